@@ -1,0 +1,69 @@
+/** PushRequest and merge, with Istio's semantics (pilot/pkg/model/push_context.go). */
+
+/** Why a push happened; counted, not deduplicated, as Istio's ReasonStats. */
+export type TriggerReason =
+  | "endpoint"
+  | "service"
+  | "config"
+  | "unknown"
+  | "global"
+  | "proxy"
+  | "namespace"
+  | "secret";
+
+/**
+ * A request to push. Plain data, so it can be queued in the store as JSON.
+ * `configsUpdated` holds ConfigKey strings (see configKeyString), sorted and unique;
+ * null means the scope is unknown and everything must be regenerated.
+ */
+export interface PushRequest {
+  full: boolean;
+  configsUpdated: string[] | null;
+  reasons: Partial<Record<TriggerReason, number>>;
+  /** When the first event behind this request arrived (ms since epoch). */
+  start: number;
+}
+
+/** Builds a request; configs are deduplicated and sorted. */
+export function pushRequest(p: {
+  full: boolean;
+  configs?: string[] | null;
+  reason: TriggerReason;
+  start: number;
+}): PushRequest {
+  return {
+    full: p.full,
+    configsUpdated: p.configs === null || p.configs === undefined ? null : [...new Set(p.configs)].sort(),
+    reasons: { [p.reason]: 1 },
+    start: p.start,
+  };
+}
+
+/**
+ * Merges two requests: full if either is; configs the union, or unknown (null) if either is
+ * unknown; reasons summed; start the earliest. Associative and commutative, so a queue merged
+ * in any order gives one answer.
+ */
+export function mergePushRequests(a: PushRequest, b: PushRequest): PushRequest {
+  const reasons: Partial<Record<TriggerReason, number>> = { ...a.reasons };
+  for (const [k, n] of Object.entries(b.reasons) as [TriggerReason, number][]) {
+    reasons[k] = (reasons[k] ?? 0) + n;
+  }
+  const sorted = Object.fromEntries(
+    Object.entries(reasons).sort(([x], [y]) => (x < y ? -1 : 1)),
+  ) as Partial<Record<TriggerReason, number>>;
+  return {
+    full: a.full || b.full,
+    configsUpdated:
+      a.configsUpdated === null || b.configsUpdated === null
+        ? null
+        : [...new Set([...a.configsUpdated, ...b.configsUpdated])].sort(),
+    reasons: sorted,
+    start: Math.min(a.start, b.start),
+  };
+}
+
+/** Merges a non-empty list; undefined for an empty one. */
+export function mergeAll(requests: readonly PushRequest[]): PushRequest | undefined {
+  return requests.reduce<PushRequest | undefined>((acc, r) => (acc ? mergePushRequests(acc, r) : r), undefined);
+}

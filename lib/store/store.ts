@@ -1,0 +1,104 @@
+/**
+ * The Store port: a key-value store with per-key versions and compare-and-set.
+ * Every pipeline stage reads and writes mesh state only through this interface, so the
+ * memory, Durable Object and DynamoDB adapters are interchangeable.
+ *
+ * Values are plain data: JSON types plus Uint8Array, nested freely. Adapters must return
+ * copies, never objects a caller could mutate in place.
+ */
+
+/** A stored value with its version. Versions start at 1 and grow by one on each write. */
+export interface Entry<T = unknown> {
+  key: string;
+  value: T;
+  version: number;
+}
+
+export interface PutOptions {
+  /**
+   * Compare-and-set: write only if the key's current version equals this. 0 means
+   * "only if the key does not exist". Omitted: write unconditionally.
+   */
+  ifVersion?: number;
+}
+
+export type PutResult = { ok: true; version: number } | { ok: false; current: Entry | undefined };
+
+export interface DeleteOptions {
+  /** Delete only if the key's current version equals this. */
+  ifVersion?: number;
+}
+
+export interface ListOptions {
+  /** At most this many entries per page (adapters may cap it; default 1000). */
+  limit?: number;
+  /** Resume after this key (the `cursor` a previous page returned). */
+  cursor?: string;
+}
+
+export interface ListPage<T = unknown> {
+  /** Entries in ascending key order. */
+  entries: Entry<T>[];
+  /** Present when more entries may follow: pass it back as `cursor`. */
+  cursor?: string;
+}
+
+export interface Store {
+  get<T = unknown>(key: string): Promise<Entry<T> | undefined>;
+  /** Missing keys are absent from the map. */
+  getMany<T = unknown>(keys: readonly string[]): Promise<Map<string, Entry<T>>>;
+  put<T = unknown>(key: string, value: T, options?: PutOptions): Promise<PutResult>;
+  /** True when something was deleted. */
+  delete(key: string, options?: DeleteOptions): Promise<boolean>;
+  /** Keys starting with `prefix`, ascending, one page at a time. */
+  list<T = unknown>(prefix: string, options?: ListOptions): Promise<ListPage<T>>;
+}
+
+/** Thrown when a compare-and-set loop gives up: the key kept changing under it. */
+export class ConflictError extends Error {
+  constructor(
+    readonly key: string,
+    readonly attempts: number,
+  ) {
+    super(`store: key ${key} kept changing; gave up after ${attempts} attempts`);
+    this.name = "ConflictError";
+  }
+}
+
+/** Every entry under a prefix, following cursors to the end. */
+export async function listAll<T = unknown>(store: Store, prefix: string): Promise<Entry<T>[]> {
+  const out: Entry<T>[] = [];
+  let cursor: string | undefined;
+  do {
+    const page: ListPage<T> = await store.list<T>(prefix, cursor === undefined ? {} : { cursor });
+    out.push(...page.entries);
+    cursor = page.cursor;
+  } while (cursor !== undefined);
+  return out;
+}
+
+/**
+ * Read-modify-write with compare-and-set, retried when another writer got there first.
+ * `change` gets the current entry (or undefined) and returns the new value, or `undefined`
+ * to leave the key alone, or `null` to delete it. Returns what `change` returned.
+ */
+export async function update<T>(
+  store: Store,
+  key: string,
+  change: (current: Entry<T> | undefined) => T | null | undefined,
+  maxAttempts = 16,
+): Promise<T | null | undefined> {
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const current = await store.get<T>(key);
+    const next = change(current);
+    if (next === undefined) return undefined;
+    const ifVersion = current?.version ?? 0;
+    if (next === null) {
+      if (!current || (await store.delete(key, { ifVersion }))) return null;
+      continue;
+    }
+    const result = await store.put(key, next, { ifVersion });
+    if (result.ok) return next;
+  }
+  throw new ConflictError(key, maxAttempts);
+}

@@ -1,0 +1,65 @@
+/** Shared xDS types: what generators take and give, and what the store holds per resource. */
+import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
+import type { Endpoint, Service } from "../model/index.ts";
+
+/** The type URLs we serve, in make-before-break push order. */
+export const TypeUrl = {
+  cluster: "type.googleapis.com/envoy.config.cluster.v3.Cluster",
+  endpoint: "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",
+  listener: "type.googleapis.com/envoy.config.listener.v3.Listener",
+  route: "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
+} as const;
+export type TypeUrl = (typeof TypeUrl)[keyof typeof TypeUrl];
+
+/** Make before break: clusters, then endpoints, then listeners, then routes. */
+export const pushOrder: readonly TypeUrl[] = [TypeUrl.cluster, TypeUrl.endpoint, TypeUrl.listener, TypeUrl.route];
+
+/** The EndpointShards of one service, as stored under keys.shards(). */
+export interface EndpointShardsRecord {
+  hostname: string;
+  namespace: string;
+  /** shardKeyString ─▶ endpoints reported by that shard. A shard with no endpoints is absent. */
+  shards: Record<string, Endpoint[]>;
+  /** Sorted, unique service accounts of all endpoints in all shards. */
+  serviceAccounts: string[];
+}
+
+/** Everything the generators need about one service: every cluster's record and its endpoints. */
+export interface ServiceView {
+  hostname: string;
+  namespace: string;
+  /** One record per cluster that has the service; empty when the service is gone. */
+  services: Service[];
+  /** Undefined when no endpoints were ever reported. */
+  shards: EndpointShardsRecord | undefined;
+}
+
+/** Options that shape generated resources. */
+export interface GenerateContext {
+  domainSuffix: string;
+}
+
+/** One generated resource, still a protobuf-es message. */
+export interface Generated<Desc extends DescMessage = DescMessage> {
+  name: string;
+  schema: Desc;
+  message: MessageShape<Desc>;
+}
+
+/** A generator: pure, one per type URL, service view in, resources out. */
+export interface Generator {
+  typeUrl: TypeUrl;
+  generate(view: ServiceView, ctx: GenerateContext): Generated[];
+}
+
+/** A published resource as the store holds it under keys.resource(). */
+export interface StoredResource {
+  typeUrl: TypeUrl;
+  name: string;
+  /** Content hash of `body` (see version.ts): equal bytes, equal version, on every runtime. */
+  version: string;
+  /** The serialized resource (binary protobuf). */
+  body: Uint8Array;
+  /** `<namespace>/<hostname>` of the service that generated it. */
+  service: string;
+}
