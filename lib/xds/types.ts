@@ -12,7 +12,12 @@ export const TypeUrl = {
 export type TypeUrl = (typeof TypeUrl)[keyof typeof TypeUrl];
 
 /** Make before break: clusters, then endpoints, then listeners, then routes. */
-export const pushOrder: readonly TypeUrl[] = [TypeUrl.cluster, TypeUrl.endpoint, TypeUrl.listener, TypeUrl.route];
+export const pushOrder: readonly TypeUrl[] = [
+  TypeUrl.cluster,
+  TypeUrl.endpoint,
+  TypeUrl.listener,
+  TypeUrl.route,
+];
 
 /** The EndpointShards of one service, as stored under keys.shards(). */
 export interface EndpointShardsRecord {
@@ -62,4 +67,41 @@ export interface StoredResource {
   body: Uint8Array;
   /** `<namespace>/<hostname>` of the service that generated it. */
   service: string;
+}
+
+/** What one proxy was last sent for one type URL. `versions`: resource name ─▶ content hash. */
+export interface SentStatus {
+  versionInfo: string;
+  nonce: string;
+  versions: Record<string, string>;
+}
+
+/** The last NACK of one type URL: the version the proxy kept, the nonce it rejected, why. */
+export interface NackStatus {
+  versionInfo: string;
+  nonce: string;
+  message: string;
+}
+
+/** One type URL of one stream: subscription, last sent, last ACKed, last NACK. */
+export interface ProxyTypeStatus {
+  typeUrl: string;
+  /** True for a wildcard subscription (LDS/CDS only). */
+  wildcard: boolean;
+  /** Explicitly subscribed names, sorted ("*" excluded; see `wildcard`). */
+  subscribed: string[];
+  sent?: SentStatus;
+  /** The version_info the proxy last ACKed (or reported on its first request of a stream). */
+  ackedVersion?: string;
+  /** Cleared by the next ACK. */
+  nack?: NackStatus;
+}
+
+/** A proxy's xDS state on one stream, as plain data (storable under keys.proxy(nodeId)). */
+export interface ProxyStatus {
+  nodeId: string;
+  /** Node metadata GENERATOR (`grpc` for proxyless gRPC), "" when absent. */
+  generator: string;
+  /** In push order (CDS, EDS, LDS, RDS), then any other type URL the proxy asked for, sorted. */
+  types: ProxyTypeStatus[];
 }

@@ -1,0 +1,111 @@
+/** Starts and stops the Node runtime; main.ts and the e2e tests both use it. */
+import { type Http2Session, createServer as createH2cServer } from "node:http2";
+import type { AddressInfo } from "node:net";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { serve } from "@hono/node-server";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { Config } from "../../lib/config.ts";
+import { createPushSignal } from "../../lib/push/signal.ts";
+import { createMemoryStore } from "../../lib/store/memory.ts";
+import type { Store } from "../../lib/store/index.ts";
+import { debounceTurn } from "../debounce.ts";
+import { createIngestApp } from "../ingest.ts";
+import { createXdsRoutes } from "../xds.ts";
+import { createDebounceTimer } from "./debounce-timer.ts";
+
+export interface NodeRuntime {
+  /** The ports actually bound (useful when 0 was asked for). */
+  port: number;
+  xdsPort: number;
+  store: Store;
+  stop(): Promise<void>;
+}
+
+/** Binds both ports and resolves once both serve. */
+export async function startNodeRuntime(config: Config, io: { log: (line: string) => void }): Promise<NodeRuntime> {
+  const { log } = io;
+  const store = createMemoryStore();
+  const now = () => Date.now();
+  const pushes = createPushSignal((err) => log(`xds: push listener failed: ${err}`));
+  const shutdown = new AbortController();
+  let serving = false;
+
+  const timer = createDebounceTimer({
+    turn: () => debounceTurn({ store, config, now }),
+    now,
+    log,
+    onTurn: (turn) => {
+      for (const f of turn.flushes) {
+        if (f.changes.length === 0 && !f.recovered) continue;
+        const latency = f.request ? now() - f.request.start : 0;
+        log(
+          `push ${f.version}: ${f.request?.full ? "full" : "incremental"}, ${f.changes.length} resource(s) changed, ` +
+            `${latency}ms after the first event, ${pushes.size} stream(s)`,
+        );
+        pushes.emit(f.version);
+      }
+    },
+  });
+
+  const app = createIngestApp({
+    store,
+    domainSuffix: config.domainSuffix,
+    now,
+    token: config.token,
+    clusterId: config.clusterId,
+    allowUnauthenticated: (c) => isLoopback(getConnInfo(c).remote.address),
+    onEnqueued: () => timer.poke(),
+    ready: () => serving,
+    log,
+  });
+  const xdsRoutes = createXdsRoutes({ store, pushes, shutdown: shutdown.signal, log });
+
+  const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
+  await listening(http);
+  const h2 = createH2cServer(connectNodeAdapter({ routes: xdsRoutes }));
+  const sessions = new Set<Http2Session>();
+  h2.on("session", (s) => {
+    sessions.add(s);
+    s.on("close", () => sessions.delete(s));
+  });
+  h2.listen(config.xdsPort, config.host);
+  await listening(h2);
+  serving = true;
+  const port = (http.address() as AddressInfo).port;
+  const xdsPort = (h2.address() as AddressInfo).port;
+  log(`edgepilot: ingest and REST on http://${config.host}:${port}, xDS (gRPC, Connect) on h2c ${config.host}:${xdsPort}`);
+  if (config.token === undefined) {
+    log("edgepilot: EDGEPILOT_TOKEN is not set: ingest accepts unauthenticated calls from loopback only");
+  }
+
+  return {
+    port,
+    xdsPort,
+    store,
+    async stop() {
+      serving = false;
+      shutdown.abort();
+      await timer.stop();
+      for (const s of sessions) s.close();
+      await Promise.all([
+        new Promise<void>((resolve) => http.close(() => resolve())),
+        new Promise<void>((resolve) => h2.close(() => resolve())),
+      ]);
+    },
+  };
+}
+
+function listening(server: { listening: boolean; once(event: "listening" | "error", f: (e?: Error) => void): unknown }) {
+  return new Promise<void>((resolve, reject) => {
+    if (server.listening) return resolve();
+    server.once("listening", () => resolve());
+    server.once("error", (e) => reject(e));
+  });
+}
+
+/** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const a = address.startsWith("::ffff:") ? address.slice(7) : address;
+  return a === "::1" || /^127\.\d+\.\d+\.\d+$/.test(a);
+}

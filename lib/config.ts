@@ -1,0 +1,69 @@
+/** Runtime configuration from environment variables, validated, with Istio's defaults. */
+import { type DebounceOptions, parseDuration } from "./push/debounce.ts";
+
+export interface Config {
+  port: number;
+  xdsPort: number;
+  host: string;
+  token: string | undefined;
+  debounce: DebounceOptions;
+  domainSuffix: string;
+  clusterId: string;
+}
+
+export type Env = Record<string, string | undefined>;
+
+/** Parses the environment; every problem is reported at once, naming the variable. */
+export function parseConfig(env: Env): { ok: true; config: Config } | { ok: false; errors: string[] } {
+  const errors: string[] = [];
+  const port = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) errors.push(`${name}=${raw}: not a port number (0-65535)`);
+    return n;
+  };
+  const duration = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return fallback;
+    const d = parseDuration(raw);
+    if (!d.ok) errors.push(`${name}: ${d.error}`);
+    return d.ok ? d.ms : fallback;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = env[name]?.toLowerCase();
+    if (raw === undefined || raw === "") return fallback;
+    if (["true", "1", "yes", "on"].includes(raw)) return true;
+    if (["false", "0", "no", "off"].includes(raw)) return false;
+    errors.push(`${name}=${env[name]}: not a boolean (true or false)`);
+    return fallback;
+  };
+  const token = env.EDGEPILOT_TOKEN || undefined;
+  const clusterId = env.CLUSTER_ID || "Kubernetes";
+  if (!isClusterId(clusterId)) errors.push(`CLUSTER_ID=${clusterId}: ${clusterIdRule}`);
+  const domainSuffix = env.DOMAIN_SUFFIX || "cluster.local";
+  if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(domainSuffix)) {
+    errors.push(`DOMAIN_SUFFIX=${domainSuffix}: not a DNS suffix`);
+  }
+  const config: Config = {
+    port: port("PORT", 8080),
+    xdsPort: port("XDS_PORT", 15010),
+    host: env.HOST || (token ? "0.0.0.0" : "127.0.0.1"),
+    token,
+    debounce: {
+      debounceAfter: duration("PILOT_DEBOUNCE_AFTER", 100),
+      debounceMax: duration("PILOT_DEBOUNCE_MAX", 10_000),
+      enableEdsDebounce: bool("PILOT_ENABLE_EDS_DEBOUNCE", true),
+    },
+    domainSuffix,
+    clusterId,
+  };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
+}
+
+export const clusterIdRule = "a cluster id is 1-63 characters of letters, digits, '.', '_' or '-'";
+
+/** True for a cluster id we accept: it becomes part of store keys, so no "/" and no spaces. */
+export function isClusterId(s: string): boolean {
+  return /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(s);
+}

@@ -1,0 +1,183 @@
+/**
+ * The flush: merge queued PushRequests, regenerate what they touch, publish resources with
+ * content-hash versions, bump the push counter, and only then delete the queued requests.
+ * A crash anywhere loses nothing (the queue is still there, and the lease marks the crash);
+ * flushing the same queue twice publishes the same bytes and versions.
+ */
+import { mergeAll, type PushRequest, type Service } from "../model/index.ts";
+import { keys, listAll, type Store, update } from "../store/index.ts";
+import type { EndpointShardsRecord, GenerateContext, Generator, StoredResource, TypeUrl } from "../xds/types.ts";
+import { TypeUrl as T } from "../xds/types.ts";
+import { toStored } from "../xds/version.ts";
+import { checkConsistent, type NamesByType } from "./consistency.ts";
+import type { QueuedPush } from "./queue.ts";
+import { type ServiceRef, servicesInScope } from "./scope.ts";
+
+export interface FlushDeps {
+  store: Store;
+  /** Generators by type URL; a full push runs all of them, an incremental one only EDS. */
+  generators: readonly Generator[];
+  context: GenerateContext;
+  now: () => number;
+  /** How long a flush may hold the lease before another instance takes over (ms). */
+  leaseMs?: number;
+  /** How many push log entries to keep. */
+  keepLog?: number;
+}
+
+/** One published change: a new version, or null for a removal. */
+export interface ResourceChange {
+  typeUrl: TypeUrl;
+  name: string;
+  version: string | null;
+}
+
+/** What push `seq` changed, stored under keys.pushLog(seq). */
+export interface PushLogEntry {
+  seq: number;
+  at: number;
+  request: PushRequest;
+  changes: ResourceChange[];
+}
+
+/** The push counter under keys.pushVersion(). */
+export interface PushVersion {
+  version: number;
+  at: number;
+}
+
+export type FlushResult =
+  | { kind: "busy" }
+  | {
+      kind: "done";
+      /** The push counter after this flush (unchanged when nothing changed). */
+      version: number;
+      request: PushRequest | undefined;
+      changes: ResourceChange[];
+      /** True when this flush took over from one that crashed. */
+      recovered: boolean;
+    };
+
+/** What a service generated last time: type URL ─▶ name ─▶ version. */
+type GeneratedRecord = Record<string, Record<string, string>>;
+
+interface FlushLease {
+  owner: string;
+  at: number;
+}
+
+/** Flushes the queued requests under `queueKeys`. Returns busy when another flush holds the lease. */
+export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Promise<FlushResult> {
+  const { store } = deps;
+  const lease = await acquireLease(deps);
+  if (!lease) return { kind: "busy" };
+  try {
+    const queued = await store.getMany<QueuedPush>(queueKeys);
+    const request = mergeAll([...queued.values()].map((e) => e.value.request));
+    const changes: ResourceChange[] = [];
+    if (request) {
+      const plans = [];
+      for (const ref of await servicesInScope(store, request)) plans.push(await planService(deps, ref, request.full));
+      const problems = plans.flatMap((p) => p.problems);
+      if (problems.length > 0) throw new Error(`flush: inconsistent resources, nothing published: ${problems.join("; ")}`);
+      changes.push(...(await publish(store, plans)));
+    }
+    let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
+    if (request && (changes.length > 0 || lease.recovered)) {
+      version = await bumpVersion(deps, request, changes);
+    }
+    for (const key of queued.keys()) await store.delete(key);
+    return { kind: "done", version, request, changes, recovered: lease.recovered };
+  } finally {
+    await store.delete(keys.flushing(), { ifVersion: lease.version });
+  }
+}
+
+async function acquireLease(deps: FlushDeps): Promise<{ version: number; recovered: boolean } | undefined> {
+  const now = deps.now();
+  const current = await deps.store.get<FlushLease>(keys.flushing());
+  if (current && now - current.value.at < (deps.leaseMs ?? 30_000)) return undefined;
+  const lease: FlushLease = { owner: crypto.randomUUID(), at: now };
+  const put = await deps.store.put(keys.flushing(), lease, { ifVersion: current?.version ?? 0 });
+  return put.ok ? { version: put.version, recovered: current !== undefined } : undefined;
+}
+
+interface ServicePlan {
+  ref: ServiceRef;
+  upserts: StoredResource[];
+  removals: { typeUrl: TypeUrl; name: string }[];
+  record: GeneratedRecord;
+  problems: string[];
+}
+
+async function planService(deps: FlushDeps, ref: ServiceRef, full: boolean): Promise<ServicePlan> {
+  const { store } = deps;
+  const { namespace, hostname } = ref;
+  const services = (await listAll<Service>(store, keys.servicePrefix(namespace, hostname))).map((e) => e.value);
+  const shards = (await store.get<EndpointShardsRecord>(keys.shards(namespace, hostname)))?.value;
+  const view = { hostname, namespace, services, shards };
+  const previous = (await store.get<GeneratedRecord>(keys.generated(namespace, hostname)))?.value ?? {};
+  const record: GeneratedRecord = { ...previous };
+  const plan: ServicePlan = { ref, upserts: [], removals: [], record, problems: [] };
+  const names: NamesByType = new Map();
+  for (const generator of deps.generators) {
+    if (!full && generator.typeUrl !== T.endpoint) continue;
+    const was = previous[generator.typeUrl] ?? {};
+    const now: Record<string, string> = {};
+    for (const g of generator.generate(view, deps.context)) {
+      const stored = await toStored(g, `${namespace}/${hostname}`);
+      now[stored.name] = stored.version;
+      if (was[stored.name] !== stored.version) plan.upserts.push(stored);
+    }
+    for (const name of Object.keys(was)) {
+      if (!(name in now)) plan.removals.push({ typeUrl: generator.typeUrl, name });
+    }
+    names.set(generator.typeUrl, new Set(Object.keys(now)));
+    if (Object.keys(now).length > 0) record[generator.typeUrl] = now;
+    else delete record[generator.typeUrl];
+  }
+  plan.problems = checkConsistent(`${namespace}/${hostname}`, names);
+  return plan;
+}
+
+/** Make before break: upserts in CDS, EDS, LDS, RDS order, then removals (LDS, RDS, CDS, EDS). */
+async function publish(store: Store, plans: ServicePlan[]): Promise<ResourceChange[]> {
+  const changes: ResourceChange[] = [];
+  for (const typeUrl of [T.cluster, T.endpoint, T.listener, T.route]) {
+    for (const r of plans.flatMap((p) => p.upserts.filter((u) => u.typeUrl === typeUrl))) {
+      await store.put(keys.resource(r.typeUrl, r.name), r);
+      changes.push({ typeUrl: r.typeUrl, name: r.name, version: r.version });
+    }
+  }
+  for (const typeUrl of [T.listener, T.route, T.cluster, T.endpoint]) {
+    for (const r of plans.flatMap((p) => p.removals.filter((u) => u.typeUrl === typeUrl))) {
+      await store.delete(keys.resource(r.typeUrl, r.name));
+      changes.push({ typeUrl: r.typeUrl, name: r.name, version: null });
+    }
+  }
+  for (const p of plans) {
+    const key = keys.generated(p.ref.namespace, p.ref.hostname);
+    if (Object.keys(p.record).length === 0) await store.delete(key);
+    else await store.put(key, p.record);
+  }
+  return changes;
+}
+
+async function bumpVersion(deps: FlushDeps, request: PushRequest, changes: ResourceChange[]): Promise<number> {
+  const at = deps.now();
+  const next = await update<PushVersion>(deps.store, keys.pushVersion(), (current) => ({
+    version: (current?.value.version ?? 0) + 1,
+    at,
+  }));
+  const seq = (next as PushVersion).version;
+  const entry: PushLogEntry = { seq, at, request, changes };
+  await deps.store.put(keys.pushLog(seq), entry);
+  const keep = deps.keepLog ?? 1000;
+  if (seq > keep) await deps.store.delete(keys.pushLog(seq - keep));
+  return seq;
+}
+
+/** Every published resource of one type, for status and debugging. */
+export async function publishedResources(store: Store, typeUrl: TypeUrl): Promise<StoredResource[]> {
+  return (await listAll<StoredResource>(store, keys.resourcePrefix(typeUrl))).map((e) => e.value);
+}

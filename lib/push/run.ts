@@ -1,0 +1,37 @@
+/**
+ * One debounce turn, for any driver (a Node timer, a Durable Object alarm, a schedule):
+ * read the queue, decide, flush what is due, and say when to come back.
+ */
+import { decideDebounce, type DebounceOptions } from "./debounce.ts";
+import { type FlushDeps, type FlushResult, flush } from "./flush.ts";
+import { readQueue } from "./queue.ts";
+
+export interface DebounceTurn {
+  /** The flushes this turn ran (more than one when EDS-only requests skipped the wait). */
+  flushes: Extract<FlushResult, { kind: "done" }>[];
+  /** When to run the next turn (ms since epoch), or null when the queue is empty. */
+  nextAt: number | null;
+}
+
+/** How long to wait before retrying when another instance holds the flush lease. */
+const busyRetryMs = 1000;
+
+/** Runs decisions and flushes until the queue is empty or must wait. One flush at a time. */
+export async function runDebounceTurn(deps: FlushDeps, options: DebounceOptions): Promise<DebounceTurn> {
+  const flushes: DebounceTurn["flushes"] = [];
+  for (let round = 0; round < 8; round++) {
+    const queue = await readQueue(deps.store);
+    const now = deps.now();
+    const decision = decideDebounce(
+      queue.map((q) => ({ key: q.key, at: q.at, full: q.request.full })),
+      now,
+      options,
+    );
+    if (decision.kind === "idle") return { flushes, nextAt: null };
+    if (decision.kind === "wait") return { flushes, nextAt: decision.until };
+    const result = await flush(deps, decision.keys);
+    if (result.kind === "busy") return { flushes, nextAt: now + busyRetryMs };
+    flushes.push(result);
+  }
+  return { flushes, nextAt: deps.now() };
+}

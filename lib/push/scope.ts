@@ -1,0 +1,37 @@
+/** Which services a push touches: the ConfigsUpdated of a merged PushRequest, resolved against the store. */
+import { parseConfigKey, type PushRequest } from "../model/index.ts";
+import { keys, listAll, type Store } from "../store/index.ts";
+
+/** One service, by namespace and hostname. */
+export interface ServiceRef {
+  namespace: string;
+  hostname: string;
+}
+
+/**
+ * The services to regenerate, sorted. Unknown scope (null configs, or a kind other than
+ * ServiceEntry) means every service the store knows, plus every service that generated
+ * resources before, so that vanished services have their resources removed.
+ */
+export async function servicesInScope(store: Store, request: PushRequest): Promise<ServiceRef[]> {
+  const configs = request.configsUpdated?.map(parseConfigKey);
+  const found = new Map<string, ServiceRef>();
+  const add = (namespace: string, hostname: string) => found.set(`${namespace}/${hostname}`, { namespace, hostname });
+  if (configs && configs.every((c) => c.kind === "ServiceEntry")) {
+    for (const c of configs) add(c.namespace, c.name);
+  } else {
+    for (const prefix of [keys.services(), "gen/"]) {
+      for (const e of await listAll(store, prefix)) {
+        const [, namespace, hostname] = e.key.split("/");
+        if (namespace && hostname) add(namespace, hostname);
+      }
+    }
+  }
+  return [...found.values()].sort((a, b) =>
+    a.namespace === b.namespace ? cmp(a.hostname, b.hostname) : cmp(a.namespace, b.namespace),
+  );
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

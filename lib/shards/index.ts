@@ -1,0 +1,2 @@
+export * from "./endpoint-order.ts";
+export * from "./endpoint-shards.ts";

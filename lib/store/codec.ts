@@ -1,0 +1,138 @@
+/**
+ * Text encoding of store values (JSON data plus Uint8Array, nested anywhere), for adapters that
+ * persist or transmit strings. Bytes become `{"$bytes": "<base64>"}`; an object key that starts
+ * with "$" gets one more "$" in front, so a lone "$bytes" key can only mean bytes and every value
+ * round-trips exactly. No Buffer: runs unchanged on Node and workerd.
+ */
+
+const BYTES = "$bytes";
+
+/**
+ * Encodes a store value as a string that `decodeValue` turns back into an equal value.
+ * Object properties that are undefined are left out (as JSON.stringify does). Throws TypeError,
+ * naming where, on anything else that is not plain data: undefined as the value or in an array,
+ * non-finite numbers, bigint, functions, Dates, Maps, class instances.
+ */
+export function encodeValue(value: unknown): string {
+  return JSON.stringify(guarded(value, toJson));
+}
+
+/** Decodes a string produced by `encodeValue`. */
+export function decodeValue<T = unknown>(text: string): T {
+  return JSON.parse(text, revive) as T;
+}
+
+/**
+ * Throws the TypeError `encodeValue` would throw, without encoding: lets adapters that never
+ * serialize (memory) refuse exactly what the serializing ones refuse.
+ */
+export function assertPlainValue(value: unknown): void {
+  guarded(value, check);
+}
+
+/** Raised deep inside a walk; each level on the way out adds its segment to `path`. */
+class NotPlainData extends Error {
+  readonly path: string[] = [];
+}
+
+function guarded<R>(value: unknown, walk: (value: unknown) => R): R {
+  try {
+    return walk(value);
+  } catch (e) {
+    if (e instanceof NotPlainData) throw new TypeError(`store: value${e.path.join("")} ${e.message}`);
+    throw e;
+  }
+}
+
+function within<R>(segment: string, walk: (value: unknown) => R, value: unknown): R {
+  try {
+    return walk(value);
+  } catch (e) {
+    if (e instanceof NotPlainData) e.path.unshift(segment);
+    throw e;
+  }
+}
+
+type Kind = "leaf" | "bytes" | "array" | "object";
+
+function kindOf(value: unknown): Kind {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return "leaf";
+    case "number":
+      if (!Number.isFinite(value)) throw new NotPlainData(`is ${value}, which JSON cannot hold`);
+      return "leaf";
+    case "object": {
+      if (value === null) return "leaf";
+      if (value instanceof Uint8Array) return "bytes";
+      if (Array.isArray(value)) return "array";
+      const proto = Object.getPrototypeOf(value);
+      if (proto === Object.prototype || proto === null) return "object";
+      throw new NotPlainData(`is a ${proto?.constructor?.name ?? "non-plain object"}, not plain data`);
+    }
+    case "undefined":
+      throw new NotPlainData("is undefined; store null, or leave the key out of an object");
+    default:
+      throw new NotPlainData(`is a ${typeof value}, not plain data`);
+  }
+}
+
+function toJson(value: unknown): unknown {
+  switch (kindOf(value)) {
+    case "leaf":
+      return value;
+    case "bytes":
+      return { [BYTES]: bytesToBase64(value as Uint8Array) };
+    case "array":
+      return Array.from(value as unknown[], (item, i) => within(`[${i}]`, toJson, item));
+    case "object": {
+      const entries: [string, unknown][] = [];
+      for (const [key, item] of Object.entries(value as object)) {
+        if (item === undefined) continue; // like JSON.stringify: the key is dropped
+        entries.push([key.startsWith("$") ? `$${key}` : key, within(`.${key}`, toJson, item)]);
+      }
+      return Object.fromEntries(entries);
+    }
+  }
+}
+
+function check(value: unknown): void {
+  const kind = kindOf(value);
+  if (kind === "array") Array.from(value as unknown[], (item, i) => within(`[${i}]`, check, item));
+  if (kind === "object") {
+    for (const [key, item] of Object.entries(value as object)) {
+      if (item !== undefined) within(`.${key}`, check, item);
+    }
+  }
+}
+
+function revive(_key: string, value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const keys = Object.keys(value);
+  const record = value as Record<string, unknown>;
+  if (keys.length === 1 && keys[0] === BYTES && typeof record[BYTES] === "string") {
+    return base64ToBytes(record[BYTES]);
+  }
+  if (!keys.some((key) => key.startsWith("$"))) return value;
+  return Object.fromEntries(keys.map((key) => [key.startsWith("$") ? key.slice(1) : key, record[key]]));
+}
+
+const CHUNK = 0x8000;
+
+/** Standard base64 (with padding) of the bytes a view covers. */
+export function bytesToBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += CHUNK) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + CHUNK));
+  }
+  return btoa(binary);
+}
+
+/** Inverse of `bytesToBase64`; throws on text that is not base64. */
+export function base64ToBytes(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}

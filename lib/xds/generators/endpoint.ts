@@ -1,0 +1,158 @@
+/** EDS for proxyless gRPC: one ClusterLoadAssignment per service port from every shard in view. */
+import { create } from "@bufbuild/protobuf";
+import { AddressSchema, SocketAddressSchema } from "../../gen/envoy/config/core/v3/address_pb.ts";
+import { LocalitySchema } from "../../gen/envoy/config/core/v3/base_pb.ts";
+import { HealthStatus } from "../../gen/envoy/config/core/v3/health_check_pb.ts";
+import {
+  EndpointSchema,
+  type LbEndpoint,
+  LbEndpointSchema,
+  type LocalityLbEndpoints,
+  LocalityLbEndpointsSchema,
+} from "../../gen/envoy/config/endpoint/v3/endpoint_components_pb.ts";
+import {
+  type ClusterLoadAssignment,
+  ClusterLoadAssignmentSchema,
+} from "../../gen/envoy/config/endpoint/v3/endpoint_pb.ts";
+import {
+  type Endpoint,
+  localityLabel,
+  type HealthStatus as ModelHealth,
+  parseShardKey,
+  type ServicePort,
+} from "../../model/index.ts";
+import { type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
+import { clusterName, compareStrings, mergedPorts, sortedServices } from "./shared.ts";
+
+/**
+ * Istio's health mapping. TERMINATING is never sent: Istio's EndpointBuilder drops terminating
+ * endpoints even when it sends unhealthy ones, so a rollout never looks half unhealthy.
+ */
+const healthMap: Record<ModelHealth, HealthStatus | undefined> = {
+  HEALTHY: HealthStatus.HEALTHY,
+  UNHEALTHY: HealthStatus.UNHEALTHY,
+  DRAINING: HealthStatus.DRAINING,
+  TERMINATING: undefined,
+};
+
+const healthRank: Record<ModelHealth, number> = { HEALTHY: 0, UNHEALTHY: 1, DRAINING: 2, TERMINATING: 3 };
+
+/**
+ * One ClusterLoadAssignment `outbound|<port>||<host>` per merged service port, ascending by port,
+ * also when no endpoint serves the port (an empty assignment, as Istio). Endpoints come from every
+ * shard; an address:port reported twice is served once (grpc-js-xds NACKs duplicates anywhere in
+ * the assignment), the first in (address, port, shard key) order winning. Endpoints are grouped
+ * by locality, localities sorted by `region/zone/subzone`, each with its locality always set and
+ * load_balancing_weight = its endpoint count (grpc-js-xds drops localities without a weight).
+ */
+export const endpointGenerator: Generator = {
+  typeUrl: TypeUrl.endpoint,
+  generate(view) {
+    const ports = mergedPorts(view);
+    if (ports.length === 0) return [];
+    const candidates = collect(view);
+    return ports.map((p): Generated<typeof ClusterLoadAssignmentSchema> => {
+      const name = clusterName(view.hostname, p.port);
+      const chosen = dedupe(candidates.filter((c) => c.portName(p) === c.endpoint.servicePortName));
+      return { name, schema: ClusterLoadAssignmentSchema, message: assignment(name, chosen) };
+    });
+  },
+};
+
+interface Candidate {
+  shardKey: string;
+  endpoint: Endpoint;
+  /** The name this endpoint's cluster gives service port `p`; undefined when it has no such port. */
+  portName(p: ServicePort): string | undefined;
+}
+
+/** Every sendable endpoint of every shard, in a total order that ignores input order. */
+function collect(view: ServiceView): Candidate[] {
+  const out: Candidate[] = [];
+  const services = sortedServices(view);
+  for (const [shardKey, endpoints] of Object.entries(view.shards?.shards ?? {})) {
+    const cluster = parseShardKey(shardKey).cluster;
+    const record = services.find((s) => s.clusterId === cluster);
+    // Endpoints name ports as their own cluster's Service does; a shard without a Service record
+    // in view falls back to the merged port's name.
+    const portName = record
+      ? (p: ServicePort) => record.ports.find((rp) => rp.port === p.port)?.name
+      : (p: ServicePort) => p.name;
+    for (const endpoint of endpoints) {
+      if (healthMap[endpoint.health] !== undefined) out.push({ shardKey, endpoint, portName });
+    }
+  }
+  return out.sort(compareCandidates);
+}
+
+function compareCandidates(a: Candidate, b: Candidate): number {
+  const x = a.endpoint;
+  const y = b.endpoint;
+  return (
+    compareStrings(x.address, y.address) ||
+    x.port - y.port ||
+    compareStrings(a.shardKey, b.shardKey) ||
+    healthRank[x.health] - healthRank[y.health] ||
+    compareStrings(localityLabel(x.locality), localityLabel(y.locality)) ||
+    compareStrings(x.servicePortName, y.servicePortName) ||
+    compareStrings(x.serviceAccount, y.serviceAccount)
+  );
+}
+
+/** Keeps the first of each address:port; input is sorted, so the output stays sorted. */
+function dedupe(sorted: Candidate[]): Endpoint[] {
+  const seen = new Set<string>();
+  const out: Endpoint[] = [];
+  for (const { endpoint } of sorted) {
+    const key = `${endpoint.address}|${endpoint.port}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(endpoint);
+  }
+  return out;
+}
+
+function assignment(name: string, endpoints: Endpoint[]): ClusterLoadAssignment {
+  const byLocality = new Map<string, Endpoint[]>();
+  for (const e of endpoints) {
+    const label = localityLabel(e.locality);
+    const group = byLocality.get(label);
+    if (group) group.push(e);
+    else byLocality.set(label, [e]);
+  }
+  const labels = [...byLocality.keys()].sort(compareStrings);
+  return create(ClusterLoadAssignmentSchema, {
+    clusterName: name,
+    endpoints: labels.map((label) => localityEndpoints(byLocality.get(label) ?? [])),
+  });
+}
+
+function localityEndpoints(group: Endpoint[]): LocalityLbEndpoints {
+  const { region, zone, subzone } = group[0]?.locality ?? { region: "", zone: "", subzone: "" };
+  return create(LocalityLbEndpointsSchema, {
+    locality: create(LocalitySchema, { region, zone, subZone: subzone }),
+    lbEndpoints: group.map(lbEndpoint),
+    loadBalancingWeight: group.length,
+  });
+}
+
+function lbEndpoint(e: Endpoint): LbEndpoint {
+  return create(LbEndpointSchema, {
+    hostIdentifier: {
+      case: "endpoint",
+      value: create(EndpointSchema, {
+        address: create(AddressSchema, {
+          address: {
+            case: "socketAddress",
+            value: create(SocketAddressSchema, {
+              address: e.address,
+              portSpecifier: { case: "portValue", value: e.port },
+            }),
+          },
+        }),
+      }),
+    },
+    healthStatus: healthMap[e.health] ?? HealthStatus.UNKNOWN,
+    loadBalancingWeight: 1,
+  });
+}

@@ -1,0 +1,67 @@
+/** LDS for proxyless gRPC: one API listener per service port, as Istio's grpcgen buildOutboundListeners. */
+import { create } from "@bufbuild/protobuf";
+import { anyPack } from "@bufbuild/protobuf/wkt";
+import { AddressSchema, SocketAddressSchema } from "../../gen/envoy/config/core/v3/address_pb.ts";
+import { ApiListenerSchema } from "../../gen/envoy/config/listener/v3/api_listener_pb.ts";
+import { type Listener, ListenerSchema } from "../../gen/envoy/config/listener/v3/listener_pb.ts";
+import { RouterSchema } from "../../gen/envoy/extensions/filters/http/router/v3/router_pb.ts";
+import {
+  HttpConnectionManagerSchema,
+  HttpFilterSchema,
+  RdsSchema,
+} from "../../gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
+import { type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
+import { adsConfigSource, listenerName, mergedPorts, sortedServices } from "./shared.ts";
+
+/** The router filter's name; grpc-js-xds requires the router, and only the router, last. */
+export const ROUTER_FILTER_NAME = "envoy.filters.http.router";
+
+/**
+ * One Listener `<host>:<port>` per merged service port, ascending by port. Its api_listener is an
+ * HttpConnectionManager that takes RouteConfiguration `<host>:<port>` over ADS (v3) and runs only
+ * the router filter, so grpc-js-xds accepts it (no listener_filters, no use_original_dst).
+ */
+export const listenerGenerator: Generator = {
+  typeUrl: TypeUrl.listener,
+  generate(view) {
+    const address = serviceAddress(view);
+    return mergedPorts(view).map((p): Generated<typeof ListenerSchema> => {
+      const name = listenerName(view.hostname, p.port);
+      return { name, schema: ListenerSchema, message: apiListener(name, address, p.port) };
+    });
+  },
+};
+
+function apiListener(name: string, address: string, port: number): Listener {
+  const hcm = create(HttpConnectionManagerSchema, {
+    routeSpecifier: {
+      case: "rds",
+      value: create(RdsSchema, { configSource: adsConfigSource(), routeConfigName: name }),
+    },
+    httpFilters: [
+      create(HttpFilterSchema, {
+        name: ROUTER_FILTER_NAME,
+        configType: { case: "typedConfig", value: anyPack(RouterSchema, create(RouterSchema)) },
+      }),
+    ],
+  });
+  return create(ListenerSchema, {
+    name,
+    address: create(AddressSchema, {
+      address: {
+        case: "socketAddress",
+        value: create(SocketAddressSchema, { address, portSpecifier: { case: "portValue", value: port } }),
+      },
+    }),
+    apiListener: create(ApiListenerSchema, { apiListener: anyPack(HttpConnectionManagerSchema, hcm) }),
+  });
+}
+
+/** The first ClusterIP of the first cluster (clusterId order) that has one, else 0.0.0.0 (as Istio). */
+function serviceAddress(view: ServiceView): string {
+  for (const svc of sortedServices(view)) {
+    const first = [...svc.addresses].sort()[0];
+    if (first) return first;
+  }
+  return "0.0.0.0";
+}

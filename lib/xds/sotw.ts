@@ -1,0 +1,230 @@
+/**
+ * The State-of-the-World ADS session of one stream, independent of transport: requests and push
+ * signals in, DiscoveryResponses out. Follows the xDS protocol document (envoyproxy/envoy
+ * docs/root/api-docs/xds_protocol.rst): ACK/NACK by response_nonce and error_detail, stale nonces
+ * ignored, answers only on change, names asked for before they exist remembered.
+ *
+ * The session serves what `source` holds for each type URL. Which generator family a proxy gets
+ * (node metadata GENERATOR, see nodeGenerator) is decided when resources are published; sidecar
+ * (non-gRPC) generation does not exist yet, so every proxy is served the proxyless gRPC resources.
+ */
+import { create } from "@bufbuild/protobuf";
+import { AnySchema } from "@bufbuild/protobuf/wkt";
+import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
+import {
+  type DiscoveryRequest,
+  type DiscoveryResponse,
+  DiscoveryResponseSchema,
+} from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { ResourceSource } from "./source.ts";
+import {
+  type NackStatus,
+  type ProxyStatus,
+  type ProxyTypeStatus,
+  pushOrder,
+  type StoredResource,
+  TypeUrl,
+} from "./types.ts";
+import { setVersion } from "./version.ts";
+
+export interface SotwSessionOptions {
+  /** Published resources; read on every answer, so the session holds no mesh state. */
+  source: ResourceSource;
+  /** Fresh nonce per response; default crypto.randomUUID(). Must never repeat within a stream. */
+  nonce?: () => string;
+  /** Called after every ACK and NACK with the stream's status (e.g. to store under keys.proxy()). */
+  onStatus?: (status: ProxyStatus) => void;
+}
+
+export interface SotwSession {
+  /** Handles one request; the responses to send, in order (none, or one for the request's type). */
+  onRequest(req: DiscoveryRequest): Promise<DiscoveryResponse[]>;
+  /**
+   * Re-reads every subscribed type (or only `typeUrls`) in push order CDS, EDS, LDS, RDS and
+   * answers each whose name─▶version map differs from the last one sent.
+   */
+  onPush(typeUrls?: readonly string[]): Promise<DiscoveryResponse[]>;
+  /** The Node of the first request that carried one. */
+  node(): Node | undefined;
+  /** The stream's current status (plain data). */
+  status(): ProxyStatus;
+}
+
+/** Types with a wildcard subscription ("*", or legacy: never named anything). */
+const wildcardTypes = new Set<string>([TypeUrl.listener, TypeUrl.cluster]);
+
+interface TypeState {
+  typeUrl: string;
+  /** Some request for this type named resources: an empty list no longer means wildcard. */
+  explicit: boolean;
+  wildcard: boolean;
+  names: Set<string>;
+  sent?: { versionInfo: string; nonce: string; versions: Map<string, string> };
+  ackedVersion?: string;
+  nack?: NackStatus;
+}
+
+/** The GENERATOR metadata of a node (`grpc` for proxyless gRPC), "" when absent or not a string. */
+export function nodeGenerator(node: Node | undefined): string {
+  const g = node?.metadata?.GENERATOR;
+  return typeof g === "string" ? g : "";
+}
+
+/**
+ * Creates the session of one stream. Calls are serialized: each onRequest/onPush runs after the
+ * previous one finished, so the transport may call them concurrently and must write the
+ * responses in the order the returned promises resolve.
+ */
+export function createSotwSession(options: SotwSessionOptions): SotwSession {
+  const { source } = options;
+  const nextNonce = options.nonce ?? (() => crypto.randomUUID());
+  const states = new Map<string, TypeState>();
+  let node: Node | undefined;
+  let tail: Promise<unknown> = Promise.resolve();
+
+  function serialized<T>(fn: () => Promise<T>): Promise<T> {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async function resolve(state: TypeState): Promise<StoredResource[]> {
+    if (state.wildcard) return source.list(state.typeUrl);
+    if (state.names.size === 0) return [];
+    return source.get(state.typeUrl, [...state.names].sort());
+  }
+
+  async function answer(state: TypeState, resources: StoredResource[]): Promise<DiscoveryResponse> {
+    const versions = new Map<string, string>();
+    const unique: StoredResource[] = [];
+    for (const r of resources) {
+      if (versions.has(r.name)) continue;
+      versions.set(r.name, r.version);
+      unique.push(r);
+    }
+    const versionInfo = await setVersion([...versions].map(([name, version]) => ({ name, version })));
+    const nonce = nextNonce();
+    state.sent = { versionInfo, nonce, versions };
+    return create(DiscoveryResponseSchema, {
+      versionInfo,
+      typeUrl: state.typeUrl,
+      nonce,
+      resources: unique.map((r) => create(AnySchema, { typeUrl: r.typeUrl, value: r.body })),
+    });
+  }
+
+  function emitStatus() {
+    options.onStatus?.(status());
+  }
+
+  function status(): ProxyStatus {
+    const rank = (t: string) => {
+      const i = pushOrder.indexOf(t as TypeUrl);
+      return i < 0 ? pushOrder.length : i;
+    };
+    const types = [...states.values()]
+      .sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1))
+      .map(typeStatus);
+    return { nodeId: node?.id ?? "", generator: nodeGenerator(node), types };
+  }
+
+  async function onRequest(req: DiscoveryRequest): Promise<DiscoveryResponse[]> {
+    if (node === undefined && req.node !== undefined) node = req.node;
+    if (req.typeUrl === "") return [];
+    let state = states.get(req.typeUrl);
+    if (!state) {
+      state = { typeUrl: req.typeUrl, explicit: false, wildcard: false, names: new Set() };
+      states.set(req.typeUrl, state);
+    }
+    if (req.responseNonce !== "" && state.sent) {
+      // Only the latest response may be ACKed or NACKed; anything older is superseded.
+      if (req.responseNonce !== state.sent.nonce) return [];
+      if (req.errorDetail) {
+        // NACK: the proxy keeps its last good version; do not resend until something changes.
+        state.nack = {
+          versionInfo: req.versionInfo,
+          nonce: req.responseNonce,
+          message: req.errorDetail.message,
+        };
+      } else {
+        state.ackedVersion = req.versionInfo;
+        state.nack = undefined;
+      }
+      const changed = subscribe(state, req.resourceNames);
+      emitStatus();
+      return changed ? [await answer(state, await resolve(state))] : [];
+    }
+    // The first request for this type on this stream (a nonce we never sent for it means the
+    // proxy reconnected from another stream): always answered, even with no resources.
+    subscribe(state, req.resourceNames);
+    if (req.versionInfo !== "") state.ackedVersion = req.versionInfo;
+    return [await answer(state, await resolve(state))];
+  }
+
+  async function onPush(typeUrls?: readonly string[]): Promise<DiscoveryResponse[]> {
+    const out: DiscoveryResponse[] = [];
+    for (const typeUrl of pushOrder) {
+      if (typeUrls && !typeUrls.includes(typeUrl)) continue;
+      const state = states.get(typeUrl);
+      if (!state?.sent) continue;
+      const resources = await resolve(state);
+      if (sameVersions(state.sent.versions, resources)) continue;
+      out.push(await answer(state, resources));
+    }
+    return out;
+  }
+
+  return {
+    onRequest: (req) => serialized(() => onRequest(req)),
+    onPush: (typeUrls) => serialized(() => onPush(typeUrls)),
+    node: () => node,
+    status,
+  };
+}
+
+/**
+ * Applies a request's resource_names to the subscription; true when the subscription changed.
+ * LDS/CDS: empty before any name was ever given is the legacy wildcard, "*" is the explicit one,
+ * empty afterwards means unsubscribed from everything. Other types: the names, "*" included, as given.
+ */
+function subscribe(state: TypeState, resourceNames: readonly string[]): boolean {
+  const wasWildcard = state.wildcard;
+  const before = state.names;
+  const canWildcard = wildcardTypes.has(state.typeUrl);
+  if (resourceNames.length === 0) {
+    state.wildcard = canWildcard && !state.explicit;
+    state.names = new Set();
+  } else {
+    state.explicit = true;
+    state.wildcard = canWildcard && resourceNames.includes("*");
+    state.names = new Set(canWildcard ? resourceNames.filter((n) => n !== "*") : resourceNames);
+  }
+  return (
+    wasWildcard !== state.wildcard ||
+    before.size !== state.names.size ||
+    [...before].some((n) => !state.names.has(n))
+  );
+}
+
+function sameVersions(sent: Map<string, string>, resources: StoredResource[]): boolean {
+  const now = new Map<string, string>();
+  for (const r of resources) if (!now.has(r.name)) now.set(r.name, r.version);
+  if (now.size !== sent.size) return false;
+  for (const [name, version] of now) if (sent.get(name) !== version) return false;
+  return true;
+}
+
+function typeStatus(s: TypeState): ProxyTypeStatus {
+  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed: [...s.names].sort() };
+  if (s.sent) {
+    const versions = [...s.sent.versions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    out.sent = {
+      versionInfo: s.sent.versionInfo,
+      nonce: s.sent.nonce,
+      versions: Object.fromEntries(versions),
+    };
+  }
+  if (s.ackedVersion !== undefined) out.ackedVersion = s.ackedVersion;
+  if (s.nack) out.nack = { ...s.nack };
+  return out;
+}

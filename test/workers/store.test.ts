@@ -1,0 +1,58 @@
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { MeshStore } from "../../functions/workers/mesh-store.ts";
+import { createDurableObjectStore } from "../../lib/store/durable-object.ts";
+import type { Store } from "../../lib/store/store.ts";
+import { storeCases } from "../unit/store/store.cases.ts";
+
+/** A fresh MeshStore (new id) for each test. */
+const freshStub = () => env.MESH.get(env.MESH.newUniqueId());
+
+/** The SQL store of the object behind `stub`, each call made inside the object (no RPC, no codec hop). */
+function inDurableObject(stub: DurableObjectStub<MeshStore>): Store {
+  const run = <R>(op: (store: Store) => Promise<R>) => runInDurableObject(stub, (object) => op(object.store));
+  return {
+    get: (key) => run((s) => s.get(key)),
+    getMany: (keys) => run((s) => s.getMany(keys)),
+    put: (key, value, options) => run((s) => s.put(key, value, options)),
+    delete: (key, options) => run((s) => s.delete(key, options)),
+    list: (prefix, options) => run((s) => s.list(prefix, options)),
+  };
+}
+
+storeCases("Durable Object over RPC", () => createDurableObjectStore(freshStub()));
+
+storeCases("SQL store inside the Durable Object", () => inDurableObject(freshStub()));
+
+describe("MeshStore", () => {
+  it("serves one state to RPC callers and to code inside the object, kept in table kv", async () => {
+    const stub = freshStub();
+    const remote = createDurableObjectStore(stub);
+    expect(await remote.put("svc/ns/a", { bytes: new Uint8Array([1]) })).toEqual({ ok: true, version: 1 });
+    const rows = await runInDurableObject(stub, async (object, state) => {
+      expect(await object.store.get("svc/ns/a")).toEqual({
+        key: "svc/ns/a",
+        value: { bytes: new Uint8Array([1]) },
+        version: 1,
+      });
+      await object.store.put("svc/ns/b", "local");
+      return state.storage.sql.exec("SELECT key, value, version FROM kv ORDER BY key").toArray();
+    });
+    expect(rows).toEqual([
+      { key: "svc/ns/a", value: '{"bytes":{"$bytes":"AQ=="}}', version: 1 },
+      { key: "svc/ns/b", value: '"local"', version: 1 },
+    ]);
+    expect(await remote.get("svc/ns/b")).toEqual({ key: "svc/ns/b", value: "local", version: 1 });
+  });
+
+  it("keeps state across stubs for the same id", async () => {
+    const id = env.MESH.idFromName("mesh");
+    await createDurableObjectStore(env.MESH.get(id)).put("meta/version", 7);
+    expect(await createDurableObjectStore(env.MESH.get(id)).get("meta/version")).toEqual({
+      key: "meta/version",
+      value: 7,
+      version: 1,
+    });
+  });
+});

@@ -1,0 +1,16 @@
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { defineProject } from "vitest/config";
+
+/**
+ * Tests that run inside real workerd (vitest-pool-workers 0.15, the Vite-plugin API for vitest 4).
+ * Bindings, vars and the main module (which exports MeshStore) come from wrangler.toml; storage is
+ * isolated per test file.
+ */
+export default defineProject({
+  plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
+  test: {
+    name: "workers",
+    include: ["test/workers/**/*.test.ts"],
+    testTimeout: 30_000,
+  },
+});
