@@ -3,7 +3,10 @@
  * time, in arrival order, and the session's responses are yielded to the transport.
  * Pushes that arrive while one is pending coalesce into one.
  */
-import type { DiscoveryRequest, DiscoveryResponse } from "../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type {
+  DiscoveryRequest,
+  DiscoveryResponse,
+} from "../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { PushSignal } from "../lib/push/signal.ts";
 
 /** What the stream needs of a session (lib/xds/sotw.ts implements it). */
@@ -58,7 +61,8 @@ export async function* runAdsStream(
         return;
       }
       if (input.kind === "push") pushPending = false;
-      const responses = input.kind === "request" ? await session.onRequest(input.req) : await session.onPush();
+      const responses =
+        input.kind === "request" ? await session.onRequest(input.req) : await session.onPush();
       for (const r of responses) yield r;
     }
   } finally {

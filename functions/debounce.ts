@@ -14,7 +14,12 @@ export interface DebounceDeps {
 
 /** Flush dependencies for a runtime: the store, every generator, the domain suffix. */
 export function flushDeps(deps: DebounceDeps): FlushDeps {
-  return { store: deps.store, generators, context: { domainSuffix: deps.config.domainSuffix }, now: deps.now };
+  return {
+    store: deps.store,
+    generators,
+    context: { domainSuffix: deps.config.domainSuffix },
+    now: deps.now,
+  };
 }
 
 /** Runs one debounce turn: pushes what is due and says when to come back (null: queue empty). */

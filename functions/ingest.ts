@@ -57,7 +57,8 @@ export function createIngestApp(options: IngestOptions): Hono {
 
   app.post("/v1/events", async (c) => {
     const cluster = c.req.query("cluster") ?? options.clusterId;
-    if (!isClusterId(cluster)) return c.json({ error: `cluster ${JSON.stringify(cluster)}: ${clusterIdRule}` }, 400);
+    if (!isClusterId(cluster))
+      return c.json({ error: `cluster ${JSON.stringify(cluster)}: ${clusterIdRule}` }, 400);
     const length = Number(c.req.header("content-length") ?? 0);
     if (length > maxBodyBytes) return c.json({ error: `body over ${maxBodyBytes} bytes` }, 413);
     const body = await c.req.text();
@@ -82,12 +83,17 @@ export function createIngestApp(options: IngestOptions): Hono {
 }
 
 function errorBody(e: IngestError): { error: string; index?: number; field?: string } {
-  return { error: e.message, ...(e.index !== undefined && { index: e.index }), ...(e.field && { field: e.field }) };
+  return {
+    error: e.message,
+    ...(e.index !== undefined && { index: e.index }),
+    ...(e.field && { field: e.field }),
+  };
 }
 
 /** Compares without an early exit, so response time says nothing about the token. */
 function timingSafeEqual(a: string, b: string): boolean {
   let diff = a.length ^ b.length;
-  for (let i = 0; i < Math.max(a.length, b.length); i++) diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
+  for (let i = 0; i < Math.max(a.length, b.length); i++)
+    diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
   return diff === 0;
 }

@@ -20,7 +20,8 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
     const raw = env[name];
     if (raw === undefined || raw === "") return fallback;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) errors.push(`${name}=${raw}: not a port number (0-65535)`);
+    if (!Number.isInteger(n) || n < 0 || n > 65535)
+      errors.push(`${name}=${raw}: not a port number (0-65535)`);
     return n;
   };
   const duration = (name: string, fallback: number): number => {

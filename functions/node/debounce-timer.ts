@@ -54,7 +54,9 @@ export function createDebounceTimer(options: DebounceTimerOptions): DebounceTime
         options.onTurn?.(turn);
         if (turn.nextAt !== null) schedule(turn.nextAt);
       } catch (err) {
-        options.log?.(`debounce: turn failed, retrying: ${err instanceof Error ? (err.stack ?? err.message) : err}`);
+        options.log?.(
+          `debounce: turn failed, retrying: ${err instanceof Error ? (err.stack ?? err.message) : err}`,
+        );
         schedule(options.now() + (options.retryMs ?? 1000));
       } finally {
         running = undefined;

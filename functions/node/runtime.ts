@@ -1,13 +1,13 @@
 /** Starts and stops the Node runtime; main.ts and the e2e tests both use it. */
-import { type Http2Session, createServer as createH2cServer } from "node:http2";
+import { createServer as createH2cServer, type Http2Session } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Config } from "../../lib/config.ts";
 import { createPushSignal } from "../../lib/push/signal.ts";
-import { createMemoryStore } from "../../lib/store/memory.ts";
 import type { Store } from "../../lib/store/index.ts";
+import { createMemoryStore } from "../../lib/store/memory.ts";
 import { debounceTurn } from "../debounce.ts";
 import { createIngestApp } from "../ingest.ts";
 import { createXdsRoutes } from "../xds.ts";
@@ -22,7 +22,10 @@ export interface NodeRuntime {
 }
 
 /** Binds both ports and resolves once both serve. */
-export async function startNodeRuntime(config: Config, io: { log: (line: string) => void }): Promise<NodeRuntime> {
+export async function startNodeRuntime(
+  config: Config,
+  io: { log: (line: string) => void },
+): Promise<NodeRuntime> {
   const { log } = io;
   const store = createMemoryStore();
   const now = () => Date.now();
@@ -73,7 +76,9 @@ export async function startNodeRuntime(config: Config, io: { log: (line: string)
   serving = true;
   const port = (http.address() as AddressInfo).port;
   const xdsPort = (h2.address() as AddressInfo).port;
-  log(`edgepilot: ingest and REST on http://${config.host}:${port}, xDS (gRPC, Connect) on h2c ${config.host}:${xdsPort}`);
+  log(
+    `edgepilot: ingest and REST on http://${config.host}:${port}, xDS (gRPC, Connect) on h2c ${config.host}:${xdsPort}`,
+  );
   if (config.token === undefined) {
     log("edgepilot: EDGEPILOT_TOKEN is not set: ingest accepts unauthenticated calls from loopback only");
   }
@@ -95,7 +100,10 @@ export async function startNodeRuntime(config: Config, io: { log: (line: string)
   };
 }
 
-function listening(server: { listening: boolean; once(event: "listening" | "error", f: (e?: Error) => void): unknown }) {
+function listening(server: {
+  listening: boolean;
+  once(event: "listening" | "error", f: (e?: Error) => void): unknown;
+}) {
   return new Promise<void>((resolve, reject) => {
     if (server.listening) return resolve();
     server.once("listening", () => resolve());

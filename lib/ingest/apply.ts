@@ -4,14 +4,14 @@
  * into one queued PushRequest.
  */
 import {
+  configKeyString,
   type Endpoint,
   mergeAll,
   type PushRequest,
   pushRequest,
-  type ShardKey,
   type Service,
+  type ShardKey,
   serviceConfigKey,
-  configKeyString,
   serviceHostname,
 } from "../model/index.ts";
 import { enqueuePush } from "../push/queue.ts";
@@ -47,10 +47,17 @@ export interface ApplySummary {
   push: { full: boolean; configs: number | "all" } | null;
 }
 
-type Outcome = { kind: "applied"; push: PushRequest | undefined } | { kind: "unchanged" } | { kind: "ignored" };
+type Outcome =
+  | { kind: "applied"; push: PushRequest | undefined }
+  | { kind: "unchanged" }
+  | { kind: "ignored" };
 
 /** Applies every event for `cluster`, then queues one merged push. */
-export async function applyEvents(deps: ApplyDeps, cluster: string, events: readonly WatchEvent[]): Promise<ApplySummary> {
+export async function applyEvents(
+  deps: ApplyDeps,
+  cluster: string,
+  events: readonly WatchEvent[],
+): Promise<ApplySummary> {
   const summary: ApplySummary = {
     cluster,
     events: events.length,
@@ -96,7 +103,12 @@ function applyObject(deps: ApplyDeps, shard: ShardKey, deleted: boolean, obj: Ku
   }
 }
 
-async function applyService(deps: ApplyDeps, shard: ShardKey, deleted: boolean, obj: KubeService): Promise<Outcome> {
+async function applyService(
+  deps: ApplyDeps,
+  shard: ShardKey,
+  deleted: boolean,
+  obj: KubeService,
+): Promise<Outcome> {
   const service = convertService(obj, { clusterId: shard.cluster, domainSuffix: deps.domainSuffix });
   const key = keys.service(service.namespace, service.hostname, shard.cluster);
   const current = await deps.store.get<Service>(key);
@@ -109,7 +121,10 @@ async function applyService(deps: ApplyDeps, shard: ShardKey, deleted: boolean, 
     await deps.store.put(key, service);
   }
   const configs = [configKeyString(serviceConfigKey(service.hostname, service.namespace))];
-  return { kind: "applied", push: pushRequest({ full: true, configs, reason: "service", start: deps.now() }) };
+  return {
+    kind: "applied",
+    push: pushRequest({ full: true, configs, reason: "service", start: deps.now() }),
+  };
 }
 
 async function applyEndpointSlice(

@@ -63,7 +63,8 @@ export const intOrString: Check = (v, path) =>
 export const stringMap: Check = (v, path) => {
   if (!isObject(v)) return { field: path, message: `must be an object of strings, got ${typeName(v)}` };
   for (const [k, x] of Object.entries(v)) {
-    if (typeof x !== "string") return { field: join(path, k), message: `must be a string, got ${typeName(x)}` };
+    if (typeof x !== "string")
+      return { field: join(path, k), message: `must be a string, got ${typeName(x)}` };
   }
   return undefined;
 };

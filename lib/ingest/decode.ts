@@ -13,7 +13,10 @@ export function decodeEventsBody(body: string, contentType: string | undefined):
       try {
         events.push(JSON.parse(line));
       } catch (e) {
-        return { ok: false, error: { index: events.length, message: `malformed JSON on line ${i + 1}: ${reason(e)}` } };
+        return {
+          ok: false,
+          error: { index: events.length, message: `malformed JSON on line ${i + 1}: ${reason(e)}` },
+        };
       }
     }
     return { ok: true, value: events };

@@ -19,9 +19,10 @@ import { eventTypes, type KubeObject, knownKinds, type WatchEvent } from "./even
 
 const metadata = object({ labels: stringMap, annotations: stringMap, resourceVersion: string, uid: string });
 
-const servicePort = object({ name: string, port, protocol: string, appProtocol: string, targetPort: intOrString }, [
-  "port",
-]);
+const servicePort = object(
+  { name: string, port, protocol: string, appProtocol: string, targetPort: intOrString },
+  ["port"],
+);
 
 /** Fields of the kinds we convert; other known kinds are checked for metadata only. */
 const kindChecks: Partial<Record<string, Check>> = {
@@ -68,7 +69,10 @@ export function validateEvents(raw: readonly unknown[]): Result<WatchEvent[]> {
 }
 
 function validateEvent(e: unknown): Result<WatchEvent> {
-  const fail = (field: string, message: string): Result<WatchEvent> => ({ ok: false, error: { field, message } });
+  const fail = (field: string, message: string): Result<WatchEvent> => ({
+    ok: false,
+    error: { field, message },
+  });
   if (!isObject(e)) return fail("", `an event must be an object, got ${typeName(e)}`);
   const type = e.type;
   if (typeof type !== "string" || !(eventTypes as readonly string[]).includes(type)) {
@@ -77,7 +81,10 @@ function validateEvent(e: unknown): Result<WatchEvent> {
   const obj = e.object;
   if (type === "BOOKMARK") {
     const rv = isObject(obj) && isObject(obj.metadata) ? obj.metadata.resourceVersion : undefined;
-    return { ok: true, value: { type: "BOOKMARK", resourceVersion: typeof rv === "string" ? rv : undefined } };
+    return {
+      ok: true,
+      value: { type: "BOOKMARK", resourceVersion: typeof rv === "string" ? rv : undefined },
+    };
   }
   if (!isObject(obj)) return fail("object", `must be an object, got ${typeName(obj)}`);
   const problem = validateObject(obj);

@@ -49,9 +49,9 @@ export function mergePushRequests(a: PushRequest, b: PushRequest): PushRequest {
   for (const [k, n] of Object.entries(b.reasons) as [TriggerReason, number][]) {
     reasons[k] = (reasons[k] ?? 0) + n;
   }
-  const sorted = Object.fromEntries(
-    Object.entries(reasons).sort(([x], [y]) => (x < y ? -1 : 1)),
-  ) as Partial<Record<TriggerReason, number>>;
+  const sorted = Object.fromEntries(Object.entries(reasons).sort(([x], [y]) => (x < y ? -1 : 1))) as Partial<
+    Record<TriggerReason, number>
+  >;
   return {
     full: a.full || b.full,
     configsUpdated:
@@ -65,5 +65,8 @@ export function mergePushRequests(a: PushRequest, b: PushRequest): PushRequest {
 
 /** Merges a non-empty list; undefined for an empty one. */
 export function mergeAll(requests: readonly PushRequest[]): PushRequest | undefined {
-  return requests.reduce<PushRequest | undefined>((acc, r) => (acc ? mergePushRequests(acc, r) : r), undefined);
+  return requests.reduce<PushRequest | undefined>(
+    (acc, r) => (acc ? mergePushRequests(acc, r) : r),
+    undefined,
+  );
 }

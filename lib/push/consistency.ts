@@ -18,7 +18,8 @@ export function checkConsistent(service: string, names: NamesByType): string[] {
     const targets = names.get(to);
     if (!targets) continue;
     for (const name of names.get(from) ?? []) {
-      if (!targets.has(name)) problems.push(`${service}: ${short(from)} ${name} has no ${short(to)} of that name`);
+      if (!targets.has(name))
+        problems.push(`${service}: ${short(from)} ${name} has no ${short(to)} of that name`);
     }
   }
   return problems;

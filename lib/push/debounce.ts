@@ -65,7 +65,15 @@ export function decideDebounce(
 export function parseDuration(text: string): { ok: true; ms: number } | { ok: false; error: string } {
   const s = text.trim();
   if (/^\d+(\.\d+)?$/.test(s)) return { ok: true, ms: Number(s) };
-  const unit: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const unit: Record<string, number> = {
+    ns: 1e-6,
+    us: 1e-3,
+    µs: 1e-3,
+    ms: 1,
+    s: 1000,
+    m: 60_000,
+    h: 3_600_000,
+  };
   const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/gy;
   let ms = 0;
   let matched = 0;
@@ -74,7 +82,10 @@ export function parseDuration(text: string): { ok: true; ms: number } | { ok: fa
     matched = re.lastIndex;
   }
   if (s.length === 0 || matched !== s.length) {
-    return { ok: false, error: `not a duration: ${JSON.stringify(text)} (want e.g. "100ms", "10s" or milliseconds)` };
+    return {
+      ok: false,
+      error: `not a duration: ${JSON.stringify(text)} (want e.g. "100ms", "10s" or milliseconds)`,
+    };
   }
   return { ok: true, ms };
 }

@@ -6,7 +6,13 @@
  */
 import { mergeAll, type PushRequest, type Service } from "../model/index.ts";
 import { keys, listAll, type Store, update } from "../store/index.ts";
-import type { EndpointShardsRecord, GenerateContext, Generator, StoredResource, TypeUrl } from "../xds/types.ts";
+import type {
+  EndpointShardsRecord,
+  GenerateContext,
+  Generator,
+  StoredResource,
+  TypeUrl,
+} from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { toStored } from "../xds/version.ts";
 import { checkConsistent, type NamesByType } from "./consistency.ts";
@@ -77,9 +83,11 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     const changes: ResourceChange[] = [];
     if (request) {
       const plans = [];
-      for (const ref of await servicesInScope(store, request)) plans.push(await planService(deps, ref, request.full));
+      for (const ref of await servicesInScope(store, request))
+        plans.push(await planService(deps, ref, request.full));
       const problems = plans.flatMap((p) => p.problems);
-      if (problems.length > 0) throw new Error(`flush: inconsistent resources, nothing published: ${problems.join("; ")}`);
+      if (problems.length > 0)
+        throw new Error(`flush: inconsistent resources, nothing published: ${problems.join("; ")}`);
       changes.push(...(await publish(store, plans)));
     }
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
@@ -113,7 +121,9 @@ interface ServicePlan {
 async function planService(deps: FlushDeps, ref: ServiceRef, full: boolean): Promise<ServicePlan> {
   const { store } = deps;
   const { namespace, hostname } = ref;
-  const services = (await listAll<Service>(store, keys.servicePrefix(namespace, hostname))).map((e) => e.value);
+  const services = (await listAll<Service>(store, keys.servicePrefix(namespace, hostname))).map(
+    (e) => e.value,
+  );
   const shards = (await store.get<EndpointShardsRecord>(keys.shards(namespace, hostname)))?.value;
   const view = { hostname, namespace, services, shards };
   const previous = (await store.get<GeneratedRecord>(keys.generated(namespace, hostname)))?.value ?? {};
@@ -163,7 +173,11 @@ async function publish(store: Store, plans: ServicePlan[]): Promise<ResourceChan
   return changes;
 }
 
-async function bumpVersion(deps: FlushDeps, request: PushRequest, changes: ResourceChange[]): Promise<number> {
+async function bumpVersion(
+  deps: FlushDeps,
+  request: PushRequest,
+  changes: ResourceChange[],
+): Promise<number> {
   const at = deps.now();
   const next = await update<PushVersion>(deps.store, keys.pushVersion(), (current) => ({
     version: (current?.value.version ?? 0) + 1,
@@ -175,9 +189,4 @@ async function bumpVersion(deps: FlushDeps, request: PushRequest, changes: Resou
   const keep = deps.keepLog ?? 1000;
   if (seq > keep) await deps.store.delete(keys.pushLog(seq - keep));
   return seq;
-}
-
-/** Every published resource of one type, for status and debugging. */
-export async function publishedResources(store: Store, typeUrl: TypeUrl): Promise<StoredResource[]> {
-  return (await listAll<StoredResource>(store, keys.resourcePrefix(typeUrl))).map((e) => e.value);
 }

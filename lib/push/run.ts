@@ -2,7 +2,7 @@
  * One debounce turn, for any driver (a Node timer, a Durable Object alarm, a schedule):
  * read the queue, decide, flush what is due, and say when to come back.
  */
-import { decideDebounce, type DebounceOptions } from "./debounce.ts";
+import { type DebounceOptions, decideDebounce } from "./debounce.ts";
 import { type FlushDeps, type FlushResult, flush } from "./flush.ts";
 import { readQueue } from "./queue.ts";
 

@@ -1,5 +1,5 @@
 /** Which services a push touches: the ConfigsUpdated of a merged PushRequest, resolved against the store. */
-import { parseConfigKey, type PushRequest } from "../model/index.ts";
+import { type PushRequest, parseConfigKey } from "../model/index.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 
 /** One service, by namespace and hostname. */
@@ -16,7 +16,8 @@ export interface ServiceRef {
 export async function servicesInScope(store: Store, request: PushRequest): Promise<ServiceRef[]> {
   const configs = request.configsUpdated?.map(parseConfigKey);
   const found = new Map<string, ServiceRef>();
-  const add = (namespace: string, hostname: string) => found.set(`${namespace}/${hostname}`, { namespace, hostname });
+  const add = (namespace: string, hostname: string) =>
+    found.set(`${namespace}/${hostname}`, { namespace, hostname });
   if (configs && configs.every((c) => c.kind === "ServiceEntry")) {
     for (const c of configs) add(c.namespace, c.name);
   } else {

@@ -17,7 +17,8 @@ export const keys = {
   /** All services. */
   services: () => "svc/",
   /** Endpoints of one EndpointSlice (a shard piece): SlicePiece. */
-  slice: (ns: string, host: string, cluster: string, slice: string) => `eps/${ns}/${host}/${cluster}/${slice}`,
+  slice: (ns: string, host: string, cluster: string, slice: string) =>
+    `eps/${ns}/${host}/${cluster}/${slice}`,
   /** All pieces of one service's shard from one cluster. */
   slicePrefix: (ns: string, host: string, cluster: string) => `eps/${ns}/${host}/${cluster}/`,
   /** The EndpointShards of one service (all clusters): EndpointShardsRecord. */

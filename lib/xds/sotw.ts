@@ -8,14 +8,9 @@
  * (node metadata GENERATOR, see nodeGenerator) is decided when resources are published; sidecar
  * (non-gRPC) generation does not exist yet, so every proxy is served the proxyless gRPC resources.
  */
-import { create } from "@bufbuild/protobuf";
-import { AnySchema } from "@bufbuild/protobuf/wkt";
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
-import {
-  type DiscoveryRequest,
-  type DiscoveryResponse,
-  DiscoveryResponseSchema,
-} from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { sotwResponse } from "./response.ts";
 import type { ResourceSource } from "./source.ts";
 import {
   type NackStatus,
@@ -25,7 +20,6 @@ import {
   type StoredResource,
   TypeUrl,
 } from "./types.ts";
-import { setVersion } from "./version.ts";
 
 export interface SotwSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */
@@ -95,22 +89,10 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
   }
 
   async function answer(state: TypeState, resources: StoredResource[]): Promise<DiscoveryResponse> {
-    const versions = new Map<string, string>();
-    const unique: StoredResource[] = [];
-    for (const r of resources) {
-      if (versions.has(r.name)) continue;
-      versions.set(r.name, r.version);
-      unique.push(r);
-    }
-    const versionInfo = await setVersion([...versions].map(([name, version]) => ({ name, version })));
     const nonce = nextNonce();
-    state.sent = { versionInfo, nonce, versions };
-    return create(DiscoveryResponseSchema, {
-      versionInfo,
-      typeUrl: state.typeUrl,
-      nonce,
-      resources: unique.map((r) => create(AnySchema, { typeUrl: r.typeUrl, value: r.body })),
-    });
+    const { response, versions } = await sotwResponse(state.typeUrl, resources, nonce);
+    state.sent = { versionInfo: response.versionInfo, nonce, versions };
+    return response;
   }
 
   function emitStatus() {

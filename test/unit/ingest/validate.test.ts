@@ -15,24 +15,51 @@ describe("decodeEventsBody", () => {
     expect(decodeEventsBody(JSON.stringify(ev(service())), "application/json")).toMatchObject({ ok: true });
     const arr = decodeEventsBody(JSON.stringify([ev(service()), ev(service())]), undefined);
     expect(arr.ok && arr.value.length).toBe(2);
-    const nd = decodeEventsBody(`${JSON.stringify(ev(service()))}\n\n${JSON.stringify(ev(service()))}\n`, "application/x-ndjson");
+    const nd = decodeEventsBody(
+      `${JSON.stringify(ev(service()))}\n\n${JSON.stringify(ev(service()))}\n`,
+      "application/x-ndjson",
+    );
     expect(nd.ok && nd.value.length).toBe(2);
   });
   it("names the NDJSON event that is malformed", () => {
-    const r = decodeEventsBody(`${JSON.stringify(ev(service()))}\n{oops`, "application/x-ndjson; charset=utf-8");
+    const r = decodeEventsBody(
+      `${JSON.stringify(ev(service()))}\n{oops`,
+      "application/x-ndjson; charset=utf-8",
+    );
     expect(r).toMatchObject({ ok: false, error: { index: 1 } });
     expect(!r.ok && r.error.message).toMatch(/malformed JSON on line 2/);
   });
   it("rejects malformed JSON", () => {
-    expect(decodeEventsBody("{", "application/json")).toMatchObject({ ok: false, error: { message: /malformed JSON/ } });
+    expect(decodeEventsBody("{", "application/json")).toMatchObject({
+      ok: false,
+      error: { message: /malformed JSON/ },
+    });
   });
 });
 
 describe("validateEvents", () => {
   const bad: { name: string; events: unknown[]; index: number; field: string; message: RegExp }[] = [
-    { name: "unknown event type", events: [ev(service()), ev(service(), "UPSERT")], index: 1, field: "type", message: /unknown event type "UPSERT"/ },
-    { name: "object missing", events: [{ type: "ADDED" }], index: 0, field: "object", message: /must be an object/ },
-    { name: "no kind", events: [ev(service({ kind: undefined }))], index: 0, field: "object.kind", message: /required/ },
+    {
+      name: "unknown event type",
+      events: [ev(service()), ev(service(), "UPSERT")],
+      index: 1,
+      field: "type",
+      message: /unknown event type "UPSERT"/,
+    },
+    {
+      name: "object missing",
+      events: [{ type: "ADDED" }],
+      index: 0,
+      field: "object",
+      message: /must be an object/,
+    },
+    {
+      name: "no kind",
+      events: [ev(service({ kind: undefined }))],
+      index: 0,
+      field: "object.kind",
+      message: /required/,
+    },
     {
       name: "no name",
       events: [ev(service()), ev(service()), ev(service({ metadata: { namespace: "default" } }))],
@@ -63,7 +90,14 @@ describe("validateEvents", () => {
     },
     {
       name: "wrong apiVersion",
-      events: [ev({ ...service(), kind: "EndpointSlice", apiVersion: "discovery.k8s.io/v1beta1", addressType: "IPv4" })],
+      events: [
+        ev({
+          ...service(),
+          kind: "EndpointSlice",
+          apiVersion: "discovery.k8s.io/v1beta1",
+          addressType: "IPv4",
+        }),
+      ],
       index: 0,
       field: "object.apiVersion",
       message: /want discovery.k8s.io\/v1/,

@@ -54,7 +54,9 @@ describe("mergePushRequests", () => {
       req({ configsUpdated: null, reasons: { global: 1 }, start: 40 }),
     ];
     const permutations = (xs: PushRequest[]): PushRequest[][] =>
-      xs.length <= 1 ? [xs] : xs.flatMap((x, i) => permutations(xs.filter((_, j) => j !== i)).map((p) => [x, ...p]));
+      xs.length <= 1
+        ? [xs]
+        : xs.flatMap((x, i) => permutations(xs.filter((_, j) => j !== i)).map((p) => [x, ...p]));
     const want = mergeAll(queue);
     expect(want).toEqual({
       full: true,
@@ -73,10 +75,9 @@ describe("mergePushRequests", () => {
   });
 
   it("dedupes configs when building a request", () => {
-    expect(pushRequest({ full: false, configs: ["b", "a", "b"], reason: "endpoint", start: 1 }).configsUpdated).toEqual([
-      "a",
-      "b",
-    ]);
+    expect(
+      pushRequest({ full: false, configs: ["b", "a", "b"], reason: "endpoint", start: 1 }).configsUpdated,
+    ).toEqual(["a", "b"]);
     expect(mergeAll([])).toBeUndefined();
   });
 });

@@ -25,7 +25,12 @@ describe("decideDebounce", () => {
       now: 1050,
       want: { kind: "wait", until: 1100 },
     },
-    { name: "pushes once quiet for debounceAfter", items: [item("a", 1000)], now: 1100, want: { kind: "push", keys: ["a"] } },
+    {
+      name: "pushes once quiet for debounceAfter",
+      items: [item("a", 1000)],
+      now: 1100,
+      want: { kind: "push", keys: ["a"] },
+    },
     {
       name: "a new event extends the wait",
       items: [item("a", 1000), item("b", 1080)],

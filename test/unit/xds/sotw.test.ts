@@ -2,7 +2,6 @@ import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
 import {
-  type DiscoveryRequest,
   DiscoveryRequestSchema,
   type DiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";

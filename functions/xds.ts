@@ -1,0 +1,87 @@
+/**
+ * The xDS Connect routes, runtime-neutral: SotW ADS streams (where the runtime has a push
+ * signal), Envoy's unary Fetch RPCs for polling, and edgepilot's StatusService.
+ */
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import { StatusService } from "../lib/gen/edgepilot/v1/status_pb.ts";
+import { ClusterDiscoveryService } from "../lib/gen/envoy/service/cluster/v3/cds_pb.ts";
+import { AggregatedDiscoveryService } from "../lib/gen/envoy/service/discovery/v3/ads_pb.ts";
+import type { DiscoveryRequest } from "../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { EndpointDiscoveryService } from "../lib/gen/envoy/service/endpoint/v3/eds_pb.ts";
+import { ListenerDiscoveryService } from "../lib/gen/envoy/service/listener/v3/lds_pb.ts";
+import { RouteDiscoveryService } from "../lib/gen/envoy/service/route/v3/rds_pb.ts";
+import type { PushSignal } from "../lib/push/signal.ts";
+import { publishedStatus } from "../lib/push/status.ts";
+import type { Store } from "../lib/store/index.ts";
+import { fetchDiscovery } from "../lib/xds/fetch.ts";
+import { xdsRegistry } from "../lib/xds/registry.ts";
+import { createSotwSession } from "../lib/xds/sotw.ts";
+import { createStoreSource } from "../lib/xds/source.ts";
+import { TypeUrl } from "../lib/xds/types.ts";
+import { runAdsStream } from "./ads-stream.ts";
+
+export interface XdsDeps {
+  store: Store;
+  /** Push announcements; without one (Workers), streaming ADS answers Unimplemented. */
+  pushes?: PushSignal;
+  /** Aborted on shutdown: open streams end cleanly. */
+  shutdown?: AbortSignal;
+  log: (line: string) => void;
+}
+
+/** Registers the xDS services on a Connect router. */
+export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void {
+  const source = createStoreSource(deps.store);
+  const fetch = async (typeUrl: TypeUrl, req: DiscoveryRequest) => {
+    const result = await fetchDiscovery(source, typeUrl, req);
+    if (result.kind === "invalid") throw new ConnectError(result.message, Code.InvalidArgument);
+    return result.response;
+  };
+  const options = { jsonOptions: { registry: xdsRegistry } };
+  return (router) => {
+    router.service(ClusterDiscoveryService, { fetchClusters: (req) => fetch(TypeUrl.cluster, req) }, options);
+    router.service(
+      EndpointDiscoveryService,
+      { fetchEndpoints: (req) => fetch(TypeUrl.endpoint, req) },
+      options,
+    );
+    router.service(
+      ListenerDiscoveryService,
+      { fetchListeners: (req) => fetch(TypeUrl.listener, req) },
+      options,
+    );
+    router.service(RouteDiscoveryService, { fetchRoutes: (req) => fetch(TypeUrl.route, req) }, options);
+    router.service(StatusService, {
+      async getStatus() {
+        const s = await publishedStatus(deps.store);
+        return create(StatusService.method.getStatus.output, {
+          pushVersion: BigInt(s.pushVersion),
+          pendingPushes: s.pendingPushes,
+          types: s.types,
+        });
+      },
+    });
+    const { pushes } = deps;
+    if (!pushes) return;
+    router.service(
+      AggregatedDiscoveryService,
+      {
+        async *streamAggregatedResources(requests, ctx) {
+          const session = createSotwSession({
+            source,
+            onStatus: (s) => {
+              for (const t of s.types) {
+                if (t.nack)
+                  deps.log(`xds: ${s.nodeId} NACKed ${t.typeUrl} ${t.nack.versionInfo}: ${t.nack.message}`);
+              }
+            },
+          });
+          const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
+          yield* runAdsStream(requests, session, pushes, signal);
+        },
+      },
+      options,
+    );
+  };
+}

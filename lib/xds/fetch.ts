@@ -1,0 +1,52 @@
+/**
+ * Stateless SotW fetch: one DiscoveryRequest in, the current resources out, computed from the
+ * store alone. Serves Envoy's unary Fetch{Clusters,Endpoints,Listeners,Routes} and REST-JSON.
+ */
+import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { sotwResponse } from "./response.ts";
+import type { ResourceSource } from "./source.ts";
+import type { TypeUrl } from "./types.ts";
+
+/** The most names one request may ask for. */
+export const maxNamesPerRequest = 10_000;
+
+export type FetchResult =
+  | {
+      kind: "ok";
+      response: DiscoveryResponse;
+      /** The request's version_info is the current one (REST answers 304). */
+      notModified: boolean;
+    }
+  | { kind: "invalid"; message: string };
+
+/**
+ * Answers a fetch for `typeUrl`. No names means every resource of the type (polling clients
+ * have no stream to subscribe on). The nonce is the version_info: there is nothing to pair.
+ * `notModified` says the request's version_info is already current (REST's 304).
+ */
+export async function fetchDiscovery(
+  source: ResourceSource,
+  typeUrl: TypeUrl,
+  req: DiscoveryRequest,
+): Promise<FetchResult> {
+  if (req.typeUrl !== "" && req.typeUrl !== typeUrl) {
+    return { kind: "invalid", message: `type_url ${req.typeUrl} does not match this method's ${typeUrl}` };
+  }
+  if (req.resourceNames.length > maxNamesPerRequest) {
+    return {
+      kind: "invalid",
+      message: `${req.resourceNames.length} resource_names; at most ${maxNamesPerRequest} per request`,
+    };
+  }
+  const names = req.resourceNames.filter((n) => n !== "*");
+  const wildcard = req.resourceNames.length === 0 || names.length < req.resourceNames.length;
+  const resources = wildcard
+    ? await source.list(typeUrl)
+    : await source.get(typeUrl, [...new Set(names)].sort());
+  const { response } = await sotwResponse(typeUrl, resources, (v) => v);
+  return {
+    kind: "ok",
+    response,
+    notModified: req.versionInfo !== "" && req.versionInfo === response.versionInfo,
+  };
+}

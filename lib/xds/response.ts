@@ -1,0 +1,44 @@
+/** Builds SotW DiscoveryResponses from stored resources: one place decides version_info and packing. */
+import { create } from "@bufbuild/protobuf";
+import { AnySchema } from "@bufbuild/protobuf/wkt";
+import {
+  type DiscoveryResponse,
+  DiscoveryResponseSchema,
+} from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { StoredResource } from "./types.ts";
+import { setVersion } from "./version.ts";
+
+/** The resources to send, one per name, with their name─▶version map. */
+export function uniqueByName(resources: readonly StoredResource[]): {
+  unique: StoredResource[];
+  versions: Map<string, string>;
+} {
+  const versions = new Map<string, string>();
+  const unique: StoredResource[] = [];
+  for (const r of resources) {
+    if (versions.has(r.name)) continue;
+    versions.set(r.name, r.version);
+    unique.push(r);
+  }
+  return { unique, versions };
+}
+
+/**
+ * A response whose version_info is the set version of exactly these resources, so the same
+ * resources give the same version_info on every instance and runtime.
+ */
+export async function sotwResponse(
+  typeUrl: string,
+  resources: readonly StoredResource[],
+  nonce: string | ((versionInfo: string) => string),
+): Promise<{ response: DiscoveryResponse; versions: Map<string, string> }> {
+  const { unique, versions } = uniqueByName(resources);
+  const versionInfo = await setVersion([...versions].map(([name, version]) => ({ name, version })));
+  const response = create(DiscoveryResponseSchema, {
+    versionInfo,
+    typeUrl,
+    nonce: typeof nonce === "string" ? nonce : nonce(versionInfo),
+    resources: unique.map((r) => create(AnySchema, { typeUrl: r.typeUrl, value: r.body })),
+  });
+  return { response, versions };
+}

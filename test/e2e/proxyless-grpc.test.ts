@@ -1,0 +1,127 @@
+/**
+ * The core path, end to end: Kubernetes events go in through the ingest webhook of the real
+ * Node runtime, and a real proxyless gRPC client (grpc-js-xds, SotW ADS) follows every change.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Backend, startBackend } from "./support/backends.ts";
+import { endpointSlice, event, service } from "./support/kube.ts";
+import { freePort, type RunningControlPlane, startControlPlane } from "./support/runtime.ts";
+import { bootstrapXds, type WhoClient, whoClient } from "./support/xds-client.ts";
+
+const ns = "default";
+const grpcPort = { name: "grpc", port: 9080 };
+const target = "xds:///reviews.default.svc.cluster.local:9080";
+
+let cp: RunningControlPlane;
+let backends: Record<"a" | "b" | "c", Backend>;
+let client: WhoClient;
+let backendPort: number;
+
+/** Calls until `accept` holds for `settle` consecutive answers; returns ms from `since` to the first good answer. */
+async function until(
+  since: number,
+  accept: (answer: string) => boolean,
+  what: string,
+  settle = 6,
+): Promise<number> {
+  let firstGood: number | undefined;
+  let streak = 0;
+  let last = "";
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const answer = await client
+      .who(1000)
+      .catch((e: { code?: number; details?: string }) => `error:${e.code}`);
+    last = answer;
+    if (accept(answer)) {
+      firstGood ??= Date.now();
+      if (++streak >= settle) return firstGood - since;
+    } else {
+      firstGood = undefined;
+      streak = 0;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  throw new Error(`client never converged on ${what}; last answer ${last}\n${cp.output()}`);
+}
+
+async function post(...events: unknown[]): Promise<number> {
+  const at = Date.now();
+  const res = await cp.post(events);
+  expect(res.status, await res.clone().text()).toBe(200);
+  return at;
+}
+
+beforeAll(async () => {
+  backendPort = await freePort();
+  backends = {
+    a: await startBackend("a", "127.0.0.1", backendPort),
+    b: await startBackend("b", "127.0.0.2", backendPort),
+    c: await startBackend("c", "127.0.0.3", backendPort),
+  };
+  cp = await startControlPlane();
+  bootstrapXds(cp.xdsPort, "sidecar~127.0.0.9~e2e-client.default~default.svc.cluster.local");
+  client = whoClient(target);
+});
+
+afterAll(async () => {
+  client?.close();
+  await cp?.stop();
+  await Promise.all(Object.values(backends ?? {}).map((b) => b.stop()));
+});
+
+describe("proxyless gRPC through edgepilot", () => {
+  const slicePort = () => ({ name: "grpc", port: backendPort });
+
+  it("resolves a new service and calls its endpoint", async () => {
+    const at = await post(
+      event("ADDED", service("reviews", ns, [grpcPort])),
+      event(
+        "ADDED",
+        endpointSlice("reviews-x1", "reviews", ns, slicePort(), [{ ip: "127.0.0.1", ready: true }]),
+      ),
+    );
+    const ms = await until(at, (a) => a === "a", "backend a");
+    console.log(`e2e: POST of a new service ▶ first call on its endpoint: ${ms}ms`);
+  });
+
+  it("follows a MODIFIED slice that moves the endpoint", async () => {
+    const at = await post(
+      event(
+        "MODIFIED",
+        endpointSlice("reviews-x1", "reviews", ns, slicePort(), [{ ip: "127.0.0.2", ready: true }]),
+      ),
+    );
+    const ms = await until(at, (a) => a === "b", "backend b only");
+    console.log(`e2e: POST of a moved endpoint ▶ first call on the new endpoint: ${ms}ms`);
+    expect(cp.output()).toMatch(/push \d+: incremental/);
+  });
+
+  it("adds the endpoints of a second slice", async () => {
+    const at = await post(
+      event(
+        "ADDED",
+        endpointSlice("reviews-x2", "reviews", ns, slicePort(), [{ ip: "127.0.0.3", ready: true }]),
+      ),
+    );
+    await until(at, (a) => a === "c", "backend c", 1);
+    const seen = new Set<string>();
+    for (let i = 0; i < 20; i++) seen.add(await client.who());
+    expect([...seen].sort()).toEqual(["b", "c"]);
+  });
+
+  it("drops an endpoint that is no longer ready", async () => {
+    const at = await post(
+      event(
+        "MODIFIED",
+        endpointSlice("reviews-x1", "reviews", ns, slicePort(), [{ ip: "127.0.0.2", ready: false }]),
+      ),
+    );
+    await until(at, (a) => a === "c", "backend c only", 10);
+  });
+
+  it("fails calls once the service is DELETED", async () => {
+    const at = await post(event("DELETED", service("reviews", ns, [grpcPort])));
+    await until(at, (a) => a.startsWith("error:"), "calls failing", 3);
+  });
+});

@@ -1,0 +1,43 @@
+/** Real gRPC backends on loopback addresses that answer with their own name. */
+import * as grpc from "@grpc/grpc-js";
+
+/** The method every backend serves: empty request, its name back. */
+export const whoMethod = {
+  path: "/edgepilot.e2e.Who/Who",
+  requestStream: false,
+  responseStream: false,
+  requestSerialize: (b: Buffer) => b,
+  requestDeserialize: (b: Buffer) => b,
+  responseSerialize: (b: Buffer) => b,
+  responseDeserialize: (b: Buffer) => b,
+} as const;
+
+export interface Backend {
+  name: string;
+  address: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** Starts a backend bound to `address:port` (127.0.0.x addresses all reach loopback on Linux). */
+export function startBackend(name: string, address: string, port: number): Promise<Backend> {
+  const server = new grpc.Server();
+  server.addService(
+    { Who: whoMethod },
+    {
+      Who: (_call: unknown, callback: (err: null, value: Buffer) => void) =>
+        callback(null, Buffer.from(name)),
+    },
+  );
+  return new Promise((resolve, reject) => {
+    server.bindAsync(`${address}:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+      if (err) return reject(err);
+      resolve({
+        name,
+        address,
+        port: bound,
+        stop: () => new Promise<void>((r) => server.tryShutdown(() => r())),
+      });
+    });
+  });
+}

@@ -1,0 +1,88 @@
+/** Starts the Node runtime as `npm start` does (a child process running functions/node/main.ts). */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+
+export interface RunningControlPlane {
+  port: number;
+  xdsPort: number;
+  token: string;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** Posts events to /v1/events; the token is added unless `token` is given. */
+  post(
+    body: unknown,
+    init?: { token?: string | null; contentType?: string; raw?: string },
+  ): Promise<Response>;
+  /** The published status (StatusService over Connect JSON on XDS_PORT is h2c, so read it on PORT's twin: ingest). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  process: ChildProcess;
+}
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Spawns the control plane and waits until GET /ready answers 200. */
+export async function startControlPlane(env: Record<string, string> = {}): Promise<RunningControlPlane> {
+  const [port, xdsPort] = [await freePort(), await freePort()];
+  const token = "e2e-token";
+  const child = spawn(process.execPath, ["--import", "tsx", "functions/node/main.ts"], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      XDS_PORT: String(xdsPort),
+      HOST: "127.0.0.1",
+      EDGEPILOT_TOKEN: token,
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d) => {
+    out += d;
+  });
+  child.stderr?.on("data", (d) => {
+    out += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`control plane exited ${child.exitCode}:\n${out}`);
+    const ok = await fetch(`${base}/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) break;
+    if (i > 300) throw new Error(`control plane not ready after 30s:\n${out}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port,
+    xdsPort,
+    token,
+    process: child,
+    output: () => out,
+    post(body, init = {}) {
+      const headers: Record<string, string> = { "content-type": init.contentType ?? "application/json" };
+      const t = init.token === undefined ? token : init.token;
+      if (t !== null) headers.authorization = `Bearer ${t}`;
+      return fetch(`${base}/v1/events`, { method: "POST", headers, body: init.raw ?? JSON.stringify(body) });
+    },
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

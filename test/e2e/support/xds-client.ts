@@ -1,0 +1,53 @@
+/** A real proxyless gRPC client: @grpc/grpc-js with @grpc/grpc-js-xds resolving `xds:///` targets. */
+import * as grpc from "@grpc/grpc-js";
+import * as grpcXds from "@grpc/grpc-js-xds";
+import { whoMethod } from "./backends.ts";
+
+let registered = false;
+
+/** Points grpc-js-xds at our ADS server. Call once per process, before the first xds:/// channel. */
+export function bootstrapXds(xdsPort: number, nodeId: string): void {
+  if (registered) throw new Error("grpc-js-xds reads its bootstrap once per process");
+  process.env.GRPC_XDS_BOOTSTRAP_CONFIG = JSON.stringify({
+    xds_servers: [
+      {
+        server_uri: `127.0.0.1:${xdsPort}`,
+        channel_creds: [{ type: "insecure" }],
+        server_features: ["xds_v3"],
+      },
+    ],
+    node: {
+      id: nodeId,
+      locality: { region: "e2e", zone: "a", sub_zone: "" },
+      metadata: { GENERATOR: "grpc" },
+    },
+  });
+  grpcXds.register();
+  registered = true;
+}
+
+export interface WhoClient {
+  /** Calls Who; resolves with the backend's name or rejects with the gRPC error. */
+  who(deadlineMs?: number): Promise<string>;
+  close(): void;
+}
+
+/** A client for `xds:///<host>:<port>`. */
+export function whoClient(target: string): WhoClient {
+  const client = new grpc.Client(target, grpc.credentials.createInsecure());
+  return {
+    who(deadlineMs = 2000) {
+      return new Promise((resolve, reject) => {
+        client.makeUnaryRequest(
+          whoMethod.path,
+          whoMethod.requestSerialize,
+          whoMethod.responseDeserialize,
+          Buffer.alloc(0),
+          { deadline: Date.now() + deadlineMs },
+          (err, value) => (err ? reject(err) : resolve((value as Buffer).toString())),
+        );
+      });
+    },
+    close: () => client.close(),
+  };
+}
