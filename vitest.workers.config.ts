@@ -1,13 +1,21 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineProject } from "vitest/config";
 
+/** The bearer token the workerd tests ingest with (a var here; a secret in production). */
+export const testToken = "workers-test-token";
+
 /**
  * Tests that run inside real workerd (vitest-pool-workers 0.15, the Vite-plugin API for vitest 4).
- * Bindings, vars and the main module (which exports MeshStore) come from wrangler.toml; storage is
- * isolated per test file.
+ * Bindings, vars and the main module (which exports MeshStore) come from wrangler.toml, plus
+ * EDGEPILOT_TOKEN; storage is isolated per test file.
  */
 export default defineProject({
-  plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: { bindings: { EDGEPILOT_TOKEN: testToken } },
+    }),
+  ],
   test: {
     name: "workers",
     include: ["test/workers/**/*.test.ts"],

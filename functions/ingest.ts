@@ -21,6 +21,8 @@ export interface IngestOptions extends ApplyDeps {
   clusterId: string;
   /** Whether a call without a token may ingest (Node: loopback callers only). */
   allowUnauthenticated: (c: Context) => boolean;
+  /** What a refused call without a token is told; defaults to Node's loopback-only message. */
+  unauthenticatedRefusal?: string;
   /** Called after a batch queued a push, so the runtime can schedule the debounce. */
   onEnqueued?: () => void | Promise<void>;
   /** Whether both ports serve. */
@@ -49,7 +51,9 @@ export function createIngestApp(options: IngestOptions): Hono {
       }
     } else if (!options.allowUnauthenticated(c)) {
       throw new HTTPException(401, {
-        message: "no EDGEPILOT_TOKEN is set, so ingest accepts unauthenticated calls from loopback only",
+        message:
+          options.unauthenticatedRefusal ??
+          "no EDGEPILOT_TOKEN is set, so ingest accepts unauthenticated calls from loopback only",
       });
     }
     await next();

@@ -1,4 +1,6 @@
 /** Starts and stops the Node runtime; main.ts and the e2e tests both use it. */
+
+import type { Server as HttpServer } from "node:http";
 import { createServer as createH2cServer, type Http2Session } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
@@ -21,12 +23,15 @@ export interface NodeRuntime {
   stop(): Promise<void>;
 }
 
+export interface NodeRuntimeOptions {
+  log: (line: string) => void;
+  /** How long stop() waits for connections to close by themselves before cutting them (ms). */
+  shutdownGraceMs?: number;
+}
+
 /** Binds both ports and resolves once both serve. */
-export async function startNodeRuntime(
-  config: Config,
-  io: { log: (line: string) => void },
-): Promise<NodeRuntime> {
-  const { log } = io;
+export async function startNodeRuntime(config: Config, options: NodeRuntimeOptions): Promise<NodeRuntime> {
+  const { log } = options;
   const store = createMemoryStore();
   const now = () => Date.now();
   const pushes = createPushSignal((err) => log(`xds: push listener failed: ${err}`));
@@ -92,10 +97,17 @@ export async function startNodeRuntime(
       shutdown.abort();
       await timer.stop();
       for (const s of sessions) s.close();
-      await Promise.all([
+      const closed = Promise.all([
         new Promise<void>((resolve) => http.close(() => resolve())),
         new Promise<void>((resolve) => h2.close(() => resolve())),
       ]);
+      // Streams ended above; a proxy that keeps its half of a stream open must not hold us up.
+      const grace = setTimeout(() => {
+        for (const s of sessions) s.destroy();
+        (http as HttpServer).closeAllConnections();
+      }, options.shutdownGraceMs ?? 2000);
+      await closed;
+      clearTimeout(grace);
     },
   };
 }

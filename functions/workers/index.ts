@@ -1,14 +1,16 @@
 /**
- * Cloudflare Workers entry. For now it only answers readiness and exports the MeshStore Durable
- * Object class that wrangler.toml binds as MESH; the xDS and ingest routes mount here later.
+ * Cloudflare Workers entry: ingest, readiness and xDS over Connect (see app.ts), a cron kick as
+ * the debounce's safety net, and the MeshStore Durable Object that wrangler.toml binds as MESH.
  */
+import { meshStub, serve } from "./app.ts";
 import type { MeshStore } from "./mesh-store.ts";
 
 export { MeshStore } from "./mesh-store.ts";
 
-/** Bindings and vars from wrangler.toml. */
+/** Bindings, vars and secrets from wrangler.toml (EDGEPILOT_TOKEN is a secret or a var). */
 export interface Env {
   MESH: DurableObjectNamespace<MeshStore>;
+  EDGEPILOT_TOKEN?: string;
   PILOT_DEBOUNCE_AFTER: string;
   PILOT_DEBOUNCE_MAX: string;
   PILOT_ENABLE_EDS_DEBOUNCE: string;
@@ -16,11 +18,10 @@ export interface Env {
   CLUSTER_ID: string;
 }
 
-/** `GET /ready` answers 200 {"ready":true}; anything else is a 404 that names the request. */
+/** `fetch` serves app.ts's routes; `scheduled` (the cron) makes sure a debounce turn runs. */
 export default {
-  async fetch(request) {
-    const { pathname } = new URL(request.url);
-    if (request.method === "GET" && pathname === "/ready") return Response.json({ ready: true });
-    return Response.json({ error: `no route for ${request.method} ${pathname}` }, { status: 404 });
+  fetch: serve,
+  async scheduled(_controller, env) {
+    await meshStub(env).kick();
   },
 } satisfies ExportedHandler<Env>;

@@ -1,12 +1,19 @@
 /**
  * The Durable Object that owns the mesh state. One instance (by name) holds every key in its
  * SQLite storage; Workers reach it through `createDurableObjectStore(env.MESH.get(id))`.
+ * It also drives the debounce: `kick()` arms the alarm, `alarm()` runs a turn over the local store.
  */
 import { DurableObject } from "cloudflare:workers";
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { DeleteOptions, ListOptions, PutOptions, Store } from "../../lib/store/store.ts";
+import { debounceTurn } from "../debounce.ts";
+import { ConfigError, workerConfig } from "./config.ts";
 import type { Env } from "./index.ts";
+import { pushLogLines } from "./push-log.ts";
+
+/** Retry delay after a failed debounce turn (ms), as on Node. */
+const retryMs = 1000;
 
 /** Serves the Store port over RPC; each call runs in one event, so compare-and-set is atomic. */
 export class MeshStore extends DurableObject<Env> implements StoreRpc {
@@ -44,5 +51,39 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
     return this.#rpc.storeList(prefix, options);
   }
 
-  // ---- Debounce (lead): alarm() runs the debounce flush over `this.store`. Not implemented yet. ----
+  /** Makes sure a debounce turn runs now: arms the alarm unless one is already due no later than now. */
+  async kick(): Promise<void> {
+    const now = Date.now();
+    const at = await this.ctx.storage.getAlarm();
+    if (at === null || at > now) await this.ctx.storage.setAlarm(now);
+  }
+
+  /**
+   * One debounce turn over this object's own SQL store (no RPC): pushes what is due, then re-arms
+   * the alarm for the next turn (none when the queue is empty), keeping an earlier alarm a `kick()`
+   * set meanwhile. A failed turn retries after 1s; a bad configuration is logged and not retried
+   * (the cron kick logs it again).
+   */
+  override async alarm(): Promise<void> {
+    const now = () => Date.now();
+    let nextAt: number | null;
+    try {
+      const turn = await debounceTurn({ store: this.#store, config: workerConfig(this.env), now });
+      for (const line of pushLogLines(turn, now())) console.log(line);
+      nextAt = turn.nextAt;
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        console.error(`debounce: not running: ${err.message}`);
+        return;
+      }
+      console.error(
+        `debounce: turn failed, retrying: ${err instanceof Error ? (err.stack ?? err.message) : err}`,
+      );
+      nextAt = now() + retryMs;
+    }
+    if (nextAt === null) return;
+    // While alarm() runs, getAlarm() is null unless something called setAlarm() since it started.
+    const pending = await this.ctx.storage.getAlarm();
+    if (pending === null || pending > nextAt) await this.ctx.storage.setAlarm(nextAt);
+  }
 }

@@ -1,0 +1,82 @@
+/**
+ * The Worker's HTTP surface, built once per env: GET /ready, POST /v1/events, and the xDS Connect
+ * procedures at the root, all over the one MeshStore Durable Object.
+ */
+import type { Hono } from "hono";
+import { createDurableObjectStore, type StoreRpc } from "../../lib/store/durable-object.ts";
+import { mountConnect } from "../connect.ts";
+import { createIngestApp } from "../ingest.ts";
+import { createXdsRoutes } from "../xds.ts";
+import { ConfigError, workerConfig } from "./config.ts";
+import type { Env } from "./index.ts";
+import type { MeshStore } from "./mesh-store.ts";
+
+/** The name of the one MeshStore instance that holds the whole mesh. */
+export const meshName = "mesh";
+
+/** What a call without a token is told: Workers have no loopback, so ingest needs EDGEPILOT_TOKEN. */
+export const noTokenRefusal =
+  "no EDGEPILOT_TOKEN is set, so this Worker refuses all ingest: set it (`wrangler secret put EDGEPILOT_TOKEN`, " +
+  "or `--var EDGEPILOT_TOKEN:<token>` for wrangler dev) and send it as `Authorization: Bearer <token>`";
+
+/** A new stub for the MeshStore on every call: a stub that saw an exception stays broken, so none is kept. */
+export function meshStub(env: Env): DurableObjectStub<MeshStore> {
+  return env.MESH.getByName(meshName);
+}
+
+const apps = new WeakMap<Env, Hono>();
+
+/**
+ * Answers one request. A bad configuration answers 500 naming every bad variable (and is not
+ * cached, so fixing the vars fixes the Worker).
+ */
+export function serve(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> {
+  let app = apps.get(env);
+  if (!app) {
+    try {
+      app = buildApp(env);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      console.error(err.message);
+      return Response.json({ error: err.message, errors: err.errors }, { status: 500 });
+    }
+    apps.set(env, app);
+  }
+  return app.fetch(request, env, ctx);
+}
+
+function buildApp(env: Env): Hono {
+  const config = workerConfig(env);
+  const log = (line: string) => console.log(line);
+  const store = createDurableObjectStore(meshRpc(env));
+  const app = createIngestApp({
+    store,
+    domainSuffix: config.domainSuffix,
+    now: () => Date.now(),
+    token: config.token,
+    clusterId: config.clusterId,
+    allowUnauthenticated: () => false,
+    unauthenticatedRefusal: noTokenRefusal,
+    onEnqueued: async () => {
+      // The batch is applied and queued already; the cron kick is the safety net for a lost one.
+      await meshStub(env)
+        .kick()
+        .catch((err: unknown) => log(`ingest: kick failed, the cron trigger will push: ${err}`));
+    },
+    log,
+  });
+  mountConnect(app, createXdsRoutes({ store, log }));
+  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  return app;
+}
+
+/** StoreRpc through a fresh stub per call (calls are awaited one by one, so their order holds). */
+function meshRpc(env: Env): StoreRpc {
+  return {
+    storeGet: (key) => meshStub(env).storeGet(key),
+    storeGetMany: (keys) => meshStub(env).storeGetMany(keys),
+    storePut: (key, value, options) => meshStub(env).storePut(key, value, options),
+    storeDelete: (key, options) => meshStub(env).storeDelete(key, options),
+    storeList: (prefix, options) => meshStub(env).storeList(prefix, options),
+  };
+}

@@ -1,0 +1,30 @@
+/** The Worker's configuration: the same parseConfig as Node, fed from wrangler vars and secrets. */
+import { type Config, parseConfig } from "../../lib/config.ts";
+import type { Env } from "./index.ts";
+
+/** The variables parseConfig reads, picked from the Worker env (bindings are not strings). */
+export function configEnv(env: Env): Record<string, string | undefined> {
+  return {
+    EDGEPILOT_TOKEN: env.EDGEPILOT_TOKEN,
+    PILOT_DEBOUNCE_AFTER: env.PILOT_DEBOUNCE_AFTER,
+    PILOT_DEBOUNCE_MAX: env.PILOT_DEBOUNCE_MAX,
+    PILOT_ENABLE_EDS_DEBOUNCE: env.PILOT_ENABLE_EDS_DEBOUNCE,
+    DOMAIN_SUFFIX: env.DOMAIN_SUFFIX,
+    CLUSTER_ID: env.CLUSTER_ID,
+  };
+}
+
+/** Parses the Worker env; throws one Error naming every bad variable, so nothing runs half-configured. */
+export function workerConfig(env: Env): Config {
+  const parsed = parseConfig(configEnv(env));
+  if (!parsed.ok) throw new ConfigError(parsed.errors);
+  return parsed.config;
+}
+
+/** A configuration the Worker refuses to run with; `errors` name each variable. */
+export class ConfigError extends Error {
+  constructor(readonly errors: string[]) {
+    super(`edgepilot: config: ${errors.join("; ")}`);
+    this.name = "ConfigError";
+  }
+}

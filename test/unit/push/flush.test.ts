@@ -1,0 +1,222 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
+import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
+import { type FlushDeps, flush, type PushLogEntry, type PushVersion } from "../../../lib/push/flush.ts";
+import { readQueue } from "../../../lib/push/queue.ts";
+import { runDebounceTurn } from "../../../lib/push/run.ts";
+import { keys, listAll, type Store } from "../../../lib/store/index.ts";
+import { createMemoryStore } from "../../../lib/store/memory.ts";
+import { generators } from "../../../lib/xds/generators/index.ts";
+import { type Generator, type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
+
+const host = "reviews.default.svc.cluster.local";
+const cla = `outbound|9080||${host}`;
+const lis = `${host}:9080`;
+
+const serviceEvent = (type = "ADDED") => ({
+  type,
+  object: {
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "reviews", namespace: "default" },
+    spec: { clusterIP: "10.0.0.1", ports: [{ name: "grpc", port: 9080 }] },
+  },
+});
+const sliceEvent = (ips: string[], type = "ADDED") => ({
+  type,
+  object: {
+    apiVersion: "discovery.k8s.io/v1",
+    kind: "EndpointSlice",
+    metadata: {
+      name: "reviews-1",
+      namespace: "default",
+      labels: { "kubernetes.io/service-name": "reviews" },
+    },
+    addressType: "IPv4",
+    endpoints: ips.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+    ports: [{ name: "grpc", port: 50051 }],
+  },
+});
+
+let clock: number;
+let store: Store;
+const deps = (o: Partial<FlushDeps> = {}): FlushDeps => ({
+  store,
+  generators,
+  context: { domainSuffix: "cluster.local" },
+  now: () => clock,
+  ...o,
+});
+
+async function ingest(...events: unknown[]) {
+  const v = validateEvents(events);
+  if (!v.ok) throw new Error(v.error.message);
+  await applyEvents({ store, domainSuffix: "cluster.local", now: () => clock }, "c1", v.value);
+}
+async function flushQueue(d = deps()) {
+  return flush(
+    d,
+    (await readQueue(d.store)).map((q) => q.key),
+  );
+}
+async function published(s = store): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const e of await listAll<StoredResource>(s, "xds/"))
+    out[`${e.value.typeUrl.split(".").pop()}/${e.value.name}`] = e.value.version;
+  return out;
+}
+const pushVersion = async () => (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
+
+beforeEach(() => {
+  clock = 1_000_000;
+  store = createMemoryStore();
+});
+
+describe("flush", () => {
+  it("publishes a new service in full, bumps the version, logs the push, empties the queue", async () => {
+    await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
+    const r = await flushQueue();
+    expect(r.kind).toBe("done");
+    if (r.kind !== "done") return;
+    expect(r.version).toBe(1);
+    expect(r.request?.full).toBe(true);
+    expect(r.changes.map((c) => `${c.typeUrl.split(".").pop()}/${c.name}`)).toEqual([
+      `Cluster/${cla}`,
+      `ClusterLoadAssignment/${cla}`,
+      `Listener/${lis}`,
+      `RouteConfiguration/${lis}`,
+    ]);
+    expect(await readQueue(store)).toEqual([]);
+    const log = await store.get<PushLogEntry>(keys.pushLog(1));
+    expect(log?.value.changes).toHaveLength(4);
+    expect(await store.get(keys.flushing())).toBeUndefined();
+  });
+
+  it("pushing the same thing twice changes nothing", async () => {
+    await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
+    await flushQueue();
+    const before = await published();
+    await ingest(serviceEvent("MODIFIED"));
+    expect(await readQueue(store)).toHaveLength(0); // unchanged object: nothing queued
+    // Force the same request through again.
+    await ingest(serviceEvent("DELETED"), serviceEvent("ADDED"), sliceEvent(["10.1.0.1"], "MODIFIED"));
+    const r = await flushQueue();
+    expect(r).toMatchObject({ kind: "done", version: 1, changes: [] });
+    expect(await published()).toEqual(before);
+    expect(await pushVersion()).toBe(1);
+  });
+
+  it("an endpoint change regenerates only the ClusterLoadAssignment", async () => {
+    await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
+    await flushQueue();
+    const before = await published();
+    await ingest(sliceEvent(["10.1.0.2"], "MODIFIED"));
+    const [queued] = await readQueue(store);
+    expect(queued?.request).toMatchObject({ full: false, configsUpdated: [`ServiceEntry/default/${host}`] });
+    const r = await flushQueue();
+    expect(r.kind === "done" && r.changes).toEqual([
+      { typeUrl: TypeUrl.endpoint, name: cla, version: expect.any(String) },
+    ]);
+    const after = await published();
+    expect(after[`ClusterLoadAssignment/${cla}`]).not.toBe(before[`ClusterLoadAssignment/${cla}`]);
+    expect({ ...after, [`ClusterLoadAssignment/${cla}`]: "" }).toEqual({
+      ...before,
+      [`ClusterLoadAssignment/${cla}`]: "",
+    });
+  });
+
+  it("a deleted service loses every resource it generated", async () => {
+    await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
+    await flushQueue();
+    await ingest(serviceEvent("DELETED"));
+    const r = await flushQueue();
+    expect(r.kind === "done" && r.changes.map((c) => c.version)).toEqual([null, null, null, null]);
+    expect(await published()).toEqual({});
+    expect(await store.get(keys.generated("default", host))).toBeUndefined();
+  });
+
+  it("a crash mid-flush loses nothing: the next flush takes over and finishes the push", async () => {
+    await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
+    let puts = 0;
+    const crashing: Store = {
+      ...store,
+      put: (key, value, options) => {
+        if (key.startsWith("xds/") && ++puts === 3) throw new Error("power cut");
+        return store.put(key, value, options);
+      },
+    };
+    await expect(flushQueue(deps({ store: crashing }))).rejects.toThrow("power cut");
+    // The lease is released in finally; simulate a hard crash by restoring it.
+    await store.put(keys.flushing(), { owner: "dead", at: clock });
+    expect(await readQueue(store)).toHaveLength(1);
+    expect(await flushQueue()).toEqual({ kind: "busy" });
+    clock += 30_000;
+    const r = await flushQueue();
+    expect(r).toMatchObject({ kind: "done", version: 1, recovered: true });
+    expect(Object.keys(await published())).toHaveLength(4);
+    expect(await readQueue(store)).toEqual([]);
+    // And the result equals a flush that never crashed.
+    const clean = createMemoryStore();
+    const saved = store;
+    store = clean;
+    await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
+    await flushQueue();
+    store = saved;
+    expect(await published()).toEqual(await published(clean));
+  });
+
+  it("refuses to publish an inconsistent set and leaves the queue in place", async () => {
+    await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
+    const noEds: Generator[] = generators.map((g) =>
+      g.typeUrl === TypeUrl.endpoint ? { typeUrl: g.typeUrl, generate: () => [] } : g,
+    );
+    await expect(flushQueue(deps({ generators: noEds }))).rejects.toThrow(
+      /Cluster outbound\|9080\|\|.* has no ClusterLoadAssignment/,
+    );
+    expect(await published()).toEqual({});
+    expect(await readQueue(store)).toHaveLength(1);
+    expect(await store.get(keys.flushing())).toBeUndefined();
+  });
+
+  it("a push of unknown scope regenerates everything and removes what vanished", async () => {
+    await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
+    await flushQueue();
+    // The service record disappears without a push of its own (e.g. a resync repaired it).
+    await store.delete(keys.service("default", host, "c1"));
+    await store.put(keys.pending(clock, "x"), {
+      request: { full: true, configsUpdated: null, reasons: { global: 1 }, start: clock },
+      at: clock,
+    });
+    const r = await flushQueue();
+    expect(r.kind === "done" && r.changes.filter((c) => c.version === null)).toHaveLength(4);
+  });
+});
+
+describe("runDebounceTurn", () => {
+  it("waits, then pushes, with the clock passed in", async () => {
+    await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
+    const first = await runDebounceTurn(deps(), defaultDebounceOptions);
+    expect(first).toEqual({ flushes: [], nextAt: clock + 100 });
+    clock += 100;
+    const second = await runDebounceTurn(deps(), defaultDebounceOptions);
+    expect(second.flushes).toHaveLength(1);
+    expect(second.nextAt).toBeNull();
+  });
+
+  it("with EDS debounce off pushes endpoint changes at once and keeps full ones waiting", async () => {
+    await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
+    clock += 100;
+    await runDebounceTurn(deps(), defaultDebounceOptions);
+    await ingest(sliceEvent(["10.1.0.2"], "MODIFIED"));
+    await ingest({
+      ...serviceEvent("MODIFIED"),
+      object: {
+        ...serviceEvent().object,
+        metadata: { name: "reviews", namespace: "default", labels: { v: "2" } },
+      },
+    });
+    const turn = await runDebounceTurn(deps(), { ...defaultDebounceOptions, enableEdsDebounce: false });
+    expect(turn.flushes.map((f) => f.request?.full)).toEqual([false]);
+    expect(turn.nextAt).toBe(clock + 100);
+  });
+});
