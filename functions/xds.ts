@@ -20,6 +20,7 @@ import { createSotwSession } from "../lib/xds/sotw.ts";
 import { createStoreSource } from "../lib/xds/source.ts";
 import { TypeUrl } from "../lib/xds/types.ts";
 import { runAdsStream } from "./ads-stream.ts";
+import { createProxyStatusRecorder } from "./proxy-status.ts";
 
 export interface XdsDeps {
   store: Store;
@@ -70,12 +71,7 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
         async *streamAggregatedResources(requests, ctx) {
           const session = createSotwSession({
             source,
-            onStatus: (s) => {
-              for (const t of s.types) {
-                if (t.nack)
-                  deps.log(`xds: ${s.nodeId} NACKed ${t.typeUrl} ${t.nack.versionInfo}: ${t.nack.message}`);
-              }
-            },
+            onStatus: createProxyStatusRecorder(deps.store, deps.log),
           });
           const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
           yield* runAdsStream(requests, session, pushes, signal);
