@@ -2,7 +2,7 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineProject } from "vitest/config";
 
 /** The bearer token the workerd tests ingest with (a var here; a secret in production). */
-export const testToken = "workers-test-token";
+const testToken = "workers-test-token";
 
 /**
  * Tests that run inside real workerd (vitest-pool-workers 0.15, the Vite-plugin API for vitest 4).

@@ -1,6 +1,6 @@
 /**
  * The Durable Object that owns the mesh state. One instance (by name) holds every key in its
- * SQLite storage; Workers reach it through `createDurableObjectStore(env.MESH.get(id))`.
+ * SQLite storage; the Worker reaches it through `createDurableObjectStore` over `meshStub(env)` (app.ts).
  * It also drives the debounce: `kick()` arms the alarm, `alarm()` runs a turn over the local store.
  */
 import { DurableObject } from "cloudflare:workers";

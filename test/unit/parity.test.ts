@@ -1,0 +1,69 @@
+/**
+ * Golden parity, Node side: the events in test/fixtures/parity/events.json, ingested over the
+ * runtime-neutral hono app into the in-memory store and debounced, publish exactly the versions
+ * in versions.json. test/workers/parity.test.ts asserts the same file on workerd, so the two
+ * runtimes provably publish the same bytes for the same mesh.
+ */
+import { describe, expect, it } from "vitest";
+import { debounceTurn } from "../../functions/debounce.ts";
+import { createIngestApp } from "../../functions/ingest.ts";
+import { parseConfig } from "../../lib/config.ts";
+import { publishedStatus } from "../../lib/push/status.ts";
+import { createMemoryStore } from "../../lib/store/memory.ts";
+import events from "../fixtures/parity/events.json";
+import versions from "../fixtures/parity/versions.json";
+
+const parsed = parseConfig({});
+if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+const config = parsed.config;
+
+/** Ingests `body` at `start`, then runs debounce turns on a manual clock until the queue is empty. */
+async function ingestAndSettle(body: string, start: number) {
+  const store = createMemoryStore();
+  let clock = start;
+  const now = () => clock;
+  const app = createIngestApp({
+    store,
+    domainSuffix: config.domainSuffix,
+    now,
+    token: undefined,
+    clusterId: config.clusterId,
+    allowUnauthenticated: () => true,
+    log: () => {},
+  });
+  const res = await app.request("/v1/events", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  });
+  expect(res.status, await res.clone().text()).toBe(200);
+  let turns = 0;
+  for (;;) {
+    const turn = await debounceTurn({ store, config, now });
+    if (turn.nextAt === null) break;
+    expect(++turns, "debounce never settled").toBeLessThan(10);
+    clock = Math.max(clock, turn.nextAt);
+  }
+  return publishedStatus(store);
+}
+
+const byType = (types: { typeUrl: string; versions: Record<string, string> }[]) =>
+  Object.fromEntries(types.map((t) => [t.typeUrl, t.versions]));
+
+describe("golden parity (Node)", () => {
+  it("publishes exactly the versions in versions.json, in one push", async () => {
+    const status = await ingestAndSettle(JSON.stringify(events), Date.UTC(2025, 2, 14, 9, 30));
+    expect(byType(status.types)).toEqual(versions);
+    expect(status.pushVersion).toBe(1);
+    expect(status.pendingPushes).toBe(0);
+  });
+
+  it("does not depend on the clock, and names what CONTRACT.md names", async () => {
+    const later = await ingestAndSettle(JSON.stringify(events), Date.UTC(2031, 0, 1));
+    expect(byType(later.types)).toEqual(versions);
+    const names = Object.values(versions).flatMap((v) => Object.keys(v));
+    expect(names).toContain("outbound|9080||reviews.default.svc.cluster.local");
+    expect(names).toContain("reviews.default.svc.cluster.local:9080");
+    expect(names).toContain("outbound|50051||ratings.shop.svc.cluster.local");
+  });
+});

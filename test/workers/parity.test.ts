@@ -1,0 +1,35 @@
+/**
+ * Golden parity, Workers side: the Worker on workerd (ingest over RPC into the SQLite MeshStore,
+ * debounce on its alarm, status over Connect JSON) publishes exactly the versions in
+ * test/fixtures/parity/versions.json, the file test/unit/parity.test.ts holds the Node path to.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import events from "../fixtures/parity/events.json";
+import versions from "../fixtures/parity/versions.json";
+import { freezeClock, getStatus, ingest, runAlarmsUntilIdle } from "./support.ts";
+
+beforeAll(() => {
+  freezeClock();
+});
+afterAll(() => {
+  vi.useRealTimers();
+});
+
+describe("golden parity (Workers)", () => {
+  it("publishes exactly the versions Node publishes for the same events, in one push", async () => {
+    const res = await ingest(events);
+    expect(res.status, await res.clone().text()).toBe(200);
+    await runAlarmsUntilIdle();
+    const status = await getStatus();
+    expect(status.versions).toEqual(versions);
+    expect(status).toMatchObject({ pushVersion: 1, pendingPushes: 0 });
+  });
+
+  it("takes the same batch as NDJSON with the same result: nothing changes, nothing is queued", async () => {
+    const ndjson = events.map((e) => JSON.stringify(e)).join("\n");
+    const res = await ingest(ndjson, { contentType: "application/x-ndjson" });
+    expect(await res.json()).toMatchObject({ events: 5, applied: 0, unchanged: 5, push: null });
+    expect(await runAlarmsUntilIdle()).toBe(0);
+    expect((await getStatus()).versions).toEqual(versions);
+  });
+});
