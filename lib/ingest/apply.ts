@@ -120,7 +120,12 @@ async function applyService(
     if (current && sameJson(current.value, service)) return { kind: "unchanged" };
     await deps.store.put(key, service);
     // Slices may have arrived first, or outlived a delete and re-create: serve what they hold.
-    const endpoints = await shardEndpointsFromSlices(deps.store, service.namespace, service.hostname, shard.cluster);
+    const endpoints = await shardEndpointsFromSlices(
+      deps.store,
+      service.namespace,
+      service.hostname,
+      shard.cluster,
+    );
     if (endpoints.length > 0) {
       await updateServiceEndpoints(deps.store, shard, service.hostname, service.namespace, endpoints);
     }

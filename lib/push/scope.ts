@@ -18,8 +18,9 @@ export async function servicesInScope(store: Store, request: PushRequest): Promi
   const found = new Map<string, ServiceRef>();
   const add = (namespace: string, hostname: string) =>
     found.set(`${namespace}/${hostname}`, { namespace, hostname });
-  if (configs && configs.every((c) => c.kind === "ServiceEntry")) {
-    for (const c of configs) add(c.namespace, c.name);
+  const services = configs?.every((c) => c.kind === "ServiceEntry") ? configs : undefined;
+  if (services) {
+    for (const c of services) add(c.namespace, c.name);
   } else {
     for (const prefix of [keys.services(), "gen/"]) {
       for (const e of await listAll(store, prefix)) {

@@ -28,7 +28,10 @@ export function openAds(xdsPort: number): AdsStream {
     while (!closed) {
       const r = pending.shift();
       if (r) yield r;
-      else await new Promise<void>((resolve) => (wake = resolve));
+      else
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
     }
   }
   const responses: DiscoveryResponse[] = [];
