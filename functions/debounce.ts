@@ -8,17 +8,18 @@ import { generators } from "../lib/xds/generators/index.ts";
 /** What a debounce turn needs from the runtime. */
 export interface DebounceDeps {
   store: Store;
-  config: Pick<Config, "debounce" | "domainSuffix">;
+  config: Pick<Config, "debounce" | "registry">;
   now: () => number;
 }
 
-/** Flush dependencies for a runtime: the store, every generator, the domain suffix. */
+/** Flush dependencies for a runtime: the store, every generator, the domain suffix, the discovery selectors. */
 export function flushDeps(deps: DebounceDeps): FlushDeps {
   return {
     store: deps.store,
     generators,
-    context: { domainSuffix: deps.config.domainSuffix },
+    context: { domainSuffix: deps.config.registry.domainSuffix },
     now: deps.now,
+    discoverySelectors: deps.config.registry.discoverySelectors,
   };
 }
 

@@ -1,17 +1,24 @@
 /**
- * The ingest webhook: POST /v1/events (watch events) with bearer-token auth and whole-batch
- * validation, plus GET /ready. Runtime-neutral hono app; runtimes add their own routes.
+ * The ingest webhooks, runtime-neutral (hono): POST /v1/events (watch events), /v1/resync (a
+ * complete list of one kind), /v1/admission (AdmissionReview), with bearer-token auth and
+ * whole-body validation before anything is applied; plus GET /ready.
  */
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { clusterIdRule, isClusterId } from "../lib/config.ts";
 import {
   type ApplyDeps,
+  type ApplySummary,
+  admissionResponse,
   applyEvents,
+  decodeAdmissionReview,
   decodeEventsBody,
   formatIngestError,
   type IngestError,
+  type Result,
+  resync,
   validateEvents,
+  validateList,
 } from "../lib/ingest/index.ts";
 
 export interface IngestOptions extends ApplyDeps {
@@ -59,24 +66,54 @@ export function createIngestApp(options: IngestOptions): Hono {
     await next();
   });
 
-  app.post("/v1/events", async (c) => {
-    const cluster = c.req.query("cluster") ?? options.clusterId;
-    if (!isClusterId(cluster))
-      return c.json({ error: `cluster ${JSON.stringify(cluster)}: ${clusterIdRule}` }, 400);
-    const length = Number(c.req.header("content-length") ?? 0);
-    if (length > maxBodyBytes) return c.json({ error: `body over ${maxBodyBytes} bytes` }, 413);
-    // Decoded explicitly: workerd warns on .text() for a content type it does not know as text (NDJSON).
-    const body = new TextDecoder().decode(await c.req.arrayBuffer());
-    if (body.length > maxBodyBytes) return c.json({ error: `body over ${maxBodyBytes} bytes` }, 413);
-    const decoded = decodeEventsBody(body, c.req.header("content-type"));
-    const events = decoded.ok ? validateEvents(decoded.value) : decoded;
-    if (!events.ok) {
-      log(`ingest: rejected batch for cluster ${cluster}: ${formatIngestError(events.error)}`);
-      return c.json(errorBody(events.error), 400);
-    }
-    const summary = await applyEvents(options, cluster, events.value);
+  // One batch at a time per instance: an object's events apply in the order they arrived.
+  let tail: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  const finish = async (c: Context, summary: ApplySummary) => {
     if (summary.push) await options.onEnqueued?.();
     return c.json(summary);
+  };
+  const reject = (c: Context, what: string, cluster: string, error: IngestError) => {
+    log(`ingest: rejected ${what} for cluster ${cluster}: ${formatIngestError(error)}`);
+    return c.json(errorBody(error), 400);
+  };
+
+  app.post("/v1/events", async (c) => {
+    const { cluster, body } = await readCall(c, options.clusterId);
+    const decoded = decodeEventsBody(body, c.req.header("content-type"));
+    const events = decoded.ok ? validateEvents(decoded.value) : decoded;
+    if (!events.ok) return reject(c, "batch", cluster, events.error);
+    return finish(c, await serialized(() => applyEvents(options, cluster, events.value)));
+  });
+
+  app.post("/v1/resync", async (c) => {
+    const { cluster, body } = await readCall(c, options.clusterId);
+    const parsed = parseJson(body);
+    const list = parsed.ok ? validateList(c.req.query("kind") ?? "", parsed.value) : parsed;
+    if (!list.ok) return reject(c, "resync", cluster, list.error);
+    const summary = await serialized(() => resync(options, cluster, list.value));
+    if (summary.deleted)
+      log(`ingest: resync of ${list.value.kind} in ${cluster} deleted ${summary.deleted} missed object(s)`);
+    return finish(c, summary);
+  });
+
+  app.post("/v1/admission", async (c) => {
+    const { cluster, body } = await readCall(c, options.clusterId);
+    const parsed = parseJson(body);
+    const review = parsed.ok ? decodeAdmissionReview(parsed.value) : parsed;
+    if (!review.ok) return reject(c, "AdmissionReview", cluster, review.error);
+    const { uid, event, dryRun } = review.value;
+    if (event && !dryRun) {
+      const summary = await serialized(() =>
+        applyEvents(options, cluster, [event], { trackVersions: false }),
+      );
+      if (summary.push) await options.onEnqueued?.();
+    }
+    return c.json(admissionResponse(uid));
   });
 
   app.onError((err, c) => {
@@ -85,6 +122,27 @@ export function createIngestApp(options: IngestOptions): Hono {
     return c.json({ error: "internal error; see the control plane's log" }, 500);
   });
   return app;
+}
+
+/** The cluster a call is for and its body as text, or an HTTPException (400, 413). */
+async function readCall(c: Context, defaultCluster: string): Promise<{ cluster: string; body: string }> {
+  const cluster = c.req.query("cluster") ?? defaultCluster;
+  if (!isClusterId(cluster))
+    throw new HTTPException(400, { message: `cluster ${JSON.stringify(cluster)}: ${clusterIdRule}` });
+  const tooBig = () => new HTTPException(413, { message: `body over ${maxBodyBytes} bytes` });
+  if (Number(c.req.header("content-length") ?? 0) > maxBodyBytes) throw tooBig();
+  // Decoded explicitly: workerd warns on .text() for a content type it does not know as text (NDJSON).
+  const body = new TextDecoder().decode(await c.req.arrayBuffer());
+  if (body.length > maxBodyBytes) throw tooBig();
+  return { cluster, body };
+}
+
+function parseJson(body: string): Result<unknown> {
+  try {
+    return { ok: true, value: JSON.parse(body) };
+  } catch (e) {
+    return { ok: false, error: { message: `malformed JSON: ${e instanceof Error ? e.message : e}` } };
+  }
 }
 
 function errorBody(e: IngestError): { error: string; index?: number; field?: string } {

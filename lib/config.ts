@@ -1,5 +1,7 @@
 /** Runtime configuration from environment variables, validated, with Istio's defaults. */
+import type { RegistryOptions } from "./ingest/context.ts";
 import { type DebounceOptions, parseDuration } from "./push/debounce.ts";
+import { parseDiscoverySelectors } from "./registry/kube/selectors.ts";
 
 export interface Config {
   port: number;
@@ -7,7 +9,8 @@ export interface Config {
   host: string;
   token: string | undefined;
   debounce: DebounceOptions;
-  domainSuffix: string;
+  /** How Kubernetes objects are read (domain suffix, trust domain, endpoints, discovery selectors). */
+  registry: RegistryOptions;
   clusterId: string;
 }
 
@@ -42,10 +45,13 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
   const token = env.EDGEPILOT_TOKEN || undefined;
   const clusterId = env.CLUSTER_ID || "Kubernetes";
   if (!isClusterId(clusterId)) errors.push(`CLUSTER_ID=${clusterId}: ${clusterIdRule}`);
-  const domainSuffix = env.DOMAIN_SUFFIX || "cluster.local";
-  if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(domainSuffix)) {
-    errors.push(`DOMAIN_SUFFIX=${domainSuffix}: not a DNS suffix`);
-  }
+  const dnsSuffix = (name: string): string => {
+    const value = env[name] || "cluster.local";
+    if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(value)) errors.push(`${name}=${value}: not a DNS suffix`);
+    return value;
+  };
+  const selectors = parseDiscoverySelectors(env.DISCOVERY_SELECTORS || "[]");
+  if (!selectors.ok) errors.push(`DISCOVERY_SELECTORS: ${selectors.error}`);
   const config: Config = {
     port: port("PORT", 8080),
     xdsPort: port("XDS_PORT", 15010),
@@ -56,7 +62,13 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
       debounceMax: duration("PILOT_DEBOUNCE_MAX", 10_000),
       enableEdsDebounce: bool("PILOT_ENABLE_EDS_DEBOUNCE", true),
     },
-    domainSuffix,
+    registry: {
+      domainSuffix: dnsSuffix("DOMAIN_SUFFIX"),
+      trustDomain: dnsSuffix("TRUST_DOMAIN"),
+      sendUnhealthy: bool("PILOT_SEND_UNHEALTHY_ENDPOINTS", false),
+      useEndpointSlice: bool("PILOT_USE_ENDPOINT_SLICE", true),
+      discoverySelectors: selectors.ok ? selectors.selectors : [],
+    },
     clusterId,
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };

@@ -57,7 +57,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
 
   const app = createIngestApp({
     store,
-    domainSuffix: config.domainSuffix,
+    registry: config.registry,
     now,
     token: config.token,
     clusterId: config.clusterId,

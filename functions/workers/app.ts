@@ -51,7 +51,7 @@ function buildApp(env: Env): Hono {
   const store = createDurableObjectStore(meshRpc(env));
   const app = createIngestApp({
     store,
-    domainSuffix: config.domainSuffix,
+    registry: config.registry,
     now: () => Date.now(),
     token: config.token,
     clusterId: config.clusterId,

@@ -1,37 +1,20 @@
 /**
- * Applies validated watch events to the store, in order, and queues the one push they need.
- * Mutations return the push they need (Istio's edsUpdate); the batch's pushes are merged
- * into one queued PushRequest.
+ * Applies validated watch events in order, each through its kind's handler, skipping replayed
+ * and older events by resourceVersion, and queues the one merged push the batch needs.
+ * Mutations return the push they need (Istio's edsUpdate); nothing here pushes by itself.
  */
-import {
-  configKeyString,
-  type Endpoint,
-  mergeAll,
-  type PushRequest,
-  pushRequest,
-  type Service,
-  type ShardKey,
-  serviceConfigKey,
-  serviceHostname,
-} from "../model/index.ts";
+import { mergeAll, type PushRequest } from "../model/index.ts";
 import { enqueuePush } from "../push/queue.ts";
-import { convertEndpointSlice } from "../registry/kube/endpoint-slice.ts";
-import { convertService, serviceNameOfSlice } from "../registry/kube/service.ts";
-import type { EndpointSlice, KubeService } from "../registry/kube/types.ts";
-import {
-  deleteServiceShard,
-  pushForShardUpdate,
-  type SlicePiece,
-  shardEndpointsFromSlices,
-  updateServiceEndpoints,
-} from "../shards/endpoint-shards.ts";
-import { keys, type Store } from "../store/index.ts";
+import type { Store } from "../store/index.ts";
+import type { IngestContext, Outcome, RegistryOptions } from "./context.ts";
 import type { KubeObject, WatchEvent } from "./events.ts";
+import { kindHandlers } from "./kinds/index.ts";
+import { isNewer, readObject, writeObject } from "./objects.ts";
 
 export interface ApplyDeps {
   store: Store;
-  domainSuffix: string;
   now: () => number;
+  registry: RegistryOptions;
 }
 
 /** What a batch did, returned to the caller as the ingest answer. */
@@ -39,129 +22,121 @@ export interface ApplySummary {
   cluster: string;
   events: number;
   applied: number;
+  /** Objects whose content did not change what is served. */
   unchanged: number;
-  /** Events of kinds this build does not convert yet, by kind. */
+  /** Replayed or older events, skipped by resourceVersion. */
+  stale: number;
+  /** Events of kinds not converted, or not in use (e.g. v1 Endpoints in EndpointSlice mode), by kind. */
   ignored: Record<string, number>;
   bookmarks: number;
+  /** Objects a resync found gone and deleted. */
+  deleted?: number;
   /** The push queued for this batch, if any. */
   push: { full: boolean; configs: number | "all" } | null;
 }
 
-type Outcome =
-  | { kind: "applied"; push: PushRequest | undefined }
-  | { kind: "unchanged" }
-  | { kind: "ignored" };
+export interface ApplyOptions {
+  /**
+   * Order events by resourceVersion (watch events). Admission requests carry the version the
+   * object had before the change, so they are applied as they come and recorded by nobody.
+   */
+  trackVersions: boolean;
+}
+
+/** Starts a summary for a batch of `events` events. */
+export function emptySummary(cluster: string, events: number): ApplySummary {
+  return { cluster, events, applied: 0, unchanged: 0, stale: 0, ignored: {}, bookmarks: 0, push: null };
+}
+
+/** Builds the handlers' context for one call. */
+export function ingestContext(deps: ApplyDeps, cluster: string): IngestContext {
+  return { ...deps, cluster, shard: { provider: "Kubernetes", cluster } };
+}
 
 /** Applies every event for `cluster`, then queues one merged push. */
 export async function applyEvents(
   deps: ApplyDeps,
   cluster: string,
   events: readonly WatchEvent[],
+  options: ApplyOptions = { trackVersions: true },
 ): Promise<ApplySummary> {
-  const summary: ApplySummary = {
-    cluster,
-    events: events.length,
-    applied: 0,
-    unchanged: 0,
-    ignored: {},
-    bookmarks: 0,
-    push: null,
-  };
+  const ctx = ingestContext(deps, cluster);
+  const summary = emptySummary(cluster, events.length);
   const pushes: PushRequest[] = [];
-  const shard: ShardKey = { provider: "Kubernetes", cluster };
   for (const event of events) {
     if (event.type === "BOOKMARK") {
       summary.bookmarks++;
       continue;
     }
-    const outcome = await applyObject(deps, shard, event.type === "DELETED", event.object);
-    if (outcome.kind === "ignored") {
-      summary.ignored[event.object.kind] = (summary.ignored[event.object.kind] ?? 0) + 1;
-    } else if (outcome.kind === "unchanged") {
-      summary.unchanged++;
-    } else {
-      summary.applied++;
-      if (outcome.push) pushes.push(outcome.push);
-    }
+    count(
+      summary,
+      pushes,
+      event.object.kind,
+      await applyEvent(ctx, event.type === "DELETED", event.object, options),
+    );
   }
-  const merged = mergeAll(pushes);
-  if (merged) {
-    await enqueuePush(deps.store, merged, deps.now());
-    summary.push = { full: merged.full, configs: merged.configsUpdated?.length ?? "all" };
-  }
+  await queuePush(deps, summary, pushes);
   return summary;
 }
 
-function applyObject(deps: ApplyDeps, shard: ShardKey, deleted: boolean, obj: KubeObject): Promise<Outcome> {
-  switch (obj.kind) {
-    case "Service":
-      return applyService(deps, shard, deleted, obj as unknown as KubeService);
-    case "EndpointSlice":
-      return applyEndpointSlice(deps, shard, deleted, obj as unknown as EndpointSlice);
-    default:
-      return Promise.resolve({ kind: "ignored" });
+/** Tallies one outcome into the summary and the batch's pushes. */
+export function count(
+  summary: ApplySummary,
+  pushes: PushRequest[],
+  kind: string,
+  outcome: Outcome | "stale",
+): void {
+  if (outcome === "stale") summary.stale++;
+  else if (outcome.kind === "ignored") summary.ignored[kind] = (summary.ignored[kind] ?? 0) + 1;
+  else if (outcome.kind === "unchanged") summary.unchanged++;
+  else {
+    summary.applied++;
+    if (outcome.push) pushes.push(outcome.push);
   }
 }
 
-async function applyService(
+/** Queues the merged push of a batch and notes it in the summary. */
+export async function queuePush(
   deps: ApplyDeps,
-  shard: ShardKey,
+  summary: ApplySummary,
+  pushes: PushRequest[],
+): Promise<void> {
+  const merged = mergeAll(pushes);
+  if (!merged) return;
+  await enqueuePush(deps.store, merged, deps.now());
+  summary.push = { full: merged.full, configs: merged.configsUpdated?.length ?? "all" };
+}
+
+/** Applies one object through its handler, with resourceVersion ordering when asked. */
+export async function applyEvent(
+  ctx: IngestContext,
   deleted: boolean,
-  obj: KubeService,
-): Promise<Outcome> {
-  const service = convertService(obj, { clusterId: shard.cluster, domainSuffix: deps.domainSuffix });
-  const key = keys.service(service.namespace, service.hostname, shard.cluster);
-  const current = await deps.store.get<Service>(key);
-  if (deleted) {
-    if (!current) return { kind: "unchanged" };
-    await deps.store.delete(key);
-    await deleteServiceShard(deps.store, shard, service.hostname, service.namespace);
-  } else {
-    if (current && sameJson(current.value, service)) return { kind: "unchanged" };
-    await deps.store.put(key, service);
-    // Slices may have arrived first, or outlived a delete and re-create: serve what they hold.
-    const endpoints = await shardEndpointsFromSlices(
-      deps.store,
-      service.namespace,
-      service.hostname,
-      shard.cluster,
-    );
-    if (endpoints.length > 0) {
-      await updateServiceEndpoints(deps.store, shard, service.hostname, service.namespace, endpoints);
-    }
-  }
-  const configs = [configKeyString(serviceConfigKey(service.hostname, service.namespace))];
-  return {
-    kind: "applied",
-    push: pushRequest({ full: true, configs, reason: "service", start: deps.now() }),
+  obj: KubeObject,
+  options: ApplyOptions,
+): Promise<Outcome | "stale"> {
+  const handler = kindHandlers[obj.kind];
+  if (!handler) return { kind: "ignored", reason: `kind ${obj.kind} is not converted` };
+  const ref = {
+    cluster: ctx.cluster,
+    kind: obj.kind,
+    namespace: obj.metadata.namespace ?? "",
+    name: obj.metadata.name,
   };
-}
-
-async function applyEndpointSlice(
-  deps: ApplyDeps,
-  shard: ShardKey,
-  deleted: boolean,
-  obj: EndpointSlice,
-): Promise<Outcome> {
-  const serviceName = serviceNameOfSlice(obj);
-  if (serviceName === undefined) return { kind: "ignored" };
-  const namespace = obj.metadata.namespace as string;
-  const hostname = serviceHostname(serviceName, namespace, deps.domainSuffix);
-  const key = keys.slice(namespace, hostname, shard.cluster, obj.metadata.name);
-  if (deleted) {
-    if (!(await deps.store.delete(key))) return { kind: "unchanged" };
-  } else {
-    const endpoints: Endpoint[] = convertEndpointSlice(obj, { clusterId: shard.cluster });
-    const current = await deps.store.get<SlicePiece>(key);
-    if (current && sameJson(current.value.endpoints, endpoints)) return { kind: "unchanged" };
-    await deps.store.put<SlicePiece>(key, { endpoints });
+  const recorded = await readObject(ctx.store, ref);
+  const resourceVersion = obj.metadata.resourceVersion ?? "";
+  if (options.trackVersions && recorded && !isNewer(recorded, resourceVersion)) return "stale";
+  const outcome = deleted
+    ? await handler.remove(ctx, ref, recorded, obj)
+    : await handler.apply(ctx, obj, recorded);
+  if (options.trackVersions && outcome.kind !== "ignored") {
+    await writeObject(ctx.store, ref, {
+      resourceVersion,
+      uid: obj.metadata.uid ?? "",
+      deleted,
+      ...((outcome.kind === "applied" && outcome.data) || recorded?.data
+        ? { data: (outcome.kind === "applied" && outcome.data) || recorded?.data }
+        : {}),
+    });
   }
-  const endpoints = await shardEndpointsFromSlices(deps.store, namespace, hostname, shard.cluster);
-  const pushType = await updateServiceEndpoints(deps.store, shard, hostname, namespace, endpoints);
-  return { kind: "applied", push: pushForShardUpdate(pushType, hostname, namespace, deps.now()) };
-}
-
-/** Structural equality for plain data built in a fixed field order (converters guarantee it). */
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return outcome;
 }

@@ -107,10 +107,11 @@ function validateObject(obj: Record<string, unknown>): IngestError | undefined {
     const ns = dnsName(meta.namespace, "object.metadata.namespace");
     if (ns) return ns;
   }
-  if (known && obj.apiVersion !== undefined && obj.apiVersion !== known.apiVersion) {
+  const served: readonly string[] | undefined = known?.apiVersions;
+  if (served && obj.apiVersion !== undefined && !served.includes(obj.apiVersion as string)) {
     return {
       field: "object.apiVersion",
-      message: `${JSON.stringify(obj.apiVersion)} is not served for ${kind}; want ${known.apiVersion}`,
+      message: `${JSON.stringify(obj.apiVersion)} is not served for ${kind}; want ${served.join(" or ")}`,
     };
   }
   return metadata(meta, "object.metadata") ?? kindChecks[kind]?.(obj, "object");

@@ -24,7 +24,15 @@ export interface ServicePort {
   name: string;
   port: number;
   protocol: Protocol;
+  /** The node port Kubernetes allocated (NodePort and LoadBalancer services); absent otherwise. */
+  nodePort?: number;
 }
+
+/**
+ * Kubernetes traffic distribution (spec.trafficDistribution or Istio's
+ * networking.istio.io/traffic-distribution annotation); absent means any endpoint.
+ */
+export type TrafficDistribution = "PreferSameZone" | "PreferSameNode";
 
 /**
  * A service as seen from one cluster. The same hostname may come from several clusters;
@@ -41,7 +49,29 @@ export interface Service {
   /** ClusterIPs (empty when headless). */
   addresses: string[];
   ports: ServicePort[];
+  /** Sorted by key. */
   labels: Record<string, string>;
+  // Optional fields below are present only when set (booleans only when true), always in this
+  // order, so equal services serialize to equal JSON.
+  /** Istio MeshExternal: an ExternalName service points outside the mesh. Absent = false. */
+  meshExternal?: boolean;
+  /** The DNS name an ExternalName service aliases. */
+  externalName?: string;
+  /**
+   * Addresses that reach the service from outside the cluster (Istio ClusterExternalAddresses):
+   * load balancer ingress IPs (or hostnames when there is no IP) and spec.externalIPs. Sorted, unique.
+   */
+  externalAddresses?: string[];
+  /**
+   * Namespaces the service is visible to (networking.istio.io/exportTo): "." = its own, "*" = all,
+   * "~" = none, else a namespace name. Sorted, unique. Absent = public ("*").
+   */
+  exportTo?: string[];
+  /** spec.publishNotReadyAddresses: every endpoint counts as ready. */
+  publishNotReadyAddresses?: boolean;
+  /** spec.internalTrafficPolicy Local: clients reach only endpoints on their own node. */
+  nodeLocal?: boolean;
+  trafficDistribution?: TrafficDistribution;
 }
 
 /** The Istio hostname of a Kubernetes service. */

@@ -5,11 +5,13 @@
  * flushing the same queue twice publishes the same bytes and versions.
  */
 import { mergeAll, type PushRequest, type Service } from "../model/index.ts";
+import type { LabelSelector } from "../registry/kube/records.ts";
 import { keys, listAll, type Store, update } from "../store/index.ts";
 import type {
   EndpointShardsRecord,
   GenerateContext,
   Generator,
+  ServiceView,
   StoredResource,
   TypeUrl,
 } from "../xds/types.ts";
@@ -18,6 +20,7 @@ import { toStored } from "../xds/version.ts";
 import { checkConsistent, type NamesByType } from "./consistency.ts";
 import type { QueuedPush } from "./queue.ts";
 import { type ServiceRef, servicesInScope } from "./scope.ts";
+import { createVisibility } from "./visibility.ts";
 
 export interface FlushDeps {
   store: Store;
@@ -29,6 +32,8 @@ export interface FlushDeps {
   leaseMs?: number;
   /** How many push log entries to keep. */
   keepLog?: number;
+  /** meshConfig discoverySelectors: only matching namespaces are served. Default: all. */
+  discoverySelectors?: readonly LabelSelector[];
 }
 
 /** One published change: a new version, or null for a removal. */
@@ -83,8 +88,10 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     const changes: ResourceChange[] = [];
     if (request) {
       const plans = [];
-      for (const ref of await servicesInScope(store, request))
-        plans.push(await planService(deps, ref, request.full));
+      const visibility = createVisibility(store, deps.discoverySelectors ?? []);
+      for (const ref of await servicesInScope(store, request)) {
+        plans.push(await planService(deps, visibility.filterView, ref, request.full));
+      }
       const problems = plans.flatMap((p) => p.problems);
       if (problems.length > 0)
         throw new Error(`flush: inconsistent resources, nothing published: ${problems.join("; ")}`);
@@ -118,14 +125,19 @@ interface ServicePlan {
   problems: string[];
 }
 
-async function planService(deps: FlushDeps, ref: ServiceRef, full: boolean): Promise<ServicePlan> {
+async function planService(
+  deps: FlushDeps,
+  filterView: (view: ServiceView) => Promise<ServiceView>,
+  ref: ServiceRef,
+  full: boolean,
+): Promise<ServicePlan> {
   const { store } = deps;
   const { namespace, hostname } = ref;
   const services = (await listAll<Service>(store, keys.servicePrefix(namespace, hostname))).map(
     (e) => e.value,
   );
   const shards = (await store.get<EndpointShardsRecord>(keys.shards(namespace, hostname)))?.value;
-  const view = { hostname, namespace, services, shards };
+  const view = await filterView({ hostname, namespace, services, shards });
   const previous = (await store.get<GeneratedRecord>(keys.generated(namespace, hostname)))?.value ?? {};
   const record: GeneratedRecord = { ...previous };
   const plan: ServicePlan = { ref, upserts: [], removals: [], record, problems: [] };

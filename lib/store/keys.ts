@@ -37,6 +37,25 @@ export const keys = {
   pushVersion: () => "meta/version",
   /** What push number `seq` changed: PushLogEntry. */
   pushLog: (seq: number) => `pushlog/${pad(seq)}`,
+  /** Last seen resourceVersion of one object, and what it fed: ObjectRecord. "_" for cluster-scoped. */
+  object: (cluster: string, kind: string, ns: string, name: string) =>
+    `obj/${cluster}/${kind}/${ns || "_"}/${name}`,
+  objectPrefix: (cluster: string, kind: string) => `obj/${cluster}/${kind}/`,
+  /** A Pod as endpoints need it: PodInfo. */
+  pod: (cluster: string, ns: string, name: string) => `pod/${cluster}/${ns}/${name}`,
+  /** Which pod holds an IP: { namespace, name }. */
+  podIp: (cluster: string, ip: string) => `podip/${cluster}/${ip}`,
+  /** A Node's locality: NodeInfo. */
+  node: (cluster: string, name: string) => `node/${cluster}/${name}`,
+  /** A Namespace's labels: NamespaceInfo. */
+  namespace: (cluster: string, name: string) => `ns/${cluster}/${name}`,
+  /**
+   * Reverse indexes from what an endpoint depends on to the slice that depends on it, so a Pod
+   * or Node event recomputes only the shards it touches. Value: { namespace, hostname }.
+   */
+  ref: (on: "pod" | "ip" | "node", cluster: string, id: string, ns: string, host: string, slice: string) =>
+    `ref/${on}/${cluster}/${id}/${ns}/${host}/${slice}`,
+  refPrefix: (on: "pod" | "ip" | "node", cluster: string, id: string) => `ref/${on}/${cluster}/${id}/`,
   /** A proxy's last sent, acked and NACKed versions (status and debug). */
   proxy: (nodeId: string) => `proxy/${nodeId}`,
 } as const;

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Backend, startBackend } from "./support/backends.ts";
-import { endpointSlice, event, service } from "./support/kube.ts";
+import { endpointSlice, event, pod, service } from "./support/kube.ts";
 import { freePort, type RunningControlPlane, startControlPlane } from "./support/runtime.ts";
 import { bootstrapXds, type WhoClient, whoClient } from "./support/xds-client.ts";
 
@@ -60,6 +60,8 @@ beforeAll(async () => {
     c: await startBackend("c", "127.0.0.3", backendPort),
   };
   cp = await startControlPlane();
+  const pods = ["127.0.0.1", "127.0.0.2", "127.0.0.3"].map((ip) => event("ADDED", pod("reviews", ns, ip)));
+  expect((await cp.post(pods)).status).toBe(200);
   bootstrapXds(cp.xdsPort, "sidecar~127.0.0.9~e2e-client.default~default.svc.cluster.local");
   client = whoClient(target);
 });

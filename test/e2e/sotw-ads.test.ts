@@ -4,7 +4,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StatusService } from "../../lib/gen/edgepilot/v1/status_pb.ts";
 import { type AdsStream, openAds } from "./support/ads-client.ts";
-import { endpointSlice, event, service } from "./support/kube.ts";
+import { endpointSlice, event, pod, service } from "./support/kube.ts";
 import { type RunningControlPlane, startControlPlane } from "./support/runtime.ts";
 
 const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
@@ -32,7 +32,8 @@ async function pushed(version: bigint) {
 
 beforeAll(async () => {
   cp = await startControlPlane({ PILOT_DEBOUNCE_AFTER: "5ms" });
-  await cp.post([event("ADDED", service("reviews", "default", [port])), slice("10.1.0.1")]);
+  const pods = ["10.1.0.1", "10.1.0.2"].map((ip) => event("ADDED", pod("reviews", "default", ip)));
+  await cp.post([...pods, event("ADDED", service("reviews", "default", [port])), slice("10.1.0.1")]);
   await pushed(1n);
   ads = openAds(cp.xdsPort);
 });
@@ -105,6 +106,7 @@ describe("SotW ADS", () => {
 
   it("sends a name asked for before it existed once it appears", async () => {
     await cp.post([
+      event("ADDED", pod("not-yet", "default", "10.2.0.1")),
       event("ADDED", service("not-yet", "default", [{ name: "grpc", port: 1 }])),
       event(
         "ADDED",

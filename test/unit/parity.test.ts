@@ -24,7 +24,7 @@ async function ingestAndSettle(body: string, start: number) {
   const now = () => clock;
   const app = createIngestApp({
     store,
-    domainSuffix: config.domainSuffix,
+    registry: config.registry,
     now,
     token: undefined,
     clusterId: config.clusterId,

@@ -41,10 +41,21 @@ const reviewsHttpCluster = "outbound|8080||reviews.default.svc.cluster.local";
 const reviewsListener = "reviews.default.svc.cluster.local:9080";
 const types = [TypeUrl.cluster, TypeUrl.endpoint, TypeUrl.listener, TypeUrl.route] as const;
 
+/** A fixture slice by name, as the API server would send its next version (a newer resourceVersion). */
+function nextVersionOfSlice(name: string) {
+  const found = events.find((e) => e.object.kind === "EndpointSlice" && e.object.metadata.name === name);
+  expect(found, `slice ${name} in the fixture`).toBeDefined();
+  const slice = structuredClone(found!.object) as {
+    metadata: { name: string; resourceVersion: string };
+    endpoints: { addresses: string[] }[];
+  };
+  slice.metadata.resourceVersion = String(Number(slice.metadata.resourceVersion) + 1000);
+  return slice;
+}
+
 /** The fixture's first reviews slice, with its not-ready endpoint now ready. */
 function reviewsSliceAllReady() {
-  const slice = structuredClone(events[2]!.object) as { metadata: { name: string }; endpoints: unknown[] };
-  expect(slice.metadata.name).toBe("reviews-8x7kq");
+  const slice = nextVersionOfSlice("reviews-8x7kq");
   for (const e of slice.endpoints as { conditions: Record<string, boolean> }[]) {
     e.conditions.ready = true;
     e.conditions.serving = true;
@@ -80,7 +91,11 @@ describe("Worker pipeline on workerd", () => {
     const at = Date.now();
     const res = await ingest(events);
     expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ events: 5, applied: 5, push: { full: true, configs: 2 } });
+    expect(await res.json()).toMatchObject({
+      events: events.length,
+      applied: events.length,
+      push: { full: true, configs: 2 },
+    });
     expect(await alarmAt()).toBe(at);
     const status = await getStatus();
     expect(status).toMatchObject({ pushVersion: 0, pendingPushes: 1 });
@@ -180,13 +195,13 @@ describe("Worker pipeline on workerd", () => {
 
   it("the same event again changes nothing and arms no alarm", async () => {
     const res = await ingest([{ type: "MODIFIED", object: reviewsSliceAllReady() }]);
-    expect(await res.json()).toMatchObject({ applied: 0, unchanged: 1, push: null });
+    expect(await res.json()).toMatchObject({ applied: 0, stale: 1, push: null });
     expect(await alarmAt()).toBeNull();
     expect(await getStatus()).toEqual(published);
   });
 
   it("the cron trigger pushes a queue whose kick was lost", async () => {
-    const slice = structuredClone(events[3]!.object) as { endpoints: { addresses: string[] }[] };
+    const slice = nextVersionOfSlice("reviews-m4n2c");
     slice.endpoints[0]!.addresses = ["10.244.3.22"];
     expect((await ingest([{ type: "MODIFIED", object: slice }])).status).toBe(200);
     await runInDurableObject(mesh(), (_object, state) => state.storage.deleteAlarm());

@@ -1,10 +1,58 @@
 /**
- * discovery.k8s.io/v1 EndpointSlice ─▶ model Endpoints
- * (istio pilot/pkg/serviceregistry/kube/controller/endpointslice.go updateEDSSlice).
+ * discovery.k8s.io/v1 EndpointSlice ─▶ raw endpoints, joined later with pods and nodes
+ * (istio pilot/pkg/serviceregistry/kube/controller/endpointslice.go updateEndpointCacheForSlice).
  */
 import type { Endpoint, HealthStatus } from "../../model/index.ts";
 import { sortUniqueEndpoints } from "../../shards/endpoint-order.ts";
+import { sortedUnique } from "./canonical.ts";
+import { normalizeConditions, podRef, sortUniqueRawEndpoints } from "./raw-endpoints.ts";
+import type { RawEndpoint, SlicePiece } from "./records.ts";
+import { serviceNameOfSlice } from "./service.ts";
 import type { EndpointConditions, EndpointSlice, SliceEndpoint, SliceEndpointPort } from "./types.ts";
+
+/**
+ * Every endpoint × every numbered port of an IPv4 or IPv6 slice, at the endpoint's first address
+ * (the API says a slice endpoint's addresses are fungible), conditions normalized, sorted by
+ * (address, port, servicePortName) and unique. FQDN slices, endpoints without an address and
+ * ports without a number give nothing. No health filtering: the join (buildEndpoint) decides.
+ */
+export function sliceEndpoints(obj: EndpointSlice): RawEndpoint[] {
+  if (obj.addressType !== "IPv4" && obj.addressType !== "IPv6") return [];
+  const ports = (obj.ports ?? []).filter(hasPortNumber);
+  const out: RawEndpoint[] = [];
+  for (const ep of obj.endpoints ?? []) {
+    const address = ep.addresses?.[0];
+    if (!address) continue;
+    for (const port of ports) out.push(rawSliceEndpoint(obj, ep, address, port));
+  }
+  return sortUniqueRawEndpoints(out);
+}
+
+/** What a slice feeds: its service (from the service-name label) and its endpoints; undefined without the label. */
+export function slicePiece(obj: EndpointSlice): SlicePiece | undefined {
+  const serviceName = serviceNameOfSlice(obj);
+  return serviceName === undefined ? undefined : { serviceName, endpoints: sliceEndpoints(obj) };
+}
+
+function rawSliceEndpoint(
+  slice: EndpointSlice,
+  ep: SliceEndpoint,
+  address: string,
+  port: SliceEndpointPort & { port: number },
+): RawEndpoint {
+  const pod = podRef(ep.targetRef, slice.metadata.namespace);
+  return {
+    address,
+    port: port.port,
+    servicePortName: port.name ?? "",
+    conditions: normalizeConditions(ep.conditions),
+    nodeName: ep.nodeName ?? "",
+    zone: ep.zone ?? "",
+    zoneHints: sortedUnique((ep.hints?.forZones ?? []).map((z) => z.name)),
+    ...(ep.hostname && { hostname: ep.hostname }),
+    ...(pod && { pod }),
+  };
+}
 
 /** Where the slice came from. */
 export interface EndpointSliceConversionOptions {
@@ -13,6 +61,7 @@ export interface EndpointSliceConversionOptions {
 }
 
 /**
+ * Superseded by sliceEndpoints + buildEndpoint; kept until ingest has switched over.
  * The endpoints one slice contributes to its service's shard: one per ready endpoint × slice
  * port, at the endpoint's first address (the API says addresses are fungible), sorted and
  * unique by endpointKey. FQDN slices, endpoints without addresses and ports without a number

@@ -74,6 +74,10 @@ export interface KubeServiceSpec {
   ports?: KubeServicePort[];
   selector?: Record<string, string>;
   externalName?: string;
+  /** Addresses outside the cluster that route to the service (not managed by Kubernetes). */
+  externalIPs?: string[];
+  loadBalancerIP?: string;
+  allocateLoadBalancerNodePorts?: boolean;
   ipFamilies?: ("IPv4" | "IPv6")[];
   ipFamilyPolicy?: "SingleStack" | "PreferDualStack" | "RequireDualStack";
   publishNotReadyAddresses?: boolean;
@@ -83,13 +87,21 @@ export interface KubeServiceSpec {
   trafficDistribution?: string;
 }
 
+/** core/v1 LoadBalancerIngress: an IP or a hostname (or, rarely, both) the load balancer answers on. */
+export interface LoadBalancerIngress {
+  ip?: string;
+  hostname?: string;
+  ipMode?: "VIP" | "Proxy";
+  ports?: { port: number; protocol: KubeProtocol; error?: string }[];
+}
+
 /** v1 Service as a watch event or admission request carries it. */
 export interface KubeService {
   apiVersion: "v1";
   kind: "Service";
   metadata: NamespacedObjectMeta;
   spec: KubeServiceSpec;
-  status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] } };
+  status?: { loadBalancer?: { ingress?: LoadBalancerIngress[] } };
 }
 
 // ---- discovery.k8s.io/v1 EndpointSlice ---------------------------------------------------
@@ -147,4 +159,78 @@ export interface EndpointSlice {
   addressType: AddressType;
   endpoints: SliceEndpoint[] | null;
   ports?: SliceEndpointPort[] | null;
+}
+
+// ---- v1 Endpoints -----------------------------------------------------------------------
+
+/** core/v1 EndpointAddress. */
+export interface EndpointAddress {
+  ip: string;
+  hostname?: string;
+  nodeName?: string;
+  targetRef?: ObjectReference;
+}
+
+/** core/v1 EndpointPort. `name` may be empty only when the subset has one port. */
+export interface EndpointsPort {
+  name?: string;
+  port: number;
+  protocol?: KubeProtocol;
+  appProtocol?: string;
+}
+
+/** core/v1 EndpointSubset: every address × every port. */
+export interface EndpointSubset {
+  addresses?: EndpointAddress[];
+  notReadyAddresses?: EndpointAddress[];
+  ports?: EndpointsPort[];
+}
+
+/** v1 Endpoints: named after the Service it belongs to. No subsets at all arrives without the field. */
+export interface KubeEndpoints {
+  apiVersion: "v1";
+  kind: "Endpoints";
+  metadata: NamespacedObjectMeta;
+  subsets?: EndpointSubset[];
+}
+
+// ---- v1 Pod, Node, Namespace (only what the registry reads) -------------------------------
+
+/** core/v1 PodPhase. */
+export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
+
+/** v1 Pod: identity, labels, where it runs, who it runs as and its addresses. */
+export interface KubePod {
+  apiVersion: "v1";
+  kind: "Pod";
+  metadata: NamespacedObjectMeta;
+  spec?: {
+    nodeName?: string;
+    serviceAccountName?: string;
+    /** Deprecated alias of serviceAccountName; the API server keeps both in step. */
+    serviceAccount?: string;
+    hostname?: string;
+    subdomain?: string;
+  };
+  status?: {
+    phase?: PodPhase;
+    podIP?: string;
+    /** The pod's IPs, primary (= podIP) first; two for a dual-stack pod. */
+    podIPs?: { ip: string }[];
+  };
+}
+
+/** v1 Node: only its labels matter (topology). Cluster-scoped: no namespace. */
+export interface KubeNode {
+  apiVersion: "v1";
+  kind: "Node";
+  metadata: ObjectMeta;
+}
+
+/** v1 Namespace: only its labels matter (discovery selectors). Cluster-scoped. */
+export interface KubeNamespace {
+  apiVersion: "v1";
+  kind: "Namespace";
+  metadata: ObjectMeta;
+  status?: { phase?: "Active" | "Terminating" };
 }

@@ -36,7 +36,18 @@ export function startBackend(name: string, address: string, port: number): Promi
         name,
         address,
         port: bound,
-        stop: () => new Promise<void>((r) => server.tryShutdown(() => r())),
+        // Graceful first; a client that keeps its connection open must not hold the test up.
+        stop: () =>
+          new Promise<void>((r) => {
+            const force = setTimeout(() => {
+              server.forceShutdown();
+              r();
+            }, 1000);
+            server.tryShutdown(() => {
+              clearTimeout(force);
+              r();
+            });
+          }),
       });
     });
   });

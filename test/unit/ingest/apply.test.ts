@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
 import { keys, type Store } from "../../../lib/store/index.ts";
@@ -30,7 +31,7 @@ let store: Store;
 async function apply(cluster: string, ...events: unknown[]) {
   const v = validateEvents(events);
   if (!v.ok) throw new Error(v.error.message);
-  return applyEvents({ store, domainSuffix: "cluster.local", now: () => 5000 }, cluster, v.value);
+  return applyEvents({ store, registry: defaultRegistryOptions, now: () => 5000 }, cluster, v.value);
 }
 const endpointsOf = async () =>
   Object.fromEntries(
@@ -57,9 +58,10 @@ describe("applyEvents", () => {
     expect(s).toEqual({
       cluster: "east",
       events: 6,
-      applied: 3,
+      applied: 4,
       unchanged: 0,
-      ignored: { Pod: 1, EndpointSlice: 1 },
+      stale: 0,
+      ignored: { EndpointSlice: 1 },
       bookmarks: 1,
       push: { full: true, configs: 1 },
     });

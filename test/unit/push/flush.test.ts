@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
+import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
 import { type FlushDeps, flush, type PushLogEntry, type PushVersion } from "../../../lib/push/flush.ts";
@@ -51,7 +52,7 @@ const deps = (o: Partial<FlushDeps> = {}): FlushDeps => ({
 async function ingest(...events: unknown[]) {
   const v = validateEvents(events);
   if (!v.ok) throw new Error(v.error.message);
-  await applyEvents({ store, domainSuffix: "cluster.local", now: () => clock }, "c1", v.value);
+  await applyEvents({ store, registry: defaultRegistryOptions, now: () => clock }, "c1", v.value);
 }
 async function flushQueue(d = deps()) {
   return flush(

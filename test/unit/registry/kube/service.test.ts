@@ -39,6 +39,76 @@ describe("convertService on API server fixtures", () => {
       addresses: [],
       ports: [{ name: "tcp-redis", port: 6379, protocol: "TCP" }],
       labels: { "app.kubernetes.io/name": "redis" },
+      publishNotReadyAddresses: true,
+    });
+  });
+
+  it("dual-stack service: both cluster IPs, primary first; exportTo trimmed, sorted, unique", () => {
+    const got = convertService(loadKubeFixture<KubeService>("service-dual-stack.json"), opts);
+    expect(got).toEqual<Service>({
+      hostname: "details.bookinfo.svc.cluster.local",
+      name: "details",
+      namespace: "bookinfo",
+      clusterId: "east",
+      resolution: "ClientSideLB",
+      addresses: ["10.96.88.3", "fd00:10:96::5a1"],
+      ports: [{ name: "http", port: 9080, protocol: "HTTP" }],
+      labels: { app: "details", service: "details" },
+      exportTo: [".", "istio-system"],
+    });
+  });
+
+  it("ExternalName service: Alias, mesh-external, the external name kept, no addresses", () => {
+    const got = convertService(loadKubeFixture<KubeService>("service-externalname.json"), opts);
+    expect(got).toEqual<Service>({
+      hostname: "payments-db.shop.svc.cluster.local",
+      name: "payments-db",
+      namespace: "shop",
+      clusterId: "east",
+      resolution: "Alias",
+      addresses: [],
+      ports: [{ name: "tcp-postgres", port: 5432, protocol: "TCP" }],
+      labels: {},
+      meshExternal: true,
+      externalName: "db.payments.example.com",
+    });
+  });
+
+  it("NodePort service: node ports per port, externalIPs, internalTrafficPolicy Local", () => {
+    const got = convertService(loadKubeFixture<KubeService>("service-nodeport.json"), opts);
+    expect(got).toEqual<Service>({
+      hostname: "istio-eastwestgateway.istio-system.svc.cluster.local",
+      name: "istio-eastwestgateway",
+      namespace: "istio-system",
+      clusterId: "east",
+      resolution: "ClientSideLB",
+      addresses: ["10.96.201.44"],
+      ports: [
+        { name: "status-port", port: 15021, protocol: "UnsupportedProtocol", nodePort: 31021 },
+        { name: "tls", port: 15443, protocol: "TLS", nodePort: 31443 },
+      ],
+      labels: { app: "istio-eastwestgateway", istio: "eastwestgateway" },
+      externalAddresses: ["203.0.113.10"],
+      nodeLocal: true,
+    });
+  });
+
+  it("LoadBalancer service: ingress IP and hostname, node ports, traffic distribution annotation", () => {
+    const got = convertService(loadKubeFixture<KubeService>("service-loadbalancer.json"), opts);
+    expect(got).toEqual<Service>({
+      hostname: "istio-ingressgateway.istio-system.svc.cluster.local",
+      name: "istio-ingressgateway",
+      namespace: "istio-system",
+      clusterId: "east",
+      resolution: "ClientSideLB",
+      addresses: ["10.96.17.120"],
+      ports: [
+        { name: "http2", port: 80, protocol: "HTTP2", nodePort: 30080 },
+        { name: "https", port: 443, protocol: "HTTPS", nodePort: 30443 },
+      ],
+      labels: { app: "istio-ingressgateway", istio: "ingressgateway" },
+      externalAddresses: ["198.51.100.7", "a1b2c3d4e5f6-1234567890.us-east-1.elb.amazonaws.com"],
+      trafficDistribution: "PreferSameZone",
     });
   });
 });
@@ -74,6 +144,23 @@ describe("convertService resolution and addresses", () => {
       in: service({ type: "LoadBalancer" }),
       resolution: "ClientSideLB",
       addresses: ["10.96.142.17"],
+    },
+    {
+      name: "ExternalName without a name is not an alias (Istio requires the name)",
+      in: service({ type: "ExternalName", externalName: "", clusterIP: undefined, clusterIPs: undefined }),
+      resolution: "ClientSideLB",
+      addresses: [],
+    },
+    {
+      name: "headless wins over ExternalName",
+      in: service({
+        type: "ExternalName",
+        externalName: "db.example.com",
+        clusterIP: "None",
+        clusterIPs: ["None"],
+      }),
+      resolution: "Passthrough",
+      addresses: [],
     },
     {
       name: "ExternalName ▶ Alias, no addresses",

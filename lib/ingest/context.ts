@@ -1,0 +1,40 @@
+/** What every kind handler gets: the store, the clock, the registry options, and the cluster of the call. */
+import type { PushRequest, ShardKey } from "../model/index.ts";
+import type { LabelSelector } from "../registry/kube/records.ts";
+import type { Store } from "../store/index.ts";
+
+/** How Kubernetes objects are read, with Istio's defaults. */
+export interface RegistryOptions {
+  /** DOMAIN_SUFFIX: hostnames are `<name>.<ns>.svc.<suffix>`. */
+  domainSuffix: string;
+  /** TRUST_DOMAIN: service accounts are `spiffe://<trust domain>/ns/<ns>/sa/<sa>`. */
+  trustDomain: string;
+  /** PILOT_SEND_UNHEALTHY_ENDPOINTS: serve not-ready endpoints with their health status. */
+  sendUnhealthy: boolean;
+  /** PILOT_USE_ENDPOINT_SLICE: endpoints from EndpointSlices (true) or from v1 Endpoints (false). */
+  useEndpointSlice: boolean;
+  /** meshConfig discoverySelectors: when any are set, only namespaces matching one are served. */
+  discoverySelectors: LabelSelector[];
+}
+
+export const defaultRegistryOptions: RegistryOptions = {
+  domainSuffix: "cluster.local",
+  trustDomain: "cluster.local",
+  sendUnhealthy: false,
+  useEndpointSlice: true,
+  discoverySelectors: [],
+};
+
+export interface IngestContext {
+  store: Store;
+  now: () => number;
+  registry: RegistryOptions;
+  cluster: string;
+  shard: ShardKey;
+}
+
+/** What applying one object did: nothing new, ignored by design, or applied with the push it needs. */
+export type Outcome =
+  | { kind: "applied"; push: PushRequest | undefined; data?: Record<string, string> }
+  | { kind: "unchanged" }
+  | { kind: "ignored"; reason: string };

@@ -1,0 +1,31 @@
+/** The contract of a kind handler: apply an object, or undo one from what was recorded of it. */
+
+import type { IngestContext, Outcome } from "../context.ts";
+import type { KubeObject } from "../events.ts";
+import type { ObjectRecord } from "../objects.ts";
+
+/** An object's identity within its kind and cluster. */
+export interface ObjectRef {
+  namespace: string;
+  name: string;
+}
+
+export interface KindHandler {
+  /** Applies an ADDED or MODIFIED object; `recorded` is what ingest remembers of it, if anything. */
+  apply(ctx: IngestContext, obj: KubeObject, recorded: ObjectRecord | undefined): Promise<Outcome>;
+  /**
+   * Undoes an object: a DELETED event (with its last state in `obj`) or a resync that found it
+   * gone (no `obj`; `recorded.data` holds what the handler saved to undo it).
+   */
+  remove(
+    ctx: IngestContext,
+    ref: ObjectRef,
+    recorded: ObjectRecord | undefined,
+    obj?: KubeObject,
+  ): Promise<Outcome>;
+}
+
+/** Structural equality for plain data built in a fixed field order (the converters guarantee it). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,18 @@
+/** Kind handlers by Kubernetes kind. Kinds not listed are accepted and reported as ignored. */
+import { endpointSliceHandler, endpointsHandler } from "./endpoints.ts";
+import type { KindHandler } from "./handler.ts";
+import { namespaceHandler } from "./namespace.ts";
+import { nodeHandler } from "./node.ts";
+import { podHandler } from "./pod.ts";
+import { serviceHandler } from "./service.ts";
+
+export const kindHandlers: Readonly<Record<string, KindHandler>> = {
+  Service: serviceHandler,
+  EndpointSlice: endpointSliceHandler,
+  Endpoints: endpointsHandler,
+  Pod: podHandler,
+  Node: nodeHandler,
+  Namespace: namespaceHandler,
+};
+
+export type { KindHandler, ObjectRef } from "./handler.ts";

@@ -1,0 +1,65 @@
+/**
+ * v1 Pod: labels, service account and node of the endpoints that run in it. A pod event
+ * recomputes only the shards whose slices name the pod or one of its IPs; an endpoint whose pod
+ * had not arrived is served once it does.
+ */
+import { mergeAll, type PushRequest } from "../../model/index.ts";
+import { convertPod } from "../../registry/kube/pod.ts";
+import type { PodInfo } from "../../registry/kube/records.ts";
+import type { KubePod } from "../../registry/kube/types.ts";
+import { keys } from "../../store/index.ts";
+import type { IngestContext, Outcome } from "../context.ts";
+import { dependents, refreshShard } from "../shard-refresh.ts";
+import { type KindHandler, type ObjectRef, sameJson } from "./handler.ts";
+
+type Owner = { namespace: string; name: string };
+
+async function setIps(ctx: IngestContext, pod: Owner, before: string[], after: string[]) {
+  for (const ip of before) {
+    if (after.includes(ip)) continue;
+    const owner = await ctx.store.get<Owner>(keys.podIp(ctx.cluster, ip));
+    if (owner && owner.value.namespace === pod.namespace && owner.value.name === pod.name) {
+      await ctx.store.delete(keys.podIp(ctx.cluster, ip), { ifVersion: owner.version });
+    }
+  }
+  for (const ip of after) await ctx.store.put<Owner>(keys.podIp(ctx.cluster, ip), pod);
+}
+
+async function refreshDependents(
+  ctx: IngestContext,
+  pod: Owner,
+  ips: string[],
+): Promise<PushRequest | undefined> {
+  const services = await dependents(ctx, [
+    { on: "pod", id: `${pod.namespace}/${pod.name}` },
+    ...ips.map((ip) => ({ on: "ip" as const, id: ip })),
+  ]);
+  const pushes: PushRequest[] = [];
+  for (const svc of services) {
+    const push = await refreshShard(ctx, svc);
+    if (push) pushes.push(push);
+  }
+  return mergeAll(pushes);
+}
+
+export const podHandler: KindHandler = {
+  async apply(ctx, obj): Promise<Outcome> {
+    const info = convertPod(obj as unknown as KubePod);
+    const key = keys.pod(ctx.cluster, info.namespace, info.name);
+    const before = (await ctx.store.get<PodInfo>(key))?.value;
+    if (before && sameJson(before, info)) return { kind: "unchanged" };
+    await ctx.store.put(key, info);
+    await setIps(ctx, info, before?.ips ?? [], info.ips);
+    const push = await refreshDependents(ctx, info, [...new Set([...(before?.ips ?? []), ...info.ips])]);
+    return { kind: "applied", push };
+  },
+
+  async remove(ctx, ref: ObjectRef): Promise<Outcome> {
+    const key = keys.pod(ctx.cluster, ref.namespace, ref.name);
+    const before = (await ctx.store.get<PodInfo>(key))?.value;
+    if (!before) return { kind: "unchanged" };
+    await ctx.store.delete(key);
+    await setIps(ctx, ref, before.ips, []);
+    return { kind: "applied", push: await refreshDependents(ctx, ref, before.ips) };
+  },
+};

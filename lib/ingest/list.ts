@@ -1,0 +1,60 @@
+/** Validates a resync body: a Kubernetes List of one kind, exactly as the API server returns it from a list call. */
+import { isObject, typeName } from "./check.ts";
+import type { Result } from "./errors.ts";
+import { type KubeObject, knownKinds } from "./events.ts";
+import type { ResyncList } from "./resync.ts";
+import { validateEvents } from "./validate.ts";
+
+/**
+ * Checks the list whole; items may omit apiVersion and kind (list responses do), which are
+ * filled from `kind`. Errors name the item as `items[i]` and the field inside it.
+ */
+export function validateList(kind: string, body: unknown): Result<ResyncList> {
+  const known = knownKinds[kind as keyof typeof knownKinds];
+  if (!known) {
+    return {
+      ok: false,
+      error: {
+        field: "kind",
+        message: `cannot resync kind ${JSON.stringify(kind)}; want one of ${Object.keys(knownKinds).join(", ")}`,
+      },
+    };
+  }
+  if (!isObject(body))
+    return { ok: false, error: { message: `a resync body is a List object, got ${typeName(body)}` } };
+  if (body.kind !== undefined && body.kind !== `${kind}List`) {
+    return {
+      ok: false,
+      error: { field: "kind", message: `${JSON.stringify(body.kind)} is not a ${kind}List` },
+    };
+  }
+  if (!Array.isArray(body.items)) {
+    return { ok: false, error: { field: "items", message: `must be an array, got ${typeName(body.items)}` } };
+  }
+  const events = body.items.map((item) => ({
+    type: "ADDED",
+    object: isObject(item) ? { apiVersion: known.apiVersions[0], kind, ...item } : item,
+  }));
+  const validated = validateEvents(events);
+  if (!validated.ok) {
+    const { index, field = "", message } = validated.error;
+    const inner = field.replace(/^object\.?/, "");
+    return { ok: false, error: { index, field: `items[${index}]${inner ? `.${inner}` : ""}`, message } };
+  }
+  const wrongKind = validated.value.findIndex((e) => e.type !== "BOOKMARK" && e.object.kind !== kind);
+  if (wrongKind >= 0) {
+    return {
+      ok: false,
+      error: { index: wrongKind, field: `items[${wrongKind}].kind`, message: `is not ${kind}` },
+    };
+  }
+  const meta = isObject(body.metadata) ? body.metadata : {};
+  return {
+    ok: true,
+    value: {
+      kind,
+      resourceVersion: typeof meta.resourceVersion === "string" ? meta.resourceVersion : "",
+      items: validated.value.flatMap((e) => (e.type === "BOOKMARK" ? [] : [e.object as KubeObject])),
+    },
+  };
+}

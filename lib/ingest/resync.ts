@@ -1,0 +1,65 @@
+/**
+ * Resync: a complete list of one kind in one cluster. Every item is applied like an ADDED event
+ * (replays change nothing), and whatever the cluster held of that kind that the list lacks is
+ * deleted. This is how a missed DELETE is repaired.
+ */
+import type { PushRequest } from "../model/index.ts";
+import { keys, listAll } from "../store/index.ts";
+import {
+  type ApplyDeps,
+  type ApplySummary,
+  applyEvent,
+  count,
+  emptySummary,
+  ingestContext,
+  queuePush,
+} from "./apply.ts";
+import type { KubeObject } from "./events.ts";
+import { kindHandlers } from "./kinds/index.ts";
+import { compareResourceVersions, type ObjectRecord } from "./objects.ts";
+
+/** A validated list: its kind's items, and the list's own resourceVersion ("" when absent). */
+export interface ResyncList {
+  kind: string;
+  resourceVersion: string;
+  items: KubeObject[];
+}
+
+/** Applies the list, deletes what it lacks, and queues one merged push. */
+export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList): Promise<ApplySummary> {
+  const ctx = ingestContext(deps, cluster);
+  const summary: ApplySummary = { ...emptySummary(cluster, list.items.length), deleted: 0 };
+  const pushes: PushRequest[] = [];
+  const present = new Set<string>();
+  for (const obj of list.items) {
+    present.add(keys.object(cluster, list.kind, obj.metadata.namespace ?? "", obj.metadata.name));
+    count(summary, pushes, list.kind, await applyEvent(ctx, false, obj, { trackVersions: true }));
+  }
+  const handler = kindHandlers[list.kind];
+  if (handler) {
+    for (const e of await listAll<ObjectRecord>(deps.store, keys.objectPrefix(cluster, list.kind))) {
+      if (present.has(e.key)) continue;
+      const [ns, name] = e.key.slice(keys.objectPrefix(cluster, list.kind).length).split("/") as [
+        string,
+        string,
+      ];
+      const ref = { namespace: ns === "_" ? "" : ns, name };
+      if (e.value.deleted) {
+        // A tombstone the list has moved past can go: nothing older can arrive after a list.
+        const c = compareResourceVersions(e.value.resourceVersion, list.resourceVersion);
+        if (c !== undefined && c <= 0) await deps.store.delete(e.key, { ifVersion: e.version });
+        continue;
+      }
+      const outcome = await handler.remove(ctx, ref, e.value);
+      if (outcome.kind === "applied") summary.deleted = (summary.deleted ?? 0) + 1;
+      if (outcome.kind === "applied" && outcome.push) pushes.push(outcome.push);
+      await deps.store.put<ObjectRecord>(e.key, {
+        ...e.value,
+        deleted: true,
+        resourceVersion: list.resourceVersion,
+      });
+    }
+  }
+  await queuePush(deps, summary, pushes);
+  return summary;
+}
