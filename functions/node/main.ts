@@ -19,8 +19,12 @@ for (const sig of ["SIGTERM", "SIGINT"] as const) {
     if (stopping) return;
     stopping = true;
     console.log(`edgepilot: ${sig}: draining streams and stopping`);
+    const started = Date.now();
     runtime.stop().then(
-      () => process.exit(0),
+      () => {
+        console.log(`edgepilot: stopped in ${Date.now() - started}ms`);
+        process.exit(0);
+      },
       (err) => {
         console.error(`edgepilot: unclean stop: ${err}`);
         process.exit(1);

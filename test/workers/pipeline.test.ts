@@ -47,7 +47,7 @@ function nextVersionOfSlice(name: string) {
   expect(found, `slice ${name} in the fixture`).toBeDefined();
   const slice = structuredClone(found!.object) as {
     metadata: { name: string; resourceVersion: string };
-    endpoints: { addresses: string[] }[];
+    endpoints: { addresses: string[]; conditions: Record<string, boolean> }[];
   };
   slice.metadata.resourceVersion = String(Number(slice.metadata.resourceVersion) + 1000);
   return slice;
@@ -56,7 +56,7 @@ function nextVersionOfSlice(name: string) {
 /** The fixture's first reviews slice, with its not-ready endpoint now ready. */
 function reviewsSliceAllReady() {
   const slice = nextVersionOfSlice("reviews-8x7kq");
-  for (const e of slice.endpoints as { conditions: Record<string, boolean> }[]) {
+  for (const e of slice.endpoints) {
     e.conditions.ready = true;
     e.conditions.serving = true;
   }

@@ -1,5 +1,6 @@
 /** Starts the Node runtime as `npm start` does (a child process running functions/node/main.ts). */
 import { type ChildProcess, spawn } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -16,7 +17,7 @@ export interface RunningControlPlane {
     body: unknown,
     init?: { token?: string | null; contentType?: string; raw?: string },
   ): Promise<Response>;
-  /** The published status (StatusService over Connect JSON on XDS_PORT is h2c, so read it on PORT's twin: ingest). */
+  /** Signals the process and resolves with its exit code; kills it and throws with its output if it hangs. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   process: ChildProcess;
 }
@@ -50,12 +51,12 @@ export async function startControlPlane(env: Record<string, string> = {}): Promi
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
-  child.stdout?.on("data", (d) => {
+  const record = (d: Buffer) => {
     out += d;
-  });
-  child.stderr?.on("data", (d) => {
-    out += d;
-  });
+    if (process.env.E2E_CHILD_LOG) appendFileSync(`${process.env.E2E_CHILD_LOG}.${child.pid}`, d);
+  };
+  child.stdout?.on("data", record);
+  child.stderr?.on("data", record);
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
@@ -82,7 +83,15 @@ export async function startControlPlane(env: Record<string, string> = {}): Promi
     },
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null) child.kill(signal);
-      return exited;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const hung = new Promise<"hung">((resolve) => {
+        timer = setTimeout(() => resolve("hung"), 15_000);
+      });
+      const code = await Promise.race([exited, hung]);
+      clearTimeout(timer);
+      if (code !== "hung") return code;
+      child.kill("SIGKILL");
+      throw new Error(`control plane did not exit 15s after ${signal}; its output:\n${out}`);
     },
   };
 }
