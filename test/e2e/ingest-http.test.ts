@@ -126,6 +126,58 @@ describe("ingest rejects bad input and applies none of it", () => {
   });
 });
 
+describe("admission webhook", () => {
+  const call = (path: string, body: unknown) =>
+    fetch(`http://127.0.0.1:${cp.port}${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${cp.token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const review = (operation: string, object: unknown, o: Record<string, unknown> = {}) => ({
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: { uid: `uid-${operation}-${Math.random()}`, operation, object, ...o },
+  });
+  const ratings = service("ratings", "default", [{ name: "grpc", port: 7070 }]);
+
+  it("allows, echoes the uid, and applies the change", async () => {
+    const before = await settled();
+    const body = review("CREATE", ratings);
+    const res = await call("/v1/admission?cluster=Kubernetes", body);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      response: { uid: body.request.uid, allowed: true },
+    });
+    const after = await settled();
+    expect(after.pushVersion).toBe(before.pushVersion + 1n);
+    const listeners = after.types.find((t) => t.typeUrl.endsWith("Listener"))?.versions ?? {};
+    expect(Object.keys(listeners)).toContain("ratings.default.svc.cluster.local:7070");
+  });
+
+  it("a dry run is allowed and changes nothing", async () => {
+    const before = await settled();
+    const res = await call("/v1/admission", review("DELETE", null, { oldObject: ratings, dryRun: true }));
+    expect(((await res.json()) as { response: { allowed: boolean } }).response.allowed).toBe(true);
+    expect(await settled()).toEqual(before);
+  });
+
+  it("a body that is no AdmissionReview ▶ 400", async () => {
+    const res = await call("/v1/admission", { kind: "Pod" });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ field: "apiVersion" });
+  });
+
+  it("a resync of an unknown kind ▶ 400 naming the kinds it takes", async () => {
+    const res = await call("/v1/resync?kind=Widget", { items: [] });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toMatch(
+      /cannot resync kind "Widget"; want one of Service/,
+    );
+  });
+});
+
 describe("shutdown", () => {
   it("SIGTERM ends open ADS streams and exits 0", async () => {
     const ads = createClient(
