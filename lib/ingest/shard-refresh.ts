@@ -6,6 +6,7 @@
 import {
   configKeyString,
   type Endpoint,
+  mergeAll,
   type PushRequest,
   pushRequest,
   type Service,
@@ -84,6 +85,19 @@ async function podsFor(store: Store, cluster: string, raws: RawEndpoint[]): Prom
 
 function podOf(pods: PodLookup, raw: RawEndpoint): PodInfo | undefined {
   return raw.pod ? pods.byName.get(`${raw.pod.namespace}/${raw.pod.name}`) : pods.byIp.get(raw.address);
+}
+
+/** Refreshes every listed shard and merges the pushes they need. */
+export async function refreshAll(
+  ctx: IngestContext,
+  services: ServiceKey[],
+): Promise<PushRequest | undefined> {
+  const pushes: PushRequest[] = [];
+  for (const svc of services) {
+    const push = await refreshShard(ctx, svc);
+    if (push) pushes.push(push);
+  }
+  return mergeAll(pushes);
 }
 
 /** The dependency ids of a piece: pods it names, IPs of endpoints without a pod, nodes. */

@@ -1,20 +1,15 @@
 /** v1 Node: the locality of the endpoints that run on it. A change recomputes only the shards with endpoints there. */
-import { mergeAll, type PushRequest } from "../../model/index.ts";
+import type { PushRequest } from "../../model/index.ts";
 import { convertNode } from "../../registry/kube/node.ts";
 import type { NodeInfo } from "../../registry/kube/records.ts";
 import type { KubeNode } from "../../registry/kube/types.ts";
 import { keys } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
-import { dependents, refreshShard } from "../shard-refresh.ts";
+import { dependents, refreshAll } from "../shard-refresh.ts";
 import { type KindHandler, sameJson } from "./handler.ts";
 
 async function refreshNode(ctx: IngestContext, name: string): Promise<PushRequest | undefined> {
-  const pushes: PushRequest[] = [];
-  for (const svc of await dependents(ctx, [{ on: "node", id: name }])) {
-    const push = await refreshShard(ctx, svc);
-    if (push) pushes.push(push);
-  }
-  return mergeAll(pushes);
+  return refreshAll(ctx, await dependents(ctx, [{ on: "node", id: name }]));
 }
 
 export const nodeHandler: KindHandler = {

@@ -3,13 +3,13 @@
  * recomputes only the shards whose slices name the pod or one of its IPs; an endpoint whose pod
  * had not arrived is served once it does.
  */
-import { mergeAll, type PushRequest } from "../../model/index.ts";
+import type { PushRequest } from "../../model/index.ts";
 import { convertPod } from "../../registry/kube/pod.ts";
 import type { PodInfo } from "../../registry/kube/records.ts";
 import type { KubePod } from "../../registry/kube/types.ts";
 import { keys } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
-import { dependents, refreshShard } from "../shard-refresh.ts";
+import { dependents, refreshAll } from "../shard-refresh.ts";
 import { type KindHandler, type ObjectRef, sameJson } from "./handler.ts";
 
 type Owner = { namespace: string; name: string };
@@ -25,21 +25,12 @@ async function setIps(ctx: IngestContext, pod: Owner, before: string[], after: s
   for (const ip of after) await ctx.store.put<Owner>(keys.podIp(ctx.cluster, ip), pod);
 }
 
-async function refreshDependents(
-  ctx: IngestContext,
-  pod: Owner,
-  ips: string[],
-): Promise<PushRequest | undefined> {
-  const services = await dependents(ctx, [
-    { on: "pod", id: `${pod.namespace}/${pod.name}` },
+function refreshDependents(ctx: IngestContext, pod: Owner, ips: string[]): Promise<PushRequest | undefined> {
+  const deps = [
+    { on: "pod" as const, id: `${pod.namespace}/${pod.name}` },
     ...ips.map((ip) => ({ on: "ip" as const, id: ip })),
-  ]);
-  const pushes: PushRequest[] = [];
-  for (const svc of services) {
-    const push = await refreshShard(ctx, svc);
-    if (push) pushes.push(push);
-  }
-  return mergeAll(pushes);
+  ];
+  return dependents(ctx, deps).then((services) => refreshAll(ctx, services));
 }
 
 export const podHandler: KindHandler = {
