@@ -1,14 +1,8 @@
-/**
- * discovery.k8s.io/v1 EndpointSlice ─▶ raw endpoints, joined later with pods and nodes
- * (istio pilot/pkg/serviceregistry/kube/controller/endpointslice.go updateEndpointCacheForSlice).
- */
-import type { Endpoint, HealthStatus } from "../../model/index.ts";
-import { sortUniqueEndpoints } from "../../shards/endpoint-order.ts";
 import { sortedUnique } from "./canonical.ts";
 import { normalizeConditions, podRef, sortUniqueRawEndpoints } from "./raw-endpoints.ts";
 import type { RawEndpoint, SlicePiece } from "./records.ts";
 import { serviceNameOfSlice } from "./service.ts";
-import type { EndpointConditions, EndpointSlice, SliceEndpoint, SliceEndpointPort } from "./types.ts";
+import type { EndpointSlice, SliceEndpoint, SliceEndpointPort } from "./types.ts";
 
 /**
  * Every endpoint × every numbered port of an IPv4 or IPv6 slice, at the endpoint's first address
