@@ -25,20 +25,24 @@ export function uniqueByName(resources: readonly StoredResource[]): {
 
 /**
  * A response whose version_info is the set version of exactly these resources, so the same
- * resources give the same version_info on every instance and runtime.
+ * resources give the same version_info on every instance and runtime. `only`, when given, limits
+ * the resources carried (not the version): RDS and EDS responses need not repeat unchanged
+ * resources, since for those types an omission means nothing (xDS protocol, SotW).
  */
 export async function sotwResponse(
   typeUrl: string,
   resources: readonly StoredResource[],
   nonce: string | ((versionInfo: string) => string),
+  only?: ReadonlySet<string>,
 ): Promise<{ response: DiscoveryResponse; versions: Map<string, string> }> {
   const { unique, versions } = uniqueByName(resources);
   const versionInfo = await setVersion([...versions].map(([name, version]) => ({ name, version })));
+  const carried = only ? unique.filter((r) => only.has(r.name)) : unique;
   const response = create(DiscoveryResponseSchema, {
     versionInfo,
     typeUrl,
     nonce: typeof nonce === "string" ? nonce : nonce(versionInfo),
-    resources: unique.map((r) => create(AnySchema, { typeUrl: r.typeUrl, value: r.body })),
+    resources: carried.map((r) => create(AnySchema, { typeUrl: r.typeUrl, value: r.body })),
   });
   return { response, versions };
 }

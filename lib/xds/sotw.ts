@@ -88,9 +88,13 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     return source.get(state.typeUrl, [...state.names].sort());
   }
 
-  async function answer(state: TypeState, resources: StoredResource[]): Promise<DiscoveryResponse> {
+  async function answer(
+    state: TypeState,
+    resources: StoredResource[],
+    only?: ReadonlySet<string>,
+  ): Promise<DiscoveryResponse> {
     const nonce = nextNonce();
-    const { response, versions } = await sotwResponse(state.typeUrl, resources, nonce);
+    const { response, versions } = await sotwResponse(state.typeUrl, resources, nonce, only);
     state.sent = { versionInfo: response.versionInfo, nonce, versions };
     return response;
   }
@@ -151,7 +155,13 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
       if (!state?.sent) continue;
       const resources = await resolve(state);
       if (sameVersions(state.sent.versions, resources)) continue;
-      out.push(await answer(state, resources));
+      // RDS and EDS are not state-of-the-world: a push carries only what changed (as Istio's
+      // incremental EDS does); LDS and CDS responses must carry every resource.
+      const sent = state.sent.versions;
+      const changed = wildcardTypes.has(typeUrl)
+        ? undefined
+        : new Set(resources.filter((r) => sent.get(r.name) !== r.version).map((r) => r.name));
+      out.push(await answer(state, resources, changed));
     }
     return out;
   }

@@ -298,3 +298,32 @@ describe("SotW session: one call at a time", () => {
     expect((await session.onRequest(req({ typeUrl: LDS })))[0]?.nonce).toBe("n2");
   });
 });
+
+describe("SotW session: what a push carries", () => {
+  it("EDS and RDS pushes carry only what changed; CDS and LDS pushes carry every resource", async () => {
+    const h = harness();
+    for (const name of ["c1", "c2"]) {
+      await h.publish(CDS, name);
+      await h.publish(EDS, name);
+    }
+    const [cds] = await h.session.onRequest(req({ typeUrl: CDS }));
+    await h.session.onRequest(ack(cds));
+    const [eds] = await h.session.onRequest(req({ typeUrl: EDS, resourceNames: ["c1", "c2"] }));
+    await h.session.onRequest(ack(eds, ["c1", "c2"]));
+
+    await h.publish(EDS, "c2", "v2");
+    await h.publish(CDS, "c2", "v2");
+    const pushed = await h.session.onPush();
+    expect(pushed.map((r) => [r.typeUrl, resourceNames(r)])).toEqual([
+      [CDS, ["c1", "c2"]],
+      [EDS, ["c2"]],
+    ]);
+    // version_info still names the whole set the client now holds.
+    expect(pushed[1]?.versionInfo).toBe(
+      await setVersion([
+        { name: "c1", version: "v1" },
+        { name: "c2", version: "v2" },
+      ]),
+    );
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * The heart of delta xDS, pure over a ResourceSource: given what a client subscribes to and
+ * what it holds, which resources to send and which names to report removed. Used by the
+ * stateful Delta ADS session and by the stateless Poll/Watch alike, so they cannot disagree.
+ */
+import type { ResourceSource } from "./source.ts";
+import { type StoredResource, TypeUrl } from "./types.ts";
+
+/** Types where a wildcard subscription exists (xDS protocol: LDS and CDS). */
+export const wildcardTypes: ReadonlySet<string> = new Set([TypeUrl.listener, TypeUrl.cluster]);
+
+export interface DeltaSubscription {
+  /** Every resource of the type, plus `names`. */
+  wildcard: boolean;
+  /** Explicitly subscribed names ("*" never among them). */
+  names: ReadonlySet<string>;
+}
+
+export interface DeltaDiff {
+  /** Resources the client does not hold at their current version, sorted by name. */
+  resources: StoredResource[];
+  /** Names the client holds that no longer exist (or are no longer in a wildcard's reach). */
+  removed: string[];
+  /** Subscribed names that do not exist and the client does not hold. */
+  missing: string[];
+}
+
+/** Computes the diff. `held`: name ─▶ version the client has. Names held but not subscribed are ignored. */
+export async function diffForClient(
+  source: ResourceSource,
+  typeUrl: string,
+  sub: DeltaSubscription,
+  held: ReadonlyMap<string, string>,
+): Promise<DeltaDiff> {
+  const named = [...sub.names].sort();
+  const current = sub.wildcard
+    ? mergeByName(await source.list(typeUrl), named.length > 0 ? await source.get(typeUrl, named) : [])
+    : await source.get(typeUrl, named);
+  const exists = new Set(current.map((r) => r.name));
+  const resources = current.filter((r) => held.get(r.name) !== r.version);
+  const inReach = (name: string) => sub.wildcard || sub.names.has(name);
+  const removed = [...held.keys()].filter((n) => inReach(n) && !exists.has(n)).sort();
+  const missing = named.filter((n) => !exists.has(n) && !held.has(n));
+  return { resources, removed, missing };
+}
+
+function mergeByName(a: StoredResource[], b: StoredResource[]): StoredResource[] {
+  const byName = new Map<string, StoredResource>();
+  for (const r of [...a, ...b]) byName.set(r.name, r);
+  return [...byName.values()].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+}
