@@ -1,33 +1,35 @@
 /**
- * Runs one SotW ADS stream: requests from the proxy and push signals are handled one at a
- * time, in arrival order, and the session's responses are yielded to the transport.
- * Pushes that arrive while one is pending coalesce into one.
+ * Runs one ADS stream, SotW or Delta: requests from the proxy and push signals are handled one
+ * at a time, in arrival order, and the session's responses are yielded to the transport.
+ * Pushes that arrive while one is pending coalesce into one. Each request may be checked first;
+ * a refused request ends this stream (and only this one) with the check's error.
  */
-import type {
-  DiscoveryRequest,
-  DiscoveryResponse,
-} from "../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { PushSignal } from "../lib/push/signal.ts";
 
-/** What the stream needs of a session (lib/xds/sotw.ts implements it). */
-export interface StreamSession {
-  onRequest(req: DiscoveryRequest): Promise<DiscoveryResponse[]>;
-  onPush(): Promise<DiscoveryResponse[]>;
+/** What the stream needs of a session (lib/xds/sotw.ts and lib/xds/delta.ts implement it). */
+export interface StreamSession<Req, Res> {
+  onRequest(req: Req): Promise<Res[]>;
+  onPush(): Promise<Res[]>;
 }
 
-type Input = { kind: "request"; req: DiscoveryRequest } | { kind: "push" } | { kind: "end"; error?: unknown };
+type Input<Req> = { kind: "request"; req: Req } | { kind: "push" } | { kind: "end"; error?: unknown };
 
-/** Yields the session's responses until the proxy closes the stream or `signal` aborts. */
-export async function* runAdsStream(
-  requests: AsyncIterable<DiscoveryRequest>,
-  session: StreamSession,
+/**
+ * Yields the session's responses until the proxy closes the stream or `signal` aborts. `check`
+ * (optional) returns the error to end the stream with when a request is refused; it runs when the
+ * request's turn comes, so it sees the session as every earlier request left it.
+ */
+export async function* runAdsStream<Req, Res>(
+  requests: AsyncIterable<Req>,
+  session: StreamSession<Req, Res>,
   pushes: PushSignal,
   signal: AbortSignal,
-): AsyncGenerator<DiscoveryResponse> {
-  const inbox: Input[] = [];
+  check?: (req: Req) => Error | undefined,
+): AsyncGenerator<Res> {
+  const inbox: Input<Req>[] = [];
   let wake: (() => void) | undefined;
   let pushPending = false;
-  const deliver = (input: Input) => {
+  const deliver = (input: Input<Req>) => {
     inbox.push(input);
     wake?.();
   };
@@ -60,9 +62,15 @@ export async function* runAdsStream(
         if (input.error !== undefined && !signal.aborted) throw input.error;
         return;
       }
-      if (input.kind === "push") pushPending = false;
-      const responses =
-        input.kind === "request" ? await session.onRequest(input.req) : await session.onPush();
+      let responses: Res[];
+      if (input.kind === "push") {
+        pushPending = false;
+        responses = await session.onPush();
+      } else {
+        const refused = check?.(input.req);
+        if (refused) throw refused;
+        responses = await session.onRequest(input.req);
+      }
       for (const r of responses) yield r;
     }
   } finally {

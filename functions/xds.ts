@@ -1,25 +1,31 @@
 /**
- * The xDS Connect routes, runtime-neutral: SotW ADS streams (where the runtime has a push
- * signal), Envoy's unary Fetch RPCs for polling, and edgepilot's StatusService.
+ * The xDS Connect routes, runtime-neutral: SotW and Delta ADS streams (where the runtime has a
+ * push signal), Envoy's unary Fetch RPCs for polling, and edgepilot's StatusService.
  */
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import { StatusService } from "../lib/gen/edgepilot/v1/status_pb.ts";
 import { ClusterDiscoveryService } from "../lib/gen/envoy/service/cluster/v3/cds_pb.ts";
 import { AggregatedDiscoveryService } from "../lib/gen/envoy/service/discovery/v3/ads_pb.ts";
-import type { DiscoveryRequest } from "../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type {
+  DeltaDiscoveryRequest,
+  DiscoveryRequest,
+} from "../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { EndpointDiscoveryService } from "../lib/gen/envoy/service/endpoint/v3/eds_pb.ts";
 import { ListenerDiscoveryService } from "../lib/gen/envoy/service/listener/v3/lds_pb.ts";
 import { RouteDiscoveryService } from "../lib/gen/envoy/service/route/v3/rds_pb.ts";
 import type { PushSignal } from "../lib/push/signal.ts";
 import { publishedStatus } from "../lib/push/status.ts";
 import type { Store } from "../lib/store/index.ts";
+import { createDeltaSession } from "../lib/xds/delta.ts";
+import { type AdsLimits, checkDeltaRequest, defaultAdsLimits } from "../lib/xds/delta-limits.ts";
 import { fetchDiscovery } from "../lib/xds/fetch.ts";
 import { xdsRegistry } from "../lib/xds/registry.ts";
 import { createSotwSession } from "../lib/xds/sotw.ts";
 import { createStoreSource } from "../lib/xds/source.ts";
 import { TypeUrl } from "../lib/xds/types.ts";
 import { runAdsStream } from "./ads-stream.ts";
+
 import { createProxyStatusRecorder } from "./proxy-status.ts";
 
 export interface XdsDeps {
@@ -29,6 +35,8 @@ export interface XdsDeps {
   /** Aborted on shutdown: open streams end cleanly. */
   shutdown?: AbortSignal;
   log: (line: string) => void;
+  /** ADS limits; each one omitted takes its default (defaultAdsLimits). */
+  limits?: Partial<AdsLimits>;
 }
 
 /** Registers the xDS services on a Connect router. */
@@ -40,6 +48,24 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
     return result.response;
   };
   const options = { jsonOptions: { registry: xdsRegistry } };
+  const limits: AdsLimits = { ...defaultAdsLimits, ...deps.limits };
+  let openStreams = 0;
+  /** Counts a stream for its whole life; over maxStreams, refuses it before it starts. */
+  async function* counted<T>(stream: () => AsyncGenerator<T>): AsyncGenerator<T> {
+    if (openStreams >= limits.maxStreams) {
+      throw new ConnectError(
+        `this control plane instance already serves ${openStreams} ADS streams, its limit (EDGEPILOT_MAX_STREAMS); ` +
+          "retry with backoff, connect to another instance, or raise the limit",
+        Code.ResourceExhausted,
+      );
+    }
+    openStreams++;
+    try {
+      yield* stream();
+    } finally {
+      openStreams--;
+    }
+  }
   return (router) => {
     router.service(ClusterDiscoveryService, { fetchClusters: (req) => fetch(TypeUrl.cluster, req) }, options);
     router.service(
@@ -68,13 +94,32 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
     router.service(
       AggregatedDiscoveryService,
       {
-        async *streamAggregatedResources(requests, ctx) {
-          const session = createSotwSession({
-            source,
-            onStatus: createProxyStatusRecorder(deps.store, deps.log),
+        streamAggregatedResources(requests, ctx) {
+          return counted(async function* () {
+            const session = createSotwSession({
+              source,
+              onStatus: createProxyStatusRecorder(deps.store, deps.log),
+            });
+            const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
+            yield* runAdsStream(requests, session, pushes, signal);
           });
-          const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
-          yield* runAdsStream(requests, session, pushes, signal);
+        },
+        deltaAggregatedResources(requests, ctx) {
+          return counted(async function* () {
+            const session = createDeltaSession({
+              source,
+              onStatus: createProxyStatusRecorder(deps.store, deps.log),
+            });
+            const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
+            const check = (req: DeltaDiscoveryRequest) => {
+              const problem = checkDeltaRequest(req, limits, session.subscribed(req.typeUrl));
+              if (!problem) return undefined;
+              const code =
+                problem.code === "invalid-argument" ? Code.InvalidArgument : Code.ResourceExhausted;
+              return new ConnectError(problem.message, code);
+            };
+            yield* runAdsStream(requests, session, pushes, signal, check);
+          });
         },
       },
       options,

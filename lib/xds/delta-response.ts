@@ -1,0 +1,52 @@
+/** Builds DeltaDiscoveryResponses from stored resources: one place decides packing and versions. */
+import { create } from "@bufbuild/protobuf";
+import { AnySchema } from "@bufbuild/protobuf/wkt";
+import {
+  type DeltaDiscoveryResponse,
+  DeltaDiscoveryResponseSchema,
+  ResourceSchema,
+} from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { StoredResource } from "./types.ts";
+import { TypeUrl } from "./types.ts";
+import { setVersion } from "./version.ts";
+
+/**
+ * Removals go out referrers first, so nothing the client keeps ever points at something already
+ * gone: Listeners (they name RouteConfigurations), RouteConfigurations (they name Clusters),
+ * Clusters (they name ClusterLoadAssignments), then ClusterLoadAssignments.
+ */
+export const removalOrder: readonly string[] = [
+  TypeUrl.listener,
+  TypeUrl.route,
+  TypeUrl.cluster,
+  TypeUrl.endpoint,
+];
+
+/**
+ * A response carrying `resources` (each as Resource { name, version = content hash, resource =
+ * Any }) and `removed`. `systemVersionInfo` is the set version (version.ts setVersion) of what the
+ * session considers the client to hold once this response is applied: deterministic, so the same
+ * mesh and the same client state give the same string on every instance.
+ */
+export async function deltaResponse(
+  typeUrl: string,
+  resources: readonly StoredResource[],
+  removed: readonly string[],
+  nonce: string,
+  holds: ReadonlyMap<string, string>,
+): Promise<DeltaDiscoveryResponse> {
+  const systemVersionInfo = await setVersion([...holds].map(([name, version]) => ({ name, version })));
+  return create(DeltaDiscoveryResponseSchema, {
+    systemVersionInfo,
+    typeUrl,
+    nonce,
+    resources: resources.map((r) =>
+      create(ResourceSchema, {
+        name: r.name,
+        version: r.version,
+        resource: create(AnySchema, { typeUrl: r.typeUrl, value: r.body }),
+      }),
+    ),
+    removedResources: [...removed],
+  });
+}

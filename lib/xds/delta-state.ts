@@ -1,0 +1,186 @@
+/**
+ * What a Delta session tracks per type URL, and the rules that change it: subscriptions (xDS
+ * protocol, "How the client specifies what resources to return" and "Incremental xDS"), what the
+ * client holds, and ACK/NACK by nonce. Plain data and synchronous functions; delta.ts does the I/O.
+ */
+import { wildcardTypes } from "./delta-diff.ts";
+import type { NackStatus } from "./types.ts";
+
+/** One response sent and not yet ACKed or NACKed. */
+export interface InFlight {
+  nonce: string;
+  /** name ─▶ version of every resource in the response. */
+  versions: Map<string, string>;
+  removed: string[];
+}
+
+/** The state of one type URL on one Delta stream. */
+export interface DeltaTypeState {
+  typeUrl: string;
+  /** Subscribed to "*" (explicitly, or by the legacy empty first request for LDS/CDS). */
+  wildcard: boolean;
+  /** Explicitly subscribed names ("*" excluded for LDS/CDS). */
+  names: Set<string>;
+  /** What the client holds for sure: initial_resource_versions, then every ACKed response. */
+  held: Map<string, string>;
+  /** Responses sent and not answered yet, oldest first; counted as held until NACKed. */
+  inflight: InFlight[];
+  /** name ─▶ version the client NACKed: not resent until the resource changes. */
+  rejected: Map<string, string>;
+  /** Subscribed names already reported in removed_resources as not existing. */
+  reportedMissing: Set<string>;
+  /** Names whose state the next response must report (resource or removal) whatever the client holds. */
+  resend: Set<string>;
+  /** The last response sent for this type. */
+  last?: { nonce: string; systemVersionInfo: string };
+  /** Set version of `held` after the last ACK (or of initial_resource_versions). */
+  ackedVersion?: string;
+  /** The last NACK (versionInfo: set version of what the client kept); cleared by the next ACK. */
+  nack?: NackStatus;
+}
+
+/** A fresh state for a type's first request. */
+export function newTypeState(typeUrl: string, initial: Readonly<Record<string, string>>): DeltaTypeState {
+  return {
+    typeUrl,
+    wildcard: false,
+    names: new Set(),
+    held: new Map(Object.entries(initial)),
+    inflight: [],
+    rejected: new Map(),
+    reportedMissing: new Set(),
+    resend: new Set(),
+  };
+}
+
+/** Whether `name` is in the subscription's reach (through the wildcard or by name). */
+export function inReach(state: DeltaTypeState, name: string): boolean {
+  return state.wildcard || state.names.has(name);
+}
+
+/** What the client holds as far as the session knows: `held` plus every response in flight. */
+export function clientView(state: DeltaTypeState): Map<string, string> {
+  const view = new Map(state.held);
+  for (const f of state.inflight) {
+    for (const [name, version] of f.versions) view.set(name, version);
+    for (const name of f.removed) view.delete(name);
+  }
+  return view;
+}
+
+/** Stops tracking `name`: the session no longer assumes anything about what the client has of it. */
+function forget(state: DeltaTypeState, name: string): void {
+  state.held.delete(name);
+  state.rejected.delete(name);
+  state.reportedMissing.delete(name);
+  state.resend.delete(name);
+  for (const f of state.inflight) {
+    f.versions.delete(name);
+    if (f.removed.includes(name)) f.removed = f.removed.filter((n) => n !== name);
+  }
+}
+
+/** Stops tracking every name out of the subscription's reach. */
+function forgetOutOfReach(state: DeltaTypeState): void {
+  if (state.wildcard) return;
+  const tracked = new Set([...clientView(state).keys(), ...state.rejected.keys(), ...state.reportedMissing]);
+  for (const name of tracked) if (!state.names.has(name)) forget(state, name);
+}
+
+/**
+ * Applies resource_names_subscribe, then resource_names_unsubscribe; true when the subscription
+ * changed in a way the client must be answered for.
+ *
+ * - First request of a type: LDS/CDS naming nothing in either list is the legacy wildcard.
+ *   Later requests never are (the legacy rule is about a stream that never named anything, and
+ *   any later empty request is an ACK or a no-op).
+ * - "*" subscribes to / unsubscribes from the wildcard (LDS/CDS; elsewhere it is a plain name).
+ * - A name subscribed again on a later request is resent (or reported removed) even if the
+ *   client seems to hold it: clients forget. On the first request, initial_resource_versions says
+ *   what the client holds instead.
+ * - Unsubscribing a name the wildcard still reaches: the client cannot tell whether to keep it,
+ *   so the next response carries it (or removes it if it does not exist).
+ * - Names out of reach are no longer tracked: when the wildcard ends, the names only it reached;
+ *   when a name is unsubscribed without a wildcard, that name. No response is needed for either.
+ */
+export function applySubscription(
+  state: DeltaTypeState,
+  subscribe: readonly string[],
+  unsubscribe: readonly string[],
+  first: boolean,
+): boolean {
+  const canWildcard = wildcardTypes.has(state.typeUrl);
+  let changed = first;
+  if (first && canWildcard && subscribe.length === 0 && unsubscribe.length === 0) state.wildcard = true;
+  for (const name of subscribe) {
+    if (canWildcard && name === "*") {
+      if (state.wildcard && !first) for (const n of clientView(state).keys()) forget(state, n);
+      state.wildcard = true;
+    } else {
+      state.names.add(name);
+      if (!first) state.resend.add(name);
+    }
+    changed = true;
+  }
+  const leftExplicit: string[] = [];
+  for (const name of unsubscribe) {
+    if (canWildcard && name === "*") {
+      state.wildcard = false;
+    } else if (state.names.delete(name)) {
+      leftExplicit.push(name);
+    }
+  }
+  for (const name of leftExplicit) {
+    if (state.wildcard) {
+      state.resend.add(name);
+      changed = true;
+    } else {
+      forget(state, name);
+    }
+  }
+  forgetOutOfReach(state);
+  return changed;
+}
+
+/** The outcome of matching a response_nonce to a response in flight. */
+export type Answer =
+  | { kind: "ack"; answered: InFlight }
+  | { kind: "nack"; answered: InFlight; message: string }
+  | { kind: "unknown" };
+
+/**
+ * Records an ACK or NACK of the response with `nonce`. Responses sent before it and never
+ * answered count as applied (a client answers in order). An ACK moves the response into `held`.
+ * A NACK leaves `held` as it was (the client keeps its last good version; it is not assumed to
+ * hold anything of the rejected response) and remembers the rejected versions so they are not
+ * resent until they change. An unknown nonce (stale, or from another stream) changes nothing.
+ */
+export function answer(state: DeltaTypeState, nonce: string, error: string | undefined): Answer {
+  const i = state.inflight.findIndex((f) => f.nonce === nonce);
+  if (i < 0) return { kind: "unknown" };
+  const done = state.inflight.splice(0, i + 1);
+  const answered = done.pop() as InFlight;
+  for (const f of done) applyTo(state, f);
+  if (error !== undefined) {
+    for (const [name, version] of answered.versions) state.rejected.set(name, version);
+    return { kind: "nack", answered, message: error };
+  }
+  applyTo(state, answered);
+  return { kind: "ack", answered };
+}
+
+/**
+ * Bounds the responses in flight: beyond `keep`, the oldest count as applied. A client answers
+ * every response in order, so one that far behind has applied them or will not answer at all.
+ */
+export function settleOldest(state: DeltaTypeState, keep: number): void {
+  while (state.inflight.length > keep) applyTo(state, state.inflight.shift() as InFlight);
+}
+
+function applyTo(state: DeltaTypeState, f: InFlight): void {
+  for (const [name, version] of f.versions) {
+    state.held.set(name, version);
+    state.rejected.delete(name);
+  }
+  for (const name of f.removed) state.held.delete(name);
+}

@@ -1,0 +1,220 @@
+/**
+ * The Delta (incremental) ADS session of one stream, independent of transport: requests and push
+ * signals in, DeltaDiscoveryResponses out. Follows the xDS protocol document (envoyproxy/envoy
+ * docs/root/api-docs/xds_protocol.rst, "Incremental xDS"): subscriptions by name and wildcard,
+ * initial_resource_versions, removed_resources for what is gone or never existed, nonces pairing
+ * ACKs and NACKs, subscription changes honoured whatever the nonce. delta-state.ts holds the
+ * rules for subscriptions and ACK/NACK; delta-diff.ts decides what to send against what the
+ * client holds.
+ */
+import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
+import type {
+  DeltaDiscoveryRequest,
+  DeltaDiscoveryResponse,
+} from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { diffForClient } from "./delta-diff.ts";
+import { deltaResponse, removalOrder } from "./delta-response.ts";
+import {
+  answer,
+  applySubscription,
+  clientView,
+  type DeltaTypeState,
+  type InFlight,
+  newTypeState,
+  settleOldest,
+} from "./delta-state.ts";
+import { nodeGenerator } from "./sotw.ts";
+import type { ResourceSource } from "./source.ts";
+import {
+  type ProxyStatus,
+  type ProxyTypeStatus,
+  pushOrder,
+  type StoredResource,
+  type TypeUrl,
+} from "./types.ts";
+import { setVersion } from "./version.ts";
+
+export interface DeltaSessionOptions {
+  /** Published resources; read on every answer, so the session holds no mesh state. */
+  source: ResourceSource;
+  /** Fresh nonce per response; default crypto.randomUUID(). Must never repeat within a stream. */
+  nonce?: () => string;
+  /** Called after every ACK and NACK with the stream's status (e.g. to store under keys.proxy()). */
+  onStatus?: (status: ProxyStatus) => void;
+}
+
+export interface DeltaSession {
+  /**
+   * Handles one request: records its ACK/NACK, applies its subscription changes (even when its
+   * nonce is stale) and answers with at most one response for its type, only when there is
+   * something to send or remove (or for a first wildcard request from a client holding nothing).
+   */
+  onRequest(req: DeltaDiscoveryRequest): Promise<DeltaDiscoveryResponse[]>;
+  /**
+   * Re-reads every subscribed type (or only `typeUrls`) and sends what changed: first the
+   * additions and updates of each type in push order (CDS, EDS, LDS, RDS), then the removals of
+   * each type, referrers first (LDS, RDS, CDS, EDS).
+   */
+  onPush(typeUrls?: readonly string[]): Promise<DeltaDiscoveryResponse[]>;
+  /** The Node of the first request that carried one. */
+  node(): Node | undefined;
+  /** The stream's current status (plain data); `sent.versions` is what the client is taken to hold. */
+  status(): ProxyStatus;
+  /** The names explicitly subscribed for `typeUrl` (for request limits). */
+  subscribed(typeUrl: string): ReadonlySet<string>;
+}
+
+interface TypeDiff {
+  state: DeltaTypeState;
+  resources: StoredResource[];
+  removed: string[];
+}
+
+const none: ReadonlySet<string> = new Set();
+
+/** Unanswered responses kept per type before the oldest count as applied (see settleOldest). */
+const maxInFlight = 64;
+
+/**
+ * Creates the session of one stream. Calls are serialized: each onRequest/onPush runs after the
+ * previous one finished, so the transport may call them concurrently and must write the
+ * responses in the order the returned promises resolve.
+ */
+export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
+  const { source } = options;
+  const nextNonce = options.nonce ?? (() => crypto.randomUUID());
+  const states = new Map<string, DeltaTypeState>();
+  let node: Node | undefined;
+  let tail: Promise<unknown> = Promise.resolve();
+
+  function serialized<T>(fn: () => Promise<T>): Promise<T> {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** What to send and remove for one type; consumes the names the client must hear about again. */
+  async function diff(state: DeltaTypeState): Promise<TypeDiff> {
+    const view = clientView(state);
+    for (const name of state.resend) view.delete(name);
+    const sub = { wildcard: state.wildcard, names: state.names };
+    const d = await diffForClient(source, state.typeUrl, sub, view);
+    const resources = d.resources.filter(
+      (r) => state.resend.has(r.name) || state.rejected.get(r.name) !== r.version,
+    );
+    const sending = new Set(resources.map((r) => r.name));
+    const removed = new Set(d.removed);
+    // A subscribed name that does not exist is reported once; asked for again, it is reported again.
+    for (const name of d.missing) if (!state.reportedMissing.has(name)) removed.add(name);
+    for (const name of state.resend) if (!sending.has(name)) removed.add(name);
+    state.resend.clear();
+    return { state, resources, removed: [...removed].sort() };
+  }
+
+  async function send(
+    state: DeltaTypeState,
+    resources: StoredResource[],
+    removed: string[],
+  ): Promise<DeltaDiscoveryResponse> {
+    const nonce = nextNonce();
+    const flight: InFlight = { nonce, versions: new Map(resources.map((r) => [r.name, r.version])), removed };
+    state.inflight.push(flight);
+    settleOldest(state, maxInFlight);
+    for (const r of resources) {
+      state.reportedMissing.delete(r.name);
+      state.rejected.delete(r.name);
+    }
+    for (const name of removed) if (state.names.has(name)) state.reportedMissing.add(name);
+    const response = await deltaResponse(state.typeUrl, resources, removed, nonce, clientView(state));
+    state.last = { nonce, systemVersionInfo: response.systemVersionInfo };
+    return response;
+  }
+
+  const heldVersion = (state: DeltaTypeState) =>
+    setVersion([...state.held].map(([name, version]) => ({ name, version })));
+
+  async function onRequest(req: DeltaDiscoveryRequest): Promise<DeltaDiscoveryResponse[]> {
+    if (node === undefined && req.node !== undefined) node = req.node;
+    if (req.typeUrl === "") return [];
+    let state = states.get(req.typeUrl);
+    const first = state === undefined;
+    if (!state) {
+      state = newTypeState(req.typeUrl, req.initialResourceVersions);
+      states.set(req.typeUrl, state);
+    }
+    // The nonce pairs an ACK/NACK with a response; it never decides whether the subscription
+    // changes below are honoured (the document: "should *not* be used to reject stale requests").
+    const answered =
+      req.responseNonce === ""
+        ? ({ kind: "unknown" } as const)
+        : answer(state, req.responseNonce, req.errorDetail ? req.errorDetail.message : undefined);
+    const changed = applySubscription(state, req.resourceNamesSubscribe, req.resourceNamesUnsubscribe, first);
+    if (first && state.held.size > 0) state.ackedVersion = await heldVersion(state);
+    if (answered.kind === "ack") {
+      state.ackedVersion = await heldVersion(state);
+      state.nack = undefined;
+    } else if (answered.kind === "nack") {
+      const kept = state.ackedVersion === undefined && state.held.size === 0 ? "" : await heldVersion(state);
+      state.nack = { versionInfo: kept, nonce: req.responseNonce, message: answered.message };
+    }
+    if (answered.kind !== "unknown") options.onStatus?.(status());
+    if (!changed) return [];
+    const d = await diff(state);
+    // Envoy's initial fetch of a wildcard type waits for a first response, even an empty one
+    // (an empty mesh). A client that said what it holds needs none when nothing differs.
+    const mustAnswer = first && state.wildcard && Object.keys(req.initialResourceVersions).length === 0;
+    if (d.resources.length === 0 && d.removed.length === 0 && !mustAnswer) return [];
+    return [await send(state, d.resources, d.removed)];
+  }
+
+  async function onPush(typeUrls?: readonly string[]): Promise<DeltaDiscoveryResponse[]> {
+    const diffs: TypeDiff[] = [];
+    for (const typeUrl of pushOrder) {
+      if (typeUrls && !typeUrls.includes(typeUrl)) continue;
+      const state = states.get(typeUrl);
+      if (state) diffs.push(await diff(state));
+    }
+    // Make before break: every addition and update of every type before any removal.
+    const out: DeltaDiscoveryResponse[] = [];
+    for (const d of diffs) if (d.resources.length > 0) out.push(await send(d.state, d.resources, []));
+    for (const typeUrl of removalOrder) {
+      const d = diffs.find((x) => x.state.typeUrl === typeUrl);
+      if (d && d.removed.length > 0) out.push(await send(d.state, [], d.removed));
+    }
+    return out;
+  }
+
+  function status(): ProxyStatus {
+    const rank = (t: string) => {
+      const i = pushOrder.indexOf(t as TypeUrl);
+      return i < 0 ? pushOrder.length : i;
+    };
+    const types = [...states.values()]
+      .sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1))
+      .map(typeStatus);
+    return { nodeId: node?.id ?? "", generator: nodeGenerator(node), types };
+  }
+
+  return {
+    onRequest: (req) => serialized(() => onRequest(req)),
+    onPush: (typeUrls) => serialized(() => onPush(typeUrls)),
+    node: () => node,
+    status,
+    subscribed: (typeUrl) => states.get(typeUrl)?.names ?? none,
+  };
+}
+
+function typeStatus(s: DeltaTypeState): ProxyTypeStatus {
+  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed: [...s.names].sort() };
+  if (s.last) {
+    const versions = [...clientView(s)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    out.sent = {
+      versionInfo: s.last.systemVersionInfo,
+      nonce: s.last.nonce,
+      versions: Object.fromEntries(versions),
+    };
+  }
+  if (s.ackedVersion !== undefined) out.ackedVersion = s.ackedVersion;
+  if (s.nack) out.nack = { ...s.nack };
+  return out;
+}
