@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { defineProject } from "vitest/config";
+import { testLimits } from "./test/e2e/poll/test-limits.ts";
 
 /** The bearer token the workerd tests ingest with (a var here; a secret in production). */
 const testToken = "workers-test-token";
@@ -7,13 +8,13 @@ const testToken = "workers-test-token";
 /**
  * Tests that run inside real workerd (vitest-pool-workers 0.15, the Vite-plugin API for vitest 4).
  * Bindings, vars and the main module (which exports MeshStore) come from wrangler.toml, plus
- * EDGEPILOT_TOKEN; storage is isolated per test file.
+ * EDGEPILOT_TOKEN and the limits suite's small limits; storage is isolated per test file.
  */
 export default defineProject({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
-      miniflare: { bindings: { EDGEPILOT_TOKEN: testToken } },
+      miniflare: { bindings: { EDGEPILOT_TOKEN: testToken, ...testLimits } },
     }),
   ],
   test: {

@@ -101,7 +101,15 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
               onStatus: createProxyStatusRecorder(deps.store, deps.log),
             });
             const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
-            yield* runAdsStream(requests, session, pushes, signal);
+            const check = (req: DiscoveryRequest) =>
+              req.resourceNames.length > limits.maxNamesPerRequest
+                ? new ConnectError(
+                    `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
+                      `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
+                    Code.ResourceExhausted,
+                  )
+                : undefined;
+            yield* runAdsStream(requests, session, pushes, signal, check);
           });
         },
         deltaAggregatedResources(requests, ctx) {

@@ -12,7 +12,26 @@ export interface Config {
   /** How Kubernetes objects are read (domain suffix, trust domain, endpoints, discovery selectors). */
   registry: RegistryOptions;
   clusterId: string;
+  /** What one xDS client may ask of an instance (Poll, Watch, REST; ADS reads maxStreams). */
+  limits: Limits;
 }
+
+/** Per-request and per-instance limits; each refusal names its variable. */
+export interface Limits {
+  /** EDGEPILOT_MAX_NAMES_PER_REQUEST: resource names, and held versions, in one request. */
+  maxNamesPerRequest: number;
+  /** EDGEPILOT_MAX_REQUEST_BYTES: the largest xDS request body (Connect message or REST JSON). */
+  maxRequestBytes: number;
+  /** EDGEPILOT_MAX_STREAMS: open streams and waiting long polls per instance (per kind of stream). */
+  maxStreams: number;
+}
+
+/** Limits when the environment sets none: generous for a real mesh, finite for a bad client. */
+export const defaultLimits: Limits = {
+  maxNamesPerRequest: 10_000,
+  maxRequestBytes: 4 * 1024 * 1024,
+  maxStreams: 10_000,
+};
 
 export type Env = Record<string, string | undefined>;
 
@@ -42,6 +61,16 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
     errors.push(`${name}=${env[name]}: not a boolean (true or false)`);
     return fallback;
   };
+  const positive = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return fallback;
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n) || n < 1) {
+      errors.push(`${name}=${raw}: not a positive whole number`);
+      return fallback;
+    }
+    return n;
+  };
   const token = env.EDGEPILOT_TOKEN || undefined;
   const clusterId = env.CLUSTER_ID || "Kubernetes";
   if (!isClusterId(clusterId)) errors.push(`CLUSTER_ID=${clusterId}: ${clusterIdRule}`);
@@ -70,6 +99,11 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
       discoverySelectors: selectors.ok ? selectors.selectors : [],
     },
     clusterId,
+    limits: {
+      maxNamesPerRequest: positive("EDGEPILOT_MAX_NAMES_PER_REQUEST", defaultLimits.maxNamesPerRequest),
+      maxRequestBytes: positive("EDGEPILOT_MAX_REQUEST_BYTES", defaultLimits.maxRequestBytes),
+      maxStreams: positive("EDGEPILOT_MAX_STREAMS", defaultLimits.maxStreams),
+    },
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
 }

@@ -2,7 +2,7 @@
 
 import type { Server as HttpServer } from "node:http";
 import { createServer as createH2cServer, type Http2Session } from "node:http2";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
@@ -10,8 +10,14 @@ import type { Config } from "../../lib/config.ts";
 import { createPushSignal } from "../../lib/push/signal.ts";
 import type { Store } from "../../lib/store/index.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
+import { createPollHub } from "../../lib/xds/poll-hub.ts";
+import { createPollServer } from "../../lib/xds/poll-serve.ts";
+import { createStoreSource } from "../../lib/xds/source.ts";
+import { mountConnect } from "../connect.ts";
 import { debounceTurn } from "../debounce.ts";
 import { createIngestApp } from "../ingest.ts";
+import { createPollRoutes } from "../poll.ts";
+import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
 import { createDebounceTimer } from "./debounce-timer.ts";
 
@@ -36,6 +42,10 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   const now = () => Date.now();
   const pushes = createPushSignal((err) => log(`xds: push listener failed: ${err}`));
   const shutdown = new AbortController();
+  const source = createStoreSource(store);
+  // Waiting polls and Watch streams: woken by each flush's changes, ended by shutdown.
+  const pollHub = createPollHub(source);
+  const polls = createPollServer({ source, hub: pollHub, limits: config.limits, shutdown: shutdown.signal });
   let serving = false;
 
   const timer = createDebounceTimer({
@@ -48,9 +58,11 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
         const latency = f.request ? now() - f.request.start : 0;
         log(
           `push ${f.version}: ${f.request?.full ? "full" : "incremental"}, ${f.changes.length} resource(s) changed, ` +
-            `${latency}ms after the first event, ${pushes.size} stream(s)`,
+            `${latency}ms after the first event, ${pushes.size + polls.open} stream(s)`,
         );
         pushes.emit(f.version);
+        // A recovered flush may have published changes it cannot name: wake every poll.
+        pollHub.publish(f.recovered ? undefined : f.changes);
       }
     },
   });
@@ -66,15 +78,40 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     ready: () => serving,
     log,
   });
-  const xdsRoutes = createXdsRoutes({ store, pushes, shutdown: shutdown.signal, log });
+  const { maxStreams, maxNamesPerRequest } = config.limits;
+  const xdsRoutes = createXdsRoutes({
+    store,
+    pushes,
+    shutdown: shutdown.signal,
+    log,
+    limits: { maxStreams, maxNamesPerRequest },
+  });
+  const pollRoutes = createPollRoutes(polls, config.limits);
+  // PORT also serves REST-JSON xDS and DeltaPollService for HTTP/1.1 Connect clients.
+  mountRest(app, { source, limits: config.limits });
+  mountConnect(app, pollRoutes);
 
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
   await listening(http);
-  const h2 = createH2cServer(connectNodeAdapter({ routes: xdsRoutes }));
+  const h2 = createH2cServer(
+    connectNodeAdapter({
+      routes: (router) => {
+        xdsRoutes(router);
+        pollRoutes(router);
+      },
+    }),
+  );
   const sessions = new Set<Http2Session>();
   h2.on("session", (s) => {
     sessions.add(s);
     s.on("close", () => sessions.delete(s));
+  });
+  // A session closed gracefully then destroyed waits for its peer's FIN; a peer that stopped
+  // reading never sends one, so the grace period cuts the sockets themselves.
+  const sockets = new Set<Socket>();
+  h2.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
   });
   h2.listen(config.xdsPort, config.host);
   await listening(h2);
@@ -101,13 +138,18 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
         new Promise<void>((resolve) => http.close(() => resolve())),
         new Promise<void>((resolve) => h2.close(() => resolve())),
       ]);
+      // HTTP/1.1 Watch responses end a moment after the abort; close their keep-alive connections
+      // as they go idle instead of waiting for the grace period.
+      const sweep = setInterval(() => (http as HttpServer).closeIdleConnections(), 20);
       // Streams ended above; a proxy that keeps its half of a stream open must not hold us up.
       const grace = setTimeout(() => {
         for (const s of sessions) s.destroy();
+        for (const socket of sockets) socket.destroy();
         (http as HttpServer).closeAllConnections();
       }, options.shutdownGraceMs ?? 2000);
       await closed;
       clearTimeout(grace);
+      clearInterval(sweep);
     },
   };
 }

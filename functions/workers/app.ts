@@ -1,15 +1,19 @@
 /**
- * The Worker's HTTP surface, built once per env: GET /ready, POST /v1/events, and the xDS Connect
- * procedures at the root, all over the one MeshStore Durable Object.
+ * The Worker's HTTP surface, built once per env: GET /ready, POST /v1/events, the xDS Connect
+ * procedures at the root and REST-JSON xDS, all over the one MeshStore Durable Object. Poll and
+ * Watch are forwarded into the object, which holds them until a push concerns them (poll-host.ts).
  */
 import type { Hono } from "hono";
 import { createDurableObjectStore, type StoreRpc } from "../../lib/store/durable-object.ts";
+import { createStoreSource } from "../../lib/xds/source.ts";
 import { mountConnect } from "../connect.ts";
 import { createIngestApp } from "../ingest.ts";
+import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
 import { ConfigError, workerConfig } from "./config.ts";
 import type { Env } from "./index.ts";
 import type { MeshStore } from "./mesh-store.ts";
+import { mountPollForward } from "./poll-forward.ts";
 
 /** The name of the one MeshStore instance that holds the whole mesh. */
 export const meshName = "mesh";
@@ -65,7 +69,11 @@ function buildApp(env: Env): Hono {
     },
     log,
   });
-  mountConnect(app, createXdsRoutes({ store, log }));
+  const { maxStreams, maxNamesPerRequest } = config.limits;
+  mountConnect(app, createXdsRoutes({ store, log, limits: { maxStreams, maxNamesPerRequest } }));
+  mountRest(app, { source: createStoreSource(store), limits: config.limits });
+  // Poll and Watch run inside the MeshStore: its alarm wakes them (the response streams through).
+  mountPollForward(app, config.limits.maxRequestBytes, (request) => meshStub(env).fetch(request));
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   return app;
 }

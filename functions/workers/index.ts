@@ -1,5 +1,5 @@
 /**
- * Cloudflare Workers entry: ingest, readiness and xDS over Connect (see app.ts), a cron kick as
+ * Cloudflare Workers entry: ingest, readiness, xDS over Connect and REST (see app.ts), a cron kick as
  * the debounce's safety net, and the MeshStore Durable Object that wrangler.toml binds as MESH.
  */
 import { meshStub, serve } from "./app.ts";
@@ -16,6 +16,9 @@ export interface Env {
   PILOT_ENABLE_EDS_DEBOUNCE: string;
   DOMAIN_SUFFIX: string;
   CLUSTER_ID: string;
+  EDGEPILOT_MAX_NAMES_PER_REQUEST?: string;
+  EDGEPILOT_MAX_REQUEST_BYTES?: string;
+  EDGEPILOT_MAX_STREAMS?: string;
 }
 
 /** `fetch` serves app.ts's routes; `scheduled` (the cron) makes sure a debounce turn runs. */

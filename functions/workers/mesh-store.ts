@@ -2,6 +2,8 @@
  * The Durable Object that owns the mesh state. One instance (by name) holds every key in its
  * SQLite storage; the Worker reaches it through `createDurableObjectStore` over `meshStub(env)` (app.ts).
  * It also drives the debounce: `kick()` arms the alarm, `alarm()` runs a turn over the local store.
+ * And it serves DeltaPollService's Poll and Watch (forwarded by the Worker to `fetch()`), so one
+ * alarm flush wakes every open Watch and waiting poll in memory (poll-host.ts).
  */
 import { DurableObject } from "cloudflare:workers";
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
@@ -10,6 +12,7 @@ import type { DeleteOptions, ListOptions, PutOptions, Store } from "../../lib/st
 import { debounceTurn } from "../debounce.ts";
 import { ConfigError, workerConfig } from "./config.ts";
 import type { Env } from "./index.ts";
+import { createPollHost, type PollHost } from "./poll-host.ts";
 import { pushLogLines } from "./push-log.ts";
 
 /** Retry delay after a failed debounce turn (ms), as on Node. */
@@ -19,6 +22,7 @@ const retryMs = 1000;
 export class MeshStore extends DurableObject<Env> implements StoreRpc {
   readonly #store: Store;
   readonly #rpc: StoreRpc;
+  #polls: PollHost | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -51,6 +55,27 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
     return this.#rpc.storeList(prefix, options);
   }
 
+  /**
+   * Serves a Poll or Watch the Worker forwarded. A Watch's response streams for as long as the
+   * client stays: while it does, this object stays in memory (a request in progress is never
+   * hibernated or evicted for idleness); if the object is restarted anyway (a deploy), the
+   * stream ends and the client re-opens it with what it holds. A bad configuration answers 500.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    try {
+      this.#polls ??= createPollHost(this.#store, workerConfig(this.env).limits);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      return Response.json({ error: err.message, errors: err.errors }, { status: 500 });
+    }
+    return this.#polls.fetch(request);
+  }
+
+  /** Open Watch streams and waiting polls in this object. */
+  get openPolls(): number {
+    return this.#polls?.open ?? 0;
+  }
+
   /** Makes sure a debounce turn runs now: arms the alarm unless one is already due no later than now. */
   async kick(): Promise<void> {
     const now = Date.now();
@@ -70,6 +95,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
     try {
       const turn = await debounceTurn({ store: this.#store, config: workerConfig(this.env), now });
       for (const line of pushLogLines(turn, now())) console.log(line);
+      this.#polls?.publish(turn);
       nextAt = turn.nextAt;
     } catch (err) {
       if (err instanceof ConfigError) {

@@ -38,7 +38,11 @@ export function serviceEvents(n: number): unknown[] {
         spec: { clusterIP: `10.96.${Math.floor(n / 250)}.${n % 250}`, ports: [{ name: "grpc", port: 9080 }] },
       },
     },
-    sliceEvent(n, [0, 1, 2].map((i) => ip(n, i)), "ADDED"),
+    sliceEvent(
+      n,
+      [0, 1, 2].map((i) => ip(n, i)),
+      "ADDED",
+    ),
   ];
 }
 
@@ -50,7 +54,12 @@ export function sliceEvent(n: number, ips: string[], type: "ADDED" | "MODIFIED")
     object: {
       apiVersion: "discovery.k8s.io/v1",
       kind: "EndpointSlice",
-      metadata: { name: `${name}-abcde`, namespace: ns, resourceVersion: rv(), labels: { "kubernetes.io/service-name": name } },
+      metadata: {
+        name: `${name}-abcde`,
+        namespace: ns,
+        resourceVersion: rv(),
+        labels: { "kubernetes.io/service-name": name },
+      },
       addressType: "IPv4",
       endpoints: ips.map((a, i) => ({
         addresses: [a],

@@ -30,17 +30,27 @@ console.log("xDS bytes sent to one proxy watching every service (CDS wildcard; E
 console.log("services | change                   | SotW bytes (msgs) | Delta bytes (msgs)");
 for (const n of sizes) {
   const r = await measureBytes(n);
-  const row = (what: string, s: { bytes: number; responses: number }, d: { bytes: number; responses: number }) =>
-    console.log(`${pad(n, 8)} | ${what.padEnd(24)} | ${pad(`${s.bytes} (${s.responses})`, 17)} | ${pad(`${d.bytes} (${d.responses})`, 18)}`);
+  const row = (
+    what: string,
+    s: { bytes: number; responses: number },
+    d: { bytes: number; responses: number },
+  ) =>
+    console.log(
+      `${pad(n, 8)} | ${what.padEnd(24)} | ${pad(`${s.bytes} (${s.responses})`, 17)} | ${pad(`${d.bytes} (${d.responses})`, 18)}`,
+    );
   row("first subscription", r.initial.sotw, r.initial.delta);
   row("one endpoint moved", r.endpointMoved.sotw, r.endpointMoved.delta);
   row("  same, SotW full EDS", r.endpointMoved.sotwFullEds, r.endpointMoved.delta);
   row("one service added", r.serviceAdded.sotw, r.serviceAdded.delta);
 }
 
-console.log("\ningest ▶ published push of one EndpointSlice change (memory store; the debounce wait is not counted)");
+console.log(
+  "\ningest ▶ published push of one EndpointSlice change (memory store; the debounce wait is not counted)",
+);
 console.log("services | build mesh ms | median ms | max ms (20 runs)");
 for (const n of sizes) {
   const r = await pushLatency(n, 20);
-  console.log(`${pad(n, 8)} | ${pad(r.buildMs.toFixed(0), 12)} | ${pad(r.medianMs.toFixed(2), 9)} | ${pad(r.maxMs.toFixed(2), 6)}`);
+  console.log(
+    `${pad(n, 8)} | ${pad(r.buildMs.toFixed(0), 12)} | ${pad(r.medianMs.toFixed(2), 9)} | ${pad(r.maxMs.toFixed(2), 6)}`,
+  );
 }

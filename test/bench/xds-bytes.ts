@@ -66,7 +66,12 @@ export async function measureBytes(services: number): Promise<BytesResult> {
     if (!r) throw new Error(`SotW gave no first answer for ${typeUrl}`);
     sotwFirst.push(r);
     await sotw.onRequest(
-      create(DiscoveryRequestSchema, { typeUrl, resourceNames: names, versionInfo: r.versionInfo, responseNonce: r.nonce }),
+      create(DiscoveryRequestSchema, {
+        typeUrl,
+        resourceNames: names,
+        versionInfo: r.versionInfo,
+        responseNonce: r.nonce,
+      }),
     );
   }
 
@@ -74,19 +79,29 @@ export async function measureBytes(services: number): Promise<BytesResult> {
   const deltaFirst: DeltaDiscoveryResponse[] = [];
   for (const typeUrl of pushOrder) {
     const names = subs[typeUrl] ?? ["*"];
-    for (const r of await delta.onRequest(create(DeltaDiscoveryRequestSchema, { typeUrl, resourceNamesSubscribe: names }))) {
+    for (const r of await delta.onRequest(
+      create(DeltaDiscoveryRequestSchema, { typeUrl, resourceNamesSubscribe: names }),
+    )) {
       deltaFirst.push(r);
       await delta.onRequest(create(DeltaDiscoveryRequestSchema, { typeUrl, responseNonce: r.nonce }));
     }
   }
   const ackDelta = async (rs: DeltaDiscoveryResponse[]) => {
-    for (const r of rs) await delta.onRequest(create(DeltaDiscoveryRequestSchema, { typeUrl: r.typeUrl, responseNonce: r.nonce }));
+    for (const r of rs)
+      await delta.onRequest(
+        create(DeltaDiscoveryRequestSchema, { typeUrl: r.typeUrl, responseNonce: r.nonce }),
+      );
   };
   const ackSotw = async (rs: DiscoveryResponse[]) => {
     for (const r of rs) {
       const names = subs[r.typeUrl] ?? [];
       await sotw.onRequest(
-        create(DiscoveryRequestSchema, { typeUrl: r.typeUrl, resourceNames: names, versionInfo: r.versionInfo, responseNonce: r.nonce }),
+        create(DiscoveryRequestSchema, {
+          typeUrl: r.typeUrl,
+          resourceNames: names,
+          versionInfo: r.versionInfo,
+          responseNonce: r.nonce,
+        }),
       );
     }
   };
@@ -111,7 +126,11 @@ export async function measureBytes(services: number): Promise<BytesResult> {
   return {
     services,
     initial: { sotw: sotwCost(sotwFirst), delta: deltaCost(deltaFirst) },
-    endpointMoved: { sotw: sotwCost(sotwMoved), sotwFullEds: sotwCost([fullEds.response]), delta: deltaCost(deltaMoved) },
+    endpointMoved: {
+      sotw: sotwCost(sotwMoved),
+      sotwFullEds: sotwCost([fullEds.response]),
+      delta: deltaCost(deltaMoved),
+    },
     serviceAdded: { sotw: sotwCost(sotwAdded), delta: deltaCost(deltaAdded) },
   };
 }

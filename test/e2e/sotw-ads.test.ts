@@ -124,3 +124,18 @@ describe("SotW ADS", () => {
     expect(seen).toEqual([CDS, EDS]); // make before break: clusters first
   });
 });
+
+describe("SotW limits", () => {
+  it("a request naming too many resources ends only its own stream", async () => {
+    const greedy = openAds(cp.xdsPort);
+    greedy.send({ node, typeUrl: EDS, resourceNames: Array.from({ length: 10_001 }, (_, i) => `n${i}`) });
+    expect(await greedy.next(500)).toBeUndefined();
+    expect(greedy.error()).toMatch(
+      /10001 resource_names .* at most 10000 per request \(EDGEPILOT_MAX_NAMES_PER_REQUEST\)/,
+    );
+    greedy.close();
+    // The stream opened before still gets pushes.
+    await cp.post([slice("10.1.0.1")]);
+    expect((await ads.next())?.typeUrl).toBe(EDS);
+  });
+});

@@ -13,6 +13,8 @@ export interface AdsStream {
   /** The next response, or undefined if none arrives within `ms`. */
   next(ms?: number): Promise<DiscoveryResponse | undefined>;
   close(): void;
+  /** The error that ended the stream, as text ("" while it is open or ended cleanly). */
+  error(): string;
 }
 
 /** Opens a SotW ADS stream to `127.0.0.1:xdsPort`. */
@@ -37,14 +39,16 @@ export function openAds(xdsPort: number): AdsStream {
   const responses: DiscoveryResponse[] = [];
   let arrived: (() => void) | undefined;
   const abort = new AbortController();
+  let failure = "";
   void (async () => {
     try {
       for await (const r of client.streamAggregatedResources(requests(), { signal: abort.signal })) {
         responses.push(r);
         arrived?.();
       }
-    } catch {
-      // closed
+    } catch (e) {
+      failure = String(e);
+      arrived?.();
     }
   })();
   return {
@@ -64,6 +68,7 @@ export function openAds(xdsPort: number): AdsStream {
       }
       return responses.shift();
     },
+    error: () => failure,
     close() {
       closed = true;
       wake?.();

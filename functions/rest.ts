@@ -1,0 +1,81 @@
+/**
+ * REST-JSON xDS on a hono app, runtime-neutral: `POST /v3/discovery:{clusters,endpoints,listeners,routes}`
+ * (lib/xds/rest.ts). Errors answer JSON `{ error }`: 400 for a bad request, 404 for another
+ * /v3 path, 413 for a body over EDGEPILOT_MAX_REQUEST_BYTES.
+ */
+import type { Hono } from "hono";
+import type { Limits } from "../lib/config.ts";
+import { answerRest, restPaths } from "../lib/xds/rest.ts";
+import type { ResourceSource } from "../lib/xds/source.ts";
+
+/** Where REST reads resources from, and the limits it applies. */
+export interface RestDeps {
+  source: ResourceSource;
+  limits: Pick<Limits, "maxNamesPerRequest" | "maxRequestBytes">;
+}
+
+/** Adds the REST-JSON routes to `app`. */
+export function mountRest(app: Hono, deps: RestDeps): void {
+  const { maxRequestBytes } = deps.limits;
+  const tooBig = `body over ${maxRequestBytes} bytes (EDGEPILOT_MAX_REQUEST_BYTES)`;
+  app.post("/v3/*", async (c) => {
+    const path = safeDecode(c.req.path);
+    const typeUrl = restPaths[path];
+    if (!typeUrl)
+      return c.json(
+        { error: `no REST xDS at ${path}: POST one of ${Object.keys(restPaths).join(", ")}` },
+        404,
+      );
+    if (Number(c.req.header("content-length") ?? 0) > maxRequestBytes) return c.json({ error: tooBig }, 413);
+    const { bytes, more } = await readUpTo(c.req.raw, maxRequestBytes);
+    if (more) return c.json({ error: tooBig }, 413);
+    const answer = await answerRest(
+      deps.source,
+      typeUrl,
+      new TextDecoder().decode(bytes),
+      deps.limits.maxNamesPerRequest,
+    );
+    if (answer.status === 304) return c.body(null, 304);
+    if (answer.status === 400) return c.json({ error: answer.error }, 400);
+    return c.body(answer.json, 200, { "content-type": "application/json" });
+  });
+}
+
+/**
+ * The first `limit` bytes of a body, and whether there was more. Past `limit`, up to as many bytes
+ * again are read and dropped, so a client a little over the limit finishes sending and reads its
+ * error; beyond that the body is cancelled. Nothing past `limit` is ever kept.
+ */
+export async function readUpTo(req: Request, limit: number): Promise<{ bytes: Uint8Array; more: boolean }> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let seen = 0;
+  const reader = req.body?.getReader();
+  while (reader) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    seen += value.byteLength;
+    const take = value.subarray(0, Math.max(0, limit - size));
+    if (take.byteLength > 0) chunks.push(take);
+    size += take.byteLength;
+    if (seen > 2 * limit) {
+      await reader.cancel();
+      break;
+    }
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return { bytes, more: seen > limit };
+}
+
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * DeltaPollService inside the MeshStore Durable Object. The Worker forwards every Poll and Watch
+ * here (a fetch to the stub); the object keeps waiting polls and open Watch streams in memory and,
+ * after each alarm flush that changed something, wakes the ones it concerns: each recomputes its
+ * delta from the object's own SQL store (one shared read per push, no RPC) and writes it to its
+ * stream, which the Worker pipes back untouched.
+ */
+import { createConnectRouter } from "@connectrpc/connect";
+import { createFetchHandler } from "@connectrpc/connect/protocol";
+import type { Limits } from "../../lib/config.ts";
+import type { DebounceTurn } from "../../lib/push/run.ts";
+import type { Store } from "../../lib/store/store.ts";
+import { createPollHub } from "../../lib/xds/poll-hub.ts";
+import { createPollServer } from "../../lib/xds/poll-serve.ts";
+import { createStoreSource } from "../../lib/xds/source.ts";
+import { createPollRoutes } from "../poll.ts";
+
+/** The Durable Object's side of DeltaPollService. */
+export interface PollHost {
+  /** Serves one forwarded Poll or Watch (Connect JSON or binary); other paths answer 404. */
+  fetch(request: Request): Promise<Response>;
+  /** Wakes the polls and streams a debounce turn's flushes concern. */
+  publish(turn: DebounceTurn): void;
+  /** Open Watch streams plus waiting polls (bounded by EDGEPILOT_MAX_STREAMS). */
+  readonly open: number;
+}
+
+/** Builds the host over the object's own store. */
+export function createPollHost(store: Store, limits: Limits): PollHost {
+  const source = createStoreSource(store);
+  const hub = createPollHub(source);
+  const server = createPollServer({ source, hub, limits });
+  const router = createConnectRouter();
+  createPollRoutes(server, limits)(router);
+  const handlers = new Map(router.handlers.map((h) => [h.requestPath, createFetchHandler(h)]));
+  return {
+    async fetch(request) {
+      const path = new URL(request.url).pathname;
+      const handler = handlers.get(path);
+      if (!handler)
+        return Response.json({ error: `no route for ${request.method} ${path}` }, { status: 404 });
+      // request.signal aborts when the client leaves (wrangler.toml's enable_request_signal):
+      // Connect passes it to the handler, so a Watch or long poll ends and frees its place at once.
+      return handler(request);
+    },
+    publish(turn) {
+      for (const f of turn.flushes) {
+        if (f.changes.length === 0 && !f.recovered) continue;
+        hub.publish(f.recovered ? undefined : f.changes);
+      }
+    },
+    get open() {
+      return server.open;
+    },
+  };
+}

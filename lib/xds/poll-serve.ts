@@ -1,0 +1,169 @@
+/**
+ * DeltaPollService's behaviour, runtime-neutral: Poll (optionally a long poll) and Watch, over a
+ * ResourceSource and a PollHub that the runtime's debounce driver publishes pushes to.
+ *
+ * Long poll: an answer with something to send or remove is returned at once; an answer with
+ * nothing new is held until a push changes a resource in the client's reach, then recomputed
+ * (still against what the request holds), or until the wait ends (the empty answer). A
+ * subscribed name that does not exist is reported in every answer's removed_resources but does
+ * not by itself cut a wait short: a stateless client cannot say it already knows, and would spin.
+ * Watch: the Poll answer first, then one delta per push that changes anything for this client,
+ * each relative to what the stream has sent (names reported absent are not reported again).
+ */
+import type { DeltaDiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { deltaStep, initialView } from "./poll.ts";
+import type { Interest, PollHub } from "./poll-hub.ts";
+import { type PollQuery, type PollRequestLike, readPollRequest } from "./poll-request.ts";
+import type { ResourceSource } from "./source.ts";
+
+/** A timer as a signal that aborts after `ms`; `cancel` frees it early. Injected in tests. */
+export type Timeout = (ms: number) => { signal: AbortSignal; cancel(): void };
+
+/** What the server reads from and listens to; `limits` as parsed by lib/config.ts. */
+export interface PollServerDeps {
+  source: ResourceSource;
+  hub: PollHub;
+  limits: { maxNamesPerRequest: number; maxStreams: number };
+  /** Aborted on shutdown: waiting polls answer what they have, Watch streams end. */
+  shutdown?: AbortSignal;
+  timeout?: Timeout;
+}
+
+/** Why a Poll or Watch was refused: `invalid` request, or `exhausted` (EDGEPILOT_MAX_STREAMS). */
+export class PollRefusedError extends Error {
+  constructor(
+    readonly reason: "invalid" | "exhausted",
+    message: string,
+  ) {
+    super(message);
+    this.name = "PollRefusedError";
+  }
+}
+
+/** Per call: when the caller is gone, and how long it can wait. */
+export interface PollCallOptions {
+  /** The client is gone (or its deadline passed). */
+  signal: AbortSignal;
+  /** The longest this caller can wait for an answer, e.g. the client's own deadline (ms). */
+  maxWaitMs?: number;
+}
+
+/** Poll and Watch, with EDGEPILOT_MAX_STREAMS applied to what waits. */
+export interface PollServer {
+  /** One answer; held up to the request's `wait` when it would be empty. Throws PollRefusedError. */
+  poll(input: PollRequestLike, options: PollCallOptions): Promise<DeltaDiscoveryResponse>;
+  /** The Poll answer, then a delta per relevant push until `signal` or shutdown. Throws PollRefusedError. */
+  watch(input: PollRequestLike, options: PollCallOptions): AsyncGenerator<DeltaDiscoveryResponse>;
+  /** Open Watch streams plus waiting polls: what EDGEPILOT_MAX_STREAMS bounds. */
+  readonly open: number;
+}
+
+/** Creates the server; open streams and waiting polls share one EDGEPILOT_MAX_STREAMS budget. */
+export function createPollServer(deps: PollServerDeps): PollServer {
+  const timeout = deps.timeout ?? realTimeout;
+  let open = 0;
+  const read = (input: PollRequestLike): PollQuery => {
+    const r = readPollRequest(input, deps.limits.maxNamesPerRequest);
+    if (!r.ok) throw new PollRefusedError("invalid", r.message);
+    return r.query;
+  };
+  const take = (what: string): (() => void) => {
+    if (open >= deps.limits.maxStreams)
+      throw new PollRefusedError(
+        "exhausted",
+        `${what} refused: this instance already holds ${open} open Watch streams and waiting polls ` +
+          `(EDGEPILOT_MAX_STREAMS=${deps.limits.maxStreams}); retry later, or poll without wait`,
+      );
+    open++;
+    let released = false;
+    return () => {
+      if (!released) open--;
+      released = true;
+    };
+  };
+
+  return {
+    async poll(input, options) {
+      const query = read(input);
+      const listener = deps.hub.listen(interestOf(query));
+      try {
+        const first = await deltaStep(deps.source, query, initialView(query));
+        const waitMs = Math.min(query.waitMs, options.maxWaitMs ?? Number.POSITIVE_INFINITY);
+        if (first.changed || waitMs <= 0) return first.response;
+        const release = take("long poll");
+        const timer = timeout(waitMs);
+        const until = anySignal([options.signal, timer.signal, deps.shutdown]);
+        try {
+          for (;;) {
+            const snapshot = await listener.next(until.signal);
+            if (!snapshot) return first.response;
+            const step = await deltaStep(snapshot, query, initialView(query));
+            if (step.changed) return step.response;
+          }
+        } finally {
+          until.dispose();
+          timer.cancel();
+          release();
+        }
+      } finally {
+        listener.close();
+      }
+    },
+
+    async *watch(input, options) {
+      const query = read(input);
+      const release = take("Watch");
+      const listener = deps.hub.listen(interestOf(query));
+      const stop = anySignal([options.signal, deps.shutdown]);
+      try {
+        const first = await deltaStep(deps.source, query, initialView(query));
+        yield first.response;
+        let view = first.view;
+        for (;;) {
+          const snapshot: ResourceSource | undefined = await listener.next(stop.signal);
+          if (!snapshot) return;
+          const step = await deltaStep(snapshot, query, view);
+          // Absent names were all reported in the first answer; later ones are held names removed.
+          if (!step.changed) continue;
+          view = step.view;
+          yield step.response;
+        }
+      } finally {
+        stop.dispose();
+        listener.close();
+        release();
+      }
+    },
+
+    get open() {
+      return open;
+    },
+  };
+}
+
+/** A push matters to a query when it changes a resource of its type within its reach. */
+export function interestOf(query: Pick<PollQuery, "typeUrl" | "sub">): Interest {
+  const { typeUrl, sub } = query;
+  return (c) => c.typeUrl === typeUrl && (sub.wildcard || sub.names.has(c.name));
+}
+
+const realTimeout: Timeout = (ms) => {
+  const c = new AbortController();
+  const t = setTimeout(() => c.abort(), ms);
+  return { signal: c.signal, cancel: () => clearTimeout(t) };
+};
+
+/** A signal aborted when any of `signals` is; `dispose` detaches it (the shutdown signal lives long). */
+function anySignal(signals: (AbortSignal | undefined)[]): { signal: AbortSignal; dispose(): void } {
+  const c = new AbortController();
+  const present = signals.filter((s): s is AbortSignal => s !== undefined);
+  const abort = () => c.abort();
+  for (const s of present) {
+    if (s.aborted) c.abort();
+    else s.addEventListener("abort", abort);
+  }
+  const dispose = () => {
+    for (const s of present) s.removeEventListener("abort", abort);
+  };
+  return { signal: c.signal, dispose };
+}

@@ -1,0 +1,105 @@
+/**
+ * Stateless delta xDS: one DeltaDiscoveryResponse computed from the store alone, from what the
+ * client says it subscribes to and holds. The diff itself is delta-diff.ts's, the one the Delta
+ * ADS session uses, so a poll and a stream never disagree about what a client needs.
+ */
+import { create } from "@bufbuild/protobuf";
+import { AnySchema } from "@bufbuild/protobuf/wkt";
+import { defaultLimits } from "../config.ts";
+import {
+  type DeltaDiscoveryResponse,
+  DeltaDiscoveryResponseSchema,
+  ResourceSchema,
+} from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { diffForClient } from "./delta-diff.ts";
+import { type PollQuery, type PollRequestLike, readPollRequest } from "./poll-request.ts";
+import type { ResourceSource } from "./source.ts";
+import type { StoredResource } from "./types.ts";
+import { setVersion } from "./version.ts";
+
+/** What one client has been told: the versions it holds and the subscribed names it knows are absent. */
+export interface ClientView {
+  held: ReadonlyMap<string, string>;
+  absent: ReadonlySet<string>;
+}
+
+/** One delta relative to a ClientView, and the view after the client applies it. */
+export interface DeltaStep {
+  response: DeltaDiscoveryResponse;
+  view: ClientView;
+  /**
+   * A resource to send or a held name removed: news. Subscribed names reported absent (for the
+   * first time in this view) are in removed_resources but are not news by themselves (poll-serve.ts).
+   */
+  changed: boolean;
+}
+
+/** The view a poll starts from: what initial_resource_versions says, nothing known absent. */
+export function initialView(query: Pick<PollQuery, "held">): ClientView {
+  return { held: query.held, absent: new Set() };
+}
+
+/**
+ * The delta that brings `view` up to date: resources the client lacks at their current version,
+ * and in removed_resources held names that are gone plus subscribed names not yet reported absent.
+ * system_version_info is the set version (version.ts) of what the client holds afterwards, so
+ * the same holdings give the same string on every runtime (and equal SotW's version_info).
+ */
+export async function deltaStep(
+  source: ResourceSource,
+  query: Pick<PollQuery, "typeUrl" | "sub">,
+  view: ClientView,
+): Promise<DeltaStep> {
+  const { typeUrl, sub } = query;
+  const diff = await diffForClient(source, typeUrl, sub, view.held);
+  const newlyAbsent = diff.missing.filter((n) => !view.absent.has(n));
+  const held = new Map(view.held);
+  for (const name of diff.removed) held.delete(name);
+  for (const r of diff.resources) held.set(r.name, r.version);
+  const absent = new Set(view.absent);
+  for (const name of newlyAbsent) absent.add(name);
+  for (const name of diff.removed) if (sub.names.has(name)) absent.add(name);
+  for (const r of diff.resources) absent.delete(r.name);
+  const inReach = [...held].filter(([name]) => sub.wildcard || sub.names.has(name));
+  const response = create(DeltaDiscoveryResponseSchema, {
+    systemVersionInfo: await setVersion(inReach.map(([name, version]) => ({ name, version }))),
+    typeUrl,
+    resources: diff.resources.map(toResource),
+    removedResources: [...new Set([...diff.removed, ...newlyAbsent])].sort(),
+  });
+  return {
+    response,
+    view: { held, absent },
+    changed: diff.resources.length > 0 || diff.removed.length > 0,
+  };
+}
+
+/** Poll's answer, or `invalid` with a message naming the field (as fetch.ts's FetchResult). */
+export type PollResult =
+  | { kind: "ok"; response: DeltaDiscoveryResponse }
+  | { kind: "invalid"; message: string };
+
+/**
+ * Poll's answer, now (`wait` is poll-serve.ts's business): the delta from what the request holds,
+ * with every subscribed name that does not exist in removed_resources. The nonce is empty: there
+ * is no stream to ACK on. A bad request is `invalid` with a message naming the field.
+ */
+export async function pollDelta(
+  source: ResourceSource,
+  input: PollRequestLike,
+  maxNames: number = defaultLimits.maxNamesPerRequest,
+): Promise<PollResult> {
+  const read = readPollRequest(input, maxNames);
+  if (!read.ok) return { kind: "invalid", message: read.message };
+  const step = await deltaStep(source, read.query, initialView(read.query));
+  return { kind: "ok", response: step.response };
+}
+
+/** A stored resource as a delta Resource: name, content-hash version, the bytes as an Any. */
+export function toResource(r: StoredResource) {
+  return create(ResourceSchema, {
+    name: r.name,
+    version: r.version,
+    resource: create(AnySchema, { typeUrl: r.typeUrl, value: r.body }),
+  });
+}

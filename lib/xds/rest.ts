@@ -1,0 +1,68 @@
+/**
+ * Envoy's REST-JSON xDS (`POST /v3/discovery:<type>`), runtime-neutral: a canonical proto-JSON
+ * DiscoveryRequest in, a DiscoveryResponse in canonical proto JSON out (Any with `@type`), or
+ * 304 when the request's version_info is current. The answer is fetch.ts's, as for the unary
+ * Fetch RPCs, so REST, Connect and gRPC polling agree on versions.
+ */
+import { fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
+import {
+  type DiscoveryRequest,
+  DiscoveryRequestSchema,
+  DiscoveryResponseSchema,
+} from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { fetchDiscovery } from "./fetch.ts";
+import { xdsRegistry } from "./registry.ts";
+import type { ResourceSource } from "./source.ts";
+import { TypeUrl } from "./types.ts";
+
+/** REST paths and the type each serves, as Envoy's REST subscription posts them. */
+export const restPaths: Readonly<Record<string, TypeUrl>> = {
+  "/v3/discovery:clusters": TypeUrl.cluster,
+  "/v3/discovery:endpoints": TypeUrl.endpoint,
+  "/v3/discovery:listeners": TypeUrl.listener,
+  "/v3/discovery:routes": TypeUrl.route,
+};
+
+/** What to send back: 200 with proto JSON text, 304 with no body, or 400 with an error to show. */
+export type RestAnswer = { status: 200; json: string } | { status: 304 } | { status: 400; error: string };
+
+/** Answers one REST request for `typeUrl` whose body is `body` (text). Never throws for a bad request. */
+export async function answerRest(
+  source: ResourceSource,
+  typeUrl: TypeUrl,
+  body: string,
+  maxNames: number,
+): Promise<RestAnswer> {
+  const req = parseDiscoveryRequest(body);
+  if (!req.ok) return { status: 400, error: req.error };
+  const n = req.value.resourceNames.length;
+  if (n > maxNames)
+    return {
+      status: 400,
+      error: `resource_names has ${n} names; at most ${maxNames} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
+    };
+  const result = await fetchDiscovery(source, typeUrl, req.value);
+  if (result.kind === "invalid") return { status: 400, error: result.message };
+  if (result.notModified) return { status: 304 };
+  const json = toJson(DiscoveryResponseSchema, result.response, { registry: xdsRegistry });
+  return { status: 200, json: JSON.stringify(json) };
+}
+
+/** A DiscoveryRequest from proto JSON (snake_case or lowerCamelCase names); errors name what is wrong. */
+export function parseDiscoveryRequest(
+  body: string,
+): { ok: true; value: DiscoveryRequest } | { ok: false; error: string } {
+  let json: JsonValue;
+  try {
+    json = JSON.parse(body === "" ? "{}" : body) as JsonValue;
+  } catch (e) {
+    return { ok: false, error: `malformed JSON: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  if (json === null || typeof json !== "object" || Array.isArray(json))
+    return { ok: false, error: "the body must be a JSON object: a DiscoveryRequest" };
+  try {
+    return { ok: true, value: fromJson(DiscoveryRequestSchema, json, { registry: xdsRegistry }) };
+  } catch (e) {
+    return { ok: false, error: `not a DiscoveryRequest: ${e instanceof Error ? e.message : String(e)}` };
+  }
+}
