@@ -11,6 +11,7 @@ import {
   DeltaDiscoveryRequestSchema,
   type DeltaDiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { requestQueue } from "../support/request-queue.ts";
 
 export type DeltaRequestInit = MessageInitShape<typeof DeltaDiscoveryRequestSchema>;
 
@@ -33,19 +34,7 @@ export function openDelta(xdsPort: number): DeltaStream {
     AggregatedDiscoveryService,
     createGrpcTransport({ baseUrl: `http://127.0.0.1:${xdsPort}` }),
   );
-  const pending: DeltaDiscoveryRequest[] = [];
-  let wake: (() => void) | undefined;
-  let closed = false;
-  async function* requests() {
-    while (!closed) {
-      const r = pending.shift();
-      if (r) yield r;
-      else
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-    }
-  }
+  const queue = requestQueue<DeltaDiscoveryRequest>();
   const responses: DeltaDiscoveryResponse[] = [];
   const held = new Map<string, Map<string, string>>();
   let arrived: (() => void) | undefined;
@@ -53,7 +42,7 @@ export function openDelta(xdsPort: number): DeltaStream {
   const abort = new AbortController();
   const done = (async () => {
     try {
-      for await (const r of client.deltaAggregatedResources(requests(), { signal: abort.signal })) {
+      for await (const r of client.deltaAggregatedResources(queue.requests, { signal: abort.signal })) {
         const h = held.get(r.typeUrl) ?? new Map<string, string>();
         held.set(r.typeUrl, h);
         for (const res of r.resources) h.set(res.name, res.version);
@@ -77,8 +66,7 @@ export function openDelta(xdsPort: number): DeltaStream {
     });
   return {
     send(req) {
-      pending.push(create(DeltaDiscoveryRequestSchema, req));
-      wake?.();
+      queue.push(create(DeltaDiscoveryRequestSchema, req));
     },
     async next(ms = 2000) {
       if (responses.length === 0 && end === undefined) await waitFor(ms);
@@ -104,8 +92,7 @@ export function openDelta(xdsPort: number): DeltaStream {
     },
     holds: (typeUrl) => new Map(held.get(typeUrl)),
     close() {
-      closed = true;
-      wake?.();
+      queue.close();
       abort.abort();
     },
   };

@@ -7,6 +7,7 @@ import {
   DiscoveryRequestSchema,
   type DiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { requestQueue } from "./request-queue.ts";
 
 export interface AdsStream {
   send(req: MessageInitShape<typeof DiscoveryRequestSchema>): void;
@@ -23,26 +24,14 @@ export function openAds(xdsPort: number): AdsStream {
     AggregatedDiscoveryService,
     createGrpcTransport({ baseUrl: `http://127.0.0.1:${xdsPort}` }),
   );
-  const pending: ReturnType<typeof create<typeof DiscoveryRequestSchema>>[] = [];
-  let wake: (() => void) | undefined;
-  let closed = false;
-  async function* requests() {
-    while (!closed) {
-      const r = pending.shift();
-      if (r) yield r;
-      else
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-    }
-  }
+  const queue = requestQueue<ReturnType<typeof create<typeof DiscoveryRequestSchema>>>();
   const responses: DiscoveryResponse[] = [];
   let arrived: (() => void) | undefined;
   const abort = new AbortController();
   let failure = "";
   void (async () => {
     try {
-      for await (const r of client.streamAggregatedResources(requests(), { signal: abort.signal })) {
+      for await (const r of client.streamAggregatedResources(queue.requests, { signal: abort.signal })) {
         responses.push(r);
         arrived?.();
       }
@@ -53,8 +42,7 @@ export function openAds(xdsPort: number): AdsStream {
   })();
   return {
     send(req) {
-      pending.push(create(DiscoveryRequestSchema, req));
-      wake?.();
+      queue.push(create(DiscoveryRequestSchema, req));
     },
     async next(ms = 2000) {
       if (responses.length === 0) {
@@ -70,8 +58,7 @@ export function openAds(xdsPort: number): AdsStream {
     },
     error: () => failure,
     close() {
-      closed = true;
-      wake?.();
+      queue.close();
       abort.abort();
     },
   };
