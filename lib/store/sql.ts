@@ -1,7 +1,8 @@
 /**
- * Store adapter over the SQLite storage of a Durable Object (`ctx.storage.sql`). Every method runs
- * its statements synchronously with no await in between, and a Durable Object runs one event at a
- * time, so each read-compare-write is atomic without a transaction.
+ * Store adapter over SQLite: the storage of a Durable Object (`ctx.storage.sql`) and, on Node, the
+ * file store (`file.ts`, libsql). Every method runs its statements synchronously with no await in
+ * between, and both hosts run one event at a time over a database no other process writes, so
+ * each read-compare-write is atomic without a transaction.
  */
 import { decodeValue, encodeValue } from "./codec.ts";
 import type { DeleteOptions, Entry, ListOptions, ListPage, PutOptions, PutResult, Store } from "./store.ts";
@@ -14,11 +15,27 @@ const KEYS_PER_QUERY = 90;
 
 type Row = { key: string; value: string; version: number };
 
+/** A value SQLite binds or returns here (the same set as the Durable Object's SqlStorageValue). */
+export type SqlValue = ArrayBuffer | string | number | null;
+
+/**
+ * The part of the Durable Object's `SqlStorage` this adapter uses: run one statement with `?`
+ * bindings, read its rows. Any SQLite binding can offer it (see `file.ts`).
+ */
+export interface SqlExec {
+  exec<T extends Record<string, SqlValue>>(query: string, ...bindings: SqlValue[]): SqlRows<T>;
+}
+
+/** The rows of one statement, read once: iterate them or take them all. */
+export interface SqlRows<T> extends Iterable<T> {
+  toArray(): T[];
+}
+
 /**
  * A Store over table `kv` (created if missing). Keys order by UTF-8 bytes (SQLite BINARY), which
  * is code point order, the same order the memory adapter keeps.
  */
-export function createSqlStore(sql: SqlStorage): Store {
+export function createSqlStore(sql: SqlExec): Store {
   sql.exec(
     "CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, version INTEGER NOT NULL) WITHOUT ROWID",
   );
