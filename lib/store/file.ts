@@ -26,11 +26,15 @@ export interface FileStoreOptions {
   dir: string;
 }
 
-/** A Store kept in a file; `close()` checkpoints the log into the file and releases the lock. */
+/** A Store kept in a file. */
 export interface FileStore extends Store {
   /** Absolute path of the database file. */
   readonly path: string;
-  /** Idempotent. Every call made after it throws. */
+  /**
+   * Checkpoints the log into the database file and closes. Idempotent; every call made after it
+   * throws. The file lock is released when the process exits (libsql frees the connection only
+   * once its statements are garbage), so reopen the directory from a new process.
+   */
   close(): void;
 }
 
@@ -64,6 +68,9 @@ export function createFileStore(options: FileStoreOptions): FileStore {
     close() {
       if (closed) return;
       closed = true;
+      // Everything into the main file and the log emptied, so what stays on disk is one whole file
+      // whenever libsql lets go of the connection (at garbage collection or exit, with its lock).
+      db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
       db.close();
     },
   };
