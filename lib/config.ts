@@ -14,7 +14,12 @@ export interface Config {
   clusterId: string;
   /** What one xDS client may ask of an instance (Poll, Watch, REST; ADS reads maxStreams). */
   limits: Limits;
+  /** Where Node keeps mesh state (EDGEPILOT_STORE); the Worker always uses its Durable Object. */
+  store: StoreConfig;
 }
+
+/** EDGEPILOT_STORE: `memory` (the default; gone on restart) or `file` in EDGEPILOT_DATA_DIR (durable). */
+export type StoreConfig = { kind: "memory" } | { kind: "file"; dataDir: string };
 
 /** Per-request and per-instance limits; each refusal names its variable. */
 export interface Limits {
@@ -104,8 +109,36 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
       maxRequestBytes: positive("EDGEPILOT_MAX_REQUEST_BYTES", defaultLimits.maxRequestBytes),
       maxStreams: positive("EDGEPILOT_MAX_STREAMS", defaultLimits.maxStreams),
     },
+    store: parseStore(env, errors),
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
+}
+
+/**
+ * EDGEPILOT_STORE and EDGEPILOT_DATA_DIR. The file store needs its directory named (no default
+ * under whatever directory the process happens to start in), and a directory given to the memory
+ * store is refused rather than ignored, so nobody believes state is kept when it is not.
+ */
+function parseStore(env: Env, errors: string[]): StoreConfig {
+  const kind = env.EDGEPILOT_STORE || "memory";
+  const dataDir = env.EDGEPILOT_DATA_DIR || undefined;
+  switch (kind) {
+    case "memory":
+      if (dataDir !== undefined)
+        errors.push(
+          `EDGEPILOT_DATA_DIR=${dataDir}: the memory store keeps nothing on disk; set EDGEPILOT_STORE=file to use it`,
+        );
+      return { kind };
+    case "file":
+      if (dataDir === undefined) errors.push("EDGEPILOT_DATA_DIR: required with EDGEPILOT_STORE=file");
+      return { kind, dataDir: dataDir ?? "" };
+    case "dynamodb":
+      errors.push("EDGEPILOT_STORE=dynamodb: not yet supported; use memory or file");
+      return { kind: "memory" };
+    default:
+      errors.push(`EDGEPILOT_STORE=${kind}: not a store (memory or file)`);
+      return { kind: "memory" };
+  }
 }
 
 export const clusterIdRule = "a cluster id is 1-63 characters of letters, digits, '.', '_' or '-'";

@@ -9,7 +9,6 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Config } from "../../lib/config.ts";
 import { createPushSignal } from "../../lib/push/signal.ts";
 import type { Store } from "../../lib/store/index.ts";
-import { createMemoryStore } from "../../lib/store/memory.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
@@ -20,6 +19,7 @@ import { createPollRoutes } from "../poll.ts";
 import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
 import { createDebounceTimer } from "./debounce-timer.ts";
+import { openStore } from "./store.ts";
 
 export interface NodeRuntime {
   /** The ports actually bound (useful when 0 was asked for). */
@@ -38,7 +38,8 @@ export interface NodeRuntimeOptions {
 /** Binds both ports and resolves once both serve. */
 export async function startNodeRuntime(config: Config, options: NodeRuntimeOptions): Promise<NodeRuntime> {
   const { log } = options;
-  const store = createMemoryStore();
+  const opened = openStore(config.store, log);
+  const { store } = opened;
   const now = () => Date.now();
   const pushes = createPushSignal((err) => log(`xds: push listener failed: ${err}`));
   const shutdown = new AbortController();
@@ -150,6 +151,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
       await closed;
       clearTimeout(grace);
       clearInterval(sweep);
+      opened.close();
     },
   };
 }
