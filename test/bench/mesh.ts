@@ -1,4 +1,4 @@
-/** Builds a mesh of N services (each: a Service, 3 Pods, one EndpointSlice) in a memory store, as ingest would. */
+/** Builds a mesh of N services (each: a Service, 3 Pods, one EndpointSlice) in a store (memory unless given), as ingest would. */
 import { applyEvents, defaultRegistryOptions, validateEvents } from "../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../lib/push/debounce.ts";
 import { runDebounceTurn } from "../../lib/push/run.ts";
@@ -74,8 +74,7 @@ export function sliceEvent(n: number, ips: string[], type: "ADDED" | "MODIFIED")
 export const hostOf = (n: number) => `svc-${n}.${ns}.svc.cluster.local`;
 
 /** A store holding the published mesh, and a function that ingests and pushes (returns the time it took). */
-export async function buildMesh(services: number) {
-  const store: Store = createMemoryStore();
+export async function buildMesh(services: number, store: Store = createMemoryStore()) {
   let clock = 1_700_000_000_000;
   const now = () => clock;
   const deps = { store, now, registry: defaultRegistryOptions };

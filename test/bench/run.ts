@@ -2,7 +2,13 @@
  * `npm run bench`: what edgepilot costs, measured on this machine. Bytes are exact and repeatable;
  * milliseconds are medians and depend on the machine.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createFileStore } from "../../lib/store/file.ts";
+import type { Store } from "../../lib/store/store.ts";
 import { buildMesh, sliceEvent } from "./mesh.ts";
+import { compareStores } from "./store.ts";
 import { measureBytes } from "./xds-bytes.ts";
 
 function median(xs: number[]): number {
@@ -10,9 +16,9 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] as number;
 }
 
-async function pushLatency(services: number, runs: number) {
+async function pushLatency(services: number, runs: number, store?: Store) {
   const started = performance.now();
-  const mesh = await buildMesh(services);
+  const mesh = await buildMesh(services, store);
   const buildMs = performance.now() - started;
   const target = Math.floor(services / 2);
   const times: number[] = [];
@@ -52,5 +58,31 @@ for (const n of sizes) {
   const r = await pushLatency(n, 20);
   console.log(
     `${pad(n, 8)} | ${pad(r.buildMs.toFixed(0), 12)} | ${pad(r.medianMs.toFixed(2), 9)} | ${pad(r.maxMs.toFixed(2), 6)}`,
+  );
+}
+
+console.log("\nthe same on the file store (EDGEPILOT_STORE=file)");
+console.log("services | build mesh ms | median ms | max ms (20 runs)");
+for (const n of sizes) {
+  const dir = mkdtempSync(join(tmpdir(), "edgepilot-bench-"));
+  const store = createFileStore({ dir });
+  try {
+    const r = await pushLatency(n, 20, store);
+    console.log(
+      `${pad(n, 8)} | ${pad(r.buildMs.toFixed(0), 12)} | ${pad(r.medianMs.toFixed(2), 9)} | ${pad(r.maxMs.toFixed(2), 6)}`,
+    );
+  } finally {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+console.log(
+  "\nstore throughput: 10k services + 10k slices (operations per second; list: entries per second)",
+);
+console.log("store  |   keys | create |  update |     get | getMany |    list");
+for (const r of await compareStores(10_000)) {
+  console.log(
+    `${r.store.padEnd(6)} | ${pad(r.keys, 6)} | ${pad(r.create, 6)} | ${pad(r.update, 7)} | ${pad(r.get, 7)} | ${pad(r.getMany, 7)} | ${pad(r.list, 7)}`,
   );
 }
