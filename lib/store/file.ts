@@ -131,9 +131,7 @@ function sqlOver(db: Database.Database, assertOpen: () => void): SqlExec {
   return {
     exec<T extends Record<string, SqlValue>>(query: string, ...bindings: SqlValue[]): SqlRows<T> {
       assertOpen();
-      const statement = prepared(query);
-      const rows: T[] = statement.reader ? (statement.all(...bindings) as T[]) : [];
-      if (!statement.reader) statement.run(...bindings);
+      const rows = prepared(query).all(...bindings) as T[];
       return { toArray: () => rows, [Symbol.iterator]: () => rows[Symbol.iterator]() };
     },
   };
