@@ -1,6 +1,6 @@
 /**
  * The embedded control plane on Node: ingest and REST on PORT (HTTP/1.1), gRPC ADS, Connect
- * and gRPC-Web on XDS_PORT (cleartext HTTP/2), an in-memory store, a timer-driven debounce.
+ * and gRPC-Web on XDS_PORT (cleartext HTTP/2), the store EDGEPILOT_STORE names, a timer-driven debounce.
  */
 import { parseConfig } from "../../lib/config.ts";
 import { startNodeRuntime } from "./runtime.ts";
@@ -11,7 +11,11 @@ if (!parsed.ok) {
   process.exit(2);
 }
 
-const runtime = await startNodeRuntime(parsed.config, { log: (line) => console.log(line) });
+const runtime = await startNodeRuntime(parsed.config, { log: (line) => console.log(line) }).catch((err) => {
+  // One line an operator can act on (a data directory in use, a port taken), not a stack trace.
+  console.error(`edgepilot: cannot start: ${err instanceof Error ? err.message : err}`);
+  process.exit(2);
+});
 
 let stopping = false;
 for (const sig of ["SIGTERM", "SIGINT"] as const) {

@@ -115,6 +115,8 @@ describe("restart on the file store", () => {
     expect(second.output()).toContain(`edgepilot: store: file ${join(dataDir, "edgepilot.sqlite")}`);
 
     // A third process on the same directory stops at start-up instead of sharing it.
-    await expect(start()).rejects.toThrow(/EDGEPILOT_DATA_DIR=.* is in use by another process/);
+    await expect(start()).rejects.toThrow(
+      `edgepilot: cannot start: EDGEPILOT_DATA_DIR=${dataDir}: file store: ${join(dataDir, "edgepilot.sqlite")} is in use by another process\n`,
+    );
   }, 60_000);
 });
