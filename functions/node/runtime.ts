@@ -117,6 +117,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   h2.listen(config.xdsPort, config.host);
   await listening(h2);
   serving = true;
+  // A durable store may hold pushes queued, or a flush cut short, before a restart: finish them now.
+  timer.poke();
   const port = (http.address() as AddressInfo).port;
   const xdsPort = (h2.address() as AddressInfo).port;
   log(

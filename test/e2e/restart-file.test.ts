@@ -28,15 +28,17 @@ const subscriptions: Record<string, string[]> = {
 };
 
 let dataDir: string;
+let pendingDir: string;
 const planes: RunningControlPlane[] = [];
 const streams: { close(): void }[] = [];
 
-/** A control plane on the file store in `dataDir`; stopped after the test file. */
-async function start(): Promise<RunningControlPlane> {
+/** A control plane on the file store in `dir` (`dataDir` unless given); stopped after the test file. */
+async function start(dir = dataDir, debounce = "5ms"): Promise<RunningControlPlane> {
   const cp = await startControlPlane({
-    PILOT_DEBOUNCE_AFTER: "5ms",
+    PILOT_DEBOUNCE_AFTER: debounce,
+    PILOT_DEBOUNCE_MAX: "60s",
     EDGEPILOT_STORE: "file",
-    EDGEPILOT_DATA_DIR: dataDir,
+    EDGEPILOT_DATA_DIR: dir,
   });
   planes.push(cp);
   return cp;
@@ -69,13 +71,14 @@ async function fetchClusters(cp: RunningControlPlane) {
 
 beforeAll(() => {
   dataDir = mkdtempSync(join(tmpdir(), "edgepilot-restart-"));
+  pendingDir = mkdtempSync(join(tmpdir(), "edgepilot-restart-pending-"));
 });
 afterEach(() => {
   for (const s of streams.splice(0)) s.close();
 });
 afterAll(async () => {
   await Promise.all(planes.map((cp) => cp.stop()));
-  rmSync(dataDir, { recursive: true, force: true });
+  for (const dir of [dataDir, pendingDir]) rmSync(dir, { recursive: true, force: true });
 });
 
 describe("restart on the file store", () => {
@@ -118,5 +121,21 @@ describe("restart on the file store", () => {
     await expect(start()).rejects.toThrow(
       `edgepilot: cannot start: EDGEPILOT_DATA_DIR=${dataDir}: file store: ${join(dataDir, "edgepilot.sqlite")} is in use by another process\n`,
     );
+  }, 60_000);
+
+  it("publishes, at start, events acknowledged but not yet pushed when it was killed", async () => {
+    // A debounce longer than the test: the first process acknowledges the events and never pushes.
+    const first = await start(pendingDir, "60s");
+    const res = await first.post(serviceEvents("reviews", ["10.3.0.1"]));
+    expect(res.status).toBe(200);
+    expect(await fetchClusters(first)).toEqual({ versionInfo: expect.any(String), clusters: [] });
+    expect(await first.stop("SIGKILL")).toBeNull();
+
+    const second = await start(pendingDir);
+    for (const deadline = Date.now() + 5000; (await fetchClusters(second)).clusters.length === 0; ) {
+      if (Date.now() > deadline) throw new Error(`nothing published:\n${second.output()}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect((await fetchClusters(second)).clusters).toHaveLength(1);
   }, 60_000);
 });
