@@ -4,7 +4,7 @@
  * resources at once, before any ingest reaches it. A proxy reconnecting with what it holds is
  * resent nothing and told to remove nothing; a SotW proxy and a Fetch get every cluster.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@connectrpc/connect";
@@ -121,6 +121,10 @@ describe("restart on the file store", () => {
     await expect(start()).rejects.toThrow(
       `edgepilot: cannot start: EDGEPILOT_DATA_DIR=${dataDir}: file store: ${join(dataDir, "edgepilot.sqlite")} is in use by another process\n`,
     );
+
+    // SIGTERM closes the store: the log is checkpointed into the database file and emptied.
+    expect(await second.stop()).toBe(0);
+    expect(statSync(join(dataDir, "edgepilot.sqlite-wal"), { throwIfNoEntry: false })?.size ?? 0).toBe(0);
   }, 60_000);
 
   it("publishes, at start, events acknowledged but not yet pushed when it was killed", async () => {
