@@ -79,7 +79,7 @@ describe("validateEvents", () => {
       events: [ev(service({ metadata: { name: "a/b", namespace: "default" } }))],
       index: 0,
       field: "object.metadata.name",
-      message: /not a valid Kubernetes name/,
+      message: /RFC 1035 label/,
     },
     {
       name: "bad port",
