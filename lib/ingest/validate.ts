@@ -5,6 +5,7 @@
 import { type Check, isObject, quote, typeName } from "./check.ts";
 import type { IngestError, Result } from "./errors.ts";
 import { eventTypes, type KubeObject, knownKinds, type WatchEvent } from "./events.ts";
+import { dns1035Label } from "./names.ts";
 import { endpointSliceCheck, endpointsCheck } from "./validate-endpoints.ts";
 import { validateMeta } from "./validate-meta.ts";
 import { podCheck } from "./validate-pod.ts";
@@ -63,6 +64,13 @@ function validateObject(obj: Record<string, unknown>): IngestError | undefined {
     return { field: "object.kind", message: "is required" };
   if (typeof kind !== "string")
     return { field: "object.kind", message: `must be a string, got ${typeName(kind)}` };
+  // As the API server checks a custom resource's kind (a DNS-1035 label once lower-cased), and
+  // CamelCase as every Kubernetes kind is: "constructor" or "toString" can never be a kind.
+  if (!/^[A-Z]/.test(kind) || dns1035Label(kind.toLowerCase()))
+    return {
+      field: "object.kind",
+      message: `${quote(kind)} is not a kind name (CamelCase letters and digits)`,
+    };
   const known = Object.hasOwn(knownKinds, kind) ? knownKinds[kind as keyof typeof knownKinds] : undefined;
   const served: readonly string[] | undefined = known?.apiVersions;
   if (served && obj.apiVersion !== undefined && !served.includes(obj.apiVersion as string)) {
