@@ -131,7 +131,8 @@ function serviceNameLabel(meta: unknown, path: string): Problem | undefined {
 }
 
 const endpointAddress: Check = object(
-  { ip: ip(), hostname: named(dns1123Label), nodeName: named(dns1123Subdomain), targetRef },
+  // hostname is a plain string in Go: "" means none. nodeName is a pointer: set means valid.
+  { ip: ip(), hostname: named(dns1123Label, true), nodeName: named(dns1123Subdomain), targetRef },
   ["ip"],
 );
 

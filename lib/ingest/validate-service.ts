@@ -57,6 +57,11 @@ const portNames: Check = (ports, path) => {
   return undefined;
 };
 
+const unlessEmpty =
+  (check: Check): Check =>
+  (v, path) =>
+    v === "" ? undefined : check(v, path);
+
 const hostnameNotIp: Check = (v, path) =>
   named(dns1123Subdomain)(v, path) ??
   (parseIp(v as string).ok
@@ -65,7 +70,8 @@ const hostnameNotIp: Check = (v, path) =>
 
 const status = object({
   loadBalancer: object({
-    ingress: arrayOf(object({ ip: ip(), hostname: hostnameNotIp })),
+    // Either may be "" (unset): Go leaves both out when empty, a builder may not.
+    ingress: arrayOf(object({ ip: unlessEmpty(ip()), hostname: unlessEmpty(hostnameNotIp) })),
   }),
 });
 

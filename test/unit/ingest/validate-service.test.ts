@@ -47,7 +47,10 @@ ruleTable(
         "spec.externalIPs": ["203.0.113.7"],
         "spec.loadBalancerIP": "203.0.113.8",
         "spec.ports[0].nodePort": 30080,
-        "status.loadBalancer.ingress": [{ ip: "203.0.113.9" }, { hostname: "lb-1.elb.example.com" }],
+        "status.loadBalancer.ingress": [
+          { ip: "203.0.113.9", hostname: "" },
+          { ip: "", hostname: "lb-1.elb.example.com" },
+        ],
       }),
     },
     {
