@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { describe, expect, it } from "vitest";
 import { parseIp } from "../../../lib/ingest/ip.ts";
 
@@ -72,4 +73,41 @@ describe("parseIp: Go's netip.ParseAddr, then no zone and no IPv4-mapped IPv6", 
       if (!r.ok) expect(r.reason).toMatch(reason);
     });
   }
+});
+
+describe("parseIp agrees with Node's net.isIP (a second, independent RFC 4291 parser)", () => {
+  it("on 20,000 mutations of valid addresses, except IPv4-mapped IPv6, which Kubernetes refuses", () => {
+    let seed = 7;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const bases = [
+      "10.244.1.12",
+      "2001:db8::1",
+      "1:2:3:4:5:6:7:8",
+      "::1",
+      "64:ff9b::1.2.3.4",
+      "1:2:3:4:5:6:1.2.3.4",
+      "::",
+    ];
+    const alphabet = "0123456789af:.:";
+    const disagreements: string[] = [];
+    let accepted = 0;
+    for (let k = 0; k < 20_000; k++) {
+      let s = bases[rnd(bases.length)] as string;
+      for (let m = 1 + rnd(3); m > 0; m--) {
+        const i = rnd(s.length + 1);
+        const c = alphabet[rnd(alphabet.length)] as string;
+        const op = rnd(3);
+        s = op === 0 ? s.slice(0, i) + c + s.slice(i) : s.slice(0, i) + (op === 1 ? "" : c) + s.slice(i + 1);
+      }
+      const mine = parseIp(s);
+      if (mine.ok) accepted++;
+      const node = isIP(s) !== 0 && !(!mine.ok && /IPv4-mapped/.test(mine.reason));
+      if (mine.ok !== node) disagreements.push(s);
+    }
+    expect(disagreements).toEqual([]);
+    expect(accepted).toBeGreaterThan(2_000);
+  });
 });
