@@ -29,26 +29,29 @@ export function quote(v: unknown): string {
 
 /** `path.name`, or `path["a/b"]` when the name is not a plain identifier (label keys). */
 export function child(path: string, name: string): string {
-  if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name)) return path ? `${path}.${name}` : name;
+  if (identifier.test(name)) return path ? `${path}.${name}` : name;
   return `${path}[${quote(name)}]`;
 }
 
+const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
 /** An object whose listed fields pass their checks; absent and null fields are skipped unless required. */
-export const object =
-  (fields: Record<string, Check>, required: readonly string[] = []): Check =>
-  (value, path) => {
+export const object = (fields: Record<string, Check>, required: readonly string[] = []): Check => {
+  const entries = Object.entries(fields);
+  return (value, path) => {
     if (!isObject(value)) return { field: path, message: `must be an object, got ${typeName(value)}` };
     for (const name of required) {
       if (value[name] === undefined || value[name] === null)
         return { field: child(path, name), message: "is required" };
     }
-    for (const [name, check] of Object.entries(fields)) {
+    for (const [name, check] of entries) {
       if (value[name] === undefined || value[name] === null) continue;
       const p = check(value[name], child(path, name));
       if (p) return p;
     }
     return undefined;
   };
+};
 
 /** Runs checks in order on the same value; the first problem wins. */
 export const all =

@@ -34,20 +34,27 @@ function parseAddr(text: string, sloppy: boolean): Uint8Array | undefined {
   return text.includes(":") ? parseIpv6(text, sloppy) : parseIpv4(text, sloppy);
 }
 
-/** Dotted decimal, exactly four octets 0-255; leading zeros only when `sloppy`. */
+/** Dotted decimal, exactly four octets 0-255 of 1-3 digits; leading zeros only when `sloppy`. */
 function parseIpv4(text: string, sloppy: boolean): Uint8Array | undefined {
-  const parts = text.split(".");
-  if (parts.length !== 4) return undefined;
   const out = new Uint8Array(4);
-  for (let i = 0; i < 4; i++) {
-    const p = parts[i] as string;
-    if (!/^[0-9]{1,3}$/.test(p)) return undefined;
-    if (!sloppy && p.length > 1 && p[0] === "0") return undefined;
-    const n = Number(p);
-    if (n > 255) return undefined;
-    out[i] = n;
+  let octet = 0;
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 0x2e;
+    if (c === 0x2e) {
+      if (digits === 0 || octet === 4) return undefined;
+      out[octet++] = value;
+      value = 0;
+      digits = 0;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (digits === 3 || (digits === 1 && value === 0 && !sloppy)) return undefined;
+      value = value * 10 + (c - 0x30);
+      digits++;
+      if (value > 255) return undefined;
+    } else return undefined;
   }
-  return out;
+  return octet === 4 ? out : undefined;
 }
 
 /**

@@ -99,6 +99,25 @@ const uniqueZones: Check = (zones, path) => {
   return undefined;
 };
 
+const nonEmptyAddresses: Check = (endpoints, path) => {
+  const list = endpoints as { addresses: unknown[] }[];
+  const i = list.findIndex((e) => e.addresses.length === 0);
+  return i < 0 ? undefined : { field: `${path}[${i}].addresses`, message: "must contain at least 1 address" };
+};
+
+type AddressType = (typeof addressTypes)[number];
+
+/** The body of a slice by its addressType, built once. */
+const sliceBody = Object.fromEntries(
+  addressTypes.map((t) => [
+    t,
+    object({
+      endpoints: all(arrayOf(sliceEndpoint(t), 1000), nonEmptyAddresses),
+      ports: all(arrayOf(endpointPort(false), 20000), uniqueNames("an EndpointSlice", false)),
+    }),
+  ]),
+) as Record<AddressType, Check>;
+
 /** Checks an EndpointSlice's addressType, endpoints, ports and service-name label. */
 export const endpointSliceCheck: Check = (obj, path) => {
   if (!isObject(obj)) return undefined;
@@ -106,18 +125,8 @@ export const endpointSliceCheck: Check = (obj, path) => {
   if (obj.addressType === undefined || obj.addressType === null || obj.addressType === "")
     return { field: typePath, message: "is required: one of IPv4, IPv6, FQDN" };
   const p =
-    oneOf(addressTypes)(obj.addressType, typePath) ??
-    object({
-      endpoints: all(arrayOf(sliceEndpoint(obj.addressType as string), 1000), nonEmptyAddresses),
-      ports: all(arrayOf(endpointPort(false), 20000), uniqueNames("an EndpointSlice", false)),
-    })(obj, path);
+    oneOf(addressTypes)(obj.addressType, typePath) ?? sliceBody[obj.addressType as AddressType](obj, path);
   return p ?? serviceNameLabel(obj.metadata, child(path, "metadata"));
-};
-
-const nonEmptyAddresses: Check = (endpoints, path) => {
-  const list = endpoints as { addresses: unknown[] }[];
-  const i = list.findIndex((e) => e.addresses.length === 0);
-  return i < 0 ? undefined : { field: `${path}[${i}].addresses`, message: "must contain at least 1 address" };
 };
 
 /** A slice's service-name label, when set, is a Service name: it can only ever address a service. */
