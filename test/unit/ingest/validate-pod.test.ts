@@ -108,5 +108,12 @@ ruleTable(
       object: namespace({ "metadata.labels": ["a"] }),
       field: "object.metadata.labels",
     },
+    {
+      name: "a label key __proto__ (as JSON.parse makes it: an own property)",
+      object: JSON.parse(
+        '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"a","labels":{"__proto__":"x"}}}',
+      ),
+      field: "object.metadata.labels.__proto__",
+    },
   ],
 );
