@@ -1,4 +1,7 @@
 /** Small structural checks that report the first problem with its path. Pure, no dependencies. */
+import { logSafe } from "../log-safe.ts";
+import { type IpFamily, parseIp } from "./ip.ts";
+import type { NameRule } from "./names.ts";
 
 /** A problem at a path relative to the value checked. */
 export interface Problem {
@@ -17,25 +20,57 @@ export function typeName(v: unknown): string {
   return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
 }
 
-export const object =
-  (fields: Record<string, Check>, required: readonly string[] = []): Check =>
-  (value, path) => {
+/** A value for a message, escaped as logSafe does (so it can never forge a log line) and cut short. */
+export function quote(v: unknown): string {
+  if (typeof v === "string") return logSafe(v, 80);
+  if (v === null || typeof v === "number" || typeof v === "boolean") return String(v);
+  return logSafe(JSON.stringify(v) ?? typeName(v), 80);
+}
+
+/** `path.name`, or `path["a/b"]` when the name is not a plain identifier (label keys). */
+export function child(path: string, name: string): string {
+  if (identifier.test(name)) return path ? `${path}.${name}` : name;
+  return `${path}[${quote(name)}]`;
+}
+
+const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** An object whose listed fields pass their checks; absent and null fields are skipped unless required. */
+export const object = (fields: Record<string, Check>, required: readonly string[] = []): Check => {
+  const entries = Object.entries(fields);
+  return (value, path) => {
     if (!isObject(value)) return { field: path, message: `must be an object, got ${typeName(value)}` };
     for (const name of required) {
-      if (value[name] === undefined) return { field: join(path, name), message: "is required" };
+      if (value[name] === undefined || value[name] === null)
+        return { field: child(path, name), message: "is required" };
     }
-    for (const [name, check] of Object.entries(fields)) {
+    for (const [name, check] of entries) {
       if (value[name] === undefined || value[name] === null) continue;
-      const p = check(value[name], join(path, name));
+      const p = check(value[name], child(path, name));
+      if (p) return p;
+    }
+    return undefined;
+  };
+};
+
+/** Runs checks in order on the same value; the first problem wins. */
+export const all =
+  (...checks: Check[]): Check =>
+  (value, path) => {
+    for (const check of checks) {
+      const p = check(value, path);
       if (p) return p;
     }
     return undefined;
   };
 
+/** An array of items passing `item`, with at most `max` items when given. */
 export const arrayOf =
-  (item: Check): Check =>
+  (item: Check, max?: number): Check =>
   (value, path) => {
     if (!Array.isArray(value)) return { field: path, message: `must be an array, got ${typeName(value)}` };
+    if (max !== undefined && value.length > max)
+      return { field: path, message: `must have at most ${max} items, got ${value.length}` };
     for (let i = 0; i < value.length; i++) {
       const p = item(value[i], `${path}[${i}]`);
       if (p) return p;
@@ -49,34 +84,75 @@ export const string: Check = (v, path) =>
 export const boolean: Check = (v, path) =>
   typeof v === "boolean" ? undefined : { field: path, message: `must be a boolean, got ${typeName(v)}` };
 
+/** An integer within [min, max]. */
+export const integer =
+  (min: number, max: number): Check =>
+  (v, path) =>
+    Number.isInteger(v) && (v as number) >= min && (v as number) <= max
+      ? undefined
+      : { field: path, message: `must be an integer ${min}-${max}, got ${quote(v)}` };
+
 export const port: Check = (v, path) =>
   Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535
     ? undefined
-    : { field: path, message: `must be a port number 1-65535, got ${JSON.stringify(v)}` };
+    : { field: path, message: `must be a port number 1-65535, got ${quote(v)}` };
 
-/** A Kubernetes IntOrString (targetPort). */
-export const intOrString: Check = (v, path) =>
-  typeof v === "string" || Number.isInteger(v)
-    ? undefined
-    : { field: path, message: `must be an integer or a string, got ${typeName(v)}` };
+/** A string that follows a name rule (see names.ts); empty strings only when `allowEmpty`. */
+export const named =
+  (rule: NameRule, allowEmpty = false): Check =>
+  (v, path) => {
+    if (typeof v !== "string") return { field: path, message: `must be a string, got ${typeName(v)}` };
+    if (v === "") return allowEmpty ? undefined : { field: path, message: "must be non-empty" };
+    const why = rule(v);
+    return why ? { field: path, message: `${quote(v)} ${why}` } : undefined;
+  };
 
-export const stringMap: Check = (v, path) => {
-  if (!isObject(v)) return { field: path, message: `must be an object of strings, got ${typeName(v)}` };
-  for (const [k, x] of Object.entries(v)) {
-    if (typeof x !== "string")
-      return { field: join(path, k), message: `must be a string, got ${typeName(x)}` };
-  }
-  return undefined;
-};
+/** One of a fixed set of strings. */
+export const oneOf =
+  (values: readonly string[]): Check =>
+  (v, path) =>
+    typeof v === "string" && values.includes(v)
+      ? undefined
+      : { field: path, message: `unsupported value ${quote(v)}; want one of ${values.join(", ")}` };
 
-/** A DNS-1123 name as Kubernetes requires for namespaces, services and slices (no "/"). */
-export const dnsName: Check = (v, path) => {
-  if (typeof v !== "string" || v === "") return { field: path, message: "must be a non-empty string" };
-  return /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(v)
-    ? undefined
-    : { field: path, message: `${JSON.stringify(v)} is not a valid Kubernetes name (lower-case DNS-1123)` };
-};
+/** An IP address as the API server parses it (ip.ts), of `family` when given. */
+export const ip =
+  (family?: IpFamily): Check =>
+  (v, path) => {
+    if (typeof v !== "string") return { field: path, message: `must be a string, got ${typeName(v)}` };
+    const r = parseIp(v);
+    if (!r.ok)
+      return {
+        field: path,
+        message: `${quote(v)} must be a valid IP address (e.g. 10.9.8.7 or 2001:db8::ffff): ${r.reason}`,
+      };
+    if (family && r.family !== family)
+      return { field: path, message: `${quote(v)} must be a valid ${family} address` };
+    return undefined;
+  };
 
-function join(path: string, name: string): string {
-  return path ? `${path}.${name}` : name;
-}
+/** A Kubernetes IntOrString port: a number 1-65535 or an IANA_SVC_NAME (targetPort). */
+export const portNumOrName =
+  (nameRule: NameRule): Check =>
+  (v, path) =>
+    typeof v === "string"
+      ? named(nameRule)(v, path)
+      : Number.isInteger(v)
+        ? port(v, path)
+        : { field: path, message: `must be an integer or a string, got ${typeName(v)}` };
+
+/** An object of strings whose keys follow `key` and values `value`. */
+export const stringMap =
+  (key?: NameRule, value?: Check): Check =>
+  (v, path) => {
+    if (!isObject(v)) return { field: path, message: `must be an object of strings, got ${typeName(v)}` };
+    for (const [k, x] of Object.entries(v)) {
+      const at = child(path, k);
+      if (typeof x !== "string") return { field: at, message: `must be a string, got ${typeName(x)}` };
+      const bad = key?.(k);
+      if (bad) return { field: at, message: `key ${quote(k)} ${bad}` };
+      const p = value?.(x, at);
+      if (p) return p;
+    }
+    return undefined;
+  };

@@ -15,7 +15,7 @@ import {
 import { buildEndpoint } from "../registry/kube/endpoint-builder.ts";
 import type { NodeInfo, PodInfo, RawEndpoint, SlicePiece } from "../registry/kube/records.ts";
 import { pushForShardUpdate, updateServiceEndpoints } from "../shards/endpoint-shards.ts";
-import { keys, listAll, type Store } from "../store/index.ts";
+import { decodeSegment, keys, listAll, type Store } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
 
 /** A service by namespace and hostname. */
@@ -78,7 +78,7 @@ async function podsFor(store: Store, cluster: string, raws: RawEndpoint[]): Prom
   const byIp = new Map<string, PodInfo>();
   for (const [key, o] of owners) {
     const pod = ownerPods.get(keys.pod(cluster, o.value.namespace, o.value.name))?.value;
-    if (pod) byIp.set(key.slice(keys.podIp(cluster, "").length), pod);
+    if (pod) byIp.set(decodeSegment(key.slice(keys.podIp(cluster, "").length)), pod);
   }
   return { byName, byIp };
 }

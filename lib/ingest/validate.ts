@@ -2,59 +2,24 @@
  * Whole-batch validation of watch events. Every event is checked before anything is applied;
  * the first problem names its event index and field.
  */
-import {
-  arrayOf,
-  type Check,
-  dnsName,
-  intOrString,
-  isObject,
-  object,
-  port,
-  string,
-  stringMap,
-  typeName,
-} from "./check.ts";
+import { type Check, isObject, quote, typeName } from "./check.ts";
 import type { IngestError, Result } from "./errors.ts";
 import { eventTypes, type KubeObject, knownKinds, type WatchEvent } from "./events.ts";
+import { dns1035Label } from "./names.ts";
+import { endpointSliceCheck, endpointsCheck } from "./validate-endpoints.ts";
+import { validateMeta } from "./validate-meta.ts";
+import { podCheck } from "./validate-pod.ts";
+import { serviceCheck } from "./validate-service.ts";
 
-const metadata = object({ labels: stringMap, annotations: stringMap, resourceVersion: string, uid: string });
-
-const servicePort = object(
-  { name: string, port, protocol: string, appProtocol: string, targetPort: intOrString },
-  ["port"],
-);
-
-/** Fields of the kinds we convert; other known kinds are checked for metadata only. */
-const kindChecks: Partial<Record<string, Check>> = {
-  Service: object({
-    spec: object({
-      type: string,
-      clusterIP: string,
-      clusterIPs: arrayOf(string),
-      ports: arrayOf(servicePort),
-      selector: stringMap,
-      externalName: string,
-    }),
-  }),
-  EndpointSlice: object(
-    {
-      addressType: string,
-      endpoints: arrayOf(
-        object(
-          {
-            addresses: arrayOf(string),
-            conditions: object({}),
-            nodeName: string,
-            zone: string,
-            targetRef: object({ kind: string, name: string, namespace: string, uid: string }),
-          },
-          ["addresses"],
-        ),
-      ),
-      ports: arrayOf(object({ name: string, port, protocol: string, appProtocol: string })),
-    },
-    ["addressType"],
-  ),
+/**
+ * The fields of the kinds we convert, checked as the API server checks them. Node and Namespace
+ * are read only for their metadata; other known kinds (Istio's) are checked for metadata only.
+ */
+const kindChecks: Readonly<Record<string, Check>> = {
+  Service: serviceCheck,
+  EndpointSlice: endpointSliceCheck,
+  Endpoints: endpointsCheck,
+  Pod: podCheck,
 };
 
 /** Validates every event; on success the typed events, in order. */
@@ -68,7 +33,8 @@ export function validateEvents(raw: readonly unknown[]): Result<WatchEvent[]> {
   return { ok: true, value: events };
 }
 
-function validateEvent(e: unknown): Result<WatchEvent> {
+/** Validates one watch event; errors name the field inside the event (the caller adds the index). */
+export function validateEvent(e: unknown): Result<WatchEvent> {
   const fail = (field: string, message: string): Result<WatchEvent> => ({
     ok: false,
     error: { field, message },
@@ -94,25 +60,26 @@ function validateEvent(e: unknown): Result<WatchEvent> {
 
 function validateObject(obj: Record<string, unknown>): IngestError | undefined {
   const kind = obj.kind;
-  if (typeof kind !== "string" || kind === "") return { field: "object.kind", message: "is required" };
-  if (!isObject(obj.metadata)) return { field: "object.metadata", message: "is required" };
-  const meta = obj.metadata;
-  const known = knownKinds[kind as keyof typeof knownKinds];
-  const name = dnsName(meta.name, "object.metadata.name");
-  if (name) return meta.name === undefined ? { field: "object.metadata.name", message: "is required" } : name;
-  if (known?.namespaced ?? meta.namespace !== undefined) {
-    if (meta.namespace === undefined) {
-      return { field: "object.metadata.namespace", message: `is required for a ${kind}` };
-    }
-    const ns = dnsName(meta.namespace, "object.metadata.namespace");
-    if (ns) return ns;
-  }
+  if (kind === undefined || kind === null || kind === "")
+    return { field: "object.kind", message: "is required" };
+  if (typeof kind !== "string")
+    return { field: "object.kind", message: `must be a string, got ${typeName(kind)}` };
+  // As the API server checks a custom resource's kind (a DNS-1035 label once lower-cased), and
+  // CamelCase as every Kubernetes kind is: "constructor" or "toString" can never be a kind.
+  if (!/^[A-Z]/.test(kind) || dns1035Label(kind.toLowerCase()))
+    return {
+      field: "object.kind",
+      message: `${quote(kind)} is not a kind name (CamelCase letters and digits)`,
+    };
+  const known = Object.hasOwn(knownKinds, kind) ? knownKinds[kind as keyof typeof knownKinds] : undefined;
   const served: readonly string[] | undefined = known?.apiVersions;
   if (served && obj.apiVersion !== undefined && !served.includes(obj.apiVersion as string)) {
     return {
       field: "object.apiVersion",
-      message: `${JSON.stringify(obj.apiVersion)} is not served for ${kind}; want ${served.join(" or ")}`,
+      message: `${quote(obj.apiVersion)} is not served for ${kind}; want ${served.join(" or ")}`,
     };
   }
-  return metadata(meta, "object.metadata") ?? kindChecks[kind]?.(obj, "object");
+  const meta = validateMeta(obj.metadata, kind, known?.namespaced);
+  if (meta) return meta;
+  return Object.hasOwn(kindChecks, kind) ? kindChecks[kind]?.(obj, "object") : undefined;
 }

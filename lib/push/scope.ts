@@ -1,6 +1,6 @@
 /** Which services a push touches: the ConfigsUpdated of a merged PushRequest, resolved against the store. */
 import { type PushRequest, parseConfigKey } from "../model/index.ts";
-import { keys, listAll, type Store } from "../store/index.ts";
+import { decodeSegment, keys, listAll, type Store } from "../store/index.ts";
 
 /** One service, by namespace and hostname. */
 export interface ServiceRef {
@@ -25,7 +25,7 @@ export async function servicesInScope(store: Store, request: PushRequest): Promi
     for (const prefix of [keys.services(), "gen/"]) {
       for (const e of await listAll(store, prefix)) {
         const [, namespace, hostname] = e.key.split("/");
-        if (namespace && hostname) add(namespace, hostname);
+        if (namespace && hostname) add(decodeSegment(namespace), decodeSegment(hostname));
       }
     }
   }

@@ -1,8 +1,60 @@
 /**
  * Store key layout. Every key is built here so that prefixes stay consistent across stages.
- * Namespaces, hostnames, slice names and cluster ids never contain "/" (ingest validates
- * them), so each prefix below is unambiguous.
+ * Every segment that came from input (namespace, host, cluster, kind, name, slice, IP, node id,
+ * resource name) is escaped by `segment`: "/" can never split a segment and "%" can never fake
+ * an escape, so no input reaches another key's prefix. Names ingest accepts (DNS names, IPs,
+ * cluster ids) contain none of the escaped characters: their keys are exactly the plain join.
  */
+
+/**
+ * One key segment: "%", "/", control characters and DEL percent-encoded (%XX, upper-case hex),
+ * and the whole-segment values "_" (the cluster-scoped marker), "." and ".." encoded too.
+ * Injective, so two inputs never share a key; the identity on every name ingest accepts.
+ */
+export function segment(s: string): string {
+  if (s === "_" || s === "." || s === "..") return s.replace(/[._]/g, (c) => hex(c));
+  return escapeChars(s, true);
+}
+
+/** Undoes `segment` (for code that reads a segment back out of a listed key). */
+export function decodeSegment(s: string): string {
+  return s.replace(/%([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+}
+
+function hex(c: string): string {
+  return `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`;
+}
+
+/** Encodes "%", control characters, DEL and (when `slash`) "/"; the input itself when none occurs. */
+function escapeChars(s: string, slash: boolean): string {
+  let out = "";
+  let from = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x25 || c < 0x20 || c === 0x7f || (slash && c === 0x2f)) {
+      out += s.slice(from, i) + hex(s[i] as string);
+      from = i + 1;
+    }
+  }
+  return from === 0 ? s : out + s.slice(from);
+}
+
+/** A type URL keeps its "/" (`type.googleapis.com/<message>`: keys of served types stay as they are); "%" and control characters are encoded. */
+function typeSegment(typeUrl: string): string {
+  return escapeChars(typeUrl, false);
+}
+
+/** A pod dependency id is `<namespace>/<name>`: each part is its own segment. */
+function podIdSegments(id: string): string {
+  const slash = id.indexOf("/");
+  return slash < 0 ? `${segment(id)}/` : `${segment(id.slice(0, slash))}/${segment(id.slice(slash + 1))}`;
+}
+
+function refId(on: "pod" | "ip" | "node", id: string): string {
+  return on === "pod" ? podIdSegments(id) : segment(id);
+}
+
+const e = segment;
 
 /** Zero-padded so that lexical order is numeric order. */
 export function pad(n: number, width = 16): string {
@@ -11,51 +63,54 @@ export function pad(n: number, width = 16): string {
 
 export const keys = {
   /** One cluster's record of a service: Service. */
-  service: (ns: string, host: string, cluster: string) => `svc/${ns}/${host}/${cluster}`,
+  service: (ns: string, host: string, cluster: string) => `svc/${e(ns)}/${e(host)}/${e(cluster)}`,
   /** Every cluster's record of one service. */
-  servicePrefix: (ns: string, host: string) => `svc/${ns}/${host}/`,
+  servicePrefix: (ns: string, host: string) => `svc/${e(ns)}/${e(host)}/`,
   /** All services. */
   services: () => "svc/",
+  /** Every service record of one namespace. */
+  servicesIn: (ns: string) => `svc/${e(ns)}/`,
   /** Endpoints of one EndpointSlice (a shard piece): SlicePiece. */
   slice: (ns: string, host: string, cluster: string, slice: string) =>
-    `eps/${ns}/${host}/${cluster}/${slice}`,
+    `eps/${e(ns)}/${e(host)}/${e(cluster)}/${e(slice)}`,
   /** All pieces of one service's shard from one cluster. */
-  slicePrefix: (ns: string, host: string, cluster: string) => `eps/${ns}/${host}/${cluster}/`,
+  slicePrefix: (ns: string, host: string, cluster: string) => `eps/${e(ns)}/${e(host)}/${e(cluster)}/`,
   /** The EndpointShards of one service (all clusters): EndpointShardsRecord. */
-  shards: (ns: string, host: string) => `shard/${ns}/${host}`,
+  shards: (ns: string, host: string) => `shard/${e(ns)}/${e(host)}`,
   /** A queued PushRequest: QueuedPush. Ordered by arrival. */
-  pending: (at: number, id: string) => `push/pending/${pad(at)}-${id}`,
+  pending: (at: number, id: string) => `push/pending/${pad(at)}-${e(id)}`,
   pendingPrefix: () => "push/pending/",
   /** Present while a flush runs; found at the start of a flush, it means the last one crashed. */
   flushing: () => "push/flushing",
   /** A published xDS resource: StoredResource. */
-  resource: (typeUrl: string, name: string) => `xds/${typeUrl}/${name}`,
-  resourcePrefix: (typeUrl: string) => `xds/${typeUrl}/`,
+  resource: (typeUrl: string, name: string) => `xds/${typeSegment(typeUrl)}/${e(name)}`,
+  resourcePrefix: (typeUrl: string) => `xds/${typeSegment(typeUrl)}/`,
   /** What one service generated last time, so a push can remove what it no longer generates. */
-  generated: (ns: string, host: string) => `gen/${ns}/${host}`,
+  generated: (ns: string, host: string) => `gen/${e(ns)}/${e(host)}`,
   /** The push counter: PushVersion. */
   pushVersion: () => "meta/version",
   /** What push number `seq` changed: PushLogEntry. */
   pushLog: (seq: number) => `pushlog/${pad(seq)}`,
   /** Last seen resourceVersion of one object, and what it fed: ObjectRecord. "_" for cluster-scoped. */
   object: (cluster: string, kind: string, ns: string, name: string) =>
-    `obj/${cluster}/${kind}/${ns || "_"}/${name}`,
-  objectPrefix: (cluster: string, kind: string) => `obj/${cluster}/${kind}/`,
+    `obj/${e(cluster)}/${e(kind)}/${ns === "" ? "_" : e(ns)}/${e(name)}`,
+  objectPrefix: (cluster: string, kind: string) => `obj/${e(cluster)}/${e(kind)}/`,
   /** A Pod as endpoints need it: PodInfo. */
-  pod: (cluster: string, ns: string, name: string) => `pod/${cluster}/${ns}/${name}`,
+  pod: (cluster: string, ns: string, name: string) => `pod/${e(cluster)}/${e(ns)}/${e(name)}`,
   /** Which pod holds an IP: { namespace, name }. */
-  podIp: (cluster: string, ip: string) => `podip/${cluster}/${ip}`,
+  podIp: (cluster: string, ip: string) => `podip/${e(cluster)}/${e(ip)}`,
   /** A Node's locality: NodeInfo. */
-  node: (cluster: string, name: string) => `node/${cluster}/${name}`,
+  node: (cluster: string, name: string) => `node/${e(cluster)}/${e(name)}`,
   /** A Namespace's labels: NamespaceInfo. */
-  namespace: (cluster: string, name: string) => `ns/${cluster}/${name}`,
+  namespace: (cluster: string, name: string) => `ns/${e(cluster)}/${e(name)}`,
   /**
    * Reverse indexes from what an endpoint depends on to the slice that depends on it, so a Pod
    * or Node event recomputes only the shards it touches. Value: { namespace, hostname }.
    */
   ref: (on: "pod" | "ip" | "node", cluster: string, id: string, ns: string, host: string, slice: string) =>
-    `ref/${on}/${cluster}/${id}/${ns}/${host}/${slice}`,
-  refPrefix: (on: "pod" | "ip" | "node", cluster: string, id: string) => `ref/${on}/${cluster}/${id}/`,
+    `ref/${on}/${e(cluster)}/${refId(on, id)}/${e(ns)}/${e(host)}/${e(slice)}`,
+  refPrefix: (on: "pod" | "ip" | "node", cluster: string, id: string) =>
+    `ref/${on}/${e(cluster)}/${refId(on, id)}/`,
   /** A proxy's last sent, acked and NACKed versions (status and debug). */
-  proxy: (nodeId: string) => `proxy/${nodeId}`,
+  proxy: (nodeId: string) => `proxy/${e(nodeId)}`,
 } as const;

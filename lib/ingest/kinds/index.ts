@@ -6,13 +6,14 @@ import { nodeHandler } from "./node.ts";
 import { podHandler } from "./pod.ts";
 import { serviceHandler } from "./service.ts";
 
-export const kindHandlers: Readonly<Record<string, KindHandler>> = {
+/** A null-prototype record: a kind named "constructor" or "__proto__" finds no handler. */
+export const kindHandlers: Readonly<Record<string, KindHandler>> = Object.assign(Object.create(null), {
   Service: serviceHandler,
   EndpointSlice: endpointSliceHandler,
   Endpoints: endpointsHandler,
   Pod: podHandler,
   Node: nodeHandler,
   Namespace: namespaceHandler,
-};
+});
 
 export type { KindHandler, ObjectRef } from "./handler.ts";

@@ -2,7 +2,7 @@
  * v1 Namespace: its labels decide, with discovery selectors, whether its services are served.
  * A namespace that starts or stops matching is a full push for every service in it.
  */
-import { configKeyString, pushRequest, serviceConfigKey } from "../../model/index.ts";
+import { configKeyString, pushRequest, type Service, serviceConfigKey } from "../../model/index.ts";
 import { convertNamespace } from "../../registry/kube/namespace.ts";
 import type { NamespaceInfo } from "../../registry/kube/records.ts";
 import { namespaceSelected } from "../../registry/kube/selectors.ts";
@@ -14,7 +14,7 @@ import { type KindHandler, sameJson } from "./handler.ts";
 async function selectionPush(ctx: IngestContext, name: string, before: boolean, after: boolean) {
   if (before === after) return undefined;
   const hosts = new Set<string>();
-  for (const e of await listAll(ctx.store, `svc/${name}/`)) hosts.add(e.key.split("/")[2] as string);
+  for (const e of await listAll<Service>(ctx.store, keys.servicesIn(name))) hosts.add(e.value.hostname);
   if (hosts.size === 0) return undefined;
   const configs = [...hosts].map((h) => configKeyString(serviceConfigKey(h, name)));
   return pushRequest({ full: true, configs, reason: "namespace", start: ctx.now() });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeEventsBody, validateEvents } from "../../../lib/ingest/index.ts";
+import { kindHandlers } from "../../../lib/ingest/kinds/index.ts";
 
 const service = (o: Record<string, unknown> = {}) => ({
   apiVersion: "v1",
@@ -79,7 +80,7 @@ describe("validateEvents", () => {
       events: [ev(service({ metadata: { name: "a/b", namespace: "default" } }))],
       index: 0,
       field: "object.metadata.name",
-      message: /not a valid Kubernetes name/,
+      message: /RFC 1035 label/,
     },
     {
       name: "bad port",
@@ -118,6 +119,13 @@ describe("validateEvents", () => {
       message: /required/,
     },
     {
+      name: "a kind that is no kind name",
+      events: [ev(service({ kind: "Service/../Pod" }))],
+      index: 0,
+      field: "object.kind",
+      message: /not a kind name/,
+    },
+    {
       name: "labels that are not strings",
       events: [ev(service({ metadata: { name: "r", namespace: "d", labels: { app: 1 } } }))],
       index: 0,
@@ -146,5 +154,19 @@ describe("validateEvents", () => {
     expect(r.ok).toBe(true);
     expect(r.ok && r.value.map((e) => e.type)).toEqual(["ADDED", "BOOKMARK", "ADDED", "DELETED"]);
     expect(r.ok && r.value[1]).toEqual({ type: "BOOKMARK", resourceVersion: "42" });
+  });
+});
+
+describe("kinds named after Object.prototype members", () => {
+  it("are refused: a kind is CamelCase", () => {
+    for (const kind of ["constructor", "toString", "hasOwnProperty", "__proto__"]) {
+      const r = validateEvents([
+        ev({ apiVersion: "example.com/v1", kind, metadata: { name: "x", namespace: "d" } }),
+      ]);
+      expect(r.ok ? "ok" : r.error).toMatchObject({ field: "object.kind", message: /not a kind name/ });
+    }
+  });
+  it("find no handler even if one got through", () => {
+    for (const kind of ["constructor", "toString", "__proto__"]) expect(kindHandlers[kind]).toBeUndefined();
   });
 });
