@@ -14,6 +14,8 @@ export interface Config {
   clusterId: string;
   /** What one xDS client may ask of an instance (Poll, Watch, REST; ADS reads maxStreams). */
   limits: Limits;
+  /** PILOT_SYNC_TIMEOUT (ms): the longest proxies keep what they hold while the registry is not synced. */
+  syncTimeoutMs: number;
 }
 
 /** Per-request and per-instance limits; each refusal names its variable. */
@@ -104,6 +106,7 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
       maxRequestBytes: positive("EDGEPILOT_MAX_REQUEST_BYTES", defaultLimits.maxRequestBytes),
       maxStreams: positive("EDGEPILOT_MAX_STREAMS", defaultLimits.maxStreams),
     },
+    syncTimeoutMs: duration("PILOT_SYNC_TIMEOUT", 60_000),
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
 }

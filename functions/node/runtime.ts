@@ -8,6 +8,7 @@ import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Config } from "../../lib/config.ts";
 import { createPushSignal } from "../../lib/push/signal.ts";
+import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
 import type { Store } from "../../lib/store/index.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
@@ -45,7 +46,31 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   const source = createStoreSource(store);
   // Waiting polls and Watch streams: woken by each flush's changes, ended by shutdown.
   const pollHub = createPollHub(source);
-  const polls = createPollServer({ source, hub: pollHub, limits: config.limits, shutdown: shutdown.signal });
+  // Start-up sync (lib/push/sync-state.ts): this process is its store's one writer, so the gate
+  // answers from memory. Becoming synced wakes every stream and poll to send what was held.
+  const sync = createSyncTracker({
+    store,
+    options: { timeoutMs: config.syncTimeoutMs, useEndpointSlice: config.registry.useEndpointSlice },
+    timers: {
+      now,
+      setTimeout: (f, ms) => setTimeout(f, ms),
+      clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+    },
+    log,
+    cached: true,
+    onSynced: () => {
+      pushes.emit(0);
+      pollHub.publish(undefined);
+    },
+  });
+  await sync.start();
+  const polls = createPollServer({
+    source,
+    hub: pollHub,
+    limits: config.limits,
+    shutdown: shutdown.signal,
+    gate: sync,
+  });
   let serving = false;
 
   const timer = createDebounceTimer({
@@ -76,6 +101,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     allowUnauthenticated: (c) => isLoopback(getConnInfo(c).remote.address),
     onEnqueued: () => timer.poke(),
     ready: () => serving,
+    sync,
     log,
   });
   const { maxStreams, maxNamesPerRequest } = config.limits;
@@ -85,10 +111,11 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     shutdown: shutdown.signal,
     log,
     limits: { maxStreams, maxNamesPerRequest },
+    sync,
   });
   const pollRoutes = createPollRoutes(polls, config.limits);
   // PORT also serves REST-JSON xDS and DeltaPollService for HTTP/1.1 Connect clients.
-  mountRest(app, { source, limits: config.limits });
+  mountRest(app, { source, limits: config.limits, gate: sync });
   mountConnect(app, pollRoutes);
 
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
@@ -131,6 +158,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     store,
     async stop() {
       serving = false;
+      sync.stop();
       shutdown.abort();
       await timer.stop();
       for (const s of sessions) s.close();
