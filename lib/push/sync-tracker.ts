@@ -71,7 +71,7 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
   /** Logs what changed since the state last shown; wakes the runtime when it became synced. */
   function show(state: SyncState): void {
     const before = shown;
-    if (before && before.synced && !state.synced) return; // an older read racing a newer one
+    if (before?.synced && !state.synced) return; // an older read racing a newer one
     shown = state;
     for (const line of syncTransitions(before, state)) log(line);
     if (before && !before.synced && state.synced) o.onSynced?.();
