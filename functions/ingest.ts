@@ -64,7 +64,6 @@ export function createIngestApp(options: IngestOptions): Hono {
   });
 
   app.use("/v1/*", async (c, next) => {
-    if (sync) c.header(instanceHeader, await sync.instance());
     const header = c.req.header("authorization");
     if (options.token !== undefined) {
       if (header === undefined) throw new HTTPException(401, { message: "missing bearer token" });
@@ -78,6 +77,7 @@ export function createIngestApp(options: IngestOptions): Hono {
           "no EDGEPILOT_TOKEN is set, so ingest accepts unauthenticated calls from loopback only",
       });
     }
+    if (sync) c.header(instanceHeader, await sync.instance());
     await next();
   });
 

@@ -10,7 +10,7 @@
  */
 import { type BackoffOptions, createBackoff } from "./backoff.ts";
 import type { KubeList, WatchEvent } from "./list.ts";
-import { classifyPost, type PostResult } from "./outcome.ts";
+import { classifyPost, type PostResult, restarted } from "./outcome.ts";
 import { createDeliveryQueue, type Delivery } from "./queue.ts";
 
 /** Timers the sender uses; the Node ones in production, a manual clock in tests. */
@@ -32,6 +32,11 @@ export interface DeliveryOptions {
   log(line: string): void;
   onOverflow(): void;
   onDrained(): void;
+  /**
+   * The control plane's state changed lifetime (a new instance id in an answer: it restarted
+   * without its store): relist and resync every kind now, not at the next periodic resync.
+   */
+  onRestart?(): void;
 }
 
 /** Counters for logs and tests. */
@@ -69,6 +74,7 @@ export function createDeliverySender(o: DeliveryOptions): DeliverySender {
   let flushing = false;
   let overflowed = false;
   let idleWaiters: (() => void)[] = [];
+  let instance: string | undefined;
   const stats = {
     deliveredEvents: 0,
     deliveredResyncs: 0,
@@ -131,6 +137,14 @@ export function createDeliverySender(o: DeliveryOptions): DeliverySender {
 
   function settle(delivery: Delivery, result: PostResult): void {
     const what = describe(delivery);
+    if (restarted(instance, result) && "instance" in result) {
+      o.log(
+        `relay: the control plane's state is new (instance ${result.instance}, was ${instance}): ` +
+          "it restarted without its store; relisting and resyncing every kind",
+      );
+      o.onRestart?.();
+    }
+    if (!("error" in result) && result.instance) instance = result.instance;
     const outcome = classifyPost(result);
     switch (outcome.kind) {
       case "delivered":

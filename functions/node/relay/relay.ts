@@ -68,6 +68,11 @@ export function createRelay(o: RelayOptions): Relay {
       paused = false;
       if (!stopped.signal.aborted) for (const w of watchers.values()) w.resume();
     },
+    // While paused, the relists come with onDrained anyway.
+    onRestart: () => {
+      if (paused || stopped.signal.aborted) return;
+      for (const w of watchers.values()) w.resync();
+    },
   });
 
   const deps = {
