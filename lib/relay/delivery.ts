@@ -58,6 +58,12 @@ export interface DeliverySender {
   resync(kind: string, list: KubeList): void;
   /** Sends everything without the batch delay; true once empty, false if `timeoutMs` passed first. */
   flush(timeoutMs: number): Promise<boolean>;
+  /**
+   * When idle, posts an empty batch to learn the control plane's instance id, so a restart is
+   * noticed (onRestart) even when the cluster is quiet. Does nothing while anything is queued or
+   * in flight: those answers carry the id anyway.
+   */
+  heartbeat(): void;
   /** Stops sending; an answer still in flight is ignored. */
   stop(): void;
   stats(): DeliveryStats;
@@ -135,8 +141,8 @@ export function createDeliverySender(o: DeliveryOptions): DeliverySender {
     kick();
   }
 
-  function settle(delivery: Delivery, result: PostResult): void {
-    const what = describe(delivery);
+  /** Remembers the answer's instance id; a different one than before means a restart. */
+  function observe(result: PostResult): void {
     if (restarted(instance, result) && "instance" in result) {
       o.log(
         `relay: the control plane's state is new (instance ${result.instance}, was ${instance}): ` +
@@ -145,6 +151,25 @@ export function createDeliverySender(o: DeliveryOptions): DeliverySender {
       o.onRestart?.();
     }
     if (!("error" in result) && result.instance) instance = result.instance;
+  }
+
+  async function beat(): Promise<void> {
+    sending = true;
+    let result: PostResult;
+    try {
+      result = await o.post({ type: "events", lines: [], kinds: [] });
+    } catch (err) {
+      result = { error: err instanceof Error ? err.message : String(err) };
+    }
+    sending = false;
+    if (stopped) return;
+    observe(result);
+    kick();
+  }
+
+  function settle(delivery: Delivery, result: PostResult): void {
+    const what = describe(delivery);
+    observe(result);
     const outcome = classifyPost(result);
     switch (outcome.kind) {
       case "delivered":
@@ -223,6 +248,10 @@ export function createDeliverySender(o: DeliveryOptions): DeliverySender {
         });
         kick();
       });
+    },
+    heartbeat() {
+      if (stopped || sending || timer || queue.length > 0) return;
+      void beat();
     },
     stop() {
       stopped = true;

@@ -242,3 +242,29 @@ describe("control-plane restart", () => {
     expect(r.calls).toHaveLength(3);
   });
 });
+
+describe("heartbeat", () => {
+  it("an idle sender posts an empty batch, and a new instance in its answer relists", async () => {
+    const restarts: number[] = [];
+    const r = setup({ onRestart: () => restarts.push(r.clock.now()) });
+    r.sender.heartbeat();
+    expect(r.calls.map((c) => c.delivery)).toEqual([{ type: "events", lines: [], kinds: [] }]);
+    r.calls[0]?.answer({ status: 200, body: "{}", instance: "one" });
+    await r.clock.settle();
+    r.sender.heartbeat();
+    r.calls[1]?.answer({ status: 200, body: "{}", instance: "two" });
+    await r.clock.settle();
+    expect(restarts).toEqual([0]);
+    expect(r.sender.stats().deliveredEvents).toBe(0);
+  });
+
+  it("does nothing while something is queued or in flight", async () => {
+    const r = setup();
+    r.ev("a");
+    r.sender.heartbeat();
+    expect(r.calls).toHaveLength(0);
+    await r.clock.advance(100);
+    r.sender.heartbeat();
+    expect(r.calls).toHaveLength(1);
+  });
+});
