@@ -47,7 +47,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   // Waiting polls and Watch streams: woken by each flush's changes, ended by shutdown.
   const pollHub = createPollHub(source);
   // Start-up sync (lib/push/sync-state.ts): this process is its store's one writer, so the gate
-  // answers from memory. Becoming synced wakes every stream and poll to send what was held.
+  // answers from memory. Becoming synced runs a debounce turn; once that turn has published what
+  // the sync brought, the gate opens and every stream and poll wakes to send what was held.
   const sync = createSyncTracker({
     store,
     options: { timeoutMs: config.syncTimeoutMs, useEndpointSlice: config.registry.useEndpointSlice },
@@ -58,12 +59,13 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     },
     log,
     cached: true,
-    onSynced: () => {
+    onSynced: () => timer.poke(),
+    onOpen: () => {
       pushes.emit(0);
       pollHub.publish(undefined);
     },
   });
-  await sync.start();
+  const startState = await sync.start();
   const polls = createPollServer({
     source,
     hub: pollHub,
@@ -73,11 +75,17 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   });
   let serving = false;
 
+  let turnStarted = 0;
   const timer = createDebounceTimer({
-    turn: () => debounceTurn({ store, config, now }),
+    turn: () => {
+      turnStarted = now();
+      return debounceTurn({ store, config, now });
+    },
     now,
     log,
     onTurn: (turn) => {
+      const complete = turn.flushes.length > 0 || turn.nextAt === null;
+      void sync.turned(turnStarted, complete).catch((err) => log(`sync: recording a turn failed: ${err}`));
       for (const f of turn.flushes) {
         if (f.changes.length === 0 && !f.recovered) continue;
         const latency = f.request ? now() - f.request.start : 0;
@@ -91,6 +99,9 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
       }
     },
   });
+
+  // A durable store loaded synced but not yet published: one turn publishes it and opens the gate.
+  if (startState.synced && !startState.published) timer.poke();
 
   const app = createIngestApp({
     store,

@@ -77,8 +77,10 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
 
   /**
    * Start-up sync over this object's own store. The record is in the object's storage, so a
-   * restarted object loads its old state, synced. Its timer (PILOT_SYNC_TIMEOUT after the state
-   * began) and each alarm re-read the record; becoming synced wakes every poll and Watch.
+   * restarted object loads its old state, synced and published. Its timer (PILOT_SYNC_TIMEOUT
+   * after the state began) re-reads the record; becoming synced (here or by the Worker's ingest,
+   * which kicks us) runs a turn, and the first complete turn after it opens the gate and wakes
+   * every poll and Watch.
    */
   #tracker(config: Config): SyncTracker {
     if (!this.#sync) {
@@ -92,7 +94,8 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
         },
         log: (line) => console.log(line),
         cached: false,
-        onSynced: () => this.#polls?.wakeAll(),
+        onSynced: () => void this.kick(),
+        onOpen: () => this.#polls?.wakeAll(),
       });
       this.ctx.waitUntil(this.#sync.start().then(() => undefined));
     }
@@ -122,9 +125,10 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
     let nextAt: number | null;
     try {
       const config = workerConfig(this.env);
-      // Notices the registry became synced (the Worker's ingest wrote the record and kicked us).
-      await this.#tracker(config).state();
+      const started = now();
       const turn = await debounceTurn({ store: this.#store, config, now });
+      // The first complete turn after the registry synced opens the gate and wakes every poll.
+      await this.#tracker(config).turned(started, turn.flushes.length > 0 || turn.nextAt === null);
       for (const line of pushLogLines(turn, now())) console.log(line);
       this.#polls?.publish(turn);
       nextAt = turn.nextAt;

@@ -34,6 +34,12 @@ export interface SyncRecord {
    * gate: a cluster first heard from later is shown unsynced but closes no gate again.
    */
   syncedAt?: number;
+  /**
+   * When a debounce turn that began after the registry synced had flushed everything queued (ms):
+   * what the resyncs brought is published, so a removal now is a real one. Until then a push
+   * still on its way would look like every resource missing.
+   */
+  publishedAt?: number;
 }
 
 /** What the decision reads of the configuration. */
@@ -55,8 +61,10 @@ export interface ClusterSyncState {
 
 /** The decision, plain data: what /ready and StatusService show and what the read paths obey. */
 export interface SyncState {
-  /** Proxies may be told to remove what they hold. */
+  /** Every cluster heard from is synced (or the timeout passed): what proxies hold may be judged. */
   synced: boolean;
+  /** Synced and published since (the gate the read paths obey): proxies may be told to remove what they hold. */
+  published: boolean;
   /** PILOT_SYNC_TIMEOUT has passed since the record began. */
   timedOut: boolean;
   /** When the timeout passes (ms since epoch). */
@@ -118,12 +126,33 @@ export function decideSync(record: SyncRecord, now: number, options: SyncOptions
   const timeoutAt = record.since + options.timeoutMs;
   const timedOut = now >= timeoutAt;
   const synced = record.syncedAt !== undefined || clustersSynced(clusters) || timedOut;
-  return { synced, timedOut, timeoutAt, instance: record.instance, clusters };
+  const published = synced && record.publishedAt !== undefined;
+  return { synced, published, timedOut, timeoutAt, instance: record.instance, clusters };
+}
+
+/**
+ * The record after a debounce turn that began at `turnStartedAt` and left nothing queued that was
+ * due (`complete`: it flushed, or found the queue empty), or undefined when it changes nothing.
+ * Such a turn flushed everything queued before it began, so once it began after the registry
+ * synced, what the sync brought is published.
+ */
+export function notePublished(
+  record: SyncRecord,
+  turnStartedAt: number,
+  complete: boolean,
+  now: number,
+  options: SyncOptions,
+): SyncRecord | undefined {
+  if (!complete || record.publishedAt !== undefined) return undefined;
+  const syncedAt = Math.min(record.syncedAt ?? Number.POSITIVE_INFINITY, record.since + options.timeoutMs);
+  if (turnStartedAt < syncedAt) return undefined;
+  return { ...record, publishedAt: now };
 }
 
 /**
  * The log lines for a change from `before` to `after` (none when nothing changed): each cluster
- * that became synced, the registry becoming synced, and a warning when the timeout let it.
+ * that became synced, the registry becoming synced (a warning when the timeout let it), and its
+ * state published (removals reach proxies again).
  */
 export function syncTransitions(before: SyncState | undefined, after: SyncState): string[] {
   const lines: string[] = [];
@@ -131,22 +160,21 @@ export function syncTransitions(before: SyncState | undefined, after: SyncState)
   for (const c of after.clusters) {
     if (c.synced && was.get(c.cluster) !== true) lines.push(`sync: cluster ${c.cluster} synced`);
   }
-  if (before?.synced === after.synced) return lines;
-  if (!after.synced) {
-    const waiting = after.clusters.filter((c) => !c.synced).map((c) => c.cluster);
-    lines.push(
-      `sync: registry not synced${waiting.length > 0 ? `: waiting for ${waiting.join(", ")}` : ": no cluster heard from"}; ` +
-        "proxies keep what they hold until it is",
-    );
-  } else if (!after.timedOut || clustersSynced(after.clusters)) {
-    lines.push(`sync: registry synced (${after.clusters.length} cluster(s)); removals reach proxies again`);
-  } else {
-    const waiting = after.clusters.filter((c) => !c.synced).map((c) => c.cluster);
-    lines.push(
-      `sync: WARNING: PILOT_SYNC_TIMEOUT passed before the registry synced ` +
-        `(${waiting.length > 0 ? `still waiting for ${waiting.join(", ")}` : "no cluster heard from"}); ` +
-        "serving what the store holds, removals included",
-    );
+  const waiting = after.clusters.filter((c) => !c.synced).map((c) => c.cluster);
+  const what = waiting.length > 0 ? `waiting for ${waiting.join(", ")}` : "no cluster heard from";
+  if (before?.synced !== after.synced) {
+    if (!after.synced) {
+      lines.push(`sync: registry not synced: ${what}; proxies keep what they hold until it is`);
+    } else if (!after.timedOut || clustersSynced(after.clusters)) {
+      lines.push(`sync: registry synced (${after.clusters.length} cluster(s))`);
+    } else {
+      lines.push(
+        `sync: WARNING: PILOT_SYNC_TIMEOUT passed before the registry synced (still ${what}); ` +
+          "serving what the store holds, removals included",
+      );
+    }
   }
+  if (after.published && before?.published !== true)
+    lines.push("sync: the synced registry is published; proxies may be told to remove what they hold again");
   return lines;
 }

@@ -13,6 +13,7 @@ import {
   decideSync,
   newSyncRecord,
   noteIngest,
+  notePublished,
   type SyncOptions,
   type SyncRecord,
   type SyncState,
@@ -26,8 +27,10 @@ export interface SyncTrackerOptions {
   log: (line: string) => void;
   /** Keep the record in memory: only when this process is the store's one writer (Node). */
   cached: boolean;
-  /** Called when the registry becomes synced: wake every open stream and waiting poll. */
+  /** Called when the registry becomes synced: run a debounce turn, so its state gets published. */
   onSynced?: () => void;
+  /** Called when the gate opens (synced and published): wake every open stream and waiting poll. */
+  onOpen?: () => void;
   /** A new instance id; default crypto.randomUUID(). */
   newId?: () => string;
 }
@@ -40,6 +43,11 @@ export interface SyncTracker extends SyncGate {
   state(): Promise<SyncState>;
   /** Notes an accepted ingest call for `cluster` (a resync of `resyncKind` when given). */
   ingested(cluster: string, resyncKind?: string): Promise<void>;
+  /**
+   * Notes a debounce turn that began at `startedAt`; `complete` when it flushed or found the queue
+   * empty. The first complete turn begun after sync opens the gate (sync-state.ts notePublished).
+   */
+  turned(startedAt: number, complete: boolean): Promise<void>;
   /** The instance id of this state's lifetime. */
   instance(): Promise<string>;
   /** Disarms the timeout timer. */
@@ -75,6 +83,7 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
     shown = state;
     for (const line of syncTransitions(before, state)) log(line);
     if (before && !before.synced && state.synced) o.onSynced?.();
+    if (before && !before.published && state.published) o.onOpen?.();
     if (!state.synced) arm(state);
   }
 
@@ -91,7 +100,12 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
 
   async function current(): Promise<SyncState> {
     const state = decideSync(await load(), timers.now(), options);
-    if (shown?.synced !== state.synced || shown.timedOut !== state.timedOut) show(state);
+    if (
+      shown?.synced !== state.synced ||
+      shown.published !== state.published ||
+      shown.timedOut !== state.timedOut
+    )
+      show(state);
     return state;
   }
 
@@ -103,9 +117,20 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
     },
     state: current,
     synced() {
-      if (!o.cached || !cache) return current().then((s) => s.synced);
-      if (shown?.synced) return true;
-      return decideSync(cache, timers.now(), options).synced;
+      if (!o.cached || !cache) return current().then((s) => s.published);
+      return cache.publishedAt !== undefined;
+    },
+    async turned(startedAt, complete) {
+      if (!complete || (o.cached && cache?.publishedAt !== undefined)) return;
+      let before: SyncRecord | undefined;
+      const next = await update<SyncRecord>(store, keys.syncRecord(), (entry) => {
+        before = entry?.value;
+        return before && notePublished(before, startedAt, complete, timers.now(), options);
+      });
+      if (!next) return;
+      if (o.cached) cache = next;
+      if (!o.cached && before) shown = decideSync(before, startedAt, options);
+      show(decideSync(next, timers.now(), options));
     },
     async ingested(cluster, resyncKind) {
       const now = timers.now();

@@ -34,9 +34,12 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Spawns the control plane and waits until GET /ready answers 200. */
-export async function startControlPlane(env: Record<string, string> = {}): Promise<RunningControlPlane> {
-  const [port, xdsPort] = [await freePort(), await freePort()];
+/** Spawns the control plane and waits until GET /ready answers 200; `ports` to restart on the same ones. */
+export async function startControlPlane(
+  env: Record<string, string> = {},
+  ports?: { port: number; xdsPort: number },
+): Promise<RunningControlPlane> {
+  const { port, xdsPort } = ports ?? { port: await freePort(), xdsPort: await freePort() };
   const token = "e2e-token";
   const child = spawn(process.execPath, ["--import", "tsx", "functions/node/main.ts"], {
     cwd: root,

@@ -5,6 +5,7 @@ import {
   decideSync,
   newSyncRecord,
   noteIngest,
+  notePublished,
   type SyncOptions,
   type SyncRecord,
   syncTransitions,
@@ -128,6 +129,68 @@ describe("noteIngest", () => {
   });
 });
 
+describe("notePublished", () => {
+  const synced = record({ clusters: { a: full }, syncedAt: T0 + 10 });
+  const cases: {
+    name: string;
+    record: SyncRecord;
+    startedAt: number;
+    complete: boolean;
+    published: boolean;
+  }[] = [
+    {
+      name: "a complete turn begun after sync",
+      record: synced,
+      startedAt: T0 + 10,
+      complete: true,
+      published: true,
+    },
+    {
+      name: "a turn begun before sync",
+      record: record({ clusters: { a: full } }),
+      startedAt: T0 + 5,
+      complete: true,
+      published: false,
+    },
+    {
+      name: "a turn that only waited",
+      record: synced,
+      startedAt: T0 + 20,
+      complete: false,
+      published: false,
+    },
+    {
+      name: "a complete turn before anything synced",
+      record: record(),
+      startedAt: T0 + 20,
+      complete: true,
+      published: false,
+    },
+    {
+      name: "a complete turn after the timeout",
+      record: record(),
+      startedAt: T0 + 60_000,
+      complete: true,
+      published: true,
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const next = notePublished(c.record, c.startedAt, c.complete, T0 + 99_000, slices);
+      expect(next?.publishedAt).toBe(c.published ? T0 + 99_000 : undefined);
+      const state = decideSync(next ?? c.record, T0 + 99_000, slices);
+      expect(state.published).toBe(c.published);
+    });
+  }
+  it("is written once", () => {
+    const once = notePublished(synced, T0 + 10, true, T0 + 11, slices) as SyncRecord;
+    expect(notePublished(once, T0 + 20, true, T0 + 21, slices)).toBeUndefined();
+  });
+  it("a synced registry is not published before a turn ran", () => {
+    expect(decideSync(synced, T0 + 11, slices)).toMatchObject({ synced: true, published: false });
+  });
+});
+
 describe("syncTransitions", () => {
   const at = (r: SyncRecord, now = T0 + 1) => decideSync(r, now, slices);
   it("says the registry is not synced at start, naming what it waits for", () => {
@@ -143,7 +206,15 @@ describe("syncTransitions", () => {
     const after = at(record({ clusters: { a: full }, syncedAt: T0 + 1 }));
     expect(syncTransitions(before, after)).toEqual([
       "sync: cluster a synced",
-      "sync: registry synced (1 cluster(s)); removals reach proxies again",
+      "sync: registry synced (1 cluster(s))",
+    ]);
+  });
+  it("logs the synced registry published, after its sync", () => {
+    const synced = record({ clusters: { a: full }, syncedAt: T0 });
+    expect(syncTransitions(undefined, at({ ...synced, publishedAt: T0 + 1 }))).toEqual([
+      "sync: cluster a synced",
+      "sync: registry synced (1 cluster(s))",
+      "sync: the synced registry is published; proxies may be told to remove what they hold again",
     ]);
   });
   it("warns when the timeout let it sync", () => {

@@ -16,16 +16,20 @@ function tracker(o: { store?: Store; clock?: ManualClock; cached?: boolean } = {
   const clock = o.clock ?? createManualClock();
   const lines: string[] = [];
   let woken = 0;
+  let turns = 0;
   const t = createSyncTracker({
     store,
     options: { timeoutMs: 60_000, useEndpointSlice: true },
     timers: clock,
     log: (l) => lines.push(l),
     cached: o.cached ?? true,
-    onSynced: () => woken++,
+    onSynced: () => turns++,
+    onOpen: () => woken++,
     newId: () => `id-${++ids}`,
   });
-  return { t, store, clock, lines, woken: () => woken };
+  /** What the runtime's debounce does when poked: a complete turn, now. */
+  const turn = () => t.turned(clock.now(), true);
+  return { t, store, clock, lines, woken: () => woken, turns: () => turns, turn };
 }
 
 describe("createSyncTracker", () => {
@@ -43,17 +47,25 @@ describe("createSyncTracker", () => {
         expect(await h.t.synced()).toBe(false);
         await h.t.ingested("east", "EndpointSlice");
         await h.t.ingested("east", "Service");
+        expect((await h.t.state()).synced).toBe(true);
+        expect(h.turns()).toBe(1);
+        // Synced, but the gate opens only once a turn has published what the sync brought.
+        expect(await h.t.synced()).toBe(false);
+        expect(h.woken()).toBe(0);
+        await h.turn();
         expect(await h.t.synced()).toBe(true);
         expect(h.woken()).toBe(1);
         expect(h.lines.slice(1)).toEqual([
           "sync: cluster west synced",
           "sync: cluster east synced",
-          "sync: registry synced (2 cluster(s)); removals reach proxies again",
+          "sync: registry synced (2 cluster(s))",
+          "sync: the synced registry is published; proxies may be told to remove what they hold again",
         ]);
-        // The timeout passing later changes nothing and wakes nobody again.
+        // More turns and the timeout passing later change nothing and wake nobody again.
+        await h.turn();
         await h.clock.advance(120_000);
-        expect(h.woken()).toBe(1);
-        expect(h.lines).toHaveLength(4);
+        expect([h.woken(), h.turns()]).toEqual([1, 1]);
+        expect(h.lines).toHaveLength(5);
       });
 
       it("opens when PILOT_SYNC_TIMEOUT passes, with a warning, and wakes the runtime once", async () => {
@@ -64,9 +76,11 @@ describe("createSyncTracker", () => {
         expect(await h.t.synced()).toBe(false);
         expect(h.woken()).toBe(0);
         await h.clock.advance(1);
+        expect(h.turns()).toBe(1);
+        expect(h.lines.at(-1)).toMatch(/^sync: WARNING: PILOT_SYNC_TIMEOUT passed .*still waiting for east/);
+        await h.turn();
         expect(h.woken()).toBe(1);
         expect(await h.t.synced()).toBe(true);
-        expect(h.lines.at(-1)).toMatch(/^sync: WARNING: PILOT_SYNC_TIMEOUT passed .*still waiting for east/);
         expect((await h.t.state()).timedOut).toBe(true);
       });
     });
@@ -77,15 +91,18 @@ describe("createSyncTracker", () => {
     await first.t.start();
     await first.t.ingested("east", "Service");
     await first.t.ingested("east", "EndpointSlice");
+    await first.turn();
     const id = await first.t.instance();
     first.t.stop();
     const restarted = tracker({ store: first.store, clock: first.clock });
     const state = await restarted.t.start();
-    expect(state.synced).toBe(true);
+    expect(state).toMatchObject({ synced: true, published: true });
+    expect(await restarted.t.synced()).toBe(true);
     expect(await restarted.t.instance()).toBe(id);
     expect(restarted.lines).toEqual([
       "sync: cluster east synced",
-      "sync: registry synced (1 cluster(s)); removals reach proxies again",
+      "sync: registry synced (1 cluster(s))",
+      "sync: the synced registry is published; proxies may be told to remove what they hold again",
     ]);
   });
 
@@ -107,6 +124,8 @@ describe("createSyncTracker", () => {
     const restarted = tracker({ store: first.store, clock: first.clock });
     expect((await restarted.t.start()).synced).toBe(false);
     await restarted.clock.advance(20_000);
+    expect(restarted.turns()).toBe(1);
+    await restarted.turn();
     expect(await restarted.t.synced()).toBe(true);
     expect(restarted.woken()).toBe(1);
   });
