@@ -3,6 +3,7 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { expect } from "vitest";
 import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { DiscoveryResponse } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { event, service } from "../support/kube.ts";
 import type { RunningControlPlane } from "../support/runtime.ts";
 import type { WhoClient } from "../support/xds-client.ts";
 
@@ -86,4 +87,30 @@ export function callLoop(client: WhoClient, expected = "reviews") {
       return { ...stats };
     },
   };
+}
+
+/**
+ * Posts a new probe Service (namespace `probe`) every 300ms until a push line says it reached at
+ * least `streams` streams; returns the probe clusters' names (each is a new CDS resource).
+ */
+export async function untilStreams(cp: RunningControlPlane, streams: number): Promise<string[]> {
+  const names: string[] = [];
+  const deadline = Date.now() + 20_000;
+  for (let i = 0; Date.now() < deadline; i++) {
+    const from = cp.output().length;
+    const res = await cp.post([
+      event("ADDED", service(`probe-${i}`, "probe", [{ name: "grpc", port: 9080 }])),
+    ]);
+    expect(res.status).toBe(200);
+    names.push(`outbound|9080||probe-${i}.probe.svc.cluster.local`);
+    await new Promise((r) => setTimeout(r, 300));
+    const counts = [
+      ...cp
+        .output()
+        .slice(from)
+        .matchAll(/push \d+: .* (\d+) stream\(s\)/g),
+    ].map((m) => Number(m[1]));
+    if (counts.some((n) => n >= streams)) return names;
+  }
+  throw new Error(`never ${streams} streams:\n${cp.output()}`);
 }
