@@ -59,8 +59,8 @@ export function createIngestApp(options: IngestOptions): Hono {
   app.get("/ready", async (c) => {
     if (options.ready !== undefined && !options.ready()) return c.json({ ready: false }, 503);
     if (!sync) return c.json({ ready: true });
-    const { synced, timedOut, instance, clusters } = await sync.state();
-    return c.json({ ready: true, synced, timedOut, instance, clusters });
+    const { synced, published, timedOut, instance, clusters } = await sync.state();
+    return c.json({ ready: true, synced, published, timedOut, instance, clusters });
   });
 
   app.use("/v1/*", async (c, next) => {

@@ -93,7 +93,7 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
           pushVersion: BigInt(s.pushVersion),
           pendingPushes: s.pendingPushes,
           types: s.types,
-          sync: sync ?? { synced: true },
+          sync: sync ?? { synced: true, published: true },
         });
       },
     });
