@@ -15,7 +15,7 @@ import { createSqlStore } from "../../lib/store/sql.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import { endpointSlice, service } from "../e2e/support/kube.ts";
-import { freezeClock, mesh, runAlarmsUntilIdle, TypeUrl, testToken, worker } from "./support.ts";
+import { connectJson, freezeClock, mesh, runAlarmsUntilIdle, TypeUrl, testToken, worker } from "./support.ts";
 
 const reviews = "outbound|9080||reviews.default.svc.cluster.local";
 
@@ -74,6 +74,13 @@ describe("the Worker across a Durable Object restart", () => {
     const ready = await (await worker("/ready")).json();
     expect(ready).toMatchObject({
       ready: true,
+      synced: true,
+      published: true,
+      instance,
+      clusters: [{ cluster: "east", services: true, endpoints: true, synced: true }],
+    });
+    const status = await connectJson("edgepilot.v1.StatusService/GetStatus", {});
+    expect(status.sync).toMatchObject({
       synced: true,
       published: true,
       instance,

@@ -11,7 +11,7 @@ import { type Backend, startBackend } from "../support/backends.ts";
 import { endpointSlice, pod, service } from "../support/kube.ts";
 import { freePort, type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
 import { bootstrapXds, type WhoClient, whoClient } from "../support/xds-client.ts";
-import { callLoop, cdsNames, listOf, resync, syncOf, untilStreams } from "./support.ts";
+import { callLoop, cdsNames, listOf, resync, statusSync, syncOf, untilStreams } from "./support.ts";
 
 const ns = "default";
 const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
@@ -108,6 +108,18 @@ describe("kill -9 and restart with an empty memory store", () => {
     const restart = await syncOf(cp);
     expect(restart).toMatchObject({ synced: false, timedOut: false, clusters: [] });
     expect(restart.instance).not.toBe(firstInstance);
+    // GetStatus says the same; a refused batch still names the instance (past the token check).
+    expect(await statusSync(cp)).toMatchObject({
+      synced: false,
+      published: false,
+      instance: restart.instance,
+    });
+    const refused = await cp.post(undefined, { raw: "{" });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get("x-edgepilot-instance")).toBe(restart.instance);
+    expect(
+      (await cp.post(undefined, { raw: "[]", token: "wrong" })).headers.has("x-edgepilot-instance"),
+    ).toBe(false);
     console.log(`e2e restart: killed ▶ ready again in ${Date.now() - restartedAt}ms, not synced`);
 
     // (b) Delta reconnects saying what it holds; (c) SotW reconnects with its version_info.

@@ -1,6 +1,9 @@
 /** Helpers for the restart suite: resync lists, the /ready sync body, a call loop that counts. */
 import { fromBinary } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import { expect } from "vitest";
+import { StatusService } from "../../../lib/gen/edgepilot/v1/status_pb.ts";
 import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { DiscoveryResponse } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { event, service } from "../support/kube.ts";
@@ -41,6 +44,15 @@ export async function syncOf(cp: RunningControlPlane): Promise<ReadySync> {
   const res = await fetch(`http://127.0.0.1:${cp.port}/ready`);
   expect(res.status).toBe(200);
   return (await res.json()) as ReadySync;
+}
+
+/** GetStatus's `sync`, over gRPC on XDS_PORT. */
+export async function statusSync(cp: RunningControlPlane) {
+  const client = createClient(
+    StatusService,
+    createGrpcTransport({ baseUrl: `http://127.0.0.1:${cp.xdsPort}` }),
+  );
+  return (await client.getStatus({})).sync;
 }
 
 /** The cluster names a SotW CDS response carries, sorted. */
