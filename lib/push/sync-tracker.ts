@@ -64,13 +64,16 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
 
   async function load(): Promise<SyncRecord> {
     if (o.cached && cache) return cache;
-    let created: SyncRecord | undefined;
-    const made = await update<SyncRecord>(store, keys.syncRecord(), (current) => {
-      if (current) return undefined;
-      created = newSyncRecord(newId(), timers.now());
-      return created;
-    });
-    const record = made ?? created ?? (await store.get<SyncRecord>(keys.syncRecord()))?.value;
+    let record = (await store.get<SyncRecord>(keys.syncRecord()))?.value;
+    if (!record) {
+      // A new state begins: create the record unless another writer just did.
+      let found: SyncRecord | undefined;
+      const made = await update<SyncRecord>(store, keys.syncRecord(), (current) => {
+        found = current?.value;
+        return current ? undefined : newSyncRecord(newId(), timers.now());
+      });
+      record = made ?? found;
+    }
     if (!record) throw new Error(`${keys.syncRecord()} vanished while it was read`);
     if (o.cached) cache = record;
     return record;
@@ -100,6 +103,11 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
 
   async function current(): Promise<SyncState> {
     const state = decideSync(await load(), timers.now(), options);
+    // A Worker isolate's first look: what it finds is no change (the object logs those).
+    if (!o.cached && shown === undefined) {
+      shown = state;
+      return state;
+    }
     if (
       shown?.synced !== state.synced ||
       shown.published !== state.published ||
