@@ -135,6 +135,33 @@ describe("SotW ADS", () => {
   });
 });
 
+describe("SotW ADS subscription changes", () => {
+  it("holds the answer to a changed subscription that would drop a held cluster", async () => {
+    const g = gate();
+    const h = harness();
+    let n = 0;
+    const session = createSotwSession({
+      source: createStoreSource(h.store),
+      nonce: () => `s${++n}`,
+      gate: g,
+    });
+    await h.publish(CDS, "a");
+    await h.publish(CDS, "b");
+    const [r] = await session.onRequest(create(DiscoveryRequestSchema, { typeUrl: CDS }));
+    await h.remove(CDS, "b");
+    const changed = create(DiscoveryRequestSchema, {
+      typeUrl: CDS,
+      versionInfo: r?.versionInfo,
+      responseNonce: r?.nonce,
+      resourceNames: ["a", "b"],
+    });
+    expect(await session.onRequest(changed)).toEqual([]);
+    g.open();
+    const [after] = await session.onPush();
+    expect((after?.resources ?? []).map((x) => new TextDecoder().decode(x.value))).toEqual(["a@v1"]);
+  });
+});
+
 describe("Poll and Watch", () => {
   it("Watch keeps a held name until the gate opens and the hub wakes it, then removes it", async () => {
     const g = gate();
