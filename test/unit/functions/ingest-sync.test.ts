@@ -38,7 +38,11 @@ async function setup() {
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body,
     });
-  const ready = async () => (await app.request("/ready")).json();
+  const ready = async () =>
+    (await (await app.request("/ready")).json()) as {
+      synced: boolean;
+      clusters: { cluster: string; synced: boolean }[];
+    };
   return { app, post, ready };
 }
 
