@@ -10,6 +10,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { workerConfig } from "../../functions/workers/config.ts";
+import { createPollHost } from "../../functions/workers/poll-host.ts";
 import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { Store } from "../../lib/store/store.ts";
@@ -111,5 +113,32 @@ describe("the Worker across a Durable Object restart", () => {
     expect(sync.state).toMatchObject({ synced: false, published: false, clusters: [] });
     expect(sync.state.instance).not.toBe(instance);
     expect(sync.gate).toBe(false);
+  });
+});
+
+describe("the Durable Object's poll host while not synced", () => {
+  it("tells a Poll client holding a gone name nothing until the gate opens", async () => {
+    const fresh = env.MESH.get(env.MESH.newUniqueId());
+    const removed = await runInDurableObject(fresh, async (object) => {
+      let open = false;
+      const host = createPollHost(object.store, workerConfig(env).limits, { synced: () => open });
+      const poll = async () => {
+        const res = await host.fetch(
+          new Request("https://mesh/edgepilot.xds.v1.DeltaPollService/Poll", {
+            method: "POST",
+            headers: { "content-type": "application/json", "connect-protocol-version": "1" },
+            body: JSON.stringify({
+              request: { typeUrl: TypeUrl.cluster, initialResourceVersions: { gone: "v1" } },
+            }),
+          }),
+        );
+        expect(res.status, await res.clone().text()).toBe(200);
+        return ((await res.json()) as { removedResources?: string[] }).removedResources ?? [];
+      };
+      const before = await poll();
+      open = true;
+      return { before, after: await poll() };
+    });
+    expect(removed).toEqual({ before: [], after: ["gone"] });
   });
 });
