@@ -14,7 +14,9 @@ export default defineProject({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
-      miniflare: { bindings: { EDGEPILOT_TOKEN: testToken, ...testLimits } },
+      // PILOT_SYNC_TIMEOUT 0s: the suites post events without resyncs and test removals at once
+      // (test/workers/restart.test.ts drives the sync record itself).
+      miniflare: { bindings: { EDGEPILOT_TOKEN: testToken, PILOT_SYNC_TIMEOUT: "0s", ...testLimits } },
     }),
   ],
   test: {

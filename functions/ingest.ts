@@ -20,6 +20,10 @@ import {
   validateEvents,
   validateList,
 } from "../lib/ingest/index.ts";
+import type { SyncTracker } from "../lib/push/sync-tracker.ts";
+
+/** The header every ingest answer carries: the instance id of the control plane's state. */
+export const instanceHeader = "x-edgepilot-instance";
 
 export interface IngestOptions extends ApplyDeps {
   /** Required bearer token; when undefined, `allowUnauthenticated` decides. */
@@ -34,6 +38,11 @@ export interface IngestOptions extends ApplyDeps {
   onEnqueued?: () => void | Promise<void>;
   /** Whether both ports serve. */
   ready?: () => boolean;
+  /**
+   * Start-up sync: notes each accepted call and resync, names the state's instance in every
+   * answer (x-edgepilot-instance, and `instance` in JSON summaries), and fills /ready's body.
+   */
+  sync?: Pick<SyncTracker, "ingested" | "instance" | "state">;
   log?: (line: string) => void;
 }
 
@@ -45,9 +54,14 @@ export function createIngestApp(options: IngestOptions): Hono {
   const app = new Hono();
   const log = options.log ?? ((line) => console.log(line));
 
-  app.get("/ready", (c) =>
-    options.ready === undefined || options.ready() ? c.json({ ready: true }) : c.json({ ready: false }, 503),
-  );
+  const { sync } = options;
+  // 200 once the ports serve, whatever the sync: ingest must reach us to sync at all.
+  app.get("/ready", async (c) => {
+    if (options.ready !== undefined && !options.ready()) return c.json({ ready: false }, 503);
+    if (!sync) return c.json({ ready: true });
+    const { synced, published, timedOut, instance, clusters } = await sync.state();
+    return c.json({ ready: true, synced, published, timedOut, instance, clusters });
+  });
 
   app.use("/v1/*", async (c, next) => {
     const header = c.req.header("authorization");
@@ -63,6 +77,7 @@ export function createIngestApp(options: IngestOptions): Hono {
           "no EDGEPILOT_TOKEN is set, so ingest accepts unauthenticated calls from loopback only",
       });
     }
+    if (sync) c.header(instanceHeader, await sync.instance());
     await next();
   });
 
@@ -73,9 +88,10 @@ export function createIngestApp(options: IngestOptions): Hono {
     tail = run.catch(() => undefined);
     return run;
   };
-  const finish = async (c: Context, summary: ApplySummary) => {
+  const finish = async (c: Context, cluster: string, summary: ApplySummary, resyncKind?: string) => {
+    await sync?.ingested(cluster, resyncKind);
     if (summary.push) await options.onEnqueued?.();
-    return c.json(summary);
+    return c.json(sync ? { ...summary, instance: await sync.instance() } : summary);
   };
   const reject = (c: Context, what: string, cluster: string, error: IngestError) => {
     log(`ingest: rejected ${what} for cluster ${cluster}: ${formatIngestError(error)}`);
@@ -87,7 +103,7 @@ export function createIngestApp(options: IngestOptions): Hono {
     const decoded = decodeEventsBody(body, c.req.header("content-type"));
     const events = decoded.ok ? validateEvents(decoded.value) : decoded;
     if (!events.ok) return reject(c, "batch", cluster, events.error);
-    return finish(c, await serialized(() => applyEvents(options, cluster, events.value)));
+    return finish(c, cluster, await serialized(() => applyEvents(options, cluster, events.value)));
   });
 
   app.post("/v1/resync", async (c) => {
@@ -98,7 +114,7 @@ export function createIngestApp(options: IngestOptions): Hono {
     const summary = await serialized(() => resync(options, cluster, list.value));
     if (summary.deleted)
       log(`ingest: resync of ${list.value.kind} in ${cluster} deleted ${summary.deleted} missed object(s)`);
-    return finish(c, summary);
+    return finish(c, cluster, summary, list.value.kind);
   });
 
   app.post("/v1/admission", async (c) => {
@@ -111,6 +127,7 @@ export function createIngestApp(options: IngestOptions): Hono {
       const summary = await serialized(() =>
         applyEvents(options, cluster, [event], { trackVersions: false }),
       );
+      await sync?.ingested(cluster);
       if (summary.push) await options.onEnqueued?.();
     }
     return c.json(admissionResponse(uid));

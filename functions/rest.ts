@@ -1,17 +1,21 @@
 /**
  * REST-JSON xDS on a hono app, runtime-neutral: `POST /v3/discovery:{clusters,endpoints,listeners,routes}`
  * (lib/xds/rest.ts). Errors answer JSON `{ error }`: 400 for a bad request, 404 for another
- * /v3 path, 413 for a body over EDGEPILOT_MAX_REQUEST_BYTES.
+ * /v3 path, 413 for a body over EDGEPILOT_MAX_REQUEST_BYTES, 503 (Retry-After: 1) while the
+ * registry is not synced and the client holds a version that is not the current one.
  */
 import type { Hono } from "hono";
 import type { Limits } from "../lib/config.ts";
 import { answerRest, restPaths } from "../lib/xds/rest.ts";
 import type { ResourceSource } from "../lib/xds/source.ts";
+import { openGate, type SyncGate } from "../lib/xds/sync-gate.ts";
 
 /** Where REST reads resources from, and the limits it applies. */
 export interface RestDeps {
   source: ResourceSource;
   limits: Pick<Limits, "maxNamesPerRequest" | "maxRequestBytes">;
+  /** Start-up sync: a client holding a stale version gets 503 until it opens. */
+  gate?: SyncGate;
 }
 
 /** Adds the REST-JSON routes to `app`. */
@@ -34,9 +38,11 @@ export function mountRest(app: Hono, deps: RestDeps): void {
       typeUrl,
       new TextDecoder().decode(bytes),
       deps.limits.maxNamesPerRequest,
+      await (deps.gate ?? openGate).synced(),
     );
     if (answer.status === 304) return c.body(null, 304);
     if (answer.status === 400) return c.json({ error: answer.error }, 400);
+    if (answer.status === 503) return c.json({ error: answer.error }, 503, { "retry-after": "1" });
     return c.body(answer.json, 200, { "content-type": "application/json" });
   });
 }

@@ -16,6 +16,7 @@ import { ListenerDiscoveryService } from "../lib/gen/envoy/service/listener/v3/l
 import { RouteDiscoveryService } from "../lib/gen/envoy/service/route/v3/rds_pb.ts";
 import type { PushSignal } from "../lib/push/signal.ts";
 import { publishedStatus } from "../lib/push/status.ts";
+import type { SyncTracker } from "../lib/push/sync-tracker.ts";
 import type { Store } from "../lib/store/index.ts";
 import { createDeltaSession } from "../lib/xds/delta.ts";
 import { type AdsLimits, checkDeltaRequest, defaultAdsLimits } from "../lib/xds/delta-limits.ts";
@@ -23,6 +24,7 @@ import { fetchDiscovery } from "../lib/xds/fetch.ts";
 import { xdsRegistry } from "../lib/xds/registry.ts";
 import { createSotwSession } from "../lib/xds/sotw.ts";
 import { createStoreSource } from "../lib/xds/source.ts";
+import { openGate } from "../lib/xds/sync-gate.ts";
 import { TypeUrl } from "../lib/xds/types.ts";
 import { runAdsStream } from "./ads-stream.ts";
 
@@ -37,14 +39,18 @@ export interface XdsDeps {
   log: (line: string) => void;
   /** ADS limits; each one omitted takes its default (defaultAdsLimits). */
   limits?: Partial<AdsLimits>;
+  /** Start-up sync: the gate every read path obeys, and the state StatusService shows. */
+  sync?: Pick<SyncTracker, "synced" | "state">;
 }
 
 /** Registers the xDS services on a Connect router. */
 export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void {
   const source = createStoreSource(deps.store);
+  const gate = deps.sync ?? openGate;
   const fetch = async (typeUrl: TypeUrl, req: DiscoveryRequest) => {
-    const result = await fetchDiscovery(source, typeUrl, req);
+    const result = await fetchDiscovery(source, typeUrl, req, await gate.synced());
     if (result.kind === "invalid") throw new ConnectError(result.message, Code.InvalidArgument);
+    if (result.kind === "unsynced") throw new ConnectError(result.message, Code.Unavailable);
     return result.response;
   };
   const options = { jsonOptions: { registry: xdsRegistry } };
@@ -82,10 +88,12 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
     router.service(StatusService, {
       async getStatus() {
         const s = await publishedStatus(deps.store);
+        const sync = await deps.sync?.state();
         return create(StatusService.method.getStatus.output, {
           pushVersion: BigInt(s.pushVersion),
           pendingPushes: s.pendingPushes,
           types: s.types,
+          sync: sync ?? { synced: true, published: true },
         });
       },
     });
@@ -98,6 +106,7 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
           return counted(async function* () {
             const session = createSotwSession({
               source,
+              gate,
               onStatus: createProxyStatusRecorder(deps.store, deps.log),
             });
             const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
@@ -116,6 +125,7 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
           return counted(async function* () {
             const session = createDeltaSession({
               source,
+              gate,
               onStatus: createProxyStatusRecorder(deps.store, deps.log),
             });
             const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;

@@ -16,6 +16,8 @@ export interface Config {
   limits: Limits;
   /** Where Node keeps mesh state (EDGEPILOT_STORE); the Worker always uses its Durable Object. */
   store: StoreConfig;
+  /** PILOT_SYNC_TIMEOUT (ms): the longest proxies keep what they hold while the registry is not synced. */
+  syncTimeoutMs: number;
 }
 
 /** EDGEPILOT_STORE: `memory` (the default; gone on restart) or `file` in EDGEPILOT_DATA_DIR (durable). */
@@ -110,6 +112,7 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
       maxStreams: positive("EDGEPILOT_MAX_STREAMS", defaultLimits.maxStreams),
     },
     store: parseStore(env, errors),
+    syncTimeoutMs: duration("PILOT_SYNC_TIMEOUT", 60_000),
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
 }

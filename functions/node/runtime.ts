@@ -8,6 +8,7 @@ import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Config } from "../../lib/config.ts";
 import { createPushSignal } from "../../lib/push/signal.ts";
+import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
 import type { Store } from "../../lib/store/index.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
@@ -46,14 +47,46 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   const source = createStoreSource(store);
   // Waiting polls and Watch streams: woken by each flush's changes, ended by shutdown.
   const pollHub = createPollHub(source);
-  const polls = createPollServer({ source, hub: pollHub, limits: config.limits, shutdown: shutdown.signal });
+  // Start-up sync (lib/push/sync-state.ts): this process is its store's one writer, so the gate
+  // answers from memory. Becoming synced runs a debounce turn; once that turn has published what
+  // the sync brought, the gate opens and every stream and poll wakes to send what was held.
+  const sync = createSyncTracker({
+    store,
+    options: { timeoutMs: config.syncTimeoutMs, useEndpointSlice: config.registry.useEndpointSlice },
+    timers: {
+      now,
+      setTimeout: (f, ms) => setTimeout(f, ms),
+      clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+    },
+    log,
+    cached: true,
+    onSynced: () => timer.poke(),
+    onOpen: () => {
+      pushes.emit(0);
+      pollHub.publish(undefined);
+    },
+  });
+  const startState = await sync.start();
+  const polls = createPollServer({
+    source,
+    hub: pollHub,
+    limits: config.limits,
+    shutdown: shutdown.signal,
+    gate: sync,
+  });
   let serving = false;
 
+  let turnStarted = 0;
   const timer = createDebounceTimer({
-    turn: () => debounceTurn({ store, config, now }),
+    turn: () => {
+      turnStarted = now();
+      return debounceTurn({ store, config, now });
+    },
     now,
     log,
     onTurn: (turn) => {
+      const complete = turn.flushes.length > 0 || turn.nextAt === null;
+      void sync.turned(turnStarted, complete).catch((err) => log(`sync: recording a turn failed: ${err}`));
       for (const f of turn.flushes) {
         if (f.changes.length === 0 && !f.recovered) continue;
         const latency = f.request ? now() - f.request.start : 0;
@@ -68,6 +101,9 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     },
   });
 
+  // A durable store loaded synced but not yet published: one turn publishes it and opens the gate.
+  if (startState.synced && !startState.published) timer.poke();
+
   const app = createIngestApp({
     store,
     registry: config.registry,
@@ -77,6 +113,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     allowUnauthenticated: (c) => isLoopback(getConnInfo(c).remote.address),
     onEnqueued: () => timer.poke(),
     ready: () => serving,
+    sync,
     log,
   });
   const { maxStreams, maxNamesPerRequest } = config.limits;
@@ -86,10 +123,11 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     shutdown: shutdown.signal,
     log,
     limits: { maxStreams, maxNamesPerRequest },
+    sync,
   });
   const pollRoutes = createPollRoutes(polls, config.limits);
   // PORT also serves REST-JSON xDS and DeltaPollService for HTTP/1.1 Connect clients.
-  mountRest(app, { source, limits: config.limits });
+  mountRest(app, { source, limits: config.limits, gate: sync });
   mountConnect(app, pollRoutes);
 
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
@@ -134,6 +172,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     store,
     async stop() {
       serving = false;
+      sync.stop();
       shutdown.abort();
       await timer.stop();
       for (const s of sessions) s.close();

@@ -4,6 +4,7 @@
  * Watch are forwarded into the object, which holds them until a push concerns them (poll-host.ts).
  */
 import type { Hono } from "hono";
+import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
 import { createDurableObjectStore, type StoreRpc } from "../../lib/store/durable-object.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import { mountConnect } from "../connect.ts";
@@ -53,6 +54,20 @@ function buildApp(env: Env): Hono {
   const config = workerConfig(env);
   const log = (line: string) => console.log(line);
   const store = createDurableObjectStore(meshRpc(env));
+  const kick = () =>
+    meshStub(env)
+      .kick()
+      .catch((err: unknown) => log(`ingest: kick failed, the cron trigger will push: ${err}`));
+  // Start-up sync read from the record in the MeshStore on every use (isolates come and go); the
+  // object keeps the timer and wakes its polls, so becoming synced here kicks it.
+  const sync = createSyncTracker({
+    store,
+    options: { timeoutMs: config.syncTimeoutMs, useEndpointSlice: config.registry.useEndpointSlice },
+    timers: { now: () => Date.now(), setTimeout: () => undefined, clearTimeout: () => undefined },
+    log,
+    cached: false,
+    onSynced: () => void kick(),
+  });
   const app = createIngestApp({
     store,
     registry: config.registry,
@@ -61,17 +76,14 @@ function buildApp(env: Env): Hono {
     clusterId: config.clusterId,
     allowUnauthenticated: () => false,
     unauthenticatedRefusal: noTokenRefusal,
-    onEnqueued: async () => {
-      // The batch is applied and queued already; the cron kick is the safety net for a lost one.
-      await meshStub(env)
-        .kick()
-        .catch((err: unknown) => log(`ingest: kick failed, the cron trigger will push: ${err}`));
-    },
+    // The batch is applied and queued already; the cron kick is the safety net for a lost one.
+    onEnqueued: kick,
+    sync,
     log,
   });
   const { maxStreams, maxNamesPerRequest } = config.limits;
-  mountConnect(app, createXdsRoutes({ store, log, limits: { maxStreams, maxNamesPerRequest } }));
-  mountRest(app, { source: createStoreSource(store), limits: config.limits });
+  mountConnect(app, createXdsRoutes({ store, log, limits: { maxStreams, maxNamesPerRequest }, sync }));
+  mountRest(app, { source: createStoreSource(store), limits: config.limits, gate: sync });
   // Poll and Watch run inside the MeshStore: its alarm wakes them (the response streams through).
   mountPollForward(app, config.limits.maxRequestBytes, (request) => meshStub(env).fetch(request));
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));

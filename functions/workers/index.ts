@@ -19,6 +19,7 @@ export interface Env {
   EDGEPILOT_MAX_NAMES_PER_REQUEST?: string;
   EDGEPILOT_MAX_REQUEST_BYTES?: string;
   EDGEPILOT_MAX_STREAMS?: string;
+  PILOT_SYNC_TIMEOUT?: string;
 }
 
 /** `fetch` serves app.ts's routes; `scheduled` (the cron) makes sure a debounce turn runs. */

@@ -6,6 +6,8 @@
  * alarm flush wakes every open Watch and waiting poll in memory (poll-host.ts).
  */
 import { DurableObject } from "cloudflare:workers";
+import type { Config } from "../../lib/config.ts";
+import { createSyncTracker, type SyncTracker } from "../../lib/push/sync-tracker.ts";
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { DeleteOptions, ListOptions, PutOptions, Store } from "../../lib/store/store.ts";
@@ -23,6 +25,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   readonly #store: Store;
   readonly #rpc: StoreRpc;
   #polls: PollHost | undefined;
+  #sync: SyncTracker | undefined;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -63,12 +66,40 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
    */
   override async fetch(request: Request): Promise<Response> {
     try {
-      this.#polls ??= createPollHost(this.#store, workerConfig(this.env).limits);
+      const config = workerConfig(this.env);
+      this.#polls ??= createPollHost(this.#store, config.limits, this.#tracker(config));
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       return Response.json({ error: err.message, errors: err.errors }, { status: 500 });
     }
     return this.#polls.fetch(request);
+  }
+
+  /**
+   * Start-up sync over this object's own store. The record is in the object's storage, so a
+   * restarted object loads its old state, synced and published. Its timer (PILOT_SYNC_TIMEOUT
+   * after the state began) re-reads the record; becoming synced (here or by the Worker's ingest,
+   * which kicks us) runs a turn, and the first complete turn after it opens the gate and wakes
+   * every poll and Watch.
+   */
+  #tracker(config: Config): SyncTracker {
+    if (!this.#sync) {
+      this.#sync = createSyncTracker({
+        store: this.#store,
+        options: { timeoutMs: config.syncTimeoutMs, useEndpointSlice: config.registry.useEndpointSlice },
+        timers: {
+          now: () => Date.now(),
+          setTimeout: (f, ms) => setTimeout(f, ms),
+          clearTimeout: (h) => clearTimeout(h as number),
+        },
+        log: (line) => console.log(line),
+        cached: false,
+        onSynced: () => void this.kick(),
+        onOpen: () => this.#polls?.wakeAll(),
+      });
+      this.ctx.waitUntil(this.#sync.start().then(() => undefined));
+    }
+    return this.#sync;
   }
 
   /** Open Watch streams and waiting polls in this object. */
@@ -93,7 +124,11 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
     const now = () => Date.now();
     let nextAt: number | null;
     try {
-      const turn = await debounceTurn({ store: this.#store, config: workerConfig(this.env), now });
+      const config = workerConfig(this.env);
+      const started = now();
+      const turn = await debounceTurn({ store: this.#store, config, now });
+      // The first complete turn after the registry synced opens the gate and wakes every poll.
+      await this.#tracker(config).turned(started, turn.flushes.length > 0 || turn.nextAt === null);
       for (const line of pushLogLines(turn, now())) console.log(line);
       this.#polls?.publish(turn);
       nextAt = turn.nextAt;

@@ -13,6 +13,7 @@ import type { Store } from "../../lib/store/store.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
+import type { SyncGate } from "../../lib/xds/sync-gate.ts";
 import { createPollRoutes } from "../poll.ts";
 
 /** The Durable Object's side of DeltaPollService. */
@@ -21,15 +22,17 @@ export interface PollHost {
   fetch(request: Request): Promise<Response>;
   /** Wakes the polls and streams a debounce turn's flushes concern. */
   publish(turn: DebounceTurn): void;
+  /** Wakes every poll and stream (the registry became synced: held removals go out). */
+  wakeAll(): void;
   /** Open Watch streams plus waiting polls (bounded by EDGEPILOT_MAX_STREAMS). */
   readonly open: number;
 }
 
-/** Builds the host over the object's own store. */
-export function createPollHost(store: Store, limits: Limits): PollHost {
+/** Builds the host over the object's own store; `gate` holds removals until the registry is synced. */
+export function createPollHost(store: Store, limits: Limits, gate?: SyncGate): PollHost {
   const source = createStoreSource(store);
   const hub = createPollHub(source);
-  const server = createPollServer({ source, hub, limits });
+  const server = createPollServer({ source, hub, limits, gate });
   const router = createConnectRouter();
   createPollRoutes(server, limits)(router);
   const handlers = new Map(router.handlers.map((h) => [h.requestPath, createFetchHandler(h)]));
@@ -48,6 +51,9 @@ export function createPollHost(store: Store, limits: Limits): PollHost {
         if (f.changes.length === 0 && !f.recovered) continue;
         hub.publish(f.recovered ? undefined : f.changes);
       }
+    },
+    wakeAll() {
+      hub.publish(undefined);
     },
     get open() {
       return server.open;

@@ -10,7 +10,7 @@
  */
 import { type BackoffOptions, createBackoff } from "./backoff.ts";
 import type { KubeList, WatchEvent } from "./list.ts";
-import { classifyPost, type PostResult } from "./outcome.ts";
+import { classifyPost, type PostResult, restarted } from "./outcome.ts";
 import { createDeliveryQueue, type Delivery } from "./queue.ts";
 
 /** Timers the sender uses; the Node ones in production, a manual clock in tests. */
@@ -32,6 +32,11 @@ export interface DeliveryOptions {
   log(line: string): void;
   onOverflow(): void;
   onDrained(): void;
+  /**
+   * The control plane's state changed lifetime (a new instance id in an answer: it restarted
+   * without its store): relist and resync every kind now, not at the next periodic resync.
+   */
+  onRestart?(): void;
 }
 
 /** Counters for logs and tests. */
@@ -53,6 +58,12 @@ export interface DeliverySender {
   resync(kind: string, list: KubeList): void;
   /** Sends everything without the batch delay; true once empty, false if `timeoutMs` passed first. */
   flush(timeoutMs: number): Promise<boolean>;
+  /**
+   * When idle, posts an empty batch to learn the control plane's instance id, so a restart is
+   * noticed (onRestart) even when the cluster is quiet. Does nothing while anything is queued or
+   * in flight: those answers carry the id anyway.
+   */
+  heartbeat(): void;
   /** Stops sending; an answer still in flight is ignored. */
   stop(): void;
   stats(): DeliveryStats;
@@ -69,6 +80,7 @@ export function createDeliverySender(o: DeliveryOptions): DeliverySender {
   let flushing = false;
   let overflowed = false;
   let idleWaiters: (() => void)[] = [];
+  let instance: string | undefined;
   const stats = {
     deliveredEvents: 0,
     deliveredResyncs: 0,
@@ -129,8 +141,35 @@ export function createDeliverySender(o: DeliveryOptions): DeliverySender {
     kick();
   }
 
+  /** Remembers the answer's instance id; a different one than before means a restart. */
+  function observe(result: PostResult): void {
+    if (restarted(instance, result) && "instance" in result) {
+      o.log(
+        `relay: the control plane's state is new (instance ${result.instance}, was ${instance}): ` +
+          "it restarted without its store; relisting and resyncing every kind",
+      );
+      o.onRestart?.();
+    }
+    if (!("error" in result) && result.instance) instance = result.instance;
+  }
+
+  async function beat(): Promise<void> {
+    sending = true;
+    let result: PostResult;
+    try {
+      result = await o.post({ type: "events", lines: [], kinds: [] });
+    } catch (err) {
+      result = { error: err instanceof Error ? err.message : String(err) };
+    }
+    sending = false;
+    if (stopped) return;
+    observe(result);
+    kick();
+  }
+
   function settle(delivery: Delivery, result: PostResult): void {
     const what = describe(delivery);
+    observe(result);
     const outcome = classifyPost(result);
     switch (outcome.kind) {
       case "delivered":
@@ -209,6 +248,10 @@ export function createDeliverySender(o: DeliveryOptions): DeliverySender {
         });
         kick();
       });
+    },
+    heartbeat() {
+      if (stopped || sending || timer || queue.length > 0) return;
+      void beat();
     },
     stop() {
       stopped = true;

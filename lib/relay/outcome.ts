@@ -1,7 +1,20 @@
 /** What an ingest answer means to the relay: delivered, retry later, or a rejected batch to skip. */
 
-/** An ingest answer, or a network failure before one. */
-export type PostResult = { status: number; body: string } | { error: string };
+/**
+ * An ingest answer, or a network failure before one. `instance`: the answer's x-edgepilot-instance
+ * header, which names the lifetime of the control plane's state (a new one after a restart that
+ * lost it).
+ */
+export type PostResult = { status: number; body: string; instance?: string } | { error: string };
+
+/**
+ * Whether an answer says the control plane's state is not the one the relay fed before: a
+ * different instance id than the last one seen. The first id seen is no restart.
+ */
+export function restarted(last: string | undefined, result: PostResult): boolean {
+  if ("error" in result || !result.instance) return false;
+  return last !== undefined && last !== result.instance;
+}
 
 /** The relay's reading of a PostResult. */
 export type PostOutcome =

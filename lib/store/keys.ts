@@ -89,6 +89,11 @@ export const keys = {
   generated: (ns: string, host: string) => `gen/${e(ns)}/${e(host)}`,
   /** The push counter: PushVersion. */
   pushVersion: () => "meta/version",
+  /**
+   * The state's lifetime and start-up sync (lib/push/sync-state.ts SyncRecord): its instance id,
+   * when it began, which clusters' resyncs arrived. Kept by a durable store, new in a memory one.
+   */
+  syncRecord: () => "meta/sync",
   /** What push number `seq` changed: PushLogEntry. */
   pushLog: (seq: number) => `pushlog/${pad(seq)}`,
   /** Last seen resourceVersion of one object, and what it fed: ObjectRecord. "_" for cluster-scoped. */

@@ -25,6 +25,7 @@ import {
 } from "./delta-state.ts";
 import { nodeGenerator } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
+import { openGate, type SyncGate } from "./sync-gate.ts";
 import {
   type ProxyStatus,
   type ProxyTypeStatus,
@@ -41,6 +42,11 @@ export interface DeltaSessionOptions {
   nonce?: () => string;
   /** Called after every ACK and NACK with the stream's status (e.g. to store under keys.proxy()). */
   onStatus?: (status: ProxyStatus) => void;
+  /**
+   * Start-up sync: while closed, no name the client holds is put in removed_resources (names it
+   * never held may still be reported absent); the next push after it opens sends the removals.
+   */
+  gate?: SyncGate;
 }
 
 export interface DeltaSession {
@@ -82,6 +88,7 @@ const maxInFlight = 64;
  */
 export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   const { source } = options;
+  const gate = options.gate ?? openGate;
   const nextNonce = options.nonce ?? (() => crypto.randomUUID());
   const states = new Map<string, DeltaTypeState>();
   let node: Node | undefined;
@@ -96,6 +103,8 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   /** What to send and remove for one type; consumes the names the client must hear about again. */
   async function diff(state: DeltaTypeState): Promise<TypeDiff> {
     const view = clientView(state);
+    // Not synced yet: what the client holds stays in its view, so the first push after sync removes it.
+    const holding = (await gate.synced()) ? undefined : new Set(view.keys());
     for (const name of state.resend) view.delete(name);
     const sub = { wildcard: state.wildcard, names: state.names };
     const d = await diffForClient(source, state.typeUrl, sub, view);
@@ -108,6 +117,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     for (const name of d.missing) if (!state.reportedMissing.has(name)) removed.add(name);
     for (const name of state.resend) if (!sending.has(name)) removed.add(name);
     state.resend.clear();
+    if (holding) for (const name of holding) removed.delete(name);
     return { state, resources, removed: [...removed].sort() };
   }
 

@@ -5,6 +5,7 @@
 import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { sotwResponse } from "./response.ts";
 import type { ResourceSource } from "./source.ts";
+import { notSyncedMessage } from "./sync-gate.ts";
 import type { TypeUrl } from "./types.ts";
 
 /** The most names one request may ask for. */
@@ -17,17 +18,25 @@ export type FetchResult =
       /** The request's version_info is the current one (REST answers 304). */
       notModified: boolean;
     }
-  | { kind: "invalid"; message: string };
+  | { kind: "invalid"; message: string }
+  /** Start-up: the client holds a version we cannot name and the registry is not synced (503, Unavailable). */
+  | { kind: "unsynced"; message: string };
 
 /**
  * Answers a fetch for `typeUrl`. No names means every resource of the type (polling clients
  * have no stream to subscribe on). The nonce is the version_info: there is nothing to pair.
  * `notModified` says the request's version_info is already current (REST's 304).
+ *
+ * Not `synced` (start-up, sync-gate.ts): a client that sends a version_info holds resources the
+ * answer might lack, and a SotW answer without them would remove them; unless the answer's version
+ * is the client's, it gets `unsynced` (keep what you hold, retry). A client with no version_info
+ * holds nothing and is served what exists.
  */
 export async function fetchDiscovery(
   source: ResourceSource,
   typeUrl: TypeUrl,
   req: DiscoveryRequest,
+  synced = true,
 ): Promise<FetchResult> {
   if (req.typeUrl !== "" && req.typeUrl !== typeUrl) {
     return { kind: "invalid", message: `type_url ${req.typeUrl} does not match this method's ${typeUrl}` };
@@ -44,6 +53,8 @@ export async function fetchDiscovery(
     ? await source.list(typeUrl)
     : await source.get(typeUrl, [...new Set(names)].sort());
   const { response } = await sotwResponse(typeUrl, resources, (v) => v);
+  if (!synced && req.versionInfo !== "" && req.versionInfo !== response.versionInfo)
+    return { kind: "unsynced", message: notSyncedMessage };
   return {
     kind: "ok",
     response,

@@ -11,10 +11,11 @@
  * each relative to what the stream has sent (names reported absent are not reported again).
  */
 import type { DeltaDiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { deltaStep, initialView } from "./poll.ts";
+import { type ClientView, deltaStep, initialView } from "./poll.ts";
 import type { Interest, PollHub } from "./poll-hub.ts";
 import { type PollQuery, type PollRequestLike, readPollRequest } from "./poll-request.ts";
 import type { ResourceSource } from "./source.ts";
+import { openGate, type SyncGate } from "./sync-gate.ts";
 
 /** A timer as a signal that aborts after `ms`; `cancel` frees it early. Injected in tests. */
 export type Timeout = (ms: number) => { signal: AbortSignal; cancel(): void };
@@ -27,6 +28,11 @@ export interface PollServerDeps {
   /** Aborted on shutdown: waiting polls answer what they have, Watch streams end. */
   shutdown?: AbortSignal;
   timeout?: Timeout;
+  /**
+   * Start-up sync: while closed, held names are not removed (a long poll with only such news
+   * keeps waiting). The runtime publishes a wake-all to the hub when it opens.
+   */
+  gate?: SyncGate;
 }
 
 /** Why a Poll or Watch was refused: `invalid` request, or `exhausted` (EDGEPILOT_MAX_STREAMS). */
@@ -61,6 +67,9 @@ export interface PollServer {
 /** Creates the server; open streams and waiting polls share one EDGEPILOT_MAX_STREAMS budget. */
 export function createPollServer(deps: PollServerDeps): PollServer {
   const timeout = deps.timeout ?? realTimeout;
+  const gate = deps.gate ?? openGate;
+  const step = async (source: ResourceSource, query: PollQuery, view: ClientView) =>
+    deltaStep(source, query, view, await gate.synced());
   let open = 0;
   const read = (input: PollRequestLike): PollQuery => {
     const r = readPollRequest(input, deps.limits.maxNamesPerRequest);
@@ -87,7 +96,7 @@ export function createPollServer(deps: PollServerDeps): PollServer {
       const query = read(input);
       const listener = deps.hub.listen(interestOf(query));
       try {
-        const first = await deltaStep(deps.source, query, initialView(query));
+        const first = await step(deps.source, query, initialView(query));
         const waitMs = Math.min(query.waitMs, options.maxWaitMs ?? Number.POSITIVE_INFINITY);
         if (first.changed || waitMs <= 0) return first.response;
         const release = take("long poll");
@@ -97,8 +106,8 @@ export function createPollServer(deps: PollServerDeps): PollServer {
           for (;;) {
             const snapshot = await listener.next(until.signal);
             if (!snapshot) return first.response;
-            const step = await deltaStep(snapshot, query, initialView(query));
-            if (step.changed) return step.response;
+            const next = await step(snapshot, query, initialView(query));
+            if (next.changed) return next.response;
           }
         } finally {
           until.dispose();
@@ -116,17 +125,17 @@ export function createPollServer(deps: PollServerDeps): PollServer {
       const listener = deps.hub.listen(interestOf(query));
       const stop = anySignal([options.signal, deps.shutdown]);
       try {
-        const first = await deltaStep(deps.source, query, initialView(query));
+        const first = await step(deps.source, query, initialView(query));
         yield first.response;
         let view = first.view;
         for (;;) {
           const snapshot: ResourceSource | undefined = await listener.next(stop.signal);
           if (!snapshot) return;
-          const step = await deltaStep(snapshot, query, view);
+          const next = await step(snapshot, query, view);
           // Absent names were all reported in the first answer; later ones are held names removed.
-          if (!step.changed) continue;
-          view = step.view;
-          yield step.response;
+          if (!next.changed) continue;
+          view = next.view;
+          yield next.response;
         }
       } finally {
         stop.dispose();

@@ -44,14 +44,18 @@ export function initialView(query: Pick<PollQuery, "held">): ClientView {
  * and in removed_resources held names that are gone plus subscribed names not yet reported absent.
  * system_version_info is the set version (version.ts) of what the client holds afterwards, so
  * the same holdings give the same string on every runtime (and equal SotW's version_info).
+ * Not `synced` (start-up, sync-gate.ts): held names that are gone are neither removed nor news;
+ * they stay in the view, so the first step after sync removes them.
  */
 export async function deltaStep(
   source: ResourceSource,
   query: Pick<PollQuery, "typeUrl" | "sub">,
   view: ClientView,
+  synced = true,
 ): Promise<DeltaStep> {
   const { typeUrl, sub } = query;
-  const diff = await diffForClient(source, typeUrl, sub, view.held);
+  const found = await diffForClient(source, typeUrl, sub, view.held);
+  const diff = synced ? found : { ...found, removed: [] };
   const newlyAbsent = diff.missing.filter((n) => !view.absent.has(n));
   const held = new Map(view.held);
   for (const name of diff.removed) held.delete(name);
@@ -88,10 +92,11 @@ export async function pollDelta(
   source: ResourceSource,
   input: PollRequestLike,
   maxNames: number = defaultLimits.maxNamesPerRequest,
+  synced = true,
 ): Promise<PollResult> {
   const read = readPollRequest(input, maxNames);
   if (!read.ok) return { kind: "invalid", message: read.message };
-  const step = await deltaStep(source, read.query, initialView(read.query));
+  const step = await deltaStep(source, read.query, initialView(read.query), synced);
   return { kind: "ok", response: step.response };
 }
 

@@ -23,8 +23,15 @@ export const restPaths: Readonly<Record<string, TypeUrl>> = {
   "/v3/discovery:routes": TypeUrl.route,
 };
 
-/** What to send back: 200 with proto JSON text, 304 with no body, or 400 with an error to show. */
-export type RestAnswer = { status: 200; json: string } | { status: 304 } | { status: 400; error: string };
+/**
+ * What to send back: 200 with proto JSON text, 304 with no body, 400 with an error to show, or 503
+ * while the registry is not synced and the client holds a version that may not be current.
+ */
+export type RestAnswer =
+  | { status: 200; json: string }
+  | { status: 304 }
+  | { status: 400; error: string }
+  | { status: 503; error: string };
 
 /** Answers one REST request for `typeUrl` whose body is `body` (text). Never throws for a bad request. */
 export async function answerRest(
@@ -32,6 +39,7 @@ export async function answerRest(
   typeUrl: TypeUrl,
   body: string,
   maxNames: number,
+  synced = true,
 ): Promise<RestAnswer> {
   const req = parseDiscoveryRequest(body);
   if (!req.ok) return { status: 400, error: req.error };
@@ -41,8 +49,9 @@ export async function answerRest(
       status: 400,
       error: `resource_names has ${n} names; at most ${maxNames} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
     };
-  const result = await fetchDiscovery(source, typeUrl, req.value);
+  const result = await fetchDiscovery(source, typeUrl, req.value, synced);
   if (result.kind === "invalid") return { status: 400, error: result.message };
+  if (result.kind === "unsynced") return { status: 503, error: result.message };
   if (result.notModified) return { status: 304 };
   const json = toJson(DiscoveryResponseSchema, result.response, { registry: xdsRegistry });
   return { status: 200, json: JSON.stringify(json) };

@@ -10,8 +10,9 @@
  */
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { sotwResponse } from "./response.ts";
+import { sotwResponse, uniqueByName } from "./response.ts";
 import type { ResourceSource } from "./source.ts";
+import { openGate, type SyncGate } from "./sync-gate.ts";
 import {
   type NackStatus,
   type ProxyStatus,
@@ -20,6 +21,7 @@ import {
   type StoredResource,
   TypeUrl,
 } from "./types.ts";
+import { setVersion } from "./version.ts";
 
 export interface SotwSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */
@@ -28,6 +30,12 @@ export interface SotwSessionOptions {
   nonce?: () => string;
   /** Called after every ACK and NACK with the stream's status (e.g. to store under keys.proxy()). */
   onStatus?: (status: ProxyStatus) => void;
+  /**
+   * Start-up sync: while closed, an LDS/CDS answer that lacks a name the client was last sent is
+   * held, and so is a first answer to a client whose version_info differs from the answer's (it
+   * holds something we cannot name). Held answers go out on the first push after it opens.
+   */
+  gate?: SyncGate;
 }
 
 export interface SotwSession {
@@ -54,6 +62,8 @@ interface TypeState {
   wildcard: boolean;
   names: Set<string>;
   sent?: { versionInfo: string; nonce: string; versions: Map<string, string> };
+  /** A first request held while not synced: the version_info the client holds. */
+  waiting?: string;
   ackedVersion?: string;
   nack?: NackStatus;
 }
@@ -71,6 +81,7 @@ export function nodeGenerator(node: Node | undefined): string {
  */
 export function createSotwSession(options: SotwSessionOptions): SotwSession {
   const { source } = options;
+  const gate = options.gate ?? openGate;
   const nextNonce = options.nonce ?? (() => crypto.randomUUID());
   const states = new Map<string, TypeState>();
   let node: Node | undefined;
@@ -96,7 +107,30 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     const nonce = nextNonce();
     const { response, versions } = await sotwResponse(state.typeUrl, resources, nonce, only);
     state.sent = { versionInfo: response.versionInfo, nonce, versions };
+    state.waiting = undefined;
     return response;
+  }
+
+  /** Whether answering `resources` now could make the client drop something it holds (start-up). */
+  async function mustHold(state: TypeState, resources: StoredResource[]): Promise<boolean> {
+    if (await gate.synced()) return false;
+    if (state.sent === undefined) {
+      if (state.waiting === undefined) return false;
+      const { versions } = uniqueByName(resources);
+      const version = await setVersion([...versions].map(([name, v]) => ({ name, version: v })));
+      return version !== state.waiting;
+    }
+    if (!wildcardTypes.has(state.typeUrl)) return false; // an RDS/EDS omission removes nothing
+    const now = new Set(resources.map((r) => r.name));
+    for (const name of state.sent.versions.keys())
+      if (!now.has(name) && (state.wildcard || state.names.has(name))) return true;
+    return false;
+  }
+
+  /** The answer to `state` now, or none while it must be held. */
+  async function answerUnlessHeld(state: TypeState): Promise<DiscoveryResponse[]> {
+    const resources = await resolve(state);
+    return (await mustHold(state, resources)) ? [] : [await answer(state, resources)];
   }
 
   function emitStatus() {
@@ -138,13 +172,15 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
       }
       const changed = subscribe(state, req.resourceNames);
       emitStatus();
-      return changed ? [await answer(state, await resolve(state))] : [];
+      return changed ? answerUnlessHeld(state) : [];
     }
     // The first request for this type on this stream (a nonce we never sent for it means the
-    // proxy reconnected from another stream): always answered, even with no resources.
+    // proxy reconnected from another stream): always answered, even with no resources, unless
+    // it holds a version and the registry is not synced yet (then on the first push after).
     subscribe(state, req.resourceNames);
     if (req.versionInfo !== "") state.ackedVersion = req.versionInfo;
-    return [await answer(state, await resolve(state))];
+    state.waiting = req.versionInfo === "" ? undefined : req.versionInfo;
+    return answerUnlessHeld(state);
   }
 
   async function onPush(typeUrls?: readonly string[]): Promise<DiscoveryResponse[]> {
@@ -152,9 +188,14 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     for (const typeUrl of pushOrder) {
       if (typeUrls && !typeUrls.includes(typeUrl)) continue;
       const state = states.get(typeUrl);
-      if (!state?.sent) continue;
+      if (!state) continue;
+      if (!state.sent) {
+        if (state.waiting !== undefined) out.push(...(await answerUnlessHeld(state)));
+        continue;
+      }
       const resources = await resolve(state);
       if (sameVersions(state.sent.versions, resources)) continue;
+      if (await mustHold(state, resources)) continue;
       // RDS and EDS are not state-of-the-world: a push carries only what changed (as Istio's
       // incremental EDS does); LDS and CDS responses must carry every resource.
       const sent = state.sent.versions;

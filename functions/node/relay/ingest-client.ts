@@ -31,7 +31,8 @@ export function createIngestPoster(target: IngestTarget): (d: Delivery) => Promi
         body,
         signal: AbortSignal.timeout(target.timeoutMs ?? 60_000),
       });
-      return { status: res.status, body: await res.text() };
+      const instance = res.headers.get("x-edgepilot-instance") ?? undefined;
+      return { status: res.status, body: await res.text(), ...(instance && { instance }) };
     } catch (err) {
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       return {

@@ -19,6 +19,8 @@ export interface RelayOptions {
   backoff?: BackoffOptions;
   healthyWatchMs?: number;
   random?: () => number;
+  /** How often an idle relay asks the control plane's instance id, to notice a restart (ms; default 5000). */
+  heartbeatMs?: number;
 }
 
 /** A running relay. */
@@ -48,6 +50,7 @@ export function createRelay(o: RelayOptions): Relay {
   const stopped = new AbortController();
   let paused = false;
   let periodic: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
   let discoveryRetry: NodeJS.Timeout | undefined;
   const discoveryBackoff = createBackoff(backoff, random);
 
@@ -67,6 +70,11 @@ export function createRelay(o: RelayOptions): Relay {
     onDrained: () => {
       paused = false;
       if (!stopped.signal.aborted) for (const w of watchers.values()) w.resume();
+    },
+    // While paused, the relists come with onDrained anyway.
+    onRestart: () => {
+      if (paused || stopped.signal.aborted) return;
+      for (const w of watchers.values()) w.resync();
     },
   });
 
@@ -139,6 +147,7 @@ export function createRelay(o: RelayOptions): Relay {
         log("relay: EDGEPILOT_TOKEN is not set: posting without a bearer token");
       for (const k of kinds) add(k);
       void discover();
+      heartbeat = setInterval(() => sender.heartbeat(), o.heartbeatMs ?? 5000);
       if (config.resyncPeriodMs > 0) {
         periodic = setInterval(() => {
           if (paused) return;
@@ -151,6 +160,7 @@ export function createRelay(o: RelayOptions): Relay {
     async stop(timeoutMs) {
       stopped.abort();
       clearInterval(periodic);
+      clearInterval(heartbeat);
       clearTimeout(discoveryRetry);
       for (const w of watchers.values()) w.stop();
       const flushed = await sender.flush(timeoutMs);

@@ -34,9 +34,12 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Spawns the control plane and waits until GET /ready answers 200. */
-export async function startControlPlane(env: Record<string, string> = {}): Promise<RunningControlPlane> {
-  const [port, xdsPort] = [await freePort(), await freePort()];
+/** Spawns the control plane and waits until GET /ready answers 200; `ports` to restart on the same ones. */
+export async function startControlPlane(
+  env: Record<string, string> = {},
+  ports?: { port: number; xdsPort: number },
+): Promise<RunningControlPlane> {
+  const { port, xdsPort } = ports ?? { port: await freePort(), xdsPort: await freePort() };
   const token = "e2e-token";
   const child = spawn(process.execPath, ["--import", "tsx", "functions/node/main.ts"], {
     cwd: root,
@@ -46,6 +49,9 @@ export async function startControlPlane(env: Record<string, string> = {}): Promi
       XDS_PORT: String(xdsPort),
       HOST: "127.0.0.1",
       EDGEPILOT_TOKEN: token,
+      // Suites that predate start-up sync post events without resyncs and test removals at once;
+      // the restart suite sets its own timeout.
+      PILOT_SYNC_TIMEOUT: "0s",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -203,3 +203,68 @@ describe("flush", () => {
     expect(t.sender.stats().queuedEvents).toBe(1);
   });
 });
+
+describe("control-plane restart", () => {
+  it("a new instance id in an answer relists every kind at once; the first id and a repeat do not", async () => {
+    const restarts: number[] = [];
+    const r = setup({ onRestart: () => restarts.push(r.clock.now()) });
+    const answer = async (instance: string | undefined, status = 200) => {
+      r.ev(`e${r.calls.length}`);
+      await r.clock.advance(100);
+      r.calls.at(-1)?.answer({ status, body: "{}", ...(instance && { instance }) });
+      await r.clock.settle();
+    };
+    await answer("one");
+    await answer("one");
+    await answer(undefined); // an answer without the header (an older control plane) says nothing
+    expect(restarts).toEqual([]);
+    await answer("two", 400); // even a refused batch names the state it reached
+    expect(restarts).toEqual([400]);
+    expect(r.logs.some((l) => l.includes("state is new (instance two, was one)"))).toBe(true);
+    await answer("two");
+    expect(restarts).toEqual([400]);
+  });
+
+  it("a network failure says nothing about the instance", async () => {
+    const restarts: number[] = [];
+    const r = setup({ onRestart: () => restarts.push(r.clock.now()) });
+    r.ev("a");
+    await r.clock.advance(100);
+    r.calls[0]?.answer({ status: 200, body: "{}", instance: "one" });
+    await r.clock.settle();
+    r.ev("b");
+    await r.clock.advance(100);
+    r.calls[1]?.answer({ error: "connection refused" });
+    await r.clock.advance(1000);
+    r.calls[2]?.answer({ status: 200, body: "{}", instance: "one" });
+    await r.clock.settle();
+    expect(restarts).toEqual([]);
+    expect(r.calls).toHaveLength(3);
+  });
+});
+
+describe("heartbeat", () => {
+  it("an idle sender posts an empty batch, and a new instance in its answer relists", async () => {
+    const restarts: number[] = [];
+    const r = setup({ onRestart: () => restarts.push(r.clock.now()) });
+    r.sender.heartbeat();
+    expect(r.calls.map((c) => c.delivery)).toEqual([{ type: "events", lines: [], kinds: [] }]);
+    r.calls[0]?.answer({ status: 200, body: "{}", instance: "one" });
+    await r.clock.settle();
+    r.sender.heartbeat();
+    r.calls[1]?.answer({ status: 200, body: "{}", instance: "two" });
+    await r.clock.settle();
+    expect(restarts).toEqual([0]);
+    expect(r.sender.stats().deliveredEvents).toBe(0);
+  });
+
+  it("does nothing while something is queued or in flight", async () => {
+    const r = setup();
+    r.ev("a");
+    r.sender.heartbeat();
+    expect(r.calls).toHaveLength(0);
+    await r.clock.advance(100);
+    r.sender.heartbeat();
+    expect(r.calls).toHaveLength(1);
+  });
+});

@@ -9,10 +9,11 @@ import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createDeltaSession } from "../../../lib/xds/delta.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
+import type { SyncGate } from "../../../lib/xds/sync-gate.ts";
 import type { ProxyStatus, StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 
-/** A fresh session; `publish` and `remove` change what the store serves. */
-export function harness() {
+/** A fresh session; `publish` and `remove` change what the store serves. `gate`: start-up sync. */
+export function harness(gate?: SyncGate) {
   const store = createMemoryStore();
   const statuses: ProxyStatus[] = [];
   let n = 0;
@@ -20,6 +21,7 @@ export function harness() {
     source: createStoreSource(store),
     nonce: () => `n${++n}`,
     onStatus: (s) => statuses.push(s),
+    gate,
   });
   const publish = async (typeUrl: TypeUrl, name: string, version = "v1") => {
     const r: StoredResource = {

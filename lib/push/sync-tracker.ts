@@ -1,0 +1,164 @@
+/**
+ * The driver of sync-state.ts over a Store: loads or creates the record (keys.syncRecord()), notes
+ * accepted ingest calls with compare-and-set, logs every change of state, and tells the runtime
+ * when the registry becomes synced (by its clusters or by PILOT_SYNC_TIMEOUT) so held answers go
+ * out at once. Node keeps the record in memory (`cached`: the process is its store's only
+ * writer), so the read paths' gate costs no store read; the Worker reads the record every time.
+ */
+import type { Timers } from "../relay/delivery.ts";
+import { keys } from "../store/keys.ts";
+import { type Store, update } from "../store/store.ts";
+import type { SyncGate } from "../xds/sync-gate.ts";
+import {
+  decideSync,
+  newSyncRecord,
+  noteIngest,
+  notePublished,
+  type SyncOptions,
+  type SyncRecord,
+  type SyncState,
+  syncTransitions,
+} from "./sync-state.ts";
+
+export interface SyncTrackerOptions {
+  store: Store;
+  options: SyncOptions;
+  timers: Timers;
+  log: (line: string) => void;
+  /** Keep the record in memory: only when this process is the store's one writer (Node). */
+  cached: boolean;
+  /** Called when the registry becomes synced: run a debounce turn, so its state gets published. */
+  onSynced?: () => void;
+  /** Called when the gate opens (synced and published): wake every open stream and waiting poll. */
+  onOpen?: () => void;
+  /** A new instance id; default crypto.randomUUID(). */
+  newId?: () => string;
+}
+
+/** The sync state of one store, and the gate the read paths obey. */
+export interface SyncTracker extends SyncGate {
+  /** Loads the record, creating it when missing (a new state lifetime), logs the state, arms the timeout. */
+  start(): Promise<SyncState>;
+  /** The state now (Node: from memory; Worker: reads the record). */
+  state(): Promise<SyncState>;
+  /** Notes an accepted ingest call for `cluster` (a resync of `resyncKind` when given). */
+  ingested(cluster: string, resyncKind?: string): Promise<void>;
+  /**
+   * Notes a debounce turn that began at `startedAt`; `complete` when it flushed or found the queue
+   * empty. The first complete turn begun after sync opens the gate (sync-state.ts notePublished).
+   */
+  turned(startedAt: number, complete: boolean): Promise<void>;
+  /** The instance id of this state's lifetime. */
+  instance(): Promise<string>;
+  /** Disarms the timeout timer. */
+  stop(): void;
+}
+
+/** Builds a tracker; call start() before serving. */
+export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
+  const { store, options, timers, log } = o;
+  const newId = o.newId ?? (() => crypto.randomUUID());
+  let cache: SyncRecord | undefined;
+  let shown: SyncState | undefined;
+  let timer: unknown;
+
+  async function load(): Promise<SyncRecord> {
+    if (o.cached && cache) return cache;
+    let record = (await store.get<SyncRecord>(keys.syncRecord()))?.value;
+    if (!record) {
+      // A new state begins: create the record unless another writer just did.
+      let found: SyncRecord | undefined;
+      const made = await update<SyncRecord>(store, keys.syncRecord(), (current) => {
+        found = current?.value;
+        return current ? undefined : newSyncRecord(newId(), timers.now());
+      });
+      record = made ?? found;
+    }
+    if (!record) throw new Error(`${keys.syncRecord()} vanished while it was read`);
+    if (o.cached) cache = record;
+    return record;
+  }
+
+  /** Logs what changed since the state last shown; wakes the runtime when it became synced. */
+  function show(state: SyncState): void {
+    const before = shown;
+    if (before?.synced && !state.synced) return; // an older read racing a newer one
+    shown = state;
+    for (const line of syncTransitions(before, state)) log(line);
+    if (before && !before.synced && state.synced) o.onSynced?.();
+    if (before && !before.published && state.published) o.onOpen?.();
+    if (!state.synced) arm(state);
+  }
+
+  function arm(state: SyncState): void {
+    if (timer !== undefined) return;
+    timer = timers.setTimeout(
+      () => {
+        timer = undefined;
+        void current().catch((err) => log(`sync: reading the sync record failed: ${err}`));
+      },
+      Math.max(0, state.timeoutAt - timers.now()),
+    );
+  }
+
+  async function current(): Promise<SyncState> {
+    const state = decideSync(await load(), timers.now(), options);
+    // A Worker isolate's first look: what it finds is no change (the object logs those).
+    if (!o.cached && shown === undefined) {
+      shown = state;
+      return state;
+    }
+    if (
+      shown?.synced !== state.synced ||
+      shown.published !== state.published ||
+      shown.timedOut !== state.timedOut
+    )
+      show(state);
+    return state;
+  }
+
+  return {
+    async start() {
+      const state = decideSync(await load(), timers.now(), options);
+      show(state);
+      return state;
+    },
+    state: current,
+    synced() {
+      if (!o.cached || !cache) return current().then((s) => s.published);
+      return cache.publishedAt !== undefined;
+    },
+    async turned(startedAt, complete) {
+      if (!complete || (o.cached && cache?.publishedAt !== undefined)) return;
+      let before: SyncRecord | undefined;
+      const next = await update<SyncRecord>(store, keys.syncRecord(), (entry) => {
+        before = entry?.value;
+        return before && notePublished(before, startedAt, complete, timers.now(), options);
+      });
+      if (!next) return;
+      if (o.cached) cache = next;
+      if (!o.cached && before) shown = decideSync(before, startedAt, options);
+      show(decideSync(next, timers.now(), options));
+    },
+    async ingested(cluster, resyncKind) {
+      const now = timers.now();
+      let before: SyncRecord | undefined;
+      const next = await update<SyncRecord>(store, keys.syncRecord(), (entry) => {
+        before = entry?.value;
+        return noteIngest(before ?? newSyncRecord(newId(), now), now, options, cluster, resyncKind);
+      });
+      if (!next) return;
+      if (o.cached) cache = next;
+      // Another process may have written the record since this one last looked (the Worker).
+      if (!o.cached && before) shown = decideSync(before, now, options);
+      show(decideSync(next, timers.now(), options));
+    },
+    async instance() {
+      return (await load()).instance;
+    },
+    stop() {
+      if (timer !== undefined) timers.clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
