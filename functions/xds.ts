@@ -20,12 +20,12 @@ import type { Store } from "../lib/store/index.ts";
 import { createDeltaSession } from "../lib/xds/delta.ts";
 import { type AdsLimits, checkDeltaRequest, defaultAdsLimits } from "../lib/xds/delta-limits.ts";
 import { fetchDiscovery } from "../lib/xds/fetch.ts";
+import { nodeIdProblem } from "../lib/xds/proxy-record.ts";
 import { xdsRegistry } from "../lib/xds/registry.ts";
 import { createSotwSession } from "../lib/xds/sotw.ts";
 import { createStoreSource } from "../lib/xds/source.ts";
 import { TypeUrl } from "../lib/xds/types.ts";
 import { runAdsStream } from "./ads-stream.ts";
-
 import { createProxyStatusRecorder } from "./proxy-status.ts";
 
 export interface XdsDeps {
@@ -96,41 +96,54 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
       {
         streamAggregatedResources(requests, ctx) {
           return counted(async function* () {
-            const session = createSotwSession({
-              source,
-              onStatus: createProxyStatusRecorder(deps.store, deps.log),
-            });
+            const status = createProxyStatusRecorder({ store: deps.store, log: deps.log });
+            const session = createSotwSession({ source, onStatus: status.record });
             const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
             const check = (req: DiscoveryRequest) =>
-              req.resourceNames.length > limits.maxNamesPerRequest
+              nodeIdError(req.node?.id) ??
+              (req.resourceNames.length > limits.maxNamesPerRequest
                 ? new ConnectError(
                     `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
                       `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
                     Code.ResourceExhausted,
                   )
-                : undefined;
-            yield* runAdsStream(requests, session, pushes, signal, check);
+                : undefined);
+            try {
+              yield* runAdsStream(requests, session, pushes, signal, check);
+            } finally {
+              void status.close();
+            }
           });
         },
         deltaAggregatedResources(requests, ctx) {
           return counted(async function* () {
-            const session = createDeltaSession({
-              source,
-              onStatus: createProxyStatusRecorder(deps.store, deps.log),
-            });
+            const status = createProxyStatusRecorder({ store: deps.store, log: deps.log });
+            const session = createDeltaSession({ source, onStatus: status.record });
             const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
             const check = (req: DeltaDiscoveryRequest) => {
+              const badNode = nodeIdError(req.node?.id);
+              if (badNode) return badNode;
               const problem = checkDeltaRequest(req, limits, session.subscribed(req.typeUrl));
               if (!problem) return undefined;
               const code =
                 problem.code === "invalid-argument" ? Code.InvalidArgument : Code.ResourceExhausted;
               return new ConnectError(problem.message, code);
             };
-            yield* runAdsStream(requests, session, pushes, signal, check);
+            try {
+              yield* runAdsStream(requests, session, pushes, signal, check);
+            } finally {
+              void status.close();
+            }
           });
         },
       },
       options,
     );
   };
+}
+
+/** A node id the stream cannot serve (too long for a status record, control characters) ▶ InvalidArgument. */
+function nodeIdError(id: string | undefined): ConnectError | undefined {
+  const problem = id === undefined ? undefined : nodeIdProblem(id);
+  return problem ? new ConnectError(problem, Code.InvalidArgument) : undefined;
 }

@@ -56,6 +56,10 @@ export const keys = {
   ref: (on: "pod" | "ip" | "node", cluster: string, id: string, ns: string, host: string, slice: string) =>
     `ref/${on}/${cluster}/${id}/${ns}/${host}/${slice}`,
   refPrefix: (on: "pod" | "ip" | "node", cluster: string, id: string) => `ref/${on}/${cluster}/${id}/`,
-  /** A proxy's last sent, acked and NACKed versions (status and debug). */
-  proxy: (nodeId: string) => `proxy/${nodeId}`,
+  /**
+   * A proxy's bounded status record: ProxyRecord (lib/xds/proxy-record.ts). The node id comes
+   * from the proxy: it is length-checked by the stream and percent-encoded here, so it is one segment.
+   */
+  proxy: (nodeId: string) => `proxy/${encodeURIComponent(nodeId)}`,
+  proxyPrefix: () => "proxy/",
 } as const;
