@@ -31,7 +31,10 @@ function feed() {
   let ended = false;
   async function* requests() {
     for (;;) {
-      while (queue.length === 0 && !ended) await new Promise<void>((r) => (wake = r));
+      while (queue.length === 0 && !ended)
+        await new Promise<void>((r) => {
+          wake = r;
+        });
       if (queue.length === 0) return;
       pulled++;
       yield queue.shift() as number;
