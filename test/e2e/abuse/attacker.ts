@@ -5,6 +5,11 @@
  * in place and then its result as one line of JSON.
  * Usage: node --import tsx test/e2e/abuse/attacker.ts <xds port>
  */
+
+import { createInterface } from "node:readline";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { ClusterDiscoveryService } from "../../../lib/gen/envoy/service/cluster/v3/cds_pb.ts";
 import { CDS } from "../delta/mesh.ts";
 import {
   DELTA_PATH,
@@ -16,8 +21,6 @@ import {
 import { floodStreams } from "./raw-h2.ts";
 
 const MB = 1024 * 1024;
-
-import { createInterface } from "node:readline";
 
 const port = Number(process.argv[2]);
 let holdMs = 2000;
@@ -38,7 +41,7 @@ async function rounds(total: number, parallel: number, req: Parameters<typeof sh
     for (const [k, n] of Object.entries(r.outcomes)) outcomes[k] = (outcomes[k] ?? 0) + n;
     Object.assign(messages, r.messages);
   }
-  return { opened, outcomes, messages };
+  return { opened, outcomes, messages, elapsedMs: Date.now() - (until - holdMs) };
 }
 
 const attacks: Record<string, () => Promise<unknown>> = {
@@ -78,6 +81,34 @@ const attacks: Record<string, () => Promise<unknown>> = {
     return { sent: s.sent };
   },
   /** 300 new Delta streams, 60 at a time, each on its own connection. */
+  /** 200 unary FetchClusters calls at once, then again for the whole hold. */
+  "unary-flood": async () => {
+    const fetch = createClient(
+      ClusterDiscoveryService,
+      createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}` }),
+    );
+    const outcomes: Record<string, number> = {};
+    const messages: Record<string, string> = {};
+    const start = Date.now();
+    underWay();
+    while (Date.now() < start + holdMs) {
+      await Promise.all(
+        Array.from({ length: 200 }, () =>
+          fetch.fetchClusters({}).then(
+            () => {
+              outcomes.answered = (outcomes.answered ?? 0) + 1;
+            },
+            (e) => {
+              const c = Code[ConnectError.from(e).code];
+              outcomes[c] = (outcomes[c] ?? 0) + 1;
+              messages[c] ??= ConnectError.from(e).rawMessage;
+            },
+          ),
+        ),
+      );
+    }
+    return { outcomes, messages, elapsedMs: Date.now() - start };
+  },
   "stream-flood": () => rounds(300, 60, (i) => ({ node: { id: `flood-${i}` }, typeUrl: CDS })),
 };
 
