@@ -37,6 +37,8 @@ export interface XdsDeps {
   log: (line: string) => void;
   /** ADS limits; each one omitted takes its default (defaultAdsLimits). */
   limits?: Partial<AdsLimits>;
+  /** EDGEPILOT_MAX_REQUEST_BYTES: the largest request message (a router may also set it for all). */
+  maxRequestBytes?: number;
 }
 
 /** Registers the xDS services on a Connect router. */
@@ -47,7 +49,11 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
     if (result.kind === "invalid") throw new ConnectError(result.message, Code.InvalidArgument);
     return result.response;
   };
-  const options = { jsonOptions: { registry: xdsRegistry } };
+  // Only when given: an undefined readMaxBytes here would override the router's own limit.
+  const options = {
+    jsonOptions: { registry: xdsRegistry },
+    ...(deps.maxRequestBytes === undefined ? {} : { readMaxBytes: deps.maxRequestBytes }),
+  };
   const limits: AdsLimits = { ...defaultAdsLimits, ...deps.limits };
   let openStreams = 0;
   /** Counts a stream for its whole life; over maxStreams, refuses it before it starts. */
