@@ -105,8 +105,10 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
             const status = createProxyStatusRecorder({ store: deps.store, log: deps.log });
             const session = createSotwSession({ source, onStatus: status.record });
             const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
+            const types = new Set<string>();
             const check = (req: DiscoveryRequest) =>
               nodeIdError(req.node?.id) ??
+              typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
               (req.resourceNames.length > limits.maxNamesPerRequest
                 ? new ConnectError(
                     `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
@@ -152,4 +154,18 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
 function nodeIdError(id: string | undefined): ConnectError | undefined {
   const problem = id === undefined ? undefined : nodeIdProblem(id);
   return problem ? new ConnectError(problem, Code.InvalidArgument) : undefined;
+}
+
+/** A SotW request naming one type URL more than a stream may hold ▶ ResourceExhausted; else notes it. */
+function typeUrlsError(seen: Set<string>, typeUrl: string, max: number): ConnectError | undefined {
+  if (typeUrl === "" || seen.has(typeUrl)) return undefined;
+  if (seen.size >= max) {
+    return new ConnectError(
+      `this stream already asked for ${seen.size} type URLs, the most one stream may (a proxy needs ` +
+        "CDS, EDS, LDS, RDS and a few more); open another stream for more",
+      Code.ResourceExhausted,
+    );
+  }
+  seen.add(typeUrl);
+  return undefined;
 }

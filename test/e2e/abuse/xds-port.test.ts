@@ -152,4 +152,16 @@ describe("abuse on XDS_PORT: each attack is refused or bounded, a good proxy kee
     expect(bad.error()).toMatch(/invalid_argument.*node\.id has a control character .*U\+000A/i);
     bad.close();
   });
+
+  it("ends a SotW stream that asks for more than 16 type URLs (each is state the stream keeps)", async () => {
+    const ads = openAds(cp.xdsPort);
+    ads.send({ node: { id: "sidecar~10.0.0.8~collector.default~default.svc.cluster.local" }, typeUrl: CDS });
+    expect((await ads.next())?.typeUrl).toBe(CDS);
+    for (let i = 1; i < 16; i++) ads.send({ typeUrl: `type.example.com/t${i}` });
+    for (let i = 1; i < 16; i++) expect((await ads.next())?.typeUrl).toBe(`type.example.com/t${i}`);
+    ads.send({ typeUrl: "type.example.com/one-too-many" });
+    expect(await ads.next(1000)).toBeUndefined();
+    expect(ads.error()).toMatch(/resource_exhausted.*already asked for 16 type URLs/i);
+    ads.close();
+  });
 });
