@@ -3,6 +3,11 @@
  * at a time, in arrival order, and the session's responses are yielded to the transport.
  * Pushes that arrive while one is pending coalesce into one. Each request may be checked first;
  * a refused request ends this stream (and only this one) with the check's error.
+ *
+ * Bounded both ways: a request is read from the transport only once the one before it was taken
+ * for handling, so a client that keeps sending while it reads nothing is held back by HTTP/2
+ * flow control instead of filling our heap; and a response is yielded only when the transport
+ * asks for the next one (connect-node awaits the socket's drain), so responses never pile up.
  */
 import type { PushSignal } from "../lib/push/signal.ts";
 
@@ -26,8 +31,11 @@ export async function* runAdsStream<Req, Res>(
   signal: AbortSignal,
   check?: (req: Req) => Error | undefined,
 ): AsyncGenerator<Res> {
+  // At most one request, one push and one end wait here (the reader below waits its turn).
   const inbox: Input<Req>[] = [];
   let wake: (() => void) | undefined;
+  let taken: (() => void) | undefined;
+  let closed = false;
   let pushPending = false;
   const deliver = (input: Input<Req>) => {
     inbox.push(input);
@@ -39,10 +47,22 @@ export async function* runAdsStream<Req, Res>(
     deliver({ kind: "push" });
   });
   const onAbort = () => deliver({ kind: "end" });
+  const close = () => {
+    closed = true;
+    taken?.();
+  };
   signal.addEventListener("abort", onAbort);
   void (async () => {
     try {
-      for await (const req of requests) deliver({ kind: "request", req });
+      for await (const req of requests) {
+        const wasTaken = new Promise<void>((resolve) => {
+          taken = resolve;
+        });
+        deliver({ kind: "request", req });
+        // Read the next request only once this one is being handled: one request in memory.
+        await wasTaken;
+        if (closed) return;
+      }
       deliver({ kind: "end" });
     } catch (error) {
       deliver({ kind: "end", error });
@@ -51,6 +71,7 @@ export async function* runAdsStream<Req, Res>(
   try {
     while (!signal.aborted) {
       const input = inbox.shift();
+      if (input?.kind === "request") taken?.();
       if (!input) {
         await new Promise<void>((resolve) => {
           wake = resolve;
@@ -74,6 +95,7 @@ export async function* runAdsStream<Req, Res>(
       for (const r of responses) yield r;
     }
   } finally {
+    close();
     unsubscribe();
     signal.removeEventListener("abort", onAbort);
   }

@@ -21,13 +21,13 @@ import type { Store } from "../lib/store/index.ts";
 import { createDeltaSession } from "../lib/xds/delta.ts";
 import { type AdsLimits, checkDeltaRequest, defaultAdsLimits } from "../lib/xds/delta-limits.ts";
 import { fetchDiscovery } from "../lib/xds/fetch.ts";
+import { nodeIdProblem } from "../lib/xds/proxy-record.ts";
 import { xdsRegistry } from "../lib/xds/registry.ts";
 import { createSotwSession } from "../lib/xds/sotw.ts";
 import { createStoreSource } from "../lib/xds/source.ts";
 import { openGate } from "../lib/xds/sync-gate.ts";
 import { TypeUrl } from "../lib/xds/types.ts";
 import { runAdsStream } from "./ads-stream.ts";
-
 import { createProxyStatusRecorder } from "./proxy-status.ts";
 
 export interface XdsDeps {
@@ -41,6 +41,8 @@ export interface XdsDeps {
   limits?: Partial<AdsLimits>;
   /** Start-up sync: the gate every read path obeys, and the state StatusService shows. */
   sync?: Pick<SyncTracker, "synced" | "state">;
+  /** EDGEPILOT_MAX_REQUEST_BYTES: the largest request message (a router may also set it for all). */
+  maxRequestBytes?: number;
 }
 
 /** Registers the xDS services on a Connect router. */
@@ -53,7 +55,11 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
     if (result.kind === "unsynced") throw new ConnectError(result.message, Code.Unavailable);
     return result.response;
   };
-  const options = { jsonOptions: { registry: xdsRegistry } };
+  // Only when given: an undefined readMaxBytes here would override the router's own limit.
+  const options = {
+    jsonOptions: { registry: xdsRegistry },
+    ...(deps.maxRequestBytes === undefined ? {} : { readMaxBytes: deps.maxRequestBytes }),
+  };
   const limits: AdsLimits = { ...defaultAdsLimits, ...deps.limits };
   let openStreams = 0;
   /** Counts a stream for its whole life; over maxStreams, refuses it before it starts. */
@@ -104,43 +110,70 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
       {
         streamAggregatedResources(requests, ctx) {
           return counted(async function* () {
-            const session = createSotwSession({
-              source,
-              gate,
-              onStatus: createProxyStatusRecorder(deps.store, deps.log),
-            });
+            const status = createProxyStatusRecorder({ store: deps.store, log: deps.log });
+            const session = createSotwSession({ source, gate, onStatus: status.record });
             const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
+            const types = new Set<string>();
             const check = (req: DiscoveryRequest) =>
-              req.resourceNames.length > limits.maxNamesPerRequest
+              nodeIdError(req.node?.id) ??
+              typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
+              (req.resourceNames.length > limits.maxNamesPerRequest
                 ? new ConnectError(
                     `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
                       `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
                     Code.ResourceExhausted,
                   )
-                : undefined;
-            yield* runAdsStream(requests, session, pushes, signal, check);
+                : undefined);
+            try {
+              yield* runAdsStream(requests, session, pushes, signal, check);
+            } finally {
+              void status.close();
+            }
           });
         },
         deltaAggregatedResources(requests, ctx) {
           return counted(async function* () {
-            const session = createDeltaSession({
-              source,
-              gate,
-              onStatus: createProxyStatusRecorder(deps.store, deps.log),
-            });
+            const status = createProxyStatusRecorder({ store: deps.store, log: deps.log });
+            const session = createDeltaSession({ source, gate, onStatus: status.record });
             const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
             const check = (req: DeltaDiscoveryRequest) => {
+              const badNode = nodeIdError(req.node?.id);
+              if (badNode) return badNode;
               const problem = checkDeltaRequest(req, limits, session.subscribed(req.typeUrl));
               if (!problem) return undefined;
               const code =
                 problem.code === "invalid-argument" ? Code.InvalidArgument : Code.ResourceExhausted;
               return new ConnectError(problem.message, code);
             };
-            yield* runAdsStream(requests, session, pushes, signal, check);
+            try {
+              yield* runAdsStream(requests, session, pushes, signal, check);
+            } finally {
+              void status.close();
+            }
           });
         },
       },
       options,
     );
   };
+}
+
+/** A node id the stream cannot serve (too long for a status record, control characters) ▶ InvalidArgument. */
+function nodeIdError(id: string | undefined): ConnectError | undefined {
+  const problem = id === undefined ? undefined : nodeIdProblem(id);
+  return problem ? new ConnectError(problem, Code.InvalidArgument) : undefined;
+}
+
+/** A SotW request naming one type URL more than a stream may hold ▶ ResourceExhausted; else notes it. */
+function typeUrlsError(seen: Set<string>, typeUrl: string, max: number): ConnectError | undefined {
+  if (typeUrl === "" || seen.has(typeUrl)) return undefined;
+  if (seen.size >= max) {
+    return new ConnectError(
+      `this stream already asked for ${seen.size} type URLs, the most one stream may (a proxy needs ` +
+        "CDS, EDS, LDS, RDS and a few more); open another stream for more",
+      Code.ResourceExhausted,
+    );
+  }
+  seen.add(typeUrl);
+  return undefined;
 }

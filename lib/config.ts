@@ -31,6 +31,16 @@ export interface Limits {
   maxRequestBytes: number;
   /** EDGEPILOT_MAX_STREAMS: open streams and waiting long polls per instance (per kind of stream). */
   maxStreams: number;
+  /**
+   * EDGEPILOT_MAX_STREAMS_PER_CONNECTION: concurrent HTTP/2 streams one XDS_PORT connection may
+   * open (SETTINGS_MAX_CONCURRENT_STREAMS). A proxy needs one ADS stream, an agent a few.
+   */
+  maxStreamsPerConnection: number;
+  /**
+   * PILOT_MAX_REQUESTS_PER_SECOND (Istio's name): new ADS streams and unary/poll calls admitted
+   * per second on XDS_PORT, burst 1; a call waits at most 1s for its turn, else ResourceExhausted.
+   */
+  maxRequestsPerSecond: number;
 }
 
 /** Limits when the environment sets none: generous for a real mesh, finite for a bad client. */
@@ -38,6 +48,10 @@ export const defaultLimits: Limits = {
   maxNamesPerRequest: 10_000,
   maxRequestBytes: 4 * 1024 * 1024,
   maxStreams: 10_000,
+  // RFC 9113 §6.5.2 advises no less than 100, so that a client is not needlessly serialized.
+  maxStreamsPerConnection: 100,
+  // istiod's default on a 2-core machine (min(15+5*cores, 100)), and its default before 1.21.
+  maxRequestsPerSecond: 25,
 };
 
 export type Env = Record<string, string | undefined>;
@@ -78,6 +92,17 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
     }
     return n;
   };
+  /** Istio reads 0 or unset as "choose the default"; fractions are allowed (0.5 = one every 2s). */
+  const rate = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === "") return fallback;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < 0) {
+      errors.push(`${name}=${raw}: not a non-negative number of requests per second`);
+      return fallback;
+    }
+    return n === 0 ? fallback : n;
+  };
   const token = env.EDGEPILOT_TOKEN || undefined;
   const clusterId = env.CLUSTER_ID || "Kubernetes";
   if (!isClusterId(clusterId)) errors.push(`CLUSTER_ID=${clusterId}: ${clusterIdRule}`);
@@ -110,6 +135,11 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
       maxNamesPerRequest: positive("EDGEPILOT_MAX_NAMES_PER_REQUEST", defaultLimits.maxNamesPerRequest),
       maxRequestBytes: positive("EDGEPILOT_MAX_REQUEST_BYTES", defaultLimits.maxRequestBytes),
       maxStreams: positive("EDGEPILOT_MAX_STREAMS", defaultLimits.maxStreams),
+      maxStreamsPerConnection: positive(
+        "EDGEPILOT_MAX_STREAMS_PER_CONNECTION",
+        defaultLimits.maxStreamsPerConnection,
+      ),
+      maxRequestsPerSecond: rate("PILOT_MAX_REQUESTS_PER_SECOND", defaultLimits.maxRequestsPerSecond),
     },
     store: parseStore(env, errors),
     syncTimeoutMs: duration("PILOT_SYNC_TIMEOUT", 60_000),

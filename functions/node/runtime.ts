@@ -13,14 +13,17 @@ import type { Store } from "../../lib/store/index.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
+import { createAdmissionInterceptor } from "../admission.ts";
 import { mountConnect } from "../connect.ts";
 import { debounceTurn } from "../debounce.ts";
 import { createIngestApp } from "../ingest.ts";
 import { createPollRoutes } from "../poll.ts";
+import { startProxyStatusSweep } from "../proxy-status.ts";
 import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
 import { createDebounceTimer } from "./debounce-timer.ts";
 import { openStore } from "./store.ts";
+import { xdsServerOptions } from "./xds-server-options.ts";
 
 export interface NodeRuntime {
   /** The ports actually bound (useful when 0 was asked for). */
@@ -133,11 +136,15 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
   await listening(http);
   const h2 = createH2cServer(
+    xdsServerOptions(config.limits),
     connectNodeAdapter({
       routes: (router) => {
         xdsRoutes(router);
         pollRoutes(router);
       },
+      // One message on XDS_PORT is bounded like a Poll/REST body (gRPC servers' 4 MiB default).
+      readMaxBytes: config.limits.maxRequestBytes,
+      interceptors: [createAdmissionInterceptor({ ratePerSecond: config.limits.maxRequestsPerSecond })],
     }),
   );
   const sessions = new Set<Http2Session>();
@@ -157,6 +164,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   serving = true;
   // A durable store may hold pushes queued, or a flush cut short, before a restart: finish them now.
   timer.poke();
+  // Proxy status records left by a process that died (durable stores) expire and are swept.
+  const stopSweep = startProxyStatusSweep({ store, log });
   const port = (http.address() as AddressInfo).port;
   const xdsPort = (h2.address() as AddressInfo).port;
   log(
@@ -174,6 +183,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
       serving = false;
       sync.stop();
       shutdown.abort();
+      stopSweep();
       await timer.stop();
       for (const s of sessions) s.close();
       const closed = Promise.all([

@@ -82,7 +82,11 @@ function buildApp(env: Env): Hono {
     log,
   });
   const { maxStreams, maxNamesPerRequest } = config.limits;
-  mountConnect(app, createXdsRoutes({ store, log, limits: { maxStreams, maxNamesPerRequest }, sync }));
+  const maxRequestBytes = config.limits.maxRequestBytes;
+  mountConnect(
+    app,
+    createXdsRoutes({ store, log, limits: { maxStreams, maxNamesPerRequest }, maxRequestBytes, sync }),
+  );
   mountRest(app, { source: createStoreSource(store), limits: config.limits, gate: sync });
   // Poll and Watch run inside the MeshStore: its alarm wakes them (the response streams through).
   mountPollForward(app, config.limits.maxRequestBytes, (request) => meshStub(env).fetch(request));

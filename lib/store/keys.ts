@@ -116,6 +116,10 @@ export const keys = {
     `ref/${on}/${e(cluster)}/${refId(on, id)}/${e(ns)}/${e(host)}/${e(slice)}`,
   refPrefix: (on: "pod" | "ip" | "node", cluster: string, id: string) =>
     `ref/${on}/${e(cluster)}/${refId(on, id)}/`,
-  /** A proxy's last sent, acked and NACKed versions (status and debug). */
+  /**
+   * A proxy's bounded status record: ProxyRecord (lib/xds/proxy-record.ts). The node id comes
+   * from the proxy: it is length-checked by the stream and escaped here, so it is one segment.
+   */
   proxy: (nodeId: string) => `proxy/${e(nodeId)}`,
+  proxyPrefix: () => "proxy/",
 } as const;

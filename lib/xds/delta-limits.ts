@@ -16,6 +16,11 @@ export interface AdsLimits {
   maxInitialVersions: number;
   /** Explicitly subscribed names of one type on one Delta stream. */
   maxSubscribedNames: number;
+  /**
+   * Distinct type URLs one SotW stream may ask for (SotW answers types it does not serve with
+   * empty responses, so each one is state the stream keeps). Delta refuses unserved types.
+   */
+  maxTypeUrlsPerStream: number;
 }
 
 /** The defaults: generous for a large mesh, small enough that one proxy cannot exhaust an instance. */
@@ -24,6 +29,8 @@ export const defaultAdsLimits: Readonly<AdsLimits> = {
   maxNamesPerRequest: 10_000,
   maxInitialVersions: 100_000,
   maxSubscribedNames: 100_000,
+  // Envoy asks for CDS, EDS, LDS, RDS and a few more (SDS, ECDS, VHDS, RTDS): 16 is plenty.
+  maxTypeUrlsPerStream: 16,
 };
 
 /** Why a Delta request is refused; `code` maps to gRPC InvalidArgument or ResourceExhausted. */

@@ -100,7 +100,7 @@ describe("SotW ADS", () => {
     for (let i = 0; i < 50 && !cp.output().includes("rejected by test"); i++)
       await new Promise((r) => setTimeout(r, 20));
     expect(cp.output()).toMatch(
-      /conformance\.default.* NACKed .*ClusterLoadAssignment \(kept [0-9a-f]+\): endpoint 10\.1\.0\.2 rejected by test/,
+      /conformance\.default.*" NACKed ".*ClusterLoadAssignment" \(kept "[0-9a-f]+"\): "endpoint 10\.1\.0\.2 rejected by test"/,
     );
   });
 

@@ -92,7 +92,7 @@ describe("Delta ADS: nonces, ACK and NACK", () => {
     });
     const kept = await setVersion(r1!.resources.map((r) => ({ name: r.name, version: r.version })));
     const line = new RegExp(
-      `nacker\\.default.* NACKed ${EDS} \\(kept ${kept}\\): endpoint 10\\.2\\.1\\.2 rejected by delta test`,
+      `nacker\\.default.*" NACKed "${EDS}" \\(kept "${kept}"\\): "endpoint 10\\.2\\.1\\.2 rejected by delta test"`,
     );
     await logged(cp, line);
     // A push that does not touch the NACKed resource sends nothing; one that changes it does.

@@ -6,6 +6,7 @@
 import { type Client, Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
 import { beforeAll, describe, expect, it } from "vitest";
 import { DeltaPollService } from "../../../lib/gen/edgepilot/xds/v1/poll_pb.ts";
+import { ClusterDiscoveryService } from "../../../lib/gen/envoy/service/cluster/v3/cds_pb.ts";
 import { events, golden, initial, names, ratingsEndpointNotReady, TypeUrl } from "./scenario.ts";
 import { openWatch, pollRequest, summary, until } from "./suite.ts";
 
@@ -71,6 +72,11 @@ export function describeLimitsSuite(runtime: string, harness: () => LimitsHarnes
       const rest = await h.post("/v3/discovery:endpoints", JSON.stringify({ resourceNames: big }));
       expect(rest.status).toBe(413);
       expect(await rest.json()).toEqual({ error: "body over 8192 bytes (EDGEPILOT_MAX_REQUEST_BYTES)" });
+      // Envoy's unary Fetch RPCs on the same transport are bounded alike (XDS_PORT, the Worker's root).
+      const fetchClusters = createClient(ClusterDiscoveryService, h.transports[0]!).fetchClusters;
+      const fetchErr = await refusal(fetchClusters({ resourceNames: big }));
+      expect(fetchErr.code).toBe(Code.ResourceExhausted);
+      expect(fetchErr.rawMessage).toMatch(/larger than configured readMaxBytes 8192/);
     });
 
     it("EDGEPILOT_MAX_STREAMS: a 4th Watch or waiting poll ▶ ResourceExhausted; the 3 open ones still get every push", async () => {

@@ -1,0 +1,121 @@
+/**
+ * The per-proxy status record stored under keys.proxy(node id): bounded in size whatever the
+ * proxy sends, stamped with the stream that owns it, and expiring by itself when no live stream
+ * refreshes it (a process that died cannot delete its records). Pure: time is passed in.
+ */
+import type { ProxyStatus, ProxyTypeStatus } from "./types.ts";
+
+/**
+ * The longest node id accepted on a stream. An Istio node id is
+ * `<type>~<ip>~<pod>.<namespace>~<namespace>.svc.<domain suffix>`: at most about 700 characters
+ * (pod name 253, namespace 63 twice, domain suffix 253, IPv6 45), so 1024 leaves room and refuses
+ * the 1 MB ids that once filled the heap.
+ */
+export const maxNodeIdLength = 1024;
+
+/** Bounds of one record: a status page, not a config dump (the store has the resources). */
+export const recordBounds = {
+  /** Type URLs listed; the rest are counted in `typesOmitted`. Four are served; a few more are asked for. */
+  types: 8,
+  /** Names listed per list (subscribed names, sent versions); the rest are counted. */
+  names: 16,
+  /** Characters kept of any one string from the proxy (names, type URLs, versions, generator). */
+  chars: 256,
+  /** Characters kept of a NACK's error_detail message. */
+  nackChars: 1024,
+} as const;
+
+/** How long a record lives without a refresh; a live stream rewrites it well before. */
+export const proxyRecordTtlMs = 5 * 60_000;
+
+/** One type URL of a record: the lists cut to recordBounds.names, with their full sizes. */
+export interface ProxyRecordType extends ProxyTypeStatus {
+  /** How many names the proxy subscribes to explicitly (`subscribed` lists the first ones). */
+  subscribedCount: number;
+  /** How many resources were last sent (`sent.versions` lists the first ones). */
+  sentCount: number;
+}
+
+/** What keys.proxy(node id) holds. */
+export interface ProxyRecord {
+  nodeId: string;
+  generator: string;
+  /** The stream that wrote it: only that stream deletes it when it ends. */
+  streamId: string;
+  /** When it was written (ms since the epoch). */
+  updatedAt: number;
+  /** After this (ms since the epoch) the record is stale: readers skip it and the sweep deletes it. */
+  expiresAt: number;
+  types: ProxyRecordType[];
+  /** Type URLs the stream has beyond `types`. */
+  typesOmitted: number;
+}
+
+/** Why a node id cannot be served (or undefined when it can); the message names the field. */
+export function nodeIdProblem(id: string): string | undefined {
+  if (id.length > maxNodeIdLength) {
+    return `node.id is ${id.length} characters; at most ${maxNodeIdLength} are accepted (an Istio node id is under 700)`;
+  }
+  const bad = /[\p{Cc}\p{Cs}]/u.exec(id);
+  if (bad) {
+    return `node.id has a control character or lone surrogate (U+${(bad[0].codePointAt(0) ?? 0)
+      .toString(16)
+      .toUpperCase()
+      .padStart(4, "0")}) at index ${bad.index}`;
+  }
+  return undefined;
+}
+
+/** The bounded record of `status`, written at `now` by stream `streamId`. */
+export function proxyRecord(
+  status: ProxyStatus,
+  options: { streamId: string; now: number; ttlMs?: number },
+): ProxyRecord {
+  const { now, streamId } = options;
+  return {
+    nodeId: status.nodeId,
+    generator: cut(status.generator),
+    streamId,
+    updatedAt: now,
+    expiresAt: now + (options.ttlMs ?? proxyRecordTtlMs),
+    types: status.types.slice(0, recordBounds.types).map(boundType),
+    typesOmitted: Math.max(0, status.types.length - recordBounds.types),
+  };
+}
+
+/** True when `record` was not refreshed in time (or is not a record at all). */
+export function isExpired(record: unknown, now: number): boolean {
+  const expiresAt = (record as Partial<ProxyRecord> | undefined)?.expiresAt;
+  return typeof expiresAt !== "number" || expiresAt <= now;
+}
+
+function boundType(t: ProxyTypeStatus): ProxyRecordType {
+  const out: ProxyRecordType = {
+    typeUrl: cut(t.typeUrl),
+    wildcard: t.wildcard,
+    subscribed: t.subscribed.slice(0, recordBounds.names).map((n) => cut(n)),
+    subscribedCount: t.subscribed.length,
+    sentCount: t.sent ? Object.keys(t.sent.versions).length : 0,
+  };
+  if (t.sent) {
+    const listed = Object.entries(t.sent.versions).slice(0, recordBounds.names);
+    out.sent = {
+      versionInfo: cut(t.sent.versionInfo),
+      nonce: cut(t.sent.nonce),
+      versions: Object.fromEntries(listed.map(([n, v]) => [cut(n), cut(v)])),
+    };
+  }
+  if (t.ackedVersion !== undefined) out.ackedVersion = cut(t.ackedVersion);
+  if (t.nack) {
+    out.nack = {
+      versionInfo: cut(t.nack.versionInfo),
+      nonce: cut(t.nack.nonce),
+      message: cut(t.nack.message, recordBounds.nackChars),
+    };
+  }
+  return out;
+}
+
+function cut(s: string, max: number = recordBounds.chars): string {
+  return s.length > max ? `${s.slice(0, max)}…(+${s.length - max} chars)` : s;
+}

@@ -1,0 +1,120 @@
+/** runAdsStream (functions/ads-stream.ts): ordering, coalescing, and bounded reading. */
+import { describe, expect, it } from "vitest";
+import { runAdsStream, type StreamSession } from "../../../functions/ads-stream.ts";
+import { createPushSignal } from "../../../lib/push/signal.ts";
+
+const settle = async (turns = 5) => {
+  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
+};
+
+/** A session that answers "req:<n>" per request and "push" per push turn, recording the order. */
+function echoSession(): StreamSession<number, string> & { handled: string[] } {
+  const handled: string[] = [];
+  return {
+    handled,
+    async onRequest(req) {
+      handled.push(`req:${req}`);
+      return [`req:${req}`];
+    },
+    async onPush() {
+      handled.push("push");
+      return ["push"];
+    },
+  };
+}
+
+/** A request side the test feeds by hand; counts how many requests the stream has pulled. */
+function feed() {
+  const queue: number[] = [];
+  let wake: (() => void) | undefined;
+  let pulled = 0;
+  let ended = false;
+  async function* requests() {
+    for (;;) {
+      while (queue.length === 0 && !ended)
+        await new Promise<void>((r) => {
+          wake = r;
+        });
+      if (queue.length === 0) return;
+      pulled++;
+      yield queue.shift() as number;
+    }
+  }
+  return {
+    requests: requests(),
+    send: (...n: number[]) => {
+      queue.push(...n);
+      wake?.();
+    },
+    end: () => {
+      ended = true;
+      wake?.();
+    },
+    pulled: () => pulled,
+  };
+}
+
+describe("runAdsStream", () => {
+  it("handles requests and pushes one at a time in arrival order; pushes pending together coalesce", async () => {
+    const f = feed();
+    const pushes = createPushSignal();
+    const session = echoSession();
+    const abort = new AbortController();
+    const out = runAdsStream(f.requests, session, pushes, abort.signal);
+    const first = out.next();
+    f.send(1);
+    expect((await first).value).toBe("req:1");
+    // While the stream is not pulled: a push, a request, another push (pending with the first).
+    pushes.emit(1);
+    await settle();
+    f.send(2);
+    await settle();
+    pushes.emit(2);
+    const got: string[] = [];
+    for (let i = 0; i < 2; i++) got.push((await out.next()).value as string);
+    expect(got).toEqual(["push", "req:2"]);
+    pushes.emit(3);
+    pushes.emit(4);
+    expect((await out.next()).value).toBe("push");
+    f.end();
+    expect((await out.next()).done).toBe(true);
+    expect(session.handled).toEqual(["req:1", "push", "req:2", "push"]);
+  });
+
+  it("reads no further ahead than one request while its responses are not taken (a non-reading client)", async () => {
+    const f = feed();
+    const session = echoSession();
+    const abort = new AbortController();
+    const out = runAdsStream(f.requests, session, createPushSignal(), abort.signal);
+    // The client sends 10,000 requests and never reads a response.
+    f.send(...Array.from({ length: 10_000 }, (_, i) => i));
+    const first = out.next();
+    await settle(20);
+    expect((await first).value).toBe("req:0");
+    await settle(20);
+    // One handled (its response waits for the transport), one read ahead; the rest stay with
+    // the transport, where HTTP/2 flow control holds the client back.
+    expect(f.pulled()).toBeLessThanOrEqual(2);
+    for (let i = 1; i <= 100; i++) expect((await out.next()).value).toBe(`req:${i}`);
+    await settle(20);
+    expect(f.pulled()).toBeLessThanOrEqual(102);
+    abort.abort();
+    expect((await out.next()).done).toBe(true);
+  });
+
+  it("ends with a check's error on the request it refuses, and stops reading", async () => {
+    const f = feed();
+    const out = runAdsStream(
+      f.requests,
+      echoSession(),
+      createPushSignal(),
+      new AbortController().signal,
+      (n) => (n === 2 ? new Error("refused 2") : undefined),
+    );
+    f.send(1, 2, 3, 4, 5);
+    expect((await out.next()).value).toBe("req:1");
+    await expect(out.next()).rejects.toThrow("refused 2");
+    await settle();
+    expect(f.pulled()).toBeLessThanOrEqual(3);
+  });
+});

@@ -1,0 +1,168 @@
+/** The proxy status recorder and sweep (functions/proxy-status.ts) over the real memory store. */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import {
+  createProxyStatusRecorder,
+  startProxyStatusSweep,
+  sweepProxyStatus,
+} from "../../../functions/proxy-status.ts";
+import { keys, type Store } from "../../../lib/store/index.ts";
+import { createMemoryStore } from "../../../lib/store/memory.ts";
+import type { ProxyRecord } from "../../../lib/xds/proxy-record.ts";
+import type { ProxyStatus } from "../../../lib/xds/types.ts";
+
+const EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
+const NODE = "sidecar~10.1.0.9~client.default~default.svc.cluster.local";
+
+const status = (o: Partial<ProxyStatus> = {}): ProxyStatus => ({
+  nodeId: NODE,
+  generator: "grpc",
+  types: [{ typeUrl: EDS, wildcard: false, subscribed: ["a"], ackedVersion: "v1" }],
+  ...o,
+});
+const nack = (nonce: string, message: string): ProxyStatus =>
+  status({
+    types: [
+      { typeUrl: EDS, wildcard: false, subscribed: ["a"], nack: { versionInfo: "v1", nonce, message } },
+    ],
+  });
+
+/** A memory store that counts puts. */
+function countingStore(): Store & { puts: () => number } {
+  const store = createMemoryStore();
+  let puts = 0;
+  return {
+    ...store,
+    put(key, value, options) {
+      puts++;
+      return store.put(key, value, options);
+    },
+    puts: () => puts,
+  };
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("proxy status recorder", () => {
+  it("writes the latest status, coalescing ACKs that arrive while a write is in flight", async () => {
+    const store = countingStore();
+    const rec = createProxyStatusRecorder({ store, log: () => {}, now: () => 1000, ttlMs: 60_000 });
+    for (let v = 1; v <= 50; v++)
+      rec.record(
+        status({ types: [{ typeUrl: EDS, wildcard: false, subscribed: [], ackedVersion: `v${v}` }] }),
+      );
+    await settle();
+    const got = await store.get<ProxyRecord>(keys.proxy(NODE));
+    expect(got?.value.types[0]?.ackedVersion).toBe("v50");
+    expect(got?.value.expiresAt).toBe(61_000);
+    expect(store.puts()).toBeLessThanOrEqual(2);
+    await rec.close();
+  });
+
+  it("deletes its record when the stream ends, but not one a newer stream of the same proxy owns", async () => {
+    const store = createMemoryStore();
+    const old = createProxyStatusRecorder({ store, log: () => {} });
+    old.record(status());
+    await settle();
+    await old.close();
+    expect(await store.get(keys.proxy(NODE))).toBeUndefined();
+
+    const first = createProxyStatusRecorder({ store, log: () => {} });
+    first.record(status());
+    await settle();
+    const second = createProxyStatusRecorder({ store, log: () => {} }); // the proxy reconnected
+    second.record(status());
+    await settle();
+    await first.close();
+    expect(await store.get(keys.proxy(NODE))).toBeDefined();
+    await second.close();
+    expect(await store.get(keys.proxy(NODE))).toBeUndefined();
+  });
+
+  it("keeps a live stream's record fresh, so only a dead process's records expire", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = createMemoryStore();
+    const rec = createProxyStatusRecorder({ store, log: () => {}, now: () => Date.now(), ttlMs: 30_000 });
+    rec.record(status());
+    await vi.advanceTimersByTimeAsync(0);
+    expect((await store.get<ProxyRecord>(keys.proxy(NODE)))?.value.expiresAt).toBe(30_000);
+    await vi.advanceTimersByTimeAsync(25_000);
+    const refreshed = (await store.get<ProxyRecord>(keys.proxy(NODE)))?.value.expiresAt ?? 0;
+    expect(refreshed).toBeGreaterThan(30_000);
+    expect(await sweepProxyStatus(store, 31_000)).toBe(0);
+    await rec.close();
+  });
+
+  it("refuses to key a record by a node id the stream would refuse, and writes nothing without a node id", async () => {
+    const store = createMemoryStore();
+    const rec = createProxyStatusRecorder({ store, log: () => {} });
+    rec.record(status({ nodeId: "x".repeat(2000) }));
+    rec.record(status({ nodeId: "" }));
+    await settle();
+    expect((await store.list(keys.proxyPrefix())).entries).toEqual([]);
+    await rec.close();
+  });
+
+  it("keys by the escaped node id: a '/' in it cannot reach another key", async () => {
+    const store = createMemoryStore();
+    const rec = createProxyStatusRecorder({ store, log: () => {} });
+    rec.record(status({ nodeId: "../svc/default/x" }));
+    await settle();
+    expect((await store.list("")).entries.map((e) => e.key)).toEqual(["proxy/..%2Fsvc%2Fdefault%2Fx"]);
+    await rec.close();
+  });
+
+  it("logs each NACK once per nonce, escaped: a newline in error_detail cannot forge a log line", async () => {
+    const lines: string[] = [];
+    const rec = createProxyStatusRecorder({ store: createMemoryStore(), log: (l) => lines.push(l) });
+    const forged = 'bad\nedgepilot: push 99: full, 0 resource(s) changed\u2028"';
+    rec.record(nack("n1", forged));
+    rec.record(nack("n1", forged)); // the same NACK reported again (status after another ACK)
+    rec.record(status({ nodeId: "evil\nnode" }));
+    rec.record(nack("n2", "second"));
+    await rec.close();
+    expect(lines).toHaveLength(2);
+    expect(lines.every((l) => !/[\n\r\u2028\u2029]/.test(l))).toBe(true);
+    expect(lines[0]).toBe(
+      `xds: "${NODE}" NACKed "${EDS}" (kept "v1"): "bad\\nedgepilot: push 99: full, 0 resource(s) changed\\u2028\\""`,
+    );
+  });
+});
+
+describe("proxy status sweep", () => {
+  it("deletes expired records (and records without an expiry), keeps live ones", async () => {
+    const store = createMemoryStore();
+    await store.put(keys.proxy("dead"), { nodeId: "dead", expiresAt: 100 });
+    await store.put(keys.proxy("legacy"), { nodeId: "legacy" });
+    await store.put(keys.proxy("live"), { nodeId: "live", expiresAt: 10_000 });
+    await store.put("svc/default/x/Kubernetes", { not: "a proxy" });
+    expect(await sweepProxyStatus(store, 5_000)).toBe(2);
+    expect((await store.list("")).entries.map((e) => e.key)).toEqual([
+      "proxy/live",
+      "svc/default/x/Kubernetes",
+    ]);
+  });
+
+  it("runs at start and then on its interval, logging what it removed", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = createMemoryStore();
+    await store.put(keys.proxy("dead"), { nodeId: "dead", expiresAt: 0 });
+    await store.put(keys.proxy("later"), { nodeId: "later", expiresAt: 1_500 });
+    const lines: string[] = [];
+    const stop = startProxyStatusSweep({
+      store,
+      log: (l) => lines.push(l),
+      now: () => Date.now(),
+      intervalMs: 1000,
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(lines).toEqual(["xds: removed 1 expired proxy status record(s)"]);
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(lines).toHaveLength(2);
+    expect((await store.list(keys.proxyPrefix())).entries).toEqual([]);
+    stop();
+  });
+});
