@@ -4,17 +4,21 @@ import { testLimits } from "./test/e2e/poll/test-limits.ts";
 
 /** The bearer token the workerd tests ingest with (a var here; a secret in production). */
 const testToken = "workers-test-token";
+/** The xDS read token (XDS_AUTH=token, from wrangler.toml); test/workers/auth.test.ts also builds jwt envs. */
+const testXdsToken = "workers-test-xds-token";
 
 /**
  * Tests that run inside real workerd (vitest-pool-workers 0.15, the Vite-plugin API for vitest 4).
  * Bindings, vars and the main module (which exports MeshStore) come from wrangler.toml, plus
- * EDGEPILOT_TOKEN and the limits suite's small limits; storage is isolated per test file.
+ * EDGEPILOT_TOKEN, XDS_AUTH=token with its EDGEPILOT_XDS_TOKEN, and the limits suite's small limits; storage is isolated per test file.
  */
 export default defineProject({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
-      miniflare: { bindings: { EDGEPILOT_TOKEN: testToken, ...testLimits } },
+      miniflare: {
+        bindings: { EDGEPILOT_TOKEN: testToken, XDS_AUTH: "token", EDGEPILOT_XDS_TOKEN: testXdsToken, ...testLimits },
+      },
     }),
   ],
   test: {

@@ -4,20 +4,25 @@
  * /v3 path, 413 for a body over EDGEPILOT_MAX_REQUEST_BYTES.
  */
 import type { Hono } from "hono";
+import type { XdsGuard } from "../lib/auth/guard.ts";
 import type { Limits } from "../lib/config.ts";
 import { answerRest, restPaths } from "../lib/xds/rest.ts";
 import type { ResourceSource } from "../lib/xds/source.ts";
+import { restAuth } from "./auth.ts";
 
 /** Where REST reads resources from, and the limits it applies. */
 export interface RestDeps {
   source: ResourceSource;
   limits: Pick<Limits, "maxNamesPerRequest" | "maxRequestBytes">;
+  /** XDS_AUTH: 401 without credentials, 400/403 for a missing or foreign node. */
+  guard: XdsGuard;
 }
 
 /** Adds the REST-JSON routes to `app`. */
 export function mountRest(app: Hono, deps: RestDeps): void {
   const { maxRequestBytes } = deps.limits;
   const tooBig = `body over ${maxRequestBytes} bytes (EDGEPILOT_MAX_REQUEST_BYTES)`;
+  app.use("/v3/*", restAuth(deps.guard));
   app.post("/v3/*", async (c) => {
     const path = safeDecode(c.req.path);
     const typeUrl = restPaths[path];
@@ -34,9 +39,14 @@ export function mountRest(app: Hono, deps: RestDeps): void {
       typeUrl,
       new TextDecoder().decode(bytes),
       deps.limits.maxNamesPerRequest,
+      (req) => {
+        const decision = deps.guard.checkNode(c.get("xdsIdentity"), req.node, "unary");
+        if (decision.ok) return undefined;
+        return { status: decision.code === "invalid-argument" ? 400 : 403, error: decision.message };
+      },
     );
     if (answer.status === 304) return c.body(null, 304);
-    if (answer.status === 400) return c.json({ error: answer.error }, 400);
+    if (answer.status !== 200) return c.json({ error: answer.error }, answer.status);
     return c.body(answer.json, 200, { "content-type": "application/json" });
   });
 }

@@ -1,4 +1,5 @@
 /** Runtime configuration from environment variables, validated, with Istio's defaults. */
+import { parseXdsAuth, type XdsAuthConfig } from "./auth/config.ts";
 import type { RegistryOptions } from "./ingest/context.ts";
 import { type DebounceOptions, parseDuration } from "./push/debounce.ts";
 import { parseDiscoverySelectors } from "./registry/kube/selectors.ts";
@@ -14,6 +15,8 @@ export interface Config {
   clusterId: string;
   /** What one xDS client may ask of an instance (Poll, Watch, REST; ADS reads maxStreams). */
   limits: Limits;
+  /** XDS_AUTH: how every read path authenticates (lib/auth/config.ts). */
+  xdsAuth: XdsAuthConfig;
 }
 
 /** Per-request and per-instance limits; each refusal names its variable. */
@@ -35,8 +38,16 @@ export const defaultLimits: Limits = {
 
 export type Env = Record<string, string | undefined>;
 
+/** Where the configuration runs: the Worker is never on loopback, so it must choose XDS_AUTH. */
+export interface ParseOptions {
+  worker?: boolean;
+}
+
 /** Parses the environment; every problem is reported at once, naming the variable. */
-export function parseConfig(env: Env): { ok: true; config: Config } | { ok: false; errors: string[] } {
+export function parseConfig(
+  env: Env,
+  options: ParseOptions = {},
+): { ok: true; config: Config } | { ok: false; errors: string[] } {
   const errors: string[] = [];
   const port = (name: string, fallback: number): number => {
     const raw = env[name];
@@ -81,10 +92,16 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
   };
   const selectors = parseDiscoverySelectors(env.DISCOVERY_SELECTORS || "[]");
   if (!selectors.ok) errors.push(`DISCOVERY_SELECTORS: ${selectors.error}`);
+  const host = env.HOST || (token ? "0.0.0.0" : "127.0.0.1");
+  const xdsAuth = parseXdsAuth(
+    env,
+    { host, hostFromToken: !env.HOST && token !== undefined, worker: options.worker === true },
+    errors,
+  );
   const config: Config = {
     port: port("PORT", 8080),
     xdsPort: port("XDS_PORT", 15010),
-    host: env.HOST || (token ? "0.0.0.0" : "127.0.0.1"),
+    host,
     token,
     debounce: {
       debounceAfter: duration("PILOT_DEBOUNCE_AFTER", 100),
@@ -104,6 +121,7 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
       maxRequestBytes: positive("EDGEPILOT_MAX_REQUEST_BYTES", defaultLimits.maxRequestBytes),
       maxStreams: positive("EDGEPILOT_MAX_STREAMS", defaultLimits.maxStreams),
     },
+    xdsAuth,
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
 }

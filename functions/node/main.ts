@@ -11,7 +11,12 @@ if (!parsed.ok) {
   process.exit(2);
 }
 
-const runtime = await startNodeRuntime(parsed.config, { log: (line) => console.log(line) });
+const runtime = await startNodeRuntime(parsed.config, { log: (line) => console.log(line) }).catch(
+  (err: unknown) => {
+    console.error(`edgepilot: config: ${err instanceof Error ? err.message : err}`);
+    process.exit(2);
+  },
+);
 
 let stopping = false;
 for (const sig of ["SIGTERM", "SIGINT"] as const) {

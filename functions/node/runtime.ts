@@ -1,11 +1,13 @@
 /** Starts and stops the Node runtime; main.ts and the e2e tests both use it. */
 
+import { readFile } from "node:fs/promises";
 import type { Server as HttpServer } from "node:http";
 import { createServer as createH2cServer, type Http2Session } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
+import { isLoopback, xdsAuthLogLine } from "../../lib/auth/config.ts";
 import type { Config } from "../../lib/config.ts";
 import { createPushSignal } from "../../lib/push/signal.ts";
 import type { Store } from "../../lib/store/index.ts";
@@ -13,6 +15,8 @@ import { createMemoryStore } from "../../lib/store/memory.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
+import { createAuthInterceptor } from "../auth.ts";
+import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
 import { debounceTurn } from "../debounce.ts";
 import { createIngestApp } from "../ingest.ts";
@@ -35,11 +39,15 @@ export interface NodeRuntimeOptions {
   shutdownGraceMs?: number;
 }
 
-/** Binds both ports and resolves once both serve. */
+/** Binds both ports and resolves once both serve; rejects (naming the variable) when an XDS_AUTH key source is bad. */
 export async function startNodeRuntime(config: Config, options: NodeRuntimeOptions): Promise<NodeRuntime> {
   const { log } = options;
   const store = createMemoryStore();
   const now = () => Date.now();
+  // Every read path (ADS, Fetch, Poll/Watch, REST, StatusService) on both ports asks this guard.
+  const { guard, ready } = setupGuard(config.xdsAuth, { now, log, readFile: (p) => readFile(p, "utf8") });
+  await ready;
+  const auth = [createAuthInterceptor(guard)];
   const pushes = createPushSignal((err) => log(`xds: push listener failed: ${err}`));
   const shutdown = new AbortController();
   const source = createStoreSource(store);
@@ -88,13 +96,14 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   });
   const pollRoutes = createPollRoutes(polls, config.limits);
   // PORT also serves REST-JSON xDS and DeltaPollService for HTTP/1.1 Connect clients.
-  mountRest(app, { source, limits: config.limits });
-  mountConnect(app, pollRoutes);
+  mountRest(app, { source, limits: config.limits, guard });
+  mountConnect(app, pollRoutes, auth);
 
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
   await listening(http);
   const h2 = createH2cServer(
     connectNodeAdapter({
+      interceptors: auth,
       routes: (router) => {
         xdsRoutes(router);
         pollRoutes(router);
@@ -121,6 +130,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   log(
     `edgepilot: ingest and REST on http://${config.host}:${port}, xDS (gRPC, Connect) on h2c ${config.host}:${xdsPort}`,
   );
+  log(xdsAuthLogLine(config.xdsAuth, { host: config.host, worker: false }));
   if (config.token === undefined) {
     log("edgepilot: EDGEPILOT_TOKEN is not set: ingest accepts unauthenticated calls from loopback only");
   }
@@ -163,11 +173,4 @@ function listening(server: {
     server.once("listening", () => resolve());
     server.once("error", (e) => reject(e));
   });
-}
-
-/** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback. */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const a = address.startsWith("::ffff:") ? address.slice(7) : address;
-  return a === "::1" || /^127\.\d+\.\d+\.\d+$/.test(a);
 }

@@ -4,8 +4,11 @@
  * Watch are forwarded into the object, which holds them until a push concerns them (poll-host.ts).
  */
 import type { Hono } from "hono";
+import { xdsAuthLogLine } from "../../lib/auth/config.ts";
 import { createDurableObjectStore, type StoreRpc } from "../../lib/store/durable-object.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
+import { createAuthInterceptor } from "../auth.ts";
+import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
 import { createIngestApp } from "../ingest.ts";
 import { mountRest } from "../rest.ts";
@@ -53,6 +56,9 @@ function buildApp(env: Env): Hono {
   const config = workerConfig(env);
   const log = (line: string) => console.log(line);
   const store = createDurableObjectStore(meshRpc(env));
+  const { guard, ready } = setupGuard(config.xdsAuth, { now: () => Date.now(), log });
+  ready.catch((err: unknown) => log(`edgepilot: config: ${err instanceof Error ? err.message : err}`));
+  log(xdsAuthLogLine(config.xdsAuth, { host: "", worker: true }));
   const app = createIngestApp({
     store,
     registry: config.registry,
@@ -70,10 +76,13 @@ function buildApp(env: Env): Hono {
     log,
   });
   const { maxStreams, maxNamesPerRequest } = config.limits;
-  mountConnect(app, createXdsRoutes({ store, log, limits: { maxStreams, maxNamesPerRequest } }));
-  mountRest(app, { source: createStoreSource(store), limits: config.limits });
+  mountConnect(app, createXdsRoutes({ store, log, limits: { maxStreams, maxNamesPerRequest } }), [
+    createAuthInterceptor(guard),
+  ]);
+  mountRest(app, { source: createStoreSource(store), limits: config.limits, guard });
   // Poll and Watch run inside the MeshStore: its alarm wakes them (the response streams through).
-  mountPollForward(app, config.limits.maxRequestBytes, (request) => meshStub(env).fetch(request));
+  // Credentials are checked here first (the object checks them again, with the node, before serving).
+  mountPollForward(app, config.limits.maxRequestBytes, guard, (request) => meshStub(env).fetch(request));
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   return app;
 }

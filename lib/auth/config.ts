@@ -142,3 +142,33 @@ export function isLoopback(address: string | undefined): boolean {
   const a = address.startsWith("::ffff:") ? address.slice(7) : address;
   return a === "::1" || /^127\.\d+\.\d+\.\d+$/.test(a);
 }
+
+/**
+ * The start-up line saying how reads are authenticated. An explicit `none` off loopback is
+ * shouted, since anyone who reaches the ports can read every Cluster and endpoint.
+ */
+export function xdsAuthLogLine(auth: XdsAuthConfig, where: { host: string; worker: boolean }): string {
+  switch (auth.mode) {
+    case "token":
+      return "edgepilot: XDS_AUTH=token: every xDS read needs `authorization: Bearer <EDGEPILOT_XDS_TOKEN>`";
+    case "jwt": {
+      const keys = [
+        auth.jwksUrl && `XDS_JWKS_URL ${auth.jwksUrl}`,
+        auth.jwksFile && `XDS_JWKS_FILE ${auth.jwksFile}`,
+        auth.jwks && "XDS_JWKS",
+        auth.hmacSecret && "XDS_JWT_HMAC_SECRET",
+      ].filter(Boolean);
+      return (
+        `edgepilot: XDS_AUTH=jwt: every xDS read needs a service-account JWT from ${auth.issuer} for ` +
+        `${auth.audiences.join(" or ")} (keys: ${keys.join(", ")}); a node may only name its token's namespace`
+      );
+    }
+    case "none":
+      if (auth.explicit && (where.worker || !isLoopbackHost(where.host)))
+        return (
+          `edgepilot: WARNING: XDS_AUTH=none: xDS, Poll/Watch, REST-JSON and StatusService on ${where.worker ? "this Worker" : where.host} ` +
+          "answer ANYONE who reaches them, unauthenticated: every Cluster, endpoint IP and service name is readable"
+        );
+      return `edgepilot: XDS_AUTH=none: xDS reads are unauthenticated (${auth.explicit ? "chosen" : "the default"} on loopback ${where.host})`;
+  }
+}

@@ -14,8 +14,8 @@ export type JwksFetcher = (url: string) => Promise<string>;
 export interface KeySetOptions {
   /** XDS_JWT_HMAC_SECRET: enables HS256. */
   hmacSecret?: string;
-  /** Keys known at start-up (XDS_JWKS_FILE, XDS_JWKS). */
-  staticKeys?: readonly VerifyKey[];
+  /** Keys known at start-up (XDS_JWKS_FILE, XDS_JWKS), possibly still being imported. */
+  staticKeys?: readonly VerifyKey[] | Promise<readonly VerifyKey[]>;
   /** XDS_JWKS_URL and how to fetch it. */
   url?: { href: string; fetch: JwksFetcher };
   now: () => number;
@@ -38,7 +38,10 @@ export function createKeySet(options: KeySetOptions): KeySet {
   const minRefreshMs = options.minRefreshMs ?? 30_000;
   const maxAgeMs = options.maxAgeMs ?? 300_000;
   const log = options.log ?? (() => {});
-  const staticKeys = options.staticKeys ?? [];
+  let staticKeys: readonly VerifyKey[] = [];
+  const staticReady = Promise.resolve(options.staticKeys ?? []).then((keys) => {
+    staticKeys = keys;
+  });
   let hmac: Promise<CryptoKey> | undefined;
   let fetched: { keys: VerifyKey[]; at: number } | undefined;
   let lastAttempt = Number.NEGATIVE_INFINITY;
@@ -46,8 +49,7 @@ export function createKeySet(options: KeySetOptions): KeySet {
 
   const algorithms = new Set<JwsAlg>();
   if (options.hmacSecret) algorithms.add("HS256");
-  for (const k of staticKeys) algorithms.add(k.alg);
-  if (options.url) {
+  if (options.staticKeys || options.url) {
     algorithms.add("RS256");
     algorithms.add("ES256");
   }
@@ -92,6 +94,12 @@ export function createKeySet(options: KeySetOptions): KeySet {
       );
       return { ok: true, key: await hmac, params: { name: "HMAC" } };
     }
+    const loaded = await staticReady.then(
+      () => undefined,
+      (e: unknown) => (e instanceof Error ? e.message : String(e)),
+    );
+    if (loaded !== undefined)
+      return { ok: false, error: `the configured JWKS could not be loaded: ${loaded}` };
     if (fetched && options.now() - fetched.at > maxAgeMs && mayRefresh()) await refresh();
     if (!fetched && options.url && (mayRefresh() || inflight)) await (inflight ?? refresh());
     let keys = find(header);

@@ -23,18 +23,27 @@ export const restPaths: Readonly<Record<string, TypeUrl>> = {
   "/v3/discovery:routes": TypeUrl.route,
 };
 
-/** What to send back: 200 with proto JSON text, 304 with no body, or 400 with an error to show. */
-export type RestAnswer = { status: 200; json: string } | { status: 304 } | { status: 400; error: string };
+/** What to send back: 200 with proto JSON text, 304 with no body, or 400/403 with an error to show. */
+export type RestAnswer = { status: 200; json: string } | { status: 304 } | RestRefusal;
 
-/** Answers one REST request for `typeUrl` whose body is `body` (text). Never throws for a bad request. */
+/** A refused REST request: 400 (bad request) or 403 (the caller may not ask this). */
+export type RestRefusal = { status: 400 | 403; error: string };
+
+/**
+ * Answers one REST request for `typeUrl` whose body is `body` (text). Never throws for a bad
+ * request. `check` (the auth node check) sees the parsed request before anything is read.
+ */
 export async function answerRest(
   source: ResourceSource,
   typeUrl: TypeUrl,
   body: string,
   maxNames: number,
+  check?: (req: DiscoveryRequest) => RestRefusal | undefined,
 ): Promise<RestAnswer> {
   const req = parseDiscoveryRequest(body);
   if (!req.ok) return { status: 400, error: req.error };
+  const refused = check?.(req.value);
+  if (refused) return refused;
   const n = req.value.resourceNames.length;
   if (n > maxNames)
     return {
