@@ -4,7 +4,7 @@ import { testLimits } from "./test/e2e/poll/test-limits.ts";
 
 /** The bearer token the workerd tests ingest with (a var here; a secret in production). */
 const testToken = "workers-test-token";
-/** The xDS read token (XDS_AUTH=token, from wrangler.toml); test/workers/auth.test.ts also builds jwt envs. */
+/** The xDS read token (XDS_AUTH=token, as wrangler.toml sets it); test/workers/auth.test.ts builds jwt envs too. */
 const testXdsToken = "workers-test-xds-token";
 
 /**
@@ -17,7 +17,12 @@ export default defineProject({
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
-        bindings: { EDGEPILOT_TOKEN: testToken, XDS_AUTH: "token", EDGEPILOT_XDS_TOKEN: testXdsToken, ...testLimits },
+        bindings: {
+          EDGEPILOT_TOKEN: testToken,
+          XDS_AUTH: "token",
+          EDGEPILOT_XDS_TOKEN: testXdsToken,
+          ...testLimits,
+        },
       },
     }),
   ],

@@ -6,7 +6,14 @@
  */
 import { Code, ConnectError, createContextKey, type Interceptor } from "@connectrpc/connect";
 import type { MiddlewareHandler } from "hono";
-import type { Identity, NodeDecision, NodePosition, XdsGuard } from "../lib/auth/index.ts";
+import {
+  type AuthResult,
+  checkNode,
+  type Identity,
+  type NodeDecision,
+  type NodePosition,
+  type XdsGuard,
+} from "../lib/auth/index.ts";
 import type { Node } from "../lib/gen/envoy/config/core/v3/base_pb.ts";
 
 /** The caller's identity, set by the interceptor before any handler runs. */
@@ -26,21 +33,50 @@ export function nodeRefusal(decision: Exclude<NodeDecision, { ok: true }>): Conn
   );
 }
 
+/** Who sent a request, from its headers. */
+export type Authenticate = (headers: Headers) => Promise<AuthResult>;
+
+/** XDS_AUTH's check of the `authorization` header. */
+export const byGuard =
+  (guard: XdsGuard): Authenticate =>
+  (headers) =>
+    guard.authenticate(headers.get("authorization"));
+
+/**
+ * The header carrying the identity the Worker verified into the MeshStore (poll-forward.ts sets
+ * it after authenticating and strips any value a client sent; the object is reachable only
+ * through its binding, so nothing else can set it).
+ */
+export const forwardedIdentityHeader = "x-edgepilot-identity";
+
+/** The MeshStore's check: the identity the Worker forwarded, or Unauthenticated. */
+export const byForwardedIdentity: Authenticate = async (headers) => {
+  const raw = headers.get(forwardedIdentityHeader);
+  try {
+    const id = raw === null ? undefined : (JSON.parse(raw) as Identity);
+    if (id && ["none", "token", "jwt"].includes(id.method) && typeof id.subject === "string")
+      return { ok: true, identity: id };
+  } catch {
+    // fall through: refused below
+  }
+  return { ok: false, message: "not authenticated: Poll and Watch reach the mesh only through the Worker" };
+};
+
 /**
  * Authenticates every call (Unauthenticated with what to send), then checks each request message
  * that carries a node: an ADS stream's first request must have one; its namespace must be the
  * identity's (PermissionDenied). Messages without a node field (GetStatus) are not node-checked.
  */
-export function createAuthInterceptor(guard: XdsGuard): Interceptor {
+export function createAuthInterceptor(authenticate: Authenticate): Interceptor {
   return (next) => async (req) => {
-    const auth = await guard.authenticate(req.header.get("authorization"));
+    const auth = await authenticate(req.header);
     if (!auth.ok) throw new ConnectError(auth.message, Code.Unauthenticated);
     const identity = auth.identity;
     req.contextValues.set(identityKey, identity);
     const check = (message: unknown, position: NodePosition) => {
       const carried = nodeOf(message);
       if (!carried.carries) return;
-      const decision = guard.checkNode(identity, carried.node, position);
+      const decision = checkNode(identity, carried.node, position);
       if (!decision.ok) throw nodeRefusal(decision);
     };
     if (!req.stream) {

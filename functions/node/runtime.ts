@@ -15,7 +15,7 @@ import { createMemoryStore } from "../../lib/store/memory.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
-import { createAuthInterceptor } from "../auth.ts";
+import { byGuard, createAuthInterceptor } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
 import { debounceTurn } from "../debounce.ts";
@@ -47,7 +47,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   // Every read path (ADS, Fetch, Poll/Watch, REST, StatusService) on both ports asks this guard.
   const { guard, ready } = setupGuard(config.xdsAuth, { now, log, readFile: (p) => readFile(p, "utf8") });
   await ready;
-  const auth = [createAuthInterceptor(guard)];
+  const auth = [createAuthInterceptor(byGuard(guard))];
   const pushes = createPushSignal((err) => log(`xds: push listener failed: ${err}`));
   const shutdown = new AbortController();
   const source = createStoreSource(store);

@@ -7,7 +7,7 @@ import type { Hono } from "hono";
 import { xdsAuthLogLine } from "../../lib/auth/config.ts";
 import { createDurableObjectStore, type StoreRpc } from "../../lib/store/durable-object.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
-import { createAuthInterceptor } from "../auth.ts";
+import { byGuard, createAuthInterceptor } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
 import { createIngestApp } from "../ingest.ts";
@@ -77,11 +77,11 @@ function buildApp(env: Env): Hono {
   });
   const { maxStreams, maxNamesPerRequest } = config.limits;
   mountConnect(app, createXdsRoutes({ store, log, limits: { maxStreams, maxNamesPerRequest } }), [
-    createAuthInterceptor(guard),
+    createAuthInterceptor(byGuard(guard)),
   ]);
   mountRest(app, { source: createStoreSource(store), limits: config.limits, guard });
   // Poll and Watch run inside the MeshStore: its alarm wakes them (the response streams through).
-  // Credentials are checked here first (the object checks them again, with the node, before serving).
+  // Credentials are checked here; the object checks the node against the identity forwarded with the call.
   mountPollForward(app, config.limits.maxRequestBytes, guard, (request) => meshStub(env).fetch(request));
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   return app;

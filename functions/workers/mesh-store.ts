@@ -9,7 +9,6 @@ import { DurableObject } from "cloudflare:workers";
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { DeleteOptions, ListOptions, PutOptions, Store } from "../../lib/store/store.ts";
-import { setupGuard } from "../auth-setup.ts";
 import { debounceTurn } from "../debounce.ts";
 import { ConfigError, workerConfig } from "./config.ts";
 import type { Env } from "./index.ts";
@@ -64,13 +63,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
    */
   override async fetch(request: Request): Promise<Response> {
     try {
-      if (!this.#polls) {
-        const config = workerConfig(this.env);
-        const log = (line: string) => console.log(line);
-        const { guard, ready } = setupGuard(config.xdsAuth, { now: () => Date.now(), log });
-        ready.catch((err: unknown) => log(`edgepilot: config: ${err instanceof Error ? err.message : err}`));
-        this.#polls = createPollHost(this.#store, config.limits, guard);
-      }
+      this.#polls ??= createPollHost(this.#store, workerConfig(this.env).limits);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       return Response.json({ error: err.message, errors: err.errors }, { status: 500 });

@@ -1,6 +1,7 @@
 /**
  * The Worker's side of Poll and Watch: each call is authenticated here (XDS_AUTH), then forwarded
- * into the MeshStore (poll-host.ts), whose response (a held answer, or a stream of deltas) is
+ * into the MeshStore (poll-host.ts) with the verified identity in `x-edgepilot-identity` (replacing
+ * any value the client sent; the object checks the node against it and refuses calls without it), whose response (a held answer, or a stream of deltas) is
  * returned as is. A refused call never reaches the object: it is answered here with Connect's
  * Unauthenticated in the caller's protocol. The request body is read first, keeping at most one
  * byte past EDGEPILOT_MAX_REQUEST_BYTES: the object answers the size error itself, and no pump is
@@ -11,6 +12,7 @@ import { createFetchHandler } from "@connectrpc/connect/protocol";
 import type { Hono } from "hono";
 import type { XdsGuard } from "../../lib/auth/guard.ts";
 import { DeltaPollService } from "../../lib/gen/edgepilot/xds/v1/poll_pb.ts";
+import { forwardedIdentityHeader } from "../auth.ts";
 import { readUpTo } from "../rest.ts";
 
 /** Routes DeltaPollService's procedures on `app` to `forward` (the MeshStore stub's fetch), once authenticated. */
@@ -27,6 +29,8 @@ export function mountPollForward(
       const { bytes } = await readUpTo(c.req.raw, maxRequestBytes + 1);
       const headers = new Headers(c.req.raw.headers);
       headers.delete("content-length");
+      // The object trusts this header (it is reachable only through its binding): always ours.
+      headers.set(forwardedIdentityHeader, JSON.stringify(auth.identity));
       return forward(
         new Request(c.req.raw.url, { method: "POST", headers, body: bytes, signal: c.req.raw.signal }),
       );

@@ -7,14 +7,13 @@
  */
 import { createConnectRouter } from "@connectrpc/connect";
 import { createFetchHandler } from "@connectrpc/connect/protocol";
-import type { XdsGuard } from "../../lib/auth/guard.ts";
 import type { Limits } from "../../lib/config.ts";
 import type { DebounceTurn } from "../../lib/push/run.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
-import { createAuthInterceptor } from "../auth.ts";
+import { byForwardedIdentity, createAuthInterceptor } from "../auth.ts";
 import { createPollRoutes } from "../poll.ts";
 
 /** The Durable Object's side of DeltaPollService. */
@@ -28,15 +27,15 @@ export interface PollHost {
 }
 
 /**
- * Builds the host over the object's own store. Every forwarded call passes the same auth
- * interceptor as the Worker's routes (credentials again, and the node's namespace), so the
- * object serves nothing unauthenticated even if something other than poll-forward.ts reached it.
+ * Builds the host over the object's own store. Every call passes the same interceptor as the
+ * Worker's routes, fed the identity the Worker verified (poll-forward.ts): a call without one is
+ * Unauthenticated, and the node's namespace is checked against it here, where the body is read.
  */
-export function createPollHost(store: Store, limits: Limits, guard: XdsGuard): PollHost {
+export function createPollHost(store: Store, limits: Limits): PollHost {
   const source = createStoreSource(store);
   const hub = createPollHub(source);
   const server = createPollServer({ source, hub, limits });
-  const router = createConnectRouter({ interceptors: [createAuthInterceptor(guard)] });
+  const router = createConnectRouter({ interceptors: [createAuthInterceptor(byForwardedIdentity)] });
   createPollRoutes(server, limits)(router);
   const handlers = new Map(router.handlers.map((h) => [h.requestPath, createFetchHandler(h)]));
   return {

@@ -73,9 +73,16 @@ export function createXdsGuard(config: XdsAuthConfig, deps: GuardDeps): XdsGuard
   return {
     mode: config.mode,
     authenticate,
-    checkNode(identity, node, position) {
-      const required = position === "stream-first" || (position === "unary" && config.mode === "jwt");
-      return authorizeNode(identity, node, required);
-    },
+    checkNode,
   };
+}
+
+/**
+ * The node rule of `identity`'s mode: a node is required on a stream's first request, and with
+ * jwt on every unary read too; its namespace must be the identity's. Depends on the identity
+ * alone, so the Durable Object applies it to an identity the Worker forwarded.
+ */
+export function checkNode(identity: Identity, node: Node | undefined, position: NodePosition): NodeDecision {
+  const required = position === "stream-first" || (position === "unary" && identity.method === "jwt");
+  return authorizeNode(identity, node, required);
 }

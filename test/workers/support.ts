@@ -17,7 +17,8 @@ if (testToken === "") throw new Error("vitest.workers.config.ts must set EDGEPIL
 
 /** The xDS read token the Worker under test requires (XDS_AUTH=token, vitest.workers.config.ts). */
 export const testXdsToken: string = env.EDGEPILOT_XDS_TOKEN ?? "";
-if (testXdsToken === "") throw new Error("vitest.workers.config.ts must set EDGEPILOT_XDS_TOKEN for these tests");
+if (testXdsToken === "")
+  throw new Error("vitest.workers.config.ts must set EDGEPILOT_XDS_TOKEN for these tests");
 
 /** The header every xDS read sends. */
 export const xdsAuth = { authorization: `Bearer ${testXdsToken}` } as const;
