@@ -32,31 +32,32 @@ export function setupGuard(
   if (config.mode !== "jwt")
     return { guard: createXdsGuard(config, { now: deps.now }), ready: Promise.resolve() };
   const sources: Promise<VerifyKey[]>[] = [];
-  const load = async (name: string, text: Promise<string>) => {
-    const result = await importJwks(await text);
-    if (!result.ok) throw new Error(`${name}: ${result.error}`);
-    for (const s of result.skipped) deps.log(`auth: ${name}: skipped ${s}`);
-    return result.keys;
+  const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+  /** Imports one JWKS source; any failure names its variable. */
+  const load = async (name: string, text: () => Promise<string>) => {
+    try {
+      const result = await importJwks(await text());
+      if (!result.ok) throw new Error(result.error);
+      for (const s of result.skipped) deps.log(`auth: ${name}: skipped ${s}`);
+      return result.keys;
+    } catch (e) {
+      throw new Error(`${name}: ${message(e)}`);
+    }
   };
-  if (config.jwksFile) {
-    const path = config.jwksFile;
+  const { jwksFile } = config;
+  if (jwksFile) {
     const read = deps.readFile;
     sources.push(
-      load(
-        "XDS_JWKS_FILE",
-        read
-          ? read(path).catch((e: unknown) => {
-              throw new Error(`cannot read ${logSafe(path)}: ${e instanceof Error ? e.message : e}`);
-            })
-          : Promise.reject(new Error("not available here (no file system): use XDS_JWKS or XDS_JWKS_URL")),
-      ).catch((e: unknown) => {
-        throw new Error(
-          `XDS_JWKS_FILE: ${e instanceof Error ? e.message.replace(/^XDS_JWKS_FILE: /, "") : e}`,
-        );
+      load("XDS_JWKS_FILE", async () => {
+        if (!read) throw new Error("not available here (no file system): use XDS_JWKS or XDS_JWKS_URL");
+        return read(jwksFile).catch((e: unknown) => {
+          throw new Error(`cannot read ${logSafe(jwksFile)}: ${message(e)}`);
+        });
       }),
     );
   }
-  if (config.jwks) sources.push(load("XDS_JWKS", Promise.resolve(config.jwks)));
+  const { jwks } = config;
+  if (jwks) sources.push(load("XDS_JWKS", async () => jwks));
   const staticKeys = sources.length > 0 ? Promise.all(sources).then((all) => all.flat()) : undefined;
   const fetchFn = deps.fetch ?? fetch;
   const keys = createKeySet({

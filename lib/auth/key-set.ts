@@ -42,6 +42,8 @@ export function createKeySet(options: KeySetOptions): KeySet {
   const staticReady = Promise.resolve(options.staticKeys ?? []).then((keys) => {
     staticKeys = keys;
   });
+  // A bad static source is reported by every resolve (and by the runtime at start-up), never unhandled.
+  staticReady.catch(() => undefined);
   let hmac: Promise<CryptoKey> | undefined;
   let fetched: { keys: VerifyKey[]; at: number } | undefined;
   let lastAttempt = Number.NEGATIVE_INFINITY;
