@@ -65,9 +65,9 @@ export const byForwardedIdentity: Authenticate = async (headers) => {
 /**
  * Authenticates every call (Unauthenticated with what to send), then checks each request message
  * that carries a node: an ADS stream's first request must have one; its namespace must be the
- * identity's (PermissionDenied). Messages without a node field (GetStatus) are not node-checked.
+ * identity's (PermissionDenied, logged). Messages without a node field (GetStatus) are not node-checked.
  */
-export function createAuthInterceptor(authenticate: Authenticate): Interceptor {
+export function createAuthInterceptor(authenticate: Authenticate, log?: (line: string) => void): Interceptor {
   return (next) => async (req) => {
     const auth = await authenticate(req.header);
     if (!auth.ok) throw new ConnectError(auth.message, Code.Unauthenticated);
@@ -77,7 +77,11 @@ export function createAuthInterceptor(authenticate: Authenticate): Interceptor {
       const carried = nodeOf(message);
       if (!carried.carries) return;
       const decision = checkNode(identity, carried.node, position);
-      if (!decision.ok) throw nodeRefusal(decision);
+      if (decision.ok) return;
+      // A verified caller asking as someone else is worth a line (its text is escaped: identity.ts).
+      if (decision.code === "permission-denied")
+        log?.(`xds: refused ${req.method.name}: ${decision.message}`);
+      throw nodeRefusal(decision);
     };
     if (!req.stream) {
       check(req.message, "unary");

@@ -16,6 +16,8 @@ export interface RestDeps {
   limits: Pick<Limits, "maxNamesPerRequest" | "maxRequestBytes">;
   /** XDS_AUTH: 401 without credentials, 400/403 for a missing or foreign node. */
   guard: XdsGuard;
+  /** Where a 403 (a verified caller asking as another namespace) is logged. */
+  log?: (line: string) => void;
 }
 
 /** Adds the REST-JSON routes to `app`. */
@@ -42,6 +44,8 @@ export function mountRest(app: Hono, deps: RestDeps): void {
       (req) => {
         const decision = deps.guard.checkNode(c.get("xdsIdentity"), req.node, "unary");
         if (decision.ok) return undefined;
+        if (decision.code === "permission-denied")
+          deps.log?.(`xds: refused REST ${path}: ${decision.message}`);
         return { status: decision.code === "invalid-argument" ? 400 : 403, error: decision.message };
       },
     );

@@ -47,7 +47,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   // Every read path (ADS, Fetch, Poll/Watch, REST, StatusService) on both ports asks this guard.
   const { guard, ready } = setupGuard(config.xdsAuth, { now, log, readFile: (p) => readFile(p, "utf8") });
   await ready;
-  const auth = [createAuthInterceptor(byGuard(guard))];
+  const auth = [createAuthInterceptor(byGuard(guard), log)];
   const pushes = createPushSignal((err) => log(`xds: push listener failed: ${err}`));
   const shutdown = new AbortController();
   const source = createStoreSource(store);
@@ -96,7 +96,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   });
   const pollRoutes = createPollRoutes(polls, config.limits);
   // PORT also serves REST-JSON xDS and DeltaPollService for HTTP/1.1 Connect clients.
-  mountRest(app, { source, limits: config.limits, guard });
+  mountRest(app, { source, limits: config.limits, guard, log });
   mountConnect(app, pollRoutes, auth);
 
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });

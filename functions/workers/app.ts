@@ -77,9 +77,9 @@ function buildApp(env: Env): Hono {
   });
   const { maxStreams, maxNamesPerRequest } = config.limits;
   mountConnect(app, createXdsRoutes({ store, log, limits: { maxStreams, maxNamesPerRequest } }), [
-    createAuthInterceptor(byGuard(guard)),
+    createAuthInterceptor(byGuard(guard), log),
   ]);
-  mountRest(app, { source: createStoreSource(store), limits: config.limits, guard });
+  mountRest(app, { source: createStoreSource(store), limits: config.limits, guard, log });
   // Poll and Watch run inside the MeshStore: its alarm wakes them (the response streams through).
   // Credentials are checked here; the object checks the node against the identity forwarded with the call.
   mountPollForward(app, config.limits.maxRequestBytes, guard, (request) => meshStub(env).fetch(request));

@@ -35,7 +35,9 @@ export function createPollHost(store: Store, limits: Limits): PollHost {
   const source = createStoreSource(store);
   const hub = createPollHub(source);
   const server = createPollServer({ source, hub, limits });
-  const router = createConnectRouter({ interceptors: [createAuthInterceptor(byForwardedIdentity)] });
+  const router = createConnectRouter({
+    interceptors: [createAuthInterceptor(byForwardedIdentity, (line) => console.log(line))],
+  });
   createPollRoutes(server, limits)(router);
   const handlers = new Map(router.handlers.map((h) => [h.requestPath, createFetchHandler(h)]));
   return {

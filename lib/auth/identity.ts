@@ -126,6 +126,6 @@ export function authorizeNode(
     code: "permission-denied",
     message:
       `authorization failed: node ${logSafe(node.id, 256)} claims ${logSafe(`${claim.namespace}/${claim.serviceAccount}`, 256)} ` +
-      `but its token is for ${identity.namespace}/${identity.serviceAccount ?? "*"}: a proxy may only ask as its own namespace and service account`,
+      `but its token is for ${logSafe(`${identity.namespace}/${identity.serviceAccount ?? "*"}`, 256)}: a proxy may only ask as its own namespace and service account`,
   };
 }

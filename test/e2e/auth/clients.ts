@@ -45,6 +45,8 @@ export function adsFirst(
   token: string | undefined,
   first: MessageInitShape<typeof DiscoveryRequestSchema>,
   delta = false,
+  /** Sent once the first response arrived; the outcome is then how the stream answers it. */
+  second?: MessageInitShape<typeof DiscoveryRequestSchema>,
 ): Promise<AdsOutcome> {
   const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   const md = new grpc.Metadata();
@@ -75,7 +77,12 @@ export function adsFirst(
       client.close();
       resolve(o);
     };
-    call.on("data", (r: { typeUrl: string }) => done({ served: r.typeUrl }));
+    let pending = second;
+    call.on("data", (r: { typeUrl: string }) => {
+      if (!pending) return done({ served: r.typeUrl });
+      (call.write as (m: unknown) => boolean)(pending);
+      pending = undefined;
+    });
     // connect-node percent-encodes grpc-message with encodeURIComponent; grpc-js decodes it with
     // decodeURI, which leaves reserved characters (":", ",", "/") encoded: finish the job here.
     call.on("error", (e: grpc.ServiceError) => done({ code: e.code, details: safeDecode(e.details) }));

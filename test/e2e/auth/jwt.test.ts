@@ -142,6 +142,21 @@ describe("ADS with XDS_AUTH=jwt (@grpc/grpc-js, metadata)", () => {
     else expect(got).toMatch(expected);
   });
 
+  it("a later request naming another namespace ends the stream (PermissionDenied), and is logged escaped", async () => {
+    const t = await mint("RS256");
+    const foreign = { id: "sidecar~10.1.0.9~x.kube-system~kube-system.svc.cluster.local\nforged" };
+    const o = await adsFirst(cp.xdsPort, t, { node: own, typeUrl: CDS }, false, {
+      node: foreign,
+      typeUrl: "type.googleapis.com/envoy.config.listener.v3.Listener",
+    });
+    expect(o).toMatchObject({ code: grpc.status.PERMISSION_DENIED });
+    for (let i = 0; i < 50 && !cp.output().includes("forged"); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(cp.output()).toContain(
+      'xds: refused StreamAggregatedResources: authorization failed: node "sidecar~10.1.0.9~x.kube-system~kube-system.svc.cluster.local\\nforged"',
+    );
+  });
+
   it("fetched the URL JWKS once for all those ES256 tokens (cached)", () => {
     expect(jwksFetches).toBe(1);
   });

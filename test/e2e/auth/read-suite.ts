@@ -116,7 +116,7 @@ export function describeReadAuthSuite(runtime: string, harness: () => AuthHarnes
         if (!c.streaming) expect(r.status).toBe(403);
         if (c.name !== "REST") expect(r.code).toBe("permission_denied");
         expect(r.message).toMatch(
-          /^authorization failed: node ".*kube-system.*" claims .* but its token is for default\/productpage/,
+          /^authorization failed: node ".*kube-system.*" claims .* but its token is for "default\/productpage"/,
         );
       });
       it(`${c.name}: no node ▶ invalid argument (jwt mode: every read names its node)`, async () => {
