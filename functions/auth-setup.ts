@@ -15,6 +15,7 @@ import {
 } from "../lib/auth/index.ts";
 import { logSafe } from "../lib/log-safe.ts";
 
+/** The I/O the key sources need, and the clock and log. */
 export interface GuardSetupDeps {
   now: () => number;
   log: (line: string) => void;

@@ -23,10 +23,12 @@ export type XdsAuthConfig =
       hmacSecret?: string;
     };
 
+/** `none`, `token` or `jwt`. */
 export type XdsAuthMode = XdsAuthConfig["mode"];
 
-/** Shortest EDGEPILOT_XDS_TOKEN and XDS_JWT_HMAC_SECRET accepted (HS256 wants 256 bits). */
+/** Shortest EDGEPILOT_XDS_TOKEN accepted: a token anyone on the network may guess at. */
 export const minTokenChars = 16;
+/** Shortest XDS_JWT_HMAC_SECRET accepted: RFC 7518 wants an HS256 key of at least 256 bits. */
 export const minHmacSecretChars = 32;
 
 /** Where the server listens, for the default and the refusal message. */

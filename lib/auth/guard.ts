@@ -16,6 +16,7 @@ export type AuthResult = { ok: true; identity: Identity } | { ok: false; message
 /** Where a node appears: an ADS stream's first request, a later one, or a unary read (Fetch, Poll, REST). */
 export type NodePosition = "stream-first" | "stream-later" | "unary";
 
+/** The check every read path asks; built once per runtime from XDS_AUTH. */
 export interface XdsGuard {
   readonly mode: XdsAuthMode;
   /** Authenticates an `authorization` header value. */
@@ -27,6 +28,7 @@ export interface XdsGuard {
   checkNode(identity: Identity, node: Node | undefined, position: NodePosition): NodeDecision;
 }
 
+/** What the guard needs besides its configuration: keys (jwt) and the clock. */
 export interface GuardDeps {
   /** Required for jwt. */
   keys?: KeySet;

@@ -47,6 +47,7 @@ export type KeyResolver = (
   header: JwsHeader,
 ) => Promise<{ ok: true; key: CryptoKey; params: VerifyParams } | { ok: false; error: string }>;
 
+/** The verified claims, or what is wrong with the token (safe to show the caller). */
 export type JwtResult = { ok: true; claims: JwtClaims } | { ok: false; error: string };
 
 /** Verifies `token` at time `nowMs`; the claims only when every check passed. */

@@ -11,6 +11,7 @@ import type { JwsHeader, KeyResolver } from "./jwt.ts";
 /** Fetches the JWKS document at a URL (functions/ implements it with fetch); throws with a reason. */
 export type JwksFetcher = (url: string) => Promise<string>;
 
+/** Where keys come from; every source optional, but jwt mode configures at least one. */
 export interface KeySetOptions {
   /** XDS_JWT_HMAC_SECRET: enables HS256. */
   hmacSecret?: string;
