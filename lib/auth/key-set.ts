@@ -48,6 +48,7 @@ export function createKeySet(options: KeySetOptions): KeySet {
   let hmac: Promise<CryptoKey> | undefined;
   let fetched: { keys: VerifyKey[]; at: number } | undefined;
   let lastAttempt = Number.NEGATIVE_INFINITY;
+  let lastError: string | undefined;
   let inflight: Promise<void> | undefined;
 
   const algorithms = new Set<JwsAlg>();
@@ -67,10 +68,10 @@ export function createKeySet(options: KeySetOptions): KeySet {
         const result = await importJwks(await url.fetch(url.href));
         if (!result.ok) throw new Error(result.error);
         fetched = { keys: result.keys, at: options.now() };
+        lastError = undefined;
       } catch (e) {
-        log(
-          `auth: JWKS from ${logSafe(url.href)} not refreshed: ${logSafe(e instanceof Error ? e.message : e)}`,
-        );
+        lastError = e instanceof Error ? e.message : String(e);
+        log(`auth: JWKS from ${logSafe(url.href)} not refreshed: ${logSafe(lastError)}`);
       } finally {
         inflight = undefined;
       }
@@ -116,6 +117,11 @@ export function createKeySet(options: KeySetOptions): KeySet {
       return {
         ok: false,
         error: `the token has no kid and ${keys.length} ${alg} keys are configured: name one`,
+      };
+    if (!fetched && lastError !== undefined && staticKeys.length === 0)
+      return {
+        ok: false,
+        error: `no JWKS yet: fetching XDS_JWKS_URL failed (${logSafe(lastError, 128)}); retried at most every ${minRefreshMs / 1000}s`,
       };
     if (header.kid === undefined) return { ok: false, error: `no ${alg} key is configured` };
     const when = fetched

@@ -66,6 +66,21 @@ describe("JWKS from a URL", () => {
       /JWKS from "https:\/\/issuer.example\/openid\/v1\/jwks" not refreshed: "HTTP 503"/,
     );
   });
+
+  it("says the issuer could not be reached while it has no keys, and recovers once it answers", async () => {
+    const h = harness(await jwksOf(keys));
+    h.state.fail = true;
+    const token = await sign(keys, "RS256", claims());
+    const r = await h.auth(token);
+    expect(r.ok ? "accepted" : r.message).toMatch(
+      /no JWKS yet: fetching XDS_JWKS_URL failed \("HTTP 503"\); retried at most every 30s/,
+    );
+    h.state.fail = false;
+    expect((await h.auth(token)).ok).toBe(false); // within 30s: not refetched
+    h.state.at += 30_000;
+    expect((await h.auth(token)).ok).toBe(true);
+    expect(h.state.fetches).toBe(2);
+  });
 });
 
 describe("importJwks", () => {
