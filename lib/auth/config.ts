@@ -74,7 +74,8 @@ export function parseXdsAuth(
     if (token.length < minTokenChars)
       errors.push(
         `EDGEPILOT_XDS_TOKEN: XDS_AUTH=token needs a bearer token of at least ${minTokenChars} characters ` +
-          `(${token === "" ? "it is not set" : `it has ${token.length}`})`,
+          `(${token === "" ? "it is not set" : `it has ${token.length}`})` +
+          (where.worker ? ": `wrangler secret put EDGEPILOT_XDS_TOKEN`, or --var for wrangler dev" : ""),
       );
     return { mode: "token", token };
   }

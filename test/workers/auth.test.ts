@@ -94,6 +94,18 @@ describe("XDS_AUTH on the Worker", () => {
     ]);
   });
 
+  it("XDS_AUTH=token without its secret answers 500 saying how to set it", async () => {
+    const w = workerWith({ XDS_AUTH: "token", EDGEPILOT_XDS_TOKEN: undefined });
+    const res = await w("/ready", { method: "GET" });
+    expect(res.status).toBe(500);
+    const { errors } = (await res.json()) as { errors: string[] };
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^EDGEPILOT_XDS_TOKEN: .*\(it is not set\): `wrangler secret put EDGEPILOT_XDS_TOKEN`/,
+      ),
+    ]);
+  });
+
   it("the MeshStore's fetch refuses a Poll that did not come through the Worker's authentication", async () => {
     const poll = (headers: Record<string, string>) =>
       mesh().fetch(
