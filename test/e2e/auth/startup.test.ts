@@ -93,6 +93,19 @@ describe("XDS_AUTH=token", () => {
     expect((await rest({ authorization: `Bearer ${token}` })).status).toBe(200);
   });
 
+  it("Poll on PORT (HTTP/1.1 Connect): 401 without the token, 200 with it", async () => {
+    const poll = (headers: Record<string, string>) =>
+      fetch(`http://127.0.0.1:${cp.port}/edgepilot.xds.v1.DeltaPollService/Poll`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "connect-protocol-version": "1", ...headers },
+        body: JSON.stringify({ request: { typeUrl: CDS } }),
+      });
+    const refused = await poll({});
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ code: "unauthenticated" });
+    expect((await poll({ authorization: `Bearer ${token}` })).status).toBe(200);
+  });
+
   it("the first ADS request without a node is refused whatever the mode (istiod: missing node information)", async () => {
     const o = await adsFirst(cp.xdsPort, token, { typeUrl: CDS });
     expect(o).toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
