@@ -5,6 +5,7 @@
  */
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { timingSafeEqual } from "../lib/auth/timing-safe.ts";
 import { clusterIdRule, isClusterId } from "../lib/config.ts";
 import {
   type ApplyDeps,
@@ -168,12 +169,4 @@ function errorBody(e: IngestError): { error: string; index?: number; field?: str
     ...(e.index !== undefined && { index: e.index }),
     ...(e.field && { field: e.field }),
   };
-}
-
-/** Compares without an early exit, so response time says nothing about the token. */
-function timingSafeEqual(a: string, b: string): boolean {
-  let diff = a.length ^ b.length;
-  for (let i = 0; i < Math.max(a.length, b.length); i++)
-    diff |= (a.charCodeAt(i) || 0) ^ (b.charCodeAt(i) || 0);
-  return diff === 0;
 }

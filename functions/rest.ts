@@ -5,10 +5,12 @@
  * registry is not synced and the client holds a version that is not the current one.
  */
 import type { Hono } from "hono";
+import type { XdsGuard } from "../lib/auth/guard.ts";
 import type { Limits } from "../lib/config.ts";
 import { answerRest, restPaths } from "../lib/xds/rest.ts";
 import type { ResourceSource } from "../lib/xds/source.ts";
 import { openGate, type SyncGate } from "../lib/xds/sync-gate.ts";
+import { restAuth } from "./auth.ts";
 
 /** Where REST reads resources from, and the limits it applies. */
 export interface RestDeps {
@@ -16,12 +18,17 @@ export interface RestDeps {
   limits: Pick<Limits, "maxNamesPerRequest" | "maxRequestBytes">;
   /** Start-up sync: a client holding a stale version gets 503 until it opens. */
   gate?: SyncGate;
+  /** XDS_AUTH: 401 without credentials, 400/403 for a missing or foreign node. */
+  guard: XdsGuard;
+  /** Where a 403 (a verified caller asking as another namespace) is logged. */
+  log?: (line: string) => void;
 }
 
 /** Adds the REST-JSON routes to `app`. */
 export function mountRest(app: Hono, deps: RestDeps): void {
   const { maxRequestBytes } = deps.limits;
   const tooBig = `body over ${maxRequestBytes} bytes (EDGEPILOT_MAX_REQUEST_BYTES)`;
+  app.use("/v3/*", restAuth(deps.guard));
   app.post("/v3/*", async (c) => {
     const path = safeDecode(c.req.path);
     const typeUrl = restPaths[path];
@@ -37,12 +44,21 @@ export function mountRest(app: Hono, deps: RestDeps): void {
       deps.source,
       typeUrl,
       new TextDecoder().decode(bytes),
-      deps.limits.maxNamesPerRequest,
-      await (deps.gate ?? openGate).synced(),
+      {
+        maxNames: deps.limits.maxNamesPerRequest,
+        synced: await (deps.gate ?? openGate).synced(),
+        check: (req) => {
+          const decision = deps.guard.checkNode(c.get("xdsIdentity"), req.node, "unary");
+          if (decision.ok) return undefined;
+          if (decision.code === "permission-denied")
+            deps.log?.(`xds: refused REST ${path}: ${decision.message}`);
+          return { status: decision.code === "invalid-argument" ? 400 : 403, error: decision.message };
+        },
+      },
     );
     if (answer.status === 304) return c.body(null, 304);
-    if (answer.status === 400) return c.json({ error: answer.error }, 400);
     if (answer.status === 503) return c.json({ error: answer.error }, 503, { "retry-after": "1" });
+    if (answer.status !== 200) return c.json({ error: answer.error }, answer.status);
     return c.body(answer.json, 200, { "content-type": "application/json" });
   });
 }

@@ -1,4 +1,5 @@
 /** Runtime configuration from environment variables, validated, with Istio's defaults. */
+import { parseXdsAuth, type XdsAuthConfig } from "./auth/config.ts";
 import type { RegistryOptions } from "./ingest/context.ts";
 import { type DebounceOptions, parseDuration } from "./push/debounce.ts";
 import { parseDiscoverySelectors } from "./registry/kube/selectors.ts";
@@ -18,6 +19,8 @@ export interface Config {
   store: StoreConfig;
   /** PILOT_SYNC_TIMEOUT (ms): the longest proxies keep what they hold while the registry is not synced. */
   syncTimeoutMs: number;
+  /** XDS_AUTH: how every read path authenticates (lib/auth/config.ts). */
+  xdsAuth: XdsAuthConfig;
 }
 
 /** EDGEPILOT_STORE: `memory` (the default; gone on restart) or `file` in EDGEPILOT_DATA_DIR (durable). */
@@ -56,8 +59,16 @@ export const defaultLimits: Limits = {
 
 export type Env = Record<string, string | undefined>;
 
+/** Where the configuration runs: the Worker is never on loopback, so it must choose XDS_AUTH. */
+export interface ParseOptions {
+  worker?: boolean;
+}
+
 /** Parses the environment; every problem is reported at once, naming the variable. */
-export function parseConfig(env: Env): { ok: true; config: Config } | { ok: false; errors: string[] } {
+export function parseConfig(
+  env: Env,
+  options: ParseOptions = {},
+): { ok: true; config: Config } | { ok: false; errors: string[] } {
   const errors: string[] = [];
   const port = (name: string, fallback: number): number => {
     const raw = env[name];
@@ -113,10 +124,16 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
   };
   const selectors = parseDiscoverySelectors(env.DISCOVERY_SELECTORS || "[]");
   if (!selectors.ok) errors.push(`DISCOVERY_SELECTORS: ${selectors.error}`);
+  const host = env.HOST || (token ? "0.0.0.0" : "127.0.0.1");
+  const xdsAuth = parseXdsAuth(
+    env,
+    { host, hostFromToken: !env.HOST && token !== undefined, worker: options.worker === true },
+    errors,
+  );
   const config: Config = {
     port: port("PORT", 8080),
     xdsPort: port("XDS_PORT", 15010),
-    host: env.HOST || (token ? "0.0.0.0" : "127.0.0.1"),
+    host,
     token,
     debounce: {
       debounceAfter: duration("PILOT_DEBOUNCE_AFTER", 100),
@@ -143,6 +160,7 @@ export function parseConfig(env: Env): { ok: true; config: Config } | { ok: fals
     },
     store: parseStore(env, errors),
     syncTimeoutMs: duration("PILOT_SYNC_TIMEOUT", 60_000),
+    xdsAuth,
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
 }

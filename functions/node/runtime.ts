@@ -1,11 +1,13 @@
 /** Starts and stops the Node runtime; main.ts and the e2e tests both use it. */
 
+import { readFile } from "node:fs/promises";
 import type { Server as HttpServer } from "node:http";
 import { createServer as createH2cServer, type Http2Session } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
+import { isLoopback, xdsAuthLogLine } from "../../lib/auth/config.ts";
 import type { Config } from "../../lib/config.ts";
 import { createPushSignal } from "../../lib/push/signal.ts";
 import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
@@ -14,6 +16,8 @@ import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import { createAdmissionInterceptor } from "../admission.ts";
+import { byGuard, createAuthInterceptor } from "../auth.ts";
+import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
 import { debounceTurn } from "../debounce.ts";
 import { createIngestApp } from "../ingest.ts";
@@ -39,12 +43,16 @@ export interface NodeRuntimeOptions {
   shutdownGraceMs?: number;
 }
 
-/** Binds both ports and resolves once both serve. */
+/** Binds both ports and resolves once both serve; rejects (naming the variable) when an XDS_AUTH key source is bad. */
 export async function startNodeRuntime(config: Config, options: NodeRuntimeOptions): Promise<NodeRuntime> {
   const { log } = options;
   const opened = openStore(config.store, log);
   const { store } = opened;
   const now = () => Date.now();
+  // Every read path (ADS, Fetch, Poll/Watch, REST, StatusService) on both ports asks this guard.
+  const { guard, ready } = setupGuard(config.xdsAuth, { now, log, readFile: (p) => readFile(p, "utf8") });
+  await ready;
+  const auth = [createAuthInterceptor(byGuard(guard), log)];
   const pushes = createPushSignal((err) => log(`xds: push listener failed: ${err}`));
   const shutdown = new AbortController();
   const source = createStoreSource(store);
@@ -130,14 +138,15 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   });
   const pollRoutes = createPollRoutes(polls, config.limits);
   // PORT also serves REST-JSON xDS and DeltaPollService for HTTP/1.1 Connect clients.
-  mountRest(app, { source, limits: config.limits, gate: sync });
-  mountConnect(app, pollRoutes);
+  mountRest(app, { source, limits: config.limits, gate: sync, guard, log });
+  mountConnect(app, pollRoutes, auth);
 
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
   await listening(http);
   const h2 = createH2cServer(
     xdsServerOptions(config.limits),
     connectNodeAdapter({
+      interceptors: auth,
       routes: (router) => {
         xdsRoutes(router);
         pollRoutes(router);
@@ -171,6 +180,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   log(
     `edgepilot: ingest and REST on http://${config.host}:${port}, xDS (gRPC, Connect) on h2c ${config.host}:${xdsPort}`,
   );
+  log(xdsAuthLogLine(config.xdsAuth, { host: config.host, worker: false }));
   if (config.token === undefined) {
     log("edgepilot: EDGEPILOT_TOKEN is not set: ingest accepts unauthenticated calls from loopback only");
   }
@@ -216,11 +226,4 @@ function listening(server: {
     server.once("listening", () => resolve());
     server.once("error", (e) => reject(e));
   });
-}
-
-/** True for 127.0.0.0/8, ::1 and IPv4-mapped loopback. */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const a = address.startsWith("::ffff:") ? address.slice(7) : address;
-  return a === "::1" || /^127\.\d+\.\d+\.\d+$/.test(a);
 }

@@ -5,8 +5,11 @@
  */
 import type { Hono } from "hono";
 import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
+import { xdsAuthLogLine } from "../../lib/auth/config.ts";
 import { createDurableObjectStore, type StoreRpc } from "../../lib/store/durable-object.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
+import { byGuard, createAuthInterceptor } from "../auth.ts";
+import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
 import { createIngestApp } from "../ingest.ts";
 import { mountRest } from "../rest.ts";
@@ -68,6 +71,9 @@ function buildApp(env: Env): Hono {
     cached: false,
     onSynced: () => void kick(),
   });
+  const { guard, ready } = setupGuard(config.xdsAuth, { now: () => Date.now(), log });
+  ready.catch((err: unknown) => log(`edgepilot: config: ${err instanceof Error ? err.message : err}`));
+  log(xdsAuthLogLine(config.xdsAuth, { host: "", worker: true }));
   const app = createIngestApp({
     store,
     registry: config.registry,
@@ -86,10 +92,12 @@ function buildApp(env: Env): Hono {
   mountConnect(
     app,
     createXdsRoutes({ store, log, limits: { maxStreams, maxNamesPerRequest }, maxRequestBytes, sync }),
+    [createAuthInterceptor(byGuard(guard), log)],
   );
-  mountRest(app, { source: createStoreSource(store), limits: config.limits, gate: sync });
+  mountRest(app, { source: createStoreSource(store), limits: config.limits, gate: sync, guard, log });
   // Poll and Watch run inside the MeshStore: its alarm wakes them (the response streams through).
-  mountPollForward(app, config.limits.maxRequestBytes, (request) => meshStub(env).fetch(request));
+  // Credentials are checked here; the object checks the node against the identity forwarded with the call.
+  mountPollForward(app, config.limits.maxRequestBytes, guard, (request) => meshStub(env).fetch(request));
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   return app;
 }

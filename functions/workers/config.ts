@@ -15,12 +15,20 @@ export function configEnv(env: Env): Record<string, string | undefined> {
     EDGEPILOT_MAX_REQUEST_BYTES: env.EDGEPILOT_MAX_REQUEST_BYTES,
     EDGEPILOT_MAX_STREAMS: env.EDGEPILOT_MAX_STREAMS,
     PILOT_SYNC_TIMEOUT: env.PILOT_SYNC_TIMEOUT,
+    XDS_AUTH: env.XDS_AUTH,
+    EDGEPILOT_XDS_TOKEN: env.EDGEPILOT_XDS_TOKEN,
+    XDS_JWT_ISSUER: env.XDS_JWT_ISSUER,
+    XDS_JWT_AUDIENCE: env.XDS_JWT_AUDIENCE,
+    XDS_JWKS_URL: env.XDS_JWKS_URL,
+    XDS_JWKS: env.XDS_JWKS,
+    XDS_JWT_HMAC_SECRET: env.XDS_JWT_HMAC_SECRET,
   };
 }
 
 /** Parses the Worker env; throws one Error naming every bad variable, so nothing runs half-configured. */
 export function workerConfig(env: Env): Config {
-  const parsed = parseConfig(configEnv(env));
+  // A Worker is never on loopback: XDS_AUTH must be chosen (XDS_JWKS_FILE does not exist here).
+  const parsed = parseConfig(configEnv(env), { worker: true });
   if (!parsed.ok) throw new ConfigError(parsed.errors);
   return parsed.config;
 }

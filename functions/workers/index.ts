@@ -20,6 +20,14 @@ export interface Env {
   EDGEPILOT_MAX_REQUEST_BYTES?: string;
   EDGEPILOT_MAX_STREAMS?: string;
   PILOT_SYNC_TIMEOUT?: string;
+  /** XDS_AUTH (required here) and its settings: see lib/auth/config.ts and the README. */
+  XDS_AUTH?: string;
+  EDGEPILOT_XDS_TOKEN?: string;
+  XDS_JWT_ISSUER?: string;
+  XDS_JWT_AUDIENCE?: string;
+  XDS_JWKS_URL?: string;
+  XDS_JWKS?: string;
+  XDS_JWT_HMAC_SECRET?: string;
 }
 
 /** `fetch` serves app.ts's routes; `scheduled` (the cron) makes sure a debounce turn runs. */

@@ -14,6 +14,7 @@ import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import type { SyncGate } from "../../lib/xds/sync-gate.ts";
+import { byForwardedIdentity, createAuthInterceptor } from "../auth.ts";
 import { createPollRoutes } from "../poll.ts";
 
 /** The Durable Object's side of DeltaPollService. */
@@ -28,12 +29,19 @@ export interface PollHost {
   readonly open: number;
 }
 
-/** Builds the host over the object's own store; `gate` holds removals until the registry is synced. */
+/**
+ * Builds the host over the object's own store; `gate` holds removals until the registry is synced.
+ * Every call passes the same interceptor as the Worker's routes, fed the identity the Worker
+ * verified (poll-forward.ts): a call without one is Unauthenticated, and the node's namespace is
+ * checked against it here, where the body is read.
+ */
 export function createPollHost(store: Store, limits: Limits, gate?: SyncGate): PollHost {
   const source = createStoreSource(store);
   const hub = createPollHub(source);
   const server = createPollServer({ source, hub, limits, gate });
-  const router = createConnectRouter();
+  const router = createConnectRouter({
+    interceptors: [createAuthInterceptor(byForwardedIdentity, (line) => console.log(line))],
+  });
   createPollRoutes(server, limits)(router);
   const handlers = new Map(router.handlers.map((h) => [h.requestPath, createFetchHandler(h)]));
   return {

@@ -24,25 +24,43 @@ export const restPaths: Readonly<Record<string, TypeUrl>> = {
 };
 
 /**
- * What to send back: 200 with proto JSON text, 304 with no body, 400 with an error to show, or 503
- * while the registry is not synced and the client holds a version that may not be current.
+ * What to send back: 200 with proto JSON text, 304 with no body, 400/403 with an error to show, or
+ * 503 while the registry is not synced and the client holds a version that may not be current.
  */
 export type RestAnswer =
   | { status: 200; json: string }
   | { status: 304 }
-  | { status: 400; error: string }
+  | RestRefusal
   | { status: 503; error: string };
 
-/** Answers one REST request for `typeUrl` whose body is `body` (text). Never throws for a bad request. */
+/** A refused REST request: 400 (bad request) or 403 (the caller may not ask this). */
+export type RestRefusal = { status: 400 | 403; error: string };
+
+/** How one REST request is answered. */
+export interface RestOptions {
+  /** EDGEPILOT_MAX_NAMES_PER_REQUEST. */
+  maxNames: number;
+  /** Start-up sync: false answers 503 to a client holding a version that is not current. */
+  synced?: boolean;
+  /** The auth node check; sees the parsed request before anything is read. */
+  check?: (req: DiscoveryRequest) => RestRefusal | undefined;
+}
+
+/**
+ * Answers one REST request for `typeUrl` whose body is `body` (text). Never throws for a bad
+ * request.
+ */
 export async function answerRest(
   source: ResourceSource,
   typeUrl: TypeUrl,
   body: string,
-  maxNames: number,
-  synced = true,
+  options: RestOptions,
 ): Promise<RestAnswer> {
+  const { maxNames, synced = true, check } = options;
   const req = parseDiscoveryRequest(body);
   if (!req.ok) return { status: 400, error: req.error };
+  const refused = check?.(req.value);
+  if (refused) return refused;
   const n = req.value.resourceNames.length;
   if (n > maxNames)
     return {

@@ -34,6 +34,7 @@ import {
   type Status,
   TypeUrl,
   worker,
+  xdsAuth,
 } from "./support.ts";
 
 const reviewsCluster = "outbound|9080||reviews.default.svc.cluster.local";
@@ -147,7 +148,12 @@ describe("Worker pipeline on workerd", () => {
       httpClient: createFetchClient(((input, init) => exports.default.fetch(input, init)) as typeof fetch),
       baseUrl: origin,
       useBinaryFormat: true,
-      interceptors: [],
+      interceptors: [
+        (next) => (req) => {
+          req.header.set("authorization", xdsAuth.authorization);
+          return next(req);
+        },
+      ],
       acceptCompression: [],
       sendCompression: null,
       compressMinBytes: 1024,

@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, expect, vi } from "vitest";
 import { describeLimitsSuite, testLimits } from "../e2e/poll/limits-suite.ts";
 import { workerTransport } from "./poll-support.ts";
-import { freezeClock, ingest, mesh, runAlarmsUntilIdle, worker } from "./support.ts";
+import { freezeClock, ingest, mesh, runAlarmsUntilIdle, worker, xdsAuth } from "./support.ts";
 
 beforeAll(() => {
   freezeClock();
@@ -18,7 +18,7 @@ afterAll(() => {
 describeLimitsSuite("Workers", () => ({
   transports: [workerTransport(true), workerTransport(false)],
   post: (path, body) =>
-    worker(path, { method: "POST", headers: { "content-type": "application/json" }, body }),
+    worker(path, { method: "POST", headers: { "content-type": "application/json", ...xdsAuth }, body }),
   async apply(events) {
     const res = await ingest(events);
     if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);

@@ -4,7 +4,7 @@ import type { Transport } from "@connectrpc/connect";
 import { createFetchClient } from "@connectrpc/connect/protocol";
 import { createTransport } from "@connectrpc/connect/protocol-connect";
 import { xdsRegistry } from "../../lib/xds/registry.ts";
-import { origin } from "./support.ts";
+import { origin, xdsAuth } from "./support.ts";
 
 /** Connect over the Worker's fetch handler, as an outside client sends it. */
 export function workerTransport(useBinaryFormat: boolean): Transport {
@@ -13,7 +13,12 @@ export function workerTransport(useBinaryFormat: boolean): Transport {
     baseUrl: origin,
     useBinaryFormat,
     jsonOptions: { registry: xdsRegistry },
-    interceptors: [],
+    interceptors: [
+      (next) => (req) => {
+        req.header.set("authorization", xdsAuth.authorization);
+        return next(req);
+      },
+    ],
     acceptCompression: [],
     sendCompression: null,
     compressMinBytes: 1024,

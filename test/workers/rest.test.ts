@@ -1,7 +1,7 @@
 /** REST-JSON xDS on the Worker (workerd, over the MeshStore): the shared suite. */
 import { afterAll, beforeAll, vi } from "vitest";
 import { describeRestSuite } from "../e2e/poll/rest-suite.ts";
-import { freezeClock, ingest, runAlarmsUntilIdle, worker } from "./support.ts";
+import { freezeClock, ingest, runAlarmsUntilIdle, worker, xdsAuth } from "./support.ts";
 
 beforeAll(() => {
   freezeClock();
@@ -12,7 +12,7 @@ afterAll(() => {
 
 describeRestSuite("Workers", () => ({
   post: (path, body) =>
-    worker(path, { method: "POST", headers: { "content-type": "application/json" }, body }),
+    worker(path, { method: "POST", headers: { "content-type": "application/json", ...xdsAuth }, body }),
   async apply(events) {
     const res = await ingest(events);
     if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);

@@ -15,6 +15,14 @@ export { TypeUrl };
 export const testToken: string = env.EDGEPILOT_TOKEN ?? "";
 if (testToken === "") throw new Error("vitest.workers.config.ts must set EDGEPILOT_TOKEN for these tests");
 
+/** The xDS read token the Worker under test requires (XDS_AUTH=token, vitest.workers.config.ts). */
+export const testXdsToken: string = env.EDGEPILOT_XDS_TOKEN ?? "";
+if (testXdsToken === "")
+  throw new Error("vitest.workers.config.ts must set EDGEPILOT_XDS_TOKEN for these tests");
+
+/** The header every xDS read sends. */
+export const xdsAuth = { authorization: `Bearer ${testXdsToken}` } as const;
+
 export const origin = "https://edgepilot.test";
 
 /** A request to the Worker's fetch handler, as the outside world would send it. */
@@ -41,7 +49,7 @@ export function ingest(
 export async function connectJson(procedure: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await worker(`/${procedure}`, {
     method: "POST",
-    headers: { "content-type": "application/json", "connect-protocol-version": "1" },
+    headers: { "content-type": "application/json", "connect-protocol-version": "1", ...xdsAuth },
     body: JSON.stringify(body),
   });
   const text = await res.text();

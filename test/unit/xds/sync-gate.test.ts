@@ -223,10 +223,10 @@ describe("Fetch and REST", () => {
 
   it("REST answers 503 to a stale version while not synced, 200 once synced", async () => {
     const body = JSON.stringify({ version_info: "old" });
-    const held = await answerRest(source, CDS, body, 50, false);
+    const held = await answerRest(source, CDS, body, { maxNames: 50, synced: false });
     expect(held.status).toBe(503);
     expect(held.status === 503 && held.error).toMatch(/not synced.*keep what you hold/);
-    expect((await answerRest(source, CDS, body, 50, true)).status).toBe(200);
-    expect((await answerRest(source, CDS, "{}", 50, false)).status).toBe(200);
+    expect((await answerRest(source, CDS, body, { maxNames: 50, synced: true })).status).toBe(200);
+    expect((await answerRest(source, CDS, "{}", { maxNames: 50, synced: false })).status).toBe(200);
   });
 });
