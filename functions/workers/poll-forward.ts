@@ -6,7 +6,7 @@
  */
 import type { Hono } from "hono";
 import { DeltaPollService } from "../../lib/gen/edgepilot/xds/v1/poll_pb.ts";
-import { readUpTo } from "../rest.ts";
+import { readUpTo } from "../body.ts";
 
 /** Routes DeltaPollService's procedures on `app` to `forward` (the MeshStore stub's fetch). */
 export function mountPollForward(

@@ -68,7 +68,8 @@ export function validateEvents(raw: readonly unknown[]): Result<WatchEvent[]> {
   return { ok: true, value: events };
 }
 
-function validateEvent(e: unknown): Result<WatchEvent> {
+/** Validates one raw event, as validateEvents does each (callers that pace a large batch use it). */
+export function validateEvent(e: unknown): Result<WatchEvent> {
   const fail = (field: string, message: string): Result<WatchEvent> => ({
     ok: false,
     error: { field, message },

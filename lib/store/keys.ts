@@ -40,6 +40,8 @@ export const keys = {
   /** Last seen resourceVersion of one object, and what it fed: ObjectRecord. "_" for cluster-scoped. */
   object: (cluster: string, kind: string, ns: string, name: string) =>
     `obj/${cluster}/${kind}/${ns || "_"}/${name}`,
+  /** Every object record, all clusters. */
+  objects: () => "obj/",
   objectPrefix: (cluster: string, kind: string) => `obj/${cluster}/${kind}/`,
   /** A Pod as endpoints need it: PodInfo. */
   pod: (cluster: string, ns: string, name: string) => `pod/${cluster}/${ns}/${name}`,
