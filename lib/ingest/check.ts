@@ -22,7 +22,9 @@ export const object =
   (value, path) => {
     if (!isObject(value)) return { field: path, message: `must be an object, got ${typeName(value)}` };
     for (const name of required) {
-      if (value[name] === undefined) return { field: join(path, name), message: "is required" };
+      // The API server reads null as unset: a required field that is null is missing.
+      if (value[name] === undefined || value[name] === null)
+        return { field: join(path, name), message: "is required" };
     }
     for (const [name, check] of Object.entries(fields)) {
       if (value[name] === undefined || value[name] === null) continue;

@@ -4,6 +4,7 @@
  */
 import {
   arrayOf,
+  boolean,
   type Check,
   dnsName,
   intOrString,
@@ -24,18 +25,38 @@ const servicePort = object(
   ["port"],
 );
 
-/** Fields of the kinds we convert; other known kinds are checked for metadata only. */
+const objectRef = object({ kind: string, name: string, namespace: string, uid: string });
+
+/** An IP list as v1 Endpoints carry it (shape only; address syntax is checked by the field rules). */
+const endpointAddresses = arrayOf(
+  object({ ip: string, hostname: string, nodeName: string, targetRef: objectRef }, ["ip"]),
+);
+
+/**
+ * Fields of the kinds we convert (the types the converters read; a wrong type is a 400, never an
+ * exception while applying); other known kinds are checked for metadata only.
+ */
 const kindChecks: Partial<Record<string, Check>> = {
-  Service: object({
-    spec: object({
-      type: string,
-      clusterIP: string,
-      clusterIPs: arrayOf(string),
-      ports: arrayOf(servicePort),
-      selector: stringMap,
-      externalName: string,
-    }),
-  }),
+  Service: object(
+    {
+      spec: object({
+        type: string,
+        clusterIP: string,
+        clusterIPs: arrayOf(string),
+        ports: arrayOf(servicePort),
+        selector: stringMap,
+        externalName: string,
+        externalIPs: arrayOf(string),
+        trafficDistribution: string,
+        internalTrafficPolicy: string,
+        publishNotReadyAddresses: boolean,
+      }),
+      status: object({
+        loadBalancer: object({ ingress: arrayOf(object({ ip: string, hostname: string })) }),
+      }),
+    },
+    ["spec"],
+  ),
   EndpointSlice: object(
     {
       addressType: string,
@@ -43,10 +64,11 @@ const kindChecks: Partial<Record<string, Check>> = {
         object(
           {
             addresses: arrayOf(string),
-            conditions: object({}),
+            conditions: object({ ready: boolean, serving: boolean, terminating: boolean }),
+            hostname: string,
             nodeName: string,
             zone: string,
-            targetRef: object({ kind: string, name: string, namespace: string, uid: string }),
+            targetRef: objectRef,
           },
           ["addresses"],
         ),
@@ -55,6 +77,20 @@ const kindChecks: Partial<Record<string, Check>> = {
     },
     ["addressType"],
   ),
+  Endpoints: object({
+    subsets: arrayOf(
+      object({
+        addresses: endpointAddresses,
+        notReadyAddresses: endpointAddresses,
+        ports: arrayOf(object({ name: string, port, protocol: string, appProtocol: string }, ["port"])),
+      }),
+    ),
+  }),
+  Pod: object({
+    metadata: object({ deletionTimestamp: string }),
+    spec: object({ serviceAccountName: string, serviceAccount: string, nodeName: string }),
+    status: object({ phase: string, podIP: string, podIPs: arrayOf(object({ ip: string }, ["ip"])) }),
+  }),
 };
 
 /** Validates every event; on success the typed events, in order. */
