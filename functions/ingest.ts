@@ -25,6 +25,7 @@ import {
 } from "../lib/ingest/index.ts";
 import { logSafe } from "../lib/log-safe.ts";
 import { createPace, type Pace } from "../lib/pace.ts";
+import { CommitError } from "../lib/store/staged.ts";
 import { readUpTo } from "./body.ts";
 
 export interface IngestOptions extends ApplyDeps {

@@ -12,7 +12,8 @@
  * Concurrency: keys not staged are read from the base when asked. `commit` writes each staged key
  * unconditionally (last writer wins per key), as the unstaged code did; ingest runs one batch at a
  * time per instance, and two instances committing at once interleave key by key. Values are
- * checked (`assertPlainValue`) when staged, so a commit fails only if the base itself fails.
+ * checked (`assertPlainValue`) when staged, so a commit fails only if the base itself fails; then
+ * the writes it made are undone (best effort) and a CommitError says whether that worked.
  */
 import { assertPlainValue } from "./codec.ts";
 import { compareKeys } from "./memory.ts";
@@ -49,6 +50,8 @@ interface Slot {
 /** A fresh staged view over `base`; the base is untouched until `commit`. */
 export function createStagedStore(base: Store): StagedStore {
   const slots = new Map<string, Slot>();
+  /** What the base held of each staged key when it was first staged, to roll a failed commit back. */
+  const originals = new Map<string, Slot>();
   const order = createSortedKeys();
   let committed = false;
 
@@ -70,7 +73,8 @@ export function createStagedStore(base: Store): StagedStore {
     const e = await base.get(key);
     return act(slots.get(key) ?? { present: e !== undefined, value: e?.value, version: e?.version ?? 0 });
   };
-  const stage = (key: string, slot: Slot) => {
+  const stage = (key: string, slot: Slot, before: Slot) => {
+    if (!slots.has(key)) originals.set(key, before);
     slots.set(key, slot);
     order.add(key);
   };
@@ -115,7 +119,7 @@ export function createStagedStore(base: Store): StagedStore {
           return { ok: false, current: cur.present ? entry(key, cur) : undefined };
         }
         const version = cur.present ? cur.version + 1 : 1;
-        stage(key, { present: true, value: copy, version });
+        stage(key, { present: true, value: copy, version }, cur);
         return { ok: true, version };
       });
     },
@@ -125,7 +129,7 @@ export function createStagedStore(base: Store): StagedStore {
       return withCurrent(key, (cur) => {
         if (!cur.present || (options.ifVersion !== undefined && cur.version !== options.ifVersion))
           return false;
-        stage(key, { present: false, value: undefined, version: 0 });
+        stage(key, { present: false, value: undefined, version: 0 }, cur);
         return true;
       });
     },
@@ -167,14 +171,57 @@ export function createStagedStore(base: Store): StagedStore {
       const writes = [...slots.entries()]
         .map(([key, slot], i) => ({ key, slot, rank: rank(key), i }))
         .sort((a, b) => a.rank - b.rank || a.i - b.i);
-      for (const { key, slot } of writes) {
-        if (slot.present) await base.put(key, slot.value);
-        else await base.delete(key);
-        await options.pace?.();
+      const done: string[] = [];
+      try {
+        for (const { key, slot } of writes) {
+          if (slot.present) await base.put(key, slot.value);
+          else await base.delete(key);
+          done.push(key);
+          await options.pace?.();
+        }
+      } catch (err) {
+        throw await rollBack(base, done, originals, err);
       }
       return writes.length;
     },
   };
+}
+
+/**
+ * Undoes the writes a failed commit made, newest first, restoring what the base held (values, not
+ * version numbers); returns the error to throw, saying whether the rollback itself failed.
+ */
+async function rollBack(base: Store, done: readonly string[], originals: Map<string, Slot>, cause: unknown) {
+  let failed = 0;
+  for (const key of [...done].reverse()) {
+    const before = originals.get(key) as Slot;
+    try {
+      if (before.present) await base.put(key, before.value);
+      else await base.delete(key);
+    } catch {
+      failed++;
+    }
+  }
+  const what = cause instanceof Error ? cause.message : String(cause);
+  return new CommitError(
+    failed === 0
+      ? `store: commit failed after ${done.length} write(s) and was rolled back: ${what}`
+      : `store: commit failed after ${done.length} write(s); rolling back failed for ${failed}: ${what}`,
+    failed === 0,
+    cause,
+  );
+}
+
+/** A commit that failed in the base; `rolledBack` says whether the base holds what it held before. */
+export class CommitError extends Error {
+  constructor(
+    message: string,
+    readonly rolledBack: boolean,
+    override readonly cause: unknown,
+  ) {
+    super(message);
+    this.name = "CommitError";
+  }
 }
 
 /** Merges two key-ordered entry lists with no key in common. */
