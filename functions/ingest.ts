@@ -130,14 +130,14 @@ export function createIngestApp(options: IngestOptions): Hono {
 
   app.onError((err, c) => {
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);
-    // A bug: the batch was staged and dropped, so nothing of it was applied.
-    log(
-      `ingest: internal error on ${c.req.method} ${c.req.path}, nothing applied: ${logSafe(err instanceof Error ? (err.stack ?? err.message) : String(err), 4096)}`,
-    );
-    return c.json(
-      { error: "internal error; nothing of this call was applied; see the control plane's log" },
-      500,
-    );
+    // A bug or a failing store: the batch was staged and dropped (or its commit rolled back).
+    const partly = err instanceof CommitError && !err.rolledBack;
+    const detail = logSafe(err instanceof Error ? (err.stack ?? err.message) : String(err), 4096);
+    log(`ingest: internal error on ${c.req.method} ${c.req.path}, ${partly ? "PARTLY APPLIED" : "nothing applied"}: ${detail}`);
+    const error = partly
+      ? "internal error; the store failed while committing and could not be rolled back; resync"
+      : "internal error; nothing of this call was applied; see the control plane's log";
+    return c.json({ error }, 500);
   });
   return app;
 }

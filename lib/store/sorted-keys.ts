@@ -1,15 +1,17 @@
 /**
  * A set of strings kept in code-point order (the Store's key order) as a list of small sorted
- * chunks, so inserting stays cheap at hundreds of thousands of keys and a prefix range is a
- * binary search plus a walk. Used by the staged store to merge its own writes into list pages.
+ * chunks, so inserting and deleting stay cheap at hundreds of thousands of keys (one flat sorted
+ * array moves half of itself on every insert) and a prefix range is a binary search plus a walk.
+ * The memory store's index, and the staged store's index of its own writes.
  */
-import { compareKeys } from "./memory.ts";
 
 const chunkSize = 512;
 
 /** An ordered set of keys: `add` is idempotent; walks start after (or at) a key. */
 export interface SortedKeys {
   add(key: string): void;
+  /** Removes `key` if present. */
+  delete(key: string): void;
   readonly size: number;
   /** Keys > `after`, ascending. Do not add keys while walking. */
   from(after: string): Iterable<string>;
@@ -59,6 +61,16 @@ export function createSortedKeys(): SortedKeys {
       size++;
       if (chunk.length > chunkSize) chunks.splice(c + 1, 0, chunk.splice(chunkSize >>> 1));
     },
+    delete(key) {
+      const c = chunkFor(key);
+      const chunk = chunks[c];
+      if (!chunk) return;
+      const i = lowerBound(chunk, key);
+      if (chunk[i] !== key) return;
+      chunk.splice(i, 1);
+      size--;
+      if (chunk.length === 0) chunks.splice(c, 1);
+    },
     get size() {
       return size;
     },
@@ -91,4 +103,24 @@ function upperBound(sorted: readonly string[], key: string): number {
     else hi = mid;
   }
   return lo;
+}
+
+/**
+ * Orders strings by Unicode code point, which is also UTF-8 byte order. Plain `<` compares UTF-16
+ * code units and would put U+10000.. (surrogate pairs) before U+E000..U+FFFF.
+ */
+export function compareKeys(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** Moves surrogates (0xD800-0xDFFF) above 0xE000-0xFFFF, keeping order within each group. */
+function codePointRank(unit: number): number {
+  if (unit < 0xd800) return unit;
+  return unit < 0xe000 ? unit + 0x2000 : unit - 0x800;
 }

@@ -16,8 +16,7 @@
  * the writes it made are undone (best effort) and a CommitError says whether that worked.
  */
 import { assertPlainValue } from "./codec.ts";
-import { compareKeys } from "./memory.ts";
-import { createSortedKeys } from "./sorted-keys.ts";
+import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
 import type { DeleteOptions, Entry, ListOptions, ListPage, PutOptions, PutResult, Store } from "./store.ts";
 
 /** Page size when `list` gets no limit, as the adapters. */
@@ -167,13 +166,22 @@ export function createStagedStore(base: Store): StagedStore {
     async commit(options: CommitOptions = {}) {
       open();
       committed = true;
+      // Bucketed by rank in staging order (no sort: a commit may hold hundreds of thousands of keys).
       const rank = options.rank ?? (() => 0);
-      const writes = [...slots.entries()]
-        .map(([key, slot], i) => ({ key, slot, rank: rank(key), i }))
-        .sort((a, b) => a.rank - b.rank || a.i - b.i);
+      const buckets = new Map<number, [string, Slot][]>();
+      for (const pair of slots) {
+        await options.pace?.();
+        const r = rank(pair[0]);
+        const bucket = buckets.get(r);
+        if (bucket) bucket.push(pair);
+        else buckets.set(r, [pair]);
+      }
+      const writes = [...buckets.keys()]
+        .sort((a, b) => a - b)
+        .flatMap((r) => buckets.get(r) as [string, Slot][]);
       const done: string[] = [];
       try {
-        for (const { key, slot } of writes) {
+        for (const [key, slot] of writes) {
           if (slot.present) await base.put(key, slot.value);
           else await base.delete(key);
           done.push(key);
