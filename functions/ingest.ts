@@ -44,6 +44,9 @@ export interface IngestOptions extends ApplyDeps {
   log?: (line: string) => void;
 }
 
+/** Bytes decoded to text between two yields. */
+const decodeStep = 1 << 20;
+
 /** Largest ingest body accepted; an API server's list of 5,000 pods fits well inside. */
 export const maxBodyBytes = 32 * 1024 * 1024;
 
@@ -133,7 +136,9 @@ export function createIngestApp(options: IngestOptions): Hono {
     // A bug or a failing store: the batch was staged and dropped (or its commit rolled back).
     const partly = err instanceof CommitError && !err.rolledBack;
     const detail = logSafe(err instanceof Error ? (err.stack ?? err.message) : String(err), 4096);
-    log(`ingest: internal error on ${c.req.method} ${c.req.path}, ${partly ? "PARTLY APPLIED" : "nothing applied"}: ${detail}`);
+    log(
+      `ingest: internal error on ${c.req.method} ${c.req.path}, ${partly ? "PARTLY APPLIED" : "nothing applied"}: ${detail}`,
+    );
     const error = partly
       ? "internal error; the store failed while committing and could not be rolled back; resync"
       : "internal error; nothing of this call was applied; see the control plane's log";
@@ -158,9 +163,16 @@ async function readCall(
   if (Number(c.req.header("content-length") ?? 0) > maxBodyBytes) throw tooBig();
   const { bytes, more } = await readUpTo(c.req.raw, maxBodyBytes);
   if (more) throw tooBig();
-  await pace();
-  // Decoded explicitly: workerd warns on .text() for a content type it does not know as text (NDJSON).
-  return { cluster, body: new TextDecoder().decode(bytes) };
+  // Decoded explicitly (workerd warns on .text() for a content type it does not know as text,
+  // NDJSON), a MiB at a time so a 30 MB body is not one long call.
+  const decoder = new TextDecoder();
+  const pieces: string[] = [];
+  for (let at = 0; at < bytes.byteLength; at += decodeStep) {
+    pieces.push(decoder.decode(bytes.subarray(at, at + decodeStep), { stream: true }));
+    await pace();
+  }
+  pieces.push(decoder.decode());
+  return { cluster, body: pieces.join("") };
 }
 
 function errorBody(e: IngestError): { error: string; index?: number; field?: string } {

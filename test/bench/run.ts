@@ -2,6 +2,7 @@
  * `npm run bench`: what edgepilot costs, measured on this machine. Bytes are exact and repeatable;
  * milliseconds are medians and depend on the machine.
  */
+import { largeBatch, measureIngestStall } from "./ingest-stall.ts";
 import { buildMesh, sliceEvent } from "./mesh.ts";
 import { measureBytes } from "./xds-bytes.ts";
 
@@ -52,5 +53,20 @@ for (const n of sizes) {
   const r = await pushLatency(n, 20);
   console.log(
     `${pad(n, 8)} | ${pad(r.buildMs.toFixed(0), 12)} | ${pad(r.medianMs.toFixed(2), 9)} | ${pad(r.maxMs.toFixed(2), 6)}`,
+  );
+}
+
+console.log(
+  "\nlargest event-loop stall while one 100k-event batch is ingested (Node runtime in-process, memory store;" +
+    " /ready and FetchClusters probed meanwhile)",
+);
+console.log(
+  "events | body MB | ingest s | max stall ms (wall) | max stall ms (busy) | /ready max ms (n) | FetchClusters max ms (n)",
+);
+{
+  const n = 100_000;
+  const r = await measureIngestStall(largeBatch(n), n);
+  console.log(
+    `${pad(n, 6)} | ${pad((r.bodyBytes / 1e6).toFixed(1), 7)} | ${pad((r.ingestMs / 1000).toFixed(1), 8)} | ${pad(r.maxStallMs.toFixed(0), 19)} | ${pad(r.maxBusyStallMs.toFixed(0), 19)} | ${pad(`${r.readyMaxMs.toFixed(0)} (${r.readyProbes})`, 17)} | ${pad(`${r.fetchMaxMs.toFixed(0)} (${r.fetchProbes})`, 24)}`,
   );
 }
