@@ -77,7 +77,8 @@ export function mergeAll(requests: readonly PushRequest[]): PushRequest | undefi
     full ||= r.full;
     if (r.configsUpdated === null) configs = null;
     else if (configs) for (const c of r.configsUpdated) configs.add(c);
-    for (const [k, n] of Object.entries(r.reasons) as [TriggerReason, number][]) reasons[k] = (reasons[k] ?? 0) + n;
+    for (const [k, n] of Object.entries(r.reasons) as [TriggerReason, number][])
+      reasons[k] = (reasons[k] ?? 0) + n;
     start = Math.min(start, r.start);
   }
   return {
