@@ -162,3 +162,19 @@ export const admissionReview: fc.Arbitrary<Json> = fc
       mutations,
     ),
   );
+
+/** Valid fixtures only, any event type, random resourceVersions: replays, reorderings, deletes of unknown objects. */
+export const validBatch: fc.Arbitrary<Json[]> = fc.array(
+  fc
+    .record({
+      name: fc.constantFrom(...fixtureNames),
+      type: fc.constantFrom("ADDED", "MODIFIED", "DELETED"),
+      rv: fc.integer({ min: 1, max: 200 }),
+    })
+    .map(({ name, type, rv }) => {
+      const object = structuredClone(fixtures[name]) as { metadata: Record<string, unknown> };
+      object.metadata.resourceVersion = String(rv);
+      return { type, object };
+    }),
+  { minLength: 1, maxLength: 12 },
+);

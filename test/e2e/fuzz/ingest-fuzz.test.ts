@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { admissionReview, batch, resyncCall } from "./arbitraries.ts";
+import { admissionReview, batch, resyncCall, validBatch } from "./arbitraries.ts";
 import { createFuzzMesh } from "./harness.ts";
 
 const counts = { requests: 0, events: 0, accepted: 0, refused: 0, serverErrors: 0 };
@@ -55,6 +55,15 @@ describe("ingest fuzz: never a 5xx, refusals change nothing", () => {
         await check("/v1/events", JSON.stringify(events), events.length);
       }),
       { numRuns: 700 },
+    );
+  });
+
+  it("/v1/events applies valid objects in any order, replayed, reordered and deleted", async () => {
+    await fc.assert(
+      fc.asyncProperty(validBatch, async (events) => {
+        expect(await check("/v1/events", JSON.stringify(events), events.length)).toBe(200);
+      }),
+      { numRuns: 250 },
     );
   });
 
