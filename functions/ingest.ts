@@ -1,7 +1,9 @@
 /**
  * The ingest webhooks, runtime-neutral (hono): POST /v1/events (watch events), /v1/resync (a
  * complete list of one kind), /v1/admission (AdmissionReview), with bearer-token auth and
- * whole-body validation before anything is applied; plus GET /ready.
+ * whole-body validation before anything is applied; plus GET /ready. Bodies are limited while they
+ * stream; decoding, validation, applying and committing are paced (lib/pace.ts) so serving never
+ * starves; each batch applies all or nothing (lib/ingest/atomic.ts).
  */
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -11,20 +13,25 @@ import {
   type ApplyDeps,
   type ApplySummary,
   admissionResponse,
+  applyAtomically,
   applyEvents,
   decodeAdmissionReview,
   decodeEventsBody,
   formatIngestError,
   type IngestError,
-  type Result,
+  parseJsonSliced,
   resync,
-  validateEvents,
+  validateEventsPaced,
   validateList,
 } from "../lib/ingest/index.ts";
 import type { SyncTracker } from "../lib/push/sync-tracker.ts";
 
 /** The header every ingest answer carries: the instance id of the control plane's state. */
 export const instanceHeader = "x-edgepilot-instance";
+import { logSafe } from "../lib/log-safe.ts";
+import { createPace, type Pace } from "../lib/pace.ts";
+import { CommitError } from "../lib/store/staged.ts";
+import { readUpTo } from "./body.ts";
 
 export interface IngestOptions extends ApplyDeps {
   /** Required bearer token; when undefined, `allowUnauthenticated` decides. */
@@ -46,6 +53,9 @@ export interface IngestOptions extends ApplyDeps {
   sync?: Pick<SyncTracker, "ingested" | "instance" | "state">;
   log?: (line: string) => void;
 }
+
+/** Bytes decoded to text between two yields. */
+const decodeStep = 1 << 20;
 
 /** Largest ingest body accepted; an API server's list of 5,000 pods fits well inside. */
 export const maxBodyBytes = 32 * 1024 * 1024;
@@ -82,12 +92,14 @@ export function createIngestApp(options: IngestOptions): Hono {
     await next();
   });
 
-  // One batch at a time per instance: an object's events apply in the order they arrived.
+  // One batch at a time per instance: an object's events apply in the order they arrived. Each
+  // runs on a staged view and commits only if it succeeds; an exception applies nothing (500).
   let tail: Promise<unknown> = Promise.resolve();
-  const serialized = <T>(fn: () => Promise<T>): Promise<T> => {
-    const run = tail.then(fn, fn);
-    tail = run.catch(() => undefined);
-    return run;
+  const serialized = <T>(pace: Pace, fn: (deps: ApplyDeps) => Promise<T>): Promise<T> => {
+    const run = () => applyAtomically({ ...options, pace }, fn);
+    const result = tail.then(run, run);
+    tail = result.catch(() => undefined);
+    return result;
   };
   const finish = async (c: Context, cluster: string, summary: ApplySummary, resyncKind?: string) => {
     await sync?.ingested(cluster, resyncKind);
@@ -100,33 +112,36 @@ export function createIngestApp(options: IngestOptions): Hono {
   };
 
   app.post("/v1/events", async (c) => {
-    const { cluster, body } = await readCall(c, options.clusterId);
-    const decoded = decodeEventsBody(body, c.req.header("content-type"));
-    const events = decoded.ok ? validateEvents(decoded.value) : decoded;
+    const pace = createPace();
+    const { cluster, body } = await readCall(c, options.clusterId, pace);
+    const decoded = await decodeEventsBody(body, c.req.header("content-type"), pace);
+    const events = decoded.ok ? await validateEventsPaced(decoded.value, pace) : decoded;
     if (!events.ok) return reject(c, "batch", cluster, events.error);
-    return finish(c, cluster, await serialized(() => applyEvents(options, cluster, events.value)));
+    return finish(c, cluster, await serialized(pace, (deps) => applyEvents(deps, cluster, events.value)));
   });
 
   app.post("/v1/resync", async (c) => {
-    const { cluster, body } = await readCall(c, options.clusterId);
-    const parsed = parseJson(body);
-    const list = parsed.ok ? validateList(c.req.query("kind") ?? "", parsed.value) : parsed;
+    const pace = createPace();
+    const { cluster, body } = await readCall(c, options.clusterId, pace);
+    const parsed = await parseJsonSliced(body, pace);
+    const list = parsed.ok ? await validateList(c.req.query("kind") ?? "", parsed.value, pace) : parsed;
     if (!list.ok) return reject(c, "resync", cluster, list.error);
-    const summary = await serialized(() => resync(options, cluster, list.value));
+    const summary = await serialized(pace, (deps) => resync(deps, cluster, list.value));
     if (summary.deleted)
       log(`ingest: resync of ${list.value.kind} in ${cluster} deleted ${summary.deleted} missed object(s)`);
     return finish(c, cluster, summary, list.value.kind);
   });
 
   app.post("/v1/admission", async (c) => {
-    const { cluster, body } = await readCall(c, options.clusterId);
-    const parsed = parseJson(body);
+    const pace = createPace();
+    const { cluster, body } = await readCall(c, options.clusterId, pace);
+    const parsed = await parseJsonSliced(body, pace);
     const review = parsed.ok ? decodeAdmissionReview(parsed.value) : parsed;
     if (!review.ok) return reject(c, "AdmissionReview", cluster, review.error);
     const { uid, event, dryRun } = review.value;
     if (event && !dryRun) {
-      const summary = await serialized(() =>
-        applyEvents(options, cluster, [event], { trackVersions: false }),
+      const summary = await serialized(pace, (deps) =>
+        applyEvents(deps, cluster, [event], { trackVersions: false }),
       );
       await sync?.ingested(cluster);
       if (summary.push) await options.onEnqueued?.();
@@ -136,31 +151,46 @@ export function createIngestApp(options: IngestOptions): Hono {
 
   app.onError((err, c) => {
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);
-    log(`ingest: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    return c.json({ error: "internal error; see the control plane's log" }, 500);
+    // A bug or a failing store: the batch was staged and dropped (or its commit rolled back).
+    const partly = err instanceof CommitError && !err.rolledBack;
+    const detail = logSafe(err instanceof Error ? (err.stack ?? err.message) : String(err), 4096);
+    log(
+      `ingest: internal error on ${c.req.method} ${c.req.path}, ${partly ? "PARTLY APPLIED" : "nothing applied"}: ${detail}`,
+    );
+    const error = partly
+      ? "internal error; the store failed while committing and could not be rolled back; resync"
+      : "internal error; nothing of this call was applied; see the control plane's log";
+    return c.json({ error }, 500);
   });
   return app;
 }
 
-/** The cluster a call is for and its body as text, or an HTTPException (400, 413). */
-async function readCall(c: Context, defaultCluster: string): Promise<{ cluster: string; body: string }> {
+/**
+ * The cluster a call is for and its body as text, or an HTTPException (400, 413). The body is read
+ * under the limit while it streams: a larger one is refused without being kept (chunked or not).
+ */
+async function readCall(
+  c: Context,
+  defaultCluster: string,
+  pace: Pace,
+): Promise<{ cluster: string; body: string }> {
   const cluster = c.req.query("cluster") ?? defaultCluster;
   if (!isClusterId(cluster))
     throw new HTTPException(400, { message: `cluster ${JSON.stringify(cluster)}: ${clusterIdRule}` });
   const tooBig = () => new HTTPException(413, { message: `body over ${maxBodyBytes} bytes` });
   if (Number(c.req.header("content-length") ?? 0) > maxBodyBytes) throw tooBig();
-  // Decoded explicitly: workerd warns on .text() for a content type it does not know as text (NDJSON).
-  const body = new TextDecoder().decode(await c.req.arrayBuffer());
-  if (body.length > maxBodyBytes) throw tooBig();
-  return { cluster, body };
-}
-
-function parseJson(body: string): Result<unknown> {
-  try {
-    return { ok: true, value: JSON.parse(body) };
-  } catch (e) {
-    return { ok: false, error: { message: `malformed JSON: ${e instanceof Error ? e.message : e}` } };
+  const { bytes, more } = await readUpTo(c.req.raw, maxBodyBytes);
+  if (more) throw tooBig();
+  // Decoded explicitly (workerd warns on .text() for a content type it does not know as text,
+  // NDJSON), a MiB at a time so a 30 MB body is not one long call.
+  const decoder = new TextDecoder();
+  const pieces: string[] = [];
+  for (let at = 0; at < bytes.byteLength; at += decodeStep) {
+    pieces.push(decoder.decode(bytes.subarray(at, at + decodeStep), { stream: true }));
+    await pace();
   }
+  pieces.push(decoder.decode());
+  return { cluster, body: pieces.join("") };
 }
 
 function errorBody(e: IngestError): { error: string; index?: number; field?: string } {

@@ -146,14 +146,17 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   const h2 = createH2cServer(
     xdsServerOptions(config.limits),
     connectNodeAdapter({
-      interceptors: auth,
       routes: (router) => {
         xdsRoutes(router);
         pollRoutes(router);
       },
       // One message on XDS_PORT is bounded like a Poll/REST body (gRPC servers' 4 MiB default).
       readMaxBytes: config.limits.maxRequestBytes,
-      interceptors: [createAdmissionInterceptor({ ratePerSecond: config.limits.maxRequestsPerSecond })],
+      // The admission rate first (outermost), so a flood is refused before any token is verified.
+      interceptors: [
+        createAdmissionInterceptor({ ratePerSecond: config.limits.maxRequestsPerSecond }),
+        ...auth,
+      ],
     }),
   );
   const sessions = new Set<Http2Session>();

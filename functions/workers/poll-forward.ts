@@ -13,7 +13,7 @@ import type { Hono } from "hono";
 import type { XdsGuard } from "../../lib/auth/guard.ts";
 import { DeltaPollService } from "../../lib/gen/edgepilot/xds/v1/poll_pb.ts";
 import { forwardedIdentityHeader } from "../auth.ts";
-import { readUpTo } from "../rest.ts";
+import { readUpTo } from "../body.ts";
 
 /** Routes DeltaPollService's procedures on `app` to `forward` (the MeshStore stub's fetch), once authenticated. */
 export function mountPollForward(

@@ -4,6 +4,7 @@
  * Mutations return the push they need (Istio's edsUpdate); nothing here pushes by itself.
  */
 import { mergeAll, type PushRequest } from "../model/index.ts";
+import type { Pace } from "../pace.ts";
 import { enqueuePush } from "../push/queue.ts";
 import type { Store } from "../store/index.ts";
 import type { IngestContext, Outcome, RegistryOptions } from "./context.ts";
@@ -15,6 +16,8 @@ export interface ApplyDeps {
   store: Store;
   now: () => number;
   registry: RegistryOptions;
+  /** Awaited between events, so a large batch yields to the event loop (lib/pace.ts). */
+  pace?: Pace;
 }
 
 /** What a batch did, returned to the caller as the ingest answer. */
@@ -64,6 +67,7 @@ export async function applyEvents(
   const summary = emptySummary(cluster, events.length);
   const pushes: PushRequest[] = [];
   for (const event of events) {
+    await deps.pace?.();
     if (event.type === "BOOKMARK") {
       summary.bookmarks++;
       continue;

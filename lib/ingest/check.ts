@@ -41,6 +41,7 @@ export const object = (fields: Record<string, Check>, required: readonly string[
   return (value, path) => {
     if (!isObject(value)) return { field: path, message: `must be an object, got ${typeName(value)}` };
     for (const name of required) {
+      // The API server reads null as unset: a required field that is null is missing.
       if (value[name] === undefined || value[name] === null)
         return { field: child(path, name), message: "is required" };
     }

@@ -1,5 +1,6 @@
 /** What every kind handler gets: the store, the clock, the registry options, and the cluster of the call. */
 import type { PushRequest, ShardKey } from "../model/index.ts";
+import type { Pace } from "../pace.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import type { Store } from "../store/index.ts";
 
@@ -31,6 +32,8 @@ export interface IngestContext {
   registry: RegistryOptions;
   cluster: string;
   shard: ShardKey;
+  /** Awaited inside large per-object work (a shard of thousands of endpoints), see lib/pace.ts. */
+  pace?: Pace;
 }
 
 /** What applying one object did: nothing new, ignored by design, or applied with the push it needs. */

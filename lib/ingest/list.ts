@@ -1,15 +1,21 @@
 /** Validates a resync body: a Kubernetes List of one kind, exactly as the API server returns it from a list call. */
+
+import { noPace, type Pace } from "../pace.ts";
 import { isObject, typeName } from "./check.ts";
 import type { Result } from "./errors.ts";
 import { type KubeObject, knownKinds } from "./events.ts";
 import type { ResyncList } from "./resync.ts";
-import { validateEvents } from "./validate.ts";
+import { validateEventsPaced } from "./validate-paced.ts";
 
 /**
- * Checks the list whole; items may omit apiVersion and kind (list responses do), which are
+ * Checks the list whole (paced: one item at a time); items may omit apiVersion and kind (list responses do), which are
  * filled from `kind`. Errors name the item as `items[i]` and the field inside it.
  */
-export function validateList(kind: string, body: unknown): Result<ResyncList> {
+export async function validateList(
+  kind: string,
+  body: unknown,
+  pace: Pace = noPace,
+): Promise<Result<ResyncList>> {
   const known = knownKinds[kind as keyof typeof knownKinds];
   if (!known) {
     return {
@@ -35,7 +41,7 @@ export function validateList(kind: string, body: unknown): Result<ResyncList> {
     type: "ADDED",
     object: isObject(item) ? { apiVersion: known.apiVersions[0], kind, ...item } : item,
   }));
-  const validated = validateEvents(events);
+  const validated = await validateEventsPaced(events, pace);
   if (!validated.ok) {
     const { index, field = "", message } = validated.error;
     const inner = field.replace(/^object\.?/, "");

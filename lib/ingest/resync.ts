@@ -1,7 +1,9 @@
 /**
  * Resync: a complete list of one kind in one cluster. Every item is applied like an ADDED event
  * (replays change nothing), and whatever the cluster held of that kind that the list lacks is
- * deleted. This is how a missed DELETE is repaired.
+ * deleted. This is how a missed DELETE is repaired. A list older than an object's recorded
+ * resourceVersion neither deletes nor overwrites it: its items are stale for that object, and an
+ * object the list lacks may have been created after the list was taken.
  */
 import type { PushRequest } from "../model/index.ts";
 import { keys, listAll } from "../store/index.ts";
@@ -32,12 +34,14 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
   const pushes: PushRequest[] = [];
   const present = new Set<string>();
   for (const obj of list.items) {
+    await deps.pace?.();
     present.add(keys.object(cluster, list.kind, obj.metadata.namespace ?? "", obj.metadata.name));
     count(summary, pushes, list.kind, await applyEvent(ctx, false, obj, { trackVersions: true }));
   }
   const handler = kindHandlers[list.kind];
   if (handler) {
     for (const e of await listAll<ObjectRecord>(deps.store, keys.objectPrefix(cluster, list.kind))) {
+      await deps.pace?.();
       if (present.has(e.key)) continue;
       const [ns, name] = e.key.slice(keys.objectPrefix(cluster, list.kind).length).split("/") as [
         string,
@@ -48,6 +52,11 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
         // A tombstone the list has moved past can go: nothing older can arrive after a list.
         const c = compareResourceVersions(e.value.resourceVersion, list.resourceVersion);
         if (c !== undefined && c <= 0) await deps.store.delete(e.key, { ifVersion: e.version });
+        continue;
+      }
+      // The list is older than what was recorded of the object: it may predate its creation.
+      if (isNewerThanList(e.value, list.resourceVersion)) {
+        summary.stale++;
         continue;
       }
       const outcome = await handler.remove(ctx, ref, e.value);
@@ -62,4 +71,10 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
   }
   await queuePush(deps, summary, pushes);
   return summary;
+}
+
+/** Whether an object was recorded at a resourceVersion newer than the list's (etcd revisions compare as integers). */
+function isNewerThanList(recorded: ObjectRecord, listVersion: string): boolean {
+  const c = compareResourceVersions(recorded.resourceVersion, listVersion);
+  return c !== undefined && c > 0;
 }

@@ -36,6 +36,7 @@ export async function refreshShard(ctx: IngestContext, svc: ServiceKey): Promise
   const nodes = await store.getMany<NodeInfo>([...nodeNames].map((n) => keys.node(cluster, n)));
   const endpoints: Endpoint[] = [];
   for (const raw of raws) {
+    await ctx.pace?.();
     const pod = podOf(pods, raw);
     const nodeName = raw.nodeName || pod?.nodeName || "";
     const built = buildEndpoint(raw, {

@@ -63,10 +63,30 @@ export function mergePushRequests(a: PushRequest, b: PushRequest): PushRequest {
   };
 }
 
-/** Merges a non-empty list; undefined for an empty one. */
+/**
+ * Merges a non-empty list; undefined for an empty one. Equals folding `mergePushRequests` over the
+ * list, in one pass and one sort (a 100k-event batch merges 100k requests: folding is quadratic).
+ */
 export function mergeAll(requests: readonly PushRequest[]): PushRequest | undefined {
-  return requests.reduce<PushRequest | undefined>(
-    (acc, r) => (acc ? mergePushRequests(acc, r) : r),
-    undefined,
-  );
+  if (requests.length <= 1) return requests[0];
+  let full = false;
+  let configs: Set<string> | null = new Set();
+  const reasons: Partial<Record<TriggerReason, number>> = {};
+  let start = Number.POSITIVE_INFINITY;
+  for (const r of requests) {
+    full ||= r.full;
+    if (r.configsUpdated === null) configs = null;
+    else if (configs) for (const c of r.configsUpdated) configs.add(c);
+    for (const [k, n] of Object.entries(r.reasons) as [TriggerReason, number][])
+      reasons[k] = (reasons[k] ?? 0) + n;
+    start = Math.min(start, r.start);
+  }
+  return {
+    full,
+    configsUpdated: configs === null ? null : [...configs].sort(),
+    reasons: Object.fromEntries(Object.entries(reasons).sort(([x], [y]) => (x < y ? -1 : 1))) as Partial<
+      Record<TriggerReason, number>
+    >,
+    start,
+  };
 }

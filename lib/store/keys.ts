@@ -99,6 +99,8 @@ export const keys = {
   /** Last seen resourceVersion of one object, and what it fed: ObjectRecord. "_" for cluster-scoped. */
   object: (cluster: string, kind: string, ns: string, name: string) =>
     `obj/${e(cluster)}/${e(kind)}/${ns === "" ? "_" : e(ns)}/${e(name)}`,
+  /** Every object record, all clusters. */
+  objects: () => "obj/",
   objectPrefix: (cluster: string, kind: string) => `obj/${e(cluster)}/${e(kind)}/`,
   /** A Pod as endpoints need it: PodInfo. */
   pod: (cluster: string, ns: string, name: string) => `pod/${e(cluster)}/${e(ns)}/${e(name)}`,

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFileStore } from "../../lib/store/file.ts";
 import type { Store } from "../../lib/store/store.ts";
+import { largeBatch, measureIngestStall } from "./ingest-stall.ts";
 import { buildMesh, sliceEvent } from "./mesh.ts";
 import { compareStores } from "./store.ts";
 import { measureBytes } from "./xds-bytes.ts";
@@ -84,5 +85,20 @@ console.log("store  |   keys | create |  update |     get | getMany |    list");
 for (const r of await compareStores(10_000)) {
   console.log(
     `${r.store.padEnd(6)} | ${pad(r.keys, 6)} | ${pad(r.create, 6)} | ${pad(r.update, 7)} | ${pad(r.get, 7)} | ${pad(r.getMany, 7)} | ${pad(r.list, 7)}`,
+  );
+}
+
+console.log(
+  "\nlargest event-loop stall while one 100k-event batch is ingested (Node runtime in-process, memory store;" +
+    " /ready and FetchClusters probed meanwhile)",
+);
+console.log(
+  "events | body MB | ingest s | max stall ms (wall) | max stall ms (busy) | /ready max ms (n) | FetchClusters max ms (n)",
+);
+{
+  const n = 100_000;
+  const r = await measureIngestStall(largeBatch(n), n);
+  console.log(
+    `${pad(n, 6)} | ${pad((r.bodyBytes / 1e6).toFixed(1), 7)} | ${pad((r.ingestMs / 1000).toFixed(1), 8)} | ${pad(r.maxStallMs.toFixed(0), 19)} | ${pad(r.maxBusyStallMs.toFixed(0), 19)} | ${pad(`${r.readyMaxMs.toFixed(0)} (${r.readyProbes})`, 17)} | ${pad(`${r.fetchMaxMs.toFixed(0)} (${r.fetchProbes})`, 24)}`,
   );
 }

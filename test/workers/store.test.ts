@@ -3,7 +3,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { MeshStore } from "../../functions/workers/mesh-store.ts";
 import { createDurableObjectStore } from "../../lib/store/durable-object.ts";
-import type { Store } from "../../lib/store/store.ts";
+import { createStagedStore } from "../../lib/store/staged.ts";
+import { listAll, type Store } from "../../lib/store/store.ts";
 import { storeCases } from "../unit/store/store.cases.ts";
 
 /** A fresh MeshStore (new id) for each test. */
@@ -24,6 +25,31 @@ function inDurableObject(stub: DurableObjectStub<MeshStore>): Store {
 storeCases("Durable Object over RPC", () => createDurableObjectStore(freshStub()));
 
 storeCases("SQL store inside the Durable Object", () => inDurableObject(freshStub()));
+
+// Ingest's staged view (all or nothing) over the Durable Object, as the Worker's ingest uses it.
+storeCases("staged view over the Durable Object", () =>
+  createStagedStore(createDurableObjectStore(freshStub())),
+);
+
+describe("staged view over the Durable Object", () => {
+  it("merges pages over RPC and commits once into the object", async () => {
+    const base = createDurableObjectStore(freshStub());
+    for (const k of ["p/1", "p/3", "p/5"]) await base.put(k, { base: k });
+    const staged = createStagedStore(base);
+    await staged.put("p/2", "new");
+    await staged.delete("p/3");
+    await staged.put("p/5", "changed");
+    const view = (await listAll(staged, "p/")).map((e) => [e.key, e.value]);
+    expect(view).toEqual([
+      ["p/1", { base: "p/1" }],
+      ["p/2", "new"],
+      ["p/5", "changed"],
+    ]);
+    expect((await listAll(base, "p/")).map((e) => e.key)).toEqual(["p/1", "p/3", "p/5"]);
+    expect(await staged.commit()).toBe(3);
+    expect((await listAll(base, "p/")).map((e) => [e.key, e.value])).toEqual(view);
+  });
+});
 
 describe("MeshStore", () => {
   it("serves one state to RPC callers and to code inside the object, kept in table kv", async () => {

@@ -8,8 +8,8 @@ const item = (name: string, o: Record<string, unknown> = {}) => ({
 });
 
 describe("validateList", () => {
-  it("fills kind and apiVersion of items the way list responses leave them out", () => {
-    const r = validateList("Service", {
+  it("fills kind and apiVersion of items the way list responses leave them out", async () => {
+    const r = await validateList("Service", {
       apiVersion: "v1",
       kind: "ServiceList",
       metadata: { resourceVersion: "42" },
@@ -54,8 +54,8 @@ describe("validateList", () => {
     ],
   ];
   for (const [name, kind, body, want] of bad) {
-    it(`rejects ${name}`, () => {
-      const r = validateList(kind, body);
+    it(`rejects ${name}`, async () => {
+      const r = await validateList(kind, body);
       expect(r.ok).toBe(false);
       if (!r.ok) {
         const { message, ...rest } = want;

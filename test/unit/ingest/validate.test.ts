@@ -12,26 +12,28 @@ const service = (o: Record<string, unknown> = {}) => ({
 const ev = (object: unknown, type = "ADDED") => ({ type, object });
 
 describe("decodeEventsBody", () => {
-  it("takes one event, an array, or NDJSON", () => {
-    expect(decodeEventsBody(JSON.stringify(ev(service())), "application/json")).toMatchObject({ ok: true });
-    const arr = decodeEventsBody(JSON.stringify([ev(service()), ev(service())]), undefined);
+  it("takes one event, an array, or NDJSON", async () => {
+    expect(await decodeEventsBody(JSON.stringify(ev(service())), "application/json")).toMatchObject({
+      ok: true,
+    });
+    const arr = await decodeEventsBody(JSON.stringify([ev(service()), ev(service())]), undefined);
     expect(arr.ok && arr.value.length).toBe(2);
-    const nd = decodeEventsBody(
+    const nd = await decodeEventsBody(
       `${JSON.stringify(ev(service()))}\n\n${JSON.stringify(ev(service()))}\n`,
       "application/x-ndjson",
     );
     expect(nd.ok && nd.value.length).toBe(2);
   });
-  it("names the NDJSON event that is malformed", () => {
-    const r = decodeEventsBody(
+  it("names the NDJSON event that is malformed", async () => {
+    const r = await decodeEventsBody(
       `${JSON.stringify(ev(service()))}\n{oops`,
       "application/x-ndjson; charset=utf-8",
     );
     expect(r).toMatchObject({ ok: false, error: { index: 1 } });
     expect(!r.ok && r.error.message).toMatch(/malformed JSON on line 2/);
   });
-  it("rejects malformed JSON", () => {
-    expect(decodeEventsBody("{", "application/json")).toMatchObject({
+  it("rejects malformed JSON", async () => {
+    expect(await decodeEventsBody("{", "application/json")).toMatchObject({
       ok: false,
       error: { message: /malformed JSON/ },
     });

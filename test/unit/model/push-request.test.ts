@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { mergeAll, mergePushRequests, type PushRequest, pushRequest } from "../../../lib/model/index.ts";
 
@@ -79,5 +80,23 @@ describe("mergePushRequests", () => {
       pushRequest({ full: false, configs: ["b", "a", "b"], reason: "endpoint", start: 1 }).configsUpdated,
     ).toEqual(["a", "b"]);
     expect(mergeAll([])).toBeUndefined();
+  });
+
+  it("mergeAll equals folding mergePushRequests over the list", () => {
+    const arb = fc.record({
+      full: fc.boolean(),
+      configsUpdated: fc.option(fc.uniqueArray(fc.constantFrom("a", "b", "c", "d"), { maxLength: 3 }), {
+        freq: 8,
+      }),
+      reasons: fc.constantFrom({ endpoint: 1 }, { service: 2 }, { endpoint: 1, service: 1 }),
+      start: fc.integer({ min: 0, max: 100 }),
+    });
+    fc.assert(
+      fc.property(fc.array(arb as fc.Arbitrary<PushRequest>, { minLength: 2, maxLength: 12 }), (list) => {
+        const folded = list.reduce((acc, r) => mergePushRequests(acc, r));
+        expect(mergeAll(list)).toEqual(folded);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -47,7 +47,7 @@ export function createHarness(registry: Partial<RegistryOptions> = {}, cluster =
     /** Ingests as another cluster of the same mesh. */
     ingestAs,
     async resync(kind: string, items: unknown[], resourceVersion: string): Promise<ApplySummary> {
-      const v = validateList(kind, { kind: `${kind}List`, metadata: { resourceVersion }, items });
+      const v = await validateList(kind, { kind: `${kind}List`, metadata: { resourceVersion }, items });
       if (!v.ok) throw new Error(`bad test list: ${JSON.stringify(v.error)}`);
       return resync(deps, cluster, v.value);
     },

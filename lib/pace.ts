@@ -1,0 +1,47 @@
+/**
+ * Cooperative time slicing for long loops on a shared event loop (Node and Workers alike): a
+ * loop awaits its pace once per item, which costs a resolved promise until `sliceMs` have passed
+ * and then yields to the event loop once, so timers, sockets, /ready and xDS streams run between
+ * slices. No ingest request may hold the loop much longer than one slice plus one item.
+ */
+
+/** Awaited once per item of a long loop; yields to the event loop when the slice is used up. */
+export type Pace = () => Promise<void>;
+
+export interface PaceOptions {
+  /** Longest run between yields (ms); default 10. */
+  sliceMs?: number;
+  /** Monotonic clock (ms); default performance.now. Injected by tests. */
+  now?: () => number;
+  /** How to yield; default `yieldToEventLoop`. Injected by tests. */
+  yieldNow?: () => Promise<void>;
+}
+
+/** Default slice: well under the ~50 ms a request may hold the loop, large enough to stay cheap. */
+export const defaultSliceMs = 10;
+
+/** A pace for one request: its slice starts when it is created. */
+export function createPace(options: PaceOptions = {}): Pace {
+  const sliceMs = options.sliceMs ?? defaultSliceMs;
+  const now = options.now ?? (() => performance.now());
+  const yieldNow = options.yieldNow ?? yieldToEventLoop;
+  let since = now();
+  return async () => {
+    if (now() - since < sliceMs) return;
+    await yieldNow();
+    since = now();
+  };
+}
+
+/** A pace that never yields: for tests and small, bounded work. */
+export const noPace: Pace = async () => {};
+
+/**
+ * Yields one macrotask turn: `scheduler.yield()` where the runtime has it, else `setTimeout(0)`
+ * (Node and Workers both have it; a microtask would not let I/O run).
+ */
+export function yieldToEventLoop(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+  if (typeof scheduler?.yield === "function") return scheduler.yield();
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
