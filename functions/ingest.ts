@@ -28,6 +28,7 @@ import type { SyncTracker } from "../lib/push/sync-tracker.ts";
 
 /** The header every ingest answer carries: the instance id of the control plane's state. */
 export const instanceHeader = "x-edgepilot-instance";
+
 import { logSafe } from "../lib/log-safe.ts";
 import { createPace, type Pace } from "../lib/pace.ts";
 import { CommitError } from "../lib/store/staged.ts";

@@ -41,22 +41,17 @@ export function mountRest(app: Hono, deps: RestDeps): void {
     if (Number(c.req.header("content-length") ?? 0) > maxRequestBytes) return c.json({ error: tooBig }, 413);
     const { bytes, more } = await readUpTo(c.req.raw, maxRequestBytes);
     if (more) return c.json({ error: tooBig }, 413);
-    const answer = await answerRest(
-      deps.source,
-      typeUrl,
-      new TextDecoder().decode(bytes),
-      {
-        maxNames: deps.limits.maxNamesPerRequest,
-        synced: await (deps.gate ?? openGate).synced(),
-        check: (req) => {
-          const decision = deps.guard.checkNode(c.get("xdsIdentity"), req.node, "unary");
-          if (decision.ok) return undefined;
-          if (decision.code === "permission-denied")
-            deps.log?.(`xds: refused REST ${path}: ${decision.message}`);
-          return { status: decision.code === "invalid-argument" ? 400 : 403, error: decision.message };
-        },
+    const answer = await answerRest(deps.source, typeUrl, new TextDecoder().decode(bytes), {
+      maxNames: deps.limits.maxNamesPerRequest,
+      synced: await (deps.gate ?? openGate).synced(),
+      check: (req) => {
+        const decision = deps.guard.checkNode(c.get("xdsIdentity"), req.node, "unary");
+        if (decision.ok) return undefined;
+        if (decision.code === "permission-denied")
+          deps.log?.(`xds: refused REST ${path}: ${decision.message}`);
+        return { status: decision.code === "invalid-argument" ? 400 : 403, error: decision.message };
       },
-    );
+    });
     if (answer.status === 304) return c.body(null, 304);
     if (answer.status === 503) return c.json({ error: answer.error }, 503, { "retry-after": "1" });
     if (answer.status !== 200) return c.json({ error: answer.error }, answer.status);

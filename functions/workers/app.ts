@@ -4,8 +4,8 @@
  * Watch are forwarded into the object, which holds them until a push concerns them (poll-host.ts).
  */
 import type { Hono } from "hono";
-import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
 import { xdsAuthLogLine } from "../../lib/auth/config.ts";
+import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
 import { createDurableObjectStore, type StoreRpc } from "../../lib/store/durable-object.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import { byGuard, createAuthInterceptor } from "../auth.ts";
