@@ -25,7 +25,7 @@ describe("start-up stops with a line naming what to set", () => {
         XDS_JWT_AUDIENCE: "a",
         XDS_JWKS_FILE: "/nonexistent/jwks.json",
       },
-      /edgepilot: config: XDS_JWKS_FILE: cannot read "\/nonexistent\/jwks.json"/,
+      /edgepilot: cannot start: XDS_JWKS_FILE: cannot read "\/nonexistent\/jwks.json"/,
     ],
   ])("%s", async (_name, env, line) => {
     const started = startControlPlane(env);

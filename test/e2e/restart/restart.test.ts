@@ -83,6 +83,9 @@ afterAll(async () => {
   await Promise.all(backends.map((b) => b.stop()));
 });
 
+/** The raw clients' node: every ADS stream's first request names one. */
+const proxyNode = "sidecar~127.0.0.8~raw-client.default~default.svc.cluster.local";
+
 describe("kill -9 and restart with an empty memory store", () => {
   it("keeps every proxy's resources until the resync, and loses no call", async () => {
     const { openAds } = await import("../support/ads-client.ts");
@@ -91,12 +94,12 @@ describe("kill -9 and restart with an empty memory store", () => {
     const calls = callLoop(client);
     await calls.until((c) => c.ok >= 5, "first calls");
     const delta = openDelta(cp.xdsPort);
-    delta.send({ typeUrl: CDS });
+    delta.send({ typeUrl: CDS, node: { id: proxyNode } });
     await delta.drain(200);
     const held = delta.holds(CDS);
     expect([...held.keys()].sort()).toEqual([ratingsCluster, reviewsCluster]);
     const sotw = openAds(cp.xdsPort);
-    sotw.send({ typeUrl: CDS });
+    sotw.send({ typeUrl: CDS, node: { id: proxyNode } });
     const before = await sotw.next();
     expect(cdsNames(before)).toEqual([ratingsCluster, reviewsCluster]);
     delta.close();
@@ -124,9 +127,9 @@ describe("kill -9 and restart with an empty memory store", () => {
 
     // (b) Delta reconnects saying what it holds; (c) SotW reconnects with its version_info.
     const delta2 = openDelta(cp.xdsPort);
-    delta2.send({ typeUrl: CDS, initialResourceVersions: Object.fromEntries(held) });
+    delta2.send({ typeUrl: CDS, node: { id: proxyNode }, initialResourceVersions: Object.fromEntries(held) });
     const sotw2 = openAds(cp.xdsPort);
-    sotw2.send({ typeUrl: CDS, versionInfo: before?.versionInfo ?? "" });
+    sotw2.send({ typeUrl: CDS, node: { id: proxyNode }, versionInfo: before?.versionInfo ?? "" });
     // Before any resync: nothing removed, no SotW answer (it would lack every cluster).
     expect((await delta2.drain(500)).flatMap((r) => r.removedResources)).toEqual([]);
     expect(await sotw2.next(300)).toBeUndefined();
