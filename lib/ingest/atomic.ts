@@ -5,7 +5,7 @@
  * records, the queued push) reaches the store. See lib/store/staged.ts for the view's semantics.
  */
 import { keys } from "../store/index.ts";
-import { createStagedStore } from "../store/staged.ts";
+import { CommitError, createStagedStore } from "../store/staged.ts";
 import type { ApplyDeps } from "./apply.ts";
 
 /**
@@ -17,13 +17,35 @@ function commitRank(key: string): number {
   return key.startsWith(keys.objects()) ? 1 : 0;
 }
 
-/** Runs `batch` on a staged view of `deps.store` and commits what it wrote only if it returns. */
+/** What keys.commitMarker() holds while a batch is committed. */
+export interface CommitMarker {
+  at: number;
+  writes: number;
+}
+
+/**
+ * Runs `batch` on a staged view of `deps.store` and commits what it wrote only if it returns.
+ * The commit is many writes, so it is bracketed by keys.commitMarker(): a process that dies
+ * between the two (kill -9 on a durable store) leaves the marker, and the next start treats the
+ * state as cut short (a new state lifetime: unsynced, and a new instance id that makes the relay
+ * relist at once). A commit that failed and was rolled back removes its marker; one whose
+ * rollback failed leaves it, for the same reason.
+ */
 export async function applyAtomically<T>(
   deps: ApplyDeps,
   batch: (deps: ApplyDeps) => Promise<T>,
 ): Promise<T> {
   const staged = createStagedStore(deps.store);
   const result = await batch({ ...deps, store: staged });
-  await staged.commit({ rank: commitRank, ...(deps.pace && { pace: deps.pace }) });
+  if (staged.staged === 0) return result;
+  const marker: CommitMarker = { at: deps.now(), writes: staged.staged };
+  await deps.store.put(keys.commitMarker(), marker);
+  try {
+    await staged.commit({ rank: commitRank, ...(deps.pace && { pace: deps.pace }) });
+  } catch (err) {
+    if (!(err instanceof CommitError) || err.rolledBack) await deps.store.delete(keys.commitMarker());
+    throw err;
+  }
+  await deps.store.delete(keys.commitMarker());
   return result;
 }

@@ -79,6 +79,25 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
     return record;
   }
 
+  /**
+   * A commit marker left by a process that died mid-commit (lib/ingest/atomic.ts) means the store
+   * may hold part of a batch: begin a new state lifetime (unsynced, new instance id, so the relay
+   * relists every kind at once and no proxy is told to remove anything until it has).
+   */
+  async function restartIfCutShort(): Promise<void> {
+    const marker = await store.get<{ at: number; writes: number }>(keys.commitMarker());
+    if (!marker) return;
+    const record = newSyncRecord(newId(), timers.now());
+    await store.put(keys.syncRecord(), record);
+    await store.delete(keys.commitMarker());
+    cache = record;
+    log(
+      `sync: WARNING: an ingest batch of ${marker.value.writes} write(s) was cut off mid-commit before this start; ` +
+        `the stored state may hold part of it, so a new state begins (instance ${record.instance}): ` +
+        "the relay relists every kind, and proxies keep what they hold until the resyncs arrive",
+    );
+  }
+
   /** Logs what changed since the state last shown; wakes the runtime when it became synced. */
   function show(state: SyncState): void {
     const before = shown;
@@ -119,6 +138,8 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
 
   return {
     async start() {
+      // Only a sole writer can tell a dead process's marker from a commit running elsewhere.
+      if (o.cached) await restartIfCutShort();
       const state = decideSync(await load(), timers.now(), options);
       show(state);
       return state;

@@ -94,6 +94,11 @@ export const keys = {
    * when it began, which clusters' resyncs arrived. Kept by a durable store, new in a memory one.
    */
   syncRecord: () => "meta/sync",
+  /**
+   * Present while an ingest batch is being committed (lib/ingest/atomic.ts): found at start-up, it
+   * means the last process died mid-commit and the state may hold part of a batch (sync-tracker.ts).
+   */
+  commitMarker: () => "meta/committing",
   /** What push number `seq` changed: PushLogEntry. */
   pushLog: (seq: number) => `pushlog/${pad(seq)}`,
   /** Last seen resourceVersion of one object, and what it fed: ObjectRecord. "_" for cluster-scoped. */

@@ -10,6 +10,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { forwardedIdentityHeader } from "../../functions/auth.ts";
 import { workerConfig } from "../../functions/workers/config.ts";
 import { createPollHost } from "../../functions/workers/poll-host.ts";
 import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
@@ -126,7 +127,12 @@ describe("the Durable Object's poll host while not synced", () => {
         const res = await host.fetch(
           new Request("https://mesh/edgepilot.xds.v1.DeltaPollService/Poll", {
             method: "POST",
-            headers: { "content-type": "application/json", "connect-protocol-version": "1" },
+            headers: {
+              "content-type": "application/json",
+              "connect-protocol-version": "1",
+              // What the Worker adds once it verified the caller (poll-forward.ts).
+              [forwardedIdentityHeader]: JSON.stringify({ method: "token", subject: "EDGEPILOT_XDS_TOKEN" }),
+            },
             body: JSON.stringify({
               request: { typeUrl: TypeUrl.cluster, initialResourceVersions: { gone: "v1" } },
             }),

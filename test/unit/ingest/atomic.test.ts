@@ -105,6 +105,43 @@ describe("a batch is all or nothing", () => {
   }
 });
 
+describe("the commit marker (keys.commitMarker)", () => {
+  it("is gone after a commit, and after a failed commit that was rolled back", async () => {
+    const store = failingOn("put", "push/pending/");
+    const { post } = setup(store);
+    expect((await post("/v1/events", [ev("ADDED", service("reviews", "shop"))])).status).toBe(500);
+    expect(await store.get(keys.commitMarker())).toBeUndefined();
+    const base = createMemoryStore();
+    const written: string[] = [];
+    const watched: Store = {
+      ...base,
+      put: (key, value, options) => {
+        written.push(key);
+        return base.put(key, value, options);
+      },
+    };
+    await setup(watched).post("/v1/events", [ev("ADDED", service("reviews", "shop"))]);
+    expect(written[0]).toBe(keys.commitMarker());
+    expect(written.length).toBeGreaterThan(1);
+    expect(await base.get(keys.commitMarker())).toBeUndefined();
+  });
+
+  it("stays when the rollback itself failed, so the next start knows the state is cut short", async () => {
+    const inner = failingOn("put", "push/pending/");
+    const store: Store = {
+      ...inner,
+      delete: async (key, options) => {
+        if (key.startsWith("svc/")) throw new Error("the store went away");
+        return inner.delete(key, options);
+      },
+    };
+    const { post } = setup(store);
+    const res = await post("/v1/events", [ev("ADDED", service("reviews", "shop"))]);
+    expect(res.status).toBe(500);
+    expect((await store.get(keys.commitMarker()))?.value).toMatchObject({ writes: expect.any(Number) });
+  });
+});
+
 describe("resync never deletes or overwrites an object newer than the list", () => {
   const svc = (name: string, rv: string, port = 9080) => ({
     ...service(name, "shop", { port }),

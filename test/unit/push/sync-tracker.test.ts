@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createSyncTracker } from "../../../lib/push/sync-tracker.ts";
-import type { Store } from "../../../lib/store/index.ts";
+import { keys, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createManualClock, type ManualClock } from "../relay/manual-clock.ts";
 
@@ -128,5 +128,39 @@ describe("createSyncTracker", () => {
     await restarted.turn();
     expect(await restarted.t.synced()).toBe(true);
     expect(restarted.woken()).toBe(1);
+  });
+});
+
+describe("a batch cut off mid-commit (kill -9 on a durable store)", () => {
+  it("starts a new state lifetime: a new instance id, not synced, the marker cleared, a warning", async () => {
+    const store = createMemoryStore();
+    const first = tracker({ store });
+    await first.t.start();
+    await first.t.ingested("east", "Service");
+    await first.t.ingested("east", "EndpointSlice");
+    await first.turn();
+    expect(await first.t.synced()).toBe(true);
+    const before = await first.t.instance();
+    // What lib/ingest/atomic.ts leaves behind when the process dies between its writes.
+    await store.put(keys.commitMarker(), { at: 1, writes: 42 });
+
+    const next = tracker({ store });
+    const state = await next.t.start();
+    expect(state.synced).toBe(false);
+    expect(await next.t.instance()).not.toBe(before);
+    expect(await store.get(keys.commitMarker())).toBeUndefined();
+    expect(next.lines[0]).toMatch(/WARNING: an ingest batch of 42 write\(s\) was cut off mid-commit/);
+  });
+
+  it("is left alone by a tracker that is not the store's sole writer (a Worker isolate)", async () => {
+    const store = createMemoryStore();
+    const first = tracker({ store, cached: false });
+    await first.t.start();
+    const before = await first.t.instance();
+    await store.put(keys.commitMarker(), { at: 1, writes: 3 });
+    const next = tracker({ store, cached: false });
+    await next.t.start();
+    expect(await next.t.instance()).toBe(before);
+    expect(await store.get(keys.commitMarker())).toBeDefined();
   });
 });
