@@ -23,7 +23,7 @@ import {
   newTypeState,
   settleOldest,
 } from "./delta-state.ts";
-import { nodeGenerator } from "./sotw.ts";
+import { nodeGenerator, retainedNode } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
 import {
@@ -144,7 +144,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     setVersion([...state.held].map(([name, version]) => ({ name, version })));
 
   async function onRequest(req: DeltaDiscoveryRequest): Promise<DeltaDiscoveryResponse[]> {
-    if (node === undefined && req.node !== undefined) node = req.node;
+    if (node === undefined && req.node !== undefined) node = retainedNode(req.node);
     if (req.typeUrl === "") return [];
     let state = states.get(req.typeUrl);
     const first = state === undefined;

@@ -8,7 +8,8 @@
  * (node metadata GENERATOR, see nodeGenerator) is decided when resources are published; sidecar
  * (non-gRPC) generation does not exist yet, so every proxy is served the proxyless gRPC resources.
  */
-import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
+import { create } from "@bufbuild/protobuf";
+import { type Node, NodeSchema } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { sotwResponse, uniqueByName } from "./response.ts";
 import type { ResourceSource } from "./source.ts";
@@ -66,6 +67,16 @@ interface TypeState {
   waiting?: string;
   ackedVersion?: string;
   nack?: NackStatus;
+}
+
+/**
+ * What a stream keeps of the node of its first request: the id and GENERATOR only. A node's
+ * metadata can be as large as a whole request message (EDGEPILOT_MAX_REQUEST_BYTES), and a stream
+ * lives for hours, so the rest is dropped instead of held once per stream.
+ */
+export function retainedNode(node: Node): Node {
+  const generator = nodeGenerator(node);
+  return create(NodeSchema, { id: node.id, ...(generator && { metadata: { GENERATOR: generator } }) });
 }
 
 /** The GENERATOR metadata of a node (`grpc` for proxyless gRPC), "" when absent or not a string. */
@@ -149,7 +160,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
   }
 
   async function onRequest(req: DiscoveryRequest): Promise<DiscoveryResponse[]> {
-    if (node === undefined && req.node !== undefined) node = req.node;
+    if (node === undefined && req.node !== undefined) node = retainedNode(req.node);
     if (req.typeUrl === "") return [];
     let state = states.get(req.typeUrl);
     if (!state) {

@@ -110,17 +110,20 @@ describe("SotW session: first requests", () => {
     expect(h.session.status().types[0]?.ackedVersion).toBe("x");
   });
 
-  it("keeps the node of the first request and reads its GENERATOR", async () => {
+  it("keeps the node of the first request, its id and GENERATOR only", async () => {
     const h = harness();
     const node = create(NodeSchema, {
       id: "sidecar~10.0.0.1~a.ns~ns.svc.cluster.local",
-      metadata: { GENERATOR: "grpc" },
+      metadata: { GENERATOR: "grpc", BULK: "x".repeat(100_000) },
+      userAgentName: "envoy",
     });
     await h.session.onRequest(req({ typeUrl: LDS, node }));
     await h.session.onRequest(req({ typeUrl: CDS }));
     expect(h.session.node()?.id).toBe(node.id);
     expect(nodeGenerator(h.session.node())).toBe("grpc");
     expect(nodeGenerator(undefined)).toBe("");
+    expect(h.session.node()?.metadata).toEqual({ GENERATOR: "grpc" });
+    expect(h.session.node()?.userAgentName).toBe("");
     expect(h.session.status()).toMatchObject({ nodeId: node.id, generator: "grpc" });
   });
 
