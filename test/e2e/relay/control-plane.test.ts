@@ -6,12 +6,11 @@
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allowPlainHttp } from "../../../functions/node/relay/kubeconfig.ts";
-import { createRelay, type Relay } from "../../../functions/node/relay/relay.ts";
+import type { Relay } from "../../../functions/node/relay/relay.ts";
 import { StatusService } from "../../../lib/gen/edgepilot/v1/status_pb.ts";
 import { type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
 import { type FakeApiServer, startFakeApiServer } from "./fake-apiserver.ts";
-import { named, pod, slice, svc } from "./harness.ts";
+import { named, pod, relayToControlPlane, slice, svc } from "./harness.ts";
 
 let cp: RunningControlPlane;
 let api: FakeApiServer;
@@ -50,26 +49,7 @@ beforeAll(async () => {
   api.apply("endpointslices", slice("reviews-1", "reviews", ["10.1.0.1"]));
   api.apply("endpointslices", slice("ratings-1", "ratings", ["10.1.0.2"]));
   api.apply("pods", pod("reviews-v1", "10.1.0.1"));
-  relay = createRelay({
-    kc: allowPlainHttp(api.kubeConfig()),
-    config: {
-      url: `http://127.0.0.1:${cp.port}`,
-      token: cp.token,
-      clusterId: "relay-e2e",
-      resyncPeriodMs: 0,
-      batchSize: 500,
-      batchDelayMs: 10,
-      maxQueuedEvents: 10_000,
-      listPageSize: 500,
-      watchEndpoints: false,
-      watchIstio: false,
-      shutdownTimeoutMs: 1000,
-      logEvents: false,
-    },
-    log: (line) => logs.push(line),
-    backoff: { initialMs: 20, maxMs: 200 },
-    healthyWatchMs: 50,
-  });
+  relay = relayToControlPlane(api, cp, logs);
   relay.start();
 });
 

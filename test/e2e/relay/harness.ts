@@ -1,7 +1,7 @@
 /** Starts a relay in this process against a fake API server and a recording receiver, with object builders. */
 
 import { allowPlainHttp } from "../../../functions/node/relay/kubeconfig.ts";
-import { createRelay, type Relay } from "../../../functions/node/relay/relay.ts";
+import { createRelay, type Relay, type RelayOptions } from "../../../functions/node/relay/relay.ts";
 import type { RelayConfig } from "../../../lib/relay/config.ts";
 import { type FakeApiServer, startFakeApiServer } from "./fake-apiserver.ts";
 import type { KubeObj } from "./fake-resources.ts";
@@ -113,4 +113,37 @@ export function names(
   events: { type?: string; object?: { metadata: { name: string; namespace?: string } } }[],
 ): string[] {
   return events.map((e) => `${e.type} ${e.object?.metadata.namespace ?? ""}/${e.object?.metadata.name}`);
+}
+
+/**
+ * A relay from `api` to a real control plane at `port` (cluster `relay-e2e`, no periodic resync,
+ * fast batches and backoff), logging into `logs`; `extra` overrides the relay's own options.
+ */
+export function relayToControlPlane(
+  api: FakeApiServer,
+  cp: { port: number; token: string },
+  logs: string[],
+  extra: Partial<Pick<RelayOptions, "heartbeatMs">> = {},
+): Relay {
+  return createRelay({
+    kc: allowPlainHttp(api.kubeConfig()),
+    config: {
+      url: `http://127.0.0.1:${cp.port}`,
+      token: cp.token,
+      clusterId: "relay-e2e",
+      resyncPeriodMs: 0,
+      batchSize: 500,
+      batchDelayMs: 10,
+      maxQueuedEvents: 10_000,
+      listPageSize: 500,
+      watchEndpoints: false,
+      watchIstio: false,
+      shutdownTimeoutMs: 1000,
+      logEvents: false,
+    },
+    log: (line) => logs.push(line),
+    backoff: { initialMs: 20, maxMs: 200 },
+    healthyWatchMs: 50,
+    ...extra,
+  });
 }
