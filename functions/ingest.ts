@@ -5,7 +5,7 @@
  * stream; decoding, validation, applying and committing are paced (lib/pace.ts) so serving never
  * starves; each batch applies all or nothing (lib/ingest/atomic.ts).
  */
-import { type Context, Hono } from "hono";
+import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { timingSafeEqual } from "../lib/auth/timing-safe.ts";
 import { clusterIdRule, isClusterId } from "../lib/config.ts";
@@ -34,15 +34,19 @@ import { createPace, type Pace } from "../lib/pace.ts";
 import { CommitError } from "../lib/store/staged.ts";
 import { readUpTo } from "./body.ts";
 
-export interface IngestOptions extends ApplyDeps {
+/** Who may call ingest: the bearer token, or what decides when there is none. */
+export interface IngestAuthOptions {
   /** Required bearer token; when undefined, `allowUnauthenticated` decides. */
   token: string | undefined;
-  /** The cluster a call names when it names none (CLUSTER_ID). */
-  clusterId: string;
   /** Whether a call without a token may ingest (Node: loopback callers only). */
   allowUnauthenticated: (c: Context) => boolean;
   /** What a refused call without a token is told; defaults to Node's loopback-only message. */
   unauthenticatedRefusal?: string;
+}
+
+export interface IngestOptions extends ApplyDeps, IngestAuthOptions {
+  /** The cluster a call names when it names none (CLUSTER_ID). */
+  clusterId: string;
   /** Called after a batch queued a push, so the runtime can schedule the debounce. */
   onEnqueued?: () => void | Promise<void>;
   /** Whether both ports serve. */
@@ -75,20 +79,7 @@ export function createIngestApp(options: IngestOptions): Hono {
     return c.json({ ready: true, synced, published, timedOut, instance, clusters });
   });
 
-  app.use("/v1/*", async (c, next) => {
-    const header = c.req.header("authorization");
-    if (options.token !== undefined) {
-      if (header === undefined) throw new HTTPException(401, { message: "missing bearer token" });
-      if (!timingSafeEqual(header, `Bearer ${options.token}`)) {
-        throw new HTTPException(401, { message: "wrong bearer token" });
-      }
-    } else if (!options.allowUnauthenticated(c)) {
-      throw new HTTPException(401, {
-        message:
-          options.unauthenticatedRefusal ??
-          "no EDGEPILOT_TOKEN is set, so ingest accepts unauthenticated calls from loopback only",
-      });
-    }
+  app.use("/v1/*", ingestAuth(options), async (c, next) => {
     if (sync) c.header(instanceHeader, await sync.instance());
     await next();
   });
@@ -164,6 +155,30 @@ export function createIngestApp(options: IngestOptions): Hono {
     return c.json({ error }, 500);
   });
   return app;
+}
+
+/**
+ * The ingest bearer check (EDGEPILOT_TOKEN, compared in constant time), as middleware: a refused
+ * call throws HTTPException 401 saying what was wrong, before its body is read. One check for every
+ * host: createIngestApp runs it, and so does the Worker before it forwards a call to the MeshStore.
+ */
+export function ingestAuth(options: IngestAuthOptions): MiddlewareHandler {
+  return async (c, next) => {
+    const header = c.req.header("authorization");
+    if (options.token !== undefined) {
+      if (header === undefined) throw new HTTPException(401, { message: "missing bearer token" });
+      if (!timingSafeEqual(header, `Bearer ${options.token}`)) {
+        throw new HTTPException(401, { message: "wrong bearer token" });
+      }
+    } else if (!options.allowUnauthenticated(c)) {
+      throw new HTTPException(401, {
+        message:
+          options.unauthenticatedRefusal ??
+          "no EDGEPILOT_TOKEN is set, so ingest accepts unauthenticated calls from loopback only",
+      });
+    }
+    await next();
+  };
 }
 
 /**

@@ -1,21 +1,25 @@
 /**
- * The Worker's HTTP surface, built once per env: GET /ready, POST /v1/events, the xDS Connect
- * procedures at the root and REST-JSON xDS, all over the one MeshStore Durable Object. Poll and
- * Watch are forwarded into the object, which holds them until a push concerns them (poll-host.ts).
+ * The Worker's HTTP surface, built once per env: GET /ready, ingest (POST /v1/events, /v1/resync,
+ * /v1/admission), the xDS Connect procedures at the root and REST-JSON xDS, all over the one
+ * MeshStore Durable Object. Ingest and /ready are forwarded into the object as one call each
+ * (ingest-host.ts runs them there); Poll and Watch too, and the object holds them until a push
+ * concerns them (poll-host.ts). Fetch, REST-JSON and StatusService read the store over RPC.
  */
-import type { Hono } from "hono";
+import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { xdsAuthLogLine } from "../../lib/auth/config.ts";
+import { logSafe } from "../../lib/log-safe.ts";
 import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
 import { createDurableObjectStore, type StoreRpc } from "../../lib/store/durable-object.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import { byGuard, createAuthInterceptor } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
-import { createIngestApp } from "../ingest.ts";
 import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
 import { ConfigError, workerConfig } from "./config.ts";
 import type { Env } from "./index.ts";
+import { mountIngestForward } from "./ingest-forward.ts";
 import type { MeshStore } from "./mesh-store.ts";
 import { mountPollForward } from "./poll-forward.ts";
 
@@ -61,8 +65,9 @@ function buildApp(env: Env): Hono {
     meshStub(env)
       .kick()
       .catch((err: unknown) => log(`ingest: kick failed, the cron trigger will push: ${err}`));
-  // Start-up sync read from the record in the MeshStore on every use (isolates come and go); the
-  // object keeps the timer and wakes its polls, so becoming synced here kicks it.
+  // The read paths' gate: the sync record in the MeshStore, read on every use (isolates come and
+  // go). The object's own tracker writes it (ingest runs there) and keeps the timer; should this
+  // one see the registry become synced first, it kicks the object.
   const sync = createSyncTracker({
     store,
     options: { timeoutMs: config.syncTimeoutMs, useEndpointSlice: config.registry.useEndpointSlice },
@@ -74,19 +79,16 @@ function buildApp(env: Env): Hono {
   const { guard, ready } = setupGuard(config.xdsAuth, { now: () => Date.now(), log });
   ready.catch((err: unknown) => log(`edgepilot: config: ${err instanceof Error ? err.message : err}`));
   log(xdsAuthLogLine(config.xdsAuth, { host: "", worker: true }));
-  const app = createIngestApp({
-    store,
-    registry: config.registry,
-    now: () => Date.now(),
-    token: config.token,
-    clusterId: config.clusterId,
-    allowUnauthenticated: () => false,
-    unauthenticatedRefusal: noTokenRefusal,
-    // The batch is applied and queued already; the cron kick is the safety net for a lost one.
-    onEnqueued: kick,
-    sync,
-    log,
-  });
+  const app = new Hono();
+  const forward = (request: Request) => meshStub(env).fetch(request);
+  // /ready answers from the object's sync record, as its ingest sees it: one call.
+  app.get("/ready", (c) => forward(c.req.raw));
+  // Ingest is authenticated here, then each batch is ONE call into the object, which applies it.
+  mountIngestForward(
+    app,
+    { token: config.token, allowUnauthenticated: () => false, unauthenticatedRefusal: noTokenRefusal },
+    forward,
+  );
   const { maxStreams, maxNamesPerRequest } = config.limits;
   const maxRequestBytes = config.limits.maxRequestBytes;
   mountConnect(
@@ -97,8 +99,16 @@ function buildApp(env: Env): Hono {
   mountRest(app, { source: createStoreSource(store), limits: config.limits, gate: sync, guard, log });
   // Poll and Watch run inside the MeshStore: its alarm wakes them (the response streams through).
   // Credentials are checked here; the object checks the node against the identity forwarded with the call.
-  mountPollForward(app, config.limits.maxRequestBytes, guard, (request) => meshStub(env).fetch(request));
+  mountPollForward(app, config.limits.maxRequestBytes, guard, forward);
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((err, c) => {
+    if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);
+    // The object answers its own errors; this is the call to it (or a read path) failing.
+    log(
+      `edgepilot: internal error on ${c.req.method} ${c.req.path}: ${logSafe(err instanceof Error ? (err.stack ?? err.message) : String(err), 4096)}`,
+    );
+    return c.json({ error: "internal error; see the Worker's log" }, 500);
+  });
   return app;
 }
 

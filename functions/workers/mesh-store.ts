@@ -1,11 +1,14 @@
 /**
  * The Durable Object that owns the mesh state. One instance (by name) holds every key in its
- * SQLite storage; the Worker reaches it through `createDurableObjectStore` over `meshStub(env)` (app.ts).
- * It also drives the debounce: `kick()` arms the alarm, `alarm()` runs a turn over the local store.
- * And it serves DeltaPollService's Poll and Watch (forwarded by the Worker to `fetch()`), so one
- * alarm flush wakes every open Watch and waiting poll in memory (poll-host.ts).
+ * SQLite storage. Ingest runs here: the Worker forwards each batch as one `fetch()` (ingest-host.ts)
+ * applied over the local store. The Worker's xDS read paths reach the store through
+ * `createDurableObjectStore` over `meshStub(env)` (app.ts). It also drives the debounce: `kick()`
+ * arms the alarm, `alarm()` runs a turn over the local store. And it serves DeltaPollService's Poll
+ * and Watch (forwarded by the Worker to `fetch()`), so one alarm flush wakes every open Watch and
+ * waiting poll in memory (poll-host.ts).
  */
 import { DurableObject } from "cloudflare:workers";
+import type { Hono } from "hono";
 import type { Config } from "../../lib/config.ts";
 import { createSyncTracker, type SyncTracker } from "../../lib/push/sync-tracker.ts";
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
@@ -14,6 +17,7 @@ import type { DeleteOptions, ListOptions, PutOptions, Store } from "../../lib/st
 import { debounceTurn } from "../debounce.ts";
 import { ConfigError, workerConfig } from "./config.ts";
 import type { Env } from "./index.ts";
+import { createIngestHost, isIngestPath } from "./ingest-host.ts";
 import { createPollHost, type PollHost } from "./poll-host.ts";
 import { pushLogLines } from "./push-log.ts";
 
@@ -25,7 +29,9 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   readonly #store: Store;
   readonly #rpc: StoreRpc;
   #polls: PollHost | undefined;
+  #ingest: Hono | undefined;
   #sync: SyncTracker | undefined;
+  #calls = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -38,49 +44,69 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
     return this.#store;
   }
 
+  /**
+   * Calls this object has served since it started, counting every entry point (fetch, each store
+   * RPC, kick, alarm): what "Durable Object calls per ingest batch" is measured by.
+   */
+  get calls(): number {
+    return this.#calls;
+  }
+
   storeGet(key: string) {
+    this.#calls++;
     return this.#rpc.storeGet(key);
   }
 
   storeGetMany(keys: string[]) {
+    this.#calls++;
     return this.#rpc.storeGetMany(keys);
   }
 
   storePut(key: string, value: string, options?: PutOptions) {
+    this.#calls++;
     return this.#rpc.storePut(key, value, options);
   }
 
   storeDelete(key: string, options?: DeleteOptions) {
+    this.#calls++;
     return this.#rpc.storeDelete(key, options);
   }
 
   storeList(prefix: string, options?: ListOptions) {
+    this.#calls++;
     return this.#rpc.storeList(prefix, options);
   }
 
   /**
-   * Serves a Poll or Watch the Worker forwarded. A Watch's response streams for as long as the
-   * client stays: while it does, this object stays in memory (a request in progress is never
-   * hibernated or evicted for idleness); if the object is restarted anyway (a deploy), the
-   * stream ends and the client re-opens it with what it holds. A bad configuration answers 500.
+   * Serves an ingest batch, /ready, or a Poll or Watch the Worker forwarded. A Watch's response
+   * streams for as long as the client stays: while it does, this object stays in memory (a request
+   * in progress is never hibernated or evicted for idleness); if the object is restarted anyway (a
+   * deploy), the stream ends and the client re-opens it with what it holds. A bad configuration
+   * answers 500.
    */
   override async fetch(request: Request): Promise<Response> {
+    this.#calls++;
+    const ingest = isIngestPath(new URL(request.url).pathname);
     try {
       const config = workerConfig(this.env);
-      this.#polls ??= createPollHost(this.#store, config.limits, this.#tracker(config));
+      const sync = this.#tracker(config);
+      if (ingest) {
+        const log = (line: string) => console.log(line);
+        this.#ingest ??= createIngestHost({ store: this.#store, config, sync, kick: () => this.#arm(), log });
+      } else this.#polls ??= createPollHost(this.#store, config.limits, sync);
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       return Response.json({ error: err.message, errors: err.errors }, { status: 500 });
     }
-    return this.#polls.fetch(request);
+    return ingest ? (this.#ingest as Hono).fetch(request) : (this.#polls as PollHost).fetch(request);
   }
 
   /**
    * Start-up sync over this object's own store. The record is in the object's storage, so a
    * restarted object loads its old state, synced and published. Its timer (PILOT_SYNC_TIMEOUT
-   * after the state began) re-reads the record; becoming synced (here or by the Worker's ingest,
-   * which kicks us) runs a turn, and the first complete turn after it opens the gate and wakes
-   * every poll and Watch.
+   * after the state began) re-reads the record. Ingest runs here and notes each accepted call in
+   * this one tracker; becoming synced arms the alarm, and the first complete turn after it opens
+   * the gate and wakes every poll and Watch.
    */
   #tracker(config: Config): SyncTracker {
     if (!this.#sync) {
@@ -94,7 +120,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
         },
         log: (line) => console.log(line),
         cached: false,
-        onSynced: () => void this.kick(),
+        onSynced: () => void this.#arm(),
         onOpen: () => this.#polls?.wakeAll(),
       });
       this.ctx.waitUntil(this.#sync.start().then(() => undefined));
@@ -109,6 +135,12 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
 
   /** Makes sure a debounce turn runs now: arms the alarm unless one is already due no later than now. */
   async kick(): Promise<void> {
+    this.#calls++;
+    await this.#arm();
+  }
+
+  /** kick()'s work, for callers inside this object (ingest, the sync tracker): no entry call. */
+  async #arm(): Promise<void> {
     const now = Date.now();
     const at = await this.ctx.storage.getAlarm();
     if (at === null || at > now) await this.ctx.storage.setAlarm(now);
@@ -121,6 +153,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
    * (the cron kick logs it again).
    */
   override async alarm(): Promise<void> {
+    this.#calls++;
     const now = () => Date.now();
     let nextAt: number | null;
     try {

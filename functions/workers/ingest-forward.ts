@@ -1,0 +1,52 @@
+/**
+ * The Worker's side of ingest: POST /v1/events, /v1/resync and /v1/admission are authenticated
+ * here (functions/ingest.ts's `ingestAuth`, EDGEPILOT_TOKEN) and then forwarded, query string and
+ * headers kept, into the MeshStore as ONE call per batch (its fetch, ingest-host.ts), which applies
+ * the batch over its own SQL store and answers exactly what Node answers. A refused call (401)
+ * never reaches the object. The body is read first, keeping at most one byte past the ingest limit
+ * (the object answers the 413 itself, with the state's instance header, as Node does).
+ */
+import type { Hono } from "hono";
+import type { Identity } from "../../lib/auth/identity.ts";
+import { forwardedIdentityHeader } from "../auth.ts";
+import { readUpTo } from "../body.ts";
+import { type IngestAuthOptions, ingestAuth, maxBodyBytes } from "../ingest.ts";
+
+/** The ingest routes the Worker forwards. */
+export const ingestPaths = ["/v1/events", "/v1/resync", "/v1/admission"] as const;
+
+/** What the Worker vouches for in `x-edgepilot-identity` once a call showed EDGEPILOT_TOKEN. */
+const ingestIdentity: Identity = { method: "token", subject: "EDGEPILOT_TOKEN" };
+
+/** Routes the ingest calls on `app` to `forward` (the MeshStore stub's fetch), once authenticated. */
+export function mountIngestForward(
+  app: Hono,
+  auth: IngestAuthOptions,
+  forward: (request: Request) => Promise<Response>,
+): void {
+  app.use("/v1/*", ingestAuth(auth));
+  for (const path of ingestPaths) {
+    app.post(path, async (c) => {
+      const { bytes } = await readUpTo(c.req.raw, maxBodyBytes + 1);
+      const headers = new Headers(c.req.raw.headers);
+      headers.delete("content-length");
+      // The token stays here; the object trusts this header (it is reachable only through its binding).
+      headers.delete("authorization");
+      headers.set(forwardedIdentityHeader, JSON.stringify(ingestIdentity));
+      // No abort signal: a batch the object started applies whole even if the caller left.
+      return forward(new Request(c.req.raw.url, { method: "POST", headers, body: bytes }));
+    });
+  }
+}
+
+/** Whether an ingest call inside the MeshStore came through mountIngestForward (the only way in). */
+export function forwardedIngest(headers: Headers): boolean {
+  const raw = headers.get(forwardedIdentityHeader);
+  if (raw === null) return false;
+  try {
+    const id = JSON.parse(raw) as Partial<Identity> | null;
+    return id?.method === ingestIdentity.method && id.subject === ingestIdentity.subject;
+  } catch {
+    return false;
+  }
+}
