@@ -88,6 +88,7 @@ function buildApp(env: Env): Hono {
     app,
     { token: config.token, allowUnauthenticated: () => false, unauthenticatedRefusal: noTokenRefusal },
     forward,
+    log,
   );
   const { maxStreams, maxNamesPerRequest } = config.limits;
   const maxRequestBytes = config.limits.maxRequestBytes;

@@ -8,6 +8,7 @@
  */
 import type { Hono } from "hono";
 import type { Identity } from "../../lib/auth/identity.ts";
+import { logSafe } from "../../lib/log-safe.ts";
 import { forwardedIdentityHeader } from "../auth.ts";
 import { readUpTo } from "../body.ts";
 import { type IngestAuthOptions, ingestAuth, maxBodyBytes } from "../ingest.ts";
@@ -18,11 +19,20 @@ export const ingestPaths = ["/v1/events", "/v1/resync", "/v1/admission"] as cons
 /** What the Worker vouches for in `x-edgepilot-identity` once a call showed EDGEPILOT_TOKEN. */
 const ingestIdentity: Identity = { method: "token", subject: "EDGEPILOT_TOKEN" };
 
-/** Routes the ingest calls on `app` to `forward` (the MeshStore stub's fetch), once authenticated. */
+/** What a caller is told when the object failed to answer (a batch applies whole, once: resending is safe). */
+export const forwardFailure =
+  "internal error; the Durable Object holding the mesh failed while serving this call, so it may or may not " +
+  "have been applied; send it again (events older than what is stored are skipped)";
+
+/**
+ * Routes the ingest calls on `app` to `forward` (the MeshStore stub's fetch), once authenticated.
+ * The object's answer is returned as is; a call to it that throws answers 500 (forwardFailure).
+ */
 export function mountIngestForward(
   app: Hono,
   auth: IngestAuthOptions,
   forward: (request: Request) => Promise<Response>,
+  log: (line: string) => void,
 ): void {
   app.use("/v1/*", ingestAuth(auth));
   for (const path of ingestPaths) {
@@ -33,8 +43,13 @@ export function mountIngestForward(
       // The token stays here; the object trusts this header (it is reachable only through its binding).
       headers.delete("authorization");
       headers.set(forwardedIdentityHeader, JSON.stringify(ingestIdentity));
-      // No abort signal: a batch the object started applies whole even if the caller left.
-      return forward(new Request(c.req.raw.url, { method: "POST", headers, body: bytes }));
+      try {
+        // No abort signal: a batch the object started applies whole even if the caller left.
+        return await forward(new Request(c.req.raw.url, { method: "POST", headers, body: bytes }));
+      } catch (err) {
+        log(`ingest: the Durable Object failed on ${c.req.path}: ${logSafe(String(err), 4096)}`);
+        return c.json({ error: forwardFailure }, 500);
+      }
     });
   }
 }

@@ -1,5 +1,5 @@
 /**
- * Golden parity, Workers side: the Worker on workerd (ingest over RPC into the SQLite MeshStore,
+ * Golden parity, Workers side: the Worker on workerd (ingest forwarded into the SQLite MeshStore,
  * debounce on its alarm, status over Connect JSON) publishes exactly the versions in
  * test/fixtures/parity/versions.json, the file test/unit/parity.test.ts holds the Node path to.
  */
