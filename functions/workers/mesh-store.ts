@@ -31,6 +31,8 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   #polls: PollHost | undefined;
   #ingest: Hono | undefined;
   #sync: SyncTracker | undefined;
+  /** The tracker's start (settled, failed or not): served calls and turns wait for it. */
+  #started: Promise<void> = Promise.resolve();
   #calls = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -90,6 +92,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
     try {
       const config = workerConfig(this.env);
       const sync = this.#tracker(config);
+      await this.#started;
       if (ingest) {
         const log = (line: string) => console.log(line);
         this.#ingest ??= createIngestHost({ store: this.#store, config, sync, kick: () => this.#arm(), log });
@@ -103,10 +106,11 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
 
   /**
    * Start-up sync over this object's own store. The record is in the object's storage, so a
-   * restarted object loads its old state, synced and published. Its timer (PILOT_SYNC_TIMEOUT
-   * after the state began) re-reads the record. Ingest runs here and notes each accepted call in
-   * this one tracker; becoming synced arms the alarm, and the first complete turn after it opens
-   * the gate and wakes every poll and Watch.
+   * restarted object loads its old state, synced and published. Ingest runs here, so this object is
+   * the record's one writer (the Worker's read paths only read it): the tracker keeps it in memory,
+   * like Node's, and its start finds a batch a restart cut off mid-commit (a new state begins).
+   * Its timer (PILOT_SYNC_TIMEOUT after the state began) re-checks it; becoming synced arms the
+   * alarm, and the first complete turn after it opens the gate and wakes every poll and Watch.
    */
   #tracker(config: Config): SyncTracker {
     if (!this.#sync) {
@@ -119,11 +123,15 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
           clearTimeout: (h) => clearTimeout(h as number),
         },
         log: (line) => console.log(line),
-        cached: false,
+        cached: true,
         onSynced: () => void this.#arm(),
         onOpen: () => this.#polls?.wakeAll(),
       });
-      this.ctx.waitUntil(this.#sync.start().then(() => undefined));
+      this.#started = this.#sync.start().then(
+        () => undefined,
+        (err: unknown) => console.error(`sync: loading the sync record failed: ${err}`),
+      );
+      this.ctx.waitUntil(this.#started);
     }
     return this.#sync;
   }
@@ -158,10 +166,12 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
     let nextAt: number | null;
     try {
       const config = workerConfig(this.env);
+      const sync = this.#tracker(config);
+      await this.#started;
       const started = now();
       const turn = await debounceTurn({ store: this.#store, config, now });
       // The first complete turn after the registry synced opens the gate and wakes every poll.
-      await this.#tracker(config).turned(started, turn.flushes.length > 0 || turn.nextAt === null);
+      await sync.turned(started, turn.flushes.length > 0 || turn.nextAt === null);
       for (const line of pushLogLines(turn, now())) console.log(line);
       this.#polls?.publish(turn);
       nextAt = turn.nextAt;

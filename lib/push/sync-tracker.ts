@@ -2,8 +2,9 @@
  * The driver of sync-state.ts over a Store: loads or creates the record (keys.syncRecord()), notes
  * accepted ingest calls with compare-and-set, logs every change of state, and tells the runtime
  * when the registry becomes synced (by its clusters or by PILOT_SYNC_TIMEOUT) so held answers go
- * out at once. Node keeps the record in memory (`cached`: the process is its store's only
- * writer), so the read paths' gate costs no store read; the Worker reads the record every time.
+ * out at once. Node and the Worker's Durable Object keep the record in memory (`cached`: each is
+ * its store's only writer, ingest runs in it), so their gate costs no store read; the Worker
+ * isolate's read paths read the record every time.
  */
 import type { Timers } from "../relay/delivery.ts";
 import { keys } from "../store/keys.ts";

@@ -14,11 +14,21 @@ import { forwardedIdentityHeader } from "../../functions/auth.ts";
 import { workerConfig } from "../../functions/workers/config.ts";
 import { createPollHost } from "../../functions/workers/poll-host.ts";
 import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
+import { keys } from "../../lib/store/keys.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import { endpointSlice, service } from "../e2e/support/kube.ts";
-import { connectJson, freezeClock, mesh, runAlarmsUntilIdle, TypeUrl, testToken, worker } from "./support.ts";
+import {
+  connectJson,
+  freezeClock,
+  mesh,
+  origin,
+  runAlarmsUntilIdle,
+  TypeUrl,
+  testToken,
+  worker,
+} from "./support.ts";
 
 const reviews = "outbound|9080||reviews.default.svc.cluster.local";
 
@@ -114,6 +124,25 @@ describe("the Worker across a Durable Object restart", () => {
     expect(sync.state).toMatchObject({ synced: false, published: false, clusters: [] });
     expect(sync.state.instance).not.toBe(instance);
     expect(sync.gate).toBe(false);
+  });
+});
+
+describe("a MeshStore restarted after a batch was cut off mid-commit", () => {
+  it("begins a new state lifetime at its first call: a new instance id, the marker gone", async () => {
+    const fresh = env.MESH.get(env.MESH.newUniqueId());
+    // What the object left when it died: a state, and the marker of a commit it did not finish.
+    const old = await runInDurableObject(fresh, async (object) => {
+      const state = await restartedTracker(object.store).tracker.start();
+      await object.store.put(keys.commitMarker(), { at: Date.now(), writes: 42 });
+      return state.instance;
+    });
+    // Its first call since: /ready, as the Worker forwards it (ingest would find the same).
+    const ready = (await (await fresh.fetch(new Request(`${origin}/ready`))).json()) as { instance: string };
+    expect(ready.instance).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ready.instance).not.toBe(old);
+    expect(
+      await runInDurableObject(fresh, (object) => object.store.get(keys.commitMarker())),
+    ).toBeUndefined();
   });
 });
 
