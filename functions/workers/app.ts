@@ -64,7 +64,7 @@ function buildApp(env: Env): Hono {
   const kick = () =>
     meshStub(env)
       .kick()
-      .catch((err: unknown) => log(`ingest: kick failed, the cron trigger will push: ${err}`));
+      .catch((err: unknown) => log(`sync: kick failed, the cron trigger will push: ${err}`));
   // The read paths' gate: the sync record in the MeshStore, read on every use (isolates come and
   // go). The object's own tracker writes it (ingest runs there) and keeps the timer; should this
   // one see the registry become synced first, it kicks the object.
@@ -105,9 +105,8 @@ function buildApp(env: Env): Hono {
   app.onError((err, c) => {
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);
     // The object answers its own errors; this is the call to it (or a read path) failing.
-    log(
-      `edgepilot: internal error on ${c.req.method} ${c.req.path}: ${logSafe(err instanceof Error ? (err.stack ?? err.message) : String(err), 4096)}`,
-    );
+    const detail = logSafe(err instanceof Error ? (err.stack ?? err.message) : String(err), 4096);
+    log(`edgepilot: internal error on ${c.req.method} ${c.req.path}: ${detail}`);
     return c.json({ error: "internal error; see the Worker's log" }, 500);
   });
   return app;

@@ -88,20 +88,24 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
    */
   override async fetch(request: Request): Promise<Response> {
     this.#calls++;
-    const ingest = isIngestPath(new URL(request.url).pathname);
+    let host: { fetch(request: Request): Response | Promise<Response> };
     try {
       const config = workerConfig(this.env);
       const sync = this.#tracker(config);
       await this.#started;
-      if (ingest) {
+      if (isIngestPath(new URL(request.url).pathname)) {
         const log = (line: string) => console.log(line);
         this.#ingest ??= createIngestHost({ store: this.#store, config, sync, kick: () => this.#arm(), log });
-      } else this.#polls ??= createPollHost(this.#store, config.limits, sync);
+        host = this.#ingest;
+      } else {
+        this.#polls ??= createPollHost(this.#store, config.limits, sync);
+        host = this.#polls;
+      }
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       return Response.json({ error: err.message, errors: err.errors }, { status: 500 });
     }
-    return ingest ? (this.#ingest as Hono).fetch(request) : (this.#polls as PollHost).fetch(request);
+    return host.fetch(request);
   }
 
   /**
