@@ -53,13 +53,18 @@ function fieldBytes(payload: number): number {
   return 1 + varintBytes(payload) + payload;
 }
 
+/** A singular proto3 field: absent when empty (zero bytes), else a length-delimited field. */
+function singularBytes(payload: number): number {
+  return payload === 0 ? 0 : fieldBytes(payload);
+}
+
 function stringBytes(s: string): number {
-  return fieldBytes(utf8.encode(s).length);
+  return singularBytes(utf8.encode(s).length);
 }
 
 /** Bytes of google.protobuf.Any { type_url, value } holding `r`, as a field of its parent. */
 function anyFieldBytes(r: StoredResource): number {
-  return fieldBytes(stringBytes(r.typeUrl) + fieldBytes(r.body.length));
+  return fieldBytes(stringBytes(r.typeUrl) + singularBytes(r.body.length));
 }
 
 /** Bytes `r` adds to a SotW DiscoveryResponse (one entry of `resources`, an Any). */
@@ -72,9 +77,9 @@ export function deltaResourceBytes(r: StoredResource): number {
   return fieldBytes(stringBytes(r.name) + stringBytes(r.version) + anyFieldBytes(r));
 }
 
-/** Bytes one name adds to removed_resources. */
+/** Bytes one name adds to removed_resources (a repeated field: even "" is encoded). */
 export function removedNameBytes(name: string): number {
-  return stringBytes(name);
+  return fieldBytes(utf8.encode(name).length);
 }
 
 /**
