@@ -108,33 +108,33 @@ describe("planDeltaPieces", () => {
       ...p.resources.map((x) => `+${x.name}`),
       ...p.removed.map((n) => `-${n}`),
     ]);
-  const cases: { name: string; resources: string[]; removed: string[]; budget?: number; want: string[][] }[] = [
-    { name: "nothing: one empty piece", resources: [], removed: [], want: [[]] },
-    { name: "only removals: one piece", resources: [], removed: ["x", "y"], want: [["-x", "-y"]] },
-    {
-      name: "removals ride with the last piece when they fit",
-      resources: ["a", "b", "c"],
-      removed: ["x"],
-      want: [["+a", "+b"], ["+c", "-x"]],
-    },
-    {
-      name: "removals go alone after a full last piece",
-      resources: ["a", "b", "c", "d"],
-      removed: ["x"],
-      want: [
-        ["+a", "+b"],
-        ["+c", "+d"],
-        ["-x"],
-      ],
-    },
-    {
-      name: "removals over the budget are cut too, after every addition",
-      resources: ["a"],
-      removed: ["x".repeat(600), "y".repeat(600), "z"],
-      budget: envelopeBytes + 1000,
-      want: [["+a"], [`-${"x".repeat(600)}`], [`-${"y".repeat(600)}`, "-z"]],
-    },
-  ];
+  const cases: { name: string; resources: string[]; removed: string[]; budget?: number; want: string[][] }[] =
+    [
+      { name: "nothing: one empty piece", resources: [], removed: [], want: [[]] },
+      { name: "only removals: one piece", resources: [], removed: ["x", "y"], want: [["-x", "-y"]] },
+      {
+        name: "removals ride with the last piece when they fit",
+        resources: ["a", "b", "c"],
+        removed: ["x"],
+        want: [
+          ["+a", "+b"],
+          ["+c", "-x"],
+        ],
+      },
+      {
+        name: "removals go alone after a full last piece",
+        resources: ["a", "b", "c", "d"],
+        removed: ["x"],
+        want: [["+a", "+b"], ["+c", "+d"], ["-x"]],
+      },
+      {
+        name: "removals over the budget are cut too, after every addition",
+        resources: ["a"],
+        removed: ["x".repeat(600), "y".repeat(600), "z"],
+        budget: envelopeBytes + 1000,
+        want: [["+a"], [`-${"x".repeat(600)}`], [`-${"y".repeat(600)}`, "-z"]],
+      },
+    ];
   for (const c of cases)
     it(c.name, () => {
       expect(plan(c.resources.map(r), c.removed, c.budget)).toEqual(c.want);
@@ -145,8 +145,16 @@ describe("EDGEPILOT_MAX_RESPONSE_BYTES", () => {
   const cases: { name: string; value?: string; want: number | RegExp }[] = [
     { name: "default: 4 MiB less 64 KiB", want: defaultMaxResponseBytes },
     { name: "a number of bytes", value: "1048576", want: 1_048_576 },
-    { name: "not a number", value: "4MiB", want: /EDGEPILOT_MAX_RESPONSE_BYTES=4MiB: not a positive whole number/ },
-    { name: "smaller than two envelopes", value: "2000", want: /EDGEPILOT_MAX_RESPONSE_BYTES=2000: at least 2048 bytes/ },
+    {
+      name: "not a number",
+      value: "4MiB",
+      want: /EDGEPILOT_MAX_RESPONSE_BYTES=4MiB: not a positive whole number/,
+    },
+    {
+      name: "smaller than two envelopes",
+      value: "2000",
+      want: /EDGEPILOT_MAX_RESPONSE_BYTES=2000: at least 2048 bytes/,
+    },
   ];
   for (const c of cases)
     it(c.name, () => {

@@ -13,7 +13,10 @@ import type { SyncGate } from "../../../lib/xds/sync-gate.ts";
 import type { ProxyStatus, StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 
 /** A fresh session; `publish` and `remove` change what the store serves. `gate`: start-up sync; `budget`: EDGEPILOT_MAX_RESPONSE_BYTES. */
-export function harness(gate?: SyncGate, budget?: { maxResponseBytes: number; log?: (line: string) => void }) {
+export function harness(
+  gate?: SyncGate,
+  budget?: { maxResponseBytes: number; log?: (line: string) => void },
+) {
   const store = createMemoryStore();
   const statuses: ProxyStatus[] = [];
   let n = 0;

@@ -49,10 +49,30 @@ describe("Delta: an answer over the budget", () => {
   });
 
   const ackCases: { name: string; answer: ("ack" | "nack" | "none")[]; acked?: number; nacked: boolean }[] = [
-    { name: "every piece ACKed: the whole answer is held", answer: ["ack", "ack", "ack"], acked: 5, nacked: false },
-    { name: "only the last ACKed: earlier pieces count as applied", answer: ["none", "none", "ack"], acked: 5, nacked: false },
-    { name: "the first ACKed only: that piece is held", answer: ["ack", "none", "none"], acked: 2, nacked: false },
-    { name: "the middle NACKed: the first is held, the NACK is recorded", answer: ["ack", "nack", "none"], acked: 2, nacked: true },
+    {
+      name: "every piece ACKed: the whole answer is held",
+      answer: ["ack", "ack", "ack"],
+      acked: 5,
+      nacked: false,
+    },
+    {
+      name: "only the last ACKed: earlier pieces count as applied",
+      answer: ["none", "none", "ack"],
+      acked: 5,
+      nacked: false,
+    },
+    {
+      name: "the first ACKed only: that piece is held",
+      answer: ["ack", "none", "none"],
+      acked: 2,
+      nacked: false,
+    },
+    {
+      name: "the middle NACKed: the first is held, the NACK is recorded",
+      answer: ["ack", "nack", "none"],
+      acked: 2,
+      nacked: true,
+    },
   ];
   for (const c of ackCases)
     it(`ACK/NACK per piece: ${c.name}`, async () => {
@@ -119,7 +139,9 @@ describe("Delta: an answer over the budget", () => {
     expect(summary(out)).toEqual(["eds +e1@v1 +e2@v1", `eds +e3@${"v".repeat(budget)}`, "eds +e4@v1 +e5@v1"]);
     expect(lines).toEqual([
       expect.stringMatching(
-        new RegExp(`^xds: delta ClusterLoadAssignment "e3" is \\d+ bytes, over EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; sent alone`),
+        new RegExp(
+          `^xds: delta ClusterLoadAssignment "e3" is \\d+ bytes, over EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; sent alone`,
+        ),
       ),
     ]);
   });
