@@ -68,11 +68,8 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
   };
   const limits: AdsLimits = { ...defaultAdsLimits, ...deps.limits };
   let openStreams = 0;
-  /** Counts a stream for its whole life; over maxStreams, refuses it before it starts. */
+  /** Counts a stream for its whole life; over maxStreams, refuses it before it starts; an answer too large to cut ends it with ResourceExhausted. */
   async function* counted<T>(stream: () => AsyncGenerator<T>): AsyncGenerator<T> {
-    yield* exhaustedStream(countedInner(stream));
-  }
-  async function* countedInner<T>(stream: () => AsyncGenerator<T>): AsyncGenerator<T> {
     if (openStreams >= limits.maxStreams) {
       throw new ConnectError(
         `this control plane instance already serves ${openStreams} ADS streams, its limit (EDGEPILOT_MAX_STREAMS); ` +
@@ -83,6 +80,8 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
     openStreams++;
     try {
       yield* stream();
+    } catch (e) {
+      throw exhausted(e);
     } finally {
       openStreams--;
     }
@@ -207,14 +206,6 @@ function exhausted(e: unknown): unknown {
 async function tooLargeIsExhausted<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
-  } catch (e) {
-    throw exhausted(e);
-  }
-}
-
-async function* exhaustedStream<T>(stream: AsyncGenerator<T>): AsyncGenerator<T> {
-  try {
-    yield* stream;
   } catch (e) {
     throw exhausted(e);
   }
