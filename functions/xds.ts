@@ -18,6 +18,7 @@ import type { PushSignal } from "../lib/push/signal.ts";
 import { publishedStatus } from "../lib/push/status.ts";
 import type { SyncTracker } from "../lib/push/sync-tracker.ts";
 import type { Store } from "../lib/store/index.ts";
+import { defaultMaxResponseBytes, ResponseTooLargeError } from "../lib/xds/budget.ts";
 import { createDeltaSession } from "../lib/xds/delta.ts";
 import { type AdsLimits, checkDeltaRequest, defaultAdsLimits } from "../lib/xds/delta-limits.ts";
 import { fetchDiscovery } from "../lib/xds/fetch.ts";
@@ -43,14 +44,19 @@ export interface XdsDeps {
   sync?: Pick<SyncTracker, "synced" | "state">;
   /** EDGEPILOT_MAX_REQUEST_BYTES: the largest request message (a router may also set it for all). */
   maxRequestBytes?: number;
+  /** EDGEPILOT_MAX_RESPONSE_BYTES: the response byte budget (default lib/xds/budget.ts's). */
+  maxResponseBytes?: number;
 }
 
 /** Registers the xDS services on a Connect router. */
 export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void {
   const source = createStoreSource(deps.store);
   const gate = deps.sync ?? openGate;
+  const maxResponseBytes = deps.maxResponseBytes ?? defaultMaxResponseBytes;
   const fetch = async (typeUrl: TypeUrl, req: DiscoveryRequest) => {
-    const result = await fetchDiscovery(source, typeUrl, req, await gate.synced());
+    const result = await tooLargeIsExhausted(async () =>
+      fetchDiscovery(source, typeUrl, req, await gate.synced(), maxResponseBytes),
+    );
     if (result.kind === "invalid") throw new ConnectError(result.message, Code.InvalidArgument);
     if (result.kind === "unsynced") throw new ConnectError(result.message, Code.Unavailable);
     return result.response;
@@ -62,7 +68,7 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
   };
   const limits: AdsLimits = { ...defaultAdsLimits, ...deps.limits };
   let openStreams = 0;
-  /** Counts a stream for its whole life; over maxStreams, refuses it before it starts. */
+  /** Counts a stream for its whole life; over maxStreams, refuses it before it starts; an answer too large to cut ends it with ResourceExhausted. */
   async function* counted<T>(stream: () => AsyncGenerator<T>): AsyncGenerator<T> {
     if (openStreams >= limits.maxStreams) {
       throw new ConnectError(
@@ -74,6 +80,8 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
     openStreams++;
     try {
       yield* stream();
+    } catch (e) {
+      throw exhausted(e);
     } finally {
       openStreams--;
     }
@@ -111,7 +119,13 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
         streamAggregatedResources(requests, ctx) {
           return counted(async function* () {
             const status = createProxyStatusRecorder({ store: deps.store, log: deps.log });
-            const session = createSotwSession({ source, gate, onStatus: status.record });
+            const session = createSotwSession({
+              source,
+              gate,
+              onStatus: status.record,
+              maxResponseBytes,
+              log: deps.log,
+            });
             const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
             const types = new Set<string>();
             const check = (req: DiscoveryRequest) =>
@@ -134,7 +148,13 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
         deltaAggregatedResources(requests, ctx) {
           return counted(async function* () {
             const status = createProxyStatusRecorder({ store: deps.store, log: deps.log });
-            const session = createDeltaSession({ source, gate, onStatus: status.record });
+            const session = createDeltaSession({
+              source,
+              gate,
+              onStatus: status.record,
+              maxResponseBytes,
+              log: deps.log,
+            });
             const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
             const check = (req: DeltaDiscoveryRequest) => {
               const badNode = nodeIdError(req.node?.id);
@@ -176,4 +196,17 @@ function typeUrlsError(seen: Set<string>, typeUrl: string, max: number): Connect
   }
   seen.add(typeUrl);
   return undefined;
+}
+
+/** An answer over EDGEPILOT_MAX_RESPONSE_BYTES that cannot be cut ▶ ResourceExhausted with its message. */
+function exhausted(e: unknown): unknown {
+  return e instanceof ResponseTooLargeError ? new ConnectError(e.message, Code.ResourceExhausted) : e;
+}
+
+async function tooLargeIsExhausted<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw exhausted(e);
+  }
 }

@@ -3,6 +3,7 @@ import { parseXdsAuth, type XdsAuthConfig } from "./auth/config.ts";
 import type { RegistryOptions } from "./ingest/context.ts";
 import { type DebounceOptions, parseDuration } from "./push/debounce.ts";
 import { parseDiscoverySelectors } from "./registry/kube/selectors.ts";
+import { defaultMaxResponseBytes, envelopeBytes } from "./xds/budget.ts";
 
 export interface Config {
   port: number;
@@ -32,6 +33,12 @@ export interface Limits {
   maxNamesPerRequest: number;
   /** EDGEPILOT_MAX_REQUEST_BYTES: the largest xDS request body (Connect message or REST JSON). */
   maxRequestBytes: number;
+  /**
+   * EDGEPILOT_MAX_RESPONSE_BYTES: the largest encoded xDS response (gRPC clients refuse messages
+   * over 4 MiB by default). Delta answers and SotW EDS/RDS are cut into several responses under it;
+   * a SotW CDS/LDS answer over it is refused (lib/xds/budget.ts).
+   */
+  maxResponseBytes: number;
   /** EDGEPILOT_MAX_STREAMS: open streams and waiting long polls per instance (per kind of stream). */
   maxStreams: number;
   /**
@@ -50,6 +57,7 @@ export interface Limits {
 export const defaultLimits: Limits = {
   maxNamesPerRequest: 10_000,
   maxRequestBytes: 4 * 1024 * 1024,
+  maxResponseBytes: defaultMaxResponseBytes,
   maxStreams: 10_000,
   // RFC 9113 §6.5.2 advises no less than 100, so that a client is not needlessly serialized.
   maxStreamsPerConnection: 100,
@@ -114,6 +122,16 @@ export function parseConfig(
     }
     return n === 0 ? fallback : n;
   };
+  /** Room for at least one small resource besides a response's envelope (type URL, nonce, version). */
+  const responseBytes = (): number => {
+    const name = "EDGEPILOT_MAX_RESPONSE_BYTES";
+    const n = positive(name, defaultLimits.maxResponseBytes);
+    if (n >= 2 * envelopeBytes) return n;
+    errors.push(
+      `${name}=${env[name]}: at least ${2 * envelopeBytes} bytes (a response's envelope alone takes up to ${envelopeBytes})`,
+    );
+    return defaultLimits.maxResponseBytes;
+  };
   const token = env.EDGEPILOT_TOKEN || undefined;
   const clusterId = env.CLUSTER_ID || "Kubernetes";
   if (!isClusterId(clusterId)) errors.push(`CLUSTER_ID=${clusterId}: ${clusterIdRule}`);
@@ -151,6 +169,7 @@ export function parseConfig(
     limits: {
       maxNamesPerRequest: positive("EDGEPILOT_MAX_NAMES_PER_REQUEST", defaultLimits.maxNamesPerRequest),
       maxRequestBytes: positive("EDGEPILOT_MAX_REQUEST_BYTES", defaultLimits.maxRequestBytes),
+      maxResponseBytes: responseBytes(),
       maxStreams: positive("EDGEPILOT_MAX_STREAMS", defaultLimits.maxStreams),
       maxStreamsPerConnection: positive(
         "EDGEPILOT_MAX_STREAMS_PER_CONNECTION",

@@ -134,6 +134,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     shutdown: shutdown.signal,
     log,
     limits: { maxStreams, maxNamesPerRequest },
+    maxResponseBytes: config.limits.maxResponseBytes,
     sync,
   });
   const pollRoutes = createPollRoutes(polls, config.limits);

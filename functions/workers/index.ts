@@ -18,6 +18,7 @@ export interface Env {
   CLUSTER_ID: string;
   EDGEPILOT_MAX_NAMES_PER_REQUEST?: string;
   EDGEPILOT_MAX_REQUEST_BYTES?: string;
+  EDGEPILOT_MAX_RESPONSE_BYTES?: string;
   EDGEPILOT_MAX_STREAMS?: string;
   PILOT_SYNC_TIMEOUT?: string;
   /** XDS_AUTH (required here) and its settings: see lib/auth/config.ts and the README. */

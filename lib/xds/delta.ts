@@ -12,6 +12,14 @@ import type {
   DeltaDiscoveryRequest,
   DeltaDiscoveryResponse,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { logSafe } from "../log-safe.ts";
+import {
+  defaultMaxResponseBytes,
+  deltaResourceBytes,
+  oversized,
+  planDeltaPieces,
+  shortType,
+} from "./budget.ts";
 import { diffForClient } from "./delta-diff.ts";
 import { deltaResponse, removalOrder } from "./delta-response.ts";
 import {
@@ -47,13 +55,21 @@ export interface DeltaSessionOptions {
    * never held may still be reported absent); the next push after it opens sends the removals.
    */
   gate?: SyncGate;
+  /**
+   * EDGEPILOT_MAX_RESPONSE_BYTES (default budget.ts's): an answer over it goes out as several
+   * responses under it, each with its own nonce, ACKed or NACKed on its own.
+   */
+  maxResponseBytes?: number;
+  /** Where a resource too large to fit any response alone is reported (it is sent alone). */
+  log?: (line: string) => void;
 }
 
 export interface DeltaSession {
   /**
    * Handles one request: records its ACK/NACK, applies its subscription changes (even when its
-   * nonce is stale) and answers with at most one response for its type, only when there is
-   * something to send or remove (or for a first wildcard request from a client holding nothing).
+   * nonce is stale) and answers for its type only when there is something to send or remove (or
+   * for a first wildcard request from a client holding nothing): one response, or several when
+   * the answer is over the byte budget (removals with or after the last one).
    */
   onRequest(req: DeltaDiscoveryRequest): Promise<DeltaDiscoveryResponse[]>;
   /**
@@ -121,7 +137,26 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     return { state, resources, removed: [...removed].sort() };
   }
 
+  const budget = options.maxResponseBytes ?? defaultMaxResponseBytes;
+
+  /** The answer as responses under the budget (planDeltaPieces), each tracked in flight on its own. */
   async function send(
+    state: DeltaTypeState,
+    resources: StoredResource[],
+    removed: string[],
+  ): Promise<DeltaDiscoveryResponse[]> {
+    for (const r of oversized(resources, deltaResourceBytes, budget))
+      options.log?.(
+        `xds: delta ${shortType(r.typeUrl)} ${logSafe(r.name)} is ${deltaResourceBytes(r)} bytes, over ` +
+          `EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; sent alone in its own response`,
+      );
+    const out: DeltaDiscoveryResponse[] = [];
+    for (const piece of planDeltaPieces(resources, removed, budget))
+      out.push(await sendOne(state, piece.resources, piece.removed));
+    return out;
+  }
+
+  async function sendOne(
     state: DeltaTypeState,
     resources: StoredResource[],
     removed: string[],
@@ -174,7 +209,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     // (an empty mesh). A client that said what it holds needs none when nothing differs.
     const mustAnswer = first && state.wildcard && Object.keys(req.initialResourceVersions).length === 0;
     if (d.resources.length === 0 && d.removed.length === 0 && !mustAnswer) return [];
-    return [await send(state, d.resources, d.removed)];
+    return send(state, d.resources, d.removed);
   }
 
   async function onPush(typeUrls?: readonly string[]): Promise<DeltaDiscoveryResponse[]> {
@@ -186,10 +221,10 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     }
     // Make before break: every addition and update of every type before any removal.
     const out: DeltaDiscoveryResponse[] = [];
-    for (const d of diffs) if (d.resources.length > 0) out.push(await send(d.state, d.resources, []));
+    for (const d of diffs) if (d.resources.length > 0) out.push(...(await send(d.state, d.resources, [])));
     for (const typeUrl of removalOrder) {
       const d = diffs.find((x) => x.state.typeUrl === typeUrl);
-      if (d && d.removed.length > 0) out.push(await send(d.state, [], d.removed));
+      if (d && d.removed.length > 0) out.push(...(await send(d.state, [], d.removed)));
     }
     return out;
   }

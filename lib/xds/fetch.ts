@@ -3,7 +3,8 @@
  * store alone. Serves Envoy's unary Fetch{Clusters,Endpoints,Listeners,Routes} and REST-JSON.
  */
 import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { sotwResponse } from "./response.ts";
+import { envelopeBytes, ResponseTooLargeError, sotwResourceBytes } from "./budget.ts";
+import { sotwResponse, uniqueByName } from "./response.ts";
 import type { ResourceSource } from "./source.ts";
 import { notSyncedMessage } from "./sync-gate.ts";
 import type { TypeUrl } from "./types.ts";
@@ -31,12 +32,19 @@ export type FetchResult =
  * answer might lack, and a SotW answer without them would remove them; unless the answer's version
  * is the client's, it gets `unsynced` (keep what you hold, retry). A client with no version_info
  * holds nothing and is served what exists.
+ *
+ * `maxBytes` (EDGEPILOT_MAX_RESPONSE_BYTES; unary gRPC/Connect Fetch): an answer over it throws
+ * ResponseTooLargeError, whatever the type. A unary call has one answer, and a stateless one
+ * cannot be continued (asked again, it would be the same first piece), so the client must ask for
+ * fewer names or use ADS, Delta or Poll, which cut answers. REST-JSON passes none: HTTP bodies
+ * have no message limit.
  */
 export async function fetchDiscovery(
   source: ResourceSource,
   typeUrl: TypeUrl,
   req: DiscoveryRequest,
   synced = true,
+  maxBytes = Number.POSITIVE_INFINITY,
 ): Promise<FetchResult> {
   if (req.typeUrl !== "" && req.typeUrl !== typeUrl) {
     return { kind: "invalid", message: `type_url ${req.typeUrl} does not match this method's ${typeUrl}` };
@@ -52,6 +60,10 @@ export async function fetchDiscovery(
   const resources = wildcard
     ? await source.list(typeUrl)
     : await source.get(typeUrl, [...new Set(names)].sort());
+  if (Number.isFinite(maxBytes)) {
+    const bytes = uniqueByName(resources).unique.reduce((n, r) => n + sotwResourceBytes(r), envelopeBytes);
+    if (bytes > maxBytes) throw new ResponseTooLargeError(typeUrl, bytes, maxBytes);
+  }
   const { response } = await sotwResponse(typeUrl, resources, (v) => v);
   if (!synced && req.versionInfo !== "" && req.versionInfo !== response.versionInfo)
     return { kind: "unsynced", message: notSyncedMessage };

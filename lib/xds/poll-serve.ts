@@ -9,6 +9,11 @@
  * not by itself cut a wait short: a stateless client cannot say it already knows, and would spin.
  * Watch: the Poll answer first, then one delta per push that changes anything for this client,
  * each relative to what the stream has sent (names reported absent are not reported again).
+ *
+ * Byte budget (EDGEPILOT_MAX_RESPONSE_BYTES): a Watch delta over it is yielded as several
+ * responses, resources first, removals with or after the last. A Poll answers only the first
+ * piece of such a delta (a unary call has one answer); the client's next poll, holding what it
+ * got, fetches the rest. A long poll returns that first piece at once.
  */
 import type { DeltaDiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { type ClientView, deltaStep, initialView } from "./poll.ts";
@@ -24,7 +29,7 @@ export type Timeout = (ms: number) => { signal: AbortSignal; cancel(): void };
 export interface PollServerDeps {
   source: ResourceSource;
   hub: PollHub;
-  limits: { maxNamesPerRequest: number; maxStreams: number };
+  limits: { maxNamesPerRequest: number; maxStreams: number; maxResponseBytes?: number };
   /** Aborted on shutdown: waiting polls answer what they have, Watch streams end. */
   shutdown?: AbortSignal;
   timeout?: Timeout;
@@ -69,7 +74,7 @@ export function createPollServer(deps: PollServerDeps): PollServer {
   const timeout = deps.timeout ?? realTimeout;
   const gate = deps.gate ?? openGate;
   const step = async (source: ResourceSource, query: PollQuery, view: ClientView) =>
-    deltaStep(source, query, view, await gate.synced());
+    deltaStep(source, query, view, await gate.synced(), deps.limits.maxResponseBytes);
   let open = 0;
   const read = (input: PollRequestLike): PollQuery => {
     const r = readPollRequest(input, deps.limits.maxNamesPerRequest);
@@ -126,7 +131,7 @@ export function createPollServer(deps: PollServerDeps): PollServer {
       const stop = anySignal([options.signal, deps.shutdown]);
       try {
         const first = await step(deps.source, query, initialView(query));
-        yield first.response;
+        yield* first.responses;
         let view = first.view;
         for (;;) {
           const snapshot: ResourceSource | undefined = await listener.next(stop.signal);
@@ -135,7 +140,7 @@ export function createPollServer(deps: PollServerDeps): PollServer {
           // Absent names were all reported in the first answer; later ones are held names removed.
           if (!next.changed) continue;
           view = next.view;
-          yield next.response;
+          yield* next.responses;
         }
       } finally {
         stop.dispose();

@@ -11,6 +11,7 @@ import {
   DeltaDiscoveryResponseSchema,
   ResourceSchema,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { defaultMaxResponseBytes, planDeltaPieces } from "./budget.ts";
 import { diffForClient } from "./delta-diff.ts";
 import { type PollQuery, type PollRequestLike, readPollRequest } from "./poll-request.ts";
 import type { ResourceSource } from "./source.ts";
@@ -25,7 +26,15 @@ export interface ClientView {
 
 /** One delta relative to a ClientView, and the view after the client applies it. */
 export interface DeltaStep {
+  /** The first of `responses`: what a unary Poll answers. */
   response: DeltaDiscoveryResponse;
+  /**
+   * The delta as responses under the byte budget (budget.ts planDeltaPieces): resources first,
+   * removals with or after the last; each one's system_version_info is what the client holds
+   * once it applied it and those before it. One response unless the delta is over the budget.
+   */
+  responses: DeltaDiscoveryResponse[];
+  /** The view once every one of `responses` is applied. */
   view: ClientView;
   /**
    * A resource to send or a held name removed: news. Subscribed names reported absent (for the
@@ -46,12 +55,14 @@ export function initialView(query: Pick<PollQuery, "held">): ClientView {
  * the same holdings give the same string on every runtime (and equal SotW's version_info).
  * Not `synced` (start-up, sync-gate.ts): held names that are gone are neither removed nor news;
  * they stay in the view, so the first step after sync removes them.
+ * `budget` (EDGEPILOT_MAX_RESPONSE_BYTES) cuts the delta into several responses (`responses`).
  */
 export async function deltaStep(
   source: ResourceSource,
   query: Pick<PollQuery, "typeUrl" | "sub">,
   view: ClientView,
   synced = true,
+  budget = defaultMaxResponseBytes,
 ): Promise<DeltaStep> {
   const { typeUrl, sub } = query;
   const found = await diffForClient(source, typeUrl, sub, view.held);
@@ -64,15 +75,25 @@ export async function deltaStep(
   for (const name of newlyAbsent) absent.add(name);
   for (const name of diff.removed) if (sub.names.has(name)) absent.add(name);
   for (const r of diff.resources) absent.delete(r.name);
-  const inReach = [...held].filter(([name]) => sub.wildcard || sub.names.has(name));
-  const response = create(DeltaDiscoveryResponseSchema, {
-    systemVersionInfo: await setVersion(inReach.map(([name, version]) => ({ name, version }))),
-    typeUrl,
-    resources: diff.resources.map(toResource),
-    removedResources: [...new Set([...diff.removed, ...newlyAbsent])].sort(),
-  });
+  const removed = [...new Set([...diff.removed, ...newlyAbsent])].sort();
+  const holds = new Map(view.held);
+  const responses: DeltaDiscoveryResponse[] = [];
+  for (const piece of planDeltaPieces(diff.resources, removed, budget)) {
+    for (const r of piece.resources) holds.set(r.name, r.version);
+    for (const name of piece.removed) holds.delete(name);
+    const inReach = [...holds].filter(([name]) => sub.wildcard || sub.names.has(name));
+    responses.push(
+      create(DeltaDiscoveryResponseSchema, {
+        systemVersionInfo: await setVersion(inReach.map(([name, version]) => ({ name, version }))),
+        typeUrl,
+        resources: piece.resources.map(toResource),
+        removedResources: piece.removed,
+      }),
+    );
+  }
   return {
-    response,
+    response: responses[0] as DeltaDiscoveryResponse,
+    responses,
     view: { held, absent },
     changed: diff.resources.length > 0 || diff.removed.length > 0,
   };
@@ -87,16 +108,19 @@ export type PollResult =
  * Poll's answer, now (`wait` is poll-serve.ts's business): the delta from what the request holds,
  * with every subscribed name that does not exist in removed_resources. The nonce is empty: there
  * is no stream to ACK on. A bad request is `invalid` with a message naming the field.
+ * A delta over `budget` is answered by its first piece only (resources, no removals: make before
+ * break); the client's next poll, holding what it got, is answered the rest.
  */
 export async function pollDelta(
   source: ResourceSource,
   input: PollRequestLike,
   maxNames: number = defaultLimits.maxNamesPerRequest,
   synced = true,
+  budget = defaultMaxResponseBytes,
 ): Promise<PollResult> {
   const read = readPollRequest(input, maxNames);
   if (!read.ok) return { kind: "invalid", message: read.message };
-  const step = await deltaStep(source, read.query, initialView(read.query), synced);
+  const step = await deltaStep(source, read.query, initialView(read.query), synced, budget);
   return { kind: "ok", response: step.response };
 }
 

@@ -5,6 +5,7 @@ import {
   type DiscoveryResponse,
   DiscoveryResponseSchema,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { envelopeBytes, ResponseTooLargeError, sotwResourceBytes, splitByBudget } from "./budget.ts";
 import type { StoredResource } from "./types.ts";
 import { setVersion } from "./version.ts";
 
@@ -45,4 +46,48 @@ export async function sotwResponse(
     resources: carried.map((r) => create(AnySchema, { typeUrl: r.typeUrl, value: r.body })),
   });
   return { response, versions };
+}
+
+/** A SotW answer as the responses that carry it, and the name─▶version map it stands for. */
+export interface SotwAnswer {
+  responses: DiscoveryResponse[];
+  versionInfo: string;
+  versions: Map<string, string>;
+}
+
+/**
+ * The answer of `resources` under the byte budget. Every response carries the version_info of the
+ * whole answer (what the client holds once it applied them all) and a nonce of its own.
+ * `splittable` (RDS, EDS: an omission means nothing) cuts the resources carried (`only`, else all)
+ * into pieces under the budget; otherwise (CDS, LDS: state of the world) one response, and over
+ * the budget a ResponseTooLargeError: a partial answer would tell the client to drop the rest.
+ */
+export async function sotwAnswer(
+  typeUrl: string,
+  resources: readonly StoredResource[],
+  nonce: () => string,
+  options: { budget: number; splittable: boolean; only?: ReadonlySet<string> | undefined },
+): Promise<SotwAnswer> {
+  const { unique, versions } = uniqueByName(resources);
+  const versionInfo = await setVersion([...versions].map(([name, version]) => ({ name, version })));
+  const { only, budget, splittable } = options;
+  const carried = only ? unique.filter((r) => only.has(r.name)) : unique;
+  let pieces: StoredResource[][];
+  if (splittable) {
+    pieces = splitByBudget(carried, sotwResourceBytes, budget);
+  } else {
+    const bytes = carried.reduce((n, r) => n + sotwResourceBytes(r), envelopeBytes);
+    if (bytes > budget) throw new ResponseTooLargeError(typeUrl, bytes, budget);
+    pieces = [carried];
+  }
+  if (pieces.length === 0) pieces = [[]];
+  const responses = pieces.map((piece) =>
+    create(DiscoveryResponseSchema, {
+      versionInfo,
+      typeUrl,
+      nonce: nonce(),
+      resources: piece.map((r) => create(AnySchema, { typeUrl: r.typeUrl, value: r.body })),
+    }),
+  );
+  return { responses, versionInfo, versions };
 }

@@ -11,7 +11,15 @@
 import { create } from "@bufbuild/protobuf";
 import { type Node, NodeSchema } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { sotwResponse, uniqueByName } from "./response.ts";
+import { logSafe } from "../log-safe.ts";
+import {
+  defaultMaxResponseBytes,
+  oversized,
+  ResponseTooLargeError,
+  shortType,
+  sotwResourceBytes,
+} from "./budget.ts";
+import { sotwAnswer, uniqueByName } from "./response.ts";
 import type { ResourceSource } from "./source.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
 import {
@@ -37,10 +45,26 @@ export interface SotwSessionOptions {
    * holds something we cannot name). Held answers go out on the first push after it opens.
    */
   gate?: SyncGate;
+  /**
+   * EDGEPILOT_MAX_RESPONSE_BYTES (default budget.ts's). An EDS/RDS answer over it goes out as
+   * several responses (same version_info, a nonce each); a CDS/LDS answer over it cannot be cut:
+   * onRequest/onPush throw ResponseTooLargeError (the stream ends with it) and it is logged.
+   */
+  maxResponseBytes?: number;
+  /** Where oversized answers and resources are reported. */
+  log?: (line: string) => void;
 }
 
 export interface SotwSession {
-  /** Handles one request; the responses to send, in order (none, or one for the request's type). */
+  /**
+   * Handles one request; the responses to send, in order: none, or the answer for the request's
+   * type (several responses for an EDS/RDS answer over the byte budget).
+   *
+   * ACK/NACK of a cut answer: a request naming the nonce of any of its pieces is current (its
+   * resource_names are honoured). A NACK of any piece is recorded at once. An ACK of an earlier
+   * piece records nothing; the ACK of the last piece records the answer's version_info as ACKed,
+   * unless a piece of it was NACKed. A nonce of an earlier answer is stale and ignored.
+   */
   onRequest(req: DiscoveryRequest): Promise<DiscoveryResponse[]>;
   /**
    * Re-reads every subscribed type (or only `typeUrls`) in push order CDS, EDS, LDS, RDS and
@@ -62,7 +86,14 @@ interface TypeState {
   explicit: boolean;
   wildcard: boolean;
   names: Set<string>;
-  sent?: { versionInfo: string; nonce: string; versions: Map<string, string> };
+  /** The last answer: `nonce` is its last piece's, `nonces` every piece's in order; `nacked` if one was. */
+  sent?: {
+    versionInfo: string;
+    nonce: string;
+    nonces: string[];
+    nacked: boolean;
+    versions: Map<string, string>;
+  };
   /** A first request held while not synced: the version_info the client holds. */
   waiting?: string;
   ackedVersion?: string;
@@ -110,16 +141,42 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     return source.get(state.typeUrl, [...state.names].sort());
   }
 
+  const budget = options.maxResponseBytes ?? defaultMaxResponseBytes;
+
   async function answer(
     state: TypeState,
     resources: StoredResource[],
     only?: ReadonlySet<string>,
-  ): Promise<DiscoveryResponse> {
-    const nonce = nextNonce();
-    const { response, versions } = await sotwResponse(state.typeUrl, resources, nonce, only);
-    state.sent = { versionInfo: response.versionInfo, nonce, versions };
+  ): Promise<DiscoveryResponse[]> {
+    const splittable = !wildcardTypes.has(state.typeUrl);
+    const who = logSafe(node?.id ?? "");
+    let a: Awaited<ReturnType<typeof sotwAnswer>>;
+    try {
+      a = await sotwAnswer(state.typeUrl, resources, nextNonce, { budget, splittable, only });
+    } catch (e) {
+      if (e instanceof ResponseTooLargeError)
+        options.log?.(
+          `xds: sotw ${shortType(state.typeUrl)} answer for ${who} is ${e.bytes} bytes, over ` +
+            `EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; cannot be split, stream refused with ResourceExhausted`,
+        );
+      throw e;
+    }
+    if (splittable)
+      for (const r of oversized(resources, sotwResourceBytes, budget))
+        options.log?.(
+          `xds: sotw ${shortType(r.typeUrl)} ${logSafe(r.name)} for ${who} is ${sotwResourceBytes(r)} bytes, ` +
+            `over EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; sent alone in its own response`,
+        );
+    const nonces = a.responses.map((r) => r.nonce);
+    state.sent = {
+      versionInfo: a.versionInfo,
+      nonce: nonces.at(-1) ?? "",
+      nonces,
+      nacked: false,
+      versions: a.versions,
+    };
     state.waiting = undefined;
-    return response;
+    return a.responses;
   }
 
   /** Whether answering `resources` now could make the client drop something it holds (start-up). */
@@ -141,7 +198,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
   /** The answer to `state` now, or none while it must be held. */
   async function answerUnlessHeld(state: TypeState): Promise<DiscoveryResponse[]> {
     const resources = await resolve(state);
-    return (await mustHold(state, resources)) ? [] : [await answer(state, resources)];
+    return (await mustHold(state, resources)) ? [] : answer(state, resources);
   }
 
   function emitStatus() {
@@ -168,21 +225,25 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
       states.set(req.typeUrl, state);
     }
     if (req.responseNonce !== "" && state.sent) {
-      // Only the latest response may be ACKed or NACKed; anything older is superseded.
-      if (req.responseNonce !== state.sent.nonce) return [];
+      // Only the latest answer (any of its pieces) may be ACKed or NACKed; anything older is superseded.
+      const piece = state.sent.nonces.indexOf(req.responseNonce);
+      if (piece < 0) return [];
+      const lastPiece = piece === state.sent.nonces.length - 1;
       if (req.errorDetail) {
+        state.sent.nacked = true;
         // NACK: the proxy keeps its last good version; do not resend until something changes.
         state.nack = {
           versionInfo: req.versionInfo,
           nonce: req.responseNonce,
           message: req.errorDetail.message,
         };
-      } else {
+      } else if (lastPiece && !state.sent.nacked) {
         state.ackedVersion = req.versionInfo;
         state.nack = undefined;
       }
       const changed = subscribe(state, req.resourceNames);
-      emitStatus();
+      // An earlier piece's ACK changes no status: the answer is ACKed with its last piece.
+      if (req.errorDetail || lastPiece) emitStatus();
       return changed ? answerUnlessHeld(state) : [];
     }
     // The first request for this type on this stream (a nonce we never sent for it means the
@@ -213,7 +274,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
       const changed = wildcardTypes.has(typeUrl)
         ? undefined
         : new Set(resources.filter((r) => sent.get(r.name) !== r.version).map((r) => r.name));
-      out.push(await answer(state, resources, changed));
+      out.push(...(await answer(state, resources, changed)));
     }
     return out;
   }

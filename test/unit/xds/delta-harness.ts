@@ -12,8 +12,11 @@ import { createStoreSource } from "../../../lib/xds/source.ts";
 import type { SyncGate } from "../../../lib/xds/sync-gate.ts";
 import type { ProxyStatus, StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 
-/** A fresh session; `publish` and `remove` change what the store serves. `gate`: start-up sync. */
-export function harness(gate?: SyncGate) {
+/** A fresh session; `publish` and `remove` change what the store serves. `gate`: start-up sync; `budget`: EDGEPILOT_MAX_RESPONSE_BYTES. */
+export function harness(
+  gate?: SyncGate,
+  budget?: { maxResponseBytes: number; log?: (line: string) => void },
+) {
   const store = createMemoryStore();
   const statuses: ProxyStatus[] = [];
   let n = 0;
@@ -22,6 +25,7 @@ export function harness(gate?: SyncGate) {
     nonce: () => `n${++n}`,
     onStatus: (s) => statuses.push(s),
     gate,
+    ...budget,
   });
   const publish = async (typeUrl: TypeUrl, name: string, version = "v1") => {
     const r: StoredResource = {

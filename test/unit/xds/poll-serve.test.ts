@@ -3,6 +3,7 @@
  * held, what releases it, what a Watch sends per push, and the stream budget. No real time passes.
  */
 import { describe, expect, it } from "vitest";
+import { deltaResourceBytes, envelopeBytes } from "../../../lib/xds/budget.ts";
 import { createPollHub } from "../../../lib/xds/poll-hub.ts";
 import { createPollServer, PollRefusedError } from "../../../lib/xds/poll-serve.ts";
 import {
@@ -306,5 +307,58 @@ describe("EDGEPILOT_MAX_STREAMS", () => {
     const again = s.server.watch(pollRequest(EDS, { resourceNamesSubscribe: ["b"] }), s.call);
     expect(summary((await again.next()).value!).resources).toEqual({ b: "1" });
     await again.return(undefined);
+  });
+});
+
+describe("byte budget (EDGEPILOT_MAX_RESPONSE_BYTES)", () => {
+  /** Room for two resources per response. */
+  const budget = envelopeBytes + 2 * deltaResourceBytes(res(EDS, "a", "1"));
+  function small() {
+    const m = mutableSource(["a", "b", "c", "d", "e"].map((n) => res(EDS, n, "1")));
+    const hub = createPollHub(m.source);
+    const server = createPollServer({
+      source: m.source,
+      hub,
+      limits: { maxNamesPerRequest: 100, maxStreams: 10, maxResponseBytes: budget },
+      timeout: manualTimeout().timeout,
+    });
+    return { ...m, hub, server, call: { signal: new AbortController().signal } };
+  }
+  const names = ["a", "b", "c", "d", "e", "later"];
+
+  it("a Watch yields every piece of its first answer, then every piece of a push's delta", async () => {
+    const s = small();
+    const it = s.server.watch(pollRequest(EDS, { resourceNamesSubscribe: names }), s.call);
+    const next = async () => summary((await it.next()).value!);
+    expect(await next()).toEqual({ resources: { a: "1", b: "1" }, removed: [] });
+    expect(await next()).toEqual({ resources: { c: "1", d: "1" }, removed: [] });
+    expect(await next()).toEqual({ resources: { e: "1" }, removed: ["later"] });
+    s.hub.publish([...s.put(res(EDS, "a", "2")), ...s.put(res(EDS, "b", "2")), ...s.put(res(EDS, "c", "2"))]);
+    expect(await next()).toEqual({ resources: { a: "2", b: "2" }, removed: [] });
+    expect(await next()).toEqual({ resources: { c: "2" }, removed: [] });
+    await it.return(undefined);
+  });
+
+  it("a long poll answers the first piece at once; polling on with what it holds gets the rest", async () => {
+    const s = small();
+    const held: Record<string, string> = {};
+    const got: ReturnType<typeof summary>[] = [];
+    const poll = (waitMs?: number) =>
+      s.server.poll(
+        pollRequest(EDS, { resourceNamesSubscribe: names, initialResourceVersions: { ...held } }, waitMs),
+        s.call,
+      );
+    for (let i = 0; i < 3; i++) {
+      const r = await poll(30_000);
+      got.push(summary(r));
+      for (const x of r.resources) held[x.name] = x.version;
+    }
+    expect(got).toEqual([
+      { resources: { a: "1", b: "1" }, removed: [] },
+      { resources: { c: "1", d: "1" }, removed: [] },
+      { resources: { e: "1" }, removed: ["later"] },
+    ]);
+    // Everything held: nothing new but the absent name, reported again (a stateless client may have lost it).
+    expect(summary(await poll())).toEqual({ resources: {}, removed: ["later"] });
   });
 });
