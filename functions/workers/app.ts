@@ -94,7 +94,14 @@ function buildApp(env: Env): Hono {
   const maxRequestBytes = config.limits.maxRequestBytes;
   mountConnect(
     app,
-    createXdsRoutes({ store, log, limits: { maxStreams, maxNamesPerRequest }, maxRequestBytes, sync }),
+    createXdsRoutes({
+      store,
+      log,
+      limits: { maxStreams, maxNamesPerRequest },
+      maxRequestBytes,
+      maxResponseBytes: config.limits.maxResponseBytes,
+      sync,
+    }),
     [createAuthInterceptor(byGuard(guard), log)],
   );
   mountRest(app, { source: createStoreSource(store), limits: config.limits, gate: sync, guard, log });
