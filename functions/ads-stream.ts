@@ -9,12 +9,17 @@
  * flow control instead of filling our heap; and a response is yielded only when the transport
  * asks for the next one (connect-node awaits the socket's drain), so responses never pile up.
  */
+import type { ResourceChange } from "../lib/push/flush.ts";
 import type { PushSignal } from "../lib/push/signal.ts";
 
 /** What the stream needs of a session (lib/xds/sotw.ts and lib/xds/delta.ts implement it). */
 export interface StreamSession<Req, Res> {
   onRequest(req: Req): Promise<Res[]>;
-  onPush(): Promise<Res[]>;
+  /**
+   * A push: `changed` lists every resource changed by the pushes coalesced into this one, or is
+   * undefined when one of them did not say (then the session re-reads everything).
+   */
+  onPush(changed?: readonly ResourceChange[]): Promise<Res[]>;
 }
 
 type Input<Req> = { kind: "request"; req: Req } | { kind: "push" } | { kind: "end"; error?: unknown };
@@ -37,11 +42,15 @@ export async function* runAdsStream<Req, Res>(
   let taken: (() => void) | undefined;
   let closed = false;
   let pushPending = false;
+  // What the pushes waiting here changed; undefined once one of them did not say.
+  let pendingChanges: (readonly ResourceChange[])[] | undefined = [];
   const deliver = (input: Input<Req>) => {
     inbox.push(input);
     wake?.();
   };
-  const unsubscribe = pushes.subscribe(() => {
+  const unsubscribe = pushes.subscribe((_version, changes) => {
+    if (changes === undefined) pendingChanges = undefined;
+    else pendingChanges?.push(changes);
     if (pushPending) return;
     pushPending = true;
     deliver({ kind: "push" });
@@ -86,7 +95,9 @@ export async function* runAdsStream<Req, Res>(
       let responses: Res[];
       if (input.kind === "push") {
         pushPending = false;
-        responses = await session.onPush();
+        const changed = pendingChanges?.flat();
+        pendingChanges = [];
+        responses = await session.onPush(changed);
       } else {
         const refused = check?.(input.req);
         if (refused) throw refused;

@@ -14,6 +14,7 @@ import type {
 import { EndpointDiscoveryService } from "../lib/gen/envoy/service/endpoint/v3/eds_pb.ts";
 import { ListenerDiscoveryService } from "../lib/gen/envoy/service/listener/v3/lds_pb.ts";
 import { RouteDiscoveryService } from "../lib/gen/envoy/service/route/v3/rds_pb.ts";
+import type { ResourceChange } from "../lib/push/flush.ts";
 import type { PushSignal } from "../lib/push/signal.ts";
 import { publishedStatus } from "../lib/push/status.ts";
 import type { SyncTracker } from "../lib/push/sync-tracker.ts";
@@ -139,7 +140,9 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
                   )
                 : undefined);
             try {
-              yield* runAdsStream(requests, session, pushes, signal, check);
+              // SotW answers whole types: every push re-reads what the stream watches.
+              const whole = { onRequest: session.onRequest, onPush: () => session.onPush() };
+              yield* runAdsStream(requests, whole, pushes, signal, check);
             } finally {
               void status.close();
             }
@@ -166,7 +169,11 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
               return new ConnectError(problem.message, code);
             };
             try {
-              yield* runAdsStream(requests, session, pushes, signal, check);
+              const changeAware = {
+                onRequest: session.onRequest,
+                onPush: (changed?: readonly ResourceChange[]) => session.onPush(undefined, changed),
+              };
+              yield* runAdsStream(requests, changeAware, pushes, signal, check);
             } finally {
               void status.close();
             }

@@ -105,7 +105,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
           `push ${f.version}: ${f.request?.full ? "full" : "incremental"}, ${f.changes.length} resource(s) changed, ` +
             `${latency}ms after the first event, ${pushes.size + polls.open} stream(s)`,
         );
-        pushes.emit(f.version);
+        // Streams re-diff only what changed; a recovered flush cannot name it, so they re-read all.
+        pushes.emit(f.version, f.recovered ? undefined : f.changes);
         // A recovered flush may have published changes it cannot name: wake every poll.
         pollHub.publish(f.recovered ? undefined : f.changes);
       }

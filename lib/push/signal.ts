@@ -1,12 +1,18 @@
 /** An in-process push signal: the debounce driver announces pushes, open xDS streams listen. */
+import type { ResourceChange } from "./flush.ts";
 
-export type PushListener = (version: number) => void;
+/**
+ * A push: its version and, when known, every resource it changed (the flush's `changes`).
+ * `changes` absent means "unknown" (a recovered flush, the sync gate opening): listeners must
+ * re-read everything they serve.
+ */
+export type PushListener = (version: number, changes?: readonly ResourceChange[]) => void;
 
 export interface PushSignal {
   /** Listens for pushes; returns the function that stops listening. */
   subscribe(listener: PushListener): () => void;
-  /** Announces a push; a listener that throws does not stop the others. */
-  emit(version: number): void;
+  /** Announces a push (with what it changed when known); a listener that throws does not stop the others. */
+  emit(version: number, changes?: readonly ResourceChange[]): void;
   /** How many listeners are attached (open streams). */
   readonly size: number;
 }
@@ -19,10 +25,10 @@ export function createPushSignal(onListenerError?: (err: unknown) => void): Push
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    emit(version) {
+    emit(version, changes) {
       for (const l of [...listeners]) {
         try {
-          l(version);
+          l(version, changes);
         } catch (err) {
           onListenerError?.(err);
         }

@@ -8,7 +8,6 @@ import {
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { StoredResource } from "./types.ts";
 import { TypeUrl } from "./types.ts";
-import { setVersion } from "./version.ts";
 
 /**
  * Removals go out referrers first, so nothing the client keeps ever points at something already
@@ -24,18 +23,17 @@ export const removalOrder: readonly string[] = [
 
 /**
  * A response carrying `resources` (each as Resource { name, version = content hash, resource =
- * Any }) and `removed`. `systemVersionInfo` is the set version (version.ts setVersion) of what the
- * session considers the client to hold once this response is applied: deterministic, so the same
- * mesh and the same client state give the same string on every instance.
+ * Any }) and `removed`. `systemVersionInfo` must be the set version (version.ts setVersion) of
+ * what the session considers the client to hold once this response is applied: deterministic, so
+ * the same mesh and the same client state give the same string on every instance.
  */
-export async function deltaResponse(
+export function deltaResponse(
   typeUrl: string,
   resources: readonly StoredResource[],
   removed: readonly string[],
   nonce: string,
-  holds: ReadonlyMap<string, string>,
-): Promise<DeltaDiscoveryResponse> {
-  const systemVersionInfo = await setVersion([...holds].map(([name, version]) => ({ name, version })));
+  systemVersionInfo: string,
+): DeltaDiscoveryResponse {
   return create(DeltaDiscoveryResponseSchema, {
     systemVersionInfo,
     typeUrl,

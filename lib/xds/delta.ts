@@ -13,6 +13,7 @@ import type {
   DeltaDiscoveryResponse,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { logSafe } from "../log-safe.ts";
+import type { ResourceChange } from "../push/flush.ts";
 import {
   defaultMaxResponseBytes,
   deltaResourceBytes,
@@ -28,6 +29,7 @@ import {
   clientView,
   type DeltaTypeState,
   type InFlight,
+  inReach,
   newTypeState,
   settleOldest,
 } from "./delta-state.ts";
@@ -75,9 +77,14 @@ export interface DeltaSession {
   /**
    * Re-reads every subscribed type (or only `typeUrls`) and sends what changed: first the
    * additions and updates of each type in push order (CDS, EDS, LDS, RDS), then the removals of
-   * each type, referrers first (LDS, RDS, CDS, EDS).
+   * each type, referrers first (LDS, RDS, CDS, EDS). With `changed` (every resource the push
+   * changed), only those names in the subscription's reach are re-read and diffed: the same
+   * responses at a cost that follows the change, not the subscription.
    */
-  onPush(typeUrls?: readonly string[]): Promise<DeltaDiscoveryResponse[]>;
+  onPush(
+    typeUrls?: readonly string[],
+    changed?: readonly ResourceChange[],
+  ): Promise<DeltaDiscoveryResponse[]>;
   /** The Node of the first request that carried one. */
   node(): Node | undefined;
   /** The stream's current status (plain data); `sent.versions` is what the client is taken to hold. */
@@ -116,13 +123,16 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     return run;
   }
 
-  /** What to send and remove for one type; consumes the names the client must hear about again. */
-  async function diff(state: DeltaTypeState): Promise<TypeDiff> {
+  /**
+   * What to send and remove for one type; consumes the names the client must hear about again.
+   * `only`: the names to look at (a push's changes in reach, and the resend names); default all.
+   */
+  async function diff(state: DeltaTypeState, only?: ReadonlySet<string>): Promise<TypeDiff> {
     const view = clientView(state);
     // Not synced yet: what the client holds stays in its view, so the first push after sync removes it.
     const holding = (await gate.synced()) ? undefined : new Set(view.keys());
     for (const name of state.resend) view.delete(name);
-    const sub = { wildcard: state.wildcard, names: state.names };
+    const sub = only ? { wildcard: false, names: only } : { wildcard: state.wildcard, names: state.names };
     const d = await diffForClient(source, state.typeUrl, sub, view);
     const resources = d.resources.filter(
       (r) => state.resend.has(r.name) || state.rejected.get(r.name) !== r.version,
@@ -130,7 +140,9 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     const sending = new Set(resources.map((r) => r.name));
     const removed = new Set(d.removed);
     // A subscribed name that does not exist is reported once; asked for again, it is reported again.
-    for (const name of d.missing) if (!state.reportedMissing.has(name)) removed.add(name);
+    // Only explicitly subscribed names are reported missing (`only` may hold wildcard-reached ones).
+    for (const name of d.missing)
+      if (!state.reportedMissing.has(name) && (!only || state.names.has(name))) removed.add(name);
     for (const name of state.resend) if (!sending.has(name)) removed.add(name);
     state.resend.clear();
     if (holding) for (const name of holding) removed.delete(name);
@@ -170,13 +182,29 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       state.rejected.delete(r.name);
     }
     for (const name of removed) if (state.names.has(name)) state.reportedMissing.add(name);
-    const response = await deltaResponse(state.typeUrl, resources, removed, nonce, clientView(state));
+    const response = deltaResponse(
+      state.typeUrl,
+      resources,
+      removed,
+      nonce,
+      await versionOfSet(clientView(state)),
+    );
     state.last = { nonce, systemVersionInfo: response.systemVersionInfo };
     return response;
   }
 
-  const heldVersion = (state: DeltaTypeState) =>
-    setVersion([...state.held].map(([name, version]) => ({ name, version })));
+  // The set version of the last set hashed: an ACK of the newest response holds exactly the set
+  // that response announced, so its version is hashed once per response, not again per ACK.
+  let lastSet: { key: string; version: Promise<string> } | undefined;
+  const versionOfSet = (set: ReadonlyMap<string, string>): Promise<string> => {
+    const pairs = [...set].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const key = JSON.stringify(pairs);
+    if (lastSet?.key !== key) {
+      lastSet = { key, version: setVersion(pairs.map(([name, version]) => ({ name, version }))) };
+    }
+    return lastSet.version;
+  };
+  const heldVersion = (state: DeltaTypeState) => versionOfSet(state.held);
 
   async function onRequest(req: DeltaDiscoveryRequest): Promise<DeltaDiscoveryResponse[]> {
     if (node === undefined && req.node !== undefined) node = retainedNode(req.node);
@@ -212,12 +240,22 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     return send(state, d.resources, d.removed);
   }
 
-  async function onPush(typeUrls?: readonly string[]): Promise<DeltaDiscoveryResponse[]> {
+  async function onPush(
+    typeUrls?: readonly string[],
+    changed?: readonly ResourceChange[],
+  ): Promise<DeltaDiscoveryResponse[]> {
     const diffs: TypeDiff[] = [];
     for (const typeUrl of pushOrder) {
       if (typeUrls && !typeUrls.includes(typeUrl)) continue;
       const state = states.get(typeUrl);
-      if (state) diffs.push(await diff(state));
+      if (!state) continue;
+      if (!changed) {
+        diffs.push(await diff(state));
+        continue;
+      }
+      const only = new Set(state.resend);
+      for (const c of changed) if (c.typeUrl === typeUrl && inReach(state, c.name)) only.add(c.name);
+      if (only.size > 0) diffs.push(await diff(state, only));
     }
     // Make before break: every addition and update of every type before any removal.
     const out: DeltaDiscoveryResponse[] = [];
@@ -242,7 +280,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
 
   return {
     onRequest: (req) => serialized(() => onRequest(req)),
-    onPush: (typeUrls) => serialized(() => onPush(typeUrls)),
+    onPush: (typeUrls, changed) => serialized(() => onPush(typeUrls, changed)),
     node: () => node,
     status,
     subscribed: (typeUrl) => states.get(typeUrl)?.names ?? none,
