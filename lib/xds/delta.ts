@@ -195,14 +195,12 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
 
   // The set version of the last set hashed: an ACK of the newest response holds exactly the set
   // that response announced, so its version is hashed once per response, not again per ACK.
-  let lastSet: { key: string; version: Promise<string> } | undefined;
+  let lastSet: { set: Map<string, string>; version: Promise<string> } | undefined;
   const versionOfSet = (set: ReadonlyMap<string, string>): Promise<string> => {
-    const pairs = [...set].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    const key = JSON.stringify(pairs);
-    if (lastSet?.key !== key) {
-      lastSet = { key, version: setVersion(pairs.map(([name, version]) => ({ name, version }))) };
-    }
-    return lastSet.version;
+    if (lastSet && sameEntries(lastSet.set, set)) return lastSet.version;
+    const version = setVersion([...set].map(([name, version]) => ({ name, version })));
+    lastSet = { set: new Map(set), version };
+    return version;
   };
   const heldVersion = (state: DeltaTypeState) => versionOfSet(state.held);
 
@@ -285,6 +283,12 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     status,
     subscribed: (typeUrl) => states.get(typeUrl)?.names ?? none,
   };
+}
+
+function sameEntries(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [name, version] of b) if (a.get(name) !== version) return false;
+  return true;
 }
 
 function typeStatus(s: DeltaTypeState): ProxyTypeStatus {

@@ -119,7 +119,11 @@ export async function measureFanout(streams: number, services = 100, changes = 2
       }),
     );
     let first: (() => void) | undefined;
-    initial.push(new Promise<void>((r) => (first = r)));
+    initial.push(
+      new Promise<void>((r) => {
+        first = r;
+      }),
+    );
     let lastChange = -1;
     void (async () => {
       try {
@@ -148,7 +152,10 @@ export async function measureFanout(streams: number, services = 100, changes = 2
   for (let c = 0; c < changes; c++) {
     seen = 0;
     expect = c;
-    const all = streams === 0 ? Promise.resolve() : new Promise<void>((r) => (allSeen = r));
+    const all = new Promise<void>((r) => {
+      allSeen = r;
+      if (streams === 0) r();
+    });
     const t = performance.now();
     const ips = [`10.250.${c % 250}.1`, `10.250.${c % 250}.2`];
     posts.push(await post([sliceEvent(target, ips, "MODIFIED")]));

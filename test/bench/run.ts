@@ -7,8 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFileStore } from "../../lib/store/file.ts";
 import type { Store } from "../../lib/store/store.ts";
+import { measureFanout } from "./fanout.ts";
 import { largeBatch, measureIngestStall } from "./ingest-stall.ts";
 import { buildMesh, sliceEvent } from "./mesh.ts";
+import { measureSessionPush } from "./session-push.ts";
 import { compareStores } from "./store.ts";
 import { measureBytes } from "./xds-bytes.ts";
 
@@ -102,3 +104,48 @@ console.log(
     `${pad(n, 6)} | ${pad((r.bodyBytes / 1e6).toFixed(1), 7)} | ${pad((r.ingestMs / 1000).toFixed(1), 8)} | ${pad(r.maxStallMs.toFixed(0), 19)} | ${pad(r.maxBusyStallMs.toFixed(0), 19)} | ${pad(`${r.readyMaxMs.toFixed(0)} (${r.readyProbes})`, 17)} | ${pad(`${r.fetchMaxMs.toFixed(0)} (${r.fetchProbes})`, 24)}`,
   );
 }
+
+console.log(
+  "\nfan-out: one endpoint change to N Delta streams (Node runtime in-process, real ingest POST, real" +
+    " gRPC clients in the same process; PILOT_ENABLE_EDS_DEBOUNCE=false; 20 changes)",
+);
+console.log(
+  "streams | last stream has it p50 ms (target) | p99 ms (target) | CPU µs/stream/push, clients included | POST ms",
+);
+for (const n of [0, 100, 1000]) {
+  const r = await measureFanout(n);
+  const target = (ms: number) => (n === 1000 ? ` (≤ ${ms})` : "");
+  console.log(
+    `${pad(n, 7)} | ${pad(`${r.p50Ms.toFixed(0)}${target(150)}`, 34)} | ${pad(`${r.p99Ms.toFixed(0)}${target(300)}`, 15)} | ${pad(n === 0 ? "-" : r.cpuPerStreamUs.toFixed(0), 37)} | ${pad(r.postMs.toFixed(1), 7)}`,
+  );
+}
+console.log("(target: POST ms independent of the number of streams)");
+
+console.log(
+  "\none endpoint change inside Delta sessions (lib/xds/delta.ts, memory store, no transport): ingest + flush +" +
+    " every session's push and ACK, median of 20; change-aware (the push names what changed) vs full re-diff",
+);
+console.log(
+  "services | case                       | change-aware ms | full re-diff ms | sessions' part ms | CPU µs/stream/push (target ≤ 50)",
+);
+const cases: Record<string, { ms: number }> = {};
+for (const n of [100, 10_000]) {
+  const mesh = await buildMesh(n);
+  const all = Array.from({ length: n }, (_, i) => i);
+  const rows = [
+    ["focused (3 services)", 1, () => [0, 1, 2]],
+    ["whole mesh (every EDS)", 1, () => all],
+    ["1,000 streams, 2 each", 1000, (s: number) => [0, 1 + (s % (n - 1))]],
+  ] as const;
+  for (const [what, streams, names] of rows) {
+    const r = await measureSessionPush(n, streams, names, 20, mesh);
+    cases[`${what}/${n}`] = { ms: r.changeAwareMs };
+    console.log(
+      `${pad(n, 8)} | ${what.padEnd(26)} | ${pad(r.changeAwareMs.toFixed(2), 15)} | ${pad(r.fullRediffMs.toFixed(2), 15)} | ${pad(r.changeAwareSessionsMs.toFixed(2), 17)} | ${pad(r.cpuPerStreamUs.toFixed(0), 6)}`,
+    );
+  }
+}
+const ratio = (what: string) =>
+  ((cases[`${what}/10000`]?.ms ?? 0) / (cases[`${what}/100`]?.ms ?? 1)).toFixed(2);
+console.log(`ratio 10k/100, focused: ${ratio("focused (3 services)")} (target ≤ 1.2)`);
+console.log(`ratio 10k/100, whole mesh: ${ratio("whole mesh (every EDS)")} (target ≤ 1.5)`);

@@ -1,0 +1,106 @@
+/**
+ * The cost of one endpoint change inside Delta sessions (lib/xds/delta.ts over the memory store,
+ * no transport): ingest and flush, then each session's push and ACK. "change-aware" hands the
+ * session the flush's changes (what the Node runtime does); "full re-diff" re-reads and re-diffs
+ * every subscribed name (what a push without changes, or before issue 8, costs).
+ */
+import { create } from "@bufbuild/protobuf";
+import {
+  DeltaDiscoveryRequestSchema,
+  type DeltaDiscoveryResponse,
+} from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { ResourceChange } from "../../lib/push/flush.ts";
+import { createDeltaSession, type DeltaSession } from "../../lib/xds/delta.ts";
+import { createStoreSource } from "../../lib/xds/source.ts";
+import { TypeUrl } from "../../lib/xds/types.ts";
+import { buildMesh, hostOf, sliceEvent } from "./mesh.ts";
+
+type Mesh = Awaited<ReturnType<typeof buildMesh>>;
+
+const clusterOf = (n: number) => `outbound|9080||${hostOf(n)}`;
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] as number;
+}
+
+async function ack(session: DeltaSession, responses: DeltaDiscoveryResponse[]) {
+  for (const r of responses) {
+    await session.onRequest(
+      create(DeltaDiscoveryRequestSchema, { typeUrl: r.typeUrl, responseNonce: r.nonce }),
+    );
+  }
+}
+
+export interface SessionPushReport {
+  services: number;
+  streams: number;
+  /** Median ms from the ingest call to every session having answered and been ACKed. */
+  changeAwareMs: number;
+  fullRediffMs: number;
+  /** Median ms of the sessions' part alone (push and ACK of every session). */
+  changeAwareSessionsMs: number;
+  fullRediffSessionsMs: number;
+  /** CPU per session per push, change-aware (µs). */
+  cpuPerStreamUs: number;
+}
+
+/**
+ * `streams` sessions over a mesh of `services`, each subscribed to the EDS of `names(s)`, then
+ * `runs` endpoint changes of service 0 pushed change-aware, and `runs` pushed as full re-diffs.
+ */
+export async function measureSessionPush(
+  services: number,
+  streams: number,
+  names: (stream: number) => number[],
+  runs = 20,
+  built?: Mesh,
+): Promise<SessionPushReport> {
+  const mesh = built ?? (await buildMesh(services));
+  const source = createStoreSource(mesh.store);
+  const sessions: DeltaSession[] = [];
+  for (let s = 0; s < streams; s++) {
+    const session = createDeltaSession({ source });
+    const req = create(DeltaDiscoveryRequestSchema, {
+      node: { id: `sidecar~10.1.0.1~p${s}.bench~bench.svc.cluster.local` },
+      typeUrl: TypeUrl.endpoint,
+      resourceNamesSubscribe: names(s).map(clusterOf),
+    });
+    await ack(session, await session.onRequest(req));
+    sessions.push(session);
+  }
+  let change = 0;
+  const run = async (aware: boolean) => {
+    const ips = [`10.250.${change % 250}.1`, `10.250.${++change % 250}.2`];
+    const t = performance.now();
+    const { flushes } = await mesh.ingestAndPush([sliceEvent(0, ips, "MODIFIED")]);
+    const changed: ResourceChange[] = flushes.flatMap((f) => f.changes);
+    const t1 = performance.now();
+    const cpu = process.cpuUsage();
+    for (const s of sessions) await ack(s, await s.onPush(undefined, aware ? changed : undefined));
+    const used = process.cpuUsage(cpu);
+    const end = performance.now();
+    return { total: end - t, sessions: end - t1, cpuUs: used.user + used.system };
+  };
+  const aware: { total: number; sessions: number; cpuUs: number }[] = [];
+  for (let i = 0; i < runs; i++) aware.push(await run(true));
+  const full: { total: number; sessions: number }[] = [];
+  for (let i = 0; i < runs; i++) full.push(await run(false));
+  return {
+    services,
+    streams,
+    changeAwareMs: median(aware.map((x) => x.total)),
+    fullRediffMs: median(full.map((x) => x.total)),
+    changeAwareSessionsMs: median(aware.map((x) => x.sessions)),
+    fullRediffSessionsMs: median(full.map((x) => x.sessions)),
+    cpuPerStreamUs: median(aware.map((x) => x.cpuUs)) / streams,
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const n = Number(process.argv[2] ?? 100);
+  const all = Array.from({ length: n }, (_, i) => i);
+  console.log("whole", JSON.stringify(await measureSessionPush(n, 1, () => all)));
+  console.log("focused", JSON.stringify(await measureSessionPush(n, 1, () => [0, 1, 2])));
+  console.log("fanout", JSON.stringify(await measureSessionPush(n, 1000, (s) => [0, 1 + (s % (n - 1))])));
+}
