@@ -1,7 +1,9 @@
 /** runAdsStream (functions/ads-stream.ts): ordering, coalescing, and bounded reading. */
 import { describe, expect, it } from "vitest";
 import { runAdsStream, type StreamSession } from "../../../functions/ads-stream.ts";
+import type { ResourceChange } from "../../../lib/push/flush.ts";
 import { createPushSignal } from "../../../lib/push/signal.ts";
+import { TypeUrl } from "../../../lib/xds/types.ts";
 
 const settle = async (turns = 5) => {
   for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
@@ -116,5 +118,40 @@ describe("runAdsStream", () => {
     await expect(out.next()).rejects.toThrow("refused 2");
     await settle();
     expect(f.pulled()).toBeLessThanOrEqual(3);
+  });
+
+  it("hands the session what coalesced pushes changed, or nothing once one of them did not say", async () => {
+    const f = feed();
+    const pushes = createPushSignal();
+    const seen: (string[] | undefined)[] = [];
+    const session: StreamSession<number, string> = {
+      async onRequest(req) {
+        return [`req:${req}`];
+      },
+      async onPush(changed) {
+        seen.push(changed?.map((c) => c.name));
+        return ["push"];
+      },
+    };
+    const out = runAdsStream(f.requests, session, pushes, new AbortController().signal);
+    const change = (name: string): ResourceChange[] => [{ typeUrl: TypeUrl.endpoint, name, version: "v" }];
+    const first = out.next();
+    f.send(1);
+    await first;
+    // Table: the pushes pending together ▶ what the session is handed.
+    const cases: { emits: (ResourceChange[] | undefined)[]; handed: string[] | undefined }[] = [
+      { emits: [change("a")], handed: ["a"] },
+      { emits: [change("a"), change("b")], handed: ["a", "b"] },
+      { emits: [change("a"), undefined, change("b")], handed: undefined },
+      { emits: [undefined], handed: undefined },
+      { emits: [change("c")], handed: ["c"] },
+    ];
+    for (const c of cases) {
+      for (const e of c.emits) pushes.emit(1, e);
+      expect((await out.next()).value).toBe("push");
+    }
+    expect(seen).toEqual(cases.map((c) => c.handed));
+    f.end();
+    expect((await out.next()).done).toBe(true);
   });
 });
