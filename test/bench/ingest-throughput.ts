@@ -6,6 +6,7 @@
  */
 import { type DescMessage, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { createIngestApp } from "../../functions/ingest.ts";
+import { nodeSha256 } from "../../functions/node/sha256.ts";
 import { defaultRegistryOptions } from "../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../lib/push/debounce.ts";
 import { runDebounceTurn } from "../../lib/push/run.ts";
@@ -18,6 +19,7 @@ import { ListenerSchema } from "../../lib/gen/envoy/config/listener/v3/listener_
 import { RouteConfigurationSchema } from "../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { generators } from "../../lib/xds/generators/index.ts";
 import { type StoredResource, TypeUrl } from "../../lib/xds/types.ts";
+import { useSyncSha256 } from "../../lib/xds/version.ts";
 
 const ns = "mesh";
 let revision = 1;
@@ -93,6 +95,7 @@ export interface ThroughputReport {
  * events through the ingest app, then runs one debounce turn (the publish), then measures the floor.
  */
 export async function measureThroughput(services: number, endpoints = 10, batch = 500): Promise<ThroughputReport> {
+  useSyncSha256(nodeSha256); // as the Node runtime does
   const store = createMemoryStore();
   let clock = 1_700_000_000_000;
   const now = () => clock;
