@@ -7,16 +7,16 @@
 import { type DescMessage, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { createIngestApp } from "../../functions/ingest.ts";
 import { nodeSha256 } from "../../functions/node/sha256.ts";
+import { ClusterSchema } from "../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
+import { ClusterLoadAssignmentSchema } from "../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
+import { ListenerSchema } from "../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
+import { RouteConfigurationSchema } from "../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { defaultRegistryOptions } from "../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../lib/push/debounce.ts";
 import { runDebounceTurn } from "../../lib/push/run.ts";
 import { listAll } from "../../lib/store/index.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
-import { ClusterSchema } from "../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
-import { ClusterLoadAssignmentSchema } from "../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
-import { ListenerSchema } from "../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
-import { RouteConfigurationSchema } from "../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { generators } from "../../lib/xds/generators/index.ts";
 import { type StoredResource, TypeUrl } from "../../lib/xds/types.ts";
 import { useSyncSha256 } from "../../lib/xds/version.ts";
@@ -58,7 +58,11 @@ export function meshEvents(n: number, endpoints: number): unknown[] {
   return [service, slice];
 }
 
-function ndjsonBatches(services: number, endpoints: number, batch: number): { body: string; events: number }[] {
+function ndjsonBatches(
+  services: number,
+  endpoints: number,
+  batch: number,
+): { body: string; events: number }[] {
   const out: { body: string; events: number }[] = [];
   let lines: string[] = [];
   for (let n = 0; n < services; n++) {
@@ -94,7 +98,11 @@ export interface ThroughputReport {
  * Ingests `services` Services and their slices (`endpoints` each) in NDJSON batches of `batch`
  * events through the ingest app, then runs one debounce turn (the publish), then measures the floor.
  */
-export async function measureThroughput(services: number, endpoints = 10, batch = 500): Promise<ThroughputReport> {
+export async function measureThroughput(
+  services: number,
+  endpoints = 10,
+  batch = 500,
+): Promise<ThroughputReport> {
   useSyncSha256(nodeSha256); // as the Node runtime does
   const store = createMemoryStore();
   let clock = 1_700_000_000_000;
@@ -129,9 +137,12 @@ export async function measureThroughput(services: number, endpoints = 10, batch 
   if (turn.flushes.length === 0) throw new Error("no flush ran");
   const published: StoredResource[] = [];
   for (const typeUrl of Object.keys(schemas)) {
-    for (const e of await listAll<StoredResource>(store, keys.resourcePrefix(typeUrl))) published.push(e.value);
+    for (const e of await listAll<StoredResource>(store, keys.resourcePrefix(typeUrl)))
+      published.push(e.value);
   }
-  const messages = published.map((r) => [schemas[r.typeUrl], fromBinary(schemas[r.typeUrl], r.body)] as const);
+  const messages = published.map(
+    (r) => [schemas[r.typeUrl], fromBinary(schemas[r.typeUrl], r.body)] as const,
+  );
   // The floor: best of three passes (the first warms the encoder up as the publish did).
   let floorMs = Number.POSITIVE_INFINITY;
   for (let pass = 0; pass < 3; pass++) {

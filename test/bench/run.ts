@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { createFileStore } from "../../lib/store/file.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { largeBatch, measureIngestStall } from "./ingest-stall.ts";
+import { measureThroughput } from "./ingest-throughput.ts";
 import { buildMesh, sliceEvent } from "./mesh.ts";
 import { compareStores } from "./store.ts";
 import { measureBytes } from "./xds-bytes.ts";
@@ -100,5 +101,19 @@ console.log(
   const r = await measureIngestStall(largeBatch(n), n);
   console.log(
     `${pad(n, 6)} | ${pad((r.bodyBytes / 1e6).toFixed(1), 7)} | ${pad((r.ingestMs / 1000).toFixed(1), 8)} | ${pad(r.maxStallMs.toFixed(0), 19)} | ${pad(r.maxBusyStallMs.toFixed(0), 19)} | ${pad(`${r.readyMaxMs.toFixed(0)} (${r.readyProbes})`, 17)} | ${pad(`${r.fetchMaxMs.toFixed(0)} (${r.fetchProbes})`, 24)}`,
+  );
+}
+
+console.log(
+  "\ningest and publish throughput (issue 8 targets; ingest app in-process, 500-event NDJSON batches, memory store," +
+    " Node's synchronous SHA-256; Services + EndpointSlices × 10 endpoints; floor = toBinary of every published resource)",
+);
+console.log(
+  "services | events | ingest events/s (target ≥ 20,000) | ingest s | publish s | resources | floor s | (ingest + publish) / floor (target ≤ 1.5)",
+);
+for (const n of [1000, 10_000]) {
+  const r = await measureThroughput(n);
+  console.log(
+    `${pad(n, 8)} | ${pad(r.events, 6)} | ${pad(r.eventsPerSecond.toFixed(0), 33)} | ${pad((r.ingestMs / 1000).toFixed(2), 8)} | ${pad((r.flushMs / 1000).toFixed(2), 9)} | ${pad(r.resources, 9)} | ${pad((r.floorMs / 1000).toFixed(2), 7)} | ${pad(`${r.ratio.toFixed(1)}x`, 41)}`,
   );
 }
