@@ -15,6 +15,7 @@ import type { Store } from "../../lib/store/index.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
+import { useSyncSha256 } from "../../lib/xds/version.ts";
 import { createAdmissionInterceptor } from "../admission.ts";
 import { byGuard, createAuthInterceptor } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
@@ -26,6 +27,7 @@ import { startProxyStatusSweep } from "../proxy-status.ts";
 import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
 import { createDebounceTimer } from "./debounce-timer.ts";
+import { nodeSha256 } from "./sha256.ts";
 import { openStore } from "./store.ts";
 import { xdsServerOptions } from "./xds-server-options.ts";
 
@@ -46,6 +48,8 @@ export interface NodeRuntimeOptions {
 /** Binds both ports and resolves once both serve; rejects (naming the variable) when an XDS_AUTH key source is bad. */
 export async function startNodeRuntime(config: Config, options: NodeRuntimeOptions): Promise<NodeRuntime> {
   const { log } = options;
+  // Versions hash on this thread: the same SHA-256 as WebCrypto, without a thread-pool trip each.
+  useSyncSha256(nodeSha256);
   const opened = openStore(config.store, log);
   const { store } = opened;
   const now = () => Date.now();

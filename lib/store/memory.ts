@@ -3,7 +3,7 @@
  * other adapters to. Keys are kept sorted by code point (the order SQLite and DynamoDB use for
  * UTF-8 text), so a page is a binary search plus a walk, never a scan of the whole store.
  */
-import { assertPlainValue } from "./codec.ts";
+import { copyPlainValue } from "./codec.ts";
 import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
 
 export { compareKeys } from "./sorted-keys.ts";
@@ -20,7 +20,7 @@ interface Slot {
 
 /**
  * A fresh, empty in-memory Store. Every operation completes before its promise settles, so each
- * compare-and-set is atomic; values are structuredClone'd on the way in and out, and a value the
+ * compare-and-set is atomic; values are deep-copied (copyPlainValue) on the way in and out, and a value the
  * text-based adapters could not store (see `assertPlainValue`) is refused here too.
  */
 export function createMemoryStore(): Store {
@@ -29,7 +29,7 @@ export function createMemoryStore(): Store {
 
   const entry = <T>(key: string, slot: Slot): Entry<T> => ({
     key,
-    value: structuredClone(slot.value) as T,
+    value: copyPlainValue(slot.value as T),
     version: slot.version,
   });
 
@@ -49,8 +49,7 @@ export function createMemoryStore(): Store {
     },
 
     async put<T>(key: string, value: T, options: PutOptions = {}): Promise<PutResult> {
-      assertPlainValue(value);
-      const copy = structuredClone(value);
+      const copy = copyPlainValue(value);
       const slot = slots.get(key);
       if (options.ifVersion !== undefined && (slot?.version ?? 0) !== options.ifVersion) {
         return { ok: false, current: slot && entry(key, slot) };

@@ -105,11 +105,16 @@ function upperBound(sorted: readonly string[], key: string): number {
   return lo;
 }
 
+const surrogate = /[\ud800-\udfff]/;
+
 /**
  * Orders strings by Unicode code point, which is also UTF-8 byte order. Plain `<` compares UTF-16
  * code units and would put U+10000.. (surrogate pairs) before U+E000..U+FFFF.
  */
 export function compareKeys(a: string, b: string): number {
+  if (a === b) return 0;
+  // Without surrogates, UTF-16 order is code-point order: let the engine compare (several times faster).
+  if (!surrogate.test(a) && !surrogate.test(b)) return a < b ? -1 : 1;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
     const x = a.charCodeAt(i);

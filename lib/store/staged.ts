@@ -15,7 +15,7 @@
  * checked (`assertPlainValue`) when staged, so a commit fails only if the base itself fails; then
  * the writes it made are undone (best effort) and a CommitError says whether that worked.
  */
-import { assertPlainValue } from "./codec.ts";
+import { copyPlainValue } from "./codec.ts";
 import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
 import type { DeleteOptions, Entry, ListOptions, ListPage, PutOptions, PutResult, Store } from "./store.ts";
 
@@ -59,7 +59,7 @@ export function createStagedStore(base: Store): StagedStore {
   };
   const entry = <T>(key: string, slot: Slot): Entry<T> => ({
     key,
-    value: structuredClone(slot.value) as T,
+    value: copyPlainValue(slot.value as T),
     version: slot.version,
   });
   /**
@@ -111,8 +111,7 @@ export function createStagedStore(base: Store): StagedStore {
 
     async put<T>(key: string, value: T, options: PutOptions = {}): Promise<PutResult> {
       open();
-      assertPlainValue(value);
-      const copy = structuredClone(value);
+      const copy = copyPlainValue(value);
       return withCurrent(key, (cur): PutResult => {
         if (options.ifVersion !== undefined && cur.version !== options.ifVersion) {
           return { ok: false, current: cur.present ? entry(key, cur) : undefined };

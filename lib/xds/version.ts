@@ -5,13 +5,35 @@ import { TypeUrl as TypeUrls } from "./types.ts";
 
 const served = new Set<string>(Object.values(TypeUrls));
 
-/** Lower-case hex of the first 8 bytes of SHA-256(bytes), via WebCrypto (Node 20 and workerd alike). */
+/**
+ * A synchronous SHA-256 (the whole 32-byte digest), where the runtime has one: the Node runtime
+ * injects node:crypto's; lib/ imports no runtime module, and workerd keeps WebCrypto.
+ */
+export type Sha256 = (bytes: Uint8Array) => Uint8Array;
+
+let syncSha256: Sha256 | undefined;
+
+/**
+ * Makes every version hash use `sha256` synchronously instead of one awaited WebCrypto digest per
+ * resource (each a thread-pool round trip on Node). The digest is the same SHA-256, so versions are
+ * the same strings on every runtime; `undefined` goes back to WebCrypto.
+ */
+export function useSyncSha256(sha256: Sha256 | undefined): void {
+  syncSha256 = sha256;
+}
+
+function hex16(digest: Uint8Array): string {
+  let hex = "";
+  for (let i = 0; i < 8; i++) hex += (digest[i] as number).toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** Lower-case hex of the first 8 bytes of SHA-256(bytes): the injected hash, else WebCrypto. */
 async function shortHash(bytes: Uint8Array): Promise<string> {
+  if (syncSha256) return hex16(syncSha256(bytes));
   // Copy into a fresh ArrayBuffer: digest() wants a BufferSource, and a view may sit on a shared buffer.
   const digest = await crypto.subtle.digest("SHA-256", bytes.slice().buffer as ArrayBuffer);
-  let hex = "";
-  for (const b of new Uint8Array(digest, 0, 8)) hex += b.toString(16).padStart(2, "0");
-  return hex;
+  return hex16(new Uint8Array(digest, 0, 8));
 }
 
 /** The version of one serialized resource: 16 hex digits of SHA-256(body). */

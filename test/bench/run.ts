@@ -9,6 +9,7 @@ import { createFileStore } from "../../lib/store/file.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { measureFanout } from "./fanout.ts";
 import { largeBatch, measureIngestStall } from "./ingest-stall.ts";
+import { measureThroughput } from "./ingest-throughput.ts";
 import { buildMesh, sliceEvent } from "./mesh.ts";
 import { measureSessionPush } from "./session-push.ts";
 import { compareStores } from "./store.ts";
@@ -149,3 +150,17 @@ const ratio = (what: string) =>
   ((cases[`${what}/10000`]?.ms ?? 0) / (cases[`${what}/100`]?.ms ?? 1)).toFixed(2);
 console.log(`ratio 10k/100, focused: ${ratio("focused (3 services)")} (target ≤ 1.2)`);
 console.log(`ratio 10k/100, whole mesh: ${ratio("whole mesh (every EDS)")} (target ≤ 1.5)`);
+
+console.log(
+  "\ningest and publish throughput (issue 8 targets; ingest app in-process, 500-event NDJSON batches, memory store," +
+    " Node's synchronous SHA-256; Services + EndpointSlices × 10 endpoints; floor = toBinary of every published resource)",
+);
+console.log(
+  "services | events | ingest events/s (target ≥ 20,000) | ingest s | publish s | resources | floor s | (ingest + publish) / floor (target ≤ 1.5)",
+);
+for (const n of [1000, 10_000]) {
+  const r = await measureThroughput(n);
+  console.log(
+    `${pad(n, 8)} | ${pad(r.events, 6)} | ${pad(r.eventsPerSecond.toFixed(0), 33)} | ${pad((r.ingestMs / 1000).toFixed(2), 8)} | ${pad((r.flushMs / 1000).toFixed(2), 9)} | ${pad(r.resources, 9)} | ${pad((r.floorMs / 1000).toFixed(2), 7)} | ${pad(`${r.ratio.toFixed(1)}x`, 41)}`,
+  );
+}

@@ -4,12 +4,14 @@
  * in versions.json. test/workers/parity.test.ts asserts the same file on workerd, so the two
  * runtimes provably publish the same bytes for the same mesh.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { debounceTurn } from "../../functions/debounce.ts";
 import { createIngestApp } from "../../functions/ingest.ts";
+import { nodeSha256 } from "../../functions/node/sha256.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { publishedStatus } from "../../lib/push/status.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
+import { useSyncSha256 } from "../../lib/xds/version.ts";
 import events from "../fixtures/parity/events.json";
 import versions from "../fixtures/parity/versions.json";
 
@@ -51,11 +53,19 @@ const byType = (types: { typeUrl: string; versions: Record<string, string> }[]) 
   Object.fromEntries(types.map((t) => [t.typeUrl, t.versions]));
 
 describe("golden parity (Node)", () => {
+  afterEach(() => useSyncSha256(undefined));
+
   it("publishes exactly the versions in versions.json, in one push", async () => {
     const status = await ingestAndSettle(JSON.stringify(events), Date.UTC(2025, 2, 14, 9, 30));
     expect(byType(status.types)).toEqual(versions);
     expect(status.pushVersion).toBe(1);
     expect(status.pendingPushes).toBe(0);
+  });
+
+  it("publishes the same versions with the Node runtime's synchronous SHA-256 as with WebCrypto", async () => {
+    useSyncSha256(nodeSha256);
+    const status = await ingestAndSettle(JSON.stringify(events), Date.UTC(2025, 2, 14, 9, 30));
+    expect(byType(status.types)).toEqual(versions);
   });
 
   it("does not depend on the clock, and names what CONTRACT.md names", async () => {

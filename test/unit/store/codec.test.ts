@@ -3,6 +3,7 @@ import {
   assertPlainValue,
   base64ToBytes,
   bytesToBase64,
+  copyPlainValue,
   decodeValue,
   encodeValue,
 } from "../../../lib/store/codec.ts";
@@ -51,10 +52,31 @@ describe("store codec", () => {
     for (const [value, message] of cases) {
       expect(() => encodeValue(value)).toThrow(message);
       expect(() => assertPlainValue(value)).toThrow(message);
+      expect(() => copyPlainValue(value)).toThrow(message);
       expect(() => encodeValue(value)).toThrow(TypeError);
     }
     expect(() =>
       assertPlainValue({ ok: [null, "s", 1, true, new Uint8Array(1), Object.create(null)] }),
     ).not.toThrow();
+  });
+
+  it("copies plain data deeply, sharing nothing, bytes into fresh Uint8Arrays", () => {
+    const bytes = new Uint8Array([1, 2, 3]);
+    const value = {
+      a: [1, "s", true, null, { b: bytes }],
+      view: new Uint8Array(bytes.buffer, 1, 2),
+      gone: undefined,
+      bare: Object.create(null) as object,
+    };
+    Object.defineProperty(value, "__proto__", { value: { x: 1 }, enumerable: true });
+    const copy = copyPlainValue(value);
+    expect(copy).toStrictEqual({ ...value, bare: {} });
+    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
+    expect(Object.keys(copy)).toContain("__proto__");
+    bytes[0] = 9;
+    (value.a[4] as { b: Uint8Array }).b = new Uint8Array(0);
+    expect((copy.a[4] as { b: Uint8Array }).b).toStrictEqual(new Uint8Array([1, 2, 3]));
+    expect(copy.view).toStrictEqual(new Uint8Array([2, 3]));
+    expect(copy.view.byteOffset).toBe(0);
   });
 });

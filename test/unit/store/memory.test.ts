@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { compareKeys, createMemoryStore } from "../../../lib/store/memory.ts";
 import { storeCases } from "./store.cases.ts";
@@ -20,5 +21,16 @@ describe("compareKeys", () => {
       "\u{10000}",
       "\u{1f600}",
     ]);
+  });
+
+  it("agrees with UTF-8 byte order on any strings, with and without surrogates (fast path and slow)", () => {
+    const byBytes = (x: string, y: string) => Math.sign(Buffer.compare(Buffer.from(x), Buffer.from(y)));
+    const text = fc.oneof(fc.string({ unit: "binary" }), fc.string({ unit: "grapheme-ascii" }));
+    fc.assert(
+      fc.property(text, text, fc.string(), (a, b, prefix) => {
+        expect(Math.sign(compareKeys(prefix + a, prefix + b))).toBe(byBytes(prefix + a, prefix + b));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -1,9 +1,16 @@
 import { create, toBinary } from "@bufbuild/protobuf";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { nodeSha256 } from "../../../functions/node/sha256.ts";
 import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { RouterSchema } from "../../../lib/gen/envoy/extensions/filters/http/router/v3/router_pb.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
-import { resourceVersion, serviceRef, setVersion, toStored } from "../../../lib/xds/version.ts";
+import {
+  resourceVersion,
+  serviceRef,
+  setVersion,
+  toStored,
+  useSyncSha256,
+} from "../../../lib/xds/version.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -16,6 +23,29 @@ describe("resourceVersion", () => {
   it("hashes only the bytes a view covers", async () => {
     const view = new Uint8Array(text("xabcx").buffer, 1, 3);
     expect(await resourceVersion(view)).toBe("ba7816bf8f01cfea");
+  });
+});
+
+describe("useSyncSha256", () => {
+  afterEach(() => useSyncSha256(undefined));
+  const bodies = [
+    { what: "empty", bytes: new Uint8Array(0) },
+    { what: "abc", bytes: text("abc") },
+    { what: "a view", bytes: new Uint8Array(text("xabcx").buffer, 1, 3) },
+    { what: "64 KiB", bytes: Uint8Array.from({ length: 65536 }, (_, i) => (i * 31) & 255) },
+  ];
+
+  it.each(bodies)("gives the WebCrypto version for $what", async ({ bytes }) => {
+    const web = await resourceVersion(bytes);
+    const webSet = await setVersion([{ name: "n", version: web }]);
+    useSyncSha256(nodeSha256);
+    expect(await resourceVersion(bytes)).toBe(web);
+    expect(await setVersion([{ name: "n", version: web }])).toBe(webSet);
+  });
+
+  it("is used when injected", async () => {
+    useSyncSha256(() => new Uint8Array(32).fill(0xab));
+    expect(await resourceVersion(text("abc"))).toBe("abababababababab");
   });
 });
 

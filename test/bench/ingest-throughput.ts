@@ -1,0 +1,167 @@
+/**
+ * Ingest and publish throughput (issue 8): batched watch events through the real ingest app
+ * in-process (hono's app.request, memory store), the debounce flush timed apart; and a whole mesh
+ * (N Services + N EndpointSlices × 10 endpoints) ingested and published beside its encoding floor,
+ * measured in the same run: toBinary of every published resource, nothing else.
+ */
+import { type DescMessage, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { createIngestApp } from "../../functions/ingest.ts";
+import { nodeSha256 } from "../../functions/node/sha256.ts";
+import { ClusterSchema } from "../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
+import { ClusterLoadAssignmentSchema } from "../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
+import { ListenerSchema } from "../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
+import { RouteConfigurationSchema } from "../../lib/gen/envoy/config/route/v3/route_pb.ts";
+import { defaultRegistryOptions } from "../../lib/ingest/index.ts";
+import { defaultDebounceOptions } from "../../lib/push/debounce.ts";
+import { runDebounceTurn } from "../../lib/push/run.ts";
+import { listAll } from "../../lib/store/index.ts";
+import { keys } from "../../lib/store/keys.ts";
+import { createMemoryStore } from "../../lib/store/memory.ts";
+import { generators } from "../../lib/xds/generators/index.ts";
+import { type StoredResource, TypeUrl } from "../../lib/xds/types.ts";
+import { useSyncSha256 } from "../../lib/xds/version.ts";
+
+const ns = "mesh";
+let revision = 1;
+
+/** A Service with one port, and its EndpointSlice with `endpoints` ready addresses. */
+export function meshEvents(n: number, endpoints: number): unknown[] {
+  const name = `svc-${n}`;
+  const service = {
+    type: "ADDED",
+    object: {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name, namespace: ns, resourceVersion: String(++revision) },
+      spec: { clusterIP: `10.96.${Math.floor(n / 250)}.${n % 250}`, ports: [{ name: "grpc", port: 9080 }] },
+    },
+  };
+  const slice = {
+    type: "ADDED",
+    object: {
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      metadata: {
+        name: `${name}-abcde`,
+        namespace: ns,
+        resourceVersion: String(++revision),
+        labels: { "kubernetes.io/service-name": name },
+      },
+      addressType: "IPv4",
+      endpoints: Array.from({ length: endpoints }, (_, i) => ({
+        addresses: [`10.${Math.floor(n / 250) % 250}.${n % 250}.${i + 1}`],
+        conditions: { ready: true },
+      })),
+      ports: [{ name: "grpc", port: 9080 }],
+    },
+  };
+  return [service, slice];
+}
+
+function ndjsonBatches(
+  services: number,
+  endpoints: number,
+  batch: number,
+): { body: string; events: number }[] {
+  const out: { body: string; events: number }[] = [];
+  let lines: string[] = [];
+  for (let n = 0; n < services; n++) {
+    for (const e of meshEvents(n, endpoints)) lines.push(JSON.stringify(e));
+    if (lines.length >= batch || n === services - 1) {
+      out.push({ body: lines.join("\n"), events: lines.length });
+      lines = [];
+    }
+  }
+  return out;
+}
+
+const schemas: Record<TypeUrl, DescMessage> = {
+  [TypeUrl.cluster]: ClusterSchema,
+  [TypeUrl.endpoint]: ClusterLoadAssignmentSchema,
+  [TypeUrl.listener]: ListenerSchema,
+  [TypeUrl.route]: RouteConfigurationSchema,
+} as Record<TypeUrl, DescMessage>;
+
+export interface ThroughputReport {
+  services: number;
+  events: number;
+  ingestMs: number;
+  eventsPerSecond: number;
+  flushMs: number;
+  resources: number;
+  floorMs: number;
+  /** (ingest + flush) / floor. */
+  ratio: number;
+}
+
+/**
+ * Ingests `services` Services and their slices (`endpoints` each) in NDJSON batches of `batch`
+ * events through the ingest app, then runs one debounce turn (the publish), then measures the floor.
+ */
+export async function measureThroughput(
+  services: number,
+  endpoints = 10,
+  batch = 500,
+): Promise<ThroughputReport> {
+  useSyncSha256(nodeSha256); // as the Node runtime does
+  const store = createMemoryStore();
+  let clock = 1_700_000_000_000;
+  const now = () => clock;
+  const app = createIngestApp({
+    store,
+    now,
+    registry: defaultRegistryOptions,
+    token: undefined,
+    allowUnauthenticated: () => true,
+    clusterId: "bench",
+    log: () => {},
+  });
+  const bodies = ndjsonBatches(services, endpoints, batch);
+  const events = bodies.reduce((s, b) => s + b.events, 0);
+  const started = performance.now();
+  for (const { body } of bodies) {
+    const res = await app.request("/v1/events", {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/x-ndjson" },
+    });
+    if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+    await res.arrayBuffer();
+  }
+  const ingestMs = performance.now() - started;
+  clock += defaultDebounceOptions.debounceMax + 1;
+  const flushStarted = performance.now();
+  const flushDeps = { store, generators, context: { domainSuffix: "cluster.local" }, now };
+  const turn = await runDebounceTurn(flushDeps, defaultDebounceOptions);
+  const flushMs = performance.now() - flushStarted;
+  if (turn.flushes.length === 0) throw new Error("no flush ran");
+  const published: StoredResource[] = [];
+  for (const typeUrl of Object.keys(schemas)) {
+    for (const e of await listAll<StoredResource>(store, keys.resourcePrefix(typeUrl)))
+      published.push(e.value);
+  }
+  const messages = published.map(
+    (r) => [schemas[r.typeUrl], fromBinary(schemas[r.typeUrl], r.body)] as const,
+  );
+  // The floor: best of three passes (the first warms the encoder up as the publish did).
+  let floorMs = Number.POSITIVE_INFINITY;
+  for (let pass = 0; pass < 3; pass++) {
+    const floorStarted = performance.now();
+    for (const [schema, message] of messages) toBinary(schema, message);
+    floorMs = Math.min(floorMs, performance.now() - floorStarted);
+  }
+  return {
+    services,
+    events,
+    ingestMs,
+    eventsPerSecond: events / (ingestMs / 1000),
+    flushMs,
+    resources: published.length,
+    floorMs,
+    ratio: (ingestMs + flushMs) / floorMs,
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(JSON.stringify(await measureThroughput(Number(process.argv[2] ?? 1000))));
+}
