@@ -93,6 +93,19 @@ export async function manyStreamsOneChannel(xdsPort: number, total: number, sett
   };
 }
 
+/** A raw node:http2 connection with one SotW ADS stream open on it; errors are the caller's to observe. */
+function openRawSotw(xdsPort: number) {
+  const session = h2connect(`http://127.0.0.1:${xdsPort}`);
+  session.on("error", () => {});
+  const stream = session.request({
+    ":method": "POST",
+    ":path": SOTW_PATH,
+    "content-type": "application/grpc",
+    te: "trailers",
+  });
+  return { session, stream };
+}
+
 /**
  * Sends one gRPC message whose prefix declares `declaredBytes` on a raw node:http2 stream, then
  * streams zeros as fast as flow control lets it (at most `maxSend` bytes, `ms` in all), and reports
@@ -100,14 +113,7 @@ export async function manyStreamsOneChannel(xdsPort: number, total: number, sett
  */
 export function oversizedMessage(xdsPort: number, declaredBytes: number, maxSend: number, ms = 3000) {
   return new Promise<{ grpcStatus: string | undefined; message: string; sent: number }>((resolve) => {
-    const session = h2connect(`http://127.0.0.1:${xdsPort}`);
-    session.on("error", () => {});
-    const stream = session.request({
-      ":method": "POST",
-      ":path": SOTW_PATH,
-      "content-type": "application/grpc",
-      te: "trailers",
-    });
+    const { session, stream } = openRawSotw(xdsPort);
     let status: string | undefined;
     let message = "";
     let sent = 0;
@@ -149,14 +155,7 @@ export function oversizedMessage(xdsPort: number, declaredBytes: number, maxSend
  * once writing has been blocked for `stuckMs`, with the bytes the server let it send.
  */
 export async function nonReadingSender(xdsPort: number, maxSend: number, stuckMs = 1000) {
-  const session = h2connect(`http://127.0.0.1:${xdsPort}`);
-  session.on("error", () => {});
-  const stream = session.request({
-    ":method": "POST",
-    ":path": SOTW_PATH,
-    "content-type": "application/grpc",
-    te: "trailers",
-  });
+  const { session, stream } = openRawSotw(xdsPort);
   stream.on("error", () => {});
   stream.pause(); // never read: what the server sends piles up in our window, then stops
   const frame = grpcFrame(cdsRequest("non-reader"));
