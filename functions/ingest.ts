@@ -9,30 +9,24 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { timingSafeEqual } from "../lib/auth/timing-safe.ts";
 import { clusterIdRule, isClusterId } from "../lib/config.ts";
+import { createIngestCore, type IngestCore, type IngestCoreOptions } from "../lib/core/ingest.ts";
 import {
-  type ApplyDeps,
-  type ApplySummary,
   admissionResponse,
-  applyAtomically,
-  applyEvents,
   decodeAdmissionReview,
   decodeEventsBody,
   formatIngestError,
   type IngestError,
   parseJsonSliced,
-  resync,
   validateEventsPaced,
   validateList,
 } from "../lib/ingest/index.ts";
-import type { SyncTracker } from "../lib/push/sync-tracker.ts";
-
-/** The header every ingest answer carries: the instance id of the control plane's state. */
-export const instanceHeader = "x-edgepilot-instance";
-
 import { logSafe } from "../lib/log-safe.ts";
 import { createPace, type Pace } from "../lib/pace.ts";
 import { CommitError } from "../lib/store/staged.ts";
 import { readUpTo } from "./body.ts";
+
+/** The header every ingest answer carries: the instance id of the control plane's state. */
+export const instanceHeader = "x-edgepilot-instance";
 
 /** Who may call ingest: the bearer token, or what decides when there is none. */
 export interface IngestAuthOptions {
@@ -44,20 +38,22 @@ export interface IngestAuthOptions {
   unauthenticatedRefusal?: string;
 }
 
-export interface IngestOptions extends ApplyDeps, IngestAuthOptions {
+/** The transport's own options: the default cluster, readiness, the log. */
+export interface IngestAppOptions extends IngestAuthOptions {
   /** The cluster a call names when it names none (CLUSTER_ID). */
   clusterId: string;
-  /** Called after a batch queued a push, so the runtime can schedule the debounce. */
-  onEnqueued?: () => void | Promise<void>;
   /** Whether both ports serve. */
   ready?: () => boolean;
-  /**
-   * Start-up sync: notes each accepted call and resync, names the state's instance in every
-   * answer (x-edgepilot-instance, and `instance` in JSON summaries), and fills /ready's body.
-   */
-  sync?: Pick<SyncTracker, "ingested" | "instance" | "state">;
   log?: (line: string) => void;
 }
+
+/**
+ * The app over a mesh core's ingest (`core`), or over the means to build one (a store, clock,
+ * registry options, and optionally the sync tracker and onEnqueued) for a host that has no core.
+ * With sync, every answer names the state's instance (x-edgepilot-instance, and `instance` in
+ * JSON summaries) and /ready's body says how far start-up sync got.
+ */
+export type IngestOptions = IngestAppOptions & ({ core: IngestCore } | IngestCoreOptions);
 
 /** Bytes decoded to text between two yields. */
 const decodeStep = 1 << 20;
@@ -65,12 +61,12 @@ const decodeStep = 1 << 20;
 /** Largest ingest body accepted; an API server's list of 5,000 pods fits well inside. */
 export const maxBodyBytes = 32 * 1024 * 1024;
 
-/** Builds the ingest app. Errors answer JSON `{ error, index?, field? }`. */
+/** Builds the ingest app: decodes and validates, then calls the core. Errors answer JSON `{ error, index?, field? }`. */
 export function createIngestApp(options: IngestOptions): Hono {
   const app = new Hono();
   const log = options.log ?? ((line) => console.log(line));
-
-  const { sync } = options;
+  const core = "core" in options ? options.core : createIngestCore({ ...options, log });
+  const { sync } = core;
   // 200 once the ports serve, whatever the sync: ingest must reach us to sync at all.
   app.get("/ready", async (c) => {
     if (options.ready !== undefined && !options.ready()) return c.json({ ready: false }, 503);
@@ -84,20 +80,8 @@ export function createIngestApp(options: IngestOptions): Hono {
     await next();
   });
 
-  // One batch at a time per instance: an object's events apply in the order they arrived. Each
-  // runs on a staged view and commits only if it succeeds; an exception applies nothing (500).
-  let tail: Promise<unknown> = Promise.resolve();
-  const serialized = <T>(pace: Pace, fn: (deps: ApplyDeps) => Promise<T>): Promise<T> => {
-    const run = () => applyAtomically({ ...options, pace }, fn);
-    const result = tail.then(run, run);
-    tail = result.catch(() => undefined);
-    return result;
-  };
-  const finish = async (c: Context, cluster: string, summary: ApplySummary, resyncKind?: string) => {
-    await sync?.ingested(cluster, resyncKind);
-    if (summary.push) await options.onEnqueued?.();
-    return c.json(sync ? { ...summary, instance: await sync.instance() } : summary);
-  };
+  const answer = async (c: Context, summary: object) =>
+    c.json(sync ? { ...summary, instance: await sync.instance() } : summary);
   const reject = (c: Context, what: string, cluster: string, error: IngestError) => {
     log(`ingest: rejected ${what} for cluster ${cluster}: ${formatIngestError(error)}`);
     return c.json(errorBody(error), 400);
@@ -109,7 +93,7 @@ export function createIngestApp(options: IngestOptions): Hono {
     const decoded = await decodeEventsBody(body, c.req.header("content-type"), pace);
     const events = decoded.ok ? await validateEventsPaced(decoded.value, pace) : decoded;
     if (!events.ok) return reject(c, "batch", cluster, events.error);
-    return finish(c, cluster, await serialized(pace, (deps) => applyEvents(deps, cluster, events.value)));
+    return answer(c, await core.events(cluster, events.value, pace));
   });
 
   app.post("/v1/resync", async (c) => {
@@ -118,10 +102,7 @@ export function createIngestApp(options: IngestOptions): Hono {
     const parsed = await parseJsonSliced(body, pace);
     const list = parsed.ok ? await validateList(c.req.query("kind") ?? "", parsed.value, pace) : parsed;
     if (!list.ok) return reject(c, "resync", cluster, list.error);
-    const summary = await serialized(pace, (deps) => resync(deps, cluster, list.value));
-    if (summary.deleted)
-      log(`ingest: resync of ${list.value.kind} in ${cluster} deleted ${summary.deleted} missed object(s)`);
-    return finish(c, cluster, summary, list.value.kind);
+    return answer(c, await core.resync(cluster, list.value, pace));
   });
 
   app.post("/v1/admission", async (c) => {
@@ -131,13 +112,7 @@ export function createIngestApp(options: IngestOptions): Hono {
     const review = parsed.ok ? decodeAdmissionReview(parsed.value) : parsed;
     if (!review.ok) return reject(c, "AdmissionReview", cluster, review.error);
     const { uid, event, dryRun } = review.value;
-    if (event && !dryRun) {
-      const summary = await serialized(pace, (deps) =>
-        applyEvents(deps, cluster, [event], { trackVersions: false }),
-      );
-      await sync?.ingested(cluster);
-      if (summary.push) await options.onEnqueued?.();
-    }
+    if (event && !dryRun) await core.admission(cluster, event, pace);
     return c.json(admissionResponse(uid));
   });
 

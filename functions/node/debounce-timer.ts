@@ -2,7 +2,7 @@
  * Drives debounce turns with a timer on Node. One turn runs at a time; a poke during a turn
  * runs another right after it, so nothing that arrives mid-push waits past its own debounce.
  */
-import type { DebounceTurn } from "../../lib/push/run.ts";
+import { turnFailedLine, turnRetryMs } from "../../lib/core/push-log.ts";
 
 export interface DebounceTimer {
   /** Something was queued: run a turn now (it decides whether to push or wait). */
@@ -12,11 +12,11 @@ export interface DebounceTimer {
 }
 
 export interface DebounceTimerOptions {
-  turn: () => Promise<DebounceTurn>;
+  /** One turn (the mesh core's); says when to come back (null: nothing queued). */
+  turn: () => Promise<{ nextAt: number | null }>;
   now: () => number;
-  onTurn?: (turn: DebounceTurn) => void;
   log?: (line: string) => void;
-  /** Retry delay after a failed turn (ms). */
+  /** Retry delay after a failed turn (ms); default the core's turnRetryMs. */
   retryMs?: number;
 }
 
@@ -51,13 +51,10 @@ export function createDebounceTimer(options: DebounceTimerOptions): DebounceTime
     running = (async () => {
       try {
         const turn = await options.turn();
-        options.onTurn?.(turn);
         if (turn.nextAt !== null) schedule(turn.nextAt);
       } catch (err) {
-        options.log?.(
-          `debounce: turn failed, retrying: ${err instanceof Error ? (err.stack ?? err.message) : err}`,
-        );
-        schedule(options.now() + (options.retryMs ?? 1000));
+        options.log?.(turnFailedLine(err));
+        schedule(options.now() + (options.retryMs ?? turnRetryMs));
       } finally {
         running = undefined;
         if (again) {

@@ -9,8 +9,7 @@ import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { isLoopback, xdsAuthLogLine } from "../../lib/auth/config.ts";
 import type { Config } from "../../lib/config.ts";
-import { createPushSignal } from "../../lib/push/signal.ts";
-import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
+import { createMeshCore } from "../../lib/core/mesh-core.ts";
 import type { Store } from "../../lib/store/index.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
@@ -20,7 +19,6 @@ import { createAdmissionInterceptor } from "../admission.ts";
 import { byGuard, createAuthInterceptor } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
-import { debounceTurn } from "../debounce.ts";
 import { createIngestApp } from "../ingest.ts";
 import { createPollRoutes } from "../poll.ts";
 import { startProxyStatusSweep } from "../proxy-status.ts";
@@ -57,31 +55,25 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   const { guard, ready } = setupGuard(config.xdsAuth, { now, log, readFile: (p) => readFile(p, "utf8") });
   await ready;
   const auth = [createAuthInterceptor(byGuard(guard), log)];
-  const pushes = createPushSignal((err) => log(`xds: push listener failed: ${err}`));
   const shutdown = new AbortController();
-  const source = createStoreSource(store);
-  // Waiting polls and Watch streams: woken by each flush's changes, ended by shutdown.
-  const pollHub = createPollHub(source);
-  // Start-up sync (lib/push/sync-state.ts): this process is its store's one writer, so the gate
-  // answers from memory. Becoming synced runs a debounce turn; once that turn has published what
-  // the sync brought, the gate opens and every stream and poll wakes to send what was held.
-  const sync = createSyncTracker({
+  // The mesh core owns ingest, start-up sync, the debounce turn, the push log and the change feed;
+  // this host adds the timer that drives its turns and the transports.
+  const core = createMeshCore({
     store,
-    options: { timeoutMs: config.syncTimeoutMs, useEndpointSlice: config.registry.useEndpointSlice },
+    config,
     timers: {
       now,
       setTimeout: (f, ms) => setTimeout(f, ms),
       clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
     },
     log,
-    cached: true,
-    onSynced: () => timer.poke(),
-    onOpen: () => {
-      pushes.emit(0);
-      pollHub.publish(undefined);
-    },
+    requestTurn: () => timer.poke(),
+    logStreams: true,
   });
-  const startState = await sync.start();
+  const { sync } = core;
+  const source = createStoreSource(store);
+  // Waiting polls and Watch streams: woken by each push on the core's feed, ended by shutdown.
+  const pollHub = createPollHub(source);
   const polls = createPollServer({
     source,
     hub: pollHub,
@@ -89,53 +81,28 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     shutdown: shutdown.signal,
     gate: sync,
   });
-  let serving = false;
-
-  let turnStarted = 0;
-  const timer = createDebounceTimer({
-    turn: () => {
-      turnStarted = now();
-      return debounceTurn({ store, config, now });
-    },
-    now,
-    log,
-    onTurn: (turn) => {
-      const complete = turn.flushes.length > 0 || turn.nextAt === null;
-      void sync.turned(turnStarted, complete).catch((err) => log(`sync: recording a turn failed: ${err}`));
-      for (const f of turn.flushes) {
-        if (f.changes.length === 0 && !f.recovered) continue;
-        const latency = f.request ? now() - f.request.start : 0;
-        log(
-          `push ${f.version}: ${f.request?.full ? "full" : "incremental"}, ${f.changes.length} resource(s) changed, ` +
-            `${latency}ms after the first event, ${pushes.size + polls.open} stream(s)`,
-        );
-        // Streams re-diff only what changed; a recovered flush cannot name it, so they re-read all.
-        pushes.emit(f.version, f.recovered ? undefined : f.changes);
-        // A recovered flush may have published changes it cannot name: wake every poll.
-        pollHub.publish(f.recovered ? undefined : f.changes);
-      }
+  core.feed.attach({
+    publish: (changes) => pollHub.publish(changes),
+    get open() {
+      return polls.open;
     },
   });
-
-  // A durable store loaded synced but not yet published: one turn publishes it and opens the gate.
-  if (startState.synced && !startState.published) timer.poke();
+  const timer = createDebounceTimer({ turn: () => core.turn(), now, log });
+  await core.start();
+  let serving = false;
 
   const app = createIngestApp({
-    store,
-    registry: config.registry,
-    now,
+    core: core.ingest,
     token: config.token,
     clusterId: config.clusterId,
     allowUnauthenticated: (c) => isLoopback(getConnInfo(c).remote.address),
-    onEnqueued: () => timer.poke(),
     ready: () => serving,
-    sync,
     log,
   });
   const { maxStreams, maxNamesPerRequest } = config.limits;
   const xdsRoutes = createXdsRoutes({
     store,
-    pushes,
+    pushes: core.feed,
     shutdown: shutdown.signal,
     log,
     limits: { maxStreams, maxNamesPerRequest },
@@ -200,10 +167,10 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     store,
     async stop() {
       serving = false;
-      sync.stop();
       shutdown.abort();
       stopSweep();
       await timer.stop();
+      core.stop();
       for (const s of sessions) s.close();
       const closed = Promise.all([
         new Promise<void>((resolve) => http.close(() => resolve())),

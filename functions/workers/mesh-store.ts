@@ -2,27 +2,25 @@
  * The Durable Object that owns the mesh state. One instance (by name) holds every key in its
  * SQLite storage. Ingest runs here: the Worker forwards each batch as one `fetch()` (ingest-host.ts)
  * applied over the local store. The Worker's xDS read paths reach the store through
- * `createDurableObjectStore` over `meshStub(env)` (app.ts). It also drives the debounce: `kick()`
- * arms the alarm, `alarm()` runs a turn over the local store. And it serves DeltaPollService's Poll
- * and Watch (forwarded by the Worker to `fetch()`), so one alarm flush wakes every open Watch and
- * waiting poll in memory (poll-host.ts).
+ * `createDurableObjectStore` over `meshStub(env)` (app.ts). The mesh itself is the same core as on
+ * Node (lib/core/mesh-core.ts) over the object's SQL store; this object only adds what a Durable
+ * Object hosts it with: the alarm that drives its debounce turns (`kick()` arms it, `alarm()` runs
+ * a turn), the store RPC, and the poll host: DeltaPollService's Poll and Watch (forwarded by the
+ * Worker to `fetch()`), attached to the core's change feed, so one alarm flush wakes every open
+ * Watch and waiting poll in memory (poll-host.ts).
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Hono } from "hono";
 import type { Config } from "../../lib/config.ts";
-import { createSyncTracker, type SyncTracker } from "../../lib/push/sync-tracker.ts";
+import { createMeshCore, type MeshCore } from "../../lib/core/mesh-core.ts";
+import { turnFailedLine, turnRetryMs } from "../../lib/core/push-log.ts";
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { DeleteOptions, ListOptions, PutOptions, Store } from "../../lib/store/store.ts";
-import { debounceTurn } from "../debounce.ts";
 import { ConfigError, workerConfig } from "./config.ts";
 import type { Env } from "./index.ts";
 import { createIngestHost, isIngestPath } from "./ingest-host.ts";
 import { createPollHost, type PollHost } from "./poll-host.ts";
-import { pushLogLines } from "./push-log.ts";
-
-/** Retry delay after a failed debounce turn (ms), as on Node. */
-const retryMs = 1000;
 
 /** Serves the Store port over RPC; each call runs in one event, so compare-and-set is atomic. */
 export class MeshStore extends DurableObject<Env> implements StoreRpc {
@@ -30,8 +28,8 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   readonly #rpc: StoreRpc;
   #polls: PollHost | undefined;
   #ingest: Hono | undefined;
-  #sync: SyncTracker | undefined;
-  /** The tracker's start (settled, failed or not): served calls and turns wait for it. */
+  #core: MeshCore | undefined;
+  /** The core's start (settled, failed or not): served calls and turns wait for it. */
   #started: Promise<void> = Promise.resolve();
   #calls = 0;
 
@@ -91,14 +89,17 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
     let host: { fetch(request: Request): Response | Promise<Response> };
     try {
       const config = workerConfig(this.env);
-      const sync = this.#tracker(config);
+      const core = this.#mesh(config);
       await this.#started;
       if (isIngestPath(new URL(request.url).pathname)) {
         const log = (line: string) => console.log(line);
-        this.#ingest ??= createIngestHost({ store: this.#store, config, sync, kick: () => this.#arm(), log });
+        this.#ingest ??= createIngestHost({ core: core.ingest, config, log });
         host = this.#ingest;
       } else {
-        this.#polls ??= createPollHost(this.#store, config.limits, sync);
+        if (!this.#polls) {
+          this.#polls = createPollHost(this.#store, config.limits, core.sync);
+          core.feed.attach(this.#polls);
+        }
         host = this.#polls;
       }
     } catch (err) {
@@ -109,35 +110,38 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   }
 
   /**
-   * Start-up sync over this object's own store. The record is in the object's storage, so a
-   * restarted object loads its old state, synced and published. Ingest runs here, so this object is
-   * the record's one writer (the Worker's read paths only read it): the tracker keeps it in memory,
-   * like Node's, and its start finds a batch a restart cut off mid-commit (a new state begins).
-   * Its timer (PILOT_SYNC_TIMEOUT after the state began) re-checks it; becoming synced arms the
-   * alarm, and the first complete turn after it opens the gate and wakes every poll and Watch.
+   * The mesh core over this object's own store, built on first use (the configuration comes from
+   * env). Its sync record is in the object's storage, so a restarted object loads its old state,
+   * synced and published; ingest runs here, so the core is the record's one writer and keeps it in
+   * memory, like Node's, and its start finds a batch a restart cut off mid-commit (a new state
+   * begins). Its sync timer (PILOT_SYNC_TIMEOUT after the state began) re-checks it; a batch that
+   * queued a push, or the registry becoming synced, arms the alarm; the first complete turn after
+   * sync opens the gate and wakes every poll and Watch.
    */
-  #tracker(config: Config): SyncTracker {
-    if (!this.#sync) {
-      this.#sync = createSyncTracker({
+  #mesh(config: Config): MeshCore {
+    if (!this.#core) {
+      this.#core = createMeshCore({
         store: this.#store,
-        options: { timeoutMs: config.syncTimeoutMs, useEndpointSlice: config.registry.useEndpointSlice },
+        config,
         timers: {
           now: () => Date.now(),
           setTimeout: (f, ms) => setTimeout(f, ms),
           clearTimeout: (h) => clearTimeout(h as number),
         },
         log: (line) => console.log(line),
-        cached: true,
-        onSynced: () => void this.#arm(),
-        onOpen: () => this.#polls?.wakeAll(),
+        // The batch is applied and queued already; the cron kick is the safety net for a lost one.
+        requestTurn: () =>
+          this.#arm().catch((err: unknown) =>
+            console.log(`debounce: arming the alarm failed, the cron trigger will push: ${err}`),
+          ),
       });
-      this.#started = this.#sync.start().then(
+      this.#started = this.#core.start().then(
         () => undefined,
         (err: unknown) => console.error(`sync: loading the sync record failed: ${err}`),
       );
       this.ctx.waitUntil(this.#started);
     }
-    return this.#sync;
+    return this.#core;
   }
 
   /** Open Watch streams and waiting polls in this object. */
@@ -151,7 +155,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
     await this.#arm();
   }
 
-  /** kick()'s work, for callers inside this object (ingest, the sync tracker): no entry call. */
+  /** kick()'s work, for callers inside this object (the core: ingest, sync): no entry call. */
   async #arm(): Promise<void> {
     const now = Date.now();
     const at = await this.ctx.storage.getAlarm();
@@ -159,7 +163,8 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   }
 
   /**
-   * One debounce turn over this object's own SQL store (no RPC): pushes what is due, then re-arms
+   * One debounce turn of the core over this object's own SQL store (no RPC): pushes what is due,
+   * logs it and wakes the polls and Watches it concerns (the core's feed), then re-arms
    * the alarm for the next turn (none when the queue is empty), keeping an earlier alarm a `kick()`
    * set meanwhile. A failed turn retries after 1s; a bad configuration is logged and not retried
    * (the cron kick logs it again).
@@ -169,25 +174,16 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
     const now = () => Date.now();
     let nextAt: number | null;
     try {
-      const config = workerConfig(this.env);
-      const sync = this.#tracker(config);
+      const core = this.#mesh(workerConfig(this.env));
       await this.#started;
-      const started = now();
-      const turn = await debounceTurn({ store: this.#store, config, now });
-      // The first complete turn after the registry synced opens the gate and wakes every poll.
-      await sync.turned(started, turn.flushes.length > 0 || turn.nextAt === null);
-      for (const line of pushLogLines(turn, now())) console.log(line);
-      this.#polls?.publish(turn);
-      nextAt = turn.nextAt;
+      nextAt = (await core.turn()).nextAt;
     } catch (err) {
       if (err instanceof ConfigError) {
         console.error(`debounce: not running: ${err.message}`);
         return;
       }
-      console.error(
-        `debounce: turn failed, retrying: ${err instanceof Error ? (err.stack ?? err.message) : err}`,
-      );
-      nextAt = now() + retryMs;
+      console.error(turnFailedLine(err));
+      nextAt = now() + turnRetryMs;
     }
     if (nextAt === null) return;
     // While alarm() runs, getAlarm() is null unless something called setAlarm() since it started.

@@ -1,14 +1,14 @@
 /**
  * DeltaPollService inside the MeshStore Durable Object. The Worker forwards every Poll and Watch
  * here (a fetch to the stub); the object keeps waiting polls and open Watch streams in memory and,
- * after each alarm flush that changed something, wakes the ones it concerns: each recomputes its
+ * attached to the mesh core's change feed, wakes the ones each push concerns: each recomputes its
  * delta from the object's own SQL store (one shared read per push, no RPC) and writes it to its
  * stream, which the Worker pipes back untouched.
  */
 import { createConnectRouter } from "@connectrpc/connect";
 import { createFetchHandler } from "@connectrpc/connect/protocol";
 import type { Limits } from "../../lib/config.ts";
-import type { DebounceTurn } from "../../lib/push/run.ts";
+import type { FeedHub } from "../../lib/core/change-feed.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
@@ -17,16 +17,14 @@ import type { SyncGate } from "../../lib/xds/sync-gate.ts";
 import { byForwardedIdentity, createAuthInterceptor } from "../auth.ts";
 import { createPollRoutes } from "../poll.ts";
 
-/** The Durable Object's side of DeltaPollService. */
-export interface PollHost {
+/**
+ * The Durable Object's side of DeltaPollService; a hub of the core's change feed: `publish` wakes
+ * the polls and streams a push concerns (all of them when it cannot say, e.g. the gate opening),
+ * `open` counts open Watch streams plus waiting polls (bounded by EDGEPILOT_MAX_STREAMS).
+ */
+export interface PollHost extends FeedHub {
   /** Serves one forwarded Poll or Watch (Connect JSON or binary); other paths answer 404. */
   fetch(request: Request): Promise<Response>;
-  /** Wakes the polls and streams a debounce turn's flushes concern. */
-  publish(turn: DebounceTurn): void;
-  /** Wakes every poll and stream (the registry became synced: held removals go out). */
-  wakeAll(): void;
-  /** Open Watch streams plus waiting polls (bounded by EDGEPILOT_MAX_STREAMS). */
-  readonly open: number;
 }
 
 /**
@@ -54,14 +52,8 @@ export function createPollHost(store: Store, limits: Limits, gate?: SyncGate): P
       // Connect passes it to the handler, so a Watch or long poll ends and frees its place at once.
       return handler(request);
     },
-    publish(turn) {
-      for (const f of turn.flushes) {
-        if (f.changes.length === 0 && !f.recovered) continue;
-        hub.publish(f.recovered ? undefined : f.changes);
-      }
-    },
-    wakeAll() {
-      hub.publish(undefined);
+    publish(changes) {
+      hub.publish(changes);
     },
     get open() {
       return server.open;

@@ -1,0 +1,55 @@
+/**
+ * The change feed of one mesh core: every push (its version and exactly the resources it changed)
+ * and every opening of the sync gate reach the open streams once, in announcement order. Single
+ * streams (ADS) subscribe as listeners; a hub that fans out to many (the poll hub behind Poll and
+ * Watch) attaches once and says how many streams it holds, so the feed can count what it reaches.
+ */
+import type { ResourceChange } from "../push/flush.ts";
+import { createPushSignal, type PushSignal } from "../push/signal.ts";
+
+/** A fan-out point fed by the feed: it wakes its own streams (lib/xds/poll-hub.ts fits). */
+export interface FeedHub {
+  /** A push; `changes` undefined means anything may have changed. */
+  publish(changes?: readonly ResourceChange[]): void;
+  /** Streams (and waiting polls) the hub holds now. */
+  readonly open: number;
+}
+
+/** The feed: a PushSignal (what ADS streams subscribe to) plus attached hubs. */
+export interface ChangeFeed extends PushSignal {
+  /** Attaches a hub: it gets every announcement after the listeners; returns the detach function. */
+  attach(hub: FeedHub): () => void;
+  /** Streams the feed reaches now: its listeners plus every hub's open streams. */
+  readonly streams: number;
+}
+
+/** A feed with nothing attached; `onError` takes a listener's or a hub's exception (the rest still run). */
+export function createChangeFeed(onError: (err: unknown) => void): ChangeFeed {
+  const signal = createPushSignal(onError);
+  const hubs = new Set<FeedHub>();
+  return {
+    subscribe: signal.subscribe,
+    emit(version, changes) {
+      signal.emit(version, changes);
+      for (const hub of [...hubs]) {
+        try {
+          hub.publish(changes);
+        } catch (err) {
+          onError(err);
+        }
+      }
+    },
+    attach(hub) {
+      hubs.add(hub);
+      return () => hubs.delete(hub);
+    },
+    get size() {
+      return signal.size;
+    },
+    get streams() {
+      let n = signal.size;
+      for (const hub of hubs) n += hub.open;
+      return n;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The ingest half of the mesh core: applies watch-event batches, resyncs and admissions one at a
+ * time (an object's events apply in the order they arrived), each all or nothing on a staged view
+ * (lib/ingest/atomic.ts); then notes the call for start-up sync, asks for a debounce turn when a
+ * push was queued, and tells the observers. Transports (the hono app) decode and validate first.
+ */
+import {
+  type ApplyDeps,
+  type ApplySummary,
+  applyAtomically,
+  applyEvents,
+  type ResyncList,
+  resync,
+  type WatchEvent,
+} from "../ingest/index.ts";
+import type { Pace } from "../pace.ts";
+import type { SyncTracker } from "../push/sync-tracker.ts";
+import { createSerial } from "../serial.ts";
+import type { IngestReport } from "./hooks.ts";
+
+/** What the ingest core needs: the store, clock and registry options, and who to tell. */
+export interface IngestCoreOptions extends Omit<ApplyDeps, "pace"> {
+  /** Start-up sync: notes each accepted call and resync; names the state's instance. */
+  sync?: Pick<SyncTracker, "ingested" | "instance" | "state">;
+  /** Called after a batch queued a push, so the host's driver runs a debounce turn. */
+  onEnqueued?: () => void | Promise<void>;
+  /** Told of every applied call (the core's observers). */
+  onIngest?: (report: IngestReport) => void;
+  log?: (line: string) => void;
+}
+
+/** The calls a transport maps its requests to. Each throws what applying threw (nothing applied). */
+export interface IngestCore {
+  /** The start-up sync state ingest answers carry (instance id, /ready's body), when tracked. */
+  readonly sync: Pick<SyncTracker, "instance" | "state"> | undefined;
+  /** Applies validated watch events for `cluster`, ordered by resourceVersion. */
+  events(cluster: string, events: readonly WatchEvent[], pace?: Pace): Promise<ApplySummary>;
+  /** Applies a validated complete list and deletes what the cluster held of its kind and it lacks. */
+  resync(cluster: string, list: ResyncList, pace?: Pace): Promise<ApplySummary>;
+  /** Applies one admission change as it comes (admission requests carry no usable order). */
+  admission(cluster: string, event: WatchEvent, pace?: Pace): Promise<ApplySummary>;
+}
+
+/** Builds the ingest core; its batches queue behind each other, whatever transport sends them. */
+export function createIngestCore(options: IngestCoreOptions): IngestCore {
+  const { store, now, registry, sync } = options;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const serial = createSerial();
+  const apply = <T>(pace: Pace | undefined, fn: (deps: ApplyDeps) => Promise<T>): Promise<T> =>
+    serial(() => applyAtomically({ store, now, registry, ...(pace && { pace }) }, fn));
+  const after = async (report: IngestReport): Promise<ApplySummary> => {
+    await sync?.ingested(report.cluster, report.kind);
+    if (report.summary.push) await options.onEnqueued?.();
+    options.onIngest?.(report);
+    return report.summary;
+  };
+  return {
+    sync,
+    async events(cluster, events, pace) {
+      const summary = await apply(pace, (deps) => applyEvents(deps, cluster, events));
+      return after({ call: "events", cluster, summary });
+    },
+    async resync(cluster, list, pace) {
+      const summary = await apply(pace, (deps) => resync(deps, cluster, list));
+      if (summary.deleted)
+        log(`ingest: resync of ${list.kind} in ${cluster} deleted ${summary.deleted} missed object(s)`);
+      return after({ call: "resync", cluster, kind: list.kind, summary });
+    },
+    async admission(cluster, event, pace) {
+      const summary = await apply(pace, (deps) =>
+        applyEvents(deps, cluster, [event], { trackVersions: false }),
+      );
+      return after({ call: "admission", cluster, summary });
+    },
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * The mesh core: the one owner of a mesh over a Store, whatever host it lives in (the Node
+ * process, the MeshStore Durable Object, later a Lambda). It applies ingest (lib/core/ingest.ts),
+ * tracks start-up sync (lib/push/sync-tracker.ts), runs the debounce turn and its flushes, writes
+ * the push log, announces each push on its change feed with exactly what it changed, answers
+ * status, and tells its observers. A host only adds a driver that calls `turn()` when asked
+ * (`requestTurn`: a timer, an alarm) and the transports that map requests to core calls.
+ */
+import type { Config } from "../config.ts";
+import type { DebounceTurn } from "../push/run.ts";
+import { type PublishedStatus, publishedStatus } from "../push/status.ts";
+import type { SyncState } from "../push/sync-state.ts";
+import { createSyncTracker, type SyncTracker } from "../push/sync-tracker.ts";
+import type { Timers } from "../relay/delivery.ts";
+import type { Store } from "../store/store.ts";
+import { type ChangeFeed, createChangeFeed } from "./change-feed.ts";
+import { createMeshHooks, type MeshObserver } from "./hooks.ts";
+import { createIngestCore, type IngestCore } from "./ingest.ts";
+import { pushLogLine } from "./push-log.ts";
+import { debounceTurn } from "./turn.ts";
+
+/** What a host gives the core. */
+export interface MeshCoreOptions {
+  store: Store;
+  config: Pick<Config, "debounce" | "registry" | "syncTimeoutMs">;
+  /** The clock and the timer of the sync timeout (injected by tests). */
+  timers: Timers;
+  log: (line: string) => void;
+  /**
+   * Asks the host's driver to run `turn()` soon (Node: poke its timer; the Durable Object: arm
+   * its alarm): after a batch queued a push, and when the registry became synced.
+   */
+  requestTurn: () => void | Promise<void>;
+  /** Whether push log lines name the streams the push reached (Node's do; the Worker's never did). */
+  logStreams?: boolean;
+  /** A new instance id for a new state lifetime; default crypto.randomUUID(). */
+  newId?: () => string;
+}
+
+/** The store's published state and start-up sync state, as StatusService and /ready show them. */
+export interface MeshStatus {
+  published: PublishedStatus;
+  sync: SyncState;
+}
+
+/** One mesh over one store. Call start() before serving anything. */
+export interface MeshCore {
+  readonly store: Store;
+  /** Start-up sync: the gate every read path obeys (answers from memory: the core is the one writer). */
+  readonly sync: SyncTracker;
+  /** Applies ingest calls, one at a time. */
+  readonly ingest: IngestCore;
+  /** Every push and every opening of the sync gate, with exactly what changed when known. */
+  readonly feed: ChangeFeed;
+  /** Loads (or begins) the sync state; asks for a turn when a loaded synced state awaits publishing. */
+  start(): Promise<SyncState>;
+  /**
+   * Runs one debounce turn: flushes what is due, logs and announces each push on the feed, tells
+   * the observers, and notes the turn for start-up sync (the first complete turn after sync opens
+   * the gate). Throws when the turn failed: the driver retries after turnRetryMs.
+   */
+  turn(): Promise<DebounceTurn>;
+  /** What is published and how far start-up sync got. */
+  status(): Promise<MeshStatus>;
+  /** Adds an observer (metrics, debug surfaces); returns the function that removes it. */
+  observe(observer: MeshObserver): () => void;
+  /** Disarms the sync timeout. The host stops its driver first. */
+  stop(): void;
+}
+
+/** Builds the core over `options.store`; nothing runs until start(). */
+export function createMeshCore(options: MeshCoreOptions): MeshCore {
+  const { store, config, timers, log, requestTurn } = options;
+  const now = () => timers.now();
+  const hooks = createMeshHooks(log);
+  const feed = createChangeFeed((err) => log(`xds: push listener failed: ${err}`));
+  const ask = () => void requestTurn();
+  const sync = createSyncTracker({
+    store,
+    options: { timeoutMs: config.syncTimeoutMs, useEndpointSlice: config.registry.useEndpointSlice },
+    timers,
+    log,
+    // Ingest runs in the core, so it is the record's one writer: the gate answers from memory.
+    cached: true,
+    onSynced: ask,
+    // The gate opened: every stream and poll re-reads everything, and held removals go out.
+    onOpen: () => feed.emit(0),
+    ...(options.newId && { newId: options.newId }),
+  });
+  const ingest = createIngestCore({
+    store,
+    now,
+    registry: config.registry,
+    sync,
+    onEnqueued: requestTurn,
+    onIngest: hooks.ingest,
+    log,
+  });
+
+  return {
+    store,
+    sync,
+    ingest,
+    feed,
+    async start() {
+      const state = await sync.start();
+      // A durable store loaded synced but not yet published: one turn publishes it and opens the gate.
+      if (state.synced && !state.published) ask();
+      return state;
+    },
+    async turn() {
+      const startedAt = now();
+      const turn = await debounceTurn({ store, config, now });
+      for (const flush of turn.flushes) {
+        const at = now();
+        const streams = feed.streams;
+        const line = pushLogLine(flush, at, options.logStreams ? streams : undefined);
+        if (line === undefined) continue;
+        log(line);
+        // Streams re-diff only what changed; a recovered flush cannot name it, so they re-read all.
+        feed.emit(flush.version, flush.recovered ? undefined : flush.changes);
+        hooks.push({ flush, latencyMs: flush.request ? at - flush.request.start : 0, streams });
+      }
+      hooks.turn({ turn, startedAt, endedAt: now() });
+      await sync.turned(startedAt, turn.flushes.length > 0 || turn.nextAt === null);
+      return turn;
+    },
+    async status() {
+      return { published: await publishedStatus(store), sync: await sync.state() };
+    },
+    observe: hooks.observe,
+    stop() {
+      sync.stop();
+    },
+  };
+}
