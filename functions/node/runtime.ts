@@ -88,7 +88,9 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     },
   });
   const timer = createDebounceTimer({ turn: () => core.turn(), now, log });
-  await core.start();
+  const startState = await core.start();
+  // A durable store loaded synced but not yet published: one turn publishes it and opens the gate.
+  if (startState.synced && !startState.published) timer.poke();
   let serving = false;
 
   const app = createIngestApp({

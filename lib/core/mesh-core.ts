@@ -52,7 +52,11 @@ export interface MeshCore {
   readonly ingest: IngestCore;
   /** Every push and every opening of the sync gate, with exactly what changed when known. */
   readonly feed: ChangeFeed;
-  /** Loads (or begins) the sync state; asks for a turn when a loaded synced state awaits publishing. */
+  /**
+   * Loads (or begins) the sync state. A loaded state that is synced but not yet published needs a
+   * turn to open the gate: the host decides when to run it (Node at once; the Durable Object at
+   * its next alarm).
+   */
   start(): Promise<SyncState>;
   /**
    * Runs one debounce turn: flushes what is due, logs and announces each push on the feed, tells
@@ -102,12 +106,7 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     sync,
     ingest,
     feed,
-    async start() {
-      const state = await sync.start();
-      // A durable store loaded synced but not yet published: one turn publishes it and opens the gate.
-      if (state.synced && !state.published) ask();
-      return state;
-    },
+    start: () => sync.start(),
     async turn() {
       const startedAt = now();
       const turn = await debounceTurn({ store, config, now });
