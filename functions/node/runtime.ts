@@ -21,7 +21,6 @@ import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
 import { createIngestApp } from "../ingest.ts";
 import { createPollRoutes } from "../poll.ts";
-import { startProxyStatusSweep } from "../proxy-status.ts";
 import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
 import { createDebounceTimer } from "./debounce-timer.ts";
@@ -69,6 +68,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     log,
     requestTurn: () => timer.poke(),
     logStreams: true,
+    // Proxy status records left by a process that died (durable stores) expire and are swept.
+    sweepProxyStatus: true,
   });
   const { sync } = core;
   const source = createStoreSource(store);
@@ -151,8 +152,6 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   serving = true;
   // A durable store may hold pushes queued, or a flush cut short, before a restart: finish them now.
   timer.poke();
-  // Proxy status records left by a process that died (durable stores) expire and are swept.
-  const stopSweep = startProxyStatusSweep({ store, log });
   const port = (http.address() as AddressInfo).port;
   const xdsPort = (h2.address() as AddressInfo).port;
   log(
@@ -170,7 +169,6 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     async stop() {
       serving = false;
       shutdown.abort();
-      stopSweep();
       await timer.stop();
       core.stop();
       for (const s of sessions) s.close();

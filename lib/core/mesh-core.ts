@@ -3,7 +3,7 @@
  * process, the MeshStore Durable Object, later a Lambda). It applies ingest (lib/core/ingest.ts),
  * tracks start-up sync (lib/push/sync-tracker.ts), runs the debounce turn and its flushes, writes
  * the push log, announces each push on its change feed with exactly what it changed, answers
- * status, and tells its observers. A host only adds a driver that calls `turn()` when asked
+ * status, sweeps expired proxy status records, and tells its observers. A host only adds a driver that calls `turn()` when asked
  * (`requestTurn`: a timer, an alarm) and the transports that map requests to core calls.
  */
 import type { Config } from "../config.ts";
@@ -16,6 +16,7 @@ import type { Store } from "../store/store.ts";
 import { type ChangeFeed, createChangeFeed } from "./change-feed.ts";
 import { createMeshHooks, type MeshObserver } from "./hooks.ts";
 import { createIngestCore, type IngestCore } from "./ingest.ts";
+import { startProxyStatusSweep } from "./proxy-status.ts";
 import { pushLogLine } from "./push-log.ts";
 import { debounceTurn } from "./turn.ts";
 
@@ -33,6 +34,12 @@ export interface MeshCoreOptions {
   requestTurn: () => void | Promise<void>;
   /** Whether push log lines name the streams the push reached (Node's do; the Worker's never did). */
   logStreams?: boolean;
+  /**
+   * Sweep expired proxy status records (proxy/<node id>, written by this host's ADS streams) from
+   * start() to stop(): a host that serves ADS over a durable store must, so a dead process's
+   * records go.
+   */
+  sweepProxyStatus?: boolean;
   /** A new instance id for a new state lifetime; default crypto.randomUUID(). */
   newId?: () => string;
 }
@@ -68,7 +75,7 @@ export interface MeshCore {
   status(): Promise<MeshStatus>;
   /** Adds an observer (metrics, debug surfaces); returns the function that removes it. */
   observe(observer: MeshObserver): () => void;
-  /** Disarms the sync timeout. The host stops its driver first. */
+  /** Disarms the sync timeout and stops the proxy status sweep. The host stops its driver first. */
   stop(): void;
 }
 
@@ -79,6 +86,7 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
   const hooks = createMeshHooks(log);
   const feed = createChangeFeed((err) => log(`xds: push listener failed: ${err}`));
   const ask = () => void requestTurn();
+  let stopSweep: (() => void) | undefined;
   const sync = createSyncTracker({
     store,
     options: { timeoutMs: config.syncTimeoutMs, useEndpointSlice: config.registry.useEndpointSlice },
@@ -106,7 +114,11 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     sync,
     ingest,
     feed,
-    start: () => sync.start(),
+    async start() {
+      const state = await sync.start();
+      if (options.sweepProxyStatus) stopSweep ??= startProxyStatusSweep({ store, log, now });
+      return state;
+    },
     async turn() {
       const startedAt = now();
       const turn = await debounceTurn({ store, config, now });
@@ -130,6 +142,8 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     observe: hooks.observe,
     stop() {
       sync.stop();
+      stopSweep?.();
+      stopSweep = undefined;
     },
   };
 }

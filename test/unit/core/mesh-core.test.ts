@@ -12,8 +12,8 @@ import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { validateEvents, validateList } from "../../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
+import { keys, listAll } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 import { endpointSlice, event, pod, service } from "../../e2e/support/kube.ts";
 import { createManualClock } from "../relay/manual-clock.ts";
 
@@ -253,5 +253,21 @@ describe("start-up sync", () => {
     expect(await h.core.sync.synced()).toBe(false);
     await h.settle();
     expect(await h.core.sync.synced()).toBe(true);
+  });
+});
+
+describe("proxy status", () => {
+  it("sweeps expired records from start() when asked, and leaves live ones", async () => {
+    for (const sweep of [true, false]) {
+      const g = harness({ sweepProxyStatus: sweep });
+      const record = (nodeId: string, expiresAt: number) => ({ nodeId, expiresAt });
+      await g.core.store.put(keys.proxy("dead"), record("dead", -1));
+      await g.core.store.put(keys.proxy("live"), record("live", 60_000));
+      await g.core.start();
+      await g.clock.settle();
+      g.core.stop();
+      const left = (await listAll(g.core.store, keys.proxyPrefix())).map((e) => e.key);
+      expect(left).toEqual(sweep ? [keys.proxy("live")] : [keys.proxy("dead"), keys.proxy("live")]);
+    }
   });
 });

@@ -1,0 +1,131 @@
+/**
+ * Records each proxy's xDS status under proxy/<node id> (bounded, see lib/xds/proxy-record.ts),
+ * deletes it when the stream ends, keeps it fresh while the stream lives, sweeps records whose
+ * process died, and logs every new NACK once with the proxy's text escaped.
+ */
+import { logSafe } from "../log-safe.ts";
+import { keys, listAll, type Store } from "../store/index.ts";
+import {
+  isExpired,
+  nodeIdProblem,
+  type ProxyRecord,
+  proxyRecord,
+  proxyRecordTtlMs,
+} from "../xds/proxy-record.ts";
+import type { ProxyStatus } from "../xds/types.ts";
+
+export interface ProxyStatusOptions {
+  store: Store;
+  log: (line: string) => void;
+  /** Wall clock (ms since the epoch); records carry expiry times other instances read. */
+  now?: () => number;
+  ttlMs?: number;
+}
+
+/** The status sink of one stream. */
+export interface ProxyStatusRecorder {
+  /** Takes the stream's status after an ACK or NACK; writes coalesce, failures are logged, never thrown. */
+  record(status: ProxyStatus): void;
+  /** The stream ended: stop refreshing and delete the record if this stream still owns it. */
+  close(): Promise<void>;
+}
+
+/**
+ * A recorder for one stream. At most one write is in flight and one waits (the latest status),
+ * so a proxy ACKing fast costs one store write per round trip, not one per ACK. While the stream
+ * lives its record is rewritten every third of the TTL, so only a dead process's records expire.
+ */
+export function createProxyStatusRecorder(options: ProxyStatusOptions): ProxyStatusRecorder {
+  const { store, log } = options;
+  const now = options.now ?? Date.now;
+  const ttlMs = options.ttlMs ?? proxyRecordTtlMs;
+  const streamId = crypto.randomUUID();
+  const lastNack = new Map<string, string>();
+  let latest: ProxyStatus | undefined;
+  let dirty = false;
+  let writing: Promise<void> | undefined;
+  let closed = false;
+  const refresh = setInterval(() => {
+    if (latest) schedule();
+  }, ttlMs / 3);
+  (refresh as { unref?: () => void }).unref?.();
+
+  function schedule() {
+    dirty = true;
+    writing ??= drain();
+  }
+  async function drain(): Promise<void> {
+    while (dirty && !closed && latest) {
+      dirty = false;
+      const record = proxyRecord(latest, { streamId, now: now(), ttlMs });
+      try {
+        await store.put(keys.proxy(record.nodeId), record);
+      } catch (err) {
+        log(`xds: could not record the status of ${logSafe(record.nodeId)}: ${logSafe(err)}`);
+      }
+    }
+    writing = undefined;
+  }
+
+  return {
+    record(status) {
+      for (const t of status.types) {
+        if (!t.nack || lastNack.get(t.typeUrl) === t.nack.nonce) continue;
+        lastNack.set(t.typeUrl, t.nack.nonce);
+        log(
+          `xds: ${status.nodeId ? logSafe(status.nodeId) : "(no node id)"} NACKed ${logSafe(t.typeUrl)} ` +
+            `(kept ${t.nack.versionInfo ? logSafe(t.nack.versionInfo) : "nothing"}): ${logSafe(t.nack.message)}`,
+        );
+      }
+      // Streams refuse bad node ids before a session sees them; this guards the key all the same.
+      if (closed || status.nodeId === "" || nodeIdProblem(status.nodeId)) return;
+      latest = status;
+      schedule();
+    },
+    async close() {
+      closed = true;
+      clearInterval(refresh);
+      await writing;
+      if (!latest) return;
+      const key = keys.proxy(latest.nodeId);
+      try {
+        const entry = await store.get<ProxyRecord>(key);
+        // Another stream of the same proxy (a reconnect) may own the record by now: leave it.
+        if (entry?.value.streamId === streamId) await store.delete(key, { ifVersion: entry.version });
+      } catch (err) {
+        log(`xds: could not delete the status of ${logSafe(latest.nodeId)}: ${logSafe(err)}`);
+      }
+    },
+  };
+}
+
+/** Deletes every proxy record that expired (its process died); returns how many went. */
+export async function sweepProxyStatus(store: Store, now: number): Promise<number> {
+  let removed = 0;
+  for (const entry of await listAll(store, keys.proxyPrefix())) {
+    if (isExpired(entry.value, now) && (await store.delete(entry.key, { ifVersion: entry.version })))
+      removed++;
+  }
+  return removed;
+}
+
+/** Sweeps at once and then every `intervalMs` (default a third of the TTL); returns the stop function. */
+export function startProxyStatusSweep(options: {
+  store: Store;
+  log: (line: string) => void;
+  now?: () => number;
+  intervalMs?: number;
+}): () => void {
+  const now = options.now ?? Date.now;
+  const sweep = () =>
+    void sweepProxyStatus(options.store, now()).then(
+      (n) => {
+        if (n > 0) options.log(`xds: removed ${n} expired proxy status record(s)`);
+      },
+      (err) => options.log(`xds: proxy status sweep failed: ${logSafe(err)}`),
+    );
+  sweep();
+  const timer = setInterval(sweep, options.intervalMs ?? proxyRecordTtlMs / 3);
+  (timer as { unref?: () => void }).unref?.();
+  return () => clearInterval(timer);
+}
