@@ -4,6 +4,7 @@
  * does; one that throws is logged and the others still run.
  */
 import type { ApplySummary } from "../ingest/apply.ts";
+import { logSafe } from "../log-safe.ts";
 import type { DebounceTurn } from "../push/run.ts";
 
 /** One flush of a debounce turn (a push, or a no-op flush that found nothing to change). */
@@ -52,15 +53,12 @@ export interface MeshHooks {
 /** An empty list; `log` takes the line for an observer that threw. */
 export function createMeshHooks(log: (line: string) => void): MeshHooks {
   const observers = new Set<MeshObserver>();
-  const tell = <K extends keyof MeshObserver>(
-    method: K,
-    report: Parameters<NonNullable<MeshObserver[K]>>[0],
-  ) => {
+  const tell = (method: keyof MeshObserver, call: (o: MeshObserver) => void) => {
     for (const o of [...observers]) {
       try {
-        (o[method] as ((r: typeof report) => void) | undefined)?.call(o, report);
+        call(o);
       } catch (err) {
-        log(`core: an ${method} observer failed: ${err instanceof Error ? err.message : String(err)}`);
+        log(`core: an ${method} observer failed: ${logSafe(err instanceof Error ? err.message : err)}`);
       }
     }
   };
@@ -69,8 +67,8 @@ export function createMeshHooks(log: (line: string) => void): MeshHooks {
       observers.add(observer);
       return () => observers.delete(observer);
     },
-    ingest: (report) => tell("onIngest", report),
-    turn: (report) => tell("onTurn", report),
-    push: (report) => tell("onPush", report),
+    ingest: (report) => tell("onIngest", (o) => o.onIngest?.(report)),
+    turn: (report) => tell("onTurn", (o) => o.onTurn?.(report)),
+    push: (report) => tell("onPush", (o) => o.onPush?.(report)),
   };
 }

@@ -207,7 +207,7 @@ describe("the observers", () => {
     const summary = await h.events(event("ADDED", service("reviews", "default", [port])));
     expect(summary.applied).toBe(1);
     expect(h.reports.ingest).toHaveLength(1);
-    expect(h.lines).toContain("core: an onIngest observer failed: boom");
+    expect(h.lines).toContain(`core: an onIngest observer failed: "boom"`);
     removed();
     await h.events(event("ADDED", service("ratings", "default", [port])));
     expect(h.lines.filter((l) => l.includes("observer failed"))).toHaveLength(1);
