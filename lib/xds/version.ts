@@ -147,9 +147,10 @@ export function createSetDigest(): SetDigest {
       });
       const mine = fold.then(hex);
       folding = fold;
-      void fold.finally(() => {
+      const settled = () => {
         if (folding === fold) folding = undefined;
-      });
+      };
+      fold.then(settled, settled);
       return mine;
     },
   };
