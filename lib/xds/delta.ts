@@ -34,8 +34,10 @@ import {
   sent,
   settleOldest,
 } from "./delta-state.ts";
+import { recordBounds } from "./proxy-record.ts";
 import { nodeGenerator, retainedNode } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
+import { statusLists } from "./status-lists.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
 import {
   type ProxyStatus,
@@ -221,7 +223,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       const kept = state.ackedVersion === undefined && state.held.size === 0 ? "" : await heldVersion(state);
       state.nack = { versionInfo: kept, nonce: req.responseNonce, message: answered.message };
     }
-    if (answered.kind !== "unknown") options.onStatus?.(status());
+    if (answered.kind !== "unknown") options.onStatus?.(status(recordBounds.names));
     if (!changed) return [];
     const d = await diff(state);
     // Envoy's initial fetch of a wildcard type waits for a first response, even an empty one
@@ -261,14 +263,15 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     return out;
   }
 
-  function status(): ProxyStatus {
+  /** The status; `bound` cuts each list (see status-lists.ts): onStatus reports recordBounds.names. */
+  function status(bound?: number): ProxyStatus {
     const rank = (t: string) => {
       const i = pushOrder.indexOf(t as TypeUrl);
       return i < 0 ? pushOrder.length : i;
     };
     const types = [...states.values()]
       .sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1))
-      .map(typeStatus);
+      .map((s) => typeStatus(s, bound));
     return { nodeId: node?.id ?? "", generator: nodeGenerator(node), types };
   }
 
@@ -276,21 +279,21 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     onRequest: (req) => serialized(() => onRequest(req)),
     onPush: (typeUrls, changed) => serialized(() => onPush(typeUrls, changed)),
     node: () => node,
-    status,
+    status: () => status(),
     subscribed: (typeUrl) => states.get(typeUrl)?.names ?? none,
   };
 }
 
-function typeStatus(s: DeltaTypeState): ProxyTypeStatus {
-  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed: [...s.names].sort() };
-  if (s.last) {
-    const versions = [...s.view].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    out.sent = {
-      versionInfo: s.last.systemVersionInfo,
-      nonce: s.last.nonce,
-      versions: Object.fromEntries(versions),
-    };
-  }
+function typeStatus(s: DeltaTypeState, bound?: number): ProxyTypeStatus {
+  const { subscribed, subscribedCount, sentCount, versions } = statusLists(
+    s.names,
+    s.last ? s.view : undefined,
+    bound,
+  );
+  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed };
+  if (subscribedCount !== undefined) out.subscribedCount = subscribedCount;
+  if (s.last && versions) out.sent = { versionInfo: s.last.systemVersionInfo, nonce: s.last.nonce, versions };
+  if (sentCount !== undefined) out.sentCount = sentCount;
   if (s.ackedVersion !== undefined) out.ackedVersion = s.ackedVersion;
   if (s.nack) out.nack = { ...s.nack };
   return out;

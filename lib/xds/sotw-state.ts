@@ -3,6 +3,8 @@
  * protocol, "How the client specifies what resources to return"), comparing answers, and the
  * status a type reports. Plain data and synchronous functions; sotw.ts does the I/O.
  */
+
+import { statusLists } from "./status-lists.ts";
 import { type NackStatus, type ProxyTypeStatus, type StoredResource, TypeUrl } from "./types.ts";
 import type { VersionMap } from "./version.ts";
 
@@ -70,16 +72,12 @@ export function sameVersions(sent: ReadonlyMap<string, string>, resources: Store
   return true;
 }
 
-export function typeStatus(s: TypeState): ProxyTypeStatus {
-  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed: [...s.names].sort() };
-  if (s.sent) {
-    const versions = [...s.sent.versions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    out.sent = {
-      versionInfo: s.sent.versionInfo,
-      nonce: s.sent.nonce,
-      versions: Object.fromEntries(versions),
-    };
-  }
+export function typeStatus(s: TypeState, bound?: number): ProxyTypeStatus {
+  const { subscribed, subscribedCount, sentCount, versions } = statusLists(s.names, s.sent?.versions, bound);
+  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed };
+  if (subscribedCount !== undefined) out.subscribedCount = subscribedCount;
+  if (s.sent && versions) out.sent = { versionInfo: s.sent.versionInfo, nonce: s.sent.nonce, versions };
+  if (sentCount !== undefined) out.sentCount = sentCount;
   if (s.ackedVersion !== undefined) out.ackedVersion = s.ackedVersion;
   if (s.nack) out.nack = { ...s.nack };
   return out;

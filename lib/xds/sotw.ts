@@ -21,6 +21,7 @@ import {
   sotwResourceBytes,
 } from "./budget.ts";
 import { changeSource, indexChanges } from "./change-source.ts";
+import { recordBounds } from "./proxy-record.ts";
 import { type SotwAnswer, sotwAnswer, sotwPieces, uniqueByName } from "./response.ts";
 import {
   inReach,
@@ -228,17 +229,18 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
   }
 
   function emitStatus() {
-    options.onStatus?.(status());
+    options.onStatus?.(status(recordBounds.names));
   }
 
-  function status(): ProxyStatus {
+  /** The status; `bound` cuts each list (see status-lists.ts): onStatus reports recordBounds.names. */
+  function status(bound?: number): ProxyStatus {
     const rank = (t: string) => {
       const i = pushOrder.indexOf(t as TypeUrl);
       return i < 0 ? pushOrder.length : i;
     };
     const types = [...states.values()]
       .sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1))
-      .map(typeStatus);
+      .map((s) => typeStatus(s, bound));
     return { nodeId: node?.id ?? "", generator: nodeGenerator(node), types };
   }
 
@@ -327,6 +329,6 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     onRequest: (req) => serialized(() => onRequest(req)),
     onPush: (typeUrls, changed) => serialized(() => onPush(typeUrls, changed)),
     node: () => node,
-    status,
+    status: () => status(),
   };
 }
