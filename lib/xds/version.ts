@@ -67,8 +67,14 @@ export interface SetDigest {
   version(): Promise<string>;
 }
 
-const mask64 = (1n << 64n) - 1n;
 const utf8 = new TextEncoder();
+const two32 = 2 ** 32;
+
+/** A 64-bit pair digest as two unsigned 32-bit halves (Numbers: no BigInt allocation per step). */
+interface Pair64 {
+  hi: number;
+  lo: number;
+}
 
 /**
  * Pair digests recently computed, shared by every stream: the streams of one mesh hold the same
@@ -76,10 +82,10 @@ const utf8 = new TextEncoder();
  * `pairCacheGeneration` entries each (bounded memory; a pair used again moves to the new one).
  */
 const pairCacheGeneration = 32_768;
-let pairsNew = new Map<string, bigint>();
-let pairsOld = new Map<string, bigint>();
+let pairsNew = new Map<string, Pair64>();
+let pairsOld = new Map<string, Pair64>();
 
-function cachedPair(key: string): bigint | undefined {
+function cachedPair(key: string): Pair64 | undefined {
   const hit = pairsNew.get(key);
   if (hit !== undefined) return hit;
   const old = pairsOld.get(key);
@@ -87,7 +93,7 @@ function cachedPair(key: string): bigint | undefined {
   return old;
 }
 
-function rememberPair(key: string, digest: bigint): void {
+function rememberPair(key: string, digest: Pair64): void {
   if (pairsNew.size >= pairCacheGeneration) {
     pairsOld = pairsNew;
     pairsNew = new Map();
@@ -95,12 +101,13 @@ function rememberPair(key: string, digest: bigint): void {
   pairsNew.set(key, digest);
 }
 
-function first64(digest: Uint8Array): bigint {
-  return new DataView(digest.buffer, digest.byteOffset, 8).getBigUint64(0);
+function first64(digest: Uint8Array): Pair64 {
+  const view = new DataView(digest.buffer, digest.byteOffset, 8);
+  return { hi: view.getUint32(0), lo: view.getUint32(4) };
 }
 
 /** The pair digest now, when cached or a synchronous SHA-256 is injected; else undefined. */
-function pairNow(key: string): bigint | undefined {
+function pairNow(key: string): Pair64 | undefined {
   const hit = cachedPair(key);
   if (hit !== undefined || !syncSha256) return hit;
   const digest = first64(syncSha256(utf8.encode(key)));
@@ -108,7 +115,7 @@ function pairNow(key: string): bigint | undefined {
   return digest;
 }
 
-async function pairLater(key: string): Promise<bigint> {
+async function pairLater(key: string): Promise<Pair64> {
   const now = pairNow(key);
   if (now !== undefined) return now;
   const digest = first64(new Uint8Array(await crypto.subtle.digest("SHA-256", utf8.encode(key))));
@@ -118,23 +125,45 @@ async function pairLater(key: string): Promise<bigint> {
 
 const pairKey = (name: string, version: string) => JSON.stringify([name, version]);
 
+/** A running sum mod 2^64 of pair digests, in two 32-bit halves. */
+interface Sum64 {
+  hi: number;
+  lo: number;
+}
+
+function addTo(sum: Sum64, d: Pair64, sign: 1 | -1): void {
+  let lo = sum.lo + sign * d.lo;
+  let carry = 0;
+  if (lo >= two32) {
+    lo -= two32;
+    carry = 1;
+  } else if (lo < 0) {
+    lo += two32;
+    carry = -1;
+  }
+  sum.lo = lo;
+  sum.hi = (((sum.hi + sign * d.hi + carry) % two32) + two32) % two32;
+}
+
+const hex8 = (n: number) => n.toString(16).padStart(8, "0");
+
 /**
  * An empty SetDigest. With a synchronous SHA-256 (useSyncSha256) every add and remove is folded in
  * at once; with WebCrypto they wait, in order, for the next version() to hash them together.
  */
 export function createSetDigest(): SetDigest {
-  let sum = 0n;
-  let pending: { key: string; sign: 1n | -1n }[] = [];
+  const sum: Sum64 = { hi: 0, lo: 0 };
+  let pending: { key: string; sign: 1 | -1 }[] = [];
   let folding: Promise<void> | undefined;
-  const apply = (key: string, sign: 1n | -1n) => {
+  const apply = (key: string, sign: 1 | -1) => {
     const digest = pending.length === 0 && !folding ? pairNow(key) : undefined;
     if (digest === undefined) pending.push({ key, sign });
-    else sum = (sum + sign * digest) & mask64;
+    else addTo(sum, digest, sign);
   };
-  const hex = () => sum.toString(16).padStart(16, "0");
+  const hex = () => hex8(sum.hi) + hex8(sum.lo);
   return {
-    add: (name, version) => apply(pairKey(name, version), 1n),
-    remove: (name, version) => apply(pairKey(name, version), -1n),
+    add: (name, version) => apply(pairKey(name, version), 1),
+    remove: (name, version) => apply(pairKey(name, version), -1),
     version() {
       if (pending.length === 0 && !folding) return Promise.resolve(hex());
       const batch = pending;
@@ -142,7 +171,7 @@ export function createSetDigest(): SetDigest {
       const fold = (folding ?? Promise.resolve()).then(async () => {
         const digests = await Promise.all(batch.map((p) => pairLater(p.key)));
         batch.forEach((p, i) => {
-          sum = (sum + p.sign * (digests[i] as bigint)) & mask64;
+          addTo(sum, digests[i] as Pair64, p.sign);
         });
       });
       const mine = fold.then(hex);
