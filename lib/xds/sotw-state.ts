@@ -55,13 +55,17 @@ export function subscribe(state: TypeState, resourceNames: readonly string[]): b
   } else {
     state.explicit = true;
     state.wildcard = canWildcard && resourceNames.includes("*");
-    state.names = new Set(canWildcard ? resourceNames.filter((n) => n !== "*") : resourceNames);
+    const names = canWildcard ? resourceNames.filter((n) => n !== "*") : resourceNames;
+    // An ACK repeats the names it holds: keep the same set instead of building it again.
+    const same =
+      names.length >= before.size &&
+      names.every((n) => before.has(n)) &&
+      (names.length === before.size || new Set(names).size === before.size);
+    if (!same) state.names = new Set(names);
   }
-  return (
-    wasWildcard !== state.wildcard ||
-    before.size !== state.names.size ||
-    [...before].some((n) => !state.names.has(n))
-  );
+  if (wasWildcard !== state.wildcard) return true;
+  if (state.names === before) return false;
+  return before.size !== state.names.size || [...before].some((n) => !state.names.has(n));
 }
 
 export function sameVersions(sent: ReadonlyMap<string, string>, resources: StoredResource[]): boolean {
