@@ -36,11 +36,20 @@ export interface FlushDeps {
   discoverySelectors?: readonly LabelSelector[];
 }
 
-/** One published change: a new version, or null for a removal. */
+/**
+ * One published change: a new version, or null for a removal. An upsert from flush() also carries
+ * the published resource's encoded `body` and `service` (the very StoredResource fields, shared,
+ * never copied), so a stream answers a push from the change feed without reading the store.
+ * Push-log entries leave them out (names and versions only).
+ */
 export interface ResourceChange {
   typeUrl: TypeUrl;
   name: string;
   version: string | null;
+  /** The encoded resource (StoredResource.body) of an upsert; absent for a removal. */
+  body?: Uint8Array;
+  /** StoredResource.service of an upsert; absent for a removal. */
+  service?: string;
 }
 
 /** What push `seq` changed, stored under keys.pushLog(seq). */
@@ -168,7 +177,13 @@ async function publish(store: Store, plans: ServicePlan[]): Promise<ResourceChan
   for (const typeUrl of [T.cluster, T.endpoint, T.listener, T.route]) {
     for (const r of plans.flatMap((p) => p.upserts.filter((u) => u.typeUrl === typeUrl))) {
       await store.put(keys.resource(r.typeUrl, r.name), r);
-      changes.push({ typeUrl: r.typeUrl, name: r.name, version: r.version });
+      changes.push({
+        typeUrl: r.typeUrl,
+        name: r.name,
+        version: r.version,
+        body: r.body,
+        service: r.service,
+      });
     }
   }
   for (const typeUrl of [T.listener, T.route, T.cluster, T.endpoint]) {
@@ -196,7 +211,9 @@ async function bumpVersion(
     at,
   }));
   const seq = (next as PushVersion).version;
-  const entry: PushLogEntry = { seq, at, request, changes };
+  // The log names what changed; the bytes live under keys.resource(), not once more per push.
+  const logged = changes.map(({ typeUrl, name, version }) => ({ typeUrl, name, version }));
+  const entry: PushLogEntry = { seq, at, request, changes: logged };
   await deps.store.put(keys.pushLog(seq), entry);
   const keep = deps.keepLog ?? 1000;
   if (seq > keep) await deps.store.delete(keys.pushLog(seq - keep));

@@ -2,7 +2,9 @@
 import type { ResourceChange } from "./flush.ts";
 
 /**
- * A push: its version and, when known, every resource it changed (the flush's `changes`).
+ * A push: its version and, when known, every resource it changed (the flush's `changes`, each
+ * upsert with its version and encoded bytes, so a listener answers without reading the store).
+ * The same change objects reach every listener: they must never be mutated or copied per listener.
  * `changes` absent means "unknown" (a recovered flush, the sync gate opening): listeners must
  * re-read everything they serve.
  */

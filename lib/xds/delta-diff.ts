@@ -25,12 +25,18 @@ export interface DeltaDiff {
   missing: string[];
 }
 
-/** Computes the diff. `held`: name ─▶ version the client has. Names held but not subscribed are ignored. */
+/** What the client holds, name ─▶ version: a Map, or a view of one (delta.ts masks names to resend). */
+export type Holdings = Pick<ReadonlyMap<string, string>, "get" | "has" | "keys">;
+
+/**
+ * Computes the diff. `held`: name ─▶ version the client has. Names held but not subscribed are
+ * ignored. Without a wildcard the cost follows the subscribed names, never what the client holds.
+ */
 export async function diffForClient(
   source: ResourceSource,
   typeUrl: string,
   sub: DeltaSubscription,
-  held: ReadonlyMap<string, string>,
+  held: Holdings,
 ): Promise<DeltaDiff> {
   const named = [...sub.names].sort();
   const current = sub.wildcard
@@ -38,8 +44,10 @@ export async function diffForClient(
     : await source.get(typeUrl, named);
   const exists = new Set(current.map((r) => r.name));
   const resources = current.filter((r) => held.get(r.name) !== r.version);
-  const inReach = (name: string) => sub.wildcard || sub.names.has(name);
-  const removed = [...held.keys()].filter((n) => inReach(n) && !exists.has(n)).sort();
+  const gone = (n: string) => !exists.has(n);
+  const removed = (
+    sub.wildcard ? [...held.keys()].filter(gone) : named.filter((n) => held.has(n) && gone(n))
+  ).sort();
   const missing = named.filter((n) => !exists.has(n) && !held.has(n));
   return { resources, removed, missing };
 }

@@ -5,6 +5,7 @@
  */
 import { wildcardTypes } from "./delta-diff.ts";
 import type { NackStatus } from "./types.ts";
+import { createVersionMap, type VersionMap } from "./version.ts";
 
 /** One response sent and not yet ACKed or NACKed. */
 export interface InFlight {
@@ -22,9 +23,15 @@ export interface DeltaTypeState {
   /** Explicitly subscribed names ("*" excluded for LDS/CDS). */
   names: Set<string>;
   /** What the client holds for sure: initial_resource_versions, then every ACKed response. */
-  held: Map<string, string>;
+  held: VersionMap;
   /** Responses sent and not answered yet, oldest first; counted as held until NACKed. */
   inflight: InFlight[];
+  /**
+   * What the client holds as far as the session knows: `held` with every response in flight
+   * applied in order. Kept up to date as responses go out and are answered (O(response), never
+   * rebuilt), so a push and its set version cost what changed, not what the client holds.
+   */
+  view: VersionMap;
   /** name ─▶ version the client NACKed: not resent until the resource changes. */
   rejected: Map<string, string>;
   /** Subscribed names already reported in removed_resources as not existing. */
@@ -45,8 +52,9 @@ export function newTypeState(typeUrl: string, initial: Readonly<Record<string, s
     typeUrl,
     wildcard: false,
     names: new Set(),
-    held: new Map(Object.entries(initial)),
+    held: createVersionMap(Object.entries(initial)),
     inflight: [],
+    view: createVersionMap(Object.entries(initial)),
     rejected: new Map(),
     reportedMissing: new Set(),
     resend: new Set(),
@@ -58,19 +66,17 @@ export function inReach(state: DeltaTypeState, name: string): boolean {
   return state.wildcard || state.names.has(name);
 }
 
-/** What the client holds as far as the session knows: `held` plus every response in flight. */
-export function clientView(state: DeltaTypeState): Map<string, string> {
-  const view = new Map(state.held);
-  for (const f of state.inflight) {
-    for (const [name, version] of f.versions) view.set(name, version);
-    for (const name of f.removed) view.delete(name);
-  }
-  return view;
+/** Records a response going out: it is in flight, and the client is taken to hold what it carries. */
+export function sent(state: DeltaTypeState, flight: InFlight): void {
+  state.inflight.push(flight);
+  for (const [name, version] of flight.versions) state.view.set(name, version);
+  for (const name of flight.removed) state.view.delete(name);
 }
 
 /** Stops tracking `name`: the session no longer assumes anything about what the client has of it. */
 function forget(state: DeltaTypeState, name: string): void {
   state.held.delete(name);
+  state.view.delete(name);
   state.rejected.delete(name);
   state.reportedMissing.delete(name);
   state.resend.delete(name);
@@ -83,7 +89,7 @@ function forget(state: DeltaTypeState, name: string): void {
 /** Stops tracking every name out of the subscription's reach. */
 function forgetOutOfReach(state: DeltaTypeState): void {
   if (state.wildcard) return;
-  const tracked = new Set([...clientView(state).keys(), ...state.rejected.keys(), ...state.reportedMissing]);
+  const tracked = new Set([...state.view.keys(), ...state.rejected.keys(), ...state.reportedMissing]);
   for (const name of tracked) if (!state.names.has(name)) forget(state, name);
 }
 
@@ -114,7 +120,7 @@ export function applySubscription(
   if (first && canWildcard && subscribe.length === 0 && unsubscribe.length === 0) state.wildcard = true;
   for (const name of subscribe) {
     if (canWildcard && name === "*") {
-      if (state.wildcard && !first) for (const n of clientView(state).keys()) forget(state, n);
+      if (state.wildcard && !first) for (const n of [...state.view.keys()]) forget(state, n);
       state.wildcard = true;
     } else {
       state.names.add(name);
@@ -122,6 +128,7 @@ export function applySubscription(
     }
     changed = true;
   }
+  const wasWildcard = state.wildcard;
   const leftExplicit: string[] = [];
   for (const name of unsubscribe) {
     if (canWildcard && name === "*") {
@@ -138,7 +145,10 @@ export function applySubscription(
       forget(state, name);
     }
   }
-  forgetOutOfReach(state);
+  // Reach shrinks only when the wildcard ends (names unsubscribed alone were forgotten above), and
+  // initial_resource_versions may name what the first request does not subscribe to: an ACK
+  // changes no reach, so it never walks what the client holds.
+  if (first || (wasWildcard && !state.wildcard)) forgetOutOfReach(state);
   return changed;
 }
 
@@ -163,6 +173,7 @@ export function answer(state: DeltaTypeState, nonce: string, error: string | und
   for (const f of done) applyTo(state, f);
   if (error !== undefined) {
     for (const [name, version] of answered.versions) state.rejected.set(name, version);
+    unapply(state, answered);
     return { kind: "nack", answered, message: error };
   }
   applyTo(state, answered);
@@ -183,4 +194,16 @@ function applyTo(state: DeltaTypeState, f: InFlight): void {
     state.rejected.delete(name);
   }
   for (const name of f.removed) state.held.delete(name);
+}
+
+/** A NACKed response leaves the view: each name it touched is as `held` and later responses say. */
+function unapply(state: DeltaTypeState, f: InFlight): void {
+  const later = (name: string) =>
+    state.inflight.some((g) => g.versions.has(name) || g.removed.includes(name));
+  for (const name of [...f.versions.keys(), ...f.removed]) {
+    if (later(name)) continue;
+    const held = state.held.get(name);
+    if (held === undefined) state.view.delete(name);
+    else state.view.set(name, held);
+  }
 }

@@ -21,20 +21,23 @@ import {
   planDeltaPieces,
   shortType,
 } from "./budget.ts";
-import { diffForClient } from "./delta-diff.ts";
+import { changeSource, indexChanges } from "./change-source.ts";
+import { diffForClient, type Holdings } from "./delta-diff.ts";
 import { deltaResponse, removalOrder } from "./delta-response.ts";
 import {
   answer,
   applySubscription,
-  clientView,
   type DeltaTypeState,
   type InFlight,
   inReach,
   newTypeState,
+  sent,
   settleOldest,
 } from "./delta-state.ts";
+import { recordBounds } from "./proxy-record.ts";
 import { nodeGenerator, retainedNode } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
+import { statusLists } from "./status-lists.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
 import {
   type ProxyStatus,
@@ -43,7 +46,6 @@ import {
   type StoredResource,
   type TypeUrl,
 } from "./types.ts";
-import { setVersion } from "./version.ts";
 
 export interface DeltaSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */
@@ -126,14 +128,21 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   /**
    * What to send and remove for one type; consumes the names the client must hear about again.
    * `only`: the names to look at (a push's changes in reach, and the resend names); default all.
+   * `from`: where to read them (a push's change feed over `source`); default `source`.
    */
-  async function diff(state: DeltaTypeState, only?: ReadonlySet<string>): Promise<TypeDiff> {
-    const view = clientView(state);
-    // Not synced yet: what the client holds stays in its view, so the first push after sync removes it.
-    const holding = (await gate.synced()) ? undefined : new Set(view.keys());
-    for (const name of state.resend) view.delete(name);
+  async function diff(state: DeltaTypeState, only?: ReadonlySet<string>, from = source): Promise<TypeDiff> {
+    const view = state.view;
+    // Names to resend are diffed as if the client held nothing of them.
+    const held: Holdings =
+      state.resend.size === 0
+        ? view
+        : {
+            get: (name) => (state.resend.has(name) ? undefined : view.get(name)),
+            has: (name) => !state.resend.has(name) && view.has(name),
+            keys: () => [...view.keys()].filter((name) => !state.resend.has(name)).values(),
+          };
     const sub = only ? { wildcard: false, names: only } : { wildcard: state.wildcard, names: state.names };
-    const d = await diffForClient(source, state.typeUrl, sub, view);
+    const d = await diffForClient(from, state.typeUrl, sub, held);
     const resources = d.resources.filter(
       (r) => state.resend.has(r.name) || state.rejected.get(r.name) !== r.version,
     );
@@ -145,7 +154,8 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       if (!state.reportedMissing.has(name) && (!only || state.names.has(name))) removed.add(name);
     for (const name of state.resend) if (!sending.has(name)) removed.add(name);
     state.resend.clear();
-    if (holding) for (const name of holding) removed.delete(name);
+    // Not synced yet: what the client holds stays in its view, so the first push after sync removes it.
+    if (!(await gate.synced())) for (const name of removed) if (view.has(name)) removed.delete(name);
     return { state, resources, removed: [...removed].sort() };
   }
 
@@ -175,34 +185,19 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   ): Promise<DeltaDiscoveryResponse> {
     const nonce = nextNonce();
     const flight: InFlight = { nonce, versions: new Map(resources.map((r) => [r.name, r.version])), removed };
-    state.inflight.push(flight);
+    sent(state, flight);
     settleOldest(state, maxInFlight);
     for (const r of resources) {
       state.reportedMissing.delete(r.name);
       state.rejected.delete(r.name);
     }
     for (const name of removed) if (state.names.has(name)) state.reportedMissing.add(name);
-    const response = deltaResponse(
-      state.typeUrl,
-      resources,
-      removed,
-      nonce,
-      await versionOfSet(clientView(state)),
-    );
+    const response = deltaResponse(state.typeUrl, resources, removed, nonce, await state.view.version());
     state.last = { nonce, systemVersionInfo: response.systemVersionInfo };
     return response;
   }
 
-  // The set version of the last set hashed: an ACK of the newest response holds exactly the set
-  // that response announced, so its version is hashed once per response, not again per ACK.
-  let lastSet: { set: Map<string, string>; version: Promise<string> } | undefined;
-  const versionOfSet = (set: ReadonlyMap<string, string>): Promise<string> => {
-    if (lastSet && sameEntries(lastSet.set, set)) return lastSet.version;
-    const version = setVersion([...set].map(([name, version]) => ({ name, version })));
-    lastSet = { set: new Map(set), version };
-    return version;
-  };
-  const heldVersion = (state: DeltaTypeState) => versionOfSet(state.held);
+  const heldVersion = (state: DeltaTypeState) => state.held.version();
 
   async function onRequest(req: DeltaDiscoveryRequest): Promise<DeltaDiscoveryResponse[]> {
     if (node === undefined && req.node !== undefined) node = retainedNode(req.node);
@@ -228,7 +223,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       const kept = state.ackedVersion === undefined && state.held.size === 0 ? "" : await heldVersion(state);
       state.nack = { versionInfo: kept, nonce: req.responseNonce, message: answered.message };
     }
-    if (answered.kind !== "unknown") options.onStatus?.(status());
+    if (answered.kind !== "unknown") options.onStatus?.(status(recordBounds.names));
     if (!changed) return [];
     const d = await diff(state);
     // Envoy's initial fetch of a wildcard type waits for a first response, even an empty one
@@ -243,6 +238,9 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     changed?: readonly ResourceChange[],
   ): Promise<DeltaDiscoveryResponse[]> {
     const diffs: TypeDiff[] = [];
+    // What the push changed answers for itself (version and bytes): no store read for those names.
+    const index = changed && indexChanges(changed);
+    const from = index ? changeSource(source, index) : source;
     for (const typeUrl of pushOrder) {
       if (typeUrls && !typeUrls.includes(typeUrl)) continue;
       const state = states.get(typeUrl);
@@ -252,8 +250,8 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
         continue;
       }
       const only = new Set(state.resend);
-      for (const c of changed) if (c.typeUrl === typeUrl && inReach(state, c.name)) only.add(c.name);
-      if (only.size > 0) diffs.push(await diff(state, only));
+      for (const name of index?.get(typeUrl)?.keys() ?? []) if (inReach(state, name)) only.add(name);
+      if (only.size > 0) diffs.push(await diff(state, only, from));
     }
     // Make before break: every addition and update of every type before any removal.
     const out: DeltaDiscoveryResponse[] = [];
@@ -265,14 +263,15 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     return out;
   }
 
-  function status(): ProxyStatus {
+  /** The status; `bound` cuts each list (see status-lists.ts): onStatus reports recordBounds.names. */
+  function status(bound?: number): ProxyStatus {
     const rank = (t: string) => {
       const i = pushOrder.indexOf(t as TypeUrl);
       return i < 0 ? pushOrder.length : i;
     };
     const types = [...states.values()]
       .sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1))
-      .map(typeStatus);
+      .map((s) => typeStatus(s, bound));
     return { nodeId: node?.id ?? "", generator: nodeGenerator(node), types };
   }
 
@@ -280,27 +279,21 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     onRequest: (req) => serialized(() => onRequest(req)),
     onPush: (typeUrls, changed) => serialized(() => onPush(typeUrls, changed)),
     node: () => node,
-    status,
+    status: () => status(),
     subscribed: (typeUrl) => states.get(typeUrl)?.names ?? none,
   };
 }
 
-function sameEntries(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [name, version] of b) if (a.get(name) !== version) return false;
-  return true;
-}
-
-function typeStatus(s: DeltaTypeState): ProxyTypeStatus {
-  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed: [...s.names].sort() };
-  if (s.last) {
-    const versions = [...clientView(s)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    out.sent = {
-      versionInfo: s.last.systemVersionInfo,
-      nonce: s.last.nonce,
-      versions: Object.fromEntries(versions),
-    };
-  }
+function typeStatus(s: DeltaTypeState, bound?: number): ProxyTypeStatus {
+  const { subscribed, subscribedCount, sentCount, versions } = statusLists(
+    s.names,
+    s.last ? s.view : undefined,
+    bound,
+  );
+  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed };
+  if (subscribedCount !== undefined) out.subscribedCount = subscribedCount;
+  if (s.last && versions) out.sent = { versionInfo: s.last.systemVersionInfo, nonce: s.last.nonce, versions };
+  if (sentCount !== undefined) out.sentCount = sentCount;
   if (s.ackedVersion !== undefined) out.ackedVersion = s.ackedVersion;
   if (s.nack) out.nack = { ...s.nack };
   return out;

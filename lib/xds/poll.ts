@@ -16,7 +16,7 @@ import { diffForClient } from "./delta-diff.ts";
 import { type PollQuery, type PollRequestLike, readPollRequest } from "./poll-request.ts";
 import type { ResourceSource } from "./source.ts";
 import type { StoredResource } from "./types.ts";
-import { setVersion } from "./version.ts";
+import { createVersionMap } from "./version.ts";
 
 /** What one client has been told: the versions it holds and the subscribed names it knows are absent. */
 export interface ClientView {
@@ -76,15 +76,16 @@ export async function deltaStep(
   for (const name of diff.removed) if (sub.names.has(name)) absent.add(name);
   for (const r of diff.resources) absent.delete(r.name);
   const removed = [...new Set([...diff.removed, ...newlyAbsent])].sort();
-  const holds = new Map(view.held);
+  // What the client holds in reach, piece after piece: its set version is updated per piece, not rehashed.
+  const inReach = ([name]: readonly [string, string]) => sub.wildcard || sub.names.has(name);
+  const holds = createVersionMap([...view.held].filter(inReach));
   const responses: DeltaDiscoveryResponse[] = [];
   for (const piece of planDeltaPieces(diff.resources, removed, budget)) {
     for (const r of piece.resources) holds.set(r.name, r.version);
     for (const name of piece.removed) holds.delete(name);
-    const inReach = [...holds].filter(([name]) => sub.wildcard || sub.names.has(name));
     responses.push(
       create(DeltaDiscoveryResponseSchema, {
-        systemVersionInfo: await setVersion(inReach.map(([name, version]) => ({ name, version }))),
+        systemVersionInfo: await holds.version(),
         typeUrl,
         resources: piece.resources.map(toResource),
         removedResources: piece.removed,

@@ -94,8 +94,8 @@ function boundType(t: ProxyTypeStatus): ProxyRecordType {
     typeUrl: cut(t.typeUrl),
     wildcard: t.wildcard,
     subscribed: t.subscribed.slice(0, recordBounds.names).map((n) => cut(n)),
-    subscribedCount: t.subscribed.length,
-    sentCount: t.sent ? Object.keys(t.sent.versions).length : 0,
+    subscribedCount: t.subscribedCount ?? t.subscribed.length,
+    sentCount: t.sentCount ?? (t.sent ? Object.keys(t.sent.versions).length : 0),
   };
   if (t.sent) {
     const listed = Object.entries(t.sent.versions).slice(0, recordBounds.names);

@@ -7,7 +7,7 @@ import {
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { envelopeBytes, ResponseTooLargeError, sotwResourceBytes, splitByBudget } from "./budget.ts";
 import type { StoredResource } from "./types.ts";
-import { setVersion } from "./version.ts";
+import { createVersionMap, setVersion, type VersionMap } from "./version.ts";
 
 /** The resources to send, one per name, with their name─▶version map. */
 export function uniqueByName(resources: readonly StoredResource[]): {
@@ -52,7 +52,7 @@ export async function sotwResponse(
 export interface SotwAnswer {
   responses: DiscoveryResponse[];
   versionInfo: string;
-  versions: Map<string, string>;
+  versions: VersionMap;
 }
 
 /**
@@ -69,10 +69,28 @@ export async function sotwAnswer(
   options: { budget: number; splittable: boolean; only?: ReadonlySet<string> | undefined },
 ): Promise<SotwAnswer> {
   const { unique, versions } = uniqueByName(resources);
-  const versionInfo = await setVersion([...versions].map(([name, version]) => ({ name, version })));
+  const held = createVersionMap(versions);
+  const versionInfo = await held.version();
   const { only, budget, splittable } = options;
   const carried = only ? unique.filter((r) => only.has(r.name)) : unique;
-  let pieces: StoredResource[][];
+  const responses = sotwPieces(typeUrl, carried, versionInfo, nonce, { budget, splittable });
+  return { responses, versionInfo, versions: held };
+}
+
+/**
+ * The responses carrying `carried` with `versionInfo` (the set version of the whole answer), a
+ * nonce each: cut under the budget when `splittable`, else one response or ResponseTooLargeError.
+ * Always at least one response (an empty one says the set changed by removals alone).
+ */
+export function sotwPieces(
+  typeUrl: string,
+  carried: readonly StoredResource[],
+  versionInfo: string,
+  nonce: () => string,
+  options: { budget: number; splittable: boolean },
+): DiscoveryResponse[] {
+  const { budget, splittable } = options;
+  let pieces: (readonly StoredResource[])[];
   if (splittable) {
     pieces = splitByBudget(carried, sotwResourceBytes, budget);
   } else {
@@ -81,7 +99,7 @@ export async function sotwAnswer(
     pieces = [carried];
   }
   if (pieces.length === 0) pieces = [[]];
-  const responses = pieces.map((piece) =>
+  return pieces.map((piece) =>
     create(DiscoveryResponseSchema, {
       versionInfo,
       typeUrl,
@@ -89,5 +107,4 @@ export async function sotwAnswer(
       resources: piece.map((r) => create(AnySchema, { typeUrl: r.typeUrl, value: r.body })),
     }),
   );
-  return { responses, versionInfo, versions };
 }

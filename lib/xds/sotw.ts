@@ -12,6 +12,7 @@ import { create } from "@bufbuild/protobuf";
 import { type Node, NodeSchema } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { logSafe } from "../log-safe.ts";
+import type { ResourceChange } from "../push/flush.ts";
 import {
   defaultMaxResponseBytes,
   oversized,
@@ -19,17 +20,21 @@ import {
   shortType,
   sotwResourceBytes,
 } from "./budget.ts";
-import { sotwAnswer, uniqueByName } from "./response.ts";
+import { changeSource, indexChanges } from "./change-source.ts";
+import { recordBounds } from "./proxy-record.ts";
+import { type SotwAnswer, sotwAnswer, sotwPieces, uniqueByName } from "./response.ts";
+import {
+  inReach,
+  type SentAnswer,
+  sameVersions,
+  subscribe,
+  type TypeState,
+  typeStatus,
+  wildcardTypes,
+} from "./sotw-state.ts";
 import type { ResourceSource } from "./source.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
-import {
-  type NackStatus,
-  type ProxyStatus,
-  type ProxyTypeStatus,
-  pushOrder,
-  type StoredResource,
-  TypeUrl,
-} from "./types.ts";
+import { type ProxyStatus, pushOrder, type StoredResource, type TypeUrl } from "./types.ts";
 import { setVersion } from "./version.ts";
 
 export interface SotwSessionOptions {
@@ -68,36 +73,17 @@ export interface SotwSession {
   onRequest(req: DiscoveryRequest): Promise<DiscoveryResponse[]>;
   /**
    * Re-reads every subscribed type (or only `typeUrls`) in push order CDS, EDS, LDS, RDS and
-   * answers each whose name─▶version map differs from the last one sent.
+   * answers each whose name─▶version map differs from the last one sent. With `changed` (every
+   * resource the push changed), a type none of whose subscribed names changed is not read at all;
+   * EDS/RDS answer just the changed names, from the change feed (a cost that follows the change,
+   * not the subscription), with the version_info of the whole set; LDS/CDS still answer the whole
+   * set (state of the world). The responses are the same as without `changed`.
    */
-  onPush(typeUrls?: readonly string[]): Promise<DiscoveryResponse[]>;
+  onPush(typeUrls?: readonly string[], changed?: readonly ResourceChange[]): Promise<DiscoveryResponse[]>;
   /** The Node of the first request that carried one. */
   node(): Node | undefined;
   /** The stream's current status (plain data). */
   status(): ProxyStatus;
-}
-
-/** Types with a wildcard subscription ("*", or legacy: never named anything). */
-const wildcardTypes = new Set<string>([TypeUrl.listener, TypeUrl.cluster]);
-
-interface TypeState {
-  typeUrl: string;
-  /** Some request for this type named resources: an empty list no longer means wildcard. */
-  explicit: boolean;
-  wildcard: boolean;
-  names: Set<string>;
-  /** The last answer: `nonce` is its last piece's, `nonces` every piece's in order; `nacked` if one was. */
-  sent?: {
-    versionInfo: string;
-    nonce: string;
-    nonces: string[];
-    nacked: boolean;
-    versions: Map<string, string>;
-  };
-  /** A first request held while not synced: the version_info the client holds. */
-  waiting?: string;
-  ackedVersion?: string;
-  nack?: NackStatus;
 }
 
 /**
@@ -135,10 +121,10 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     return run;
   }
 
-  async function resolve(state: TypeState): Promise<StoredResource[]> {
-    if (state.wildcard) return source.list(state.typeUrl);
+  async function resolve(state: TypeState, from: ResourceSource = source): Promise<StoredResource[]> {
+    if (state.wildcard) return from.list(state.typeUrl);
     if (state.names.size === 0) return [];
-    return source.get(state.typeUrl, [...state.names].sort());
+    return from.get(state.typeUrl, [...state.names].sort());
   }
 
   const budget = options.maxResponseBytes ?? defaultMaxResponseBytes;
@@ -161,12 +147,22 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
         );
       throw e;
     }
-    if (splittable)
-      for (const r of oversized(resources, sotwResourceBytes, budget))
-        options.log?.(
-          `xds: sotw ${shortType(r.typeUrl)} ${logSafe(r.name)} for ${who} is ${sotwResourceBytes(r)} bytes, ` +
-            `over EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; sent alone in its own response`,
-        );
+    if (splittable) logOversized(resources);
+    return record(state, a);
+  }
+
+  /** Names each resource too large for any response alone (EDS/RDS send it alone). */
+  function logOversized(resources: readonly StoredResource[]): void {
+    const who = logSafe(node?.id ?? "");
+    for (const r of oversized(resources, sotwResourceBytes, budget))
+      options.log?.(
+        `xds: sotw ${shortType(r.typeUrl)} ${logSafe(r.name)} for ${who} is ${sotwResourceBytes(r)} bytes, ` +
+          `over EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; sent alone in its own response`,
+      );
+  }
+
+  /** `a` is the answer the client now has (or is about to); its responses go out. */
+  function record(state: TypeState, a: SotwAnswer): DiscoveryResponse[] {
     const nonces = a.responses.map((r) => r.nonce);
     state.sent = {
       versionInfo: a.versionInfo,
@@ -177,6 +173,37 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     };
     state.waiting = undefined;
     return a.responses;
+  }
+
+  /**
+   * An EDS/RDS push answered from `touched` (the push's changes of subscribed names): only those
+   * names are read (from the feed when it carries them), the sent map is updated in place and its
+   * set version follows in O(changed). Nothing when the client already holds all of it.
+   */
+  async function answerChanges(
+    state: TypeState,
+    sent: SentAnswer,
+    touched: readonly string[],
+    from: ResourceSource,
+  ): Promise<DiscoveryResponse[]> {
+    const found = new Map((await from.get(state.typeUrl, touched)).map((r) => [r.name, r]));
+    const versions = sent.versions;
+    const news = touched.filter((name) => versions.get(name) !== found.get(name)?.version);
+    if (news.length === 0) return [];
+    const carried: StoredResource[] = [];
+    for (const name of news.sort()) {
+      const r = found.get(name);
+      if (r) carried.push(r);
+      if (r) versions.set(name, r.version);
+      else versions.delete(name);
+    }
+    logOversized(carried);
+    const versionInfo = await versions.version();
+    const responses = sotwPieces(state.typeUrl, carried, versionInfo, nextNonce, {
+      budget,
+      splittable: true,
+    });
+    return record(state, { responses, versionInfo, versions });
   }
 
   /** Whether answering `resources` now could make the client drop something it holds (start-up). */
@@ -202,17 +229,18 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
   }
 
   function emitStatus() {
-    options.onStatus?.(status());
+    options.onStatus?.(status(recordBounds.names));
   }
 
-  function status(): ProxyStatus {
+  /** The status; `bound` cuts each list (see status-lists.ts): onStatus reports recordBounds.names. */
+  function status(bound?: number): ProxyStatus {
     const rank = (t: string) => {
       const i = pushOrder.indexOf(t as TypeUrl);
       return i < 0 ? pushOrder.length : i;
     };
     const types = [...states.values()]
       .sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1))
-      .map(typeStatus);
+      .map((s) => typeStatus(s, bound));
     return { nodeId: node?.id ?? "", generator: nodeGenerator(node), types };
   }
 
@@ -255,81 +283,52 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     return answerUnlessHeld(state);
   }
 
-  async function onPush(typeUrls?: readonly string[]): Promise<DiscoveryResponse[]> {
+  async function onPush(
+    typeUrls?: readonly string[],
+    changed?: readonly ResourceChange[],
+  ): Promise<DiscoveryResponse[]> {
     const out: DiscoveryResponse[] = [];
+    // What the push changed answers for itself (version and bytes): no store read for those names.
+    const index = changed && indexChanges(changed);
+    const from = index ? changeSource(source, index) : source;
     for (const typeUrl of pushOrder) {
       if (typeUrls && !typeUrls.includes(typeUrl)) continue;
       const state = states.get(typeUrl);
       if (!state) continue;
-      if (!state.sent) {
+      const sent = state.sent;
+      if (!sent) {
         if (state.waiting !== undefined) out.push(...(await answerUnlessHeld(state)));
         continue;
       }
-      const resources = await resolve(state);
-      if (sameVersions(state.sent.versions, resources)) continue;
+      if (index) {
+        const touched: string[] = [];
+        for (const [name, c] of index.get(typeUrl) ?? []) {
+          if (inReach(state, name) && sent.versions.get(name) !== (c.version ?? undefined))
+            touched.push(name);
+        }
+        if (touched.length === 0) continue;
+        if (!wildcardTypes.has(typeUrl)) {
+          out.push(...(await answerChanges(state, sent, touched, from)));
+          continue;
+        }
+      }
+      const resources = await resolve(state, from);
+      if (sameVersions(sent.versions, resources)) continue;
       if (await mustHold(state, resources)) continue;
       // RDS and EDS are not state-of-the-world: a push carries only what changed (as Istio's
       // incremental EDS does); LDS and CDS responses must carry every resource.
-      const sent = state.sent.versions;
-      const changed = wildcardTypes.has(typeUrl)
+      const only = wildcardTypes.has(typeUrl)
         ? undefined
-        : new Set(resources.filter((r) => sent.get(r.name) !== r.version).map((r) => r.name));
-      out.push(...(await answer(state, resources, changed)));
+        : new Set(resources.filter((r) => sent.versions.get(r.name) !== r.version).map((r) => r.name));
+      out.push(...(await answer(state, resources, only)));
     }
     return out;
   }
 
   return {
     onRequest: (req) => serialized(() => onRequest(req)),
-    onPush: (typeUrls) => serialized(() => onPush(typeUrls)),
+    onPush: (typeUrls, changed) => serialized(() => onPush(typeUrls, changed)),
     node: () => node,
-    status,
+    status: () => status(),
   };
-}
-
-/**
- * Applies a request's resource_names to the subscription; true when the subscription changed.
- * LDS/CDS: empty before any name was ever given is the legacy wildcard, "*" is the explicit one,
- * empty afterwards means unsubscribed from everything. Other types: the names, "*" included, as given.
- */
-function subscribe(state: TypeState, resourceNames: readonly string[]): boolean {
-  const wasWildcard = state.wildcard;
-  const before = state.names;
-  const canWildcard = wildcardTypes.has(state.typeUrl);
-  if (resourceNames.length === 0) {
-    state.wildcard = canWildcard && !state.explicit;
-    state.names = new Set();
-  } else {
-    state.explicit = true;
-    state.wildcard = canWildcard && resourceNames.includes("*");
-    state.names = new Set(canWildcard ? resourceNames.filter((n) => n !== "*") : resourceNames);
-  }
-  return (
-    wasWildcard !== state.wildcard ||
-    before.size !== state.names.size ||
-    [...before].some((n) => !state.names.has(n))
-  );
-}
-
-function sameVersions(sent: Map<string, string>, resources: StoredResource[]): boolean {
-  const now = new Map<string, string>();
-  for (const r of resources) if (!now.has(r.name)) now.set(r.name, r.version);
-  if (now.size !== sent.size) return false;
-  for (const [name, version] of now) if (sent.get(name) !== version) return false;
-  return true;
-}
-
-function typeStatus(s: TypeState): ProxyTypeStatus {
-  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed: [...s.names].sort() };
-  if (s.sent) {
-    const versions = [...s.sent.versions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    out.sent = {
-      versionInfo: s.sent.versionInfo,
-      nonce: s.sent.nonce,
-      versions: Object.fromEntries(versions),
-    };
-  }
-  if (s.ackedVersion !== undefined) out.ackedVersion = s.ackedVersion;
-  if (s.nack) out.nack = { ...s.nack };
-  return out;
 }

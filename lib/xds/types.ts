@@ -88,9 +88,13 @@ export interface ProxyTypeStatus {
   typeUrl: string;
   /** True for a wildcard subscription (LDS/CDS only). */
   wildcard: boolean;
-  /** Explicitly subscribed names, sorted ("*" excluded; see `wildcard`). */
+  /** Explicitly subscribed names, sorted ("*" excluded; see `wildcard`); cut when `subscribedCount` is set. */
   subscribed: string[];
+  /** Set when `subscribed` lists only some names (a bounded report): how many there are. */
+  subscribedCount?: number;
   sent?: SentStatus;
+  /** Set when `sent.versions` lists only some resources (a bounded report): how many were sent. */
+  sentCount?: number;
   /** The version_info the proxy last ACKed (or reported on its first request of a stream). */
   ackedVersion?: string;
   /** Cleared by the next ACK. */

@@ -42,15 +42,185 @@ export function resourceVersion(body: Uint8Array): Promise<string> {
 }
 
 /**
- * The SotW `version_info` for a set of resources: a hash of the name=version pairs sorted by name
- * (code-unit order), so the same set gives the same string whatever order it was built in.
- * The empty set has a version too.
+ * The SotW `version_info` (and Delta `system_version_info`) of a name─▶version set: the sum mod
+ * 2^64 of a per-pair digest (the first 8 bytes of SHA-256 of the JSON `[name, version]`, big-endian)
+ * as 16 lower-case hex digits. A sum is order-independent and, unlike XOR, keeps a pair that comes
+ * back after leaving, so the version can be updated in O(changed) (createSetDigest) and still be a
+ * pure function of the set: the same set gives the same string on every instance and runtime.
+ * The empty set has a version too. Each name counts once (the last version given wins).
  */
 export function setVersion(entries: readonly { name: string; version: string }[]): Promise<string> {
-  const pairs = entries
-    .map((e) => [e.name, e.version] as const)
-    .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0));
-  return shortHash(new TextEncoder().encode(JSON.stringify(pairs)));
+  const digest = createSetDigest();
+  const seen = new Map<string, string>();
+  for (const e of entries) seen.set(e.name, e.version);
+  for (const [name, version] of seen) digest.add(name, version);
+  return digest.version();
+}
+
+/** A set version kept up to date as pairs come and go: setVersion of the current set, in O(changed). */
+export interface SetDigest {
+  /** Counts `name` at `version` in (the caller removes the name's previous version first). */
+  add(name: string, version: string): void;
+  /** Takes `name` at `version` out (it must have been added). */
+  remove(name: string, version: string): void;
+  /** setVersion of the set as it is now (later adds and removes do not change the answer). */
+  version(): Promise<string>;
+}
+
+const utf8 = new TextEncoder();
+const two32 = 2 ** 32;
+
+/** A 64-bit pair digest as two unsigned 32-bit halves (Numbers: no BigInt allocation per step). */
+interface Pair64 {
+  hi: number;
+  lo: number;
+}
+
+/**
+ * Pair digests recently computed, shared by every stream: the streams of one mesh hold the same
+ * pairs, so a pair is hashed about once per push, not once per stream. Two generations of at most
+ * `pairCacheGeneration` entries each (bounded memory; a pair used again moves to the new one).
+ */
+const pairCacheGeneration = 32_768;
+let pairsNew = new Map<string, Pair64>();
+let pairsOld = new Map<string, Pair64>();
+
+function cachedPair(key: string): Pair64 | undefined {
+  const hit = pairsNew.get(key);
+  if (hit !== undefined) return hit;
+  const old = pairsOld.get(key);
+  if (old !== undefined) rememberPair(key, old);
+  return old;
+}
+
+function rememberPair(key: string, digest: Pair64): void {
+  if (pairsNew.size >= pairCacheGeneration) {
+    pairsOld = pairsNew;
+    pairsNew = new Map();
+  }
+  pairsNew.set(key, digest);
+}
+
+function first64(digest: Uint8Array): Pair64 {
+  const view = new DataView(digest.buffer, digest.byteOffset, 8);
+  return { hi: view.getUint32(0), lo: view.getUint32(4) };
+}
+
+/** The pair digest now, when cached or a synchronous SHA-256 is injected; else undefined. */
+function pairNow(key: string): Pair64 | undefined {
+  const hit = cachedPair(key);
+  if (hit !== undefined || !syncSha256) return hit;
+  const digest = first64(syncSha256(utf8.encode(key)));
+  rememberPair(key, digest);
+  return digest;
+}
+
+async function pairLater(key: string): Promise<Pair64> {
+  const now = pairNow(key);
+  if (now !== undefined) return now;
+  const digest = first64(new Uint8Array(await crypto.subtle.digest("SHA-256", utf8.encode(key))));
+  rememberPair(key, digest);
+  return digest;
+}
+
+const pairKey = (name: string, version: string) => JSON.stringify([name, version]);
+
+/** A running sum mod 2^64 of pair digests, in two 32-bit halves. */
+interface Sum64 {
+  hi: number;
+  lo: number;
+}
+
+function addTo(sum: Sum64, d: Pair64, sign: 1 | -1): void {
+  let lo = sum.lo + sign * d.lo;
+  let carry = 0;
+  if (lo >= two32) {
+    lo -= two32;
+    carry = 1;
+  } else if (lo < 0) {
+    lo += two32;
+    carry = -1;
+  }
+  sum.lo = lo;
+  sum.hi = (((sum.hi + sign * d.hi + carry) % two32) + two32) % two32;
+}
+
+const hex8 = (n: number) => n.toString(16).padStart(8, "0");
+
+/**
+ * An empty SetDigest. With a synchronous SHA-256 (useSyncSha256) every add and remove is folded in
+ * at once; with WebCrypto they wait, in order, for the next version() to hash them together.
+ */
+export function createSetDigest(): SetDigest {
+  const sum: Sum64 = { hi: 0, lo: 0 };
+  let pending: { key: string; sign: 1 | -1 }[] = [];
+  let folding: Promise<void> | undefined;
+  const apply = (key: string, sign: 1 | -1) => {
+    const digest = pending.length === 0 && !folding ? pairNow(key) : undefined;
+    if (digest === undefined) pending.push({ key, sign });
+    else addTo(sum, digest, sign);
+  };
+  const hex = () => hex8(sum.hi) + hex8(sum.lo);
+  return {
+    add: (name, version) => apply(pairKey(name, version), 1),
+    remove: (name, version) => apply(pairKey(name, version), -1),
+    version() {
+      if (pending.length === 0 && !folding) return Promise.resolve(hex());
+      const batch = pending;
+      pending = [];
+      const fold = (folding ?? Promise.resolve()).then(async () => {
+        const digests = await Promise.all(batch.map((p) => pairLater(p.key)));
+        batch.forEach((p, i) => {
+          addTo(sum, digests[i] as Pair64, p.sign);
+        });
+      });
+      const mine = fold.then(hex);
+      folding = fold;
+      const settled = () => {
+        if (folding === fold) folding = undefined;
+      };
+      fold.then(settled, settled);
+      return mine;
+    },
+  };
+}
+
+/** A name─▶version map that knows its set version (setVersion of its entries) in O(changed). */
+export interface VersionMap extends ReadonlyMap<string, string> {
+  set(name: string, version: string): this;
+  delete(name: string): boolean;
+  /** setVersion of the entries as they are now. */
+  version(): Promise<string>;
+}
+
+class DigestedMap extends Map<string, string> implements VersionMap {
+  readonly #digest = createSetDigest();
+  override set(name: string, version: string): this {
+    const was = super.get(name);
+    if (was === version) return this;
+    if (was !== undefined) this.#digest.remove(name, was);
+    this.#digest.add(name, version);
+    return super.set(name, version);
+  }
+  override delete(name: string): boolean {
+    const was = super.get(name);
+    if (was === undefined) return false;
+    this.#digest.remove(name, was);
+    return super.delete(name);
+  }
+  override clear(): void {
+    for (const name of [...super.keys()]) this.delete(name);
+  }
+  version(): Promise<string> {
+    return this.#digest.version();
+  }
+}
+
+/** A VersionMap holding `entries` (a later entry for the same name wins). */
+export function createVersionMap(entries: Iterable<readonly [string, string]> = []): VersionMap {
+  const map = new DigestedMap();
+  for (const [name, version] of entries) map.set(name, version);
+  return map;
 }
 
 /** The type URL of a message schema: `type.googleapis.com/<full name>`. */

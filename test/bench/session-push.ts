@@ -1,18 +1,22 @@
 /**
- * The cost of one endpoint change inside Delta sessions (lib/xds/delta.ts over the memory store,
- * no transport): ingest and flush, then each session's push and ACK. "change-aware" hands the
- * session the flush's changes (what the Node runtime does); "full re-diff" re-reads and re-diffs
- * every subscribed name (what a push without changes, or before issue 8, costs).
+ * The cost of one endpoint change inside Delta (lib/xds/delta.ts) or SotW (lib/xds/sotw.ts)
+ * sessions over the memory store, no transport: ingest and flush, then each session's push and
+ * ACK. "change-aware" hands the session the flush's changes, bytes included (what the Node runtime
+ * does); "full re-diff" re-reads and re-diffs every subscribed name (what a push without changes,
+ * or before issue 8, costs). Versions hash with node:crypto, as the Node runtime does.
  */
 import { create } from "@bufbuild/protobuf";
+import { nodeSha256 } from "../../functions/node/sha256.ts";
 import {
   DeltaDiscoveryRequestSchema,
-  type DeltaDiscoveryResponse,
+  DiscoveryRequestSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { ResourceChange } from "../../lib/push/flush.ts";
-import { createDeltaSession, type DeltaSession } from "../../lib/xds/delta.ts";
-import { createStoreSource } from "../../lib/xds/source.ts";
+import { createDeltaSession } from "../../lib/xds/delta.ts";
+import { createSotwSession } from "../../lib/xds/sotw.ts";
+import { createStoreSource, type ResourceSource } from "../../lib/xds/source.ts";
 import { TypeUrl } from "../../lib/xds/types.ts";
+import { useSyncSha256 } from "../../lib/xds/version.ts";
 import { buildMesh, hostOf, sliceEvent } from "./mesh.ts";
 
 type Mesh = Awaited<ReturnType<typeof buildMesh>>;
@@ -24,12 +28,59 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] as number;
 }
 
-async function ack(session: DeltaSession, responses: DeltaDiscoveryResponse[]) {
-  for (const r of responses) {
-    await session.onRequest(
-      create(DeltaDiscoveryRequestSchema, { typeUrl: r.typeUrl, responseNonce: r.nonce }),
-    );
-  }
+/** One stream's session as the bench drives it: subscribe, push, and ACK what was sent. */
+interface BenchSession {
+  subscribe(names: string[]): Promise<void>;
+  push(changed: readonly ResourceChange[] | undefined): Promise<void>;
+}
+
+function deltaBench(source: ResourceSource, stream: number): BenchSession {
+  const session = createDeltaSession({ source });
+  const ack = async (responses: { typeUrl: string; nonce: string }[]) => {
+    for (const r of responses)
+      await session.onRequest(
+        create(DeltaDiscoveryRequestSchema, { typeUrl: r.typeUrl, responseNonce: r.nonce }),
+      );
+  };
+  return {
+    async subscribe(names) {
+      const req = create(DeltaDiscoveryRequestSchema, {
+        node: { id: `sidecar~10.1.0.1~p${stream}.bench~bench.svc.cluster.local` },
+        typeUrl: TypeUrl.endpoint,
+        resourceNamesSubscribe: names,
+      });
+      await ack(await session.onRequest(req));
+    },
+    push: async (changed) => ack(await session.onPush(undefined, changed)),
+  };
+}
+
+function sotwBench(source: ResourceSource, stream: number): BenchSession {
+  const session = createSotwSession({ source });
+  let subscribed: string[] = [];
+  const ack = async (responses: { typeUrl: string; nonce: string; versionInfo: string }[]) => {
+    for (const r of responses)
+      await session.onRequest(
+        create(DiscoveryRequestSchema, {
+          typeUrl: r.typeUrl,
+          responseNonce: r.nonce,
+          versionInfo: r.versionInfo,
+          resourceNames: subscribed,
+        }),
+      );
+  };
+  return {
+    async subscribe(names) {
+      subscribed = names;
+      const req = create(DiscoveryRequestSchema, {
+        node: { id: `sidecar~10.1.0.1~p${stream}.bench~bench.svc.cluster.local` },
+        typeUrl: TypeUrl.endpoint,
+        resourceNames: names,
+      });
+      await ack(await session.onRequest(req));
+    },
+    push: async (changed) => ack(await session.onPush(undefined, changed)),
+  };
 }
 
 export interface SessionPushReport {
@@ -55,18 +106,15 @@ export async function measureSessionPush(
   names: (stream: number) => number[],
   runs = 20,
   built?: Mesh,
+  protocol: "delta" | "sotw" = "delta",
 ): Promise<SessionPushReport> {
+  useSyncSha256(nodeSha256); // as the Node runtime does
   const mesh = built ?? (await buildMesh(services));
   const source = createStoreSource(mesh.store);
-  const sessions: DeltaSession[] = [];
+  const sessions: BenchSession[] = [];
   for (let s = 0; s < streams; s++) {
-    const session = createDeltaSession({ source });
-    const req = create(DeltaDiscoveryRequestSchema, {
-      node: { id: `sidecar~10.1.0.1~p${s}.bench~bench.svc.cluster.local` },
-      typeUrl: TypeUrl.endpoint,
-      resourceNamesSubscribe: names(s).map(clusterOf),
-    });
-    await ack(session, await session.onRequest(req));
+    const session = protocol === "delta" ? deltaBench(source, s) : sotwBench(source, s);
+    await session.subscribe(names(s).map(clusterOf));
     sessions.push(session);
   }
   let change = 0;
@@ -77,7 +125,7 @@ export async function measureSessionPush(
     const changed: ResourceChange[] = flushes.flatMap((f) => f.changes);
     const t1 = performance.now();
     const cpu = process.cpuUsage();
-    for (const s of sessions) await ack(s, await s.onPush(undefined, aware ? changed : undefined));
+    for (const s of sessions) await s.push(aware ? changed : undefined);
     const used = process.cpuUsage(cpu);
     const end = performance.now();
     return { total: end - t, sessions: end - t1, cpuUs: used.user + used.system };
@@ -99,8 +147,13 @@ export async function measureSessionPush(
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const n = Number(process.argv[2] ?? 100);
+  const mesh = await buildMesh(n);
   const all = Array.from({ length: n }, (_, i) => i);
-  console.log("whole", JSON.stringify(await measureSessionPush(n, 1, () => all)));
-  console.log("focused", JSON.stringify(await measureSessionPush(n, 1, () => [0, 1, 2])));
-  console.log("fanout", JSON.stringify(await measureSessionPush(n, 1000, (s) => [0, 1 + (s % (n - 1))])));
+  for (const protocol of ["delta", "sotw"] as const) {
+    const run = (streams: number, names: (s: number) => number[]) =>
+      measureSessionPush(n, streams, names, 20, mesh, protocol);
+    console.log(protocol, "whole", JSON.stringify(await run(1, () => all)));
+    console.log(protocol, "focused", JSON.stringify(await run(1, () => [0, 1, 2])));
+    console.log(protocol, "fanout", JSON.stringify(await run(1000, (s) => [0, 1 + (s % (n - 1))])));
+  }
 }

@@ -116,8 +116,21 @@ describe("flush", () => {
     expect(queued?.request).toMatchObject({ full: false, configsUpdated: [`ServiceEntry/default/${host}`] });
     const r = await flushQueue();
     expect(r.kind === "done" && r.changes).toEqual([
-      { typeUrl: TypeUrl.endpoint, name: cla, version: expect.any(String) },
+      {
+        typeUrl: TypeUrl.endpoint,
+        name: cla,
+        version: expect.any(String),
+        body: expect.any(Uint8Array),
+        service: `default/${host}`,
+      },
     ]);
+    // The change carries the published bytes; the push log names and versions only.
+    const change = r.kind === "done" ? r.changes[0] : undefined;
+    const stored = await store.get<StoredResource>(keys.resource(TypeUrl.endpoint, cla));
+    expect(change?.body).toEqual(stored?.value.body);
+    expect(change?.version).toBe(stored?.value.version);
+    const log = await store.get<PushLogEntry>(keys.pushLog(r.kind === "done" ? r.version : 0));
+    expect(log?.value.changes).toEqual([{ typeUrl: TypeUrl.endpoint, name: cla, version: change?.version }]);
     const after = await published();
     expect(after[`ClusterLoadAssignment/${cla}`]).not.toBe(before[`ClusterLoadAssignment/${cla}`]);
     expect({ ...after, [`ClusterLoadAssignment/${cla}`]: "" }).toEqual({

@@ -4,8 +4,13 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
+import { keys } from "../../../lib/store/keys.ts";
+import { createMemoryStore } from "../../../lib/store/memory.ts";
+import { createDeltaSession } from "../../../lib/xds/delta.ts";
+import { createStoreSource, type ResourceSource } from "../../../lib/xds/source.ts";
 import type { SyncGate } from "../../../lib/xds/sync-gate.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
+import { setVersion } from "../../../lib/xds/version.ts";
 import { ack, harness, nack, req, summary } from "./delta-harness.ts";
 
 const { cluster: CDS, endpoint: EDS, listener: LDS } = TypeUrl;
@@ -116,5 +121,48 @@ describe("Delta push with the changes named", () => {
     open = true;
     // The gate opening announces no changes: a full re-diff.
     expect(summary(await h.session.onPush())).toEqual(["eds -b"]);
+  });
+
+  it("answers from the change feed's bytes without reading the store, whatever the client holds", async () => {
+    const store = createMemoryStore();
+    const inner = createStoreSource(store);
+    const reads: string[] = [];
+    const source: ResourceSource = {
+      get(t, names) {
+        reads.push(...names);
+        return inner.get(t, names);
+      },
+      list(t) {
+        reads.push(`list ${t}`);
+        return inner.list(t);
+      },
+    };
+    const stored = (name: string, version: string): StoredResource => ({
+      typeUrl: EDS,
+      name,
+      version,
+      body: new TextEncoder().encode(`${name}@${version}`),
+      service: "ns/h",
+    });
+    const names = Array.from({ length: 200 }, (_, i) => `e${i}`);
+    for (const name of names) await store.put(keys.resource(EDS, name), stored(name, "v1"));
+    let n = 0;
+    const session = createDeltaSession({ source, nonce: () => `n${++n}` });
+    const [first] = await session.onRequest(req({ typeUrl: EDS, resourceNamesSubscribe: names }));
+    await session.onRequest(ack(first));
+    reads.length = 0;
+    // The feed carries e7@v2 (bytes and all) and e9's removal; the store is not touched.
+    const pushed = await session.onPush(undefined, [
+      { ...stored("e7", "v2") },
+      { typeUrl: EDS, name: "e9", version: null },
+      { ...stored("unsubscribed", "v1") },
+    ]);
+    expect(summary(pushed)).toEqual(["eds +e7@v2", "eds -e9"]);
+    expect(reads).toEqual([]);
+    for (const r of pushed) await session.onRequest(ack(r));
+    expect(reads).toEqual([]);
+    const held = names.filter((x) => x !== "e9").map((x) => ({ name: x, version: x === "e7" ? "v2" : "v1" }));
+    expect(session.status().types[0]?.ackedVersion).toBe(await setVersion(held));
+    expect(pushed.at(-1)?.systemVersionInfo).toBe(await setVersion(held));
   });
 });

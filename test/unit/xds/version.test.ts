@@ -5,6 +5,8 @@ import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_
 import { RouterSchema } from "../../../lib/gen/envoy/extensions/filters/http/router/v3/router_pb.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 import {
+  createSetDigest,
+  createVersionMap,
   resourceVersion,
   serviceRef,
   setVersion,
@@ -73,6 +75,110 @@ describe("setVersion", () => {
   it("gives the empty set a stable version", async () => {
     expect(await setVersion([])).toMatch(/^[0-9a-f]{16}$/);
     expect(await setVersion([])).toBe(await setVersion([]));
+  });
+});
+
+describe("setVersion's definition", () => {
+  afterEach(() => useSyncSha256(undefined));
+
+  it("is the sum mod 2^64 of the first 8 bytes of SHA-256 of each JSON [name, version]", async () => {
+    const pairs = [
+      ["outbound|9080||a.ns.svc.cluster.local", "0123456789abcdef"],
+      ["b", "v"],
+      ['ü \u0000 "quoted"', ""],
+    ] as const;
+    let sum = 0n;
+    for (const [name, version] of pairs) {
+      const bytes = new TextEncoder().encode(JSON.stringify([name, version]));
+      const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+      sum += new DataView(digest.buffer).getBigUint64(0);
+    }
+    const want = (sum & ((1n << 64n) - 1n)).toString(16).padStart(16, "0");
+    expect(await setVersion(pairs.map(([name, version]) => ({ name, version })))).toBe(want);
+    expect(await setVersion([])).toBe("0000000000000000");
+  });
+});
+
+/** A seeded pseudo-random sequence (mulberry32): the same steps on every run. */
+function seeded(seed: number) {
+  let a = seed;
+  return (n: number) => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) % n;
+  };
+}
+
+describe("incremental set versions", () => {
+  afterEach(() => useSyncSha256(undefined));
+  const hashes = [
+    { what: "WebCrypto", sha: undefined },
+    { what: "node:crypto (sync)", sha: nodeSha256 },
+  ];
+
+  it.each(
+    hashes,
+  )("a VersionMap's version equals setVersion of its entries after random adds, changes and removals ($what)", async ({
+    sha,
+  }) => {
+    useSyncSha256(sha);
+    const random = seeded(8);
+    const map = createVersionMap();
+    const model = new Map<string, string>();
+    for (let step = 0; step < 400; step++) {
+      const name = `n${random(40)}`;
+      const op = random(3);
+      if (op === 0) {
+        map.delete(name);
+        model.delete(name);
+      } else {
+        const version = `v${random(4)}`; // small range: versions come back, pairs repeat
+        map.set(name, version);
+        model.set(name, version);
+      }
+      if (step % 7 === 0 || step === 399) {
+        const want = await setVersion([...model].map(([n, v]) => ({ name: n, version: v })));
+        expect(await map.version(), `step ${step}`).toBe(want);
+        expect([...map].sort()).toEqual([...model].sort());
+      }
+    }
+  });
+
+  it("gives the same strings with node:crypto and WebCrypto, for maps built in any order", async () => {
+    const entries = Array.from({ length: 50 }, (_, i) => [`name-${i}`, `v${i % 3}`] as const);
+    const web = await createVersionMap(entries).version();
+    useSyncSha256(nodeSha256);
+    const sync = await createVersionMap([...entries].reverse()).version();
+    expect(sync).toBe(web);
+    expect(await setVersion(entries.map(([name, version]) => ({ name, version })))).toBe(web);
+  });
+
+  it("answers each version() with the set as it was when called, even while WebCrypto is hashing", async () => {
+    const digest = createSetDigest();
+    digest.add("a", "1");
+    const one = digest.version();
+    digest.add("b", "2");
+    const two = digest.version();
+    digest.remove("a", "1");
+    const three = digest.version();
+    expect(await one).toBe(await setVersion([{ name: "a", version: "1" }]));
+    expect(await two).toBe(
+      await setVersion([
+        { name: "a", version: "1" },
+        { name: "b", version: "2" },
+      ]),
+    );
+    expect(await three).toBe(await setVersion([{ name: "b", version: "2" }]));
+  });
+
+  it("a pair that leaves and comes back counts once (a sum, not an XOR)", async () => {
+    const map = createVersionMap([["a", "1"]]);
+    map.set("a", "2");
+    map.set("a", "1");
+    map.set("b", "1");
+    map.delete("b");
+    expect(await map.version()).toBe(await setVersion([{ name: "a", version: "1" }]));
   });
 });
 

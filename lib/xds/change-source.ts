@@ -1,0 +1,56 @@
+/**
+ * Answering a push from the push itself: a ResourceSource that serves the names a push changed
+ * from its change feed (flush.ts ResourceChange: version and encoded bytes), and reads the store
+ * only for what the feed does not carry. The bytes are the flush's, shared by every stream.
+ */
+import type { ResourceChange } from "../push/flush.ts";
+import type { ResourceSource } from "./source.ts";
+import type { StoredResource } from "./types.ts";
+
+/** The published resource a change carries (an upsert from flush()), else undefined. */
+export function publishedBy(change: ResourceChange): StoredResource | undefined {
+  if (change.version === null || change.body === undefined || change.service === undefined) return undefined;
+  // Every StoredResource field is present and of its type: the change is the resource, not a copy.
+  return change as StoredResource;
+}
+
+/** The last change of each name, per type URL (pushes coalesced in order: the last one wins). */
+export function indexChanges(changes: readonly ResourceChange[]): Map<string, Map<string, ResourceChange>> {
+  const byType = new Map<string, Map<string, ResourceChange>>();
+  for (const c of changes) {
+    const names = byType.get(c.typeUrl) ?? new Map<string, ResourceChange>();
+    byType.set(c.typeUrl, names);
+    names.set(c.name, c);
+  }
+  return byType;
+}
+
+const byName = (a: StoredResource, b: StoredResource) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * `source` as of a push: a name the push removed does not exist, a name it published is the
+ * change's resource, anything else (or a change without bytes) is read from `source`.
+ * list() is `source`'s (a wildcard re-read is never answered from a feed).
+ */
+export function changeSource(
+  source: ResourceSource,
+  changes: ReadonlyMap<string, ReadonlyMap<string, ResourceChange>>,
+): ResourceSource {
+  return {
+    async get(typeUrl, names) {
+      const changed = changes.get(typeUrl);
+      if (!changed) return source.get(typeUrl, names);
+      const found: StoredResource[] = [];
+      const rest: string[] = [];
+      for (const name of new Set(names)) {
+        const c = changed.get(name);
+        const published = c && publishedBy(c);
+        if (published) found.push(published);
+        else if (!c || c.version !== null) rest.push(name);
+      }
+      if (rest.length > 0) found.push(...(await source.get(typeUrl, rest)));
+      return found.sort(byName);
+    },
+    list: (typeUrl) => source.list(typeUrl),
+  };
+}

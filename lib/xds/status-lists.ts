@@ -1,0 +1,46 @@
+/**
+ * The lists a stream's status carries (subscribed names, sent versions), whole or cut. status()
+ * lists everything, sorted; what a session reports after each ACK/NACK (onStatus) lists at most
+ * a bound of each, with the full count beside it: a status page is bounded anyway (proxy-record.ts),
+ * and sorting what a whole-mesh subscriber holds on every ACK would cost what it holds, not what
+ * changed.
+ */
+import type { ProxyTypeStatus } from "./types.ts";
+
+const byKey = ([a]: readonly [string, string], [b]: readonly [string, string]) =>
+  a < b ? -1 : a > b ? 1 : 0;
+
+/** The first `bound` items of `items` (all of them, in order, when fewer). */
+function take<T>(items: Iterable<T>, bound: number): T[] {
+  const out: T[] = [];
+  if (bound <= 0) return out;
+  for (const item of items) {
+    out.push(item);
+    if (out.length >= bound) break;
+  }
+  return out;
+}
+
+/**
+ * The subscribed names and sent versions of one type: sorted and complete when each list has at
+ * most `bound` entries; else its first `bound` entries (in the order the session holds them) and
+ * `subscribedCount`/`sentCount` give the full sizes. Costs O(bound) for lists over the bound.
+ */
+export function statusLists(
+  names: ReadonlySet<string>,
+  versions: ReadonlyMap<string, string> | undefined,
+  bound = Number.POSITIVE_INFINITY,
+): Pick<ProxyTypeStatus, "subscribed" | "subscribedCount" | "sentCount"> & {
+  versions?: Record<string, string>;
+} {
+  const out: ReturnType<typeof statusLists> = {
+    subscribed: names.size <= bound ? [...names].sort() : take(names, bound),
+  };
+  if (names.size > bound) out.subscribedCount = names.size;
+  if (versions) {
+    const listed = versions.size <= bound ? [...versions].sort(byKey) : take(versions, bound);
+    out.versions = Object.fromEntries(listed);
+    if (versions.size > bound) out.sentCount = versions.size;
+  }
+  return out;
+}
