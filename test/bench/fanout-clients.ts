@@ -4,10 +4,10 @@
  * Opens `streams` real connect-node Delta ADS streams, each subscribed to the EDS of 3 services
  * (one of them the target), ACKs every response, and reports over IPC:
  * - `{ kind: "ready" }` once every stream has its first answer;
- * - per `{ kind: "expect", change }` from the parent: `{ kind: "armed" }`, then
- *   `{ kind: "seen", change, lastAt }` once every stream has received the target with that
- *   change's endpoints, `lastAt` being the wall instant (performance.timeOrigin + now, the clock
- *   the parent uses too) the last stream got it.
+ * - per `{ kind: "post", change, events }` from the parent: POSTs the events to ingest (from this
+ *   process, so the POST's client does not wait on the server's event loop), answers
+ *   `{ kind: "posted", postMs }`, and `{ kind: "seen", latencyMs }` once every stream has received
+ *   the target after the POST, measured from the POST's start on this process's clock.
  * `{ kind: "stop" }` closes every stream and exits.
  */
 import { setMaxListeners } from "node:events";
@@ -22,19 +22,16 @@ import {
 import { TypeUrl } from "../../lib/xds/types.ts";
 import { hostOf } from "./mesh.ts";
 
-/** Messages the parent sends. */
-export type ToClients = { kind: "expect"; change: number } | { kind: "stop" };
+/** Messages the parent sends: `post` is one change's events, POSTed to ingest on `ingestPort`. */
+export type ToClients = { kind: "post"; change: number; events: unknown[] } | { kind: "stop" };
 /** Messages the clients send back. */
 export type FromClients =
   | { kind: "ready" }
-  | { kind: "armed"; change: number }
-  | { kind: "seen"; change: number; lastAt: number }
+  | { kind: "posted"; change: number; postMs: number }
+  | { kind: "seen"; change: number; latencyMs: number }
   | { kind: "failed"; message: string };
 
 export const clusterOf = (n: number) => `outbound|9080||${hostOf(n)}`;
-
-/** The wall instant now, in ms, comparable across processes. */
-export const wallNow = () => performance.timeOrigin + performance.now();
 
 /** A request queue a bidi stream reads from. */
 function requestQueue() {
@@ -67,7 +64,7 @@ function requestQueue() {
   };
 }
 
-async function main(port: number, streams: number, services: number) {
+async function main(port: number, ingestPort: number, streams: number, services: number) {
   const send = (m: FromClients) => process.send?.(m);
   const target = 0;
   const targetName = clusterOf(target);
@@ -77,7 +74,7 @@ async function main(port: number, streams: number, services: number) {
   setMaxListeners(0, abort.signal);
   let expect = -1;
   let seen = 0;
-  let lastAt = 0;
+  let postedAt = 0;
   let firsts = 0;
   const queues: ReturnType<typeof requestQueue>[] = [];
   for (let s = 0; s < streams; s++) {
@@ -103,8 +100,8 @@ async function main(port: number, streams: number, services: number) {
           }
           if (expect >= 0 && lastChange !== expect && res.resources.some((r) => r.name === targetName)) {
             lastChange = expect;
-            lastAt = wallNow();
-            if (++seen === streams) send({ kind: "seen", change: expect, lastAt });
+            if (++seen === streams)
+              send({ kind: "seen", change: expect, latencyMs: performance.now() - postedAt });
           }
         }
       } catch (e) {
@@ -113,12 +110,20 @@ async function main(port: number, streams: number, services: number) {
     })();
   }
   if (streams === 0) send({ kind: "ready" });
-  process.on("message", (m: ToClients) => {
-    if (m.kind === "expect") {
+  process.on("message", async (m: ToClients) => {
+    if (m.kind === "post") {
       expect = m.change;
       seen = 0;
-      send({ kind: "armed", change: m.change });
-      if (streams === 0) send({ kind: "seen", change: m.change, lastAt: wallNow() });
+      postedAt = performance.now();
+      const res = await fetch(`http://127.0.0.1:${ingestPort}/v1/events`, {
+        method: "POST",
+        body: JSON.stringify(m.events),
+        headers: { "content-type": "application/json" },
+      });
+      const text = await res.text();
+      if (res.status >= 300) send({ kind: "failed", message: `ingest answered ${res.status}: ${text}` });
+      send({ kind: "posted", change: m.change, postMs: performance.now() - postedAt });
+      if (streams === 0) send({ kind: "seen", change: m.change, latencyMs: 0 });
     } else {
       abort.abort();
       for (const q of queues) q.end();
@@ -129,6 +134,6 @@ async function main(port: number, streams: number, services: number) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [port, streams, services] = process.argv.slice(2).map(Number);
-  await main(port as number, streams as number, services as number);
+  const [port, ingestPort, streams, services] = process.argv.slice(2).map(Number);
+  await main(port as number, ingestPort as number, streams as number, services as number);
 }

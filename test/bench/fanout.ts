@@ -1,12 +1,16 @@
 /**
  * Fan-out: how fast one endpoint change reaches many Delta ADS streams, and what each costs the
  * server. The Node runtime runs in this process (real ingest HTTP, real h2c gRPC); the streams are
- * real connect-node gRPC clients in a child process (fanout-clients.ts), so the CPU per stream per
- * push is the server's alone and the server's event loop is its own. EDS debounce off
+ * real connect-node gRPC clients in a child process (fanout-clients.ts), which also POSTs each
+ * change and times it, so the CPU per stream per push is the server's alone and the server's
+ * event loop is its own. EDS debounce off
  * (PILOT_ENABLE_EDS_DEBOUNCE=false), so the push follows the POST at once. Each change is posted
  * only once the previous one's ACKs have drained (the server's event loop is idle again).
+ * FANOUT_CPU_PROFILE=<file.cpuprofile> writes the server's CPU profile of the changes alone.
  */
 import { type ChildProcess, fork } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import { fileURLToPath } from "node:url";
 import { type NodeRuntime, startNodeRuntime } from "../../functions/node/runtime.ts";
 import { parseConfig } from "../../lib/config.ts";
@@ -70,10 +74,10 @@ export interface Clients {
   stop(): Promise<void>;
 }
 
-/** Forks fanout-clients.ts: `streams` Delta streams on `port`, the target among `services`. */
-export function forkClients(port: number, streams: number, services: number): Clients {
+/** Forks fanout-clients.ts: `streams` Delta streams on `runtime`, the target among `services`. */
+export function forkClients(runtime: NodeRuntime, streams: number, services: number): Clients {
   const script = fileURLToPath(new URL("./fanout-clients.ts", import.meta.url));
-  const child = fork(script, [String(port), String(streams), String(services)], {
+  const child = fork(script, [runtime.xdsPort, runtime.port, streams, services].map(String), {
     execArgv: ["--import", "tsx"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
@@ -125,6 +129,19 @@ export function forkClients(port: number, streams: number, services: number): Cl
   };
 }
 
+/** Profiles this process (the server) from now until the returned function writes the profile. */
+async function startProfile(): Promise<(path: string) => Promise<void>> {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return async (path) => {
+    const { profile } = await session.post("Profiler.stop");
+    writeFileSync(path, JSON.stringify(profile));
+    session.disconnect();
+  };
+}
+
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] as number;
@@ -136,7 +153,7 @@ function percentile(xs: number[], p: number): number {
  */
 export async function measureFanout(streams: number, services = 100, changes = 20): Promise<FanoutReport> {
   const runtime = await startBenchRuntime();
-  const clients = forkClients(runtime.xdsPort, streams, services);
+  const clients = forkClients(runtime, streams, services);
   try {
     const batch: unknown[] = [];
     for (let n = 0; n < services; n++) batch.push(...serviceEvents(n));
@@ -147,22 +164,21 @@ export async function measureFanout(streams: number, services = 100, changes = 2
     const latencies: number[] = [];
     const posts: number[] = [];
     let cpu = 0;
+    const profile = process.env.FANOUT_CPU_PROFILE ? await startProfile() : undefined;
     for (let c = 0; c < changes; c++) {
-      const armed = clients.next("armed");
-      clients.send({ kind: "expect", change: c });
-      await armed;
+      const posted = clients.next("posted");
       const seen = clients.next("seen");
       const ips = [`10.250.${c % 250}.1`, `10.250.${c % 250}.2`];
       const cpuStart = process.cpuUsage();
-      const t = performance.timeOrigin + performance.now();
-      posts.push(await postEvents(runtime.port, [sliceEvent(0, ips, "MODIFIED")]));
-      const { lastAt } = await seen;
-      latencies.push(lastAt - t);
+      clients.send({ kind: "post", change: c, events: [sliceEvent(0, ips, "MODIFIED")] });
+      posts.push((await posted).postMs);
+      latencies.push((await seen).latencyMs);
       // The ACKs of this change are the server's work too: count them, then let them drain.
       await settled();
       const used = process.cpuUsage(cpuStart);
       cpu += used.user + used.system;
     }
+    if (profile && process.env.FANOUT_CPU_PROFILE) await profile(process.env.FANOUT_CPU_PROFILE);
     return {
       streams,
       p50Ms: percentile(latencies, 50),
