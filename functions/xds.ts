@@ -30,7 +30,7 @@ import { createStoreSource } from "../lib/xds/source.ts";
 import { openGate } from "../lib/xds/sync-gate.ts";
 import { TypeUrl } from "../lib/xds/types.ts";
 import { runAdsStream } from "./ads-stream.ts";
-import { createProxyStatusRecorder } from "./proxy-status.ts";
+import { createProxyStatusRecorder, proxyStatusWriteIntervalMs } from "./proxy-status.ts";
 
 export interface XdsDeps {
   store: Store;
@@ -52,6 +52,8 @@ export interface XdsDeps {
 /** Registers the xDS services on a Connect router. */
 export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void {
   const source = createStoreSource(deps.store);
+  // Subscribed before any stream: each push's changed resources are read once for all streams.
+  deps.pushes?.subscribe((_version, changes) => source.pushed(changes));
   const gate = deps.sync ?? openGate;
   const maxResponseBytes = deps.maxResponseBytes ?? defaultMaxResponseBytes;
   const fetch = async (typeUrl: TypeUrl, req: DiscoveryRequest) => {
@@ -119,7 +121,11 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
       {
         streamAggregatedResources(requests, ctx) {
           return counted(async function* () {
-            const status = createProxyStatusRecorder({ store: deps.store, log: deps.log });
+            const status = createProxyStatusRecorder({
+              store: deps.store,
+              log: deps.log,
+              minIntervalMs: proxyStatusWriteIntervalMs,
+            });
             const session = createSotwSession({
               source,
               gate,
@@ -150,7 +156,11 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
         },
         deltaAggregatedResources(requests, ctx) {
           return counted(async function* () {
-            const status = createProxyStatusRecorder({ store: deps.store, log: deps.log });
+            const status = createProxyStatusRecorder({
+              store: deps.store,
+              log: deps.log,
+              minIntervalMs: proxyStatusWriteIntervalMs,
+            });
             const session = createDeltaSession({
               source,
               gate,

@@ -1,4 +1,5 @@
 /** Where sessions read published resources from: a small port, with a Store-backed adapter. */
+import type { ResourceChange } from "../push/flush.ts";
 import { keys } from "../store/keys.ts";
 import { listAll, type Store } from "../store/store.ts";
 import type { StoredResource } from "./types.ts";
@@ -11,20 +12,76 @@ export interface ResourceSource {
   list(typeUrl: string): Promise<StoredResource[]>;
 }
 
+/** A source told of each push, so the resources a push changed are read once for every stream. */
+export interface PushedSource extends ResourceSource {
+  /**
+   * A push was announced with what it changed (undefined: not known). Until the next push, each
+   * changed resource is read from the store once and that one read (shared, never to be mutated)
+   * answers every stream; other names are read as before.
+   */
+  pushed(changes?: readonly ResourceChange[]): void;
+}
+
 const byName = (a: StoredResource, b: StoredResource) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-/** A ResourceSource over keys.resource(typeUrl, name): one getMany per get, one paged listing per list. */
-export function createStoreSource(store: Store): ResourceSource {
+const memoKey = (typeUrl: string, name: string) => `${typeUrl}\n${name}`;
+
+/**
+ * A ResourceSource over keys.resource(typeUrl, name): one getMany per get, one paged listing per
+ * list; the resources of the latest push are memoized (see PushedSource.pushed). A push's memo
+ * holds only what it changed, so it is as small as the push. The store must be written only by
+ * flushes that announce their push afterwards (Node: this process is the store's one writer), or
+ * `pushed` never be called.
+ */
+export function createStoreSource(store: Store): PushedSource {
+  // The names the latest push changed, and what the store held for each once read (null: absent).
+  let changed = new Set<string>();
+  let memo = new Map<string, StoredResource | null>();
+  // A read that started before a push must not fill the next push's memo.
+  let generation = 0;
+
+  async function read(typeUrl: string, names: readonly string[]): Promise<StoredResource[]> {
+    const found = await store.getMany<StoredResource>(names.map((n) => keys.resource(typeUrl, n)));
+    return [...found.values()].map((e) => e.value);
+  }
+
   return {
     async get(typeUrl, names) {
       if (names.length === 0) return [];
       const unique = [...new Set(names)];
-      const found = await store.getMany<StoredResource>(unique.map((n) => keys.resource(typeUrl, n)));
-      return [...found.values()].map((e) => e.value).sort(byName);
+      if (changed.size === 0) return (await read(typeUrl, unique)).sort(byName);
+      const out: StoredResource[] = [];
+      const toRead: string[] = [];
+      const memoizable: string[] = [];
+      for (const name of unique) {
+        const k = memoKey(typeUrl, name);
+        const hit = memo.get(k);
+        if (hit !== undefined) {
+          if (hit) out.push(hit);
+          continue;
+        }
+        toRead.push(name);
+        if (changed.has(k)) memoizable.push(name);
+      }
+      if (toRead.length > 0) {
+        const started = generation;
+        const fresh = await read(typeUrl, toRead);
+        out.push(...fresh);
+        if (started === generation && memoizable.length > 0) {
+          const got = new Map(fresh.map((r) => [r.name, r]));
+          for (const name of memoizable) memo.set(memoKey(typeUrl, name), got.get(name) ?? null);
+        }
+      }
+      return out.sort(byName);
     },
     async list(typeUrl) {
       const entries = await listAll<StoredResource>(store, keys.resourcePrefix(typeUrl));
       return entries.map((e) => e.value).sort(byName);
+    },
+    pushed(changes) {
+      generation++;
+      changed = new Set((changes ?? []).map((c) => memoKey(c.typeUrl, c.name)));
+      memo = new Map();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
+import type { Store } from "../../../lib/store/store.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
 import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 
@@ -35,5 +36,70 @@ describe("createStoreSource", () => {
     expect(listed).toHaveLength(1005);
     expect(listed.map((r) => r.name)).toEqual(many.map((r) => r.name).sort());
     expect(listed.every((r) => r.typeUrl === TypeUrl.endpoint)).toBe(true);
+  });
+
+  it("reads each resource a push changed once for every stream, and only until the next push", async () => {
+    const store = await storeWith([res(TypeUrl.endpoint, "a"), res(TypeUrl.endpoint, "b")]);
+    const reads: string[][] = [];
+    const counting: Store = {
+      ...store,
+      getMany: (ks, ...rest) => {
+        reads.push([...ks]);
+        return store.getMany(ks, ...rest);
+      },
+    };
+    const source = createStoreSource(counting);
+    await store.put(keys.resource(TypeUrl.endpoint, "a"), res(TypeUrl.endpoint, "a", "v2"));
+    source.pushed([
+      { typeUrl: TypeUrl.endpoint, name: "a", version: "v2" },
+      { typeUrl: TypeUrl.endpoint, name: "gone", version: null },
+    ]);
+    for (let stream = 0; stream < 3; stream++) {
+      expect(await source.get(TypeUrl.endpoint, ["a", "gone"])).toEqual([res(TypeUrl.endpoint, "a", "v2")]);
+    }
+    expect(reads).toHaveLength(1);
+    // A name the push did not change is read from the store each time.
+    await source.get(TypeUrl.endpoint, ["a", "b"]);
+    await source.get(TypeUrl.endpoint, ["b"]);
+    expect(reads.slice(1)).toEqual([
+      [keys.resource(TypeUrl.endpoint, "b")],
+      [keys.resource(TypeUrl.endpoint, "b")],
+    ]);
+    // The next push forgets the memo: a's newer bytes are read.
+    await store.put(keys.resource(TypeUrl.endpoint, "a"), res(TypeUrl.endpoint, "a", "v3"));
+    source.pushed([{ typeUrl: TypeUrl.endpoint, name: "a", version: "v3" }]);
+    expect(await source.get(TypeUrl.endpoint, ["a"])).toEqual([res(TypeUrl.endpoint, "a", "v3")]);
+    // A push that does not say what changed memoizes nothing.
+    source.pushed(undefined);
+    await source.get(TypeUrl.endpoint, ["a"]);
+    await source.get(TypeUrl.endpoint, ["a"]);
+    expect(reads).toHaveLength(6);
+  });
+
+  it("does not memoize a read that started before the push (it may hold the old bytes)", async () => {
+    const store = await storeWith([res(TypeUrl.endpoint, "a")]);
+    let release: (() => void) | undefined;
+    const slow: Store = {
+      ...store,
+      getMany: async (ks, ...rest) => {
+        const got = await store.getMany(ks, ...rest);
+        await new Promise<void>((r) => {
+          release = r;
+        });
+        return got;
+      },
+    };
+    const source = createStoreSource(slow);
+    source.pushed([{ typeUrl: TypeUrl.endpoint, name: "a", version: "v1" }]);
+    const before = source.get(TypeUrl.endpoint, ["a"]);
+    await new Promise((r) => setImmediate(r));
+    await store.put(keys.resource(TypeUrl.endpoint, "a"), res(TypeUrl.endpoint, "a", "v2"));
+    source.pushed([{ typeUrl: TypeUrl.endpoint, name: "a", version: "v2" }]);
+    release?.();
+    expect(await before).toEqual([res(TypeUrl.endpoint, "a", "v1")]);
+    const after = source.get(TypeUrl.endpoint, ["a"]);
+    await new Promise((r) => setImmediate(r));
+    release?.();
+    expect(await after).toEqual([res(TypeUrl.endpoint, "a", "v2")]);
   });
 });
