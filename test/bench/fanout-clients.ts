@@ -2,7 +2,7 @@
  * The gRPC side of the fan-out bench, in its own process (forked by fanout.ts with an IPC
  * channel) so the server under test does not share its event loop or CPU with its clients.
  * Opens `streams` real connect-node Delta ADS streams, each subscribed to the EDS of 3 services
- * (one of them the target), ACKs every response, and reports over IPC:
+ * (one of them the target; argv: xDS port, ingest port, streams, services, namespace), ACKs every response, and reports over IPC:
  * - `{ kind: "ready" }` once every stream has its first answer;
  * - per `{ kind: "post", change, events }` from the parent: POSTs the events to ingest (from this
  *   process, so the POST's client does not wait on the server's event loop), answers
@@ -31,7 +31,9 @@ export type FromClients =
   | { kind: "seen"; change: number; latencyMs: number }
   | { kind: "failed"; message: string };
 
-export const clusterOf = (n: number) => `outbound|9080||${hostOf(n)}`;
+/** The EDS name of service `n` (namespace `ns`, default mesh.ts's). */
+export const clusterOf = (n: number, ns?: string) =>
+  `outbound|9080||${ns === undefined ? hostOf(n) : `svc-${n}.${ns}.svc.cluster.local`}`;
 
 /** A request queue a bidi stream reads from. */
 function requestQueue() {
@@ -64,10 +66,10 @@ function requestQueue() {
   };
 }
 
-async function main(port: number, ingestPort: number, streams: number, services: number) {
+async function main(port: number, ingestPort: number, streams: number, services: number, ns?: string) {
   const send = (m: FromClients) => process.send?.(m);
   const target = 0;
-  const targetName = clusterOf(target);
+  const targetName = clusterOf(target, ns);
   const transport = createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}` });
   const ads = createClient(AggregatedDiscoveryService, transport);
   const abort = new AbortController();
@@ -85,7 +87,7 @@ async function main(port: number, ingestPort: number, streams: number, services:
       create(DeltaDiscoveryRequestSchema, {
         node: { id: `sidecar~10.1.${s >> 8}.${s & 255}~p${s}.bench~bench.svc.cluster.local` },
         typeUrl: TypeUrl.endpoint,
-        resourceNamesSubscribe: [target, ...others].map(clusterOf),
+        resourceNamesSubscribe: [target, ...others].map((n) => clusterOf(n, ns)),
       }),
     );
     let first = true;
@@ -134,6 +136,6 @@ async function main(port: number, ingestPort: number, streams: number, services:
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [port, ingestPort, streams, services] = process.argv.slice(2).map(Number);
-  await main(port as number, ingestPort as number, streams as number, services as number);
+  const [port, ingestPort, streams, services] = process.argv.slice(2, 6).map(Number);
+  await main(port as number, ingestPort as number, streams as number, services as number, process.argv[6]);
 }

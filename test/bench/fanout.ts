@@ -74,13 +74,17 @@ export interface Clients {
   stop(): Promise<void>;
 }
 
-/** Forks fanout-clients.ts: `streams` Delta streams on `runtime`, the target among `services`. */
-export function forkClients(runtime: NodeRuntime, streams: number, services: number): Clients {
+/** Forks fanout-clients.ts: `streams` Delta streams on `runtime`, the target among `services` (of namespace `ns`). */
+export function forkClients(runtime: NodeRuntime, streams: number, services: number, ns?: string): Clients {
   const script = fileURLToPath(new URL("./fanout-clients.ts", import.meta.url));
-  const child = fork(script, [runtime.xdsPort, runtime.port, streams, services].map(String), {
-    execArgv: ["--import", "tsx"],
-    stdio: ["ignore", "inherit", "inherit", "ipc"],
-  });
+  const child = fork(
+    script,
+    [...[runtime.xdsPort, runtime.port, streams, services].map(String), ...(ns ? [ns] : [])],
+    {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    },
+  );
   // Messages nobody waits for yet are kept for the next wait of their kind.
   const waiting = new Map<string, (m: FromClients) => void>();
   const early = new Map<string, FromClients>();

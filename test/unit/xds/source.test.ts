@@ -81,8 +81,8 @@ describe("createStoreSource", () => {
     let release: (() => void) | undefined;
     const slow: Store = {
       ...store,
-      getMany: async (ks, ...rest) => {
-        const got = await store.getMany(ks, ...rest);
+      getMany: async <T>(ks: readonly string[]) => {
+        const got = await store.getMany<T>(ks);
         await new Promise<void>((r) => {
           release = r;
         });
