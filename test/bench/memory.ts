@@ -3,10 +3,12 @@
  * EndpointSlices × 10 endpoints) and serving 1,000 Delta streams (clients in a child process,
  * fanout-clients.ts), through 100 endpoint pushes. The server runs in its own process started with
  * --expose-gc, so its RSS is its own; RSS and heapUsed are read after a full GC with the mesh
- * alone, at push 10 and at push 100 (no growth: push 100 ≈ push 10).
+ * alone, at push 10 and at push 100 (no growth: push 100 ≈ push 10). MEMORY_HEAP_SNAPSHOT=<file>
+ * writes the server's heap snapshot at push 10.
  */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { writeHeapSnapshot } from "node:v8";
 import { publishedStatus } from "../../lib/push/status.ts";
 import { forkClients, postEvents, settled, startBenchRuntime } from "./fanout.ts";
 import { meshEvents } from "./ingest-throughput.ts";
@@ -82,6 +84,7 @@ async function run(services: number, streams: number, pushes: number): Promise<M
       clients.send({ kind: "post", change: c, events: [changedSlice(c)] });
       await seen;
       if (c === 10 || c === pushes) samples.push(await sample());
+      if (c === 10 && process.env.MEMORY_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.MEMORY_HEAP_SNAPSHOT);
     }
     return {
       services,
