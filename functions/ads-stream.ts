@@ -22,12 +22,23 @@ export interface StreamSession<Req, Res> {
   onPush(changed?: readonly ResourceChange[]): Promise<Res[]>;
 }
 
+/** What the host does around one stream; the stream runs them itself, so no wrapper generator re-yields each response. */
+export interface StreamHooks {
+  /** Runs first (at the transport's first read); a throw refuses the stream with that error. */
+  open?: () => void;
+  /** Runs last, once: `opened` says whether `open` had succeeded. */
+  close?: (opened: boolean) => void;
+  /** Maps an error ending the stream (e.g. a response too large) to the one the transport sends. */
+  mapError?: (error: unknown) => unknown;
+}
+
 type Input<Req> = { kind: "request"; req: Req } | { kind: "push" } | { kind: "end"; error?: unknown };
 
 /**
  * Yields the session's responses until the proxy closes the stream or `signal` aborts. `check`
  * (optional) returns the error to end the stream with when a request is refused; it runs when the
- * request's turn comes, so it sees the session as every earlier request left it.
+ * request's turn comes, so it sees the session as every earlier request left it. `hooks` (optional)
+ * admit, release and map the errors of the stream (see StreamHooks).
  */
 export async function* runAdsStream<Req, Res>(
   requests: AsyncIterable<Req>,
@@ -35,7 +46,14 @@ export async function* runAdsStream<Req, Res>(
   pushes: PushSignal,
   signal: AbortSignal,
   check?: (req: Req) => Error | undefined,
+  hooks: StreamHooks = {},
 ): AsyncGenerator<Res> {
+  try {
+    hooks.open?.();
+  } catch (e) {
+    hooks.close?.(false);
+    throw e;
+  }
   // At most one request, one push and one end wait here (the reader below waits its turn).
   const inbox: Input<Req>[] = [];
   let wake: (() => void) | undefined;
@@ -105,9 +123,12 @@ export async function* runAdsStream<Req, Res>(
       }
       for (const r of responses) yield r;
     }
+  } catch (e) {
+    throw hooks.mapError ? hooks.mapError(e) : e;
   } finally {
     close();
     unsubscribe();
     signal.removeEventListener("abort", onAbort);
+    hooks.close?.(true);
   }
 }

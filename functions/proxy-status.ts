@@ -58,10 +58,14 @@ export function createProxyStatusRecorder(options: ProxyStatusOptions): ProxySta
   const minIntervalMs = options.minIntervalMs ?? 0;
   let lastWriteAt = Number.NEGATIVE_INFINITY;
   let wait: ReturnType<typeof setTimeout> | undefined;
-  const refresh = setInterval(() => {
-    if (latest) schedule();
-  }, ttlMs / 3);
-  (refresh as { unref?: () => void }).unref?.();
+  // Started by the first status, so a stream refused before any ACK holds no timer.
+  let refresh: ReturnType<typeof setInterval> | undefined;
+  const startRefresh = () => {
+    refresh = setInterval(() => {
+      if (latest) schedule();
+    }, ttlMs / 3);
+    (refresh as { unref?: () => void }).unref?.();
+  };
 
   function schedule() {
     dirty = true;
@@ -105,11 +109,12 @@ export function createProxyStatusRecorder(options: ProxyStatusOptions): ProxySta
       // Streams refuse bad node ids before a session sees them; this guards the key all the same.
       if (closed || status.nodeId === "" || nodeIdProblem(status.nodeId)) return;
       latest = status;
+      if (!refresh) startRefresh();
       schedule();
     },
     async close() {
       closed = true;
-      clearInterval(refresh);
+      if (refresh) clearInterval(refresh);
       if (wait) clearTimeout(wait);
       await writing;
       if (!latest) return;
