@@ -24,8 +24,6 @@ export interface PushedSource extends ResourceSource {
 
 const byName = (a: StoredResource, b: StoredResource) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-const memoKey = (typeUrl: string, name: string) => `${typeUrl}\n${name}`;
-
 /**
  * A ResourceSource over keys.resource(typeUrl, name): one getMany per get, one paged listing per
  * list; the resources of the latest push are memoized (see PushedSource.pushed). A push's memo
@@ -34,9 +32,10 @@ const memoKey = (typeUrl: string, name: string) => `${typeUrl}\n${name}`;
  * `pushed` never be called.
  */
 export function createStoreSource(store: Store): PushedSource {
-  // The names the latest push changed, and what the store held for each once read (null: absent).
-  let changed = new Set<string>();
-  let memo = new Map<string, StoredResource | null>();
+  // By type URL: the names the latest push changed, and what the store held for each once read
+  // (null: absent).
+  let changed = new Map<string, Set<string>>();
+  let memo = new Map<string, Map<string, StoredResource | null>>();
   // A read that started before a push must not fill the next push's memo.
   let generation = 0;
 
@@ -48,28 +47,28 @@ export function createStoreSource(store: Store): PushedSource {
   return {
     async get(typeUrl, names) {
       if (names.length === 0) return [];
-      const unique = [...new Set(names)];
-      if (changed.size === 0) return (await read(typeUrl, unique)).sort(byName);
+      const unique = names.length === 1 ? names : [...new Set(names)];
+      const pushed = changed.get(typeUrl);
+      if (!pushed) return (await read(typeUrl, unique)).sort(byName);
+      let held = memo.get(typeUrl);
       const out: StoredResource[] = [];
       const toRead: string[] = [];
-      const memoizable: string[] = [];
       for (const name of unique) {
-        const k = memoKey(typeUrl, name);
-        const hit = memo.get(k);
-        if (hit !== undefined) {
-          if (hit) out.push(hit);
-          continue;
-        }
-        toRead.push(name);
-        if (changed.has(k)) memoizable.push(name);
+        const hit = held?.get(name);
+        if (hit === undefined) toRead.push(name);
+        else if (hit) out.push(hit);
       }
       if (toRead.length > 0) {
         const started = generation;
         const fresh = await read(typeUrl, toRead);
         out.push(...fresh);
-        if (started === generation && memoizable.length > 0) {
+        if (started === generation) {
           const got = new Map(fresh.map((r) => [r.name, r]));
-          for (const name of memoizable) memo.set(memoKey(typeUrl, name), got.get(name) ?? null);
+          for (const name of toRead) {
+            if (!pushed.has(name)) continue;
+            if (!held) memo.set(typeUrl, (held = new Map()));
+            held.set(name, got.get(name) ?? null);
+          }
         }
       }
       return out.sort(byName);
@@ -80,8 +79,13 @@ export function createStoreSource(store: Store): PushedSource {
     },
     pushed(changes) {
       generation++;
-      changed = new Set((changes ?? []).map((c) => memoKey(c.typeUrl, c.name)));
+      changed = new Map();
       memo = new Map();
+      for (const c of changes ?? []) {
+        let names = changed.get(c.typeUrl);
+        if (!names) changed.set(c.typeUrl, (names = new Set()));
+        names.add(c.name);
+      }
     },
   };
 }
