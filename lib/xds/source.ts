@@ -66,7 +66,10 @@ export function createStoreSource(store: Store): PushedSource {
           const got = new Map(fresh.map((r) => [r.name, r]));
           for (const name of toRead) {
             if (!pushed.has(name)) continue;
-            if (!held) memo.set(typeUrl, (held = new Map()));
+            if (!held) {
+              held = new Map();
+              memo.set(typeUrl, held);
+            }
             held.set(name, got.get(name) ?? null);
           }
         }
@@ -83,7 +86,10 @@ export function createStoreSource(store: Store): PushedSource {
       memo = new Map();
       for (const c of changes ?? []) {
         let names = changed.get(c.typeUrl);
-        if (!names) changed.set(c.typeUrl, (names = new Set()));
+        if (!names) {
+          names = new Set();
+          changed.set(c.typeUrl, names);
+        }
         names.add(c.name);
       }
     },
