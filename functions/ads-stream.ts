@@ -22,12 +22,30 @@ export interface StreamSession<Req, Res> {
   onPush(changed?: readonly ResourceChange[]): Promise<Res[]>;
 }
 
+/** What the host does around one stream; the stream runs them itself, so no wrapper generator re-yields each response. */
+export interface StreamHooks {
+  /** Runs first (at the transport's first read); a throw refuses the stream with that error. */
+  open?: () => void;
+  /** Runs last, once: `opened` says whether `open` had succeeded. */
+  close?: (opened: boolean) => void;
+  /** Maps an error ending the stream (e.g. a response too large) to the one the transport sends. */
+  mapError?: (error: unknown) => unknown;
+}
+
+/**
+ * The most changes a stream keeps for pushes it has not yet taken. A stream that stops reading
+ * would otherwise keep every pushed body alive; past this it forgets them and re-reads everything
+ * when it catches up (the answer is the same, only dearer).
+ */
+export const maxPendingChanges = 10_000;
+
 type Input<Req> = { kind: "request"; req: Req } | { kind: "push" } | { kind: "end"; error?: unknown };
 
 /**
  * Yields the session's responses until the proxy closes the stream or `signal` aborts. `check`
  * (optional) returns the error to end the stream with when a request is refused; it runs when the
- * request's turn comes, so it sees the session as every earlier request left it.
+ * request's turn comes, so it sees the session as every earlier request left it. `hooks` (optional)
+ * admit, release and map the errors of the stream (see StreamHooks).
  */
 export async function* runAdsStream<Req, Res>(
   requests: AsyncIterable<Req>,
@@ -35,7 +53,14 @@ export async function* runAdsStream<Req, Res>(
   pushes: PushSignal,
   signal: AbortSignal,
   check?: (req: Req) => Error | undefined,
+  hooks: StreamHooks = {},
 ): AsyncGenerator<Res> {
+  try {
+    hooks.open?.();
+  } catch (e) {
+    hooks.close?.(false);
+    throw e;
+  }
   // At most one request, one push and one end wait here (the reader below waits its turn).
   const inbox: Input<Req>[] = [];
   let wake: (() => void) | undefined;
@@ -44,12 +69,14 @@ export async function* runAdsStream<Req, Res>(
   let pushPending = false;
   // What the pushes waiting here changed; undefined once one of them did not say.
   let pendingChanges: (readonly ResourceChange[])[] | undefined = [];
+  let pendingCount = 0;
   const deliver = (input: Input<Req>) => {
     inbox.push(input);
     wake?.();
   };
   const unsubscribe = pushes.subscribe((_version, changes) => {
-    if (changes === undefined) pendingChanges = undefined;
+    pendingCount += changes?.length ?? 0;
+    if (changes === undefined || pendingCount > maxPendingChanges) pendingChanges = undefined;
     else pendingChanges?.push(changes);
     if (pushPending) return;
     pushPending = true;
@@ -97,6 +124,7 @@ export async function* runAdsStream<Req, Res>(
         pushPending = false;
         const changed = pendingChanges?.flat();
         pendingChanges = [];
+        pendingCount = 0;
         responses = await session.onPush(changed);
       } else {
         const refused = check?.(input.req);
@@ -105,9 +133,12 @@ export async function* runAdsStream<Req, Res>(
       }
       for (const r of responses) yield r;
     }
+  } catch (e) {
+    throw hooks.mapError ? hooks.mapError(e) : e;
   } finally {
     close();
     unsubscribe();
     signal.removeEventListener("abort", onAbort);
+    hooks.close?.(true);
   }
 }

@@ -4,6 +4,7 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import { createProxyStatusRecorder, proxyStatusWriteIntervalMs } from "../lib/core/proxy-status.ts";
 import { StatusService } from "../lib/gen/edgepilot/v1/status_pb.ts";
 import { ClusterDiscoveryService } from "../lib/gen/envoy/service/cluster/v3/cds_pb.ts";
 import { AggregatedDiscoveryService } from "../lib/gen/envoy/service/discovery/v3/ads_pb.ts";
@@ -29,8 +30,7 @@ import { createSotwSession } from "../lib/xds/sotw.ts";
 import { createStoreSource } from "../lib/xds/source.ts";
 import { openGate } from "../lib/xds/sync-gate.ts";
 import { TypeUrl } from "../lib/xds/types.ts";
-import { runAdsStream } from "./ads-stream.ts";
-import { createProxyStatusRecorder } from "./proxy-status.ts";
+import { runAdsStream, type StreamHooks } from "./ads-stream.ts";
 
 export interface XdsDeps {
   store: Store;
@@ -69,24 +69,27 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
   };
   const limits: AdsLimits = { ...defaultAdsLimits, ...deps.limits };
   let openStreams = 0;
-  /** Counts a stream for its whole life; over maxStreams, refuses it before it starts; an answer too large to cut ends it with ResourceExhausted. */
-  async function* counted<T>(stream: () => AsyncGenerator<T>): AsyncGenerator<T> {
-    if (openStreams >= limits.maxStreams) {
-      throw new ConnectError(
-        `this control plane instance already serves ${openStreams} ADS streams, its limit (EDGEPILOT_MAX_STREAMS); ` +
-          "retry with backoff, connect to another instance, or raise the limit",
-        Code.ResourceExhausted,
-      );
-    }
-    openStreams++;
-    try {
-      yield* stream();
-    } catch (e) {
-      throw exhausted(e);
-    } finally {
-      openStreams--;
-    }
-  }
+  /**
+   * The hooks of one ADS stream: counts it for its whole life; over maxStreams, refuses it before
+   * it starts; an answer too large to cut ends it with ResourceExhausted; `closed` runs at its end.
+   */
+  const streamHooks = (closed: () => void): StreamHooks => ({
+    open() {
+      if (openStreams >= limits.maxStreams) {
+        throw new ConnectError(
+          `this control plane instance already serves ${openStreams} ADS streams, its limit (EDGEPILOT_MAX_STREAMS); ` +
+            "retry with backoff, connect to another instance, or raise the limit",
+          Code.ResourceExhausted,
+        );
+      }
+      openStreams++;
+    },
+    close(opened) {
+      if (opened) openStreams--;
+      closed();
+    },
+    mapError: exhausted,
+  });
   return (router) => {
     router.service(ClusterDiscoveryService, { fetchClusters: (req) => fetch(TypeUrl.cluster, req) }, options);
     router.service(
@@ -118,66 +121,66 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
       AggregatedDiscoveryService,
       {
         streamAggregatedResources(requests, ctx) {
-          return counted(async function* () {
-            const status = createProxyStatusRecorder({ store: deps.store, log: deps.log });
-            const session = createSotwSession({
-              source,
-              gate,
-              onStatus: status.record,
-              maxResponseBytes,
-              log: deps.log,
-            });
-            const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
-            const types = new Set<string>();
-            const check = (req: DiscoveryRequest) =>
-              nodeIdError(req.node?.id) ??
-              typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
-              (req.resourceNames.length > limits.maxNamesPerRequest
-                ? new ConnectError(
-                    `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
-                      `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
-                    Code.ResourceExhausted,
-                  )
-                : undefined);
-            try {
-              // SotW answers whole types: every push re-reads what the stream watches.
-              const whole = { onRequest: session.onRequest, onPush: () => session.onPush() };
-              yield* runAdsStream(requests, whole, pushes, signal, check);
-            } finally {
-              void status.close();
-            }
+          const status = createProxyStatusRecorder({
+            store: deps.store,
+            log: deps.log,
+            minIntervalMs: proxyStatusWriteIntervalMs,
           });
+          const session = createSotwSession({
+            source,
+            gate,
+            onStatus: status.record,
+            maxResponseBytes,
+            log: deps.log,
+          });
+          const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
+          const types = new Set<string>();
+          const check = (req: DiscoveryRequest) =>
+            nodeIdError(req.node?.id) ??
+            typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
+            (req.resourceNames.length > limits.maxNamesPerRequest
+              ? new ConnectError(
+                  `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
+                    `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
+                  Code.ResourceExhausted,
+                )
+              : undefined);
+          // A push naming its changes touches only those names (EDS/RDS answer just them).
+          const handlers = {
+            onRequest: session.onRequest,
+            onPush: (changed?: readonly ResourceChange[]) => session.onPush(undefined, changed),
+          };
+          const hooks = streamHooks(() => void status.close());
+          return runAdsStream(requests, handlers, pushes, signal, check, hooks);
         },
         deltaAggregatedResources(requests, ctx) {
-          return counted(async function* () {
-            const status = createProxyStatusRecorder({ store: deps.store, log: deps.log });
-            const session = createDeltaSession({
-              source,
-              gate,
-              onStatus: status.record,
-              maxResponseBytes,
-              log: deps.log,
-            });
-            const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
-            const check = (req: DeltaDiscoveryRequest) => {
-              const badNode = nodeIdError(req.node?.id);
-              if (badNode) return badNode;
-              const problem = checkDeltaRequest(req, limits, session.subscribed(req.typeUrl));
-              if (!problem) return undefined;
-              const code =
-                problem.code === "invalid-argument" ? Code.InvalidArgument : Code.ResourceExhausted;
-              return new ConnectError(problem.message, code);
-            };
-            try {
-              const changeAware = {
-                onRequest: session.onRequest,
-                onPush: (changed?: readonly ResourceChange[]) => session.onPush(undefined, changed),
-              };
-              yield* runAdsStream(requests, changeAware, pushes, signal, check);
-            } finally {
-              void status.close();
-            }
+          const status = createProxyStatusRecorder({
+            store: deps.store,
+            log: deps.log,
+            minIntervalMs: proxyStatusWriteIntervalMs,
           });
+          const session = createDeltaSession({
+            source,
+            gate,
+            onStatus: status.record,
+            maxResponseBytes,
+            log: deps.log,
+          });
+          const signal = deps.shutdown ? AbortSignal.any([ctx.signal, deps.shutdown]) : ctx.signal;
+          const check = (req: DeltaDiscoveryRequest) => {
+            const badNode = nodeIdError(req.node?.id);
+            if (badNode) return badNode;
+            const problem = checkDeltaRequest(req, limits, session.subscribed(req.typeUrl));
+            if (!problem) return undefined;
+            const code = problem.code === "invalid-argument" ? Code.InvalidArgument : Code.ResourceExhausted;
+            return new ConnectError(problem.message, code);
+          };
+          const changeAware = {
+            onRequest: session.onRequest,
+            onPush: (changed?: readonly ResourceChange[]) => session.onPush(undefined, changed),
+          };
+          const hooks = streamHooks(() => void status.close());
+          return runAdsStream(requests, changeAware, pushes, signal, check, hooks);
         },
       },
       options,

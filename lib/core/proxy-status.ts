@@ -20,7 +20,16 @@ export interface ProxyStatusOptions {
   /** Wall clock (ms since the epoch); records carry expiry times other instances read. */
   now?: () => number;
   ttlMs?: number;
+  /**
+   * Least time between two writes of the record (ms, on `now`'s clock); default 0: each write
+   * follows the last at once. A status that changes sooner is written when the interval is over
+   * (the latest one), so a stream costs at most one store write per interval, whatever its ACKs.
+   */
+  minIntervalMs?: number;
 }
+
+/** The interval the xDS streams use: a status page a second behind costs one write per second per proxy. */
+export const proxyStatusWriteIntervalMs = 1000;
 
 /** The status sink of one stream. */
 export interface ProxyStatusRecorder {
@@ -32,7 +41,8 @@ export interface ProxyStatusRecorder {
 
 /**
  * A recorder for one stream. At most one write is in flight and one waits (the latest status),
- * so a proxy ACKing fast costs one store write per round trip, not one per ACK. While the stream
+ * so a proxy ACKing fast costs one store write per round trip (or per minIntervalMs), not one per
+ * ACK; the record is built only when written. While the stream
  * lives its record is rewritten every third of the TTL, so only a dead process's records expire.
  */
 export function createProxyStatusRecorder(options: ProxyStatusOptions): ProxyStatusRecorder {
@@ -45,19 +55,37 @@ export function createProxyStatusRecorder(options: ProxyStatusOptions): ProxySta
   let dirty = false;
   let writing: Promise<void> | undefined;
   let closed = false;
-  const refresh = setInterval(() => {
-    if (latest) schedule();
-  }, ttlMs / 3);
-  (refresh as { unref?: () => void }).unref?.();
+  const minIntervalMs = options.minIntervalMs ?? 0;
+  let lastWriteAt = Number.NEGATIVE_INFINITY;
+  let wait: ReturnType<typeof setTimeout> | undefined;
+  // Started by the first status, so a stream refused before any ACK holds no timer.
+  let refresh: ReturnType<typeof setInterval> | undefined;
+  const startRefresh = () => {
+    refresh = setInterval(() => {
+      if (latest) schedule();
+    }, ttlMs / 3);
+    (refresh as { unref?: () => void }).unref?.();
+  };
 
   function schedule() {
     dirty = true;
-    writing ??= drain();
+    if (writing || wait || closed) return;
+    const early = lastWriteAt + minIntervalMs - now();
+    if (early <= 0) {
+      writing = drain();
+      return;
+    }
+    wait = setTimeout(() => {
+      wait = undefined;
+      schedule();
+    }, early);
+    (wait as { unref?: () => void }).unref?.();
   }
   async function drain(): Promise<void> {
-    while (dirty && !closed && latest) {
+    if (dirty && !closed && latest) {
       dirty = false;
-      const record = proxyRecord(latest, { streamId, now: now(), ttlMs });
+      lastWriteAt = now();
+      const record = proxyRecord(latest, { streamId, now: lastWriteAt, ttlMs });
       try {
         await store.put(keys.proxy(record.nodeId), record);
       } catch (err) {
@@ -65,6 +93,7 @@ export function createProxyStatusRecorder(options: ProxyStatusOptions): ProxySta
       }
     }
     writing = undefined;
+    if (dirty) schedule();
   }
 
   return {
@@ -80,11 +109,13 @@ export function createProxyStatusRecorder(options: ProxyStatusOptions): ProxySta
       // Streams refuse bad node ids before a session sees them; this guards the key all the same.
       if (closed || status.nodeId === "" || nodeIdProblem(status.nodeId)) return;
       latest = status;
+      if (!refresh) startRefresh();
       schedule();
     },
     async close() {
       closed = true;
-      clearInterval(refresh);
+      if (refresh) clearInterval(refresh);
+      if (wait) clearTimeout(wait);
       await writing;
       if (!latest) return;
       const key = keys.proxy(latest.nodeId);

@@ -7,6 +7,7 @@
  * rules for subscriptions and ACK/NACK; delta-diff.ts decides what to send against what the
  * client holds.
  */
+
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type {
   DeltaDiscoveryRequest,
@@ -14,6 +15,7 @@ import type {
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { logSafe } from "../log-safe.ts";
 import type { ResourceChange } from "../push/flush.ts";
+import { createSerial } from "../serial.ts";
 import {
   defaultMaxResponseBytes,
   deltaResourceBytes,
@@ -117,13 +119,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   const nextNonce = options.nonce ?? (() => crypto.randomUUID());
   const states = new Map<string, DeltaTypeState>();
   let node: Node | undefined;
-  let tail: Promise<unknown> = Promise.resolve();
-
-  function serialized<T>(fn: () => Promise<T>): Promise<T> {
-    const run = tail.then(fn, fn);
-    tail = run.catch(() => undefined);
-    return run;
-  }
+  const serialized = createSerial();
 
   /**
    * What to send and remove for one type; consumes the names the client must hear about again.

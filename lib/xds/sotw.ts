@@ -8,11 +8,13 @@
  * (node metadata GENERATOR, see nodeGenerator) is decided when resources are published; sidecar
  * (non-gRPC) generation does not exist yet, so every proxy is served the proxyless gRPC resources.
  */
+
 import { create } from "@bufbuild/protobuf";
 import { type Node, NodeSchema } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { logSafe } from "../log-safe.ts";
 import type { ResourceChange } from "../push/flush.ts";
+import { createSerial } from "../serial.ts";
 import {
   defaultMaxResponseBytes,
   oversized,
@@ -113,13 +115,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
   const nextNonce = options.nonce ?? (() => crypto.randomUUID());
   const states = new Map<string, TypeState>();
   let node: Node | undefined;
-  let tail: Promise<unknown> = Promise.resolve();
-
-  function serialized<T>(fn: () => Promise<T>): Promise<T> {
-    const run = tail.then(fn, fn);
-    tail = run.catch(() => undefined);
-    return run;
-  }
+  const serialized = createSerial();
 
   async function resolve(state: TypeState, from: ResourceSource = source): Promise<StoredResource[]> {
     if (state.wildcard) return from.list(state.typeUrl);

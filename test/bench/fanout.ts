@@ -1,64 +1,148 @@
 /**
- * Fan-out: how fast one endpoint change reaches many Delta ADS streams, and what each costs.
- * Real Node runtime in-process (real ingest HTTP, real h2c gRPC); the streams are real
- * connect-node gRPC clients in the same process, so the CPU per stream per push also holds the
- * client's decode and ACK. EDS debounce off (PILOT_ENABLE_EDS_DEBOUNCE=false), so the push follows
- * the POST at once.
+ * Fan-out: how fast one endpoint change reaches many Delta ADS streams, and what each costs the
+ * server. The Node runtime runs in this process (real ingest HTTP, real h2c gRPC); the streams are
+ * real connect-node gRPC clients in a child process (fanout-clients.ts), which also POSTs each
+ * change and times it, so the CPU per stream per push is the server's alone and the server's
+ * event loop is its own. EDS debounce off
+ * (PILOT_ENABLE_EDS_DEBOUNCE=false), so the push follows the POST at once. Each change is posted
+ * only once the previous one's ACKs have drained (the server's event loop is idle again).
+ * FANOUT_CPU_PROFILE=<file.cpuprofile> writes the server's CPU profile of the changes alone.
  */
-import { setMaxListeners } from "node:events";
-import { create } from "@bufbuild/protobuf";
-import { createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
-import { startNodeRuntime } from "../../functions/node/runtime.ts";
+import { type ChildProcess, fork } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { fileURLToPath } from "node:url";
+import { type NodeRuntime, startNodeRuntime } from "../../functions/node/runtime.ts";
 import { parseConfig } from "../../lib/config.ts";
-import { AggregatedDiscoveryService } from "../../lib/gen/envoy/service/discovery/v3/ads_pb.ts";
-import {
-  type DeltaDiscoveryRequest,
-  DeltaDiscoveryRequestSchema,
-} from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { TypeUrl } from "../../lib/xds/types.ts";
-import { hostOf, serviceEvents, sliceEvent } from "./mesh.ts";
+import type { FromClients, ToClients } from "./fanout-clients.ts";
+import { serviceEvents, sliceEvent } from "./mesh.ts";
 
 export interface FanoutReport {
   streams: number;
   p50Ms: number;
   p99Ms: number;
-  /** Process CPU (server and in-process clients) per stream per push, in µs. */
+  /** The server process's CPU (process.cpuUsage) per stream per push, in µs. */
   cpuPerStreamUs: number;
   /** Median ingest POST latency of the changes (ms). */
   postMs: number;
 }
 
-const clusterOf = (n: number) => `outbound|9080||${hostOf(n)}`;
+/** The runtime of the benches: EDS debounce off, limits raised for 1,000 streams on one connection. */
+export async function startBenchRuntime(): Promise<NodeRuntime> {
+  const parsed = parseConfig({
+    PORT: "0",
+    XDS_PORT: "0",
+    HOST: "127.0.0.1",
+    PILOT_ENABLE_EDS_DEBOUNCE: "false",
+    EDGEPILOT_MAX_STREAMS_PER_CONNECTION: "2000",
+    PILOT_MAX_REQUESTS_PER_SECOND: "100000",
+    EDGEPILOT_MAX_REQUEST_BYTES: String(64 * 1024 * 1024),
+  });
+  if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+  return startNodeRuntime(parsed.config, { log: () => {}, shutdownGraceMs: 100 });
+}
 
-/** A request queue a bidi stream reads from. */
-function requestQueue() {
-  const items: DeltaDiscoveryRequest[] = [];
-  let wake: (() => void) | undefined;
-  let done = false;
+/** POSTs events to the runtime's ingest; resolves with the answer's latency (ms). */
+export async function postEvents(port: number, events: unknown[]): Promise<number> {
+  const t = performance.now();
+  const res = await fetch(`http://127.0.0.1:${port}/v1/events`, {
+    method: "POST",
+    body: JSON.stringify(events),
+    headers: { "content-type": "application/json" },
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`ingest answered ${res.status}: ${text.slice(0, 300)}`);
+  return performance.now() - t;
+}
+
+/** Resolves once this process's event loop is idle: two 10 ms timers in a row fire on time. */
+export async function settled(maxMs = 2000): Promise<void> {
+  const until = performance.now() + maxMs;
+  let calm = 0;
+  while (calm < 2 && performance.now() < until) {
+    const t = performance.now();
+    await new Promise((r) => setTimeout(r, 10));
+    calm = performance.now() - t < 13 ? calm + 1 : 0;
+  }
+}
+
+/** The clients' process, and a way to wait for its next message of a kind. */
+export interface Clients {
+  child: ChildProcess;
+  next<K extends FromClients["kind"]>(kind: K): Promise<Extract<FromClients, { kind: K }>>;
+  send(m: ToClients): void;
+  stop(): Promise<void>;
+}
+
+/** Forks fanout-clients.ts: `streams` Delta streams on `runtime`, the target among `services` (of namespace `ns`). */
+export function forkClients(runtime: NodeRuntime, streams: number, services: number, ns?: string): Clients {
+  const script = fileURLToPath(new URL("./fanout-clients.ts", import.meta.url));
+  const child = fork(
+    script,
+    [...[runtime.xdsPort, runtime.port, streams, services].map(String), ...(ns ? [ns] : [])],
+    {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    },
+  );
+  // Messages nobody waits for yet are kept for the next wait of their kind.
+  const waiting = new Map<string, (m: FromClients) => void>();
+  const early = new Map<string, FromClients>();
+  let failure: Error | undefined;
+  child.on("message", (m: FromClients) => {
+    if (m.kind === "failed") failure = new Error(`a client stream failed: ${m.message}`);
+    const w = waiting.get(m.kind);
+    if (w) {
+      waiting.delete(m.kind);
+      w(m);
+    } else early.set(m.kind, m);
+  });
+  let gone = false;
+  const exited = new Promise<void>((r) =>
+    child.once("exit", () => {
+      gone = true;
+      for (const w of waiting.values()) w({ kind: "failed", message: "the clients' process exited" });
+      waiting.clear();
+      r();
+    }),
+  );
   return {
-    push(r: DeltaDiscoveryRequest) {
-      items.push(r);
-      wake?.();
-    },
-    end() {
-      done = true;
-      wake?.();
-    },
-    async *[Symbol.asyncIterator]() {
-      while (true) {
-        const r = items.shift();
-        if (r) {
-          yield r;
-          continue;
-        }
-        if (done) return;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
+    child,
+    next(kind) {
+      if (failure) return Promise.reject(failure);
+      const got = early.get(kind);
+      if (got) {
+        early.delete(kind);
+        return Promise.resolve(got as Extract<FromClients, { kind: typeof kind }>);
       }
+      if (gone) return Promise.reject(failure ?? new Error("the clients' process exited"));
+      return new Promise((resolve, reject) => {
+        waiting.set(kind, (m) => {
+          if (m.kind === "failed" && kind !== "failed") reject(failure ?? new Error(m.message));
+          else resolve(m as Extract<FromClients, { kind: typeof kind }>);
+        });
+      });
     },
+    send: (m) => child.send(m),
+    async stop() {
+      if (child.connected) child.send({ kind: "stop" });
+      const killer = setTimeout(() => child.kill(), 3000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
+
+/** Profiles this process (the server) from now until the returned function writes the profile. */
+async function startProfile(): Promise<(path: string) => Promise<void>> {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return async (path) => {
+    const { profile } = await session.post("Profiler.stop");
+    writeFileSync(path, JSON.stringify(profile));
+    session.disconnect();
   };
 }
 
@@ -72,109 +156,44 @@ function percentile(xs: number[], p: number): number {
  * target), then `changes` endpoint changes of the target, one at a time.
  */
 export async function measureFanout(streams: number, services = 100, changes = 20): Promise<FanoutReport> {
-  const parsed = parseConfig({
-    PORT: "0",
-    XDS_PORT: "0",
-    HOST: "127.0.0.1",
-    PILOT_ENABLE_EDS_DEBOUNCE: "false",
-    EDGEPILOT_MAX_STREAMS_PER_CONNECTION: "2000",
-    PILOT_MAX_REQUESTS_PER_SECOND: "100000",
-  });
-  if (!parsed.ok) throw new Error(parsed.errors.join("; "));
-  const runtime = await startNodeRuntime(parsed.config, { log: () => {}, shutdownGraceMs: 100 });
-  const post = async (events: unknown[]) => {
-    const t = performance.now();
-    const res = await fetch(`http://127.0.0.1:${runtime.port}/v1/events`, {
-      method: "POST",
-      body: JSON.stringify(events),
-      headers: { "content-type": "application/json" },
-    });
-    await res.arrayBuffer();
-    if (res.status >= 300) throw new Error(`ingest answered ${res.status}`);
-    return performance.now() - t;
-  };
-  const batch: unknown[] = [];
-  for (let n = 0; n < services; n++) batch.push(...serviceEvents(n));
-  await post(batch);
-  const target = 0;
-  const transport = createGrpcTransport({ baseUrl: `http://127.0.0.1:${runtime.xdsPort}` });
-  const ads = createClient(AggregatedDiscoveryService, transport);
-  const abort = new AbortController();
-  setMaxListeners(0, abort.signal);
-  // Per change: the instant each stream first saw the target's new version.
-  let expect = -1;
-  let seen = 0;
-  let allSeen: (() => void) | undefined;
-  const initial: Promise<void>[] = [];
-  const queues: ReturnType<typeof requestQueue>[] = [];
-  for (let s = 0; s < streams; s++) {
-    const q = requestQueue();
-    queues.push(q);
-    const others = [1 + (s % (services - 1)), 1 + ((s + 7) % (services - 1))];
-    q.push(
-      create(DeltaDiscoveryRequestSchema, {
-        node: { id: `sidecar~10.1.${s >> 8}.${s & 255}~p${s}.bench~bench.svc.cluster.local` },
-        typeUrl: TypeUrl.endpoint,
-        resourceNamesSubscribe: [target, ...others].map(clusterOf),
-      }),
-    );
-    let first: (() => void) | undefined;
-    initial.push(
-      new Promise<void>((r) => {
-        first = r;
-      }),
-    );
-    let lastChange = -1;
-    void (async () => {
-      try {
-        for await (const res of ads.deltaAggregatedResources(q, { signal: abort.signal })) {
-          q.push(create(DeltaDiscoveryRequestSchema, { typeUrl: res.typeUrl, responseNonce: res.nonce }));
-          first?.();
-          first = undefined;
-          if (
-            expect >= 0 &&
-            lastChange !== expect &&
-            res.resources.some((r) => r.name === clusterOf(target))
-          ) {
-            lastChange = expect;
-            if (++seen === streams) allSeen?.();
-          }
-        }
-      } catch {
-        // aborted at the end
-      }
-    })();
+  const runtime = await startBenchRuntime();
+  const clients = forkClients(runtime, streams, services);
+  try {
+    const batch: unknown[] = [];
+    for (let n = 0; n < services; n++) batch.push(...serviceEvents(n));
+    await postEvents(runtime.port, batch);
+    const ready = clients.next("ready");
+    await ready;
+    await settled();
+    const latencies: number[] = [];
+    const posts: number[] = [];
+    let cpu = 0;
+    const profile = process.env.FANOUT_CPU_PROFILE ? await startProfile() : undefined;
+    for (let c = 0; c < changes; c++) {
+      const posted = clients.next("posted");
+      const seen = clients.next("seen");
+      const ips = [`10.250.${c % 250}.1`, `10.250.${c % 250}.2`];
+      const cpuStart = process.cpuUsage();
+      clients.send({ kind: "post", change: c, events: [sliceEvent(0, ips, "MODIFIED")] });
+      posts.push((await posted).postMs);
+      latencies.push((await seen).latencyMs);
+      // The ACKs of this change are the server's work too: count them, then let them drain.
+      await settled();
+      const used = process.cpuUsage(cpuStart);
+      cpu += used.user + used.system;
+    }
+    if (profile && process.env.FANOUT_CPU_PROFILE) await profile(process.env.FANOUT_CPU_PROFILE);
+    return {
+      streams,
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      cpuPerStreamUs: streams === 0 ? 0 : cpu / streams / changes,
+      postMs: percentile(posts, 50),
+    };
+  } finally {
+    await clients.stop();
+    await runtime.stop();
   }
-  await Promise.all(initial);
-  const latencies: number[] = [];
-  const posts: number[] = [];
-  const cpuStart = process.cpuUsage();
-  for (let c = 0; c < changes; c++) {
-    seen = 0;
-    expect = c;
-    const all = new Promise<void>((r) => {
-      allSeen = r;
-      if (streams === 0) r();
-    });
-    const t = performance.now();
-    const ips = [`10.250.${c % 250}.1`, `10.250.${c % 250}.2`];
-    posts.push(await post([sliceEvent(target, ips, "MODIFIED")]));
-    await all;
-    latencies.push(performance.now() - t);
-    // Let the ACKs land before the next change.
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const cpu = process.cpuUsage(cpuStart);
-  abort.abort();
-  for (const q of queues) q.end();
-  await runtime.stop();
-  return {
-    streams,
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-    cpuPerStreamUs: (cpu.user + cpu.system) / streams / changes,
-    postMs: percentile(posts, 50),
-  };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

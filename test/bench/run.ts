@@ -10,6 +10,7 @@ import type { Store } from "../../lib/store/store.ts";
 import { measureFanout } from "./fanout.ts";
 import { largeBatch, measureIngestStall } from "./ingest-stall.ts";
 import { measureThroughput } from "./ingest-throughput.ts";
+import { type MemorySample, measureMemory } from "./memory.ts";
 import { buildMesh, sliceEvent } from "./mesh.ts";
 import { measureSessionPush } from "./session-push.ts";
 import { compareStores } from "./store.ts";
@@ -108,19 +109,40 @@ console.log(
 
 console.log(
   "\nfan-out: one endpoint change to N Delta streams (Node runtime in-process, real ingest POST, real" +
-    " gRPC clients in the same process; PILOT_ENABLE_EDS_DEBOUNCE=false; 20 changes)",
+    " gRPC clients in a child process that also POSTs each change; PILOT_ENABLE_EDS_DEBOUNCE=false; 20 changes," +
+    " each once the previous one's ACKs drained)",
 );
 console.log(
-  "streams | last stream has it p50 ms (target) | p99 ms (target) | CPU µs/stream/push, clients included | POST ms",
+  "streams | last stream has it p50 ms (target) | p99 ms (target) | server CPU µs/stream/push (target) | POST ms",
 );
 for (const n of [0, 100, 1000]) {
   const r = await measureFanout(n);
-  const target = (ms: number) => (n === 1000 ? ` (≤ ${ms})` : "");
+  const target = (v: number) => (n === 1000 ? ` (≤ ${v})` : "");
+  const dash = (v: string) => (n === 0 ? "-" : v);
   console.log(
-    `${pad(n, 7)} | ${pad(`${r.p50Ms.toFixed(0)}${target(150)}`, 34)} | ${pad(`${r.p99Ms.toFixed(0)}${target(300)}`, 15)} | ${pad(n === 0 ? "-" : r.cpuPerStreamUs.toFixed(0), 37)} | ${pad(r.postMs.toFixed(1), 7)}`,
+    `${pad(n, 7)} | ${pad(dash(`${r.p50Ms.toFixed(0)}${target(150)}`), 34)} | ${pad(dash(`${r.p99Ms.toFixed(0)}${target(300)}`), 15)} | ${pad(dash(`${r.cpuPerStreamUs.toFixed(0)}${target(50)}`), 34)} | ${pad(r.postMs.toFixed(1), 7)}`,
   );
 }
 console.log("(target: POST ms independent of the number of streams)");
+
+console.log(
+  "\nmemory of the server process (its own node --expose-gc process, after a full GC): 10k Services + 10k" +
+    " EndpointSlices × 10 endpoints, then 1,000 Delta streams (clients in a child process), 100 endpoint pushes",
+);
+console.log("when                 | RSS MB (target ≤ 300) | heapUsed MB | heapTotal MB | external MB");
+{
+  const r = measureMemory();
+  const row = (what: string, m: MemorySample) =>
+    console.log(
+      `${what.padEnd(20)} | ${pad(m.rssMb.toFixed(0), 21)} | ${pad(m.heapUsedMb.toFixed(1), 11)} | ${pad(m.heapTotalMb.toFixed(1), 12)} | ${pad(m.externalMb.toFixed(1), 11)}`,
+    );
+  row("mesh, no stream", r.mesh);
+  row("push 10", r.push10);
+  row("push 100", r.push100);
+  console.log(
+    `growth push 10 ▶ 100: RSS ${(r.push100.rssMb - r.push10.rssMb).toFixed(1)} MB, heapUsed ${(r.push100.heapUsedMb - r.push10.heapUsedMb).toFixed(1)} MB (target: none)`,
+  );
+}
 
 console.log(
   "\none endpoint change inside Delta sessions (lib/xds/delta.ts, memory store, no transport): ingest + flush +" +

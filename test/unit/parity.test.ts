@@ -5,7 +5,7 @@
  * runtimes provably publish the same bytes for the same mesh.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { debounceTurn } from "../../functions/debounce.ts";
+import { debounceTurn } from "../../lib/core/turn.ts";
 import { createIngestApp } from "../../functions/ingest.ts";
 import { nodeSha256 } from "../../functions/node/sha256.ts";
 import { parseConfig } from "../../lib/config.ts";

@@ -1,6 +1,6 @@
 /** runAdsStream (functions/ads-stream.ts): ordering, coalescing, and bounded reading. */
 import { describe, expect, it } from "vitest";
-import { runAdsStream, type StreamSession } from "../../../functions/ads-stream.ts";
+import { maxPendingChanges, runAdsStream, type StreamSession } from "../../../functions/ads-stream.ts";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
 import { createPushSignal } from "../../../lib/push/signal.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
@@ -135,6 +135,9 @@ describe("runAdsStream", () => {
     };
     const out = runAdsStream(f.requests, session, pushes, new AbortController().signal);
     const change = (name: string): ResourceChange[] => [{ typeUrl: TypeUrl.endpoint, name, version: "v" }];
+    const many = (n: number): ResourceChange[] =>
+      Array.from({ length: n }, (_, i) => ({ typeUrl: TypeUrl.endpoint, name: `m${i}`, version: "v" }));
+    const manyNames = (n: number) => many(n).map((c) => c.name);
     const first = out.next();
     f.send(1);
     await first;
@@ -145,6 +148,10 @@ describe("runAdsStream", () => {
       { emits: [change("a"), undefined, change("b")], handed: undefined },
       { emits: [undefined], handed: undefined },
       { emits: [change("c")], handed: ["c"] },
+      // A stream that fell behind keeps at most maxPendingChanges; past it, it re-reads everything.
+      { emits: [many(maxPendingChanges)], handed: manyNames(maxPendingChanges) },
+      { emits: [many(maxPendingChanges), change("d")], handed: undefined },
+      { emits: [change("e")], handed: ["e"] },
     ];
     for (const c of cases) {
       for (const e of c.emits) pushes.emit(1, e);

@@ -4,7 +4,7 @@ import {
   createProxyStatusRecorder,
   startProxyStatusSweep,
   sweepProxyStatus,
-} from "../../../functions/proxy-status.ts";
+} from "../../../lib/core/proxy-status.ts";
 import { keys, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { ProxyRecord } from "../../../lib/xds/proxy-record.ts";
@@ -60,6 +60,35 @@ describe("proxy status recorder", () => {
     expect(got?.value.expiresAt).toBe(61_000);
     expect(store.puts()).toBeLessThanOrEqual(2);
     await rec.close();
+  });
+
+  it("with minIntervalMs, writes at once, then at most once per interval: the latest status", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = countingStore();
+    const rec = createProxyStatusRecorder({
+      store,
+      log: () => {},
+      now: () => Date.now(),
+      ttlMs: 60_000,
+      minIntervalMs: 1000,
+    });
+    const acked = (v: number) =>
+      status({ types: [{ typeUrl: EDS, wildcard: false, subscribed: [], ackedVersion: `v${v}` }] });
+    const held = async () => (await store.get<ProxyRecord>(keys.proxy(NODE)))?.value.types[0]?.ackedVersion;
+    rec.record(acked(1));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await held()).toBe("v1");
+    for (let v = 2; v <= 40; v++) {
+      rec.record(acked(v));
+      await vi.advanceTimersByTimeAsync(20); // an ACK every 20 ms for 780 ms
+    }
+    expect(await held()).toBe("v1");
+    expect(store.puts()).toBe(1);
+    await vi.advanceTimersByTimeAsync(220);
+    expect(await held()).toBe("v40");
+    expect(store.puts()).toBe(2);
+    await rec.close();
+    expect(await store.get(keys.proxy(NODE))).toBeUndefined();
   });
 
   it("deletes its record when the stream ends, but not one a newer stream of the same proxy owns", async () => {
