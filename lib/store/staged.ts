@@ -15,7 +15,7 @@
  * checked (`assertPlainValue`) when staged, so a commit fails only if the base itself fails; then
  * the writes it made are undone (best effort) and a CommitError says whether that worked.
  */
-import { copyPlainValue } from "./codec.ts";
+import { copyPlainValue, handOver } from "./codec.ts";
 import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
 import type { DeleteOptions, Entry, ListOptions, ListPage, PutOptions, PutResult, Store } from "./store.ts";
 
@@ -181,7 +181,8 @@ export function createStagedStore(base: Store): StagedStore {
       const done: string[] = [];
       try {
         for (const [key, slot] of writes) {
-          if (slot.present) await base.put(key, slot.value);
+          // The slot's value is the view's private copy and the view is closed: hand it over.
+          if (slot.present) await base.put(key, handOver(slot.value));
           else await base.delete(key);
           done.push(key);
           await options.pace?.();
@@ -203,7 +204,7 @@ async function rollBack(base: Store, done: readonly string[], originals: Map<str
   for (const key of [...done].reverse()) {
     const before = originals.get(key) as Slot;
     try {
-      if (before.present) await base.put(key, before.value);
+      if (before.present) await base.put(key, handOver(before.value));
       else await base.delete(key);
     } catch {
       failed++;
