@@ -154,8 +154,14 @@ describe("staged view over a populated store", () => {
     const asked: string[] = [];
     const counting: Store = {
       ...base,
-      get: (key) => (asked.push(key), base.get(key)),
-      getMany: (keys) => (asked.push(...keys), base.getMany(keys)),
+      get: (key) => {
+        asked.push(key);
+        return base.get(key);
+      },
+      getMany: (keys) => {
+        asked.push(...keys);
+        return base.getMany(keys);
+      },
     };
     const staged = createStagedStore(counting);
     expect(await staged.get("new")).toBeUndefined();
