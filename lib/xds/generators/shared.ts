@@ -49,13 +49,14 @@ export function adsConfigSource(): ConfigSource {
   return ADS_CONFIG_SOURCE;
 }
 
-const zeros = new WeakMap<DescMessage, object>();
+/** Per schema: its zero message, or null when create() must be used (proto2 defaults). */
+const zeros = new WeakMap<DescMessage, object | null>();
 
 /**
  * `create(schema, fields)` for the wide messages every resource has (Cluster, Listener,
  * HttpConnectionManager have 40 to 60 fields each, and create() looks every one of them up in
- * its init): a shallow copy of the schema's zero message, made once by create() and deep-frozen,
- * with `fields` on top. `fields` must already be in message form (sub-messages made by create()
+ * its init): a shallow copy of the schema's zero message, made once by create(), with `fields`
+ * on top. `fields` must already be in message form (sub-messages made by create()
  * or by this; oneofs as `{ case, value }`), which the types enforce. The copy shares the zero's
  * empty lists and unset oneofs, frozen, so nothing can change them through one resource; a
  * schema whose zero message has a prototype (proto2 defaults) goes through create() instead.
@@ -68,10 +69,12 @@ export function message<Desc extends DescMessage>(
   let zero = zeros.get(schema);
   if (zero === undefined) {
     const made = create(schema) as object;
-    zero = Object.getPrototypeOf(made) === Object.prototype ? deepFreeze(made) : made;
+    // The zero itself stays private here and unfrozen (copying a frozen object is several times
+    // slower); what its copies share, its lists and unset oneofs, is frozen.
+    zero = Object.getPrototypeOf(made) === Object.prototype ? freezeValues(made) : null;
     zeros.set(schema, zero);
   }
-  if (!Object.isFrozen(zero)) return create(schema, fields as never);
+  if (zero === null) return create(schema, fields as never);
   const out: Record<string, unknown> = { ...zero };
   // As create(): a field given as undefined or null keeps its zero value.
   for (const key in fields) {
@@ -83,12 +86,17 @@ export function message<Desc extends DescMessage>(
 
 /** Freezes a message and everything in it (bytes excepted): for messages many resources share. */
 export function deepFreeze<T extends object>(value: T): T {
+  return Object.freeze(freezeValues(value));
+}
+
+/** Deep-freezes what `value` holds, leaving `value` itself as it is. */
+function freezeValues<T extends object>(value: T): T {
   for (const item of Object.values(value)) {
     if (typeof item !== "object" || item === null || Object.isFrozen(item)) continue;
     if (ArrayBuffer.isView(item)) continue; // bytes: a non-empty view cannot be frozen (zeros are empty)
     deepFreeze(item);
   }
-  return Object.freeze(value);
+  return value;
 }
 
 /** Shared by every Cluster and RDS config: frozen, so no resource can change it for the others. */
