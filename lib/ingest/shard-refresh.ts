@@ -39,11 +39,11 @@ export async function refreshShard(ctx: IngestContext, svc: ServiceKey): Promise
     await ctx.pace?.();
     const pod = podOf(pods, raw);
     const nodeName = raw.nodeName || pod?.nodeName || "";
+    // One object of one shape per endpoint (conditional spreads here cost more than the join).
     const built = buildEndpoint(raw, {
-      ...(service && { service }),
-      ...(pod && { pod }),
-      ...(nodeName &&
-        nodes.has(keys.node(cluster, nodeName)) && { node: nodes.get(keys.node(cluster, nodeName))?.value }),
+      service,
+      pod,
+      node: nodeName ? nodes.get(keys.node(cluster, nodeName))?.value : undefined,
       clusterId: cluster,
       trustDomain: ctx.registry.trustDomain,
       sendUnhealthy: ctx.registry.sendUnhealthy,

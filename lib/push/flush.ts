@@ -145,9 +145,13 @@ async function planService(
   const services = (await listAll<Service>(store, keys.servicePrefix(namespace, hostname))).map(
     (e) => e.value,
   );
-  const shards = (await store.get<EndpointShardsRecord>(keys.shards(namespace, hostname)))?.value;
+  // The shards and what the service generated last time, in one read.
+  const shardsKey = keys.shards(namespace, hostname);
+  const generatedKey = keys.generated(namespace, hostname);
+  const read = await store.getMany<unknown>([shardsKey, generatedKey]);
+  const shards = read.get(shardsKey)?.value as EndpointShardsRecord | undefined;
   const view = await filterView({ hostname, namespace, services, shards });
-  const previous = (await store.get<GeneratedRecord>(keys.generated(namespace, hostname)))?.value ?? {};
+  const previous = (read.get(generatedKey)?.value as GeneratedRecord | undefined) ?? {};
   const record: GeneratedRecord = { ...previous };
   const plan: ServicePlan = { ref, upserts: [], removals: [], record, problems: [] };
   const names: NamesByType = new Map();

@@ -47,6 +47,29 @@ export function copyPlainValue<T>(value: T): T {
   }
 }
 
+/** Values handed from one store to another without a copy (see `handOver`). */
+const handedOver = new WeakSet<object>();
+
+/**
+ * Marks `value`, a copy its holder made with copyPlainValue and that nothing else references or
+ * will ever touch again, as given away: the next `takeOver` of it keeps it instead of copying it.
+ * The staged view hands its private copies to the base on commit, so a value committed to the
+ * memory store is copied once on the way in, not twice. Returns `value`.
+ */
+export function handOver<T>(value: T): T {
+  if (typeof value === "object" && value !== null) handedOver.add(value);
+  return value;
+}
+
+/**
+ * What a store keeps of a value it was given: the value itself when it was handed over (once;
+ * the mark is consumed), else a copyPlainValue copy.
+ */
+export function takeOver<T>(value: T): T {
+  if (typeof value === "object" && value !== null && handedOver.delete(value)) return value;
+  return copyPlainValue(value);
+}
+
 function copyFast(value: unknown): unknown {
   switch (typeof value) {
     case "string":

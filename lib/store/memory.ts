@@ -3,7 +3,7 @@
  * other adapters to. Keys are kept sorted by code point (the order SQLite and DynamoDB use for
  * UTF-8 text), so a page is a binary search plus a walk, never a scan of the whole store.
  */
-import { copyPlainValue } from "./codec.ts";
+import { copyPlainValue, takeOver } from "./codec.ts";
 import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
 
 export { compareKeys } from "./sorted-keys.ts";
@@ -20,7 +20,8 @@ interface Slot {
 
 /**
  * A fresh, empty in-memory Store. Every operation completes before its promise settles, so each
- * compare-and-set is atomic; values are deep-copied (copyPlainValue) on the way in and out, and a value the
+ * compare-and-set is atomic; values are deep-copied (copyPlainValue) on the way in and out (on the way in, a value handed
+ * over by a staged commit is kept as it is: see `handOver`), and a value the
  * text-based adapters could not store (see `assertPlainValue`) is refused here too.
  */
 export function createMemoryStore(): Store {
@@ -49,11 +50,11 @@ export function createMemoryStore(): Store {
     },
 
     async put<T>(key: string, value: T, options: PutOptions = {}): Promise<PutResult> {
-      const copy = copyPlainValue(value);
       const slot = slots.get(key);
       if (options.ifVersion !== undefined && (slot?.version ?? 0) !== options.ifVersion) {
         return { ok: false, current: slot && entry(key, slot) };
       }
+      const copy = takeOver(value);
       if (slot) {
         slot.value = copy;
         slot.version += 1;

@@ -19,27 +19,38 @@ export interface SortedKeys {
   fromInclusive(start: string): Iterable<string>;
 }
 
-/** A fresh, empty ordered key set. */
+/**
+ * A fresh, empty ordered key set. Each operation tests its own key for surrogates once; while no
+ * key held has any either, comparisons are the engine's plain `<` (UTF-16 order is code-point
+ * order then), not compareKeys' per-call scan.
+ */
 export function createSortedKeys(): SortedKeys {
   const chunks: string[][] = [];
   let size = 0;
+  /** How many keys held contain a surrogate code unit. */
+  let surrogateKeys = 0;
+
+  /** The comparison that orders `key` against the keys held by code point. */
+  const comparing = (key: string): Compare =>
+    surrogateKeys === 0 && !surrogate.test(key) ? compareUnits : compareKeys;
 
   /** Index of the first chunk whose last key is >= key (chunks.length when none). */
-  const chunkFor = (key: string): number => {
+  const chunkFor = (key: string, cmp: Compare): number => {
     let lo = 0;
     let hi = chunks.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
       const chunk = chunks[mid] as string[];
-      if (compareKeys(chunk[chunk.length - 1] as string, key) < 0) lo = mid + 1;
+      if (cmp(chunk[chunk.length - 1] as string, key) < 0) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   };
 
-  function* walk(start: string, bound: (chunk: readonly string[], key: string) => number) {
-    let c = chunkFor(start);
-    let i = c < chunks.length ? bound(chunks[c] as string[], start) : 0;
+  function* walk(start: string, bound: Bound) {
+    const cmp = comparing(start);
+    let c = chunkFor(start, cmp);
+    let i = c < chunks.length ? bound(chunks[c] as string[], start, cmp) : 0;
     for (; c < chunks.length; c++, i = 0) {
       const chunk = chunks[c] as string[];
       for (; i < chunk.length; i++) yield chunk[i] as string;
@@ -48,27 +59,33 @@ export function createSortedKeys(): SortedKeys {
 
   return {
     add(key) {
+      const cmp = comparing(key);
+      const counted = cmp === compareKeys && surrogate.test(key) ? 1 : 0;
       if (chunks.length === 0) {
         chunks.push([key]);
         size = 1;
+        surrogateKeys += counted;
         return;
       }
-      const c = Math.min(chunkFor(key), chunks.length - 1);
+      const c = Math.min(chunkFor(key, cmp), chunks.length - 1);
       const chunk = chunks[c] as string[];
-      const i = lowerBound(chunk, key);
+      const i = lowerBound(chunk, key, cmp);
       if (chunk[i] === key) return;
       chunk.splice(i, 0, key);
       size++;
+      surrogateKeys += counted;
       if (chunk.length > chunkSize) chunks.splice(c + 1, 0, chunk.splice(chunkSize >>> 1));
     },
     delete(key) {
-      const c = chunkFor(key);
+      const cmp = comparing(key);
+      const c = chunkFor(key, cmp);
       const chunk = chunks[c];
       if (!chunk) return;
-      const i = lowerBound(chunk, key);
+      const i = lowerBound(chunk, key, cmp);
       if (chunk[i] !== key) return;
       chunk.splice(i, 1);
       size--;
+      if (cmp === compareKeys && surrogate.test(key)) surrogateKeys--;
       if (chunk.length === 0) chunks.splice(c, 1);
     },
     get size() {
@@ -83,23 +100,31 @@ export function createSortedKeys(): SortedKeys {
   };
 }
 
-function lowerBound(sorted: readonly string[], key: string): number {
+type Compare = (a: string, b: string) => number;
+type Bound = (sorted: readonly string[], key: string, cmp: Compare) => number;
+
+/** Code-unit order: code-point order when neither string holds a surrogate. */
+function compareUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function lowerBound(sorted: readonly string[], key: string, cmp: Compare): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareKeys(sorted[mid] as string, key) < 0) lo = mid + 1;
+    if (cmp(sorted[mid] as string, key) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
-function upperBound(sorted: readonly string[], key: string): number {
+function upperBound(sorted: readonly string[], key: string, cmp: Compare): number {
   let lo = 0;
   let hi = sorted.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareKeys(sorted[mid] as string, key) <= 0) lo = mid + 1;
+    if (cmp(sorted[mid] as string, key) <= 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -9,13 +9,15 @@
  * at version 1, and `list` merges the base's sorted pages with staged keys (staged values win,
  * staged deletes hide base keys).
  *
- * Concurrency: keys not staged are read from the base when asked. `commit` writes each staged key
+ * Concurrency: keys not staged are read from the base when asked, except that a key the base did
+ * not hold is remembered as absent for the rest of the batch (a batch mostly reads, then writes,
+ * keys that do not exist yet: one base read instead of two). `commit` writes each staged key
  * unconditionally (last writer wins per key), as the unstaged code did; ingest runs one batch at a
  * time per instance, and two instances committing at once interleave key by key. Values are
  * checked (`assertPlainValue`) when staged, so a commit fails only if the base itself fails; then
  * the writes it made are undone (best effort) and a CommitError says whether that worked.
  */
-import { copyPlainValue } from "./codec.ts";
+import { copyPlainValue, handOver } from "./codec.ts";
 import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
 import type { DeleteOptions, Entry, ListOptions, ListPage, PutOptions, PutResult, Store } from "./store.ts";
 
@@ -46,12 +48,16 @@ interface Slot {
   version: number;
 }
 
+const missing: Slot = Object.freeze({ present: false, value: undefined, version: 0 });
+
 /** A fresh staged view over `base`; the base is untouched until `commit`. */
 export function createStagedStore(base: Store): StagedStore {
   const slots = new Map<string, Slot>();
   /** What the base held of each staged key when it was first staged, to roll a failed commit back. */
   const originals = new Map<string, Slot>();
   const order = createSortedKeys();
+  /** Keys the base was asked for and did not hold (not staged since). */
+  const absent = new Set<string>();
   let committed = false;
 
   const open = () => {
@@ -69,12 +75,19 @@ export function createStagedStore(base: Store): StagedStore {
   const withCurrent = async <R>(key: string, act: (cur: Slot) => R): Promise<R> => {
     const staged = slots.get(key);
     if (staged) return act(staged);
-    const e = await base.get(key);
+    if (absent.has(key)) return act(missing);
+    const e = await readBase(key);
     return act(slots.get(key) ?? { present: e !== undefined, value: e?.value, version: e?.version ?? 0 });
+  };
+  const readBase = async <T>(key: string): Promise<Entry<T> | undefined> => {
+    const e = await base.get<T>(key);
+    if (e === undefined) absent.add(key);
+    return e;
   };
   const stage = (key: string, slot: Slot, before: Slot) => {
     if (!slots.has(key)) originals.set(key, before);
     slots.set(key, slot);
+    absent.delete(key);
     order.add(key);
   };
 
@@ -87,7 +100,8 @@ export function createStagedStore(base: Store): StagedStore {
       open();
       const slot = slots.get(key);
       if (slot) return slot.present ? entry<T>(key, slot) : undefined;
-      const e = await base.get<T>(key);
+      if (absent.has(key)) return undefined;
+      const e = await readBase<T>(key);
       const late = slots.get(key);
       if (late) return late.present ? entry<T>(key, late) : undefined;
       return e;
@@ -95,7 +109,9 @@ export function createStagedStore(base: Store): StagedStore {
 
     async getMany<T>(keys: readonly string[]) {
       open();
-      const fromBase = await base.getMany<T>(keys.filter((k) => !slots.has(k)));
+      const asked = keys.filter((k) => !slots.has(k) && !absent.has(k));
+      const fromBase = asked.length === 0 ? new Map<string, Entry<T>>() : await base.getMany<T>(asked);
+      for (const key of asked) if (!fromBase.has(key) && !slots.has(key)) absent.add(key);
       const out = new Map<string, Entry<T>>();
       for (const key of keys) {
         const slot = slots.get(key);
@@ -181,7 +197,8 @@ export function createStagedStore(base: Store): StagedStore {
       const done: string[] = [];
       try {
         for (const [key, slot] of writes) {
-          if (slot.present) await base.put(key, slot.value);
+          // The slot's value is the view's private copy and the view is closed: hand it over.
+          if (slot.present) await base.put(key, handOver(slot.value));
           else await base.delete(key);
           done.push(key);
           await options.pace?.();
@@ -203,7 +220,7 @@ async function rollBack(base: Store, done: readonly string[], originals: Map<str
   for (const key of [...done].reverse()) {
     const before = originals.get(key) as Slot;
     try {
-      if (before.present) await base.put(key, before.value);
+      if (before.present) await base.put(key, handOver(before.value));
       else await base.delete(key);
     } catch {
       failed++;

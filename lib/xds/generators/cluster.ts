@@ -1,5 +1,4 @@
 /** CDS for proxyless gRPC: one EDS cluster per service port, as Istio's grpcgen edsCluster. */
-import { create } from "@bufbuild/protobuf";
 import {
   type Cluster,
   Cluster_DiscoveryType,
@@ -8,7 +7,7 @@ import {
   ClusterSchema,
 } from "../../gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { type Generated, type Generator, TypeUrl } from "../types.ts";
-import { adsConfigSource, clusterName, mergedPorts } from "./shared.ts";
+import { adsConfigSource, clusterName, mergedPorts, message } from "./shared.ts";
 
 /**
  * One Cluster `outbound|<port>||<host>` per merged service port, ascending by port: type EDS,
@@ -26,10 +25,10 @@ export const clusterGenerator: Generator = {
 };
 
 function edsCluster(name: string): Cluster {
-  return create(ClusterSchema, {
+  return message(ClusterSchema, {
     name,
     clusterDiscoveryType: { case: "type", value: Cluster_DiscoveryType.EDS },
-    edsClusterConfig: create(Cluster_EdsClusterConfigSchema, {
+    edsClusterConfig: message(Cluster_EdsClusterConfigSchema, {
       edsConfig: adsConfigSource(),
       serviceName: name,
     }),

@@ -1,5 +1,4 @@
 /** EDS for proxyless gRPC: one ClusterLoadAssignment per service port from every shard in view. */
-import { create } from "@bufbuild/protobuf";
 import { AddressSchema, SocketAddressSchema } from "../../gen/envoy/config/core/v3/address_pb.ts";
 import { LocalitySchema } from "../../gen/envoy/config/core/v3/base_pb.ts";
 import { HealthStatus } from "../../gen/envoy/config/core/v3/health_check_pb.ts";
@@ -22,7 +21,7 @@ import {
   type ServicePort,
 } from "../../model/index.ts";
 import { type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
-import { clusterName, compareStrings, mergedPorts, sortedServices } from "./shared.ts";
+import { clusterName, compareStrings, mergedPorts, message, sortedServices } from "./shared.ts";
 
 /**
  * Istio's health mapping. TERMINATING is never sent: Istio's EndpointBuilder drops terminating
@@ -121,7 +120,7 @@ function assignment(name: string, endpoints: Endpoint[]): ClusterLoadAssignment 
     else byLocality.set(label, [e]);
   }
   const labels = [...byLocality.keys()].sort(compareStrings);
-  return create(ClusterLoadAssignmentSchema, {
+  return message(ClusterLoadAssignmentSchema, {
     clusterName: name,
     endpoints: labels.map((label) => localityEndpoints(byLocality.get(label) ?? [])),
   });
@@ -129,22 +128,22 @@ function assignment(name: string, endpoints: Endpoint[]): ClusterLoadAssignment 
 
 function localityEndpoints(group: Endpoint[]): LocalityLbEndpoints {
   const { region, zone, subzone } = group[0]?.locality ?? { region: "", zone: "", subzone: "" };
-  return create(LocalityLbEndpointsSchema, {
-    locality: create(LocalitySchema, { region, zone, subZone: subzone }),
+  return message(LocalityLbEndpointsSchema, {
+    locality: message(LocalitySchema, { region, zone, subZone: subzone }),
     lbEndpoints: group.map(lbEndpoint),
     loadBalancingWeight: group.length,
   });
 }
 
 function lbEndpoint(e: Endpoint): LbEndpoint {
-  return create(LbEndpointSchema, {
+  return message(LbEndpointSchema, {
     hostIdentifier: {
       case: "endpoint",
-      value: create(EndpointSchema, {
-        address: create(AddressSchema, {
+      value: message(EndpointSchema, {
+        address: message(AddressSchema, {
           address: {
             case: "socketAddress",
-            value: create(SocketAddressSchema, {
+            value: message(SocketAddressSchema, {
               address: e.address,
               portSpecifier: { case: "portValue", value: e.port },
             }),

@@ -11,7 +11,7 @@ import {
   RdsSchema,
 } from "../../gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
 import { type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
-import { adsConfigSource, listenerName, mergedPorts, sortedServices } from "./shared.ts";
+import { adsConfigSource, deepFreeze, listenerName, mergedPorts, message, sortedServices } from "./shared.ts";
 
 /** The router filter's name; grpc-js-xds requires the router, and only the router, last. */
 export const ROUTER_FILTER_NAME = "envoy.filters.http.router";
@@ -32,28 +32,31 @@ export const listenerGenerator: Generator = {
   },
 };
 
+/** The router filter, the same in every listener: built once, shared, frozen. */
+const routerFilter = deepFreeze(
+  message(HttpFilterSchema, {
+    name: ROUTER_FILTER_NAME,
+    configType: { case: "typedConfig", value: anyPack(RouterSchema, create(RouterSchema)) },
+  }),
+);
+
 function apiListener(name: string, address: string, port: number): Listener {
-  const hcm = create(HttpConnectionManagerSchema, {
+  const hcm = message(HttpConnectionManagerSchema, {
     routeSpecifier: {
       case: "rds",
-      value: create(RdsSchema, { configSource: adsConfigSource(), routeConfigName: name }),
+      value: message(RdsSchema, { configSource: adsConfigSource(), routeConfigName: name }),
     },
-    httpFilters: [
-      create(HttpFilterSchema, {
-        name: ROUTER_FILTER_NAME,
-        configType: { case: "typedConfig", value: anyPack(RouterSchema, create(RouterSchema)) },
-      }),
-    ],
+    httpFilters: [routerFilter],
   });
-  return create(ListenerSchema, {
+  return message(ListenerSchema, {
     name,
-    address: create(AddressSchema, {
+    address: message(AddressSchema, {
       address: {
         case: "socketAddress",
-        value: create(SocketAddressSchema, { address, portSpecifier: { case: "portValue", value: port } }),
+        value: message(SocketAddressSchema, { address, portSpecifier: { case: "portValue", value: port } }),
       },
     }),
-    apiListener: create(ApiListenerSchema, { apiListener: anyPack(HttpConnectionManagerSchema, hcm) }),
+    apiListener: message(ApiListenerSchema, { apiListener: anyPack(HttpConnectionManagerSchema, hcm) }),
   });
 }
 

@@ -1,5 +1,4 @@
 /** RDS for proxyless gRPC: one RouteConfiguration per service port, one virtual host, one route. */
-import { create } from "@bufbuild/protobuf";
 import {
   RouteActionSchema,
   RouteMatchSchema,
@@ -11,7 +10,7 @@ import {
   RouteConfigurationSchema,
 } from "../../gen/envoy/config/route/v3/route_pb.ts";
 import { type GenerateContext, type Generated, type Generator, TypeUrl } from "../types.ts";
-import { clusterName, listenerName, mergedPorts } from "./shared.ts";
+import { clusterName, listenerName, mergedPorts, message } from "./shared.ts";
 
 /**
  * One RouteConfiguration `<host>:<port>` per merged service port, ascending by port: a virtual
@@ -38,19 +37,19 @@ function routeConfiguration(
   port: number,
   ctx: GenerateContext,
 ): RouteConfiguration {
-  return create(RouteConfigurationSchema, {
+  return message(RouteConfigurationSchema, {
     name,
     virtualHosts: [
-      create(VirtualHostSchema, {
+      message(VirtualHostSchema, {
         name,
         domains: virtualHostDomains(hostname, port, ctx.domainSuffix),
         routes: [
-          create(RouteSchema, {
+          message(RouteSchema, {
             name: "default",
-            match: create(RouteMatchSchema, { pathSpecifier: { case: "prefix", value: "/" } }),
+            match: message(RouteMatchSchema, { pathSpecifier: { case: "prefix", value: "/" } }),
             action: {
               case: "route",
-              value: create(RouteActionSchema, {
+              value: message(RouteActionSchema, {
                 clusterSpecifier: { case: "cluster", value: clusterName(hostname, port) },
               }),
             },

@@ -1,5 +1,5 @@
 /** Helpers every proxyless gRPC generator shares: resource names, merged ports, ADS config sources. */
-import { create } from "@bufbuild/protobuf";
+import { create, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import {
   AggregatedConfigSourceSchema,
   ApiVersion,
@@ -46,8 +46,63 @@ export function mergedPorts(view: ServiceView): ServicePort[] {
 
 /** A ConfigSource pointing at the ADS stream the resource came on, with the v3 transport (A27). */
 export function adsConfigSource(): ConfigSource {
-  return create(ConfigSourceSchema, {
+  return ADS_CONFIG_SOURCE;
+}
+
+/** Per schema: its zero message, or null when create() must be used (proto2 defaults). */
+const zeros = new WeakMap<DescMessage, object | null>();
+
+/**
+ * `create(schema, fields)` for the wide messages every resource has (Cluster, Listener,
+ * HttpConnectionManager have 40 to 60 fields each, and create() looks every one of them up in
+ * its init): a shallow copy of the schema's zero message, made once by create(), with `fields`
+ * on top. `fields` must already be in message form (sub-messages made by create()
+ * or by this; oneofs as `{ case, value }`), which the types enforce. The copy shares the zero's
+ * empty lists and unset oneofs, frozen, so nothing can change them through one resource; a
+ * schema whose zero message has a prototype (proto2 defaults) goes through create() instead.
+ * Messages built here are for encoding: equal fields give the same bytes as create().
+ */
+export function message<Desc extends DescMessage>(
+  schema: Desc,
+  fields: Partial<Omit<MessageShape<Desc>, "$typeName" | "$unknown">>,
+): MessageShape<Desc> {
+  let zero = zeros.get(schema);
+  if (zero === undefined) {
+    const made = create(schema) as object;
+    // The zero itself stays private here and unfrozen (copying a frozen object is several times
+    // slower); what its copies share, its lists and unset oneofs, is frozen.
+    zero = Object.getPrototypeOf(made) === Object.prototype ? freezeValues(made) : null;
+    zeros.set(schema, zero);
+  }
+  if (zero === null) return create(schema, fields as never);
+  const out: Record<string, unknown> = { ...zero };
+  // As create(): a field given as undefined or null keeps its zero value.
+  for (const key in fields) {
+    const value = (fields as Record<string, unknown>)[key];
+    if (value !== undefined && value !== null) out[key] = value;
+  }
+  return out as MessageShape<Desc>;
+}
+
+/** Freezes a message and everything in it (bytes excepted): for messages many resources share. */
+export function deepFreeze<T extends object>(value: T): T {
+  return Object.freeze(freezeValues(value));
+}
+
+/** Deep-freezes what `value` holds, leaving `value` itself as it is. */
+function freezeValues<T extends object>(value: T): T {
+  for (const item of Object.values(value)) {
+    if (typeof item !== "object" || item === null || Object.isFrozen(item)) continue;
+    if (ArrayBuffer.isView(item)) continue; // bytes: a non-empty view cannot be frozen (zeros are empty)
+    deepFreeze(item);
+  }
+  return value;
+}
+
+/** Shared by every Cluster and RDS config: frozen, so no resource can change it for the others. */
+const ADS_CONFIG_SOURCE: ConfigSource = deepFreeze(
+  create(ConfigSourceSchema, {
     configSourceSpecifier: { case: "ads", value: create(AggregatedConfigSourceSchema) },
     resourceApiVersion: ApiVersion.V3,
-  });
-}
+  }),
+);

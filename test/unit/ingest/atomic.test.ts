@@ -34,7 +34,7 @@ function setup(store: Store = createMemoryStore()) {
 const dump = async (store: Store, versions = true) =>
   (await listAll(store, "")).map((e) => `${e.key}=${versions ? e.version : ""}:${encodeValue(e.value)}`);
 
-/** A memory store whose reads or writes under `prefix` throw, as a broken adapter or a bug would. */
+/** A memory store whose reads (get, getMany) or writes under `prefix` throw, as a broken adapter or a bug would. */
 function failingOn(op: "get" | "put", prefix: string): Store {
   const store = createMemoryStore();
   const boom = (key: string) => {
@@ -45,6 +45,10 @@ function failingOn(op: "get" | "put", prefix: string): Store {
     get: (key) => {
       if (op === "get") boom(key);
       return store.get(key);
+    },
+    getMany: (keys) => {
+      if (op === "get") for (const key of keys) boom(key);
+      return store.getMany(keys);
     },
     put: (key, value, options) => {
       if (op === "put") boom(key);

@@ -6,6 +6,8 @@ import {
   copyPlainValue,
   decodeValue,
   encodeValue,
+  handOver,
+  takeOver,
 } from "../../../lib/store/codec.ts";
 
 describe("store codec", () => {
@@ -78,5 +80,24 @@ describe("store codec", () => {
     expect((copy.a[4] as { b: Uint8Array }).b).toStrictEqual(new Uint8Array([1, 2, 3]));
     expect(copy.view).toStrictEqual(new Uint8Array([2, 3]));
     expect(copy.view.byteOffset).toBe(0);
+  });
+});
+
+describe("handOver / takeOver", () => {
+  it("keeps a handed-over value once, and copies anything else", () => {
+    const given = handOver({ list: [1, 2] });
+    expect(takeOver(given)).toBe(given);
+    const again = takeOver(given); // the mark is spent: a second store gets a copy
+    expect(again).not.toBe(given);
+    expect(again).toStrictEqual(given);
+    const kept = { a: new Uint8Array([1]) };
+    const copy = takeOver(kept);
+    expect(copy).not.toBe(kept);
+    expect(copy).toStrictEqual(kept);
+    expect(takeOver(handOver("text"))).toBe("text");
+  });
+
+  it("still refuses what is not plain data", () => {
+    expect(() => takeOver({ when: new Date(0) })).toThrow("store: value.when is a Date");
   });
 });

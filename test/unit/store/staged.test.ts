@@ -149,6 +149,34 @@ describe("staged view over a populated store", () => {
     expect(staged.staged).toBe(0);
   });
 
+  it("asks the base once for a key it does not hold, and again for a key deleted in the view", async () => {
+    const base = await seeded(["held"]);
+    const asked: string[] = [];
+    const counting: Store = {
+      ...base,
+      get: (key) => {
+        asked.push(key);
+        return base.get(key);
+      },
+      getMany: (keys) => {
+        asked.push(...keys);
+        return base.getMany(keys);
+      },
+    };
+    const staged = createStagedStore(counting);
+    expect(await staged.get("new")).toBeUndefined();
+    expect((await staged.getMany(["new", "other"])).size).toBe(0);
+    expect(await staged.put("new", 1, { ifVersion: 0 })).toEqual({ ok: true, version: 1 });
+    expect(await staged.put("other", 2)).toEqual({ ok: true, version: 1 });
+    expect((await staged.get("held"))?.value).toEqual({ base: "held" });
+    expect(await staged.delete("held")).toBe(true);
+    expect(await staged.put("held", 3, { ifVersion: 0 })).toEqual({ ok: true, version: 1 });
+    expect(asked).toEqual(["new", "other", "held", "held"]);
+    await staged.commit();
+    expect((await base.get("new"))?.value).toBe(1);
+    expect((await base.get("held"))?.value).toBe(3);
+  });
+
   it("merges tens of thousands of staged keys into base pages", async () => {
     const base = createMemoryStore();
     for (let i = 0; i < 3000; i += 2) await base.put(`p/${String(i).padStart(6, "0")}`, i);
