@@ -5,10 +5,10 @@
  * runtimes provably publish the same bytes for the same mesh.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { debounceTurn } from "../../lib/core/turn.ts";
 import { createIngestApp } from "../../functions/ingest.ts";
 import { nodeSha256 } from "../../functions/node/sha256.ts";
 import { parseConfig } from "../../lib/config.ts";
+import { debounceTurn } from "../../lib/core/turn.ts";
 import { publishedStatus } from "../../lib/push/status.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import { useSyncSha256 } from "../../lib/xds/version.ts";
