@@ -1,144 +1,66 @@
 /**
  * What one MeshStore Durable Object holds, measured on workerd: the real Worker (wrangler.toml,
  * functions/workers/index.ts) started offline with wrangler's unstable_dev (miniflare + workerd, a
- * fresh SQLite storage per size), a mesh of N Services + N EndpointSlices × 10 endpoints posted to
- * /v1/events in NDJSON batches (as the relay sends them), then the alarm's debounce flush publishing
- * it. Per size: workerd's RSS (/proc/<pid>/status VmRSS, sampled, and VmHWM: the process peak), the
- * isolate's V8 heap (the inspector's Runtime.getHeapUsage, the figure the 128 MB limit is about; it
- * holds the Worker and the object, one isolate), workerd's CPU time (/proc/<pid>/stat) per ingest
- * batch and for the flush alarm (what the 30 s per-invocation CPU limit counts), and what failed.
- * Local workerd enforces neither limit: the figures say where a deployed object would stop.
+ * fresh SQLite storage per run), a mesh of N Services + N EndpointSlices × 10 endpoints posted to
+ * /v1/events in NDJSON batches of 500 events (as the relay sends them), published by the object's
+ * alarm (the debounce flush) in one of two ways:
+ * - `per-batch`: PILOT_DEBOUNCE_AFTER=100ms, and each batch's push is awaited before the next batch
+ *   goes: the relay's steady state, one flush per batch;
+ * - `one-flush`: the whole mesh is queued first and published by ONE flush (a cold start, or a
+ *   relist after the debounce held everything).
+ * Per run: workerd's RSS (/proc/<pid>/status VmRSS, sampled every 50 ms while a flush runs, and
+ * VmHWM, the process peak), the isolate's V8 heap (the inspector's Runtime.getHeapUsage: the Worker
+ * and the object share one isolate, and the 128 MB limit is about it), workerd's CPU time
+ * (/proc/<pid>/stat) per ingest batch and per flush alarm (what the 30 s CPU limit per invocation
+ * counts), the largest stored value (a Durable Object row holds at most 2 MB) and what failed.
+ * Local workerd enforces neither the memory nor the CPU limit, but its SQLite refuses rows over 2 MB
+ * as the deployed one does.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { unstable_dev } from "wrangler";
 import { meshEvents } from "./ingest-throughput.ts";
+import { captureLog, cpuMs, inspector, sqliteFacts, statusMb, workerdChildren } from "./workerd-probe.ts";
 
 const token = "capacity-bench-token";
-/** Quiet time before the flush: long enough that batches sent back to back never flush mid-load. */
-const debounceAfterMs = 10_000;
 
-/** One size's figures. */
+/** How the mesh is published: one flush per batch, or one flush of everything at the end. */
+export type CapacityMode = "per-batch" | "one-flush";
+
+/** One run's figures. Times and CPU in ms, memory in MB. */
 export interface CapacityRow {
+  mode: CapacityMode;
   services: number;
   events: number;
   batches: number;
-  /** Median and largest wall time of one ingest POST (ms). */
+  /** One ingest POST: median and largest wall time, median and largest workerd CPU. */
   batchMedianMs: number;
   batchMaxMs: number;
-  /** workerd CPU per batch, median and largest (ms). */
   batchCpuMedianMs: number;
   batchCpuMaxMs: number;
-  /** The flush alarm: wall time (from its due time to its push log line) and workerd CPU (ms). */
-  flushMs: number;
-  flushCpuMs: number;
-  /** Resources the flush changed (its push log line). */
+  /** Flush alarms that published: largest wall time (due time to push log line) and CPU. */
+  flushes: number;
+  flushMaxMs: number;
+  flushCpuMaxMs: number;
+  /** Resources the pushes changed, summed. */
   changed: number;
-  /** workerd RSS: before loading, after loading, largest sampled during the flush, process peak (MB). */
+  /** workerd RSS: at start, after loading and publishing, the largest sample, the process peak. */
   rssStartMb: number;
-  rssLoadedMb: number;
-  rssFlushMaxMb: number;
+  rssEndMb: number;
+  rssMaxMb: number;
   rssPeakMb: number;
-  /**
-   * Isolate V8 heap used (MB; garbage not yet collected included): at start, after loading, the
-   * largest sample during the flush, after it; -1 when the inspector is unavailable.
-   */
+  /** Isolate heap used (garbage not collected included): at start, largest sample, at the end; -1: no inspector. */
   heapStartMb: number;
-  heapLoadedMb: number;
-  heapFlushMaxMb: number;
-  heapFlushedMb: number;
-  /** Isolate heap committed after the flush (MB): close to what the flush's peak needed. */
+  heapMaxMb: number;
+  heapEndMb: number;
+  /** Isolate heap committed at the end: near what the largest moment needed (V8 shrinks it late). */
   heapCommittedMb: number;
-  /** SQLite database size on disk after the flush (MB). */
+  /** The object's SQLite files on disk, and its largest value. */
   sqliteMb: number;
+  largestValue: { key: string; kb: number };
   failures: string[];
-}
-
-/** The Worker's workerd process(es) started by this process (miniflare spawns workerd as a direct child). */
-function workerdChildren(): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[1]) !== process.pid || !stat.includes("(workerd)")) continue;
-      // wrangler runs two: its dev proxy, and the Worker's runtime (the one with an inspector).
-      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes("--inspector-addr")) out.push(Number(name));
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return out;
-}
-
-const statusMb = (pid: number, field: "VmRSS" | "VmHWM") => {
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-  return m ? Number(m[1]) / 1024 : Number.NaN;
-};
-
-/** utime + stime of the process (ms); clock ticks are 100 Hz on Linux. */
-const cpuMs = (pid: number) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-};
-
-interface WsLike {
-  on(event: "open" | "message" | "error", f: (data: unknown) => void): void;
-  send(text: string): void;
-  close(): void;
-}
-
-/** A Chrome DevTools Protocol session on the worker's isolate, through wrangler's inspector proxy. */
-async function inspector(port: number) {
-  const targets = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as {
-    webSocketDebuggerUrl: string;
-  }[];
-  const url = targets[0]?.webSocketDebuggerUrl;
-  if (!url) throw new Error("no inspector target");
-  // ws comes with miniflare (wrangler's local runtime), resolved through it.
-  const require = createRequire(createRequire(import.meta.url).resolve("miniflare"));
-  const WebSocket = require("ws") as new (url: string, options: object) => WsLike;
-  const ws = new WebSocket(url, { headers: { origin: "https://devtools.devprod.cloudflare.dev" } });
-  await new Promise<void>((resolve, reject) => {
-    ws.on("open", () => resolve());
-    ws.on("error", reject);
-  });
-  let id = 0;
-  const waiting = new Map<number, (r: unknown) => void>();
-  ws.on("message", (data) => {
-    const msg = JSON.parse(String(data)) as { id?: number; result?: unknown };
-    if (msg.id !== undefined) waiting.get(msg.id)?.(msg.result);
-  });
-  const call = (method: string, params: object = {}) =>
-    new Promise<unknown>((resolve, reject) => {
-      const n = ++id;
-      const timer = setTimeout(() => reject(new Error(`inspector: ${method} unanswered after 30s`)), 30_000);
-      waiting.set(n, (r) => {
-        clearTimeout(timer);
-        resolve(r);
-      });
-      ws.send(JSON.stringify({ id: n, method, params }));
-    });
-  // Nothing is answered before Runtime.enable (workerd does not implement HeapProfiler.collectGarbage).
-  await call("Runtime.enable");
-  // workerd does not answer HeapProfiler.collectGarbage: heap figures include uncollected garbage.
-  return {
-    /** V8 heap in use, garbage not yet collected included (MB). */
-    async heapMb(): Promise<number> {
-      const r = (await call("Runtime.getHeapUsage")) as { usedSize: number };
-      return r.usedSize / 1024 / 1024;
-    },
-    /** V8 heap committed (MB): it grows to what the largest moment needed and shrinks late. */
-    async committedMb(): Promise<number> {
-      const r = (await call("Runtime.getHeapUsage")) as { totalSize: number };
-      return r.totalSize / 1024 / 1024;
-    },
-    close: () => ws.close(),
-  };
 }
 
 function ndjsonBatches(services: number, batch: number): { body: string; events: number }[] {
@@ -156,35 +78,19 @@ function ndjsonBatches(services: number, batch: number): { body: string; events:
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
-/** Worker log lines (wrangler writes the worker's console to this process's stdout and stderr). */
-function captureLog(): { lines: { at: number; text: string }[]; stop(): void } {
-  const lines: { at: number; text: string }[] = [];
-  const streams = [process.stdout, process.stderr];
-  const writes = streams.map((s) => s.write.bind(s));
-  streams.forEach((stream, i) => {
-    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      const text = typeof chunk === "string" ? chunk : Buffer.from(chunk).toString();
-      const at = performance.now();
-      for (const line of text.split("\n")) if (line.trim()) lines.push({ at, text: line });
-      if (process.env.CAPACITY_VERBOSE)
-        return (writes[i] as (c: unknown, ...r: unknown[]) => boolean)(chunk, ...rest);
-      return true;
-    }) as typeof stream.write;
-  });
-  return {
-    lines,
-    stop: () => {
-      streams.forEach((stream, i) => {
-        stream.write = writes[i] as typeof stream.write;
-      });
-    },
-  };
-}
+const pushLine = /push \d+: (full|incremental), (\d+) resource\(s\) changed/;
+const failedLine = /turn failed/;
 
-/** Loads a mesh of `services` into a fresh MeshStore on workerd and flushes it. */
-export async function measureCapacity(services: number, batch = 500): Promise<CapacityRow> {
+/** Loads a mesh of `services` into a fresh MeshStore on workerd, publishing it as `mode` says. */
+export async function measureCapacity(
+  services: number,
+  mode: CapacityMode,
+  batch = 500,
+): Promise<CapacityRow> {
   const dir = mkdtempSync(join(tmpdir(), "edgepilot-capacity-"));
   const inspectorPort = 9300 + Math.floor(Math.random() * 500);
+  // one-flush: quiet time longer than any batch, so nothing flushes before the load ends.
+  const debounceAfterMs = mode === "per-batch" ? 100 : 10_000;
   const log = captureLog();
   const failures: string[] = [];
   const worker = await unstable_dev("functions/workers/index.ts", {
@@ -198,15 +104,14 @@ export async function measureCapacity(services: number, batch = 500): Promise<Ca
       EDGEPILOT_XDS_TOKEN: "capacity-bench-xds-token",
       PILOT_SYNC_TIMEOUT: "0s",
       PILOT_DEBOUNCE_AFTER: `${debounceAfterMs}ms`,
-      PILOT_DEBOUNCE_MAX: "3600s",
+      PILOT_DEBOUNCE_MAX: mode === "per-batch" ? "10s" : "3600s",
     },
     experimental: { disableExperimentalWarning: true, testMode: true },
   });
   let cdp: Awaited<ReturnType<typeof inspector>> | undefined;
+  let row: CapacityRow | undefined;
   try {
-    const heap = async () => (cdp ? await cdp.heapMb() : -1);
-    const ready = await worker.fetch("/ready");
-    await ready.arrayBuffer();
+    await (await worker.fetch("/ready")).arrayBuffer();
     const pids = workerdChildren();
     if (pids.length !== 1)
       throw new Error(`expected one workerd for the Worker, found ${pids.join(", ") || "none"}`);
@@ -216,8 +121,45 @@ export async function measureCapacity(services: number, batch = 500): Promise<Ca
     } catch (err) {
       failures.push(`inspector: ${err}`);
     }
+    const heap = async () => (cdp ? await cdp.heapMb().catch(() => -1) : -1);
     const rssStartMb = statusMb(pid, "VmRSS");
     const heapStartMb = await heap();
+    let rssMaxMb = rssStartMb;
+    let heapMaxMb = heapStartMb;
+    const sample = async () => {
+      rssMaxMb = Math.max(rssMaxMb, statusMb(pid, "VmRSS"));
+      heapMaxMb = Math.max(heapMaxMb, await heap());
+    };
+    const flushWall: number[] = [];
+    const flushCpu: number[] = [];
+    let changed = 0;
+    let seen = 0;
+    /** Waits for the next push line (due `dueAt`); false when a turn failed or none came in 10 minutes. */
+    const awaitPush = async (dueAt: number): Promise<boolean> => {
+      const cpu0 = cpuMs(pid);
+      const deadline = performance.now() + 600_000;
+      while (performance.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        rssMaxMb = Math.max(rssMaxMb, statusMb(pid, "VmRSS"));
+        const lines = log.lines.filter((l) => pushLine.test(l.text));
+        if (lines.length > seen) {
+          const line = lines[seen] as { at: number; text: string };
+          seen = lines.length;
+          flushWall.push(line.at - dueAt);
+          flushCpu.push(cpuMs(pid) - cpu0);
+          changed += Number(pushLine.exec(line.text)?.[2] ?? 0);
+          await sample();
+          return true;
+        }
+        const failed = log.lines.find((l) => failedLine.test(l.text));
+        if (failed) {
+          failures.push(`flush: ${stripVTControlCharacters(failed.text).slice(0, 300)}`);
+          return false;
+        }
+      }
+      failures.push("flush: no push within 10 minutes");
+      return false;
+    };
     const bodies = ndjsonBatches(services, batch);
     const wall: number[] = [];
     const cpu: number[] = [];
@@ -230,57 +172,22 @@ export async function measureCapacity(services: number, batch = 500): Promise<Ca
         body,
       });
       const text = await res.text();
-      wall.push(performance.now() - t0);
+      const answered = performance.now();
+      wall.push(answered - t0);
       cpu.push(cpuMs(pid) - cpu0);
       if (res.status !== 200) {
         failures.push(`batch ${i}: ${res.status} ${text.slice(0, 200)}`);
         break;
       }
+      if (mode === "per-batch" && !(await awaitPush(answered + debounceAfterMs))) break;
     }
-    console.error(`loaded ${bodies.length} batches, failures ${failures.length}\n`);
-    const loadedAt = performance.now();
-    const early = log.lines.filter((l) => /push \d+:/.test(l.text));
-    if (early.length > 0)
-      failures.push(`flushed before the load ended: ${early.map((l) => l.text).join("; ")}`);
-    const cpuLoaded = cpuMs(pid);
-    const rssLoadedMb = statusMb(pid, "VmRSS");
-    const heapLoadedMb = await heap();
-    // Heap samples while the flush runs (answered only between the isolate's tasks: a lower bound on its peak).
-    let heapFlushMaxMb = heapLoadedMb;
-    let sampling = false;
-    const sampler = setInterval(() => {
-      if (sampling || !cdp) return;
-      sampling = true;
-      void heap()
-        .then((mb) => {
-          heapFlushMaxMb = Math.max(heapFlushMaxMb, mb);
-        })
-        .catch(() => undefined)
-        .finally(() => {
-          sampling = false;
-        });
-    }, 100);
-    // The flush is due debounceAfterMs after the last batch was queued; wait for its push line.
-    let rssFlushMaxMb = rssLoadedMb;
-    let pushLine: { at: number; text: string } | undefined;
-    const deadline = loadedAt + 600_000;
-    while (!pushLine && performance.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      rssFlushMaxMb = Math.max(rssFlushMaxMb, statusMb(pid, "VmRSS"));
-      pushLine = log.lines.find((l) => l.at >= loadedAt && /push \d+: full/.test(l.text));
-      const failed = log.lines.find((l) => /turn failed/.test(l.text));
-      if (failed && !pushLine) {
-        failures.push(`flush: ${failed.text.slice(0, 300)}`);
-        break;
-      }
+    if (mode === "one-flush" && failures.length === 0) {
+      if (log.lines.some((l) => pushLine.test(l.text))) failures.push("a flush ran before the load ended");
+      await sample();
+      await awaitPush(performance.now() + debounceAfterMs);
     }
-    if (!pushLine && failures.length === 0) failures.push("flush: no push within 10 minutes");
-    const flushCpuMs = cpuMs(pid) - cpuLoaded;
-    clearInterval(sampler);
-    const heapFlushedMb = await heap();
-    const heapCommittedMb = cdp ? await cdp.committedMb() : -1;
-    const changed = Number(/(\d+) resource\(s\) changed/.exec(pushLine?.text ?? "")?.[1] ?? 0);
-    return {
+    row = {
+      mode,
       services,
       events: bodies.reduce((s, b) => s + b.events, 0),
       batches: bodies.length,
@@ -288,44 +195,35 @@ export async function measureCapacity(services: number, batch = 500): Promise<Ca
       batchMaxMs: Math.max(...wall),
       batchCpuMedianMs: median(cpu),
       batchCpuMaxMs: Math.max(...cpu),
-      flushMs: pushLine ? pushLine.at - loadedAt - debounceAfterMs : Number.NaN,
-      flushCpuMs,
+      flushes: flushWall.length,
+      flushMaxMs: flushWall.length > 0 ? Math.max(...flushWall) : Number.NaN,
+      flushCpuMaxMs: flushCpu.length > 0 ? Math.max(...flushCpu) : Number.NaN,
       changed,
       rssStartMb,
-      rssLoadedMb,
-      rssFlushMaxMb,
+      rssEndMb: statusMb(pid, "VmRSS"),
+      rssMaxMb,
       rssPeakMb: statusMb(pid, "VmHWM"),
       heapStartMb,
-      heapLoadedMb,
-      heapFlushMaxMb,
-      heapFlushedMb,
-      heapCommittedMb,
-      sqliteMb: sqliteSize(dir),
+      heapMaxMb,
+      heapEndMb: await heap(),
+      heapCommittedMb: cdp ? await cdp.committedMb().catch(() => -1) : -1,
+      sqliteMb: 0,
+      largestValue: { key: "", kb: 0 },
       failures,
     };
+    return row;
   } finally {
     cdp?.close();
     await worker.stop();
     log.stop();
+    if (row) Object.assign(row, sqliteFacts(dir));
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-function sqliteSize(dir: string): number {
-  let bytes = 0;
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (/\.sqlite/.test(e.name)) bytes += Number(readFileSync(p).length);
-    }
-  };
-  walk(dir);
-  return bytes / 1024 / 1024;
-}
-
 if (import.meta.url === `file://${process.argv[1]}`) {
+  const mode = (process.argv[3] ?? "per-batch") as CapacityMode;
   for (const n of (process.argv[2] ?? "1000").split(",").map(Number)) {
-    console.log(JSON.stringify(await measureCapacity(n)));
+    console.log(JSON.stringify(await measureCapacity(n, mode)));
   }
 }
