@@ -118,31 +118,32 @@ export function captureLog(): { lines: { at: number; text: string }[]; stop(): v
   };
 }
 
-/** The object's SQLite files (workerd persists one per Durable Object): total size, largest value. */
+/** The object's SQLite files (workerd persists one per Durable Object): total size, largest value in bytes. */
 export function sqliteFacts(dir: string): { sqliteMb: number; largestValue: { key: string; kb: number } } {
-  let bytes = 0;
-  let largestValue = { key: "", kb: 0 };
+  const files: string[] = [];
   const walk = (d: string) => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const p = join(d, e.name);
       if (e.isDirectory()) walk(p);
-      else if (/\.sqlite(-wal)?$/.test(e.name)) {
-        bytes += statSync(p).size;
-        if (!e.name.endsWith(".sqlite")) continue;
-        const db = new Database(p, { readonly: true });
-        try {
-          const top = db
-            .prepare("SELECT key, length(value) AS n FROM kv ORDER BY length(value) DESC LIMIT 1")
-            .get() as { key: string; n: number } | undefined;
-          if (top && top.n / 1024 > largestValue.kb) largestValue = { key: top.key, kb: top.n / 1024 };
-        } catch {
-          // not the mesh's database (no kv table)
-        } finally {
-          db.close();
-        }
-      }
+      else if (/\.sqlite(-wal)?$/.test(e.name)) files.push(p);
     }
   };
   walk(dir);
+  // Sizes first: opening a database below may fold its write-ahead log away.
+  const bytes = files.reduce((sum, p) => sum + (statSync(p, { throwIfNoEntry: false })?.size ?? 0), 0);
+  let largestValue = { key: "", kb: 0 };
+  for (const p of files.filter((f) => f.endsWith(".sqlite"))) {
+    const db = new Database(p, { readonly: true });
+    try {
+      const top = db
+        .prepare("SELECT key, length(CAST(value AS BLOB)) AS n FROM kv ORDER BY n DESC LIMIT 1")
+        .get() as { key: string; n: number } | undefined;
+      if (top && top.n / 1024 > largestValue.kb) largestValue = { key: top.key, kb: top.n / 1024 };
+    } catch {
+      // not the mesh's database (no kv table)
+    } finally {
+      db.close();
+    }
+  }
   return { sqliteMb: bytes / 1024 / 1024, largestValue };
 }
