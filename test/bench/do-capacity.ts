@@ -106,7 +106,8 @@ export async function measureCapacity(
       PILOT_DEBOUNCE_AFTER: `${debounceAfterMs}ms`,
       PILOT_DEBOUNCE_MAX: mode === "per-batch" ? "10s" : "3600s",
     },
-    experimental: { disableExperimentalWarning: true, testMode: true },
+    // No file watching: an edit elsewhere in the tree would restart workerd mid-run.
+    experimental: { disableExperimentalWarning: true, testMode: true, watch: false },
   });
   let cdp: Awaited<ReturnType<typeof inspector>> | undefined;
   let row: CapacityRow | undefined;
