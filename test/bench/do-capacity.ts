@@ -60,6 +60,11 @@ export interface CapacityRow {
   /** The object's SQLite files on disk, and its largest value. */
   sqliteMb: number;
   largestValue: { key: string; kb: number };
+  /** The push counter and the queued pushes left in the object's storage at the end. */
+  pushVersion: number;
+  queued: number;
+  /** Turns that failed after the first failure was seen, within 5 s (a failed turn retries every 1 s). */
+  failedAgain: number;
   failures: string[];
 }
 
@@ -187,6 +192,13 @@ export async function measureCapacity(
       await sample();
       await awaitPush(performance.now() + debounceAfterMs);
     }
+    // After a failed turn: does the retry fail again, or pass (and what did it leave)?
+    let failedAgain = 0;
+    if (failures.some((f) => f.startsWith("flush:"))) {
+      const before = log.lines.filter((l) => failedLine.test(l.text)).length;
+      await new Promise((r) => setTimeout(r, 5000));
+      failedAgain = log.lines.filter((l) => failedLine.test(l.text)).length - before;
+    }
     row = {
       mode,
       services,
@@ -210,6 +222,9 @@ export async function measureCapacity(
       heapCommittedMb: cdp ? await cdp.committedMb().catch(() => -1) : -1,
       sqliteMb: 0,
       largestValue: { key: "", kb: 0 },
+      pushVersion: 0,
+      queued: 0,
+      failedAgain,
       failures,
     };
     return row;

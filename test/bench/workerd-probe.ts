@@ -7,6 +7,10 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import Database from "libsql";
+import type { PushVersion } from "../../lib/push/flush.ts";
+import { decodeValue } from "../../lib/store/codec.ts";
+import { keys } from "../../lib/store/keys.ts";
+import { prefixUpperBound } from "../../lib/store/sql.ts";
 
 /** The Worker's workerd process(es) started by this process (miniflare spawns workerd as a direct child). */
 export function workerdChildren(): number[] {
@@ -119,7 +123,12 @@ export function captureLog(): { lines: { at: number; text: string }[]; stop(): v
 }
 
 /** The object's SQLite files (workerd persists one per Durable Object): total size, largest value in bytes. */
-export function sqliteFacts(dir: string): { sqliteMb: number; largestValue: { key: string; kb: number } } {
+export function sqliteFacts(dir: string): {
+  sqliteMb: number;
+  largestValue: { key: string; kb: number };
+  pushVersion: number;
+  queued: number;
+} {
   const files: string[] = [];
   const walk = (d: string) => {
     for (const e of readdirSync(d, { withFileTypes: true })) {
@@ -132,6 +141,8 @@ export function sqliteFacts(dir: string): { sqliteMb: number; largestValue: { ke
   // Sizes first: opening a database below may fold its write-ahead log away.
   const bytes = files.reduce((sum, p) => sum + (statSync(p, { throwIfNoEntry: false })?.size ?? 0), 0);
   let largestValue = { key: "", kb: 0 };
+  let pushVersion = 0;
+  let queued = 0;
   for (const p of files.filter((f) => f.endsWith(".sqlite"))) {
     const db = new Database(p, { readonly: true });
     try {
@@ -139,11 +150,21 @@ export function sqliteFacts(dir: string): { sqliteMb: number; largestValue: { ke
         .prepare("SELECT key, length(CAST(value AS BLOB)) AS n FROM kv ORDER BY n DESC LIMIT 1")
         .get() as { key: string; n: number } | undefined;
       if (top && top.n / 1024 > largestValue.kb) largestValue = { key: top.key, kb: top.n / 1024 };
+      const version = db.prepare("SELECT value FROM kv WHERE key = ?").get(keys.pushVersion()) as
+        | { value: string }
+        | undefined;
+      if (version) pushVersion = decodeValue<PushVersion>(version.value).version;
+      const prefix = keys.pendingPrefix();
+      queued += (
+        db
+          .prepare("SELECT count(*) AS n FROM kv WHERE key >= ? AND key < ?")
+          .get(prefix, prefixUpperBound(prefix)) as { n: number }
+      ).n;
     } catch {
       // not the mesh's database (no kv table)
     } finally {
       db.close();
     }
   }
-  return { sqliteMb: bytes / 1024 / 1024, largestValue };
+  return { sqliteMb: bytes / 1024 / 1024, largestValue, pushVersion, queued };
 }
