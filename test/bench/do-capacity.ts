@@ -21,13 +21,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { unstable_dev } from "wrangler";
+import { type BenchWatch, openWholeMeshWatch } from "./capacity-watch.ts";
 import { meshEvents } from "./ingest-throughput.ts";
 import { captureLog, cpuMs, inspector, sqliteFacts, statusMb, workerdChildren } from "./workerd-probe.ts";
 
 const token = "capacity-bench-token";
+const xdsToken = "capacity-bench-xds-token";
 
 /** How the mesh is published: one flush per batch, or one flush of everything at the end. */
-export type CapacityMode = "per-batch" | "one-flush";
+export type CapacityMode = "per-batch" | "per-batch+watch" | "one-flush";
 
 /** One run's figures. Times and CPU in ms, memory in MB. */
 export interface CapacityRow {
@@ -65,6 +67,9 @@ export interface CapacityRow {
   queued: number;
   /** Turns that failed after the first failure was seen, within 5 s (a failed turn retries every 1 s). */
   failedAgain: number;
+  /** per-batch+watch: workerd CPU from a batch's answer to the Watch holding its delta (flush + Watch), largest; resources it received. */
+  watchCpuMaxMs: number;
+  watchResources: number;
   failures: string[];
 }
 
@@ -95,7 +100,8 @@ export async function measureCapacity(
   const dir = mkdtempSync(join(tmpdir(), "edgepilot-capacity-"));
   const inspectorPort = 9300 + Math.floor(Math.random() * 500);
   // one-flush: quiet time longer than any batch, so nothing flushes before the load ends.
-  const debounceAfterMs = mode === "per-batch" ? 100 : 10_000;
+  const perBatch = mode !== "one-flush";
+  const debounceAfterMs = perBatch ? 100 : 10_000;
   const log = captureLog();
   const failures: string[] = [];
   const worker = await unstable_dev("functions/workers/index.ts", {
@@ -106,16 +112,17 @@ export async function measureCapacity(
     logLevel: "log",
     vars: {
       EDGEPILOT_TOKEN: token,
-      EDGEPILOT_XDS_TOKEN: "capacity-bench-xds-token",
+      EDGEPILOT_XDS_TOKEN: xdsToken,
       PILOT_SYNC_TIMEOUT: "0s",
       PILOT_DEBOUNCE_AFTER: `${debounceAfterMs}ms`,
-      PILOT_DEBOUNCE_MAX: mode === "per-batch" ? "10s" : "3600s",
+      PILOT_DEBOUNCE_MAX: perBatch ? "10s" : "3600s",
     },
     // No file watching: an edit elsewhere in the tree would restart workerd mid-run.
     experimental: { disableExperimentalWarning: true, testMode: true, watch: false },
   });
   let cdp: Awaited<ReturnType<typeof inspector>> | undefined;
   let row: CapacityRow | undefined;
+  let watch: BenchWatch | undefined;
   try {
     await (await worker.fetch("/ready")).arrayBuffer();
     const pids = workerdChildren();
@@ -166,6 +173,35 @@ export async function measureCapacity(
       failures.push("flush: no push within 10 minutes");
       return false;
     };
+    // per-batch+watch: one whole-mesh EDS Watch, answered by the object after every push.
+    if (mode === "per-batch+watch") {
+      // Every service's ClusterLoadAssignment, up to EDGEPILOT_MAX_NAMES_PER_REQUEST (10,000).
+      const names = Array.from(
+        { length: Math.min(services, 10_000) },
+        (_, n) => `outbound|9080||svc-${n}.mesh.svc.cluster.local`,
+      );
+      watch = openWholeMeshWatch(`http://${worker.address}:${worker.port}`, xdsToken, names);
+      await new Promise((r) => setTimeout(r, 1000)); // its first answer (nothing yet) is not a push
+    }
+    const watchCpu: number[] = [];
+    let watchSeen = watch?.messages ?? 0;
+    /**
+     * Waits until the Watch got a message past `seen` (the push's delta) and records the CPU since
+     * `cpu0` (the batch's answer: the flush alarm plus the Watch's recompute); false after 60 s or an error.
+     */
+    const awaitWatch = async (seen: number, cpu0: number): Promise<boolean> => {
+      const deadline = performance.now() + 60_000;
+      while (performance.now() < deadline && watch && !watch.error) {
+        if (watch.messages > seen) {
+          watchCpu.push(cpuMs(pid) - cpu0);
+          await sample();
+          return true;
+        }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      failures.push(`watch: ${watch?.error ?? "no delta within 60 s of the push"}`);
+      return false;
+    };
     const bodies = ndjsonBatches(services, batch);
     const wall: number[] = [];
     const cpu: number[] = [];
@@ -180,12 +216,15 @@ export async function measureCapacity(
       const text = await res.text();
       const answered = performance.now();
       wall.push(answered - t0);
-      cpu.push(cpuMs(pid) - cpu0);
+      const cpuAnswered = cpuMs(pid);
+      cpu.push(cpuAnswered - cpu0);
       if (res.status !== 200) {
         failures.push(`batch ${i}: ${res.status} ${text.slice(0, 200)}`);
         break;
       }
-      if (mode === "per-batch" && !(await awaitPush(answered + debounceAfterMs))) break;
+      if (perBatch && !(await awaitPush(answered + debounceAfterMs))) break;
+      if (watch && !(await awaitWatch(watchSeen, cpuAnswered))) break;
+      watchSeen = watch?.messages ?? 0;
     }
     if (mode === "one-flush" && failures.length === 0) {
       if (log.lines.some((l) => pushLine.test(l.text))) failures.push("a flush ran before the load ended");
@@ -225,10 +264,13 @@ export async function measureCapacity(
       pushVersion: 0,
       queued: 0,
       failedAgain,
+      watchCpuMaxMs: watchCpu.length > 0 ? Math.max(...watchCpu) : Number.NaN,
+      watchResources: watch?.resources ?? 0,
       failures,
     };
     return row;
   } finally {
+    watch?.close();
     cdp?.close();
     await worker.stop();
     log.stop();
