@@ -5,6 +5,7 @@
  * wire format does not depend on what structured clone happens to support.
  */
 import { decodeValue, encodeValue } from "./codec.ts";
+import { MAX_LIST_LIMIT } from "./sql.ts";
 import type { DeleteOptions, Entry, ListOptions, PutOptions, Store } from "./store.ts";
 
 /** An entry whose value is `encodeValue` text. */
@@ -42,10 +43,17 @@ export function createDurableObjectStore(stub: StoreRpc): Store {
       return wire && fromWire<T>(wire);
     },
 
+    /**
+     * At most MAX_LIST_LIMIT keys per call, calls one after another: the object never encodes more
+     * than a page's worth of values for one call, however many names a request asks for.
+     */
     async getMany<T>(keys: readonly string[]) {
       const out = new Map<string, Entry<T>>();
-      if (keys.length === 0) return out;
-      for (const wire of await stub.storeGetMany([...keys])) out.set(wire.key, fromWire<T>(wire));
+      const unique = [...new Set(keys)];
+      for (let i = 0; i < unique.length; i += MAX_LIST_LIMIT) {
+        const wires = await stub.storeGetMany(unique.slice(i, i + MAX_LIST_LIMIT));
+        for (const wire of wires) out.set(wire.key, fromWire<T>(wire));
+      }
       return out;
     },
 

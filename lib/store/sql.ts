@@ -10,6 +10,14 @@ import type { DeleteOptions, Entry, ListOptions, ListPage, PutOptions, PutResult
 /** Page size when `limit` is omitted, and the most one page returns. */
 export const MAX_LIST_LIMIT = 1000;
 
+/**
+ * A page also ends once its keys and encoded values reach this many characters (about 1 MiB; the
+ * encoding is ASCII but for non-ASCII names), whatever `limit` says, so one list call never decodes
+ * more than about a megabyte, however large the values under the prefix (a Durable Object has
+ * 128 MB for everything; docs/scaling.md). A page holds at least one entry, so paging always moves.
+ */
+export const MAX_PAGE_CHARS = 1 << 20;
+
 /** Bound parameters per statement stay under the Durable Object SQL limit (100). */
 const KEYS_PER_QUERY = 90;
 
@@ -109,14 +117,21 @@ export function createSqlStore(sql: SqlExec): Store {
         args.push(options.cursor);
       }
       args.push(limit + 1);
-      const rows = sql
-        .exec<Row>(
-          `SELECT key, value, version FROM kv WHERE ${where.join(" AND ")} ORDER BY key LIMIT ?`,
-          ...args,
-        )
-        .toArray();
-      const entries = rows.slice(0, limit).map((row) => entry<T>(row));
-      return rows.length > limit ? { entries, cursor: entries[entries.length - 1]!.key } : { entries };
+      const rows = sql.exec<Row>(
+        `SELECT key, value, version FROM kv WHERE ${where.join(" AND ")} ORDER BY key LIMIT ?`,
+        ...args,
+      );
+      // Rows are read one at a time (the Durable Object's cursor is lazy) and decoded only if kept.
+      const entries: Entry<T>[] = [];
+      let chars = 0;
+      for (const row of rows) {
+        if (entries.length === limit || chars >= MAX_PAGE_CHARS) {
+          return { entries, cursor: entries[entries.length - 1]!.key };
+        }
+        entries.push(entry<T>(row));
+        chars += row.key.length + row.value.length;
+      }
+      return { entries };
     },
   };
 }

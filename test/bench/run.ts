@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFileStore } from "../../lib/store/file.ts";
 import type { Store } from "../../lib/store/store.ts";
+import { measureCapacity } from "./do-capacity.ts";
 import { measureFanout } from "./fanout.ts";
 import { largeBatch, measureIngestStall } from "./ingest-stall.ts";
 import { measureThroughput } from "./ingest-throughput.ts";
@@ -186,4 +187,25 @@ for (const n of [1000, 10_000]) {
   console.log(
     `${pad(n, 8)} | ${pad(r.events, 6)} | ${pad(r.eventsPerSecond.toFixed(0), 33)} | ${pad(`${s(r.ingestMs)} (${s(r.ingestCpuMs)})`, 16)} | ${pad(`${s(r.flushMs)} (${s(r.flushCpuMs)})`, 17)} | ${pad(r.resources, 9)} | ${pad(s(r.floorMs), 7)} | ${pad(`${r.ratio.toFixed(1)}x`, 41)}`,
   );
+}
+
+console.log(
+  "\nwhat one MeshStore Durable Object holds (the real Worker on workerd via wrangler unstable_dev, fresh SQLite per" +
+    " run; N Services + N EndpointSlices × 10 endpoints in 500-event batches; see docs/scaling.md)",
+);
+console.log(
+  "mode            | services | batch ms p50/max | batch CPU ms p50/max | flushes | flush CPU ms max (limit 30,000) | flush + Watch CPU ms max | RSS MB start/end/max | heap MB max/end (limit 128) | SQLite MB | largest value KB (limit 2,048) | failures",
+);
+for (const [mode, sizes] of [
+  ["per-batch", [1000, 2000, 5000, 10_000, 20_000]],
+  ["per-batch+watch", [1000, 10_000]],
+  ["one-flush", [1000, 2000, 5000]],
+] as const) {
+  for (const n of sizes) {
+    const r = await measureCapacity(n, mode);
+    const f = (x: number) => (Number.isNaN(x) ? "-" : x.toFixed(0));
+    console.log(
+      `${mode.padEnd(15)} | ${pad(n, 8)} | ${pad(`${f(r.batchMedianMs)}/${f(r.batchMaxMs)}`, 16)} | ${pad(`${f(r.batchCpuMedianMs)}/${f(r.batchCpuMaxMs)}`, 20)} | ${pad(r.flushes, 7)} | ${pad(f(r.flushCpuMaxMs), 31)} | ${pad(f(r.watchCpuMaxMs), 24)} | ${pad(`${f(r.rssStartMb)}/${f(r.rssEndMb)}/${f(r.rssMaxMb)}`, 20)} | ${pad(`${f(r.heapMaxMb)}/${f(r.heapEndMb)}`, 27)} | ${pad(f(r.sqliteMb), 9)} | ${pad(`${f(r.largestValue.kb)} ${r.largestValue.key.slice(0, 20)}`, 30)} | ${r.failures.join("; ").slice(0, 120) || "none"}`,
+    );
+  }
 }
