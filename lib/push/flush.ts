@@ -52,12 +52,23 @@ export interface ResourceChange {
   service?: string;
 }
 
-/** What push `seq` changed, stored under keys.pushLog(seq). */
+/**
+ * The most changes, and ConfigKeys of the request, one push log entry lists (the rest are only
+ * counted). A first publish of 10k services changes 40k resources: listed whole, its entry would
+ * pass the 2 MB row limit of a Durable Object's SQLite, and the push would fail after publishing.
+ */
+export const maxLoggedNames = 1000;
+
+/** What push `seq` changed, stored under keys.pushLog(seq): bounded, see maxLoggedNames. */
 export interface PushLogEntry {
   seq: number;
   at: number;
-  request: PushRequest;
+  /** The merged request; `configsUpdated` lists at most maxLoggedNames of its `configsCount`. */
+  request: PushRequest & { configsCount?: number };
+  /** The first maxLoggedNames changes, names and versions only. */
   changes: ResourceChange[];
+  /** How many resources the push changed. */
+  changeCount: number;
 }
 
 /** The push counter under keys.pushVersion(). */
@@ -91,6 +102,9 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
   const { store } = deps;
   const lease = await acquireLease(deps);
   if (!lease) return { kind: "busy" };
+  // Whether publishing began, and whether everything after it completed.
+  let publishing = false;
+  let done = false;
   try {
     const queued = await store.getMany<QueuedPush>(queueKeys);
     const request = mergeAll([...queued.values()].map((e) => e.value.request));
@@ -104,6 +118,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const problems = plans.flatMap((p) => p.problems);
       if (problems.length > 0)
         throw new Error(`flush: inconsistent resources, nothing published: ${problems.join("; ")}`);
+      publishing = true;
       changes.push(...(await publish(store, plans)));
     }
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
@@ -111,10 +126,23 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       version = await bumpVersion(deps, request, changes);
     }
     for (const key of queued.keys()) await store.delete(key);
+    done = true;
     return { kind: "done", version, request, changes, recovered: lease.recovered };
   } finally {
-    await store.delete(keys.flushing(), { ifVersion: lease.version });
+    if (publishing && !done) await expireLease(store, lease.version);
+    else await store.delete(keys.flushing(), { ifVersion: lease.version });
   }
+}
+
+/**
+ * After a flush that failed part-way: it may have published changes it never announced, so its
+ * lease is left expired, not deleted. The next flush takes it over at once as recovered: it bumps
+ * the push version and tells every stream to re-read (a retry alone would find nothing changed).
+ * If even this write fails, the lease expires by its age.
+ */
+async function expireLease(store: Store, version: number): Promise<void> {
+  const failed: FlushLease = { owner: "failed", at: 0 };
+  await store.put(keys.flushing(), failed, { ifVersion: version }).catch(() => undefined);
 }
 
 async function acquireLease(deps: FlushDeps): Promise<{ version: number; recovered: boolean } | undefined> {
@@ -216,8 +244,20 @@ async function bumpVersion(
   }));
   const seq = (next as PushVersion).version;
   // The log names what changed; the bytes live under keys.resource(), not once more per push.
-  const logged = changes.map(({ typeUrl, name, version }) => ({ typeUrl, name, version }));
-  const entry: PushLogEntry = { seq, at, request, changes: logged };
+  const logged = changes
+    .slice(0, maxLoggedNames)
+    .map(({ typeUrl, name, version }) => ({ typeUrl, name, version }));
+  const configs = request.configsUpdated;
+  const entry: PushLogEntry = {
+    seq,
+    at,
+    request:
+      configs && configs.length > maxLoggedNames
+        ? { ...request, configsUpdated: configs.slice(0, maxLoggedNames), configsCount: configs.length }
+        : request,
+    changes: logged,
+    changeCount: changes.length,
+  };
   await deps.store.put(keys.pushLog(seq), entry);
   const keep = deps.keepLog ?? 1000;
   if (seq > keep) await deps.store.delete(keys.pushLog(seq - keep));

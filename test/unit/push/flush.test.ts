@@ -2,7 +2,13 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
-import { type FlushDeps, flush, type PushLogEntry, type PushVersion } from "../../../lib/push/flush.ts";
+import {
+  type FlushDeps,
+  flush,
+  maxLoggedNames,
+  type PushLogEntry,
+  type PushVersion,
+} from "../../../lib/push/flush.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
 import { runDebounceTurn } from "../../../lib/push/run.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
@@ -190,6 +196,42 @@ describe("flush", () => {
     expect(await published()).toEqual({});
     expect(await readQueue(store)).toHaveLength(1);
     expect(await store.get(keys.flushing())).toBeUndefined();
+  });
+
+  it("a flush that fails after publishing leaves its lease expired: the next one takes over as recovered", async () => {
+    await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
+    // The push log write fails (as a too-large row once did on the Durable Object's SQLite).
+    const failing: Store = {
+      ...store,
+      put: (key, value, options) =>
+        key.startsWith("pushlog/")
+          ? Promise.reject(new Error("row too big"))
+          : store.put(key, value, options),
+    };
+    await expect(flushQueue(deps({ store: failing }))).rejects.toThrow("row too big");
+    expect(Object.keys(await published())).toHaveLength(4);
+    expect(await readQueue(store)).toHaveLength(1);
+    const before = await pushVersion();
+    // Nothing is left to change, yet the retry announces a push of unknown scope.
+    const r = await flushQueue();
+    expect(r).toMatchObject({ kind: "done", recovered: true, changes: [] });
+    expect(await pushVersion()).toBeGreaterThan(before);
+    expect(await store.get(keys.flushing())).toBeUndefined();
+  });
+
+  it("a push log entry lists at most maxLoggedNames changes and configs, and counts them all", async () => {
+    const events: unknown[] = [];
+    for (let i = 0; i < 260; i++) {
+      const s = serviceEvent() as { object: { metadata: { name: string } } };
+      events.push({ ...s, object: { ...s.object, metadata: { ...s.object.metadata, name: `svc-${i}` } } });
+    }
+    await ingest(...events);
+    const r = await flushQueue();
+    const seq = r.kind === "done" ? r.version : 0;
+    const entry = (await store.get<PushLogEntry>(keys.pushLog(seq)))?.value;
+    expect(r.kind === "done" && r.changes.length).toBeGreaterThan(maxLoggedNames);
+    expect(entry?.changes).toHaveLength(maxLoggedNames);
+    expect(entry?.changeCount).toBe(r.kind === "done" ? r.changes.length : -1);
   });
 
   it("a push of unknown scope regenerates everything and removes what vanished", async () => {
