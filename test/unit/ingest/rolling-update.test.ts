@@ -5,6 +5,7 @@
  * final objects say, and every push during the rollout must be incremental, as Istio's would be.
  */
 import { describe, expect, it } from "vitest";
+import { seededRandom } from "../../fixtures/seeded.ts";
 import { createHarness } from "./support/harness.ts";
 import { createCluster, type SimEvent } from "./support/rollout.ts";
 
@@ -14,17 +15,6 @@ const nodes = [
   { name: "node-b", zone: "eu-west1-c" },
   { name: "node-c", zone: "eu-west1-d" },
 ];
-
-/** Deterministic pseudo-random numbers (mulberry32), so a failure replays exactly. */
-function random(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Delivery troubles: every 7th event is delivered twice; some events arrive after a later one. */
 function roughen(events: SimEvent[], rand: () => number): SimEvent[] {
@@ -41,7 +31,7 @@ function roughen(events: SimEvent[], rand: () => number): SimEvent[] {
 
 describe("a rolling update of 50 pods across 3 slices", () => {
   it("ends serving exactly what the final objects say, with incremental pushes", async () => {
-    const rand = random(20261121);
+    const rand = seededRandom(20261121);
     const k8s = createCluster("shop", "reviews", nodes);
     const sliceOf = (i: number) => `reviews-${["x1a2b", "x3c4d", "x5e6f"][i % 3]}`;
     const v1 = Array.from({ length: 50 }, (_, i) => `reviews-v1-7d9f8-${i}`);

@@ -14,17 +14,7 @@ import {
 } from "../../../lib/xds/delta-state.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 import { setVersion } from "../../../lib/xds/version.ts";
-
-/** A seeded pseudo-random integer below n (mulberry32). */
-function seeded(seed: number) {
-  let a = seed;
-  return (n: number) => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) % n;
-  };
-}
+import { seededInt } from "../../fixtures/seeded.ts";
 
 /** The view rebuilt from scratch, as the session computed it before it kept one. */
 function rebuilt(state: DeltaTypeState): Map<string, string> {
@@ -40,7 +30,7 @@ describe("the Delta client view", () => {
   it.each([
     1, 2, 3,
   ])("equals held plus the responses in flight after random steps (seed %i)", async (seed) => {
-    const random = seeded(seed);
+    const random = seededInt(seed);
     const names = Array.from({ length: 12 }, (_, i) => `e${i}`);
     const state = newTypeState(TypeUrl.endpoint, { e0: "v0", e1: "v0", stray: "v0" });
     applySubscription(state, names, [], true);

@@ -13,6 +13,7 @@ import {
   toStored,
   useSyncSha256,
 } from "../../../lib/xds/version.ts";
+import { seededInt } from "../../fixtures/seeded.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);
 
@@ -99,17 +100,6 @@ describe("setVersion's definition", () => {
   });
 });
 
-/** A seeded pseudo-random sequence (mulberry32): the same steps on every run. */
-function seeded(seed: number) {
-  let a = seed;
-  return (n: number) => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) % n;
-  };
-}
-
 describe("incremental set versions", () => {
   afterEach(() => useSyncSha256(undefined));
   const hashes = [
@@ -123,7 +113,7 @@ describe("incremental set versions", () => {
     sha,
   }) => {
     useSyncSha256(sha);
-    const random = seeded(8);
+    const random = seededInt(8);
     const map = createVersionMap();
     const model = new Map<string, string>();
     for (let step = 0; step < 400; step++) {
