@@ -19,8 +19,11 @@ import {
 
 /** Splits enveloped messages out of a byte stream; the 5-byte prefix is gRPC's (flags, big-endian length). */
 export interface EnvelopeSplitter {
-  /** The messages `chunk` completes, in order; throws ResourceExhausted at a prefix declaring more than readMaxBytes. */
-  decode(chunk: Uint8Array): EnvelopedMessage[];
+  /**
+   * Appends the messages `chunk` completes to `into` (returned), in order; throws ResourceExhausted at
+   * a prefix declaring more than readMaxBytes, the messages before it already in `into`.
+   */
+  decode(chunk: Uint8Array, into?: EnvelopedMessage[]): EnvelopedMessage[];
   /** Bytes held of a message not yet complete (0 between messages). */
   readonly pending: number;
 }
@@ -42,8 +45,7 @@ export function createEnvelopeSplitter(readMaxBytes: number): EnvelopeSplitter {
     return out.subarray(0, n);
   };
   return {
-    decode(chunk) {
-      const out: EnvelopedMessage[] = [];
+    decode(chunk, out = []) {
       if (chunk.length > 0) {
         held.push(chunk);
         heldBytes += chunk.length;
@@ -171,7 +173,7 @@ export function createMessageReader<Desc extends DescMessage>(
     push(chunk) {
       if (ended || failure !== undefined) return;
       try {
-        for (const env of splitter.decode(chunk)) ready.push(env);
+        splitter.decode(chunk, ready);
       } catch (e) {
         // Messages before the refused one are still served; the error comes after them.
         failure = e;
