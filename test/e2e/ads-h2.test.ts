@@ -5,6 +5,7 @@
  * without an encoding, gzip, an unknown encoding, a half-closed client, and what goes to connect.
  */
 import {
+  type ClientHttp2Session,
   type ClientHttp2Stream,
   connect,
   createServer,
@@ -52,7 +53,7 @@ interface Seen {
 
 let server: Http2Server;
 let port: number;
-let session: Http2Session;
+let session: ClientHttp2Session;
 const fallbackPaths: string[] = [];
 const serverSessions = new Set<Http2Session>();
 
@@ -98,7 +99,7 @@ function open(headers: Record<string, string> = {}, path = SOTW) {
   const seen: Seen = { typeUrls: [] };
   let buf = Buffer.alloc(0);
   let got: (() => void) | undefined;
-  stream.on("response", (h) => {
+  stream.on("response", (h: IncomingHttpHeaders) => {
     seen.headers = h;
     take(h);
   });
@@ -158,7 +159,13 @@ describe("ADS on node:http2 (ads-h2.ts)", () => {
     expect(seen).toMatchObject({ typeUrls: [CDS], status: "0" });
   });
 
-  const refusals = [
+  const refusals: {
+    name: string;
+    headers: Record<string, string>;
+    body: Buffer;
+    status: string;
+    message: string;
+  }[] = [
     {
       name: "a message over the limit, from its prefix",
       headers: {},
