@@ -32,6 +32,7 @@ import {
   DiscoveryRequestSchema,
   DiscoveryResponseSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { logSafe } from "../../lib/log-safe.ts";
 import type { Admission } from "../admission.ts";
 import type { AdsHandlers, AdsMethod } from "../ads-handlers.ts";
 import { type Authenticate, nodeChecker } from "../auth.ts";
@@ -70,7 +71,10 @@ export function createAdsH2Listener(options: AdsH2Options, fallback: Listener): 
   const route =
     <I extends DescMessage, O extends DescMessage>(method: Method<I, O>): Listener =>
     (req, res) =>
-      void serve(method, req, res, options, accept);
+      void serve(method, req, res, options, accept).catch((e: unknown) => {
+        // Only writing the trailers can throw here (the stream went away meanwhile): nothing to answer.
+        options.log?.(`xds: ${method.name} stream ended without its trailers: ${logSafe(String(e))}`);
+      });
   const methods = new Map<string, Listener>([
     [
       `${service}/StreamAggregatedResources`,
