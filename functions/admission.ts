@@ -19,20 +19,36 @@ export interface AdmissionOptions {
   onRefused?: (message: string) => void;
 }
 
-/** A Connect interceptor that admits calls at `ratePerSecond`; waits end early when the call is cancelled. */
-export function createAdmissionInterceptor(options: AdmissionOptions): Interceptor {
+/** One per-instance bucket: every transport on XDS_PORT admits its calls through the same one. */
+export interface Admission {
+  /** Resolves when the call may start; rejects with ResourceExhausted (refused) or Canceled (`signal` aborted while waiting). */
+  admit(signal: AbortSignal): Promise<void>;
+}
+
+/** Creates the bucket admitting calls at `ratePerSecond`. */
+export function createAdmission(options: AdmissionOptions): Admission {
   const bucket = createTokenBucket({ ratePerSecond: options.ratePerSecond, burst, maxWaitMs });
   const now = options.now ?? (() => performance.now());
+  return {
+    async admit(signal) {
+      const decision = bucket.take(now());
+      if (!decision.ok) {
+        const message =
+          `request rate limit exceeded: this instance admits ${options.ratePerSecond} new streams and ` +
+          `calls per second (PILOT_MAX_REQUESTS_PER_SECOND); retry with backoff or connect to another instance`;
+        options.onRefused?.(message);
+        throw new ConnectError(message, Code.ResourceExhausted);
+      }
+      if (decision.waitMs > 0) await delay(decision.waitMs, signal);
+    },
+  };
+}
+
+/** A Connect interceptor that admits calls through `admission` (or a bucket of its own built from options). */
+export function createAdmissionInterceptor(admission: AdmissionOptions | Admission): Interceptor {
+  const bucket = "admit" in admission ? admission : createAdmission(admission);
   return (next) => async (req) => {
-    const decision = bucket.take(now());
-    if (!decision.ok) {
-      const message =
-        `request rate limit exceeded: this instance admits ${options.ratePerSecond} new streams and ` +
-        `calls per second (PILOT_MAX_REQUESTS_PER_SECOND); retry with backoff or connect to another instance`;
-      options.onRefused?.(message);
-      throw new ConnectError(message, Code.ResourceExhausted);
-    }
-    if (decision.waitMs > 0) await delay(decision.waitMs, req.signal);
+    await bucket.admit(req.signal);
     return next(req);
   };
 }

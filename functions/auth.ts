@@ -73,22 +73,33 @@ export function createAuthInterceptor(authenticate: Authenticate, log?: (line: s
     if (!auth.ok) throw new ConnectError(auth.message, Code.Unauthenticated);
     const identity = auth.identity;
     req.contextValues.set(identityKey, identity);
-    const check = (message: unknown, position: NodePosition) => {
-      const carried = nodeOf(message);
-      if (!carried.carries) return;
-      const decision = checkNode(identity, carried.node, position);
-      if (decision.ok) return;
-      // A verified caller asking as someone else is worth a line (its text is escaped: identity.ts).
-      if (decision.code === "permission-denied")
-        log?.(`xds: refused ${req.method.name}: ${decision.message}`);
-      throw nodeRefusal(decision);
-    };
+    const check = nodeChecker(identity, req.method.name, log);
     if (!req.stream) {
       check(req.message, "unary");
       return next(req);
     }
     const stream = req.method.methodKind === "bidi_streaming" || req.method.methodKind === "client_streaming";
     return next({ ...req, message: checked(req.message, stream, check) });
+  };
+}
+
+/**
+ * The node check of one call by `identity` (every transport runs this one): a message carrying a
+ * node must name the identity's namespace; refusals throw the ConnectError to end the call with,
+ * and a verified caller asking as someone else is logged (its text is escaped: identity.ts).
+ */
+export function nodeChecker(
+  identity: Identity,
+  methodName: string,
+  log?: (line: string) => void,
+): (message: unknown, position: NodePosition) => void {
+  return (message, position) => {
+    const carried = nodeOf(message);
+    if (!carried.carries) return;
+    const decision = checkNode(identity, carried.node, position);
+    if (decision.ok) return;
+    if (decision.code === "permission-denied") log?.(`xds: refused ${methodName}: ${decision.message}`);
+    throw nodeRefusal(decision);
   };
 }
 

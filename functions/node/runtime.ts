@@ -15,7 +15,8 @@ import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import { useSyncSha256 } from "../../lib/xds/version.ts";
-import { createAdmissionInterceptor } from "../admission.ts";
+import { createAdmission, createAdmissionInterceptor } from "../admission.ts";
+import { createAdsHandlers } from "../ads-handlers.ts";
 import { byGuard, createAuthInterceptor } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
@@ -23,6 +24,7 @@ import { createIngestApp } from "../ingest.ts";
 import { createPollRoutes } from "../poll.ts";
 import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
+import { createAdsH2Listener } from "./ads-h2.ts";
 import { createDebounceTimer } from "./debounce-timer.ts";
 import { nodeSha256 } from "./sha256.ts";
 import { openStore } from "./store.ts";
@@ -53,7 +55,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   // Every read path (ADS, Fetch, Poll/Watch, REST, StatusService) on both ports asks this guard.
   const { guard, ready } = setupGuard(config.xdsAuth, { now, log, readFile: (p) => readFile(p, "utf8") });
   await ready;
-  const auth = [createAuthInterceptor(byGuard(guard), log)];
+  const authenticate = byGuard(guard);
+  const auth = [createAuthInterceptor(authenticate, log)];
   const shutdown = new AbortController();
   // The mesh core owns ingest, start-up sync, the debounce turn, the push log and the change feed;
   // this host adds the timer that drives its turns and the transports.
@@ -103,7 +106,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     log,
   });
   const { maxStreams, maxNamesPerRequest } = config.limits;
-  const xdsRoutes = createXdsRoutes({
+  // The ADS methods, served by connect (Connect, gRPC-Web, JSON) and by the direct gRPC path alike.
+  const ads = createAdsHandlers({
     store,
     pushes: core.feed,
     shutdown: shutdown.signal,
@@ -112,6 +116,18 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     maxResponseBytes: config.limits.maxResponseBytes,
     sync,
   });
+  const xdsRoutes = createXdsRoutes({
+    store,
+    pushes: core.feed,
+    ads,
+    shutdown: shutdown.signal,
+    log,
+    limits: { maxStreams, maxNamesPerRequest },
+    maxResponseBytes: config.limits.maxResponseBytes,
+    sync,
+  });
+  // One admission bucket for every call on XDS_PORT, whichever path serves it.
+  const admission = createAdmission({ ratePerSecond: config.limits.maxRequestsPerSecond });
   const pollRoutes = createPollRoutes(polls, config.limits);
   // PORT also serves REST-JSON xDS and DeltaPollService for HTTP/1.1 Connect clients.
   mountRest(app, { source, limits: config.limits, gate: sync, guard, log });
@@ -119,21 +135,23 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
 
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
   await listening(http);
+  const connectListener = connectNodeAdapter({
+    routes: (router) => {
+      xdsRoutes(router);
+      pollRoutes(router);
+    },
+    // One message on XDS_PORT is bounded like a Poll/REST body (gRPC servers' 4 MiB default).
+    readMaxBytes: config.limits.maxRequestBytes,
+    // The admission rate first (outermost), so a flood is refused before any token is verified.
+    interceptors: [createAdmissionInterceptor(admission), ...auth],
+  });
+  // ADS over gRPC is served straight on node:http2 (functions/node/ads-h2.ts); the rest by connect.
   const h2 = createH2cServer(
     xdsServerOptions(config.limits),
-    connectNodeAdapter({
-      routes: (router) => {
-        xdsRoutes(router);
-        pollRoutes(router);
-      },
-      // One message on XDS_PORT is bounded like a Poll/REST body (gRPC servers' 4 MiB default).
-      readMaxBytes: config.limits.maxRequestBytes,
-      // The admission rate first (outermost), so a flood is refused before any token is verified.
-      interceptors: [
-        createAdmissionInterceptor({ ratePerSecond: config.limits.maxRequestsPerSecond }),
-        ...auth,
-      ],
-    }),
+    createAdsH2Listener(
+      { ads, admission, authenticate, readMaxBytes: config.limits.maxRequestBytes, log },
+      connectListener,
+    ),
   );
   const sessions = new Set<Http2Session>();
   h2.on("session", (s) => {

@@ -1,0 +1,167 @@
+/**
+ * The two ADS stream methods (SotW and Delta), transport-neutral: each takes the proxy's requests
+ * and a signal and yields the responses. connect's router (functions/xds.ts) and Node's direct
+ * HTTP/2 gRPC path (functions/node/ads-h2.ts) serve the same instance, so the per-instance stream
+ * limit, the request checks and the error mapping are one.
+ */
+import { Code, ConnectError } from "@connectrpc/connect";
+import { createProxyStatusRecorder, proxyStatusWriteIntervalMs } from "../lib/core/proxy-status.ts";
+import type {
+  DeltaDiscoveryRequest,
+  DeltaDiscoveryResponse,
+  DiscoveryRequest,
+  DiscoveryResponse,
+} from "../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { ResourceChange } from "../lib/push/flush.ts";
+import type { PushSignal } from "../lib/push/signal.ts";
+import type { SyncTracker } from "../lib/push/sync-tracker.ts";
+import type { Store } from "../lib/store/index.ts";
+import { defaultMaxResponseBytes, ResponseTooLargeError } from "../lib/xds/budget.ts";
+import { createDeltaSession } from "../lib/xds/delta.ts";
+import { type AdsLimits, checkDeltaRequest, defaultAdsLimits } from "../lib/xds/delta-limits.ts";
+import { nodeIdProblem } from "../lib/xds/proxy-record.ts";
+import { createSotwSession } from "../lib/xds/sotw.ts";
+import { createStoreSource } from "../lib/xds/source.ts";
+import { openGate } from "../lib/xds/sync-gate.ts";
+import { runAdsStream, type StreamHooks } from "./ads-stream.ts";
+
+export interface AdsDeps {
+  store: Store;
+  pushes: PushSignal;
+  /** Aborted on shutdown: open streams end cleanly. */
+  shutdown?: AbortSignal;
+  log: (line: string) => void;
+  /** ADS limits; each one omitted takes its default (defaultAdsLimits). */
+  limits?: Partial<AdsLimits>;
+  /** Start-up sync: the gate every read path obeys. */
+  sync?: Pick<SyncTracker, "synced">;
+  /** EDGEPILOT_MAX_RESPONSE_BYTES: the response byte budget (default lib/xds/budget.ts's). */
+  maxResponseBytes?: number;
+}
+
+/** One ADS stream: the proxy's requests in, the responses out, until the requests end or `signal` aborts. */
+export type AdsMethod<Req, Res> = (requests: AsyncIterable<Req>, signal: AbortSignal) => AsyncGenerator<Res>;
+
+/** The ADS methods of one instance: every stream they run counts against one EDGEPILOT_MAX_STREAMS. */
+export interface AdsHandlers {
+  sotw: AdsMethod<DiscoveryRequest, DiscoveryResponse>;
+  delta: AdsMethod<DeltaDiscoveryRequest, DeltaDiscoveryResponse>;
+}
+
+/** Creates the ADS methods over `deps.store` and `deps.pushes`; errors they end with are ConnectErrors. */
+export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
+  const source = createStoreSource(deps.store);
+  const gate = deps.sync ?? openGate;
+  const maxResponseBytes = deps.maxResponseBytes ?? defaultMaxResponseBytes;
+  const limits: AdsLimits = { ...defaultAdsLimits, ...deps.limits };
+  const { pushes } = deps;
+  let openStreams = 0;
+  /**
+   * The hooks of one ADS stream: counts it for its whole life; over maxStreams, refuses it before
+   * it starts; an answer too large to cut ends it with ResourceExhausted; `closed` runs at its end.
+   */
+  const streamHooks = (closed: () => void): StreamHooks => ({
+    open() {
+      if (openStreams >= limits.maxStreams) {
+        throw new ConnectError(
+          `this control plane instance already serves ${openStreams} ADS streams, its limit (EDGEPILOT_MAX_STREAMS); ` +
+            "retry with backoff, connect to another instance, or raise the limit",
+          Code.ResourceExhausted,
+        );
+      }
+      openStreams++;
+    },
+    close(opened) {
+      if (opened) openStreams--;
+      closed();
+    },
+    mapError: exhausted,
+  });
+  const recorder = () =>
+    createProxyStatusRecorder({
+      store: deps.store,
+      log: deps.log,
+      minIntervalMs: proxyStatusWriteIntervalMs,
+    });
+  const withShutdown = (signal: AbortSignal) =>
+    deps.shutdown ? AbortSignal.any([signal, deps.shutdown]) : signal;
+  return {
+    sotw(requests, signal) {
+      const status = recorder();
+      const session = createSotwSession({
+        source,
+        gate,
+        onStatus: status.record,
+        maxResponseBytes,
+        log: deps.log,
+      });
+      const types = new Set<string>();
+      const check = (req: DiscoveryRequest) =>
+        nodeIdError(req.node?.id) ??
+        typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
+        (req.resourceNames.length > limits.maxNamesPerRequest
+          ? new ConnectError(
+              `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
+                `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
+              Code.ResourceExhausted,
+            )
+          : undefined);
+      // A push naming its changes touches only those names (EDS/RDS answer just them).
+      const handlers = {
+        onRequest: session.onRequest,
+        onPush: (changed?: readonly ResourceChange[]) => session.onPush(undefined, changed),
+      };
+      const hooks = streamHooks(() => void status.close());
+      return runAdsStream(requests, handlers, pushes, withShutdown(signal), check, hooks);
+    },
+    delta(requests, signal) {
+      const status = recorder();
+      const session = createDeltaSession({
+        source,
+        gate,
+        onStatus: status.record,
+        maxResponseBytes,
+        log: deps.log,
+      });
+      const check = (req: DeltaDiscoveryRequest) => {
+        const badNode = nodeIdError(req.node?.id);
+        if (badNode) return badNode;
+        const problem = checkDeltaRequest(req, limits, session.subscribed(req.typeUrl));
+        if (!problem) return undefined;
+        const code = problem.code === "invalid-argument" ? Code.InvalidArgument : Code.ResourceExhausted;
+        return new ConnectError(problem.message, code);
+      };
+      const changeAware = {
+        onRequest: session.onRequest,
+        onPush: (changed?: readonly ResourceChange[]) => session.onPush(undefined, changed),
+      };
+      const hooks = streamHooks(() => void status.close());
+      return runAdsStream(requests, changeAware, pushes, withShutdown(signal), check, hooks);
+    },
+  };
+}
+
+/** A node id the stream cannot serve (too long for a status record, control characters) ▶ InvalidArgument. */
+function nodeIdError(id: string | undefined): ConnectError | undefined {
+  const problem = id === undefined ? undefined : nodeIdProblem(id);
+  return problem ? new ConnectError(problem, Code.InvalidArgument) : undefined;
+}
+
+/** A SotW request naming one type URL more than a stream may hold ▶ ResourceExhausted; else notes it. */
+function typeUrlsError(seen: Set<string>, typeUrl: string, max: number): ConnectError | undefined {
+  if (typeUrl === "" || seen.has(typeUrl)) return undefined;
+  if (seen.size >= max) {
+    return new ConnectError(
+      `this stream already asked for ${seen.size} type URLs, the most one stream may (a proxy needs ` +
+        "CDS, EDS, LDS, RDS and a few more); open another stream for more",
+      Code.ResourceExhausted,
+    );
+  }
+  seen.add(typeUrl);
+  return undefined;
+}
+
+/** An answer over EDGEPILOT_MAX_RESPONSE_BYTES that cannot be cut ▶ ResourceExhausted with its message. */
+export function exhausted(e: unknown): unknown {
+  return e instanceof ResponseTooLargeError ? new ConnectError(e.message, Code.ResourceExhausted) : e;
+}

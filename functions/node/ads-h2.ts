@@ -1,0 +1,217 @@
+/**
+ * The two ADS bidi methods over gRPC (application/grpc, application/grpc+proto), served straight
+ * on node:http2 in front of connect-node: one stream costs one message reader, one runAdsStream
+ * generator and a write loop, instead of connect's chain of async-iterable transforms per message.
+ * Every other request (other paths, Connect, gRPC-Web, JSON) goes to `fallback` unchanged.
+ *
+ * It keeps what connect-node and the interceptors give these methods: the one admission bucket
+ * (PILOT_MAX_REQUESTS_PER_SECOND), XDS_AUTH's authentication and node checks (same errors),
+ * readMaxBytes, compressed requests (gzip and br as connect-node, its errors otherwise),
+ * grpc-timeout (connect's parser and error), the same ADS handlers (stream limit, checks, error
+ * mapping), gRPC status and message trailers (connect's setTrailerStatus), and backpressure: a
+ * response is written only once the one before it drained, a request read only when the stream
+ * asks for it. Responses are not compressed (gRPC lets a server answer identity whatever a client accepts).
+ */
+import type { Http2ServerRequest, Http2ServerResponse, IncomingHttpHeaders } from "node:http2";
+import { type DescMessage, type MessageShape, toBinary } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { type Compression, compressionNegotiate, encodeEnvelope } from "@connectrpc/connect/protocol";
+import {
+  contentTypeProto,
+  headerAcceptEncoding,
+  headerEncoding,
+  headerTimeout,
+  parseContentType,
+  parseTimeout,
+  setTrailerStatus,
+} from "@connectrpc/connect/protocol-grpc";
+import { compressionBrotli, compressionGzip } from "@connectrpc/connect-node";
+import {
+  DeltaDiscoveryRequestSchema,
+  DeltaDiscoveryResponseSchema,
+  DiscoveryRequestSchema,
+  DiscoveryResponseSchema,
+} from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { logSafe } from "../../lib/log-safe.ts";
+import type { Admission } from "../admission.ts";
+import type { AdsHandlers, AdsMethod } from "../ads-handlers.ts";
+import { type Authenticate, nodeChecker } from "../auth.ts";
+import { createMessageReader } from "./grpc-messages.ts";
+
+const service = "/envoy.service.discovery.v3.AggregatedDiscoveryService";
+
+export interface AdsH2Options {
+  ads: AdsHandlers;
+  /** The bucket connect's admission interceptor uses too: one rate for the whole port. */
+  admission: Admission;
+  /** XDS_AUTH: who sent the stream, from its headers (functions/auth.ts). */
+  authenticate: Authenticate;
+  /** EDGEPILOT_MAX_REQUEST_BYTES: the largest request message, before and after decompression. */
+  readMaxBytes: number;
+  log?: (line: string) => void;
+  /** Request encodings accepted (connect-node's default: gzip, br). */
+  acceptCompression?: Compression[];
+}
+
+type Listener = (req: Http2ServerRequest, res: Http2ServerResponse) => void;
+
+interface Method<I extends DescMessage, O extends DescMessage> {
+  name: string;
+  input: I;
+  output: O;
+  run: AdsMethod<MessageShape<I>, MessageShape<O>>;
+}
+
+/**
+ * Returns a node:http2 request listener serving the ADS gRPC methods itself and handing every
+ * other request to `fallback` (connectNodeAdapter).
+ */
+export function createAdsH2Listener(options: AdsH2Options, fallback: Listener): Listener {
+  const accept = options.acceptCompression ?? [compressionGzip, compressionBrotli];
+  const route =
+    <I extends DescMessage, O extends DescMessage>(method: Method<I, O>): Listener =>
+    (req, res) =>
+      void serve(method, req, res, options, accept).catch((e: unknown) => {
+        // Only writing the trailers can throw here (the stream went away meanwhile): nothing to answer.
+        options.log?.(`xds: ${method.name} stream ended without its trailers: ${logSafe(String(e))}`);
+      });
+  const methods = new Map<string, Listener>([
+    [
+      `${service}/StreamAggregatedResources`,
+      route({
+        name: "StreamAggregatedResources",
+        input: DiscoveryRequestSchema,
+        output: DiscoveryResponseSchema,
+        run: options.ads.sotw,
+      }),
+    ],
+    [
+      `${service}/DeltaAggregatedResources`,
+      route({
+        name: "DeltaAggregatedResources",
+        input: DeltaDiscoveryRequestSchema,
+        output: DeltaDiscoveryResponseSchema,
+        run: options.ads.delta,
+      }),
+    ],
+  ]);
+  return (req, res) => {
+    const serveAds = req.method === "POST" ? methods.get(req.url.split("?", 1)[0] as string) : undefined;
+    // gRPC binary only; JSON and every other protocol stay with connect.
+    if (!serveAds || parseContentType(req.headers["content-type"] ?? null)?.binary !== true)
+      return fallback(req, res);
+    serveAds(req, res);
+  };
+}
+
+/** One ADS stream, from its headers to its trailers. */
+async function serve<I extends DescMessage, O extends DescMessage>(
+  method: Method<I, O>,
+  req: Http2ServerRequest,
+  res: Http2ServerResponse,
+  options: AdsH2Options,
+  accept: Compression[],
+): Promise<void> {
+  const abort = new AbortController();
+  const { stream } = req;
+  const onClose = () => abort.abort(new ConnectError("stream closed by the client", Code.Canceled));
+  stream.once("close", onClose);
+  const header = (name: string) => single(req.headers[name.toLowerCase()]);
+  const timeout = parseTimeout(header(headerTimeout), Number.MAX_SAFE_INTEGER);
+  const deadline =
+    timeout.timeoutMs === undefined || timeout.error
+      ? undefined
+      : setTimeout(
+          () => abort.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded)),
+          timeout.timeoutMs,
+        );
+  const compression = compressionNegotiate(
+    accept,
+    header(headerEncoding),
+    header(headerAcceptEncoding),
+    headerAcceptEncoding,
+  );
+  let error: unknown;
+  try {
+    await options.admission.admit(abort.signal);
+    const auth = await options.authenticate(webHeaders(req.headers));
+    if (!auth.ok) throw new ConnectError(auth.message, Code.Unauthenticated);
+    const checkNode = nodeChecker(auth.identity, method.name, options.log);
+    const reader = createMessageReader({
+      schema: method.input,
+      readMaxBytes: options.readMaxBytes,
+      compression: compression.request,
+      before: compression.error ?? timeout.error,
+      check: (message, first) => checkNode(message, first ? "stream-first" : "stream-later"),
+      pause: () => req.pause(),
+      resume: () => req.resume(),
+    });
+    req.pause();
+    req.on("data", (chunk: Buffer) => reader.push(chunk));
+    req.on("end", () => reader.end());
+    req.on("error", (e) => reader.fail(e));
+    for await (const response of method.run(reader, abort.signal)) {
+      if (abort.signal.aborted) break;
+      if (!res.headersSent) res.writeHead(200, { "content-type": contentTypeProto });
+      const bytes = encodeEnvelope(0, toBinary(method.output, response));
+      if (!res.write(bytes)) await drained(res, abort.signal);
+    }
+  } catch (e) {
+    error = e;
+  } finally {
+    clearTimeout(deadline);
+    stream.off("close", onClose);
+  }
+  finish(res, error, abort.signal);
+}
+
+/** Ends the response with its status trailers (grpc-status, percent-encoded grpc-message) unless the stream is gone. */
+function finish(res: Http2ServerResponse, error: unknown, signal: AbortSignal): void {
+  if (res.stream.destroyed || res.stream.closed) return;
+  const reason = signal.aborted ? signal.reason : undefined;
+  // A deadline passed ends the stream with DEADLINE_EXCEEDED, as gRPC servers do.
+  const status =
+    error === undefined
+      ? reason instanceof ConnectError && reason.code === Code.DeadlineExceeded
+        ? reason
+        : undefined
+      : error instanceof ConnectError
+        ? error
+        : new ConnectError("internal error", Code.Internal, undefined, undefined, error);
+  if (!res.headersSent) res.writeHead(200, { "content-type": contentTypeProto });
+  const trailers: Record<string, string> = {};
+  setTrailerStatus(new Headers(), status).forEach((value, key) => {
+    trailers[key] = value;
+  });
+  res.addTrailers(trailers);
+  res.end();
+}
+
+/** Resolves once the response drained, or its stream closed / the stream was aborted. */
+function drained(res: Http2ServerResponse, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    res.once("drain", done);
+    res.once("close", done);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+function single(v: string | string[] | undefined): string | null {
+  return v === undefined ? null : Array.isArray(v) ? v.join(", ") : v;
+}
+
+/** The request's headers as web Headers (what Authenticate reads); HTTP/2 pseudo-headers left out. */
+function webHeaders(headers: IncomingHttpHeaders): Headers {
+  const out = new Headers();
+  for (const [k, v] of Object.entries(headers)) {
+    if (k.startsWith(":") || v === undefined) continue;
+    for (const one of Array.isArray(v) ? v : [v]) out.append(k, one);
+  }
+  return out;
+}

@@ -1,0 +1,203 @@
+/**
+ * The request side of a gRPC stream served straight on node:http2: splits the length-prefixed
+ * messages out of DATA chunks however they were cut (one message over several chunks, several
+ * in one), and hands them to ONE consumer one at a time, pull-based: while a message waits for its
+ * consumer the transport is paused (HTTP/2 flow control then holds the client back), and a message
+ * is decompressed and parsed only when it is asked for. Errors are connect's, with connect's codes
+ * and messages (a message over readMaxBytes ▶ ResourceExhausted from its 5-byte prefix, before its
+ * body is read; a truncated one ▶ InvalidArgument; a compressed flag without an encoding ▶ Internal;
+ * bytes that do not parse ▶ Internal "parse binary").
+ */
+import { type DescMessage, fromBinary, type MessageShape } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
+import {
+  type Compression,
+  compressedFlag,
+  type EnvelopedMessage,
+  envelopeDecompress,
+} from "@connectrpc/connect/protocol";
+
+/** Splits enveloped messages out of a byte stream; the 5-byte prefix is gRPC's (flags, big-endian length). */
+export interface EnvelopeSplitter {
+  /**
+   * Appends the messages `chunk` completes to `into` (returned), in order; throws ResourceExhausted at
+   * a prefix declaring more than readMaxBytes, the messages before it already in `into`.
+   */
+  decode(chunk: Uint8Array, into?: EnvelopedMessage[]): EnvelopedMessage[];
+  /** Bytes held of a message not yet complete (0 between messages). */
+  readonly pending: number;
+}
+
+const prefixBytes = 5;
+
+/** Creates a splitter refusing messages over `readMaxBytes` (connect's message and code). */
+export function createEnvelopeSplitter(readMaxBytes: number): EnvelopeSplitter {
+  // The bytes of the current message (or prefix) so far, copied only when it spans chunks.
+  let held: Uint8Array[] = [];
+  let heldBytes = 0;
+  let want = -1; // the body length of the current message, once its prefix is known
+  let flags = 0;
+  const take = (n: number): Uint8Array => {
+    const out = held.length === 1 ? (held[0] as Uint8Array) : concat(held, heldBytes);
+    const rest = out.subarray(n);
+    held = rest.length > 0 ? [rest] : [];
+    heldBytes = rest.length;
+    return out.subarray(0, n);
+  };
+  return {
+    decode(chunk, out = []) {
+      if (chunk.length > 0) {
+        held.push(chunk);
+        heldBytes += chunk.length;
+      }
+      for (;;) {
+        if (want < 0) {
+          if (heldBytes < prefixBytes) break;
+          const prefix = take(prefixBytes);
+          flags = prefix[0] as number;
+          want = new DataView(prefix.buffer, prefix.byteOffset, prefixBytes).getUint32(1);
+          if (want > readMaxBytes) {
+            throw new ConnectError(
+              `message size ${want} is larger than configured readMaxBytes ${readMaxBytes}`,
+              Code.ResourceExhausted,
+            );
+          }
+        }
+        if (heldBytes < want) break;
+        out.push({ flags, data: take(want) });
+        want = -1;
+      }
+      return out;
+    },
+    get pending() {
+      return heldBytes + (want >= 0 ? prefixBytes : 0);
+    },
+  };
+}
+
+function concat(parts: Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+export interface MessageReaderOptions<Desc extends DescMessage> {
+  schema: Desc;
+  readMaxBytes: number;
+  /** The request's grpc-encoding (connect's compressionNegotiate), or null for identity. */
+  compression: Compression | null;
+  /** Raised at the first read (connect raises its header errors there too): a bad encoding or timeout. */
+  before?: ConnectError | undefined;
+  /** Runs on each parsed message in order, `first` for the stream's first; a throw ends the reads with it. */
+  check?: (message: MessageShape<Desc>, first: boolean) => void;
+  /** Stop / restart the transport's reads (flow control). */
+  pause(): void;
+  resume(): void;
+}
+
+/** The consumer's side is an AsyncIterable (runAdsStream's); the transport pushes into the rest. */
+export interface MessageReader<T> extends AsyncIterable<T> {
+  /** A DATA chunk from the client. */
+  push(chunk: Uint8Array): void;
+  /** The client half-closed its side. */
+  end(): void;
+  /** The transport failed: the next read throws `error`. */
+  fail(error: unknown): void;
+}
+
+/** Creates a reader for one stream; only one `for await` may consume it. */
+export function createMessageReader<Desc extends DescMessage>(
+  options: MessageReaderOptions<Desc>,
+): MessageReader<MessageShape<Desc>> {
+  type T = MessageShape<Desc>;
+  const splitter = createEnvelopeSplitter(options.readMaxBytes);
+  const ready: EnvelopedMessage[] = [];
+  let ended = false;
+  let failure: unknown;
+  let done = false;
+  let first = true;
+  let wake: (() => void) | undefined;
+  const notify = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
+  const open = async (env: EnvelopedMessage): Promise<T> => {
+    const plain =
+      (env.flags & compressedFlag) === compressedFlag
+        ? await envelopeDecompress(env, options.compression, options.readMaxBytes)
+        : env;
+    let message: T;
+    try {
+      message = fromBinary(options.schema, plain.data);
+    } catch (e) {
+      throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
+    }
+    options.check?.(message, first);
+    first = false;
+    return message;
+  };
+  const next = async (): Promise<IteratorResult<T>> => {
+    if (done) return { done: true, value: undefined };
+    try {
+      if (options.before) throw options.before;
+      for (;;) {
+        const env = ready.shift();
+        if (env) {
+          if (ready.length === 0 && !ended && failure === undefined) options.resume();
+          return { done: false, value: await open(env) };
+        }
+        if (failure !== undefined) throw failure;
+        if (ended) {
+          if (splitter.pending > 0)
+            throw new ConnectError("protocol error: incomplete envelope", Code.InvalidArgument);
+          done = true;
+          return { done: true, value: undefined };
+        }
+        options.resume();
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      }
+    } catch (e) {
+      done = true;
+      options.pause();
+      throw e;
+    }
+  };
+  return {
+    push(chunk) {
+      if (ended || failure !== undefined) return;
+      try {
+        splitter.decode(chunk, ready);
+      } catch (e) {
+        // Messages before the refused one are still served; the error comes after them.
+        failure = e;
+      }
+      if (ready.length > 0 || failure !== undefined) options.pause();
+      notify();
+    },
+    end() {
+      ended = true;
+      notify();
+    },
+    fail(error) {
+      if (failure === undefined) failure = error;
+      notify();
+    },
+    [Symbol.asyncIterator]() {
+      return {
+        next,
+        async return() {
+          done = true;
+          options.pause();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}
