@@ -5,7 +5,11 @@
  * limit, the request checks and the error mapping are one.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
-import { createProxyStatusRecorder, proxyStatusWriteIntervalMs } from "../lib/core/proxy-status.ts";
+import {
+  createProxyStatusRecorder,
+  type ProxyStatusRecorder,
+  proxyStatusWriteIntervalMs,
+} from "../lib/core/proxy-status.ts";
 import type {
   DeltaDiscoveryRequest,
   DeltaDiscoveryResponse,
@@ -83,18 +87,20 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
       log: deps.log,
       minIntervalMs: proxyStatusWriteIntervalMs,
     });
+  // What every session of either kind is built with; `status` is its stream's recorder.
+  const sessionOptions = (status: ProxyStatusRecorder) => ({
+    source,
+    gate,
+    onStatus: status.record,
+    maxResponseBytes,
+    log: deps.log,
+  });
   const withShutdown = (signal: AbortSignal) =>
     deps.shutdown ? AbortSignal.any([signal, deps.shutdown]) : signal;
   return {
     sotw(requests, signal) {
       const status = recorder();
-      const session = createSotwSession({
-        source,
-        gate,
-        onStatus: status.record,
-        maxResponseBytes,
-        log: deps.log,
-      });
+      const session = createSotwSession(sessionOptions(status));
       const types = new Set<string>();
       const check = (req: DiscoveryRequest) =>
         nodeIdError(req.node?.id) ??
@@ -116,13 +122,7 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
     },
     delta(requests, signal) {
       const status = recorder();
-      const session = createDeltaSession({
-        source,
-        gate,
-        onStatus: status.record,
-        maxResponseBytes,
-        log: deps.log,
-      });
+      const session = createDeltaSession(sessionOptions(status));
       const check = (req: DeltaDiscoveryRequest) => {
         const badNode = nodeIdError(req.node?.id);
         if (badNode) return badNode;
