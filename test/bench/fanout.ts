@@ -8,7 +8,7 @@
  * only once the previous one's ACKs have drained (the server's event loop is idle again).
  * FANOUT_CPU_PROFILE=<file.cpuprofile> writes the server's CPU profile of the changes alone.
  */
-import { type ChildProcess, fork } from "node:child_process";
+import { type ChildProcess, execFileSync, fork } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { fileURLToPath } from "node:url";
@@ -194,6 +194,22 @@ export async function measureFanout(streams: number, services = 100, changes = 2
     await clients.stop();
     await runtime.stop();
   }
+}
+
+/**
+ * measureFanout in a fresh process: the server's heap then holds only this measurement, not what
+ * earlier bench sections left for the garbage collector.
+ */
+export function measureFanoutAlone(streams: number): FanoutReport {
+  const out = execFileSync(
+    process.execPath,
+    ["--import", "tsx", fileURLToPath(import.meta.url), String(streams)],
+    {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  return JSON.parse(out.trim().split("\n").at(-1) ?? "") as FanoutReport;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

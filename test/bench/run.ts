@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createFileStore } from "../../lib/store/file.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { measureCapacity } from "./do-capacity.ts";
-import { measureFanout } from "./fanout.ts";
+import { measureFanoutAlone } from "./fanout.ts";
 import { largeBatch, measureIngestStall } from "./ingest-stall.ts";
 import { measureThroughput } from "./ingest-throughput.ts";
 import { type MemorySample, measureMemory } from "./memory.ts";
@@ -109,7 +109,7 @@ console.log(
 }
 
 console.log(
-  "\nfan-out: one endpoint change to N Delta streams (Node runtime in-process, real ingest POST, real" +
+  "\nfan-out: one endpoint change to N Delta streams (the Node runtime in a fresh process of its own, real ingest POST, real" +
     " gRPC clients in a child process that also POSTs each change; PILOT_ENABLE_EDS_DEBOUNCE=false; 20 changes," +
     " each once the previous one's ACKs drained)",
 );
@@ -117,7 +117,7 @@ console.log(
   "streams | last stream has it p50 ms (target) | p99 ms (target) | server CPU µs/stream/push (target) | POST ms",
 );
 for (const n of [0, 100, 1000]) {
-  const r = await measureFanout(n);
+  const r = measureFanoutAlone(n);
   const target = (v: number) => (n === 1000 ? ` (≤ ${v})` : "");
   const dash = (v: string) => (n === 0 ? "-" : v);
   console.log(
