@@ -32,6 +32,10 @@ export interface FlushDeps {
   leaseMs?: number;
   /** How many push log entries to keep. */
   keepLog?: number;
+  /** Services planned and published at a time; default chunkServices. */
+  chunkServices?: number;
+  /** Encoded bytes one push's changes may carry; default maxFeedBodyBytes. */
+  maxFeedBodyBytes?: number;
   /** meshConfig discoverySelectors: only matching namespaces are served. Default: all. */
   discoverySelectors?: readonly LabelSelector[];
 }
@@ -39,7 +43,8 @@ export interface FlushDeps {
 /**
  * One published change: a new version, or null for a removal. An upsert from flush() also carries
  * the published resource's encoded `body` and `service` (the very StoredResource fields, shared,
- * never copied), so a stream answers a push from the change feed without reading the store.
+ * never copied), so a stream answers a push from the change feed without reading the store; past
+ * the push's first maxFeedBodyBytes, upserts carry their version only (streams read those).
  * Push-log entries leave them out (names and versions only).
  */
 export interface ResourceChange {
@@ -58,6 +63,15 @@ export interface ResourceChange {
  * pass the 2 MB row limit of a Durable Object's SQLite, and the push would fail after publishing.
  */
 export const maxLoggedNames = 1000;
+
+/** How many services a flush plans and publishes at a time: what one flush holds in memory. */
+export const chunkServices = 256;
+
+/**
+ * The most encoded bytes one push's changes carry to the streams (about the first-subscription
+ * bytes of a 10k-service mesh); what is past it streams read from the store.
+ */
+export const maxFeedBodyBytes = 16 * 1024 * 1024;
 
 /** What push `seq` changed, stored under keys.pushLog(seq): bounded, see maxLoggedNames. */
 export interface PushLogEntry {
@@ -110,16 +124,25 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     const request = mergeAll([...queued.values()].map((e) => e.value.request));
     const changes: ResourceChange[] = [];
     if (request) {
-      const plans = [];
       const visibility = createVisibility(store, deps.discoverySelectors ?? []);
-      for (const ref of await servicesInScope(store, request)) {
-        plans.push(await planService(deps, visibility.filterView, ref, request.full));
+      const refs = await servicesInScope(store, request);
+      const chunk = deps.chunkServices ?? chunkServices;
+      const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };
+      // In chunks, so a flush of the whole mesh never holds every plan (a Durable Object has
+      // 128 MB); each chunk is checked before any of it is published.
+      for (let at = 0; at < refs.length; at += chunk) {
+        const plans = [];
+        for (const ref of refs.slice(at, at + chunk)) {
+          plans.push(await planService(deps, visibility.filterView, ref, request.full));
+        }
+        const problems = plans.flatMap((p) => p.problems);
+        if (problems.length > 0) {
+          const what = at === 0 ? "nothing published" : `the ${at} service(s) before them were published`;
+          throw new Error(`flush: inconsistent resources, ${what}: ${problems.join("; ")}`);
+        }
+        publishing = true;
+        changes.push(...(await publish(store, plans, feed)));
       }
-      const problems = plans.flatMap((p) => p.problems);
-      if (problems.length > 0)
-        throw new Error(`flush: inconsistent resources, nothing published: ${problems.join("; ")}`);
-      publishing = true;
-      changes.push(...(await publish(store, plans)));
     }
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
     if (request && (changes.length > 0 || lease.recovered)) {
@@ -203,19 +226,27 @@ async function planService(
   return plan;
 }
 
-/** Make before break: upserts in CDS, EDS, LDS, RDS order, then removals (LDS, RDS, CDS, EDS). */
-async function publish(store: Store, plans: ServicePlan[]): Promise<ResourceChange[]> {
+/**
+ * Make before break within a chunk: upserts in CDS, EDS, LDS, RDS order, then removals (LDS, RDS,
+ * CDS, EDS). Streams hear of the push only once every chunk is published. An upsert's change
+ * carries its bytes while the push's carried bytes stay within maxFeedBodyBytes (`feed` counts
+ * them across chunks); past feed.maxBytes, a change names its version only and streams read the store.
+ */
+async function publish(
+  store: Store,
+  plans: ServicePlan[],
+  feed: { bodyBytes: number; maxBytes: number },
+): Promise<ResourceChange[]> {
   const changes: ResourceChange[] = [];
   for (const typeUrl of [T.cluster, T.endpoint, T.listener, T.route]) {
     for (const r of plans.flatMap((p) => p.upserts.filter((u) => u.typeUrl === typeUrl))) {
       await store.put(keys.resource(r.typeUrl, r.name), r);
-      changes.push({
-        typeUrl: r.typeUrl,
-        name: r.name,
-        version: r.version,
-        body: r.body,
-        service: r.service,
-      });
+      feed.bodyBytes += r.body.byteLength;
+      changes.push(
+        feed.bodyBytes <= feed.maxBytes
+          ? { typeUrl: r.typeUrl, name: r.name, version: r.version, body: r.body, service: r.service }
+          : { typeUrl: r.typeUrl, name: r.name, version: r.version },
+      );
     }
   }
   for (const typeUrl of [T.listener, T.route, T.cluster, T.endpoint]) {

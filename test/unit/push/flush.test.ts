@@ -220,18 +220,75 @@ describe("flush", () => {
   });
 
   it("a push log entry lists at most maxLoggedNames changes and configs, and counts them all", async () => {
-    const events: unknown[] = [];
-    for (let i = 0; i < 260; i++) {
-      const s = serviceEvent() as { object: { metadata: { name: string } } };
-      events.push({ ...s, object: { ...s.object, metadata: { ...s.object.metadata, name: `svc-${i}` } } });
-    }
-    await ingest(...events);
+    await ingest(...services(260));
     const r = await flushQueue();
     const seq = r.kind === "done" ? r.version : 0;
     const entry = (await store.get<PushLogEntry>(keys.pushLog(seq)))?.value;
     expect(r.kind === "done" && r.changes.length).toBeGreaterThan(maxLoggedNames);
     expect(entry?.changes).toHaveLength(maxLoggedNames);
     expect(entry?.changeCount).toBe(r.kind === "done" ? r.changes.length : -1);
+  });
+
+  /** `n` Services named svc-0..svc-(n-1), each with no endpoints. */
+  const services = (n: number) =>
+    Array.from({ length: n }, (_, i) => {
+      const s = serviceEvent() as { object: { metadata: { name: string } } };
+      return { ...s, object: { ...s.object, metadata: { ...s.object.metadata, name: `svc-${i}` } } };
+    });
+
+  it("plans and publishes in chunks: every service of a big flush is published, as in one piece", async () => {
+    await ingest(...services(10));
+    const chunked = await flushQueue(deps({ chunkServices: 3 }));
+    const inChunks = await published();
+    // The same mesh flushed in one piece publishes the same names and versions.
+    const whole = createMemoryStore();
+    await applyEvents(
+      { store: whole, registry: defaultRegistryOptions, now: () => clock },
+      "c1",
+      (validateEvents(services(10)) as { ok: true; value: never }).value,
+    );
+    await flush(
+      deps({ store: whole }),
+      (await readQueue(whole)).map((q) => q.key),
+    );
+    expect(Object.keys(inChunks)).toHaveLength(40);
+    expect(inChunks).toEqual(await published(whole));
+    expect(chunked.kind === "done" && chunked.changes).toHaveLength(40);
+  });
+
+  it("a chunk that is inconsistent stops the flush: earlier chunks stay published, the next flush recovers", async () => {
+    await ingest(...services(4));
+    // svc-3's ClusterLoadAssignment is never generated: its chunk (the second of two) is refused.
+    const noEdsForLast: Generator[] = generators.map((g) =>
+      g.typeUrl === TypeUrl.endpoint
+        ? {
+            typeUrl: g.typeUrl,
+            generate: (view, ctx) => (view.hostname.startsWith("svc-3.") ? [] : g.generate(view, ctx)),
+          }
+        : g,
+    );
+    await expect(flushQueue(deps({ generators: noEdsForLast, chunkServices: 2 }))).rejects.toThrow(
+      /the 2 service\(s\) before them were published: .*svc-3/,
+    );
+    expect(Object.keys(await published())).toHaveLength(8);
+    const r = await flushQueue();
+    expect(r).toMatchObject({ kind: "done", recovered: true });
+    expect(Object.keys(await published())).toHaveLength(16);
+  });
+
+  it("a push's changes carry bytes up to maxFeedBodyBytes; past it, versions only", async () => {
+    await ingest(...services(3));
+    const r = await flushQueue(deps({ maxFeedBodyBytes: 250 }));
+    const changes = r.kind === "done" ? r.changes : [];
+    const carried = changes.filter((c) => c.body !== undefined);
+    expect(carried.length).toBeGreaterThan(0);
+    expect(carried.length).toBeLessThan(changes.length);
+    expect(carried.reduce((n, c) => n + (c.body?.byteLength ?? 0), 0)).toBeLessThanOrEqual(250);
+    for (const c of changes.filter((c) => c.body === undefined)) {
+      expect(c.version).toBe(
+        (await store.get<StoredResource>(keys.resource(c.typeUrl, c.name)))?.value.version,
+      );
+    }
   });
 
   it("a push of unknown scope regenerates everything and removes what vanished", async () => {
