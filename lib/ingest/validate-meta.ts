@@ -3,6 +3,8 @@
  * the namespace a DNS-1123 label where the kind lives in one (and none where it does not),
  * labels and annotations by key and value syntax, annotations at most 256 KiB in total.
  */
+
+import { utf8Length } from "../utf8.ts";
 import {
   type Check,
   child,
@@ -99,18 +101,4 @@ export function validateMeta(
     if (p) return p;
   }
   return undefined;
-}
-
-function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
 }

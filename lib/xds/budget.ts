@@ -4,6 +4,8 @@
  * bytes, so the size of a response is known exactly before it is built: the wire size of each
  * resource entry below is the protobuf length of the field that carries it.
  */
+
+import { utf8Length } from "../utf8.ts";
 import type { StoredResource } from "./types.ts";
 
 /**
@@ -46,8 +48,6 @@ function varintBytes(n: number): number {
   return bytes;
 }
 
-const utf8 = new TextEncoder();
-
 /** Bytes of a length-delimited field (one-byte tag) whose payload is `payload` bytes. */
 function fieldBytes(payload: number): number {
   return 1 + varintBytes(payload) + payload;
@@ -59,7 +59,7 @@ function singularBytes(payload: number): number {
 }
 
 function stringBytes(s: string): number {
-  return singularBytes(utf8.encode(s).length);
+  return singularBytes(utf8Length(s));
 }
 
 /** Bytes of google.protobuf.Any { type_url, value } holding `r`, as a field of its parent. */
@@ -79,7 +79,7 @@ export function deltaResourceBytes(r: StoredResource): number {
 
 /** Bytes one name adds to removed_resources (a repeated field: even "" is encoded). */
 export function removedNameBytes(name: string): number {
-  return fieldBytes(utf8.encode(name).length);
+  return fieldBytes(utf8Length(name));
 }
 
 /**

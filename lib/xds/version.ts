@@ -106,24 +106,33 @@ function first64(digest: Uint8Array): Pair64 {
   return { hi: view.getUint32(0), lo: view.getUint32(4) };
 }
 
+/** What a pair's digest hashes: the JSON `[name, version]`. */
+const pairJson = (name: string, version: string) => JSON.stringify([name, version]);
+
+/**
+ * The pair's key in the digest cache: cheaper to build than its JSON, and as unambiguous (the
+ * version's length first, so no two pairs share a key).
+ */
+const cacheKey = (name: string, version: string) => `${version.length}:${version}${name}`;
+
 /** The pair digest now, when cached or a synchronous SHA-256 is injected; else undefined. */
-function pairNow(key: string): Pair64 | undefined {
+function pairNow(name: string, version: string): Pair64 | undefined {
+  const key = cacheKey(name, version);
   const hit = cachedPair(key);
   if (hit !== undefined || !syncSha256) return hit;
-  const digest = first64(syncSha256(utf8.encode(key)));
+  const digest = first64(syncSha256(utf8.encode(pairJson(name, version))));
   rememberPair(key, digest);
   return digest;
 }
 
-async function pairLater(key: string): Promise<Pair64> {
-  const now = pairNow(key);
+async function pairLater(name: string, version: string): Promise<Pair64> {
+  const now = pairNow(name, version);
   if (now !== undefined) return now;
-  const digest = first64(new Uint8Array(await crypto.subtle.digest("SHA-256", utf8.encode(key))));
-  rememberPair(key, digest);
+  const bytes = utf8.encode(pairJson(name, version));
+  const digest = first64(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
+  rememberPair(cacheKey(name, version), digest);
   return digest;
 }
-
-const pairKey = (name: string, version: string) => JSON.stringify([name, version]);
 
 /** A running sum mod 2^64 of pair digests, in two 32-bit halves. */
 interface Sum64 {
@@ -153,23 +162,23 @@ const hex8 = (n: number) => n.toString(16).padStart(8, "0");
  */
 export function createSetDigest(): SetDigest {
   const sum: Sum64 = { hi: 0, lo: 0 };
-  let pending: { key: string; sign: 1 | -1 }[] = [];
+  let pending: { name: string; version: string; sign: 1 | -1 }[] = [];
   let folding: Promise<void> | undefined;
-  const apply = (key: string, sign: 1 | -1) => {
-    const digest = pending.length === 0 && !folding ? pairNow(key) : undefined;
-    if (digest === undefined) pending.push({ key, sign });
+  const apply = (name: string, version: string, sign: 1 | -1) => {
+    const digest = pending.length === 0 && !folding ? pairNow(name, version) : undefined;
+    if (digest === undefined) pending.push({ name, version, sign });
     else addTo(sum, digest, sign);
   };
   const hex = () => hex8(sum.hi) + hex8(sum.lo);
   return {
-    add: (name, version) => apply(pairKey(name, version), 1),
-    remove: (name, version) => apply(pairKey(name, version), -1),
+    add: (name, version) => apply(name, version, 1),
+    remove: (name, version) => apply(name, version, -1),
     version() {
       if (pending.length === 0 && !folding) return Promise.resolve(hex());
       const batch = pending;
       pending = [];
       const fold = (folding ?? Promise.resolve()).then(async () => {
-        const digests = await Promise.all(batch.map((p) => pairLater(p.key)));
+        const digests = await Promise.all(batch.map((p) => pairLater(p.name, p.version)));
         batch.forEach((p, i) => {
           addTo(sum, digests[i] as Pair64, p.sign);
         });
