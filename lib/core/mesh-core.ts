@@ -7,6 +7,7 @@
  * (`requestTurn`: a timer, an alarm) and the transports that map requests to core calls.
  */
 import type { Config } from "../config.ts";
+import { logSafe } from "../log-safe.ts";
 import type { DebounceTurn } from "../push/run.ts";
 import { type PublishedStatus, publishedStatus } from "../push/status.ts";
 import type { SyncState } from "../push/sync-state.ts";
@@ -84,7 +85,7 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
   const { store, config, timers, log, requestTurn } = options;
   const now = () => timers.now();
   const hooks = createMeshHooks(log);
-  const feed = createChangeFeed((err) => log(`xds: push listener failed: ${err}`));
+  const feed = createChangeFeed((err) => log(`xds: push listener failed: ${logSafe(err)}`));
   const ask = () => void requestTurn();
   let stopSweep: (() => void) | undefined;
   const sync = createSyncTracker({
