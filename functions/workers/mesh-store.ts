@@ -14,6 +14,7 @@ import type { Hono } from "hono";
 import type { Config } from "../../lib/config.ts";
 import { createMeshCore, type MeshCore } from "../../lib/core/mesh-core.ts";
 import { turnFailedLine, turnRetryMs } from "../../lib/core/push-log.ts";
+import { logSafe } from "../../lib/log-safe.ts";
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { DeleteOptions, ListOptions, PutOptions, Store } from "../../lib/store/store.ts";
@@ -132,7 +133,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
         // The batch is applied and queued already; the cron kick is the safety net for a lost one.
         requestTurn: () =>
           this.#arm().catch((err: unknown) =>
-            console.log(`debounce: arming the alarm failed, the cron trigger will push: ${err}`),
+            console.error(`debounce: arming the alarm failed, the cron trigger will push: ${logSafe(err)}`),
           ),
       });
       this.#started = this.#core.start().then(
