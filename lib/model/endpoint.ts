@@ -20,6 +20,11 @@ export interface Endpoint {
   /** SPIFFE identity, or "" when unknown. */
   serviceAccount: string;
   health: HealthStatus;
+  // Optional fields below are present only when set, always in this order.
+  /** Load balancing weight (a WorkloadEntry's weight); absent = unset (the proxy's default, 1). */
+  weight?: number;
+  /** The network the endpoint lives in (a WorkloadEntry's network); absent = the default network. */
+  network?: string;
 }
 
 /** The identity of an endpoint inside one shard: two endpoints with one key are the same endpoint. */
@@ -38,6 +43,8 @@ export function endpointEquals(a: Endpoint, b: Endpoint): boolean {
     a.locality.region === b.locality.region &&
     a.locality.zone === b.locality.zone &&
     a.locality.subzone === b.locality.subzone &&
+    a.weight === b.weight &&
+    a.network === b.network &&
     recordEquals(a.labels, b.labels)
   );
 }

@@ -16,8 +16,13 @@ export type Protocol =
   | "UDP"
   | "UnsupportedProtocol";
 
-/** How clients reach the service: load balanced by the proxy, or passed through (headless). */
-export type Resolution = "ClientSideLB" | "Passthrough" | "DNSLB" | "Alias";
+/**
+ * How clients reach the service (Istio model.Resolution): load balanced by the proxy over known
+ * endpoints (ClientSideLB), passed through to the address the client resolved (Passthrough:
+ * headless, ServiceEntry NONE), resolved by DNS with every address used (DNSLB: ServiceEntry DNS)
+ * or only the first (DNSRoundRobinLB: ServiceEntry DNS_ROUND_ROBIN), or an alias of another name.
+ */
+export type Resolution = "ClientSideLB" | "Passthrough" | "DNSLB" | "DNSRoundRobinLB" | "Alias";
 
 /** One port of a service. `name` is what endpoints refer to as their service port name. */
 export interface ServicePort {
@@ -72,6 +77,11 @@ export interface Service {
   /** spec.internalTrafficPolicy Local: clients reach only endpoints on their own node. */
   nodeLocal?: boolean;
   trafficDistribution?: TrafficDistribution;
+  /**
+   * A ServiceEntry's subjectAltNames (Istio Service.ServiceAccounts): identities the server
+   * certificate may carry, besides those of the endpoints' service accounts. Sorted, unique.
+   */
+  subjectAltNames?: string[];
 }
 
 /** The Istio hostname of a Kubernetes service. */

@@ -122,3 +122,55 @@ export function selects(
   for (const k in selector) if (labels[k] !== selector[k]) return false;
   return true;
 }
+
+/**
+ * A networking.istio.io WorkloadSelector (ServiceEntry, Sidecar): `{ labels: {...} }`, as istiod's
+ * ValidateAlphaWorkloadSelector checks it: no empty key and no `*` in a key or value. Other key and
+ * value syntax is accepted, as istiod accepts it (such a selector matches nothing). An empty
+ * selector is valid and selects every workload of the namespace. (`workloadSelector` above reads
+ * `matchLabels`, the shape of the security and telemetry kinds.)
+ */
+export const networkingWorkloadSelector: Check = (v, path) => {
+  if (!isObject(v)) return { field: path, message: `must be an object, got ${typeName(v)}` };
+  const labels = v.labels;
+  if (labels === undefined || labels === null) return undefined;
+  const at = child(path, "labels");
+  if (!isObject(labels))
+    return { field: at, message: `must be an object of strings, got ${typeName(labels)}` };
+  for (const [k, x] of Object.entries(labels)) {
+    const field = child(at, k);
+    if (typeof x !== "string") return { field, message: `must be a string, got ${typeName(x)}` };
+    if (k === "") return { field, message: "empty key is not supported in selector" };
+    if (k.includes("*") || x.includes("*"))
+      return { field, message: `wildcard is not supported in selector: ${quote(`${k}=${x}`)}` };
+  }
+  return undefined;
+};
+
+/** The labels of a networking WorkloadSelector, or undefined when there is no selector. */
+export function selectorLabels(selector: unknown): Record<string, string> | undefined {
+  if (!isObject(selector)) return undefined;
+  return isObject(selector.labels) ? (selector.labels as Record<string, string>) : {};
+}
+
+/**
+ * exportTo of a config in `namespace`, as istiod's validateExportTo: the `exportTo` syntax, and
+ * `.` together with the namespace's own name is a duplicate, and `*` must stand alone.
+ */
+export const exportToIn =
+  (namespace: string): Check =>
+  (v, path) => {
+    const p = exportTo(v, path);
+    if (p || !Array.isArray(v)) return p;
+    if (v.includes(".") && v.includes(namespace))
+      return {
+        field: `${path}[${v.indexOf(namespace)}]`,
+        message: `duplicate entries in exportTo: "." and the config's own namespace ${quote(namespace)}`,
+      };
+    if (v.includes("*") && v.length > 1)
+      return {
+        field: `${path}[${v.indexOf("*")}]`,
+        message: `cannot have both public ("*") and non-public exportTo values`,
+      };
+    return undefined;
+  };
