@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { exportToIn, networkingWorkloadSelector, selectorLabels } from "../../../../lib/registry/istio/common.ts";
+import {
+  exportToIn,
+  networkingWorkloadSelector,
+  selectorLabels,
+} from "../../../../lib/registry/istio/common.ts";
 
 describe("networkingWorkloadSelector (istiod ValidateAlphaWorkloadSelector)", () => {
   it.each([[{}], [{ labels: {} }], [{ labels: { app: "a", "x.io/v": "1" } }]])("accepts %j", (v) =>

@@ -97,7 +97,12 @@ describe("serviceEntryEndpoints", () => {
         { address: "10.0.0.1", locality: "us/us-1a/r1", serviceAccount: "vm" },
       ],
     });
-    const second = endpoint({ address: "10.0.0.2", labels: { "topology.istio.io/cluster": "c1", "topology.istio.io/network": "n1", v: "2" }, weight: 5, network: "n1" });
+    const second = endpoint({
+      address: "10.0.0.2",
+      labels: { "topology.istio.io/cluster": "c1", "topology.istio.io/network": "n1", v: "2" },
+      weight: 5,
+      network: "n1",
+    });
     const first = endpoint({
       labels: {
         "topology.istio.io/cluster": "c1",
@@ -122,17 +127,25 @@ describe("serviceEntryEndpoints", () => {
 
   it("reads the locality from the istio-locality label when the endpoint has none", () => {
     const se = seConfig({ endpoints: [{ address: "10.0.0.1", labels: { "istio-locality": "eu.eu-1b" } }] });
-    expect(serviceEntryEndpoints(se, [], options)[0]?.endpoints[0]?.locality).toEqual({ region: "eu", zone: "eu-1b", subzone: "" });
+    expect(serviceEntryEndpoints(se, [], options)[0]?.endpoints[0]?.locality).toEqual({
+      region: "eu",
+      zone: "eu-1b",
+      subzone: "",
+    });
   });
 
   it("skips unix and network-only endpoints (reported as unsupported)", () => {
-    const se = seConfig({ endpoints: [{ address: "unix:///a.sock" }, { network: "remote" }, { address: "10.0.0.1" }] });
+    const se = seConfig({
+      endpoints: [{ address: "unix:///a.sock" }, { network: "remote" }, { address: "10.0.0.1" }],
+    });
     expect(serviceEntryEndpoints(se, [], options)[0]?.endpoints.map((e) => e.address)).toEqual(["10.0.0.1"]);
   });
 
   it("keeps DNS endpoint hostnames; without endpoints a DNS host resolves itself on targetPort or number", () => {
     const withEndpoints = seConfig({ resolution: "DNS", endpoints: [{ address: "backend.example.com" }] });
-    expect(serviceEntryEndpoints(withEndpoints, [], options)[0]?.endpoints).toEqual([endpoint({ address: "backend.example.com" })]);
+    expect(serviceEntryEndpoints(withEndpoints, [], options)[0]?.endpoints).toEqual([
+      endpoint({ address: "backend.example.com" }),
+    ]);
     const bare = seConfig({
       resolution: "DNS_ROUND_ROBIN",
       endpoints: undefined,
@@ -145,20 +158,37 @@ describe("serviceEntryEndpoints", () => {
     expect(serviceEntryEndpoints(bare, [], options)).toEqual([
       {
         hostname: "api.example.com",
-        endpoints: [endpoint({ ...hostOnly, port: 80 }), endpoint({ ...hostOnly, port: 8443, servicePortName: "https" })],
+        endpoints: [
+          endpoint({ ...hostOnly, port: 80 }),
+          endpoint({ ...hostOnly, port: 8443, servicePortName: "https" }),
+        ],
       },
     ]);
   });
 
   it("has no endpoints for NONE or for STATIC without endpoints", () => {
-    expect(serviceEntryEndpoints(seConfig({ resolution: "NONE", endpoints: undefined }), [], options)[0]?.endpoints).toEqual([]);
+    expect(
+      serviceEntryEndpoints(seConfig({ resolution: "NONE", endpoints: undefined }), [], options)[0]
+        ?.endpoints,
+    ).toEqual([]);
     expect(serviceEntryEndpoints(seConfig({ endpoints: [] }), [], options)[0]?.endpoints).toEqual([]);
   });
 
   it("turns the WorkloadEntries its selector matches in its namespace into endpoints", () => {
-    const se = seConfig({ endpoints: undefined, workloadSelector: { labels: { app: "api" } }, ports: [{ number: 80, name: "http", protocol: "HTTP" }] });
+    const se = seConfig({
+      endpoints: undefined,
+      workloadSelector: { labels: { app: "api" } },
+      ports: [{ number: 80, name: "http", protocol: "HTTP" }],
+    });
     const candidates = [
-      weConfig({ address: "10.1.0.1", ports: { http: 8080 }, serviceAccount: "vm", weight: 2, network: "n2", locality: "r/z" }),
+      weConfig({
+        address: "10.1.0.1",
+        ports: { http: 8080 },
+        serviceAccount: "vm",
+        weight: 2,
+        network: "n2",
+        locality: "r/z",
+      }),
       weConfig({ address: "10.1.0.2", labels: { app: "web" } }, { name: "other-app" }),
       weConfig({ address: "10.1.0.3" }, { name: "other-ns", namespace: "elsewhere" }),
       // Metadata labels override spec labels when selecting.
@@ -185,7 +215,11 @@ describe("serviceEntryEndpoints", () => {
       weight: 2,
       network: "n2",
     });
-    const dns = seConfig({ resolution: "DNS", endpoints: undefined, workloadSelector: { labels: { app: "api" } } });
+    const dns = seConfig({
+      resolution: "DNS",
+      endpoints: undefined,
+      workloadSelector: { labels: { app: "api" } },
+    });
     expect(serviceEntryEndpoints(dns, candidates, options)[0]?.endpoints.map((e) => e.address)).toEqual([
       "10.1.0.1",
       "10.1.0.4",
@@ -208,12 +242,22 @@ describe("serviceEntryUnsupportedFields", () => {
     ["nothing for a plain spec", { ...seSpec() }, []],
     [
       "unix and network-only endpoints, and unknown fields",
-      { ...seSpec({ endpoints: [{ address: "unix:///a.sock" }, { network: "n" }, { address: "10.0.0.1" }] }), endpoints: [{ address: "unix:///a.sock" }, { network: "n" }, { address: "10.0.0.1", future: 1 }], newField: true },
+      {
+        ...seSpec({ endpoints: [{ address: "unix:///a.sock" }, { network: "n" }, { address: "10.0.0.1" }] }),
+        endpoints: [{ address: "unix:///a.sock" }, { network: "n" }, { address: "10.0.0.1", future: 1 }],
+        newField: true,
+      },
       ["spec.endpoints[0].address", "spec.endpoints[1].address", "spec.endpoints[2].future", "spec.newField"],
     ],
     [
       "targetPort under NONE (Istio's passthrough target ports)",
-      { ...seSpec({ resolution: "NONE", endpoints: undefined, ports: [{ number: 80, name: "http", targetPort: 8080 }] }) },
+      {
+        ...seSpec({
+          resolution: "NONE",
+          endpoints: undefined,
+          ports: [{ number: 80, name: "http", targetPort: 8080 }],
+        }),
+      },
       ["spec.ports[0].targetPort"],
     ],
   ])("%s", (_name, spec, want) => {

@@ -33,18 +33,58 @@ describe("workloadEntryCheck refuses what istiod refuses, naming the field", () 
   it.each<[string, unknown, string, string]>([
     ["no spec", undefined, "object.spec", "is required"],
     ["no address and no network", { labels: { a: "b" } }, "object.spec.address", "address is required"],
-    ["an address that is neither IP nor FQDN", { address: "not a name" }, "object.spec.address", "not a valid FQDN or an IP"],
-    ["an address past 256 characters", { address: `${"a".repeat(250)}.example` }, "object.spec.address", "at most 256"],
+    [
+      "an address that is neither IP nor FQDN",
+      { address: "not a name" },
+      "object.spec.address",
+      "not a valid FQDN or an IP",
+    ],
+    [
+      "an address past 256 characters",
+      { address: `${"a".repeat(250)}.example` },
+      "object.spec.address",
+      "at most 256",
+    ],
     ["a relative unix path", { address: "unix://app.sock" }, "object.spec.address", "absolute path"],
     ["a unix directory", { address: "unix:///var/run/" }, "object.spec.address", "absolute path"],
-    ["a unix socket with ports", { address: "unix:///a.sock", ports: { http: 80 } }, "object.spec.ports", "must not include ports"],
-    ["a port name that is not a DNS label", { address: "10.0.0.1", ports: { Http: 80 } }, "object.spec.ports.Http", "invalid port name"],
+    [
+      "a unix socket with ports",
+      { address: "unix:///a.sock", ports: { http: 80 } },
+      "object.spec.ports",
+      "must not include ports",
+    ],
+    [
+      "a port name that is not a DNS label",
+      { address: "10.0.0.1", ports: { Http: 80 } },
+      "object.spec.ports.Http",
+      "invalid port name",
+    ],
     ["a port 0", { address: "10.0.0.1", ports: { http: 0 } }, "object.spec.ports.http", "1..65535"],
-    ["a port that is not a number", { address: "10.0.0.1", ports: { http: "80" } }, "object.spec.ports.http", "1..65535"],
-    ["a bad label key", { address: "10.0.0.1", labels: { "a/b/c": "x" } }, "object.spec.labels[\"a/b/c\"]", "label key"],
+    [
+      "a port that is not a number",
+      { address: "10.0.0.1", ports: { http: "80" } },
+      "object.spec.ports.http",
+      "1..65535",
+    ],
+    [
+      "a bad label key",
+      { address: "10.0.0.1", labels: { "a/b/c": "x" } },
+      'object.spec.labels["a/b/c"]',
+      "label key",
+    ],
     ["a weight past uint32", { address: "10.0.0.1", weight: 4294967296 }, "object.spec.weight", "integer"],
-    ["a service account past 253", { address: "10.0.0.1", serviceAccount: "s".repeat(254) }, "object.spec.serviceAccount", "at most 253"],
-    ["a locality that is not a string", { address: "10.0.0.1", locality: 3 }, "object.spec.locality", "must be a string"],
+    [
+      "a service account past 253",
+      { address: "10.0.0.1", serviceAccount: "s".repeat(254) },
+      "object.spec.serviceAccount",
+      "at most 253",
+    ],
+    [
+      "a locality that is not a string",
+      { address: "10.0.0.1", locality: 3 },
+      "object.spec.locality",
+      "must be a string",
+    ],
   ])("%s", (_name, spec, field, message) => {
     expect(check(spec)).toEqual({ field, message: expect.stringContaining(message) });
   });
