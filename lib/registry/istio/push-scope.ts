@@ -14,8 +14,8 @@ import {
   type ServiceEntryConfig,
   selectsWorkloadEntry,
   serviceEntryHosts,
-  type WorkloadEntryConfig,
 } from "./service-entry.ts";
+import type { WorkloadEntryConfig } from "./workload-entry.ts";
 
 /** The hostnames a ServiceEntry change touches: the old hosts and the new, sorted, each once. */
 export function serviceEntryChangedHosts(old?: ServiceEntryConfig, next?: ServiceEntryConfig): string[] {

@@ -15,6 +15,7 @@ import type { locations, resolutions } from "./validate-service-entry.ts";
 import {
   type EndpointServicePort,
   servableAddress,
+  type WorkloadEntryConfig,
   type WorkloadEntrySpec,
   workloadEndpoint,
   workloadEntryLabels,
@@ -39,8 +40,8 @@ export interface ServiceEntrySpec {
   subjectAltNames?: string[];
 }
 
+/** A stored ServiceEntry: the shared envelope around a validated spec. */
 export type ServiceEntryConfig = IstioConfig<ServiceEntrySpec>;
-export type WorkloadEntryConfig = IstioConfig<WorkloadEntrySpec>;
 
 /** ServiceEntry resolution ▶ model resolution (Istio convertServices). Absent = NONE. */
 export function serviceEntryResolution(spec: Pick<ServiceEntrySpec, "resolution">): Resolution {

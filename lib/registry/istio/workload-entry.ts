@@ -24,6 +24,9 @@ export interface WorkloadEntrySpec {
   serviceAccount?: string;
 }
 
+/** A stored WorkloadEntry: the shared envelope around a validated spec. */
+export type WorkloadEntryConfig = IstioConfig<WorkloadEntrySpec>;
+
 /** The ServiceEntry port an endpoint is built for. */
 export interface EndpointServicePort {
   name: string;
@@ -47,7 +50,7 @@ export interface EndpointContext {
  * A WorkloadEntry's labels as Istio selects on them (ConvertWorkloadEntry): the spec's labels with
  * the object's metadata labels over them. Sorted.
  */
-export function workloadEntryLabels(we: IstioConfig<WorkloadEntrySpec>): Record<string, string> {
+export function workloadEntryLabels(we: WorkloadEntryConfig): Record<string, string> {
   return sortedRecord({ ...(we.spec.labels ?? {}), ...we.labels });
 }
 

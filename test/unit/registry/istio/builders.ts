@@ -1,10 +1,9 @@
 /** Builders for ServiceEntry and WorkloadEntry objects and configs, with overrides. */
+import type { ServiceEntryConfig, ServiceEntrySpec } from "../../../../lib/registry/istio/service-entry.ts";
 import type {
-  ServiceEntryConfig,
-  ServiceEntrySpec,
   WorkloadEntryConfig,
-} from "../../../../lib/registry/istio/service-entry.ts";
-import type { WorkloadEntrySpec } from "../../../../lib/registry/istio/workload-entry.ts";
+  WorkloadEntrySpec,
+} from "../../../../lib/registry/istio/workload-entry.ts";
 
 /** A valid STATIC ServiceEntry spec: one host, one HTTP port, one endpoint. */
 export function seSpec(overrides: Partial<ServiceEntrySpec> = {}): ServiceEntrySpec {
