@@ -161,11 +161,13 @@ export function serviceEntryEndpoints(
     for (const port of ports) built.push(workloadEndpoint(w.spec, w.labels, port, ctx));
   }
   const hostsResolveThemselves = dns && !selected && (spec.endpoints ?? []).length === 0;
+  const shared = sortUniqueEndpoints(built);
   return serviceEntryHosts(spec).map((hostname) => ({
     hostname,
+    // Each host gets its own copies: no two records share a mutable object.
     endpoints: hostsResolveThemselves
       ? sortUniqueEndpoints(ports.map((port) => hostEndpoint(hostname, port)))
-      : sortUniqueEndpoints(built),
+      : shared.map((e) => ({ ...e, labels: { ...e.labels }, locality: { ...e.locality } })),
   }));
 }
 

@@ -264,3 +264,16 @@ describe("serviceEntryUnsupportedFields", () => {
     expect(serviceEntryUnsupportedFields(spec)).toEqual(want);
   });
 });
+
+describe("serviceEntryEndpoints output", () => {
+  it("gives each host its own endpoint objects", () => {
+    const [a, b] = serviceEntryEndpoints(
+      seConfig({ hosts: ["a.example.com", "b.example.com"] }),
+      [],
+      options,
+    );
+    expect(a?.endpoints).toEqual(b?.endpoints);
+    expect(a?.endpoints[0]).not.toBe(b?.endpoints[0]);
+    expect(a?.endpoints[0]?.labels).not.toBe(b?.endpoints[0]?.labels);
+  });
+});
