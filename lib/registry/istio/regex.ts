@@ -317,7 +317,7 @@ function charClass(chars: string[], start: number): number | string {
 /** One character of a class (a literal or an escape) with its code point. */
 function classChar(chars: string[], i: number): { code: number; next: number; start: number } | string {
   if (i >= chars.length) return `missing closing ]: \`${chars.join("")}\``;
-  if (chars[i] !== "\\") return { code: chars[i].codePointAt(0)!, next: i + 1, start: i };
+  if (chars[i] !== "\\") return { code: (chars[i] as string).codePointAt(0) ?? 0, next: i + 1, start: i };
   const r = parseEscape(chars, i);
   if (typeof r === "string") return r;
   return { code: escapedCode(chars.slice(i, r).join("")), next: r, start: i };
@@ -328,6 +328,6 @@ function escapedCode(esc: string): number {
   if (/^[0-7]+$/.test(body)) return Number.parseInt(body, 8);
   if (body.startsWith("x{")) return Number.parseInt(body.slice(2, -1), 16);
   if (body.startsWith("x")) return Number.parseInt(body.slice(1), 16);
-  const c = { a: 7, f: 12, n: 10, r: 13, t: 9, v: 11 }[body];
-  return c ?? body.codePointAt(0)!;
+  const c: Record<string, number> = { a: 7, f: 12, n: 10, r: 13, t: 9, v: 11 };
+  return c[body] ?? body.codePointAt(0) ?? 0;
 }
