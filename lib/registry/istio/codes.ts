@@ -33,6 +33,7 @@ export const grpcRetryOn = [
   "resource-exhausted",
   "unavailable",
 ] as const;
+/** A retryOn value that is a gRPC status condition. */
 export type GrpcRetryOn = (typeof grpcRetryOn)[number];
 
 /** Every retryOn policy istiod accepts besides HTTP status codes. */

@@ -8,6 +8,7 @@ import type { SidecarModel } from "./sidecar.ts";
 import type { VirtualServiceModel } from "./virtual-service.ts";
 import { hostMatches, isWildcard } from "./visibility.ts";
 
+/** What a config change regenerates: services by host, and proxy views by namespace. */
 export interface PushScope {
   /** Exact service hostnames whose generated resources (routes, clusters) change. Sorted, unique. */
   hosts: string[];

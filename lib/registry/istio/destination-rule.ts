@@ -15,6 +15,7 @@ import {
 } from "./traffic-policy.ts";
 import { isWildcard, mostSpecificHostMatch, resolveHost } from "./visibility.ts";
 
+/** A named subset: the endpoints with its labels, and its own traffic policy. */
 export interface Subset {
   name: string;
   /** Endpoints of the subset carry all these labels (sorted by key). */

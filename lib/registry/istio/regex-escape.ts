@@ -21,6 +21,7 @@ const posixClasses = new Set([
   "xdigit",
 ]);
 
+/** An ASCII decimal digit (Go's parseInt reads only these). */
 export const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "9";
 const isOctal = (c: string | undefined) => c !== undefined && c >= "0" && c <= "7";
 const isHex = (c: string | undefined) => c !== undefined && /^[0-9A-Fa-f]$/.test(c);

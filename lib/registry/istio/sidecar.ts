@@ -13,6 +13,7 @@ export interface EgressHost {
   host: string;
 }
 
+/** A validated Sidecar as egress scoping needs it. */
 export interface SidecarModel extends ConfigMeta {
   /** workloadSelector.labels; such a Sidecar is accepted but not applied (proxy-specific). */
   workloadSelector?: Record<string, string>;

@@ -20,6 +20,7 @@ export interface ConsistentHash {
   minimumRingSize?: number;
 }
 
+/** loadBalancer: a simple policy or consistent hashing (one of them, as the API's oneof). */
 export type LoadBalancer = { simple: SimpleLb } | { consistentHash: ConsistentHash };
 
 /** connectionPool: present (even empty) whenever the config sets it, since a pool replaces a pool whole. */
@@ -28,6 +29,7 @@ export interface ConnectionPool {
   http2MaxRequests?: number;
 }
 
+/** outlierDetection, the fields Envoy's outlier_detection takes from it (durations in ms). */
 export interface OutlierDetection {
   consecutive5xxErrors?: number;
   /** consecutiveGatewayErrors, or the deprecated consecutiveErrors (which istiod maps to gateway errors). */
@@ -46,10 +48,12 @@ export interface PolicyParts {
   tls?: true;
 }
 
+/** A portLevelSettings entry: its parts replace the policy's for that port. */
 export interface PortTrafficPolicy extends PolicyParts {
   port: number;
 }
 
+/** A normalized TrafficPolicy (top level or a subset's). */
 export interface TrafficPolicy extends PolicyParts {
   portLevelSettings: PortTrafficPolicy[];
 }

@@ -58,6 +58,7 @@ const shapes: Record<UnsupportedKind, Shape> = {
   Sidecar: { egress: [{ hosts: true }] },
 };
 
+/** The kinds unsupportedFields knows. */
 export type UnsupportedKind = "VirtualService" | "DestinationRule" | "Sidecar";
 
 /** Field paths (from `spec`) present in `spec` that edgepilot accepts but does not implement. */

@@ -8,6 +8,7 @@ import { dns1123Label } from "../../ingest/names.ts";
 import { re2Problem } from "./regex.ts";
 import { hostOrIp } from "./visibility.ts";
 
+/** The first problem found, or none. */
 export type P = Problem | undefined;
 
 /** An integer in [min, max] (int32 and uint32 fields; JSON numbers). */

@@ -17,6 +17,7 @@ import {
   regex,
 } from "./validate-fields.ts";
 
+/** validateHTTPFaultInjection: abort and/or delay, percentages, a known gRPC or HTTP status, fixed delays. */
 export function fault(f: unknown, path: string): P {
   if (!isObject(f)) return { field: path, message: `must be an object, got ${typeName(f)}` };
   if (!has(f, "abort") && !has(f, "delay"))
@@ -58,6 +59,7 @@ export function fault(f: unknown, path: string): P {
   return undefined;
 }
 
+/** A mirrors entry: a valid destination and percentage. */
 export function mirror(m: unknown, path: string): P {
   if (!isObject(m)) return { field: path, message: `must be an object, got ${typeName(m)}` };
   if (!has(m, "destination"))
@@ -68,6 +70,7 @@ export function mirror(m: unknown, path: string): P {
   );
 }
 
+/** validateHTTPRedirect: a target, a 3xx code, http(s) scheme, a valid port. */
 export function redirect(r: unknown, path: string): P {
   if (!isObject(r)) return { field: path, message: `must be an object, got ${typeName(r)}` };
   if (!r.uri && !r.authority && !has(r, "port") && !has(r, "derivePort") && !r.scheme)
@@ -86,6 +89,7 @@ export function redirect(r: unknown, path: string): P {
   return undefined;
 }
 
+/** validateHTTPDirectResponse: a status 200-600 and a body under 1 MiB. */
 export function directResponse(d: unknown, path: string): P {
   if (!isObject(d)) return { field: path, message: `must be an object, got ${typeName(d)}` };
   if (isObject(d.body)) {
@@ -108,6 +112,7 @@ export function directResponse(d: unknown, path: string): P {
   return undefined;
 }
 
+/** validateHTTPRetry: attempts, perTryTimeout and retryOn policies (no retry settings with 0 attempts). */
 export function retries(r: unknown, path: string): P {
   if (!isObject(r)) return { field: path, message: `must be an object, got ${typeName(r)}` };
   const attempts = r.attempts ?? 0;
@@ -138,6 +143,7 @@ export function retries(r: unknown, path: string): P {
   return undefined;
 }
 
+/** validateHTTPRewrite: one of uri and uriRegexRewrite (a valid RE2 match), or an authority. */
 export function rewrite(r: unknown, path: string): P {
   if (!isObject(r)) return { field: path, message: `must be an object, got ${typeName(r)}` };
   if (r.uri && has(r, "uriRegexRewrite"))

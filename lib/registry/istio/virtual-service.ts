@@ -10,6 +10,7 @@ import type { ConfigMeta } from "./config-meta.ts";
 import { durationMs } from "./duration.ts";
 import { resolveHost } from "./visibility.ts";
 
+/** The StringMatch kinds (an Istio StringMatch is one of them). */
 export type StringMatchKind = "exact" | "prefix" | "regex";
 
 /** A match on the request path, which for gRPC is the method path `/package.Service/Method`. */
@@ -27,6 +28,7 @@ export interface HeaderMatch {
   value: string;
 }
 
+/** One HTTPMatchRequest: all its conditions must hold. */
 export interface RouteMatch {
   name?: string;
   /** Absent: any path (Envoy's prefix `/`). */
@@ -39,6 +41,7 @@ export interface RouteMatch {
   ignored: string[];
 }
 
+/** One weighted destination of a route. */
 export interface RouteDestination {
   /** Resolved like the VirtualService's hosts. */
   host: string;
@@ -48,6 +51,7 @@ export interface RouteDestination {
   weight: number;
 }
 
+/** A route's retry policy as Envoy's RetryPolicy takes it (retry.ConvertPolicy). */
 export interface RetryPolicy {
   /** num_retries. */
   attempts: number;
@@ -60,11 +64,13 @@ export interface RetryPolicy {
   retriableStatusCodes: number[];
 }
 
+/** Fault injection as Envoy's HTTPFault takes it (per-million percentages, ms, status codes). */
 export interface FaultPolicy {
   delay?: { perMillion: number; fixedDelayMs: number };
   abort?: { perMillion: number; grpcStatus?: number; httpStatus?: number };
 }
 
+/** What a route does: forward to weighted destinations, or a non-forwarding action. */
 export type RouteAction =
   | { kind: "route"; destinations: RouteDestination[] }
   | { kind: "redirect" }
@@ -72,6 +78,7 @@ export type RouteAction =
   /** A root VirtualService's delegate route: unsupported, never routed (as istiod when the delegate is missing). */
   | { kind: "delegate" };
 
+/** One HTTP route of a VirtualService, in order. */
 export interface HttpRoute {
   name?: string;
   /** Empty: matches every request. */
@@ -83,6 +90,7 @@ export interface HttpRoute {
   fault?: FaultPolicy;
 }
 
+/** A validated VirtualService, hosts and destinations resolved. */
 export interface VirtualServiceModel extends ConfigMeta {
   /** Resolved; wildcards kept for matching. Empty for a delegate VirtualService. */
   hosts: string[];
