@@ -8,7 +8,9 @@
  */
 import { byCreation, type ConfigMeta } from "./config-meta.ts";
 import {
+  type ConsistentHash,
   type EffectivePolicy,
+  type LoadBalancer,
   mergeSubsetPolicy,
   type TrafficPolicy,
   toTrafficPolicy,
@@ -89,6 +91,31 @@ export function effectivePolicy(
 ): EffectivePolicy | undefined {
   const s = subset ? findSubset(dr, subset) : undefined;
   return mergeSubsetPolicy(dr?.trafficPolicy, s?.trafficPolicy, port);
+}
+
+/**
+ * hashForHTTPDestination: the consistent hash a route destination uses for its hash policy, the
+ * first set of: the subset's port-level, the subset's, the rule's port-level, the rule's. Port-level
+ * hashes count only when the destination names its port, as in istiod.
+ */
+export function routeConsistentHash(
+  dr: DestinationRuleModel | undefined,
+  destinationPort: number | undefined,
+  subset?: string,
+): ConsistentHash | undefined {
+  const hash = (lb: LoadBalancer | undefined) =>
+    lb && "consistentHash" in lb ? lb.consistentHash : undefined;
+  const portLevel = (tp: TrafficPolicy | undefined) =>
+    destinationPort === undefined
+      ? undefined
+      : tp?.portLevelSettings.find((p) => p.port === destinationPort)?.loadBalancer;
+  const s = subset ? findSubset(dr, subset) : undefined;
+  return (
+    hash(portLevel(s?.trafficPolicy)) ??
+    hash(s?.trafficPolicy?.loadBalancer) ??
+    hash(portLevel(dr?.trafficPolicy)) ??
+    hash(dr?.trafficPolicy?.loadBalancer)
+  );
 }
 
 interface ByHost {

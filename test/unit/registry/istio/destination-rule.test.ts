@@ -4,6 +4,7 @@ import {
   type DestinationRuleModel,
   effectivePolicy,
   findSubset,
+  routeConsistentHash,
   toDestinationRule,
 } from "../../../../lib/registry/istio/destination-rule.ts";
 import { destinationRule } from "./builders.ts";
@@ -184,4 +185,31 @@ describe("createDestinationRuleIndex: which rule a proxy namespace gets", () => 
       simple: "RANDOM",
     });
   });
+});
+
+describe("routeConsistentHash (hashForHTTPDestination)", () => {
+  const ch = (h: string) => ({ loadBalancer: { consistentHash: { httpHeaderName: h } } });
+  const m = dr("prod", {
+    trafficPolicy: { ...ch("top"), portLevelSettings: [{ port: { number: 9080 }, ...ch("port") }] },
+    subsets: [
+      {
+        name: "v1",
+        trafficPolicy: {
+          ...ch("subset"),
+          portLevelSettings: [{ port: { number: 9080 }, ...ch("subset-port") }],
+        },
+      },
+      { name: "v2", trafficPolicy: { loadBalancer: { simple: "RANDOM" } } },
+    ],
+  });
+  it.each([
+    [9080, "v1", "subset-port"],
+    [undefined, "v1", "subset"],
+    [9080, "v2", "port"],
+    [undefined, "v2", "top"],
+    [7000, undefined, "top"],
+  ] as const)("port %s subset %s ▶ %s", (port, subset, want) =>
+    expect(routeConsistentHash(m, port, subset)?.httpHeaderName).toBe(want));
+  it("none without a consistent hash", () =>
+    expect(routeConsistentHash(dr("prod"), 9080, "v1")).toBeUndefined());
 });
