@@ -5,9 +5,10 @@
  * Approximations, stated: Unicode class names in `\p{...}` are checked for shape, not looked up.
  */
 
+import { utf8Length } from "../../utf8.ts";
 import { charClass, escapeOutsideClass, isDigit } from "./regex-escape.ts";
 
-/** Istio's limit on a regex's length (it approximates Envoy's RE2 program size). */
+/** Istio's limit on a regex's length in bytes (it approximates Envoy's RE2 program size). */
 export const maxRegexLength = 1024;
 const maxRepeat = 1000;
 
@@ -23,7 +24,7 @@ interface Frame {
 
 /** Why `re` is not a valid RE2 (Go) regex, or undefined when it is. Messages follow Go's. */
 export function re2Problem(re: string): string | undefined {
-  if (re.length > maxRegexLength) return `regex is too large, max length allowed is ${maxRegexLength}`;
+  if (utf8Length(re) > maxRegexLength) return `regex is too large, max length allowed is ${maxRegexLength}`;
   const chars = Array.from(re);
   const names = new Set<string>();
   const stack: Frame[] = [frame()];

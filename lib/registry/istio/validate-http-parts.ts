@@ -4,6 +4,7 @@
  * validateHTTPRewrite): first problem only, with its field path.
  */
 import { child, isObject, quote, typeName } from "../../ingest/check.ts";
+import { utf8Length } from "../../utf8.ts";
 import { grpcStatusCodes, retryOnPolicies, retryOnStatusCode } from "./codes.ts";
 import { duration } from "./duration.ts";
 import {
@@ -96,7 +97,7 @@ export function directResponse(d: unknown, path: string): P {
     const b = d.body;
     const size =
       typeof b.string === "string"
-        ? new TextEncoder().encode(b.string).length
+        ? utf8Length(b.string)
         : typeof b.bytes === "string"
           ? Math.floor((b.bytes.length * 3) / 4)
           : 0;

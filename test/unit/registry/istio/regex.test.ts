@@ -23,6 +23,7 @@ describe("re2Problem (Go regexp syntax, Perl flags)", () => {
     ["^*"],
     ["()*"],
     [""],
+    ["a".repeat(1024)],
   ])("accepts %s", (re) => expect(re2Problem(re)).toBeUndefined());
 
   it.each([
@@ -62,5 +63,6 @@ describe("re2Problem (Go regexp syntax, Perl flags)", () => {
     ["\\x{110000}", "invalid escape sequence"],
     ["abc\\", "trailing backslash"],
     ["a".repeat(1025), "too large"],
+    ["é".repeat(513), "too large"],
   ])("refuses %s", (re, why) => expect(re2Problem(re)).toContain(why));
 });
