@@ -285,6 +285,12 @@ describe("virtualServiceCheck refuses what istiod refuses, naming the field", ()
       'object.spec.http[0].match[0].headers["@request.auth.claims.sub"]',
       "gateways",
     ],
+    [
+      "a direct response body over 1 MiB",
+      { http: [{ directResponse: { status: 200, body: { string: "x".repeat(1024 * 1024 + 1) } } }] },
+      "object.spec.http[0].directResponse.body",
+      "1MB",
+    ],
     ["a null http route", { http: [null] }, "object.spec.http[0]", "may not be null"],
     [
       "two string match kinds",
