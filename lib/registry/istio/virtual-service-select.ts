@@ -59,3 +59,15 @@ export function createVirtualServiceHostIndex(
     }
   return { forHost: (hostname) => mostSpecificHostMatch(hostname, exact, wildcard)?.value };
 }
+
+/**
+ * The hosts the VirtualServices route to (collectImportedServices): istiod adds these services to a
+ * Sidecar-scoped view even when the egress hosts do not name them. Sorted, unique.
+ */
+export function destinationHosts(vss: readonly VirtualServiceModel[]): string[] {
+  const out = new Set<string>();
+  for (const vs of vss)
+    for (const r of vs.http)
+      if (r.action.kind === "route") for (const d of r.action.destinations) out.add(d.host);
+  return [...out].sort();
+}

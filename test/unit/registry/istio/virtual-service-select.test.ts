@@ -6,6 +6,7 @@ import {
 } from "../../../../lib/registry/istio/virtual-service.ts";
 import {
   createVirtualServiceHostIndex,
+  destinationHosts,
   virtualServicesFor,
 } from "../../../../lib/registry/istio/virtual-service-select.ts";
 import { virtualService } from "./builders.ts";
@@ -83,5 +84,30 @@ describe("createVirtualServiceHostIndex: the VirtualService a host gets", () => 
   ])("%s", (_, list, host, want) => {
     const got = createVirtualServiceHostIndex(list()).forHost(host);
     expect(got ? `${got.namespace}/${got.name}` : undefined).toBe(want);
+  });
+});
+
+describe("destinationHosts", () => {
+  it("lists the hosts routes send to, sorted and unique", () => {
+    const a = vs("prod", "a", {
+      http: [
+        {
+          route: [
+            { destination: { host: "ratings" }, weight: 1 },
+            { destination: { host: "details" }, weight: 1 },
+          ],
+        },
+      ],
+    });
+    const b = vs("web", "b", {
+      http: [
+        { route: [{ destination: { host: "ratings.prod.svc.cluster.local" } }] },
+        { redirect: { uri: "/" } },
+      ],
+    });
+    expect(destinationHosts([a, b])).toEqual([
+      "details.prod.svc.cluster.local",
+      "ratings.prod.svc.cluster.local",
+    ]);
   });
 });
