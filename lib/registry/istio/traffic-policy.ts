@@ -1,0 +1,165 @@
+/**
+ * DestinationRule traffic policies, normalized for generation, and merged as istiod merges them
+ * (MergeSubsetTrafficPolicy, GetPortLevelTrafficPolicy): a matching port-level policy replaces the
+ * top-level parts entirely (no inheritance), then each part the subset sets replaces the
+ * destination's (a subset's matching port-level policy replaces all of them). Parts are whole:
+ * a subset's `connectionPool` without http2MaxRequests still replaces the destination's pool.
+ */
+import { durationMs } from "./duration.ts";
+
+/** SimpleLB as generated; the deprecated LEAST_CONN is LEAST_REQUEST, as in Envoy. */
+export type SimpleLb = "UNSPECIFIED" | "RANDOM" | "PASSTHROUGH" | "ROUND_ROBIN" | "LEAST_REQUEST";
+
+/** Consistent hashing: the header to hash on (the only hash key implemented) and the ring. */
+export interface ConsistentHash {
+  /** The request header hashed (a route hash policy); absent when another key (cookie, source IP, query) is used. */
+  httpHeaderName?: string;
+  /** ringHash unless maglev was asked for (maglev is accepted, unsupported by gRPC). */
+  algorithm: "ringHash" | "maglev";
+  /** ringHash.minimumRingSize, or the deprecated consistentHash.minimumRingSize. */
+  minimumRingSize?: number;
+}
+
+/** loadBalancer: a simple policy or consistent hashing (one of them, as the API's oneof). */
+export type LoadBalancer = { simple: SimpleLb } | { consistentHash: ConsistentHash };
+
+/** connectionPool: present (even empty) whenever the config sets it, since a pool replaces a pool whole. */
+export interface ConnectionPool {
+  /** http.http2MaxRequests: the circuit breaker's max_requests. */
+  http2MaxRequests?: number;
+}
+
+/** outlierDetection, the fields Envoy's outlier_detection takes from it (durations in ms). */
+export interface OutlierDetection {
+  consecutive5xxErrors?: number;
+  /** consecutiveGatewayErrors, or the deprecated consecutiveErrors (which istiod maps to gateway errors). */
+  consecutiveGatewayErrors?: number;
+  intervalMs?: number;
+  baseEjectionTimeMs?: number;
+  maxEjectionPercent?: number;
+}
+
+/** The parts of a policy the generators implement; a part is present when the config set it. */
+export interface PolicyParts {
+  loadBalancer?: LoadBalancer;
+  connectionPool?: ConnectionPool;
+  outlierDetection?: OutlierDetection;
+  /** Whether `tls` was set: unsupported, but a set `tls` takes part in the merge like any part. */
+  tls?: true;
+}
+
+/** A portLevelSettings entry: its parts replace the policy's for that port. */
+export interface PortTrafficPolicy extends PolicyParts {
+  port: number;
+}
+
+/** A normalized TrafficPolicy (top level or a subset's). */
+export interface TrafficPolicy extends PolicyParts {
+  portLevelSettings: PortTrafficPolicy[];
+}
+
+/** The policy a cluster gets after the merge: no port-level settings left. */
+export type EffectivePolicy = PolicyParts;
+
+type Raw = Record<string, unknown>;
+const obj = (v: unknown): Raw | undefined =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Raw) : undefined;
+const num = (v: unknown): number | undefined =>
+  typeof v === "number" ? v : typeof v === "string" && v !== "" ? Number(v) : undefined;
+
+/** Normalizes a validated TrafficPolicy (top level or a subset's). */
+export function toTrafficPolicy(raw: unknown): TrafficPolicy | undefined {
+  const r = obj(raw);
+  if (!r) return undefined;
+  const portLevelSettings: PortTrafficPolicy[] = [];
+  for (const pl of Array.isArray(r.portLevelSettings) ? r.portLevelSettings : []) {
+    const p = obj(pl);
+    const port = num(obj(p?.port)?.number);
+    if (p && port !== undefined) portLevelSettings.push({ port, ...toParts(p) });
+  }
+  return { ...toParts(r), portLevelSettings };
+}
+
+function toParts(r: Raw): PolicyParts {
+  const out: PolicyParts = {};
+  const lb = obj(r.loadBalancer);
+  if (lb) out.loadBalancer = toLoadBalancer(lb);
+  const cp = obj(r.connectionPool);
+  if (cp) {
+    const max = num(obj(cp.http)?.http2MaxRequests);
+    out.connectionPool = max === undefined ? {} : { http2MaxRequests: max };
+  }
+  const od = obj(r.outlierDetection);
+  if (od) out.outlierDetection = toOutlier(od);
+  if (obj(r.tls)) out.tls = true;
+  return out;
+}
+
+function toLoadBalancer(lb: Raw): LoadBalancer {
+  const ch = obj(lb.consistentHash);
+  if (!ch) {
+    const simple = typeof lb.simple === "string" ? lb.simple : "UNSPECIFIED";
+    return { simple: (simple === "LEAST_CONN" ? "LEAST_REQUEST" : simple) as SimpleLb };
+  }
+  const hash: ConsistentHash = { algorithm: obj(ch.maglev) ? "maglev" : "ringHash" };
+  if (typeof ch.httpHeaderName === "string") hash.httpHeaderName = ch.httpHeaderName;
+  const size = num(obj(ch.ringHash)?.minimumRingSize) ?? num(ch.minimumRingSize);
+  if (hash.algorithm === "ringHash" && size !== undefined && size !== 0) hash.minimumRingSize = size;
+  return { consistentHash: hash };
+}
+
+function toOutlier(od: Raw): OutlierDetection {
+  const out: OutlierDetection = {};
+  const c5 = num(od.consecutive5xxErrors);
+  if (c5 !== undefined) out.consecutive5xxErrors = c5;
+  const gw = num(od.consecutiveGatewayErrors) ?? (num(od.consecutiveErrors) || undefined);
+  if (gw !== undefined) out.consecutiveGatewayErrors = gw;
+  if (typeof od.interval === "string") out.intervalMs = durationMs(od.interval);
+  if (typeof od.baseEjectionTime === "string") out.baseEjectionTimeMs = durationMs(od.baseEjectionTime);
+  const mep = num(od.maxEjectionPercent);
+  if (mep !== undefined) out.maxEjectionPercent = mep;
+  return out;
+}
+
+const partNames = ["loadBalancer", "connectionPool", "outlierDetection", "tls"] as const;
+
+function copyParts(p: PolicyParts): EffectivePolicy {
+  const out: EffectivePolicy = {};
+  for (const k of partNames) if (p[k] !== undefined) Object.assign(out, { [k]: p[k] });
+  return out;
+}
+
+/**
+ * GetPortLevelTrafficPolicy: the port-level policy for `port` when the policy has one (its parts
+ * alone, nothing inherited), else the policy's own parts.
+ */
+export function portLevelPolicy(
+  policy: TrafficPolicy | undefined,
+  port: number,
+): { policy: EffectivePolicy | undefined; portLevel: boolean } {
+  if (!policy) return { policy: undefined, portLevel: false };
+  const pl = policy.portLevelSettings.find((p) => p.port === port);
+  return pl ? { policy: copyParts(pl), portLevel: true } : { policy: copyParts(policy), portLevel: false };
+}
+
+/**
+ * MergeSubsetTrafficPolicy: the destination's policy for `port`, then the subset's parts over it
+ * (a subset's port-level policy replaces every part, set or not).
+ */
+export function mergeSubsetPolicy(
+  destination: TrafficPolicy | undefined,
+  subset: TrafficPolicy | undefined,
+  port: number,
+): EffectivePolicy | undefined {
+  const original = portLevelPolicy(destination, port).policy;
+  if (!subset) return original;
+  const { policy: sp, portLevel } = portLevelPolicy(subset, port);
+  if (!original) return sp;
+  const merged = { ...original };
+  for (const k of partNames) {
+    if (sp?.[k] === undefined && !portLevel) continue;
+    if (sp?.[k] === undefined) delete merged[k];
+    else Object.assign(merged, { [k]: sp[k] });
+  }
+  return merged;
+}

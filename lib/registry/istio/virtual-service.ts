@@ -1,0 +1,316 @@
+/**
+ * VirtualServices normalized for proxyless gRPC generation, as istiod translates them
+ * (resolveVirtualServiceShortnames, route.go translateRoute/applyHTTPRouteDestination, retry
+ * ConvertPolicy, TranslateFault): hosts and destinations resolved, HTTP routes in order, matches on
+ * the gRPC method path (`/pkg.Service/Method`) and headers, weights as Envoy reads them (relative),
+ * timeout, retries split into the gRPC status conditions gRPC honours and the rest, fault delay/abort.
+ */
+import { type GrpcRetryOn, grpcRetryOn, grpcStatusCodes, retryOnStatusCode } from "./codes.ts";
+import type { ConfigMeta } from "./config-meta.ts";
+import { durationMs } from "./duration.ts";
+import { resolveHost } from "./visibility.ts";
+
+/** The StringMatch kinds (an Istio StringMatch is one of them). */
+export type StringMatchKind = "exact" | "prefix" | "regex";
+
+/** A match on the request path, which for gRPC is the method path `/package.Service/Method`. */
+export interface PathMatch {
+  kind: StringMatchKind;
+  value: string;
+  /** ignoreUriCase. */
+  ignoreCase: boolean;
+}
+
+/** A header (gRPC metadata) match; `present` is a StringMatch with no kind (`{}`). Names lower-cased. */
+export interface HeaderMatch {
+  name: string;
+  kind: StringMatchKind | "present";
+  value: string;
+}
+
+/** One HTTPMatchRequest: all its conditions must hold. */
+export interface RouteMatch {
+  name?: string;
+  /** Absent: any path (Envoy's prefix `/`). */
+  path?: PathMatch;
+  /** Sorted by name, as istiod sorts them. */
+  headers: HeaderMatch[];
+  /** Only on this destination port (HTTPMatchRequest.port). */
+  port?: number;
+  /** Conditions present that a shared route cannot express (see unsupportedFields); the generator decides. */
+  ignored: string[];
+}
+
+/** One weighted destination of a route. */
+export interface RouteDestination {
+  /** Resolved like the VirtualService's hosts. */
+  host: string;
+  subset?: string;
+  port?: number;
+  /** Relative weight (a destination gets weight / sum); a lone destination gets 100, zero weights are dropped. */
+  weight: number;
+}
+
+/** A route's retry policy as Envoy's RetryPolicy takes it (retry.ConvertPolicy). */
+export interface RetryPolicy {
+  /** num_retries. */
+  attempts: number;
+  perTryTimeoutMs?: number;
+  /** The retryOn conditions that are gRPC status codes (the only ones gRPC's xDS client honours). */
+  grpcRetryOn: GrpcRetryOn[];
+  /** Every other retryOn policy (Envoy conditions, `retriable-status-codes` added when codes are given). */
+  otherRetryOn: string[];
+  /** HTTP status codes named in retryOn (retriable_status_codes). */
+  retriableStatusCodes: number[];
+}
+
+/** Fault injection as Envoy's HTTPFault takes it (per-million percentages, ms, status codes). */
+export interface FaultPolicy {
+  delay?: { perMillion: number; fixedDelayMs: number };
+  abort?: { perMillion: number; grpcStatus?: number; httpStatus?: number };
+}
+
+/** What a route does: forward to weighted destinations, or a non-forwarding action. */
+export type RouteAction =
+  | { kind: "route"; destinations: RouteDestination[] }
+  | { kind: "redirect" }
+  | { kind: "directResponse"; status: number }
+  /** A root VirtualService's delegate route: unsupported, never routed (as istiod when the delegate is missing). */
+  | { kind: "delegate" };
+
+/** One HTTP route of a VirtualService, in order. */
+export interface HttpRoute {
+  name?: string;
+  /** Empty: matches every request. */
+  matches: RouteMatch[];
+  action: RouteAction;
+  timeoutMs?: number;
+  /** Absent: retries disabled (attempts 0). Istio's default policy when the route sets none. */
+  retries?: RetryPolicy;
+  fault?: FaultPolicy;
+}
+
+/** A validated VirtualService, hosts and destinations resolved. */
+export interface VirtualServiceModel extends ConfigMeta {
+  /** Resolved; wildcards kept for matching. Empty for a delegate VirtualService. */
+  hosts: string[];
+  /** spec.gateways as written; empty means the mesh. */
+  gateways: string[];
+  /** Bound to sidecars (and proxyless clients): no gateways, or `mesh` among them. */
+  appliesToMesh: boolean;
+  exportTo: string[];
+  http: HttpRoute[];
+}
+
+/** Istio's DefaultPolicy when a route sets no retries: 2 attempts on connect failures, refused streams, UNAVAILABLE, CANCELLED, 503. */
+export const defaultRetryPolicy: Readonly<RetryPolicy> = {
+  attempts: 2,
+  grpcRetryOn: ["unavailable", "cancelled"],
+  otherRetryOn: ["connect-failure", "refused-stream", "retriable-status-codes"],
+  retriableStatusCodes: [503],
+};
+
+type Raw = Record<string, unknown>;
+const list = (v: unknown): Raw[] => (Array.isArray(v) ? (v as Raw[]) : []);
+const obj = (v: unknown): Raw | undefined =>
+  typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Raw) : undefined;
+
+/** Normalizes a VirtualService spec that passed virtualServiceCheck. */
+export function toVirtualService(meta: ConfigMeta, spec: unknown, domainSuffix: string): VirtualServiceModel {
+  const s = obj(spec) ?? {};
+  const resolve = (h: string) => resolveHost(h, meta.namespace, domainSuffix);
+  const gateways = [...((s.gateways as string[] | undefined) ?? [])];
+  return {
+    name: meta.name,
+    namespace: meta.namespace,
+    ...(meta.creationTimestamp !== undefined && { creationTimestamp: meta.creationTimestamp }),
+    hosts: ((s.hosts as string[] | undefined) ?? []).map(resolve),
+    gateways,
+    appliesToMesh: gateways.length === 0 || gateways.includes("mesh"),
+    exportTo: [...((s.exportTo as string[] | undefined) ?? [])],
+    http: list(s.http).map((r) => toHttpRoute(r, resolve)),
+  };
+}
+
+function toHttpRoute(r: Raw, resolve: (h: string) => string): HttpRoute {
+  const out: HttpRoute = { matches: list(r.match).flatMap(toMatch), action: toAction(r, resolve) };
+  if (typeof r.name === "string" && r.name !== "") out.name = r.name;
+  if (list(r.match).length > 0 && out.matches.length === 0) out.matches = [neverMatch];
+  if (typeof r.timeout === "string") out.timeoutMs = durationMs(r.timeout);
+  const retries = toRetries(obj(r.retries));
+  if (retries) out.retries = retries;
+  const fault = toFault(obj(r.fault));
+  if (fault) out.fault = fault;
+  return out;
+}
+
+/** Stands for matches that all belong to other gateways: the route never applies to the mesh. */
+const neverMatch: RouteMatch = { headers: [], ignored: ["gateways"], port: 0 };
+
+function toAction(r: Raw, resolve: (h: string) => string): RouteAction {
+  if (r.delegate != null) return { kind: "delegate" };
+  const dr = obj(r.directResponse);
+  if (dr) return { kind: "directResponse", status: dr.status as number };
+  if (r.redirect != null) return { kind: "redirect" };
+  const raw = list(r.route);
+  const dests = raw.map((d): RouteDestination => {
+    const dest = obj(d.destination) ?? {};
+    const out: RouteDestination = {
+      host: resolve(dest.host as string),
+      weight: (d.weight as number | undefined) ?? 0,
+    };
+    if (typeof dest.subset === "string" && dest.subset !== "") out.subset = dest.subset;
+    const port = obj(dest.port)?.number;
+    if (typeof port === "number" && port !== 0) out.port = port;
+    return out;
+  });
+  if (dests.length === 1)
+    return { kind: "route", destinations: [{ ...(dests[0] as RouteDestination), weight: 100 }] };
+  return { kind: "route", destinations: dests.filter((d) => d.weight > 0) };
+}
+
+const ignorable = [
+  "method",
+  "scheme",
+  "authority",
+  "queryParams",
+  "withoutHeaders",
+  "sourceLabels",
+  "sourceNamespace",
+  "statPrefix",
+];
+
+function toMatch(m: Raw): RouteMatch[] {
+  const gateways = m.gateways as string[] | undefined;
+  // sourceMatchHTTP: a match naming gateways applies to the mesh only when it names `mesh`.
+  if (gateways && gateways.length > 0 && !gateways.includes("mesh")) return [];
+  const out: RouteMatch = { headers: [], ignored: ignorable.filter((k) => m[k] != null && m[k] !== "") };
+  if (typeof m.name === "string" && m.name !== "") out.name = m.name;
+  const uri = obj(m.uri);
+  if (uri) {
+    const kind = stringMatchKind(uri);
+    out.path =
+      kind === "present"
+        ? { kind: "prefix", value: "/", ignoreCase: m.ignoreUriCase === true }
+        : { kind, value: uri[kind] as string, ignoreCase: m.ignoreUriCase === true };
+  }
+  for (const [name, sm] of Object.entries(obj(m.headers) ?? {})) {
+    const kind = stringMatchKind(obj(sm) ?? {});
+    out.headers.push({
+      name: name.toLowerCase(),
+      kind,
+      value: kind === "present" ? "" : ((sm as Raw)[kind] as string),
+    });
+  }
+  out.headers.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  if (typeof m.port === "number" && m.port !== 0) out.port = m.port;
+  return [out];
+}
+
+function stringMatchKind(sm: Raw): StringMatchKind | "present" {
+  for (const k of ["exact", "prefix", "regex"] as const) if (typeof sm[k] === "string") return k;
+  return "present";
+}
+
+/** retry.ConvertPolicy: no retries block ▶ the default policy; attempts 0 ▶ none. */
+function toRetries(r: Raw | undefined): RetryPolicy | undefined {
+  const d = defaultRetryPolicy;
+  const base = (): RetryPolicy => ({
+    attempts: d.attempts,
+    grpcRetryOn: [...d.grpcRetryOn],
+    otherRetryOn: [...d.otherRetryOn],
+    retriableStatusCodes: [...d.retriableStatusCodes],
+  });
+  if (!r) return base();
+  const attempts = (r.attempts as number | undefined) ?? 0;
+  if (attempts <= 0) return undefined;
+  const out: RetryPolicy = { ...base(), attempts };
+  if (typeof r.retryOn === "string" && r.retryOn !== "") {
+    const codes: number[] = [];
+    const grpc: GrpcRetryOn[] = [];
+    const other: string[] = [];
+    for (const part of r.retryOn.split(",").map((p) => p.trim())) {
+      if (part === "") continue;
+      const code = retryOnStatusCode(part);
+      if (code !== undefined) codes.push(code);
+      else if ((grpcRetryOn as readonly string[]).includes(part)) grpc.push(part as GrpcRetryOn);
+      else other.push(part);
+    }
+    if (codes.length > 0 && !other.includes("retriable-status-codes")) other.push("retriable-status-codes");
+    Object.assign(out, { grpcRetryOn: grpc, otherRetryOn: other, retriableStatusCodes: codes });
+  }
+  if (typeof r.perTryTimeout === "string") out.perTryTimeoutMs = durationMs(r.perTryTimeout);
+  return out;
+}
+
+/** A Percent as Envoy's FractionalPercent per million (uint32 conversion truncates, as in Go). */
+function perMillion(p: unknown): number {
+  const v = obj(p)?.value;
+  return typeof v === "number" ? Math.trunc(v * 10000) : 0;
+}
+
+/** TranslateFault: an abort needs an HTTP or gRPC status, a delay a fixedDelay; neither ▶ no fault. */
+function toFault(f: Raw | undefined): FaultPolicy | undefined {
+  if (!f) return undefined;
+  const out: FaultPolicy = {};
+  const d = obj(f.delay);
+  if (d && typeof d.fixedDelay === "string") {
+    const pm =
+      d.percentage != null ? perMillion(d.percentage) : ((d.percent as number | undefined) ?? 0) * 10000;
+    out.delay = { perMillion: pm, fixedDelayMs: durationMs(d.fixedDelay) };
+  }
+  const a = obj(f.abort);
+  if (a && typeof a.grpcStatus === "string")
+    out.abort = { perMillion: perMillion(a.percentage), grpcStatus: grpcStatusCodes[a.grpcStatus] as number };
+  else if (a && typeof a.httpStatus === "number")
+    out.abort = { perMillion: perMillion(a.percentage), httpStatus: a.httpStatus };
+  return out.delay || out.abort ? out : undefined;
+}
+
+/** One route as Envoy (and gRPC) gets it: an HTTP route with one of its matches, or none. */
+export interface FlatRoute {
+  route: HttpRoute;
+  match?: RouteMatch;
+}
+
+/**
+ * BuildHTTPRoutesForVirtualService for one listener port: each (route, match) pair in order, matches
+ * bound to another port skipped, and nothing after the first catch-all (a route without matches, or
+ * a match on any path with no other condition), since nothing after it could match.
+ */
+export function routesForPort(vs: VirtualServiceModel, port: number): FlatRoute[] {
+  const out: FlatRoute[] = [];
+  for (const route of vs.http) {
+    if (route.matches.length === 0) {
+      out.push({ route });
+      return out;
+    }
+    for (const match of route.matches) {
+      if (match.port !== undefined && match.port !== port) continue;
+      out.push({ route, match });
+      if (isCatchAll(match)) return out;
+    }
+  }
+  return out;
+}
+
+function isCatchAll(m: RouteMatch): boolean {
+  const anyPath =
+    !m.path ||
+    (m.path.kind === "prefix" && m.path.value === "/") ||
+    (m.path.kind === "regex" && m.path.value === "*");
+  return anyPath && m.headers.length === 0 && m.ignored.length === 0;
+}
+
+/**
+ * GetDestinationCluster: `outbound|<port>|<subset>|<host>`, the port being the destination's, else
+ * the service's only port, else the listener's.
+ */
+export function destinationCluster(
+  d: RouteDestination,
+  listenerPort: number,
+  servicePorts?: readonly number[],
+): string {
+  const port = d.port ?? (servicePorts?.length === 1 ? servicePorts[0] : listenerPort);
+  return `outbound|${port}|${d.subset ?? ""}|${d.host}`;
+}

@@ -1,0 +1,126 @@
+/**
+ * Istio's host names and visibility rules, pure: short names resolved as ResolveShortnameToFQDN does,
+ * host matching as pkg/config/host (Matches, SubsetOf, MostSpecificHostMatch), and exportTo as
+ * istiod validates and applies it to VirtualServices and DestinationRules (default: public).
+ */
+import { type Check, type Problem, quote } from "../../ingest/check.ts";
+import { parseIp } from "../../ingest/ip.ts";
+import { exportTo as exportToSyntax, istioHost } from "./common.ts";
+
+/**
+ * ResolveShortnameToFQDN: a name without a dot becomes `<name>.<namespace>.svc.<domainSuffix>`;
+ * `*`, IP addresses and names with a dot (`reviews.prod`, `*.example.com`) are kept as written.
+ */
+export function resolveHost(hostname: string, namespace: string, domainSuffix: string): string {
+  if (hostname === "" || hostname === "*" || hostname.includes(".") || parseIp(hostname).ok) return hostname;
+  let out = hostname;
+  if (namespace !== "") out = `${out}.${namespace}`;
+  if (domainSuffix !== "") out = `${out}.svc.${domainSuffix}`;
+  return out;
+}
+
+/** host.Name.IsWildCarded: the name starts with `*`. */
+export function isWildcard(h: string): boolean {
+  return h.startsWith("*");
+}
+
+/** host.Name.Matches: true when the two names (either may be a wildcard) overlap. */
+export function hostMatches(a: string, b: string): boolean {
+  const aw = isWildcard(a);
+  const bw = isWildcard(b);
+  if (aw && bw) return a.slice(1).endsWith(b.slice(1)) || b.slice(1).endsWith(a.slice(1));
+  if (aw) return b.endsWith(a.slice(1));
+  if (bw) return a.endsWith(b.slice(1));
+  return a === b;
+}
+
+/** host.Name.SubsetOf: every name `a` covers is covered by `b`. */
+export function hostSubsetOf(a: string, b: string): boolean {
+  if (isWildcard(b)) return isWildcard(a) ? a.slice(1).endsWith(b.slice(1)) : a.endsWith(b.slice(1));
+  return !isWildcard(a) && a === b;
+}
+
+/** host.MoreSpecific: an exact name beats a wildcard; then the longer name; ties by text. */
+export function moreSpecific(a: string, b: string): boolean {
+  const aw = isWildcard(a);
+  const bw = isWildcard(b);
+  if (aw !== bw) return !aw;
+  if (a.length !== b.length) return a.length > b.length;
+  return a < b;
+}
+
+/**
+ * MostSpecificHostMatch: the exact entry for `needle` when there is one, else the most specific
+ * wildcard key whose suffix the needle ends with. Keys of `specific` are exact names.
+ */
+export function mostSpecificHostMatch<V>(
+  needle: string,
+  specific: ReadonlyMap<string, V>,
+  wildcard: ReadonlyMap<string, V>,
+): { host: string; value: V } | undefined {
+  if (isWildcard(needle)) {
+    const v = wildcard.get(needle);
+    if (v !== undefined) return { host: needle, value: v };
+  } else {
+    const v = specific.get(needle);
+    if (v !== undefined) return { host: needle, value: v };
+  }
+  const bare = isWildcard(needle) ? needle.slice(1) : needle;
+  let best: { host: string; value: V } | undefined;
+  for (const [h, v] of wildcard) {
+    if (!bare.endsWith(h.slice(1))) continue;
+    if (!best || moreSpecific(h, best.host)) best = { host: h, value: v };
+  }
+  return best;
+}
+
+/**
+ * Whether a config (or service) in `configNamespace` with `exportTo` is visible to proxies in
+ * `proxyNamespace`: empty = the mesh default (public), `*` = everyone, `.` = its own namespace,
+ * `~` = no one, else the listed namespaces.
+ */
+export function exportedTo(
+  exportTo: readonly string[] | undefined,
+  configNamespace: string,
+  proxyNamespace: string,
+): boolean {
+  if (!exportTo || exportTo.length === 0) return true;
+  for (const e of exportTo) {
+    if (e === "*" || e === proxyNamespace) return true;
+    if (e === "." && configNamespace === proxyNamespace) return true;
+  }
+  return false;
+}
+
+/**
+ * exportTo of a VirtualService or DestinationRule as istiod's validateExportTo checks it: the shared
+ * syntax (common.ts), and `~` refused (only a ServiceEntry may be exported nowhere), `*` only alone,
+ * `.` and the config's own namespace not both.
+ */
+export const configExportTo =
+  (namespace: string): Check =>
+  (v, path) => {
+    const p = exportToSyntax(v, path);
+    if (p) return p;
+    const list = v as string[];
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i] as string;
+      const at = `${path}[${i}]`;
+      if (e === "~") return { field: at, message: `exportTo "~" (none) is not allowed for this kind` };
+      if (e === "*" && list.length > 1)
+        return { field: at, message: "cannot have both public (*) and non-public exportTo values" };
+      if ((e === "." && list.includes(namespace)) || (e === namespace && list.includes(".")))
+        return {
+          field: at,
+          message: `duplicate entries in exportTo: . and current namespace ${quote(namespace)}`,
+        };
+    }
+    return undefined;
+  };
+
+/** ValidateWildcardDomain, plus an IP address where the kind allows one (VirtualService hosts). */
+export function hostOrIp(v: unknown, path: string, allowIp: boolean): Problem | undefined {
+  const p = istioHost(v, path);
+  if (p && allowIp && typeof v === "string" && parseIp(v).ok) return undefined;
+  return p;
+}
