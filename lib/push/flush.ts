@@ -6,6 +6,7 @@
  */
 import { mergeAll, type PushRequest } from "../model/index.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
+import { handOver } from "../store/codec.ts";
 import { keys, type Store, update } from "../store/index.ts";
 import type { GenerateContext, Generator, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
@@ -181,7 +182,8 @@ async function publish(
   const changes: ResourceChange[] = [];
   for (const typeUrl of [T.cluster, T.endpoint, T.listener, T.route]) {
     for (const r of plans.flatMap((p) => p.upserts.filter((u) => u.typeUrl === typeUrl))) {
-      await store.put(keys.resource(r.typeUrl, r.name), r);
+      // Made by this flush and never changed after: the memory store may keep it without a copy.
+      await store.put(keys.resource(r.typeUrl, r.name), handOver(r));
       feed.bodyBytes += r.body.byteLength;
       changes.push(
         feed.bodyBytes <= feed.maxBytes
@@ -199,7 +201,7 @@ async function publish(
   for (const p of plans) {
     const key = keys.generated(p.ref.namespace, p.ref.hostname);
     if (Object.keys(p.record).length === 0) await store.delete(key);
-    else await store.put(key, p.record);
+    else await store.put(key, handOver(p.record));
   }
   return changes;
 }

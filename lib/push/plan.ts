@@ -71,8 +71,9 @@ export async function planChunk(
   for (let i = 0; i < refs.length; i++) {
     const ref = refs[i] as ServiceRef;
     const { namespace, hostname } = ref;
-    const records = await listAll<Service>(store, keys.servicePrefix(namespace, hostname));
-    const services = records.map((e) => e.value);
+    const services =
+      ref.services ??
+      (await listAll<Service>(store, keys.servicePrefix(namespace, hostname))).map((e) => e.value);
     const shards = read.get(wanted[2 * i] as string)?.value as EndpointShardsRecord | undefined;
     const previous = readGeneratedRecord(read.get(wanted[2 * i + 1] as string)?.value);
     const view = await deps.filterView({ hostname, namespace, services, shards });
