@@ -181,21 +181,27 @@ async function publish(
 ): Promise<ResourceChange[]> {
   const changes: ResourceChange[] = [];
   for (const typeUrl of [T.cluster, T.endpoint, T.listener, T.route]) {
-    for (const r of plans.flatMap((p) => p.upserts.filter((u) => u.typeUrl === typeUrl))) {
-      // Made by this flush and never changed after: the memory store may keep it without a copy.
-      await store.put(keys.resource(r.typeUrl, r.name), handOver(r));
-      feed.bodyBytes += r.body.byteLength;
-      changes.push(
-        feed.bodyBytes <= feed.maxBytes
-          ? { typeUrl: r.typeUrl, name: r.name, version: r.version, body: r.body, service: r.service }
-          : { typeUrl: r.typeUrl, name: r.name, version: r.version },
-      );
+    for (const p of plans) {
+      for (const r of p.upserts) {
+        if (r.typeUrl !== typeUrl) continue;
+        // Made by this flush and never changed after: the memory store may keep it without a copy.
+        await store.put(keys.resource(r.typeUrl, r.name), handOver(r));
+        feed.bodyBytes += r.body.byteLength;
+        changes.push(
+          feed.bodyBytes <= feed.maxBytes
+            ? { typeUrl: r.typeUrl, name: r.name, version: r.version, body: r.body, service: r.service }
+            : { typeUrl: r.typeUrl, name: r.name, version: r.version },
+        );
+      }
     }
   }
   for (const typeUrl of [T.listener, T.route, T.cluster, T.endpoint]) {
-    for (const r of plans.flatMap((p) => p.removals.filter((u) => u.typeUrl === typeUrl))) {
-      await store.delete(keys.resource(r.typeUrl, r.name));
-      changes.push({ typeUrl: r.typeUrl, name: r.name, version: null });
+    for (const p of plans) {
+      for (const r of p.removals) {
+        if (r.typeUrl !== typeUrl) continue;
+        await store.delete(keys.resource(r.typeUrl, r.name));
+        changes.push({ typeUrl: r.typeUrl, name: r.name, version: null });
+      }
     }
   }
   for (const p of plans) {
