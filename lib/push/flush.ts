@@ -36,7 +36,8 @@ export interface FlushDeps {
 /**
  * One published change: a new version, or null for a removal. An upsert from flush() also carries
  * the published resource's encoded `body` and `service` (the very StoredResource fields, shared,
- * never copied), so a stream answers a push from the change feed without reading the store; past
+ * never copied: the memory store keeps that same body, so it is read-only for every holder), so a
+ * stream answers a push from the change feed without reading the store; past
  * the push's first maxFeedBodyBytes, upserts carry their version only (streams read those).
  * Push-log entries leave them out (names and versions only).
  */
