@@ -206,6 +206,7 @@ async function publish(
     }
   }
   for (const p of plans) {
+    if (!p.recordChanged) continue;
     const key = keys.generated(p.ref.namespace, p.ref.hostname);
     if (Object.keys(p.record).length === 0) await store.delete(key);
     else await store.put(key, handOver(p.record));

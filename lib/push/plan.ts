@@ -39,6 +39,8 @@ export interface ServicePlan {
   upserts: StoredResource[];
   removals: { typeUrl: TypeUrl; name: string }[];
   record: GeneratedRecord;
+  /** Whether `record` differs from what the store holds (else publishing leaves the record alone). */
+  recordChanged: boolean;
   /** Consistency problems (see consistency.ts), as sentences; the chunk is refused if any. */
   problems: string[];
 }
@@ -77,7 +79,9 @@ export async function planChunk(
     const shards = read.get(wanted[2 * i] as string)?.value as EndpointShardsRecord | undefined;
     const previous = readGeneratedRecord(read.get(wanted[2 * i + 1] as string)?.value);
     const view = await deps.filterView({ hostname, namespace, services, shards });
-    plans.push(await planService(deps, ref, view, previous, full));
+    const plan = await planService(deps, ref, view, previous.record, full);
+    plan.recordChanged ||= previous.olderLayout;
+    plans.push(plan);
   }
   return plans;
 }
@@ -91,7 +95,7 @@ async function planService(
 ): Promise<ServicePlan> {
   const service = `${ref.namespace}/${ref.hostname}`;
   const record: GeneratedRecord = { ...previous };
-  const plan: ServicePlan = { ref, upserts: [], removals: [], record, problems: [] };
+  const plan: ServicePlan = { ref, upserts: [], removals: [], record, recordChanged: false, problems: [] };
   const generatedNames: NamesByType = new Map();
   for (const generator of deps.generators) {
     if (!full && generator.typeUrl !== T.endpoint) continue;
@@ -115,6 +119,8 @@ async function planService(
     else delete record[generator.typeUrl];
   }
   plan.problems = checkConsistent(service, generatedNames);
+  // Same names at the same versions (in any order) when nothing is upserted or removed.
+  plan.recordChanged = plan.upserts.length > 0 || plan.removals.length > 0;
   return plan;
 }
 
@@ -126,11 +132,13 @@ function versionOf(list: GeneratedList, name: string, hint: number): string | un
 
 /**
  * A stored GeneratedRecord, also in the layout flushes before this one wrote (per type URL an
- * object name ─▶ version), so a store written by an older version is read, not misread.
+ * object name ─▶ version), so a store written by an older version is read, not misread;
+ * `olderLayout` says it must be written again.
  */
-export function readGeneratedRecord(value: unknown): GeneratedRecord {
+function readGeneratedRecord(value: unknown): { record: GeneratedRecord; olderLayout: boolean } {
   const record: GeneratedRecord = {};
-  if (typeof value !== "object" || value === null) return record;
+  let olderLayout = false;
+  if (typeof value !== "object" || value === null) return { record, olderLayout };
   for (const [typeUrl, list] of Object.entries(value as Record<string, unknown>)) {
     const l = list as Partial<GeneratedList> | Record<string, string>;
     if (Array.isArray(l.names) && Array.isArray(l.versions)) {
@@ -138,7 +146,8 @@ export function readGeneratedRecord(value: unknown): GeneratedRecord {
     } else {
       const pairs = Object.entries(l as Record<string, string>);
       record[typeUrl] = { names: pairs.map(([n]) => n), versions: pairs.map(([, v]) => v) };
+      olderLayout = true;
     }
   }
-  return record;
+  return { record, olderLayout };
 }

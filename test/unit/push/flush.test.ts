@@ -104,6 +104,7 @@ describe("flush", () => {
     await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
     await flushQueue();
     const before = await published();
+    const record = await store.get(keys.generated("default", host));
     await ingest(serviceEvent("MODIFIED"));
     expect(await readQueue(store)).toHaveLength(0); // unchanged object: nothing queued
     // Force the same request through again.
@@ -112,6 +113,8 @@ describe("flush", () => {
     expect(r).toMatchObject({ kind: "done", version: 1, changes: [] });
     expect(await published()).toEqual(before);
     expect(await pushVersion()).toBe(1);
+    // Nothing changed, so the generated record is not even written again.
+    expect(await store.get(keys.generated("default", host))).toEqual(record);
   });
 
   it("an endpoint change regenerates only the ClusterLoadAssignment", async () => {
