@@ -4,22 +4,15 @@
  * A crash anywhere loses nothing (the queue is still there, and the lease marks the crash);
  * flushing the same queue twice publishes the same bytes and versions.
  */
-import { mergeAll, type PushRequest, type Service } from "../model/index.ts";
+import { mergeAll, type PushRequest } from "../model/index.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
-import { keys, listAll, type Store, update } from "../store/index.ts";
-import type {
-  EndpointShardsRecord,
-  GenerateContext,
-  Generator,
-  ServiceView,
-  StoredResource,
-  TypeUrl,
-} from "../xds/types.ts";
+import { handOver } from "../store/codec.ts";
+import { keys, type Store, update } from "../store/index.ts";
+import type { GenerateContext, Generator, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
-import { toStored } from "../xds/version.ts";
-import { checkConsistent, type NamesByType } from "./consistency.ts";
+import { planChunk, type ServicePlan } from "./plan.ts";
 import type { QueuedPush } from "./queue.ts";
-import { type ServiceRef, servicesInScope } from "./scope.ts";
+import { servicesInScope } from "./scope.ts";
 import { createVisibility } from "./visibility.ts";
 
 export interface FlushDeps {
@@ -43,7 +36,8 @@ export interface FlushDeps {
 /**
  * One published change: a new version, or null for a removal. An upsert from flush() also carries
  * the published resource's encoded `body` and `service` (the very StoredResource fields, shared,
- * never copied), so a stream answers a push from the change feed without reading the store; past
+ * never copied: the memory store keeps that same body, so it is read-only for every holder), so a
+ * stream answers a push from the change feed without reading the store; past
  * the push's first maxFeedBodyBytes, upserts carry their version only (streams read those).
  * Push-log entries leave them out (names and versions only).
  */
@@ -103,9 +97,6 @@ export type FlushResult =
       recovered: boolean;
     };
 
-/** What a service generated last time: type URL ─▶ name ─▶ version. */
-type GeneratedRecord = Record<string, Record<string, string>>;
-
 interface FlushLease {
   owner: string;
   at: number;
@@ -131,10 +122,11 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // In chunks, so a flush of the whole mesh never holds every plan (a Durable Object has
       // 128 MB); each chunk is checked before any of it is published.
       for (let at = 0; at < refs.length; at += chunk) {
-        const plans = [];
-        for (const ref of refs.slice(at, at + chunk)) {
-          plans.push(await planService(deps, visibility.filterView, ref, request.full));
-        }
+        const plans = await planChunk(
+          { ...deps, filterView: visibility.filterView },
+          refs.slice(at, at + chunk),
+          request.full,
+        );
         const problems = plans.flatMap((p) => p.problems);
         if (problems.length > 0) {
           const what = at === 0 ? "nothing published" : `the ${at} service(s) before them were published`;
@@ -177,55 +169,6 @@ async function acquireLease(deps: FlushDeps): Promise<{ version: number; recover
   return put.ok ? { version: put.version, recovered: current !== undefined } : undefined;
 }
 
-interface ServicePlan {
-  ref: ServiceRef;
-  upserts: StoredResource[];
-  removals: { typeUrl: TypeUrl; name: string }[];
-  record: GeneratedRecord;
-  problems: string[];
-}
-
-async function planService(
-  deps: FlushDeps,
-  filterView: (view: ServiceView) => Promise<ServiceView>,
-  ref: ServiceRef,
-  full: boolean,
-): Promise<ServicePlan> {
-  const { store } = deps;
-  const { namespace, hostname } = ref;
-  const services = (await listAll<Service>(store, keys.servicePrefix(namespace, hostname))).map(
-    (e) => e.value,
-  );
-  // The shards and what the service generated last time, in one read.
-  const shardsKey = keys.shards(namespace, hostname);
-  const generatedKey = keys.generated(namespace, hostname);
-  const read = await store.getMany<unknown>([shardsKey, generatedKey]);
-  const shards = read.get(shardsKey)?.value as EndpointShardsRecord | undefined;
-  const view = await filterView({ hostname, namespace, services, shards });
-  const previous = (read.get(generatedKey)?.value as GeneratedRecord | undefined) ?? {};
-  const record: GeneratedRecord = { ...previous };
-  const plan: ServicePlan = { ref, upserts: [], removals: [], record, problems: [] };
-  const names: NamesByType = new Map();
-  for (const generator of deps.generators) {
-    if (!full && generator.typeUrl !== T.endpoint) continue;
-    const was = previous[generator.typeUrl] ?? {};
-    const now: Record<string, string> = {};
-    for (const g of generator.generate(view, deps.context)) {
-      const stored = await toStored(g, `${namespace}/${hostname}`);
-      now[stored.name] = stored.version;
-      if (was[stored.name] !== stored.version) plan.upserts.push(stored);
-    }
-    for (const name of Object.keys(was)) {
-      if (!(name in now)) plan.removals.push({ typeUrl: generator.typeUrl, name });
-    }
-    names.set(generator.typeUrl, new Set(Object.keys(now)));
-    if (Object.keys(now).length > 0) record[generator.typeUrl] = now;
-    else delete record[generator.typeUrl];
-  }
-  plan.problems = checkConsistent(`${namespace}/${hostname}`, names);
-  return plan;
-}
-
 /**
  * Make before break within a chunk: upserts in CDS, EDS, LDS, RDS order, then removals (LDS, RDS,
  * CDS, EDS). Streams hear of the push only once every chunk is published. An upsert's change
@@ -239,26 +182,34 @@ async function publish(
 ): Promise<ResourceChange[]> {
   const changes: ResourceChange[] = [];
   for (const typeUrl of [T.cluster, T.endpoint, T.listener, T.route]) {
-    for (const r of plans.flatMap((p) => p.upserts.filter((u) => u.typeUrl === typeUrl))) {
-      await store.put(keys.resource(r.typeUrl, r.name), r);
-      feed.bodyBytes += r.body.byteLength;
-      changes.push(
-        feed.bodyBytes <= feed.maxBytes
-          ? { typeUrl: r.typeUrl, name: r.name, version: r.version, body: r.body, service: r.service }
-          : { typeUrl: r.typeUrl, name: r.name, version: r.version },
-      );
+    for (const p of plans) {
+      for (const r of p.upserts) {
+        if (r.typeUrl !== typeUrl) continue;
+        // Made by this flush and never changed after: the memory store may keep it without a copy.
+        await store.put(keys.resource(r.typeUrl, r.name), handOver(r));
+        feed.bodyBytes += r.body.byteLength;
+        changes.push(
+          feed.bodyBytes <= feed.maxBytes
+            ? { typeUrl: r.typeUrl, name: r.name, version: r.version, body: r.body, service: r.service }
+            : { typeUrl: r.typeUrl, name: r.name, version: r.version },
+        );
+      }
     }
   }
   for (const typeUrl of [T.listener, T.route, T.cluster, T.endpoint]) {
-    for (const r of plans.flatMap((p) => p.removals.filter((u) => u.typeUrl === typeUrl))) {
-      await store.delete(keys.resource(r.typeUrl, r.name));
-      changes.push({ typeUrl: r.typeUrl, name: r.name, version: null });
+    for (const p of plans) {
+      for (const r of p.removals) {
+        if (r.typeUrl !== typeUrl) continue;
+        await store.delete(keys.resource(r.typeUrl, r.name));
+        changes.push({ typeUrl: r.typeUrl, name: r.name, version: null });
+      }
     }
   }
   for (const p of plans) {
+    if (!p.recordChanged) continue;
     const key = keys.generated(p.ref.namespace, p.ref.hostname);
     if (Object.keys(p.record).length === 0) await store.delete(key);
-    else await store.put(key, p.record);
+    else await store.put(key, handOver(p.record));
   }
   return changes;
 }

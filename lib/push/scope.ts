@@ -1,11 +1,16 @@
 /** Which services a push touches: the ConfigsUpdated of a merged PushRequest, resolved against the store. */
-import { type PushRequest, parseConfigKey } from "../model/index.ts";
+import { type PushRequest, parseConfigKey, type Service } from "../model/index.ts";
 import { decodeSegment, keys, listAll, type Store } from "../store/index.ts";
 
 /** One service, by namespace and hostname. */
 export interface ServiceRef {
   namespace: string;
   hostname: string;
+  /**
+   * The service's records (one per cluster, in key order), when the scope was found by listing
+   * every service: planning uses them instead of reading them once more. Absent: read them.
+   */
+  services?: Service[];
 }
 
 /**
@@ -16,16 +21,21 @@ export interface ServiceRef {
 export async function servicesInScope(store: Store, request: PushRequest): Promise<ServiceRef[]> {
   const configs = request.configsUpdated?.map(parseConfigKey);
   const found = new Map<string, ServiceRef>();
-  const add = (namespace: string, hostname: string) =>
-    found.set(`${namespace}/${hostname}`, { namespace, hostname });
   const services = configs?.every((c) => c.kind === "ServiceEntry") ? configs : undefined;
   if (services) {
-    for (const c of services) add(c.namespace, c.name);
+    for (const c of services)
+      found.set(`${c.namespace}/${c.name}`, { namespace: c.namespace, hostname: c.name });
   } else {
     for (const prefix of [keys.services(), "gen/"]) {
       for (const e of await listAll(store, prefix)) {
         const [, namespace, hostname] = e.key.split("/");
-        if (namespace && hostname) add(decodeSegment(namespace), decodeSegment(hostname));
+        if (!namespace || !hostname) continue;
+        let ref = found.get(`${namespace}/${hostname}`);
+        if (!ref) {
+          ref = { namespace: decodeSegment(namespace), hostname: decodeSegment(hostname), services: [] };
+          found.set(`${namespace}/${hostname}`, ref);
+        }
+        if (prefix === keys.services()) ref.services?.push(e.value as Service);
       }
     }
   }

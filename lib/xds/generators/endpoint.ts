@@ -98,15 +98,17 @@ function compareCandidates(a: Candidate, b: Candidate): number {
   );
 }
 
-/** Keeps the first of each address:port; input is sorted, so the output stays sorted. */
+/**
+ * Keeps the first of each address:port. Input is sorted by address, then port, so the endpoints
+ * that share one are adjacent: comparing each with the last kept is enough, and the output stays sorted.
+ */
 function dedupe(sorted: Candidate[]): Endpoint[] {
-  const seen = new Set<string>();
   const out: Endpoint[] = [];
+  let last: Endpoint | undefined;
   for (const { endpoint } of sorted) {
-    const key = `${endpoint.address}|${endpoint.port}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
+    if (last !== undefined && last.address === endpoint.address && last.port === endpoint.port) continue;
     out.push(endpoint);
+    last = endpoint;
   }
   return out;
 }

@@ -54,13 +54,16 @@ const zeros = new WeakMap<DescMessage, object | null>();
 
 /**
  * `create(schema, fields)` for the wide messages every resource has (Cluster, Listener,
- * HttpConnectionManager have 40 to 60 fields each, and create() looks every one of them up in
- * its init): a shallow copy of the schema's zero message, made once by create(), with `fields`
- * on top. `fields` must already be in message form (sub-messages made by create()
- * or by this; oneofs as `{ case, value }`), which the types enforce. The copy shares the zero's
- * empty lists and unset oneofs, frozen, so nothing can change them through one resource; a
- * schema whose zero message has a prototype (proto2 defaults) goes through create() instead.
- * Messages built here are for encoding: equal fields give the same bytes as create().
+ * HttpConnectionManager have 40 to 60 fields each, and both create() and a copy of a zero message
+ * write every one of them): a message whose prototype is the schema's zero message, made once by
+ * create(), with only `fields` as its own properties. protobuf-es reads such a message as it
+ * reads its own proto2 messages (defaults on the prototype chain): an unset field reads as its zero
+ * value, explicit presence is an own property, so toBinary, equals and the reflection API see the
+ * same message as create() makes, and it encodes to the same bytes. `fields` must already be in
+ * message form (sub-messages made by create() or by this; oneofs as `{ case, value }`), which the
+ * types enforce. What the zero holds, its empty lists and unset oneofs, is frozen, so nothing can
+ * change them through one resource; a schema whose zero message has a prototype itself (proto2
+ * defaults) goes through create() instead. Messages built here are for encoding and reading.
  */
 export function message<Desc extends DescMessage>(
   schema: Desc,
@@ -69,13 +72,13 @@ export function message<Desc extends DescMessage>(
   let zero = zeros.get(schema);
   if (zero === undefined) {
     const made = create(schema) as object;
-    // The zero itself stays private here and unfrozen (copying a frozen object is several times
-    // slower); what its copies share, its lists and unset oneofs, is frozen.
+    // The zero itself stays unfrozen: a frozen prototype's properties could not be set on the
+    // messages that inherit them. It never leaves this module except as their prototype.
     zero = Object.getPrototypeOf(made) === Object.prototype ? freezeValues(made) : null;
     zeros.set(schema, zero);
   }
   if (zero === null) return create(schema, fields as never);
-  const out: Record<string, unknown> = { ...zero };
+  const out = Object.create(zero) as Record<string, unknown>;
   // As create(): a field given as undefined or null keeps its zero value.
   for (const key in fields) {
     const value = (fields as Record<string, unknown>)[key];

@@ -9,6 +9,7 @@ import {
   type PushLogEntry,
   type PushVersion,
 } from "../../../lib/push/flush.ts";
+import type { GeneratedRecord } from "../../../lib/push/plan.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
 import { runDebounceTurn } from "../../../lib/push/run.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
@@ -103,6 +104,7 @@ describe("flush", () => {
     await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
     await flushQueue();
     const before = await published();
+    const record = await store.get(keys.generated("default", host));
     await ingest(serviceEvent("MODIFIED"));
     expect(await readQueue(store)).toHaveLength(0); // unchanged object: nothing queued
     // Force the same request through again.
@@ -111,6 +113,8 @@ describe("flush", () => {
     expect(r).toMatchObject({ kind: "done", version: 1, changes: [] });
     expect(await published()).toEqual(before);
     expect(await pushVersion()).toBe(1);
+    // Nothing changed, so the generated record is not even written again.
+    expect(await store.get(keys.generated("default", host))).toEqual(record);
   });
 
   it("an endpoint change regenerates only the ClusterLoadAssignment", async () => {
@@ -289,6 +293,50 @@ describe("flush", () => {
         (await store.get<StoredResource>(keys.resource(c.typeUrl, c.name)))?.value.version,
       );
     }
+  });
+
+  it("stores what a service generated as name and version lists per type URL", async () => {
+    await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
+    await flushQueue();
+    const record = (await store.get<GeneratedRecord>(keys.generated("default", host)))?.value;
+    const versions = await published();
+    expect(record?.[TypeUrl.endpoint]).toEqual({
+      names: [cla],
+      versions: [versions[`ClusterLoadAssignment/${cla}`]],
+    });
+    expect(Object.keys(record ?? {}).sort()).toEqual(
+      [TypeUrl.cluster, TypeUrl.endpoint, TypeUrl.listener, TypeUrl.route].sort(),
+    );
+  });
+
+  it("reads a generated record in the older name ─▶ version layout: unchanged resources stay, vanished ones go", async () => {
+    await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
+    await flushQueue();
+    const versions = await published();
+    // As a flush before the list layout wrote it, plus a Listener the service no longer generates.
+    const typeUrls: Record<string, string> = {
+      Cluster: TypeUrl.cluster,
+      ClusterLoadAssignment: TypeUrl.endpoint,
+      Listener: TypeUrl.listener,
+      RouteConfiguration: TypeUrl.route,
+    };
+    const old: Record<string, Record<string, string>> = {};
+    for (const [key, version] of Object.entries(versions)) {
+      const typeUrl = typeUrls[key.slice(0, key.indexOf("/"))] as string;
+      old[typeUrl] = { ...old[typeUrl], [key.slice(key.indexOf("/") + 1)]: version };
+    }
+    (old[TypeUrl.listener] as Record<string, string>)["gone:80"] = "0123456789abcdef";
+    await store.put(keys.generated("default", host), old);
+    await store.put(keys.pending(clock, "x"), {
+      request: { full: true, configsUpdated: null, reasons: { global: 1 }, start: clock },
+      at: clock,
+    });
+    const r = await flushQueue();
+    expect(r.kind === "done" && r.changes).toEqual([
+      { typeUrl: TypeUrl.listener, name: "gone:80", version: null },
+    ]);
+    const record = (await store.get<GeneratedRecord>(keys.generated("default", host)))?.value;
+    expect(record?.[TypeUrl.listener]).toEqual({ names: [lis], versions: [versions[`Listener/${lis}`]] });
   });
 
   it("a push of unknown scope regenerates everything and removes what vanished", async () => {

@@ -189,11 +189,26 @@ describe("toStored", () => {
     });
   });
 
-  it("refuses a message that is no served resource type", async () => {
+  it("refuses a message that is no served resource type", () => {
     const message = create(RouterSchema);
-    await expect(toStored({ name: "r", schema: RouterSchema, message }, "ns/x")).rejects.toThrow(
+    expect(() => toStored({ name: "r", schema: RouterSchema, message }, "ns/x")).toThrow(
       /not a served type URL/,
     );
+  });
+
+  it("with a synchronous SHA-256 answers at once, with the version WebCrypto gives", async () => {
+    const message = create(ClusterSchema, { name: "outbound|80||a.ns.svc.cluster.local" });
+    const generated = { name: message.name, schema: ClusterSchema, message };
+    const web = await toStored(generated, "ns/a");
+    expect(web).toBeDefined();
+    useSyncSha256(nodeSha256);
+    try {
+      const now = toStored(generated, "ns/a");
+      expect(now).not.toBeInstanceOf(Promise);
+      expect(now).toEqual(web);
+    } finally {
+      useSyncSha256(undefined);
+    }
   });
 
   it("names the service as <namespace>/<hostname>", () => {

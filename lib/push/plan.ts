@@ -1,0 +1,153 @@
+/**
+ * Planning one chunk of a flush: read what each service needs (one getMany for the whole chunk's
+ * endpoint shards and generated records), generate, encode each resource once and hash those
+ * bytes once, and keep only what differs from what the service published last time.
+ */
+import type { Service } from "../model/index.ts";
+import { keys, listAll, type Store } from "../store/index.ts";
+import type {
+  EndpointShardsRecord,
+  GenerateContext,
+  Generator,
+  ServiceView,
+  StoredResource,
+  TypeUrl,
+} from "../xds/types.ts";
+import { TypeUrl as T } from "../xds/types.ts";
+import { toStored } from "../xds/version.ts";
+import { checkConsistent, type NamesByType } from "./consistency.ts";
+import type { ServiceRef } from "./scope.ts";
+
+/**
+ * What a service generated last time (under keys.generated()): per type URL, its resource names
+ * and their versions, in generation order. Two lists, not a name ─▶ version object: every service
+ * has names no other has, and objects keyed by them cost a new hidden class each, to build and
+ * again to copy in and out of the store.
+ */
+export type GeneratedRecord = Record<string, GeneratedList>;
+
+/** `names[i]` was published at `versions[i]`. */
+export interface GeneratedList {
+  names: string[];
+  versions: string[];
+}
+
+/** What publishing one service changes, and what it generated (its next GeneratedRecord). */
+export interface ServicePlan {
+  ref: ServiceRef;
+  /** Resources whose version differs from the service's last record, encoded once. */
+  upserts: StoredResource[];
+  removals: { typeUrl: TypeUrl; name: string }[];
+  record: GeneratedRecord;
+  /** Whether `record` differs from what the store holds (else publishing leaves the record alone). */
+  recordChanged: boolean;
+  /** Consistency problems (see consistency.ts), as sentences; the chunk is refused if any. */
+  problems: string[];
+}
+
+/** What planning needs from the flush. */
+export interface PlanDeps {
+  store: Store;
+  generators: readonly Generator[];
+  context: GenerateContext;
+  /** The view as the discovery selectors let it be served. */
+  filterView: (view: ServiceView) => Promise<ServiceView>;
+}
+
+/**
+ * Plans `refs` (one chunk): a full push runs every generator, an incremental one only EDS. The
+ * chunk's shards and generated records come in one getMany; each service's records in one list.
+ */
+export async function planChunk(
+  deps: PlanDeps,
+  refs: readonly ServiceRef[],
+  full: boolean,
+): Promise<ServicePlan[]> {
+  const { store } = deps;
+  const wanted: string[] = [];
+  for (const { namespace, hostname } of refs) {
+    wanted.push(keys.shards(namespace, hostname), keys.generated(namespace, hostname));
+  }
+  const read = await store.getMany<unknown>(wanted);
+  const plans: ServicePlan[] = [];
+  for (let i = 0; i < refs.length; i++) {
+    const ref = refs[i] as ServiceRef;
+    const { namespace, hostname } = ref;
+    const services =
+      ref.services ??
+      (await listAll<Service>(store, keys.servicePrefix(namespace, hostname))).map((e) => e.value);
+    const shards = read.get(wanted[2 * i] as string)?.value as EndpointShardsRecord | undefined;
+    const previous = readGeneratedRecord(read.get(wanted[2 * i + 1] as string)?.value);
+    const view = await deps.filterView({ hostname, namespace, services, shards });
+    const plan = await planService(deps, ref, view, previous.record, full);
+    plan.recordChanged ||= previous.olderLayout;
+    plans.push(plan);
+  }
+  return plans;
+}
+
+async function planService(
+  deps: PlanDeps,
+  ref: ServiceRef,
+  view: ServiceView,
+  previous: GeneratedRecord,
+  full: boolean,
+): Promise<ServicePlan> {
+  const service = `${ref.namespace}/${ref.hostname}`;
+  const record: GeneratedRecord = { ...previous };
+  const plan: ServicePlan = { ref, upserts: [], removals: [], record, recordChanged: false, problems: [] };
+  const generatedNames: NamesByType = new Map();
+  for (const generator of deps.generators) {
+    if (!full && generator.typeUrl !== T.endpoint) continue;
+    const made = generator.generate(view, deps.context).map((g) => toStored(g, service));
+    const stored = made.some((s) => s instanceof Promise)
+      ? await Promise.all(made)
+      : (made as StoredResource[]);
+    const was = previous[generator.typeUrl];
+    const now: GeneratedList = { names: [], versions: [] };
+    for (let i = 0; i < stored.length; i++) {
+      const s = stored[i] as StoredResource;
+      now.names.push(s.name);
+      now.versions.push(s.version);
+      if (was === undefined || versionOf(was, s.name, i) !== s.version) plan.upserts.push(s);
+    }
+    for (const name of was?.names ?? []) {
+      if (!now.names.includes(name)) plan.removals.push({ typeUrl: generator.typeUrl, name });
+    }
+    generatedNames.set(generator.typeUrl, now.names);
+    if (now.names.length > 0) record[generator.typeUrl] = now;
+    else delete record[generator.typeUrl];
+  }
+  plan.problems = checkConsistent(service, generatedNames);
+  // Same names at the same versions (in any order) when nothing is upserted or removed.
+  plan.recordChanged = plan.upserts.length > 0 || plan.removals.length > 0;
+  return plan;
+}
+
+/** The version `list` gives `name`, looked for at `hint` first (names keep their order). */
+function versionOf(list: GeneratedList, name: string, hint: number): string | undefined {
+  const at = list.names[hint] === name ? hint : list.names.indexOf(name);
+  return at < 0 ? undefined : list.versions[at];
+}
+
+/**
+ * A stored GeneratedRecord, also in the layout flushes before this one wrote (per type URL an
+ * object name ─▶ version), so a store written by an older version is read, not misread;
+ * `olderLayout` says it must be written again.
+ */
+function readGeneratedRecord(value: unknown): { record: GeneratedRecord; olderLayout: boolean } {
+  const record: GeneratedRecord = {};
+  let olderLayout = false;
+  if (typeof value !== "object" || value === null) return { record, olderLayout };
+  for (const [typeUrl, list] of Object.entries(value as Record<string, unknown>)) {
+    const l = list as Partial<GeneratedList> | Record<string, string>;
+    if (Array.isArray(l.names) && Array.isArray(l.versions)) {
+      record[typeUrl] = l as GeneratedList;
+    } else {
+      const pairs = Object.entries(l as Record<string, string>);
+      record[typeUrl] = { names: pairs.map(([n]) => n), versions: pairs.map(([, v]) => v) };
+      olderLayout = true;
+    }
+  }
+  return { record, olderLayout };
+}
