@@ -122,7 +122,8 @@ export async function* runAdsStream<Req, Res>(
       let responses: Res[];
       if (input.kind === "push") {
         pushPending = false;
-        const changed = pendingChanges?.flat();
+        // One push waiting (the usual case): its changes array as announced, shared by every stream.
+        const changed = pendingChanges?.length === 1 ? pendingChanges[0] : pendingChanges?.flat();
         pendingChanges = [];
         pendingCount = 0;
         responses = await session.onPush(changed);

@@ -36,7 +36,7 @@ import {
   sent,
   settleOldest,
 } from "./delta-state.ts";
-import { recordBounds } from "./proxy-record.ts";
+import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { nodeGenerator, retainedNode } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
 import { statusLists } from "./status-lists.ts";
@@ -54,8 +54,11 @@ export interface DeltaSessionOptions {
   source: ResourceSource;
   /** Fresh nonce per response; default crypto.randomUUID(). Must never repeat within a stream. */
   nonce?: () => string;
-  /** Called after every ACK and NACK with the stream's status (e.g. to store under keys.proxy()). */
-  onStatus?: (status: ProxyStatus) => void;
+  /**
+   * Called after every ACK and NACK with the stream's status (e.g. to store under keys.proxy()):
+   * after a NACK the status, after an ACK a read of it (call it for the status as of then).
+   */
+  onStatus?: (status: StatusReport) => void;
   /**
    * Start-up sync: while closed, no name the client holds is put in removed_resources (names it
    * never held may still be reported absent); the next push after it opens sends the removals.
@@ -219,7 +222,10 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       const kept = state.ackedVersion === undefined && state.held.size === 0 ? "" : await heldVersion(state);
       state.nack = { versionInfo: kept, nonce: req.responseNonce, message: answered.message };
     }
-    if (answered.kind !== "unknown") options.onStatus?.(status(recordBounds.names));
+    // After a NACK the status itself (its message is logged at once); after an ACK a read of it,
+    // built only when a record is written (at most once a second per stream).
+    if (answered.kind === "nack") options.onStatus?.(status(recordBounds.names));
+    else if (answered.kind === "ack") options.onStatus?.(() => status(recordBounds.names));
     if (!changed) return [];
     const d = await diff(state);
     // Envoy's initial fetch of a wildcard type waits for a first response, even an empty one
