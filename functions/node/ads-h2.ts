@@ -150,6 +150,7 @@ async function serve<I extends DescMessage, O extends DescMessage>(
       check: (message, first) => checkNode(message, first ? "stream-first" : "stream-later"),
       pause: () => req.pause(),
       resume: () => req.resume(),
+      paused: true,
     });
     req.pause();
     req.on("data", (chunk: Buffer) => reader.push(chunk));

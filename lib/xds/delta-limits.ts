@@ -76,13 +76,15 @@ export function checkDeltaRequest(
         "split the change over several requests",
     );
   }
-  const initial = Object.keys(req.initialResourceVersions).length;
+  let initial = 0;
+  for (const _ in req.initialResourceVersions) initial++;
   if (initial > limits.maxInitialVersions) {
     return exhausted(
       `initial_resource_versions lists ${initial} resources; at most ${limits.maxInitialVersions} are accepted: ` +
         "reconnect without them (everything is resent) or raise the control plane's maxInitialVersions",
     );
   }
+  if (req.resourceNamesSubscribe.length === 0) return undefined; // an ACK or an unsubscription
   let total = subscribed.size;
   for (const n of new Set(req.resourceNamesSubscribe)) if (n !== "*" && !subscribed.has(n)) total++;
   if (total > limits.maxSubscribedNames) {
