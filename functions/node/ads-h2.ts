@@ -120,6 +120,10 @@ async function serve<I extends DescMessage, O extends DescMessage>(
   const abort = new AbortController();
   const { stream } = req;
   const onClose = () => abort.abort(new ConnectError("stream closed by the client", Code.Canceled));
+  let aborted = false;
+  abort.signal.addEventListener("abort", () => {
+    aborted = true;
+  });
   stream.once("close", onClose);
   const header = (name: string) => single(req.headers[name.toLowerCase()]);
   const timeout = parseTimeout(header(headerTimeout), Number.MAX_SAFE_INTEGER);
@@ -157,7 +161,7 @@ async function serve<I extends DescMessage, O extends DescMessage>(
     req.on("end", () => reader.end());
     req.on("error", (e) => reader.fail(e));
     for await (const response of method.run(reader, abort.signal)) {
-      if (abort.signal.aborted) break;
+      if (aborted) break;
       if (!res.headersSent) res.writeHead(200, { "content-type": contentTypeProto });
       const bytes = frame(method.encode(response, prefixBytes));
       if (!res.write(bytes)) await drained(res, abort.signal);

@@ -41,6 +41,10 @@ export interface DeltaRequestProblem {
 
 const served = new Set<string>(pushOrder);
 
+// Module-level, not per call: a request's check makes no closure when it finds nothing.
+const invalid = (message: string): DeltaRequestProblem => ({ code: "invalid-argument", message });
+const exhausted = (message: string): DeltaRequestProblem => ({ code: "resource-exhausted", message });
+
 /**
  * Checks one Delta request against the served type URLs and `limits`. `subscribed` is the set of
  * names the stream already subscribes to explicitly for the request's type (re-subscriptions do
@@ -51,8 +55,6 @@ export function checkDeltaRequest(
   limits: Readonly<AdsLimits>,
   subscribed: ReadonlySet<string>,
 ): DeltaRequestProblem | undefined {
-  const invalid = (message: string): DeltaRequestProblem => ({ code: "invalid-argument", message });
-  const exhausted = (message: string): DeltaRequestProblem => ({ code: "resource-exhausted", message });
   if (req.typeUrl === "") {
     return invalid(
       `DeltaDiscoveryRequest.type_url is empty: on an aggregated stream every request must name its type, one of ${[...served].join(", ")}`,

@@ -154,7 +154,8 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     for (const name of state.resend) if (!sending.has(name)) removed.add(name);
     state.resend.clear();
     // Not synced yet: what the client holds stays in its view, so the first push after sync removes it.
-    if (!(await gate.synced())) for (const name of removed) if (view.has(name)) removed.delete(name);
+    if (removed.size > 0 && !(await gate.synced()))
+      for (const name of removed) if (view.has(name)) removed.delete(name);
     return { state, resources, removed: [...removed].sort() };
   }
 
