@@ -184,7 +184,9 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     removed: string[],
   ): Promise<DeltaDiscoveryResponse> {
     const nonce = nextNonce();
-    const flight: InFlight = { nonce, versions: new Map(resources.map((r) => [r.name, r.version])), removed };
+    const versions = new Map<string, string>();
+    for (const r of resources) versions.set(r.name, r.version);
+    const flight: InFlight = { nonce, versions, removed };
     sent(state, flight);
     settleOldest(state, maxInFlight);
     for (const r of resources) {
