@@ -36,6 +36,7 @@ import {
   sent,
   settleOldest,
 } from "./delta-state.ts";
+import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { nodeGenerator, retainedNode } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
@@ -52,7 +53,7 @@ import {
 export interface DeltaSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */
   source: ResourceSource;
-  /** Fresh nonce per response; default crypto.randomUUID(). Must never repeat within a stream. */
+  /** Fresh nonce per response; default nonce.ts createNonces(). Must never repeat within a stream. */
   nonce?: () => string;
   /**
    * Called after every ACK and NACK with the stream's status (e.g. to store under keys.proxy()):
@@ -119,7 +120,7 @@ const maxInFlight = 64;
 export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   const { source } = options;
   const gate = options.gate ?? openGate;
-  const nextNonce = options.nonce ?? (() => crypto.randomUUID());
+  const nextNonce = options.nonce ?? createNonces();
   const states = new Map<string, DeltaTypeState>();
   let node: Node | undefined;
   const serialized = createSerial();

@@ -6,7 +6,8 @@
  * stream. Protobuf's merge by concatenation (the encoding guide: "concatenating two encoded
  * messages is the same as merging them"; repeated fields append) lets a response be written as
  * toBinary of its envelope followed by toBinary of each resource as a one-entry response, the
- * latter cached per shared message. Both halves come from protobuf-es toBinary; the bytes parse to
+ * latter cached per shared message (and its type_url, the same for every response of a type,
+ * cached per type URL). Both halves come from protobuf-es toBinary; the bytes parse to
  * the same message as toBinary of the whole (a parser takes fields in any order).
  */
 import { create, type DescMessage, type MessageShape, toBinary } from "@bufbuild/protobuf";
@@ -69,6 +70,28 @@ function entryOf<D extends DescMessage>(schema: D, message: object, wrap: () => 
   return bytes;
 }
 
+/**
+ * The encoded type_url field of a response, per type URL: a type URL is longer than protobuf-es
+ * encodes without a TextEncoder call, and the same in every response of its type. Bounded: the
+ * served type URLs and what a few clients ask for; past `maxTypeUrls` it is encoded each time.
+ */
+const deltaTypeUrls = new Map<string, Uint8Array>();
+const sotwTypeUrls = new Map<string, Uint8Array>();
+const maxTypeUrls = 64;
+
+function typeUrlBytes(
+  schema: typeof DeltaDiscoveryResponseSchema | typeof DiscoveryResponseSchema,
+  typeUrl: string,
+  cache: Map<string, Uint8Array>,
+): Uint8Array {
+  let bytes = cache.get(typeUrl);
+  if (bytes === undefined) {
+    bytes = toBinary(schema, create(schema, { typeUrl }));
+    if (cache.size < maxTypeUrls) cache.set(typeUrl, bytes);
+  }
+  return bytes;
+}
+
 /** `head` then every entry, in one buffer with `reserve` zero bytes before them (for a frame prefix). */
 function join(head: Uint8Array, entries: readonly Uint8Array[], reserve: number): Uint8Array {
   let length = reserve + head.length;
@@ -88,18 +111,20 @@ function join(head: Uint8Array, entries: readonly Uint8Array[], reserve: number)
  * may fill (a gRPC frame prefix), each resource's bytes taken from the per-message cache.
  */
 export function encodeDeltaResponse(response: DeltaDiscoveryResponse, reserve = 0): Uint8Array {
-  const head = toBinary(DeltaDiscoveryResponseSchema, { ...response, resources: [] });
+  const head = toBinary(DeltaDiscoveryResponseSchema, { ...response, typeUrl: "", resources: [] });
   const entries = response.resources.map((r) =>
     entryOf(DeltaDiscoveryResponseSchema, r, () => create(DeltaDiscoveryResponseSchema, { resources: [r] })),
   );
+  entries.push(typeUrlBytes(DeltaDiscoveryResponseSchema, response.typeUrl, deltaTypeUrls));
   return join(head, entries, reserve);
 }
 
 /** encodeDeltaResponse's SotW twin: DiscoveryResponse, its `resources` the Any of each resource. */
 export function encodeSotwResponse(response: DiscoveryResponse, reserve = 0): Uint8Array {
-  const head = toBinary(DiscoveryResponseSchema, { ...response, resources: [] });
+  const head = toBinary(DiscoveryResponseSchema, { ...response, typeUrl: "", resources: [] });
   const entries = response.resources.map((r) =>
     entryOf(DiscoveryResponseSchema, r, () => create(DiscoveryResponseSchema, { resources: [r] })),
   );
+  entries.push(typeUrlBytes(DiscoveryResponseSchema, response.typeUrl, sotwTypeUrls));
   return join(head, entries, reserve);
 }

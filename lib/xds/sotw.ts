@@ -23,6 +23,7 @@ import {
   sotwResourceBytes,
 } from "./budget.ts";
 import { changeSource, indexChanges } from "./change-source.ts";
+import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { type SotwAnswer, sotwAnswer, sotwPieces, uniqueByName } from "./response.ts";
 import {
@@ -42,7 +43,7 @@ import { setVersion } from "./version.ts";
 export interface SotwSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */
   source: ResourceSource;
-  /** Fresh nonce per response; default crypto.randomUUID(). Must never repeat within a stream. */
+  /** Fresh nonce per response; default nonce.ts createNonces(). Must never repeat within a stream. */
   nonce?: () => string;
   /**
    * Called after every ACK and NACK with the stream's status (e.g. to store under keys.proxy()):
@@ -115,7 +116,7 @@ export function nodeGenerator(node: Node | undefined): string {
 export function createSotwSession(options: SotwSessionOptions): SotwSession {
   const { source } = options;
   const gate = options.gate ?? openGate;
-  const nextNonce = options.nonce ?? (() => crypto.randomUUID());
+  const nextNonce = options.nonce ?? createNonces();
   const states = new Map<string, TypeState>();
   let node: Node | undefined;
   const serialized = createSerial();
