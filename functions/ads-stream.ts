@@ -82,7 +82,12 @@ export async function* runAdsStream<Req, Res>(
     pushPending = true;
     deliver({ kind: "push" });
   });
-  const onAbort = () => deliver({ kind: "end" });
+  // The signal's state, kept here: reading `aborted` of a composite signal per input costs more.
+  let aborted = signal.aborted;
+  const onAbort = () => {
+    aborted = true;
+    deliver({ kind: "end" });
+  };
   const close = () => {
     closed = true;
     taken?.();
@@ -105,7 +110,7 @@ export async function* runAdsStream<Req, Res>(
     }
   })();
   try {
-    while (!signal.aborted) {
+    while (!aborted) {
       const input = inbox.shift();
       if (input?.kind === "request") taken?.();
       if (!input) {
@@ -116,13 +121,14 @@ export async function* runAdsStream<Req, Res>(
         continue;
       }
       if (input.kind === "end") {
-        if (input.error !== undefined && !signal.aborted) throw input.error;
+        if (input.error !== undefined && !aborted) throw input.error;
         return;
       }
       let responses: Res[];
       if (input.kind === "push") {
         pushPending = false;
-        const changed = pendingChanges?.flat();
+        // One push waiting (the usual case): its changes array as announced, shared by every stream.
+        const changed = pendingChanges?.length === 1 ? pendingChanges[0] : pendingChanges?.flat();
         pendingChanges = [];
         pendingCount = 0;
         responses = await session.onPush(changed);

@@ -13,9 +13,9 @@
  * asks for it. Responses are not compressed (gRPC lets a server answer identity whatever a client accepts).
  */
 import type { Http2ServerRequest, Http2ServerResponse, IncomingHttpHeaders } from "node:http2";
-import { type DescMessage, type MessageShape, toBinary } from "@bufbuild/protobuf";
+import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { type Compression, compressionNegotiate, encodeEnvelope } from "@connectrpc/connect/protocol";
+import { type Compression, compressionNegotiate } from "@connectrpc/connect/protocol";
 import {
   contentTypeProto,
   headerAcceptEncoding,
@@ -33,6 +33,7 @@ import {
   DiscoveryResponseSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { logSafe } from "../../lib/log-safe.ts";
+import { encodeDeltaResponse, encodeSotwResponse } from "../../lib/xds/response-bytes.ts";
 import type { Admission } from "../admission.ts";
 import type { AdsHandlers, AdsMethod } from "../ads-handlers.ts";
 import { type Authenticate, nodeChecker } from "../auth.ts";
@@ -60,6 +61,8 @@ interface Method<I extends DescMessage, O extends DescMessage> {
   input: I;
   output: O;
   run: AdsMethod<MessageShape<I>, MessageShape<O>>;
+  /** The response's bytes after `reserve` free bytes (response-bytes.ts: each resource encoded once). */
+  encode: (response: MessageShape<O>, reserve: number) => Uint8Array;
 }
 
 /**
@@ -83,6 +86,7 @@ export function createAdsH2Listener(options: AdsH2Options, fallback: Listener): 
         input: DiscoveryRequestSchema,
         output: DiscoveryResponseSchema,
         run: options.ads.sotw,
+        encode: encodeSotwResponse,
       }),
     ],
     [
@@ -92,6 +96,7 @@ export function createAdsH2Listener(options: AdsH2Options, fallback: Listener): 
         input: DeltaDiscoveryRequestSchema,
         output: DeltaDiscoveryResponseSchema,
         run: options.ads.delta,
+        encode: encodeDeltaResponse,
       }),
     ],
   ]);
@@ -115,6 +120,10 @@ async function serve<I extends DescMessage, O extends DescMessage>(
   const abort = new AbortController();
   const { stream } = req;
   const onClose = () => abort.abort(new ConnectError("stream closed by the client", Code.Canceled));
+  let aborted = false;
+  abort.signal.addEventListener("abort", () => {
+    aborted = true;
+  });
   stream.once("close", onClose);
   const header = (name: string) => single(req.headers[name.toLowerCase()]);
   const timeout = parseTimeout(header(headerTimeout), Number.MAX_SAFE_INTEGER);
@@ -145,15 +154,16 @@ async function serve<I extends DescMessage, O extends DescMessage>(
       check: (message, first) => checkNode(message, first ? "stream-first" : "stream-later"),
       pause: () => req.pause(),
       resume: () => req.resume(),
+      paused: true,
     });
     req.pause();
     req.on("data", (chunk: Buffer) => reader.push(chunk));
     req.on("end", () => reader.end());
     req.on("error", (e) => reader.fail(e));
     for await (const response of method.run(reader, abort.signal)) {
-      if (abort.signal.aborted) break;
+      if (aborted) break;
       if (!res.headersSent) res.writeHead(200, { "content-type": contentTypeProto });
-      const bytes = encodeEnvelope(0, toBinary(method.output, response));
+      const bytes = frame(method.encode(response, prefixBytes));
       if (!res.write(bytes)) await drained(res, abort.signal);
     }
   } catch (e) {
@@ -163,6 +173,16 @@ async function serve<I extends DescMessage, O extends DescMessage>(
     stream.off("close", onClose);
   }
   finish(res, error, abort.signal);
+}
+
+const prefixBytes = 5;
+
+/** Fills the gRPC message prefix (flags 0: not compressed; big-endian length) into its reserved bytes. */
+function frame(bytes: Uint8Array): Uint8Array {
+  const length = bytes.length - prefixBytes;
+  bytes[0] = 0;
+  new DataView(bytes.buffer, bytes.byteOffset, prefixBytes).setUint32(1, length);
+  return bytes;
 }
 
 /** Ends the response with its status trailers (grpc-status, percent-encoded grpc-message) unless the stream is gone. */

@@ -2,7 +2,7 @@
  * The request side of a gRPC stream served straight on node:http2: splits the length-prefixed
  * messages out of DATA chunks however they were cut (one message over several chunks, several
  * in one), and hands them to ONE consumer one at a time, pull-based: while a message waits for its
- * consumer the transport is paused (HTTP/2 flow control then holds the client back), and a message
+ * consumer (none is waiting for it) the transport is paused (HTTP/2 flow control then holds the client back), and a message
  * is decompressed and parsed only when it is asked for. Errors are connect's, with connect's codes
  * and messages (a message over readMaxBytes ▶ ResourceExhausted from its 5-byte prefix, before its
  * body is read; a truncated one ▶ InvalidArgument; a compressed flag without an encoding ▶ Internal;
@@ -94,9 +94,14 @@ export interface MessageReaderOptions<Desc extends DescMessage> {
   before?: ConnectError | undefined;
   /** Runs on each parsed message in order, `first` for the stream's first; a throw ends the reads with it. */
   check?: (message: MessageShape<Desc>, first: boolean) => void;
-  /** Stop / restart the transport's reads (flow control). */
+  /**
+   * Stop / restart the transport's reads (flow control). Called only on a change: pause when a
+   * message would wait with no consumer waiting for it, resume when none is left.
+   */
   pause(): void;
   resume(): void;
+  /** The transport is paused already when the reader is made (the first read resumes it). */
+  paused?: boolean;
 }
 
 /** The consumer's side is an AsyncIterable (runAdsStream's); the transport pushes into the rest. */
@@ -121,6 +126,17 @@ export function createMessageReader<Desc extends DescMessage>(
   let done = false;
   let first = true;
   let wake: (() => void) | undefined;
+  let paused = options.paused === true;
+  const pause = () => {
+    if (paused) return;
+    paused = true;
+    options.pause();
+  };
+  const resume = () => {
+    if (!paused) return;
+    paused = false;
+    options.resume();
+  };
   const notify = () => {
     const w = wake;
     wake = undefined;
@@ -148,7 +164,7 @@ export function createMessageReader<Desc extends DescMessage>(
       for (;;) {
         const env = ready.shift();
         if (env) {
-          if (ready.length === 0 && !ended && failure === undefined) options.resume();
+          if (ready.length === 0 && !ended && failure === undefined) resume();
           return { done: false, value: await open(env) };
         }
         if (failure !== undefined) throw failure;
@@ -158,14 +174,14 @@ export function createMessageReader<Desc extends DescMessage>(
           done = true;
           return { done: true, value: undefined };
         }
-        options.resume();
+        resume();
         await new Promise<void>((resolve) => {
           wake = resolve;
         });
       }
     } catch (e) {
       done = true;
-      options.pause();
+      pause();
       throw e;
     }
   };
@@ -178,7 +194,9 @@ export function createMessageReader<Desc extends DescMessage>(
         // Messages before the refused one are still served; the error comes after them.
         failure = e;
       }
-      if (ready.length > 0 || failure !== undefined) options.pause();
+      // A message handed straight to a waiting consumer waits for nobody: the transport keeps
+      // flowing (no pause/resume round per message); one more, or one nobody waits for, pauses it.
+      if (ready.length > (wake ? 1 : 0) || failure !== undefined) pause();
       notify();
     },
     end() {
@@ -194,7 +212,7 @@ export function createMessageReader<Desc extends DescMessage>(
         next,
         async return() {
           done = true;
-          options.pause();
+          pause();
           return { done: true, value: undefined };
         },
       };

@@ -11,8 +11,8 @@ import {
   type ProxyRecord,
   proxyRecord,
   proxyRecordTtlMs,
+  type StatusReport,
 } from "../xds/proxy-record.ts";
-import type { ProxyStatus } from "../xds/types.ts";
 
 export interface ProxyStatusOptions {
   store: Store;
@@ -33,8 +33,12 @@ export const proxyStatusWriteIntervalMs = 1000;
 
 /** The status sink of one stream. */
 export interface ProxyStatusRecorder {
-  /** Takes the stream's status after an ACK or NACK; writes coalesce, failures are logged, never thrown. */
-  record(status: ProxyStatus): void;
+  /**
+   * Takes the stream's status after an ACK or NACK; writes coalesce, failures are logged, never
+   * thrown. A status read (a function) is called only when a write is due, so an ACK costs no
+   * status; a NACK comes as the status itself, so its message is logged at once.
+   */
+  record(status: StatusReport): void;
   /** The stream ended: stop refreshing and delete the record if this stream still owns it. */
   close(): Promise<void>;
 }
@@ -51,7 +55,9 @@ export function createProxyStatusRecorder(options: ProxyStatusOptions): ProxySta
   const ttlMs = options.ttlMs ?? proxyRecordTtlMs;
   const streamId = crypto.randomUUID();
   const lastNack = new Map<string, string>();
-  let latest: ProxyStatus | undefined;
+  let latest: StatusReport | undefined;
+  // The node id of the last record written: what close() deletes.
+  let written: string | undefined;
   let dirty = false;
   let writing: Promise<void> | undefined;
   let closed = false;
@@ -82,10 +88,14 @@ export function createProxyStatusRecorder(options: ProxyStatusOptions): ProxySta
     (wait as { unref?: () => void }).unref?.();
   }
   async function drain(): Promise<void> {
-    if (dirty && !closed && latest) {
-      dirty = false;
+    const status =
+      dirty && !closed && latest ? (typeof latest === "function" ? latest() : latest) : undefined;
+    dirty = false;
+    // Streams refuse bad node ids before a session sees them; this guards the key all the same.
+    if (status && status.nodeId !== "" && !nodeIdProblem(status.nodeId)) {
       lastWriteAt = now();
-      const record = proxyRecord(latest, { streamId, now: lastWriteAt, ttlMs });
+      const record = proxyRecord(status, { streamId, now: lastWriteAt, ttlMs });
+      written = record.nodeId;
       try {
         await store.put(keys.proxy(record.nodeId), record);
       } catch (err) {
@@ -98,6 +108,13 @@ export function createProxyStatusRecorder(options: ProxyStatusOptions): ProxySta
 
   return {
     record(status) {
+      if (closed) return;
+      if (typeof status === "function") {
+        latest = status;
+        if (!refresh) startRefresh();
+        schedule();
+        return;
+      }
       for (const t of status.types) {
         if (!t.nack || lastNack.get(t.typeUrl) === t.nack.nonce) continue;
         lastNack.set(t.typeUrl, t.nack.nonce);
@@ -107,7 +124,7 @@ export function createProxyStatusRecorder(options: ProxyStatusOptions): ProxySta
         );
       }
       // Streams refuse bad node ids before a session sees them; this guards the key all the same.
-      if (closed || status.nodeId === "" || nodeIdProblem(status.nodeId)) return;
+      if (status.nodeId === "" || nodeIdProblem(status.nodeId)) return;
       latest = status;
       if (!refresh) startRefresh();
       schedule();
@@ -117,14 +134,14 @@ export function createProxyStatusRecorder(options: ProxyStatusOptions): ProxySta
       if (refresh) clearInterval(refresh);
       if (wait) clearTimeout(wait);
       await writing;
-      if (!latest) return;
-      const key = keys.proxy(latest.nodeId);
+      if (written === undefined) return;
+      const key = keys.proxy(written);
       try {
         const entry = await store.get<ProxyRecord>(key);
         // Another stream of the same proxy (a reconnect) may own the record by now: leave it.
         if (entry?.value.streamId === streamId) await store.delete(key, { ifVersion: entry.version });
       } catch (err) {
-        log(`xds: could not delete the status of ${logSafe(latest.nodeId)}: ${logSafe(err)}`);
+        log(`xds: could not delete the status of ${logSafe(written)}: ${logSafe(err)}`);
       }
     },
   };

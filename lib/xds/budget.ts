@@ -72,9 +72,17 @@ export function sotwResourceBytes(r: StoredResource): number {
   return anyFieldBytes(r);
 }
 
+/** deltaResourceBytes per resource object: a push's resources are sized once, not once per stream. */
+const deltaSizes = new WeakMap<StoredResource, number>();
+
 /** Bytes `r` adds to a DeltaDiscoveryResponse (one Resource { name, version, resource }). */
 export function deltaResourceBytes(r: StoredResource): number {
-  return fieldBytes(stringBytes(r.name) + stringBytes(r.version) + anyFieldBytes(r));
+  let n = deltaSizes.get(r);
+  if (n === undefined) {
+    n = fieldBytes(stringBytes(r.name) + stringBytes(r.version) + anyFieldBytes(r));
+    deltaSizes.set(r, n);
+  }
+  return n;
 }
 
 /** Bytes one name adds to removed_resources (a repeated field: even "" is encoded). */

@@ -14,8 +14,29 @@ export function publishedBy(change: ResourceChange): StoredResource | undefined 
   return change as StoredResource;
 }
 
-/** The last change of each name, per type URL (pushes coalesced in order: the last one wins). */
-export function indexChanges(changes: readonly ResourceChange[]): Map<string, Map<string, ResourceChange>> {
+/** Indexes already built, per changes array: every stream handed the same push shares one. */
+const indexes = new WeakMap<
+  readonly ResourceChange[],
+  ReadonlyMap<string, ReadonlyMap<string, ResourceChange>>
+>();
+
+/**
+ * The last change of each name, per type URL (pushes coalesced in order: the last one wins). Built
+ * once per changes array (the array and its changes are never mutated: lib/push/signal.ts), so a
+ * push reaching 1,000 streams indexes its changes once.
+ */
+export function indexChanges(
+  changes: readonly ResourceChange[],
+): ReadonlyMap<string, ReadonlyMap<string, ResourceChange>> {
+  let index = indexes.get(changes);
+  if (index === undefined) {
+    index = buildIndex(changes);
+    indexes.set(changes, index);
+  }
+  return index;
+}
+
+function buildIndex(changes: readonly ResourceChange[]): Map<string, Map<string, ResourceChange>> {
   const byType = new Map<string, Map<string, ResourceChange>>();
   for (const c of changes) {
     const names = byType.get(c.typeUrl) ?? new Map<string, ResourceChange>();

@@ -41,6 +41,10 @@ export interface DeltaRequestProblem {
 
 const served = new Set<string>(pushOrder);
 
+// Module-level, not per call: a request's check makes no closure when it finds nothing.
+const invalid = (message: string): DeltaRequestProblem => ({ code: "invalid-argument", message });
+const exhausted = (message: string): DeltaRequestProblem => ({ code: "resource-exhausted", message });
+
 /**
  * Checks one Delta request against the served type URLs and `limits`. `subscribed` is the set of
  * names the stream already subscribes to explicitly for the request's type (re-subscriptions do
@@ -51,8 +55,6 @@ export function checkDeltaRequest(
   limits: Readonly<AdsLimits>,
   subscribed: ReadonlySet<string>,
 ): DeltaRequestProblem | undefined {
-  const invalid = (message: string): DeltaRequestProblem => ({ code: "invalid-argument", message });
-  const exhausted = (message: string): DeltaRequestProblem => ({ code: "resource-exhausted", message });
   if (req.typeUrl === "") {
     return invalid(
       `DeltaDiscoveryRequest.type_url is empty: on an aggregated stream every request must name its type, one of ${[...served].join(", ")}`,
@@ -76,13 +78,15 @@ export function checkDeltaRequest(
         "split the change over several requests",
     );
   }
-  const initial = Object.keys(req.initialResourceVersions).length;
+  let initial = 0;
+  for (const _ in req.initialResourceVersions) initial++;
   if (initial > limits.maxInitialVersions) {
     return exhausted(
       `initial_resource_versions lists ${initial} resources; at most ${limits.maxInitialVersions} are accepted: ` +
         "reconnect without them (everything is resent) or raise the control plane's maxInitialVersions",
     );
   }
+  if (req.resourceNamesSubscribe.length === 0) return undefined; // an ACK or an unsubscription
   let total = subscribed.size;
   for (const n of new Set(req.resourceNamesSubscribe)) if (n !== "*" && !subscribed.has(n)) total++;
   if (total > limits.maxSubscribedNames) {

@@ -1,11 +1,10 @@
 /** Builds DeltaDiscoveryResponses from stored resources: one place decides packing and versions. */
 import { create } from "@bufbuild/protobuf";
-import { AnySchema } from "@bufbuild/protobuf/wkt";
 import {
   type DeltaDiscoveryResponse,
   DeltaDiscoveryResponseSchema,
-  ResourceSchema,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { sharedResource } from "./response-bytes.ts";
 import type { StoredResource } from "./types.ts";
 import { TypeUrl } from "./types.ts";
 
@@ -25,7 +24,9 @@ export const removalOrder: readonly string[] = [
  * A response carrying `resources` (each as Resource { name, version = content hash, resource =
  * Any }) and `removed`. `systemVersionInfo` must be the set version (version.ts setVersion) of
  * what the session considers the client to hold once this response is applied: deterministic, so
- * the same mesh and the same client state give the same string on every instance.
+ * the same mesh and the same client state give the same string on every instance. The Resource
+ * messages are shared and frozen (response-bytes.ts): every stream sent a resource object sends
+ * the same message, encoded once.
  */
 export function deltaResponse(
   typeUrl: string,
@@ -38,13 +39,7 @@ export function deltaResponse(
     systemVersionInfo,
     typeUrl,
     nonce,
-    resources: resources.map((r) =>
-      create(ResourceSchema, {
-        name: r.name,
-        version: r.version,
-        resource: create(AnySchema, { typeUrl: r.typeUrl, value: r.body }),
-      }),
-    ),
+    resources: resources.map(sharedResource),
     removedResources: [...removed],
   });
 }

@@ -36,7 +36,8 @@ import {
   sent,
   settleOldest,
 } from "./delta-state.ts";
-import { recordBounds } from "./proxy-record.ts";
+import { createNonces } from "./nonce.ts";
+import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { nodeGenerator, retainedNode } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
 import { statusLists } from "./status-lists.ts";
@@ -52,10 +53,13 @@ import {
 export interface DeltaSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */
   source: ResourceSource;
-  /** Fresh nonce per response; default crypto.randomUUID(). Must never repeat within a stream. */
+  /** Fresh nonce per response; default nonce.ts createNonces(). Must never repeat within a stream. */
   nonce?: () => string;
-  /** Called after every ACK and NACK with the stream's status (e.g. to store under keys.proxy()). */
-  onStatus?: (status: ProxyStatus) => void;
+  /**
+   * Called after every ACK and NACK with the stream's status (e.g. to store under keys.proxy()):
+   * after a NACK the status, after an ACK a read of it (call it for the status as of then).
+   */
+  onStatus?: (status: StatusReport) => void;
   /**
    * Start-up sync: while closed, no name the client holds is put in removed_resources (names it
    * never held may still be reported absent); the next push after it opens sends the removals.
@@ -116,7 +120,7 @@ const maxInFlight = 64;
 export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   const { source } = options;
   const gate = options.gate ?? openGate;
-  const nextNonce = options.nonce ?? (() => crypto.randomUUID());
+  const nextNonce = options.nonce ?? createNonces();
   const states = new Map<string, DeltaTypeState>();
   let node: Node | undefined;
   const serialized = createSerial();
@@ -151,7 +155,8 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     for (const name of state.resend) if (!sending.has(name)) removed.add(name);
     state.resend.clear();
     // Not synced yet: what the client holds stays in its view, so the first push after sync removes it.
-    if (!(await gate.synced())) for (const name of removed) if (view.has(name)) removed.delete(name);
+    if (removed.size > 0 && !(await gate.synced()))
+      for (const name of removed) if (view.has(name)) removed.delete(name);
     return { state, resources, removed: [...removed].sort() };
   }
 
@@ -180,7 +185,9 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     removed: string[],
   ): Promise<DeltaDiscoveryResponse> {
     const nonce = nextNonce();
-    const flight: InFlight = { nonce, versions: new Map(resources.map((r) => [r.name, r.version])), removed };
+    const versions = new Map<string, string>();
+    for (const r of resources) versions.set(r.name, r.version);
+    const flight: InFlight = { nonce, versions, removed };
     sent(state, flight);
     settleOldest(state, maxInFlight);
     for (const r of resources) {
@@ -219,7 +226,10 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       const kept = state.ackedVersion === undefined && state.held.size === 0 ? "" : await heldVersion(state);
       state.nack = { versionInfo: kept, nonce: req.responseNonce, message: answered.message };
     }
-    if (answered.kind !== "unknown") options.onStatus?.(status(recordBounds.names));
+    // After a NACK the status itself (its message is logged at once); after an ACK a read of it,
+    // built only when a record is written (at most once a second per stream).
+    if (answered.kind === "nack") options.onStatus?.(status(recordBounds.names));
+    else if (answered.kind === "ack") options.onStatus?.(() => status(recordBounds.names));
     if (!changed) return [];
     const d = await diff(state);
     // Envoy's initial fetch of a wildcard type waits for a first response, even an empty one

@@ -6,6 +6,12 @@
 import type { ProxyStatus, ProxyTypeStatus } from "./types.ts";
 
 /**
+ * A stream's status as a session reports it after an ACK or NACK: the status itself, or a read
+ * that builds it when called (as of then), so a report costs nothing until a record is written.
+ */
+export type StatusReport = ProxyStatus | (() => ProxyStatus);
+
+/**
  * The longest node id accepted on a stream. An Istio node id is
  * `<type>~<ip>~<pod>.<namespace>~<namespace>.svc.<domain suffix>`: at most about 700 characters
  * (pod name 253, namespace 63 twice, domain suffix 253, IPv6 45), so 1024 leaves room and refuses

@@ -1,11 +1,11 @@
 /** Builds SotW DiscoveryResponses from stored resources: one place decides version_info and packing. */
 import { create } from "@bufbuild/protobuf";
-import { AnySchema } from "@bufbuild/protobuf/wkt";
 import {
   type DiscoveryResponse,
   DiscoveryResponseSchema,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { envelopeBytes, ResponseTooLargeError, sotwResourceBytes, splitByBudget } from "./budget.ts";
+import { sharedAny } from "./response-bytes.ts";
 import type { StoredResource } from "./types.ts";
 import { createVersionMap, setVersion, type VersionMap } from "./version.ts";
 
@@ -43,7 +43,7 @@ export async function sotwResponse(
     versionInfo,
     typeUrl,
     nonce: typeof nonce === "string" ? nonce : nonce(versionInfo),
-    resources: carried.map((r) => create(AnySchema, { typeUrl: r.typeUrl, value: r.body })),
+    resources: carried.map(sharedAny),
   });
   return { response, versions };
 }
@@ -104,7 +104,7 @@ export function sotwPieces(
       versionInfo,
       typeUrl,
       nonce: nonce(),
-      resources: piece.map((r) => create(AnySchema, { typeUrl: r.typeUrl, value: r.body })),
+      resources: piece.map(sharedAny),
     }),
   );
 }

@@ -23,7 +23,8 @@ import {
   sotwResourceBytes,
 } from "./budget.ts";
 import { changeSource, indexChanges } from "./change-source.ts";
-import { recordBounds } from "./proxy-record.ts";
+import { createNonces } from "./nonce.ts";
+import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { type SotwAnswer, sotwAnswer, sotwPieces, uniqueByName } from "./response.ts";
 import {
   inReach,
@@ -42,10 +43,13 @@ import { setVersion } from "./version.ts";
 export interface SotwSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */
   source: ResourceSource;
-  /** Fresh nonce per response; default crypto.randomUUID(). Must never repeat within a stream. */
+  /** Fresh nonce per response; default nonce.ts createNonces(). Must never repeat within a stream. */
   nonce?: () => string;
-  /** Called after every ACK and NACK with the stream's status (e.g. to store under keys.proxy()). */
-  onStatus?: (status: ProxyStatus) => void;
+  /**
+   * Called after every ACK and NACK with the stream's status (e.g. to store under keys.proxy()):
+   * after a NACK the status, after an ACK a read of it (call it for the status as of then).
+   */
+  onStatus?: (status: StatusReport) => void;
   /**
    * Start-up sync: while closed, an LDS/CDS answer that lacks a name the client was last sent is
    * held, and so is a first answer to a client whose version_info differs from the answer's (it
@@ -112,7 +116,7 @@ export function nodeGenerator(node: Node | undefined): string {
 export function createSotwSession(options: SotwSessionOptions): SotwSession {
   const { source } = options;
   const gate = options.gate ?? openGate;
-  const nextNonce = options.nonce ?? (() => crypto.randomUUID());
+  const nextNonce = options.nonce ?? createNonces();
   const states = new Map<string, TypeState>();
   let node: Node | undefined;
   const serialized = createSerial();
@@ -224,8 +228,10 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     return (await mustHold(state, resources)) ? [] : answer(state, resources);
   }
 
-  function emitStatus() {
-    options.onStatus?.(status(recordBounds.names));
+  /** After a NACK the status itself (its message is logged at once); after an ACK a read of it. */
+  function emitStatus(nacked: boolean) {
+    if (!options.onStatus) return;
+    options.onStatus(nacked ? status(recordBounds.names) : () => status(recordBounds.names));
   }
 
   /** The status; `bound` cuts each list (see status-lists.ts): onStatus reports recordBounds.names. */
@@ -267,7 +273,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
       }
       const changed = subscribe(state, req.resourceNames);
       // An earlier piece's ACK changes no status: the answer is ACKed with its last piece.
-      if (req.errorDetail || lastPiece) emitStatus();
+      if (req.errorDetail || lastPiece) emitStatus(req.errorDetail !== undefined);
       return changed ? answerUnlessHeld(state) : [];
     }
     // The first request for this type on this stream (a nonce we never sent for it means the

@@ -128,6 +128,26 @@ describe("createMessageReader", () => {
     expect(await iter.next()).toEqual({ done: true, value: undefined });
   });
 
+  it("keeps the transport flowing while each message goes straight to a waiting consumer", async () => {
+    const { r, flow, it: iter } = reader();
+    for (const typeUrl of ["a", "b", "c"]) {
+      const next = iter.next();
+      r.push(frame(request(typeUrl)));
+      expect((await next).value.typeUrl).toBe(typeUrl);
+    }
+    expect(flow).toEqual([]); // no pause/resume round per message
+    r.push(join(frame(request("d")), frame(request("e"))));
+    expect(flow).toEqual(["pause"]);
+  });
+
+  it("resumes a transport made paused at the first read, and only then", async () => {
+    const { r, flow, it: iter } = reader({ paused: true });
+    r.push(frame(request("a")));
+    expect(flow).toEqual([]);
+    expect((await iter.next()).value.typeUrl).toBe("a");
+    expect(flow).toEqual(["resume"]);
+  });
+
   it("ends cleanly when the client half-closes between messages", async () => {
     const { r, it: iter } = reader();
     const first = iter.next();

@@ -23,7 +23,7 @@ export function harness(
   const session = createDeltaSession({
     source: createStoreSource(store),
     nonce: () => `n${++n}`,
-    onStatus: (s) => statuses.push(s),
+    onStatus: (s) => statuses.push(typeof s === "function" ? s() : s),
     gate,
     ...budget,
   });

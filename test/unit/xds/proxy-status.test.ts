@@ -91,6 +91,37 @@ describe("proxy status recorder", () => {
     expect(await store.get(keys.proxy(NODE))).toBeUndefined();
   });
 
+  it("calls a status read only when a write is due, and writes what it reads then", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = countingStore();
+    const rec = createProxyStatusRecorder({
+      store,
+      log: () => {},
+      now: () => Date.now(),
+      ttlMs: 60_000,
+      minIntervalMs: 1000,
+    });
+    let acked = 0;
+    let reads = 0;
+    const read = () => {
+      reads++;
+      return status({
+        types: [{ typeUrl: EDS, wildcard: false, subscribed: [], ackedVersion: `v${acked}` }],
+      });
+    };
+    const held = async () => (await store.get<ProxyRecord>(keys.proxy(NODE)))?.value.types[0]?.ackedVersion;
+    for (acked = 1; acked <= 40; acked++) {
+      rec.record(read); // one report per ACK, as the sessions make them
+      await vi.advanceTimersByTimeAsync(20);
+    }
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(reads).toBe(store.puts()); // one read per record written, none per ACK
+    expect(reads).toBe(2);
+    expect(await held()).toBe("v41"); // read when written: the status as of then
+    await rec.close();
+    expect(await store.get(keys.proxy(NODE))).toBeUndefined();
+  });
+
   it("deletes its record when the stream ends, but not one a newer stream of the same proxy owns", async () => {
     const store = createMemoryStore();
     const old = createProxyStatusRecorder({ store, log: () => {} });

@@ -39,7 +39,7 @@ function harness() {
   const session = createSotwSession({
     source: createStoreSource(store),
     nonce: () => `n${++n}`,
-    onStatus: (s) => statuses.push(s),
+    onStatus: (s) => statuses.push(typeof s === "function" ? s() : s),
     maxResponseBytes: budget,
     log: (line) => lines.push(line),
   });

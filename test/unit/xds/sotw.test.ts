@@ -24,7 +24,7 @@ function harness(source?: ResourceSource) {
   const session = createSotwSession({
     source: source ?? createStoreSource(store),
     nonce: () => `n${++n}`,
-    onStatus: (s) => statuses.push(s),
+    onStatus: (s) => statuses.push(typeof s === "function" ? s() : s),
   });
   const publish = async (typeUrl: TypeUrl, name: string, version = "v1") => {
     const r: StoredResource = {
