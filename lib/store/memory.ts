@@ -3,7 +3,7 @@
  * other adapters to. Keys are kept sorted by code point (the order SQLite and DynamoDB use for
  * UTF-8 text), so a page is a binary search plus a walk, never a scan of the whole store.
  */
-import { copyPlainValue, takeOver } from "./codec.ts";
+import { ownValue, sharedEntry } from "./codec.ts";
 import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
 
 export { compareKeys } from "./sorted-keys.ts";
@@ -13,38 +13,28 @@ import type { DeleteOptions, Entry, ListOptions, ListPage, PutOptions, PutResult
 /** Page size when `limit` is omitted; the memory adapter applies no cap above it. */
 export const DEFAULT_LIST_LIMIT = 1000;
 
-interface Slot {
-  value: unknown;
-  version: number;
-}
-
 /**
  * A fresh, empty in-memory Store. Every operation completes before its promise settles, so each
- * compare-and-set is atomic; values are deep-copied (copyPlainValue) on the way in and out (on the way in, a value handed
- * over by a staged commit is kept as it is: see `handOver`), and a value the
- * text-based adapters could not store (see `assertPlainValue`) is refused here too.
+ * compare-and-set is atomic. A put keeps the value it is given, checked once to be plain data
+ * (`ownValue`: what the text-based adapters could not store is refused here too), and reads share
+ * it, entry and all: nothing is copied in or out (see the read and write contracts in store.ts).
+ * Under test, stored values and entries are deep-frozen so a mutation throws.
  */
 export function createMemoryStore(): Store {
-  const slots = new Map<string, Slot>();
+  /** Each key's current entry, shared with readers; replaced whole by every write. */
+  const slots = new Map<string, Entry>();
   const sorted = createSortedKeys();
-
-  const entry = <T>(key: string, slot: Slot): Entry<T> => ({
-    key,
-    value: copyPlainValue(slot.value as T),
-    version: slot.version,
-  });
 
   return {
     async get<T>(key: string) {
-      const slot = slots.get(key);
-      return slot && entry<T>(key, slot);
+      return slots.get(key) as Entry<T> | undefined;
     },
 
     async getMany<T>(keys: readonly string[]) {
       const out = new Map<string, Entry<T>>();
       for (const key of keys) {
         const slot = slots.get(key);
-        if (slot) out.set(key, entry<T>(key, slot));
+        if (slot) out.set(key, slot as Entry<T>);
       }
       return out;
     },
@@ -52,17 +42,12 @@ export function createMemoryStore(): Store {
     async put<T>(key: string, value: T, options: PutOptions = {}): Promise<PutResult> {
       const slot = slots.get(key);
       if (options.ifVersion !== undefined && (slot?.version ?? 0) !== options.ifVersion) {
-        return { ok: false, current: slot && entry(key, slot) };
+        return { ok: false, current: slot };
       }
-      const copy = takeOver(value);
-      if (slot) {
-        slot.value = copy;
-        slot.version += 1;
-        return { ok: true, version: slot.version };
-      }
-      slots.set(key, { value: copy, version: 1 });
-      sorted.add(key);
-      return { ok: true, version: 1 };
+      const version = slot ? slot.version + 1 : 1;
+      slots.set(key, sharedEntry(key, ownValue(value), version));
+      if (!slot) sorted.add(key);
+      return { ok: true, version };
     },
 
     async delete(key: string, options: DeleteOptions = {}) {
@@ -88,7 +73,7 @@ export function createMemoryStore(): Store {
           more = true;
           break;
         }
-        entries.push(entry<T>(key, slots.get(key)!));
+        entries.push(slots.get(key) as Entry<T>);
       }
       return more ? { entries, cursor: entries[entries.length - 1]!.key } : { entries };
     },

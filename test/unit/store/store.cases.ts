@@ -252,20 +252,49 @@ export function storeCases(name: string, makeStore: MakeStore): void {
     });
 
     describe("values", () => {
-      it("are copies: mutating what was put or what was read changes nothing stored", async () => {
-        const value = { list: [1, 2], nested: { s: "a" }, bytes: new Uint8Array([1, 2]) };
+      it("are owned once put: mutating one throws (kept and frozen) or changes nothing stored (encoded)", async () => {
+        const value = { list: [1, 2], nested: { s: "a" } };
         await store.put("v", value);
-        value.list.push(3);
-        value.nested.s = "changed";
-        value.bytes[0] = 9;
-        const want = { list: [1, 2], nested: { s: "a" }, bytes: new Uint8Array([1, 2]) };
-        const read = await store.get<typeof value>("v");
-        expect(read?.value).toEqual(want);
-        read!.value.list.push(4);
-        read!.value.bytes[1] = 9;
-        (await store.getMany<typeof value>(["v"])).get("v")!.value.nested.s = "via getMany";
-        (await store.list<typeof value>("v")).entries[0]!.value.list.length = 0;
-        expect((await store.get("v"))?.value).toEqual(want);
+        const attempts = [() => value.list.push(3), () => Object.assign(value.nested, { s: "changed" })];
+        for (const mutate of attempts) {
+          try {
+            mutate();
+          } catch (e) {
+            expect(e).toBeInstanceOf(TypeError);
+          }
+        }
+        expect((await store.get<typeof value>("v"))?.value).toEqual({ list: [1, 2], nested: { s: "a" } });
+      });
+
+      it("are read-only when read: a mutation throws (shared, frozen) or changes nothing stored (a fresh copy)", async () => {
+        const want = { list: [1, 2], nested: { s: "a" } };
+        await store.put("v", { list: [1, 2], nested: { s: "a" } });
+        const read = (await store.get<typeof want>("v"))!;
+        const attempts: (() => void)[] = [
+          () => read.value.list.push(4),
+          () => {
+            (read as { version: number }).version = 99;
+          },
+          () => {
+            read!.value.nested.s = "via get";
+          },
+        ];
+        for (const mutate of attempts) {
+          try {
+            mutate();
+          } catch (e) {
+            expect(e).toBeInstanceOf(TypeError);
+          }
+        }
+        const viaMany = async () => {
+          (await store.getMany<typeof want>(["v"])).get("v")!.value.nested.s = "via getMany";
+        };
+        const viaList = async () => {
+          (await store.list<typeof want>("v")).entries[0]!.value.list.length = 0;
+        };
+        for (const mutate of [viaMany, viaList])
+          await mutate().catch((e) => expect(e).toBeInstanceOf(TypeError));
+        expect(await store.get("v")).toEqual({ key: "v", value: want, version: 1 });
       });
 
       it("round-trip JSON data and Uint8Array nested anywhere, including $-keys", async () => {
