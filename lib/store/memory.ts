@@ -8,7 +8,17 @@ import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
 
 export { compareKeys } from "./sorted-keys.ts";
 
-import type { DeleteOptions, Entry, ListOptions, ListPage, PutOptions, PutResult, Store } from "./store.ts";
+import {
+  applyStagedWrites,
+  type DeleteOptions,
+  type Entry,
+  type ListOptions,
+  type ListPage,
+  type PutOptions,
+  type PutResult,
+  type StagedWrite,
+  type Store,
+} from "./store.ts";
 
 /** Page size when `limit` is omitted; the memory adapter applies no cap above it. */
 export const DEFAULT_LIST_LIMIT = 1000;
@@ -24,8 +34,20 @@ export function createMemoryStore(): Store {
   /** Each key's current entry, shared with readers; replaced whole by every write. */
   const slots = new Map<string, Entry>();
   const sorted = createSortedKeys();
+  const write = (key: string, value: unknown): number => {
+    const slot = slots.get(key);
+    const version = slot ? slot.version + 1 : 1;
+    slots.set(key, sharedEntry(key, value, version));
+    if (!slot) sorted.add(key);
+    return version;
+  };
+  const remove = (key: string): boolean => {
+    if (!slots.delete(key)) return false;
+    sorted.delete(key);
+    return true;
+  };
 
-  return {
+  const store: Store = {
     async get<T>(key: string) {
       return slots.get(key) as Entry<T> | undefined;
     },
@@ -44,18 +66,13 @@ export function createMemoryStore(): Store {
       if (options.ifVersion !== undefined && (slot?.version ?? 0) !== options.ifVersion) {
         return { ok: false, current: slot };
       }
-      const version = slot ? slot.version + 1 : 1;
-      slots.set(key, sharedEntry(key, ownValue(value), version));
-      if (!slot) sorted.add(key);
-      return { ok: true, version };
+      return { ok: true, version: write(key, ownValue(value)) };
     },
 
     async delete(key: string, options: DeleteOptions = {}) {
       const slot = slots.get(key);
       if (!slot || (options.ifVersion !== undefined && slot.version !== options.ifVersion)) return false;
-      slots.delete(key);
-      sorted.delete(key);
-      return true;
+      return remove(key);
     },
 
     async list<T>(prefix: string, options: ListOptions = {}): Promise<ListPage<T>> {
@@ -78,6 +95,16 @@ export function createMemoryStore(): Store {
       return more ? { entries, cursor: entries[entries.length - 1]!.key } : { entries };
     },
   };
+  // Staged commits in bulk (store.ts applyStagedWrites): not enumerable, so spreads leave it out.
+  Object.defineProperty(store, applyStagedWrites, {
+    value: (writes: readonly StagedWrite[]) => {
+      for (const w of writes) {
+        if (w.deleted) remove(w.key);
+        else write(w.key, w.value);
+      }
+    },
+  });
+  return store;
 }
 
 function pageLimit(limit: number | undefined): number {

@@ -66,6 +66,33 @@ export interface Store {
   list<T = unknown>(prefix: string, options?: ListOptions): Promise<ListPage<T>>;
 }
 
+/**
+ * The optional capability of an in-process Store to take a staged view's commit in bulk: every
+ * write applied synchronously, unconditionally, as put/delete would (versions included), values
+ * as they are (the view checked them when they were staged). The staged view (staged.ts) uses it
+ * when its base has it, a slice of writes per call, instead of one awaited call per key. It is
+ * keyed by a symbol and not enumerable, so a wrapper built by spreading a store (`{...store, put}`)
+ * does not inherit it and sees every write through its own methods.
+ */
+export const applyStagedWrites: unique symbol = Symbol("store.applyStagedWrites");
+
+/** One staged write: a value to put, or `deleted`. */
+export interface StagedWrite {
+  key: string;
+  value: unknown;
+  deleted: boolean;
+}
+
+/** A Store with the bulk capability. */
+export interface BulkWritable {
+  [applyStagedWrites](writes: readonly StagedWrite[]): void;
+}
+
+/** Whether `store` takes staged writes in bulk. */
+export function isBulkWritable(store: Store): store is Store & BulkWritable {
+  return typeof (store as Partial<BulkWritable>)[applyStagedWrites] === "function";
+}
+
 /** Thrown when a compare-and-set loop gives up: the key kept changing under it. */
 export class ConflictError extends Error {
   constructor(
