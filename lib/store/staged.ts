@@ -203,8 +203,9 @@ export function createStagedStore(base: Store): StagedStore {
       // Bucketed by rank in staging order (no sort: a commit may hold hundreds of thousands of keys).
       const rank = options.rank ?? (() => 0);
       const buckets = new Map<number, string[]>();
-      for (const key of stagedKeys) {
-        await options.pace?.();
+      for (let i = 0; i < stagedKeys.length; i++) {
+        const key = stagedKeys[i] as string;
+        if (i % bulkSlice === 0) await options.pace?.();
         const r = rank(key);
         const bucket = buckets.get(r);
         if (bucket) bucket.push(key);
