@@ -23,7 +23,7 @@
  * base as they are (no copy on the memory store).
  */
 import { ownValue, sharedEntry } from "./codec.ts";
-import { compareKeys, createSortedKeys, type SortedKeys } from "./sorted-keys.ts";
+import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
 import {
   applyStagedWrites,
   type DeleteOptions,
@@ -79,18 +79,12 @@ export function createStagedStore(base: Store): StagedStore {
   const known = new Map<string, Slot>();
   /** Staged keys in the order first staged (commit order within a rank). */
   const stagedKeys: string[] = [];
-  /** Staged keys in key order, built at the first `list` and kept from then on. */
-  let order: SortedKeys | undefined;
+  /** Staged keys in key order, for `list`. */
+  const order = createSortedKeys();
   let committed = false;
 
   const open = () => {
     if (committed) throw new Error("store: this staged view was committed already");
-  };
-  const sorted = (): SortedKeys => {
-    if (order) return order;
-    order = createSortedKeys();
-    for (const key of stagedKeys) order.add(key);
-    return order;
   };
   /**
    * Runs `act` on the key's state in the view, synchronously after the one read it may need, so
@@ -111,7 +105,7 @@ export function createStagedStore(base: Store): StagedStore {
     known.set(key, { entry, staged: true, before: cur.staged ? cur.before : cur });
     if (!cur.staged) {
       stagedKeys.push(key);
-      order?.add(key);
+      order.add(key);
     }
   };
 
@@ -178,8 +172,7 @@ export function createStagedStore(base: Store): StagedStore {
         const page = await base.list<T>(prefix, after === undefined ? { limit } : { limit, cursor: after });
         const end = page.cursor;
         const mine: Entry<T>[] = [];
-        const index = sorted();
-        for (const key of after === undefined ? index.fromInclusive(prefix) : index.from(after)) {
+        for (const key of after === undefined ? order.fromInclusive(prefix) : order.from(after)) {
           if (!key.startsWith(prefix) || (end !== undefined && compareKeys(key, end) > 0)) break;
           const entry = (known.get(key) as Slot).entry;
           if (entry) mine.push(entry as Entry<T>);
