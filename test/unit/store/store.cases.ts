@@ -3,7 +3,8 @@
  * Object over RPC and the SQL store inside the object under workerd), so they stay interchangeable.
  * No case is skipped. Nothing sleeps: concurrency comes from overlapping promises.
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { setStoreFreezing } from "../../../lib/store/codec.ts";
 import { type Entry, listAll, type Store, update } from "../../../lib/store/store.ts";
 
 /** Builds a fresh, empty store for one test. */
@@ -36,6 +37,15 @@ async function pageThrough(store: Store, prefix: string, limit: number): Promise
 export function storeCases(name: string, makeStore: MakeStore): void {
   describe(`Store: ${name}`, () => {
     let store: Store;
+    // The contracts are pinned as tests see them: in-process stores freeze what they keep (workerd
+    // sets no VITEST or NODE_ENV, so it is turned on here for every runtime).
+    let wasFreezing = false;
+    beforeAll(() => {
+      wasFreezing = setStoreFreezing(true);
+    });
+    afterAll(() => {
+      setStoreFreezing(wasFreezing);
+    });
     beforeEach(async () => {
       store = await makeStore();
     });
