@@ -37,7 +37,10 @@ const identifier = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** An object whose listed fields pass their checks; absent and null fields are skipped unless required. */
 export const object = (fields: Record<string, Check>, required: readonly string[] = []): Check => {
-  const entries = Object.entries(fields);
+  // Whether each field name is a plain identifier, decided once, not per value checked.
+  const entries = Object.entries(fields).map(
+    ([name, check]) => [name, check, identifier.test(name)] as const,
+  );
   return (value, path) => {
     if (!isObject(value)) return { field: path, message: `must be an object, got ${typeName(value)}` };
     for (const name of required) {
@@ -45,9 +48,10 @@ export const object = (fields: Record<string, Check>, required: readonly string[
       if (value[name] === undefined || value[name] === null)
         return { field: child(path, name), message: "is required" };
     }
-    for (const [name, check] of entries) {
-      if (value[name] === undefined || value[name] === null) continue;
-      const p = check(value[name], child(path, name));
+    for (const [name, check, plain] of entries) {
+      const item = value[name];
+      if (item === undefined || item === null) continue;
+      const p = check(item, plain ? (path ? `${path}.${name}` : name) : child(path, name));
       if (p) return p;
     }
     return undefined;

@@ -31,81 +31,91 @@ export function assertPlainValue(value: unknown): void {
 }
 
 /**
- * A deep copy of a plain value that shares nothing with it (bytes copied into fresh Uint8Arrays),
- * refusing exactly what `assertPlainValue` refuses, with the same error. One walk, no
- * serialization: the memory adapter and the staged view copy every value in and out with it,
- * several times cheaper than structuredClone plus a separate check for the small records ingest
- * writes.
+ * Whether stores deep-freeze the values they take (see `ownValue`). On under test (vitest sets
+ * VITEST) and when NODE_ENV is "development" or "test", so a writer or reader that breaks the
+ * Store port's contract (store.ts) by mutating a stored value throws a TypeError there; off in
+ * production, where freezing would cost as much as the copy it replaces.
  */
-export function copyPlainValue<T>(value: T): T {
+let freezing = freezingByDefault();
+
+function freezingByDefault(): boolean {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env;
+  return (
+    env !== undefined &&
+    (env.VITEST !== undefined || env.NODE_ENV === "development" || env.NODE_ENV === "test")
+  );
+}
+
+/** Turns freezing on or off (tests of both modes; hosts that want the check in production). Returns the previous setting. */
+export function setStoreFreezing(on: boolean): boolean {
+  const was = freezing;
+  freezing = on;
+  return was;
+}
+
+/**
+ * What an in-process store keeps of a value it is given: the value itself, without a copy (a put
+ * takes ownership: see the write contract in store.ts), once checked to be plain data — it refuses
+ * exactly what `assertPlainValue` refuses, with the same error, in one walk that allocates
+ * nothing. With freezing on (dev and test, see `setStoreFreezing`) every object and array in it is
+ * frozen too (bytes cannot be), so a later mutation throws instead of changing the store.
+ */
+export function ownValue<T>(value: T): T {
   try {
-    return copyFast(value) as T;
+    checkPlain(value);
   } catch (e) {
     if (!(e instanceof NotPlainData)) throw e;
     assertPlainValue(value); // the slow walk names where
     throw new TypeError(`store: value ${e.message}`);
   }
-}
-
-/** Values handed from one store to another without a copy (see `handOver`). */
-const handedOver = new WeakSet<object>();
-
-/**
- * Marks `value`, a copy its holder made with copyPlainValue and that nothing else references or
- * will ever touch again, as given away: the next `takeOver` of it keeps it instead of copying it.
- * The staged view hands its private copies to the base on commit, so a value committed to the
- * memory store is copied once on the way in, not twice. Returns `value`.
- */
-export function handOver<T>(value: T): T {
-  if (typeof value === "object" && value !== null) handedOver.add(value);
+  if (freezing) deepFreeze(value); // after the check: a refused value is left as it was
   return value;
 }
 
-/**
- * What a store keeps of a value it was given: the value itself when it was handed over (once;
- * the mark is consumed), else a copyPlainValue copy.
- */
-export function takeOver<T>(value: T): T {
-  if (typeof value === "object" && value !== null && handedOver.delete(value)) return value;
-  return copyPlainValue(value);
+/** An entry as a store hands it out: frozen when freezing is on (the entry is shared like its value). */
+export function sharedEntry<T>(
+  key: string,
+  value: T,
+  version: number,
+): { key: string; value: T; version: number } {
+  const entry = { key, value, version };
+  return freezing ? Object.freeze(entry) : entry;
 }
 
-function copyFast(value: unknown): unknown {
+/** Throws NotPlainData (without a path) on anything that is not plain data; allocates nothing. */
+function checkPlain(value: unknown): void {
   switch (typeof value) {
     case "string":
     case "boolean":
-      return value;
+      return;
     case "number":
-      if (!Number.isFinite(value)) throw new NotPlainData(`is ${value}, which JSON cannot hold`);
-      return value;
+      if (!Number.isFinite(value)) throw new NotPlainData("is not plain data");
+      return;
     case "object": {
-      if (value === null) return value;
-      if (value instanceof Uint8Array) return new Uint8Array(value);
+      if (value === null || value instanceof Uint8Array) return;
       if (Array.isArray(value)) {
-        const out = new Array(value.length);
-        for (let i = 0; i < value.length; i++) out[i] = copyFast(value[i]);
-        return out;
+        for (let i = 0; i < value.length; i++) checkPlain(value[i]);
+        return;
       }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) throw new NotPlainData("is not plain data");
-      const out: Record<string, unknown> = {};
-      for (const key of Object.keys(value)) {
+      for (const key in value) {
         const item = (value as Record<string, unknown>)[key];
-        const copy = item === undefined ? undefined : copyFast(item);
-        if (key === "__proto__")
-          Object.defineProperty(out, key, {
-            value: copy,
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
-        else out[key] = copy;
+        if (item !== undefined) checkPlain(item);
       }
-      return out;
+      return;
     }
     default:
       throw new NotPlainData("is not plain data");
   }
+}
+
+/** Freezes every object and array in a value checkPlain passed. */
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null || value instanceof Uint8Array) return;
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  else for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+  Object.freeze(value);
 }
 
 /** Raised deep inside a walk; each level on the way out adds its segment to `path`. */

@@ -25,8 +25,15 @@ function hex(c: string): string {
   return `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`;
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a segment encodes
+const needsEscape = /[%\x00-\x1f\x7f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what a segment encodes
+const needsEscapeWithSlash = /[%/\x00-\x1f\x7f]/;
+
 /** Encodes "%", control characters, DEL and (when `slash`) "/"; the input itself when none occurs. */
 function escapeChars(s: string, slash: boolean): string {
+  // The common case, nothing to encode, is one native scan.
+  if (!(slash ? needsEscapeWithSlash : needsEscape).test(s)) return s;
   let out = "";
   let from = 0;
   for (let i = 0; i < s.length; i++) {

@@ -3,48 +3,60 @@
  * other adapters to. Keys are kept sorted by code point (the order SQLite and DynamoDB use for
  * UTF-8 text), so a page is a binary search plus a walk, never a scan of the whole store.
  */
-import { copyPlainValue, takeOver } from "./codec.ts";
+import { ownValue, sharedEntry } from "./codec.ts";
 import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
 
 export { compareKeys } from "./sorted-keys.ts";
 
-import type { DeleteOptions, Entry, ListOptions, ListPage, PutOptions, PutResult, Store } from "./store.ts";
+import {
+  applyStagedWrites,
+  type DeleteOptions,
+  type Entry,
+  type ListOptions,
+  type ListPage,
+  type PutOptions,
+  type PutResult,
+  type StagedWrite,
+  type Store,
+} from "./store.ts";
 
 /** Page size when `limit` is omitted; the memory adapter applies no cap above it. */
 export const DEFAULT_LIST_LIMIT = 1000;
 
-interface Slot {
-  value: unknown;
-  version: number;
-}
-
 /**
  * A fresh, empty in-memory Store. Every operation completes before its promise settles, so each
- * compare-and-set is atomic; values are deep-copied (copyPlainValue) on the way in and out (on the way in, a value handed
- * over by a staged commit is kept as it is: see `handOver`), and a value the
- * text-based adapters could not store (see `assertPlainValue`) is refused here too.
+ * compare-and-set is atomic. A put keeps the value it is given, checked once to be plain data
+ * (`ownValue`: what the text-based adapters could not store is refused here too), and reads share
+ * it, entry and all: nothing is copied in or out (see the read and write contracts in store.ts).
+ * Under test, stored values and entries are deep-frozen so a mutation throws.
  */
 export function createMemoryStore(): Store {
-  const slots = new Map<string, Slot>();
+  /** Each key's current entry, shared with readers; replaced whole by every write. */
+  const slots = new Map<string, Entry>();
   const sorted = createSortedKeys();
+  const write = (key: string, value: unknown): number => {
+    const slot = slots.get(key);
+    const version = slot ? slot.version + 1 : 1;
+    slots.set(key, sharedEntry(key, value, version));
+    if (!slot) sorted.add(key);
+    return version;
+  };
+  const remove = (key: string): boolean => {
+    if (!slots.delete(key)) return false;
+    sorted.delete(key);
+    return true;
+  };
 
-  const entry = <T>(key: string, slot: Slot): Entry<T> => ({
-    key,
-    value: copyPlainValue(slot.value as T),
-    version: slot.version,
-  });
-
-  return {
+  const store: Store = {
     async get<T>(key: string) {
-      const slot = slots.get(key);
-      return slot && entry<T>(key, slot);
+      return slots.get(key) as Entry<T> | undefined;
     },
 
     async getMany<T>(keys: readonly string[]) {
       const out = new Map<string, Entry<T>>();
       for (const key of keys) {
         const slot = slots.get(key);
-        if (slot) out.set(key, entry<T>(key, slot));
+        if (slot) out.set(key, slot as Entry<T>);
       }
       return out;
     },
@@ -52,25 +64,15 @@ export function createMemoryStore(): Store {
     async put<T>(key: string, value: T, options: PutOptions = {}): Promise<PutResult> {
       const slot = slots.get(key);
       if (options.ifVersion !== undefined && (slot?.version ?? 0) !== options.ifVersion) {
-        return { ok: false, current: slot && entry(key, slot) };
+        return { ok: false, current: slot };
       }
-      const copy = takeOver(value);
-      if (slot) {
-        slot.value = copy;
-        slot.version += 1;
-        return { ok: true, version: slot.version };
-      }
-      slots.set(key, { value: copy, version: 1 });
-      sorted.add(key);
-      return { ok: true, version: 1 };
+      return { ok: true, version: write(key, ownValue(value)) };
     },
 
     async delete(key: string, options: DeleteOptions = {}) {
       const slot = slots.get(key);
       if (!slot || (options.ifVersion !== undefined && slot.version !== options.ifVersion)) return false;
-      slots.delete(key);
-      sorted.delete(key);
-      return true;
+      return remove(key);
     },
 
     async list<T>(prefix: string, options: ListOptions = {}): Promise<ListPage<T>> {
@@ -88,11 +90,21 @@ export function createMemoryStore(): Store {
           more = true;
           break;
         }
-        entries.push(entry<T>(key, slots.get(key)!));
+        entries.push(slots.get(key) as Entry<T>);
       }
       return more ? { entries, cursor: entries[entries.length - 1]!.key } : { entries };
     },
   };
+  // Staged commits in bulk (store.ts applyStagedWrites): not enumerable, so spreads leave it out.
+  Object.defineProperty(store, applyStagedWrites, {
+    value: (writes: readonly StagedWrite[]) => {
+      for (const w of writes) {
+        if (w.deleted) remove(w.key);
+        else write(w.key, w.value);
+      }
+    },
+  });
+  return store;
 }
 
 function pageLimit(limit: number | undefined): number {

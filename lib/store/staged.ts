@@ -14,15 +14,33 @@
  * keys that do not exist yet: one base read instead of two). `commit` writes each staged key
  * unconditionally (last writer wins per key), as the unstaged code did; ingest runs one batch at a
  * time per instance, and two instances committing at once interleave key by key. Values are
- * checked (`assertPlainValue`) when staged, so a commit fails only if the base itself fails; then
- * the writes it made are undone (best effort) and a CommitError says whether that worked.
+ * checked (`assertPlainValue`'s rules, see `ownValue`) when staged, so a commit fails only if the
+ * base itself fails; then the writes it made are undone (best effort) and a CommitError says
+ * whether that worked.
+ *
+ * Values follow the Store port's contracts (store.ts): a put takes ownership of its value, reads
+ * share what was staged or what the base returned, and a commit hands the staged values to the
+ * base as they are (no copy on the memory store).
  */
-import { copyPlainValue, handOver } from "./codec.ts";
+import { ownValue, sharedEntry } from "./codec.ts";
 import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
-import type { DeleteOptions, Entry, ListOptions, ListPage, PutOptions, PutResult, Store } from "./store.ts";
+import {
+  applyStagedWrites,
+  type DeleteOptions,
+  type Entry,
+  isBulkWritable,
+  type ListOptions,
+  type ListPage,
+  type PutOptions,
+  type PutResult,
+  type Store,
+} from "./store.ts";
 
 /** Page size when `list` gets no limit, as the adapters. */
 const defaultLimit = 1000;
+
+/** Writes per synchronous call to a base that takes them in bulk (well under a millisecond). */
+const bulkSlice = 1024;
 
 export interface CommitOptions {
   /**
@@ -42,108 +60,102 @@ export interface StagedStore extends Store {
   commit(options?: CommitOptions): Promise<number>;
 }
 
+/**
+ * What the view knows of a key: its entry in the view (undefined: absent), whether the view wrote
+ * it, and for a staged key what the base held when it was first staged (to roll a commit back).
+ */
 interface Slot {
-  present: boolean;
-  value: unknown;
-  version: number;
+  entry: Entry | undefined;
+  staged: boolean;
+  before: Slot | undefined;
 }
 
-const missing: Slot = Object.freeze({ present: false, value: undefined, version: 0 });
+/** A key the base was asked for and did not hold (not staged since). */
+const missing: Slot = Object.freeze({ entry: undefined, staged: false, before: undefined });
 
 /** A fresh staged view over `base`; the base is untouched until `commit`. */
 export function createStagedStore(base: Store): StagedStore {
-  const slots = new Map<string, Slot>();
-  /** What the base held of each staged key when it was first staged, to roll a failed commit back. */
-  const originals = new Map<string, Slot>();
+  /** Staged keys, and keys the base did not hold; keys the base holds are read from it each time. */
+  const known = new Map<string, Slot>();
+  /** Staged keys in the order first staged (commit order within a rank). */
+  const stagedKeys: string[] = [];
+  /** Staged keys in key order, for `list`. */
   const order = createSortedKeys();
-  /** Keys the base was asked for and did not hold (not staged since). */
-  const absent = new Set<string>();
   let committed = false;
 
   const open = () => {
     if (committed) throw new Error("store: this staged view was committed already");
   };
-  const entry = <T>(key: string, slot: Slot): Entry<T> => ({
-    key,
-    value: copyPlainValue(slot.value as T),
-    version: slot.version,
-  });
   /**
    * Runs `act` on the key's state in the view, synchronously after the one read it may need, so
    * concurrent calls on one key decide in one order (compare-and-set stays atomic in the view).
    */
   const withCurrent = async <R>(key: string, act: (cur: Slot) => R): Promise<R> => {
-    const staged = slots.get(key);
-    if (staged) return act(staged);
-    if (absent.has(key)) return act(missing);
+    const slot = known.get(key);
+    if (slot) return act(slot);
     const e = await readBase(key);
-    return act(slots.get(key) ?? { present: e !== undefined, value: e?.value, version: e?.version ?? 0 });
+    return act(known.get(key) ?? (e ? { entry: e, staged: false, before: undefined } : missing));
   };
   const readBase = async <T>(key: string): Promise<Entry<T> | undefined> => {
     const e = await base.get<T>(key);
-    if (e === undefined) absent.add(key);
+    if (e === undefined && !known.has(key)) known.set(key, missing);
     return e;
   };
-  const stage = (key: string, slot: Slot, before: Slot) => {
-    if (!slots.has(key)) originals.set(key, before);
-    slots.set(key, slot);
-    absent.delete(key);
-    order.add(key);
+  const stage = (key: string, entry: Entry | undefined, cur: Slot) => {
+    known.set(key, { entry, staged: true, before: cur.staged ? cur.before : cur });
+    if (!cur.staged) {
+      stagedKeys.push(key);
+      order.add(key);
+    }
   };
 
   return {
     get staged() {
-      return slots.size;
+      return stagedKeys.length;
     },
 
     async get<T>(key: string) {
       open();
-      const slot = slots.get(key);
-      if (slot) return slot.present ? entry<T>(key, slot) : undefined;
-      if (absent.has(key)) return undefined;
+      const slot = known.get(key);
+      if (slot) return slot.entry as Entry<T> | undefined;
       const e = await readBase<T>(key);
-      const late = slots.get(key);
-      if (late) return late.present ? entry<T>(key, late) : undefined;
-      return e;
+      const late = known.get(key);
+      return late?.staged ? (late.entry as Entry<T> | undefined) : e;
     },
 
     async getMany<T>(keys: readonly string[]) {
       open();
-      const asked = keys.filter((k) => !slots.has(k) && !absent.has(k));
-      const fromBase = asked.length === 0 ? new Map<string, Entry<T>>() : await base.getMany<T>(asked);
-      for (const key of asked) if (!fromBase.has(key) && !slots.has(key)) absent.add(key);
+      const asked = keys.filter((k) => !known.has(k));
+      const fromBase = asked.length === 0 ? undefined : await base.getMany<T>(asked);
       const out = new Map<string, Entry<T>>();
       for (const key of keys) {
-        const slot = slots.get(key);
-        if (slot) {
-          if (slot.present) out.set(key, entry<T>(key, slot));
-        } else {
-          const e = fromBase.get(key);
-          if (e) out.set(key, e);
-        }
+        const slot = known.get(key);
+        const e = slot ? slot.entry : fromBase?.get(key);
+        if (e) out.set(key, e as Entry<T>);
+        else if (!slot) known.set(key, missing);
       }
       return out;
     },
 
     async put<T>(key: string, value: T, options: PutOptions = {}): Promise<PutResult> {
       open();
-      const copy = copyPlainValue(value);
+      const owned = ownValue(value);
       return withCurrent(key, (cur): PutResult => {
-        if (options.ifVersion !== undefined && cur.version !== options.ifVersion) {
-          return { ok: false, current: cur.present ? entry(key, cur) : undefined };
+        const version = cur.entry?.version ?? 0;
+        if (options.ifVersion !== undefined && version !== options.ifVersion) {
+          return { ok: false, current: cur.entry };
         }
-        const version = cur.present ? cur.version + 1 : 1;
-        stage(key, { present: true, value: copy, version }, cur);
-        return { ok: true, version };
+        stage(key, sharedEntry(key, owned, version + 1), cur);
+        return { ok: true, version: version + 1 };
       });
     },
 
     async delete(key: string, options: DeleteOptions = {}) {
       open();
       return withCurrent(key, (cur) => {
-        if (!cur.present || (options.ifVersion !== undefined && cur.version !== options.ifVersion))
+        if (!cur.entry || (options.ifVersion !== undefined && cur.entry.version !== options.ifVersion))
           return false;
-        stage(key, { present: false, value: undefined, version: 0 }, cur);
+        stage(key, undefined, cur);
         return true;
       });
     },
@@ -162,10 +174,10 @@ export function createStagedStore(base: Store): StagedStore {
         const mine: Entry<T>[] = [];
         for (const key of after === undefined ? order.fromInclusive(prefix) : order.from(after)) {
           if (!key.startsWith(prefix) || (end !== undefined && compareKeys(key, end) > 0)) break;
-          const slot = slots.get(key) as Slot;
-          if (slot.present) mine.push(entry<T>(key, slot));
+          const entry = (known.get(key) as Slot).entry;
+          if (entry) mine.push(entry as Entry<T>);
         }
-        const theirs = page.entries.filter((e) => !slots.has(e.key));
+        const theirs = page.entries.filter((e) => known.get(e.key)?.staged !== true);
         for (const e of mergeByKey(theirs, mine)) {
           out.push(e);
           if (out.length > limit) {
@@ -183,28 +195,41 @@ export function createStagedStore(base: Store): StagedStore {
       committed = true;
       // Bucketed by rank in staging order (no sort: a commit may hold hundreds of thousands of keys).
       const rank = options.rank ?? (() => 0);
-      const buckets = new Map<number, [string, Slot][]>();
-      for (const pair of slots) {
-        await options.pace?.();
-        const r = rank(pair[0]);
+      const buckets = new Map<number, string[]>();
+      for (let i = 0; i < stagedKeys.length; i++) {
+        const key = stagedKeys[i] as string;
+        if (i % bulkSlice === 0) await options.pace?.();
+        const r = rank(key);
         const bucket = buckets.get(r);
-        if (bucket) bucket.push(pair);
-        else buckets.set(r, [pair]);
+        if (bucket) bucket.push(key);
+        else buckets.set(r, [key]);
       }
-      const writes = [...buckets.keys()]
-        .sort((a, b) => a - b)
-        .flatMap((r) => buckets.get(r) as [string, Slot][]);
+      const writes = [...buckets.keys()].sort((a, b) => a - b).flatMap((r) => buckets.get(r) as string[]);
+      if (isBulkWritable(base)) {
+        // In-process base: slices of writes applied synchronously, nothing awaited but the pace.
+        for (let at = 0; at < writes.length; at += bulkSlice) {
+          base[applyStagedWrites](
+            writes.slice(at, at + bulkSlice).map((key) => {
+              const { entry } = known.get(key) as Slot;
+              return { key, value: entry?.value, deleted: entry === undefined };
+            }),
+          );
+          await options.pace?.();
+        }
+        return writes.length;
+      }
       const done: string[] = [];
       try {
-        for (const [key, slot] of writes) {
-          // The slot's value is the view's private copy and the view is closed: hand it over.
-          if (slot.present) await base.put(key, handOver(slot.value));
+        for (const key of writes) {
+          // The value is the view's, checked and owned: an in-process base keeps it as it is.
+          const { entry } = known.get(key) as Slot;
+          if (entry) await base.put(key, entry.value);
           else await base.delete(key);
           done.push(key);
           await options.pace?.();
         }
       } catch (err) {
-        throw await rollBack(base, done, originals, err);
+        throw await rollBack(base, done, known, err);
       }
       return writes.length;
     },
@@ -215,12 +240,12 @@ export function createStagedStore(base: Store): StagedStore {
  * Undoes the writes a failed commit made, newest first, restoring what the base held (values, not
  * version numbers); returns the error to throw, saying whether the rollback itself failed.
  */
-async function rollBack(base: Store, done: readonly string[], originals: Map<string, Slot>, cause: unknown) {
+async function rollBack(base: Store, done: readonly string[], known: Map<string, Slot>, cause: unknown) {
   let failed = 0;
   for (const key of [...done].reverse()) {
-    const before = originals.get(key) as Slot;
+    const before = (known.get(key) as Slot).before?.entry;
     try {
-      if (before.present) await base.put(key, handOver(before.value));
+      if (before) await base.put(key, before.value);
       else await base.delete(key);
     } catch {
       failed++;

@@ -3,15 +3,27 @@
  * Every pipeline stage reads and writes mesh state only through this interface, so the
  * memory, Durable Object and DynamoDB adapters are interchangeable.
  *
- * Values are plain data: JSON types plus Uint8Array, nested freely. Adapters must return
- * copies, never objects a caller could mutate in place.
+ * Values are plain data: JSON types plus Uint8Array, nested freely.
+ *
+ * Read contract: a value (and entry) read from a Store is READ-ONLY and may be shared with the
+ * store and with every other reader: never mutate it, copy what you want to change (spread,
+ * `[...list]`). The in-process adapters (memory, the staged view) return their stored value itself,
+ * deep-frozen (see codec.ts `ownValue`), so a mutation throws a TypeError instead of changing the
+ * store; bytes (Uint8Array) cannot be frozen and are shared as they are: never write into them.
+ * Adapters that decode (SQL file, Durable Object) return fresh values. Reads cost no copy, which
+ * is what makes ingest and the publish cheap on the memory store.
+ *
+ * Write contract: `put` never keeps the caller's object: it keeps a copy it owns (or the value
+ * itself when it is one a store owns already, e.g. one it read or a staged view's), so mutating a
+ * value after putting it changes nothing stored.
  */
 
 /** A stored value with its version. Versions start at 1 and grow by one on each write. */
 export interface Entry<T = unknown> {
-  key: string;
-  value: T;
-  version: number;
+  readonly key: string;
+  /** Read-only, possibly shared (see the read contract above). */
+  readonly value: T;
+  readonly version: number;
 }
 
 export interface PutOptions {
@@ -52,6 +64,33 @@ export interface Store {
   delete(key: string, options?: DeleteOptions): Promise<boolean>;
   /** Keys starting with `prefix`, ascending, one page at a time. */
   list<T = unknown>(prefix: string, options?: ListOptions): Promise<ListPage<T>>;
+}
+
+/**
+ * The optional capability of an in-process Store to take a staged view's commit in bulk: every
+ * write applied synchronously, unconditionally, as put/delete would (versions included), values
+ * as they are (the view checked them when they were staged). The staged view (staged.ts) uses it
+ * when its base has it, a slice of writes per call, instead of one awaited call per key. It is
+ * keyed by a symbol and not enumerable, so a wrapper built by spreading a store (`{...store, put}`)
+ * does not inherit it and sees every write through its own methods.
+ */
+export const applyStagedWrites: unique symbol = Symbol("store.applyStagedWrites");
+
+/** One staged write: a value to put, or `deleted`. */
+export interface StagedWrite {
+  key: string;
+  value: unknown;
+  deleted: boolean;
+}
+
+/** A Store with the bulk capability. */
+export interface BulkWritable {
+  [applyStagedWrites](writes: readonly StagedWrite[]): void;
+}
+
+/** Whether `store` takes staged writes in bulk. */
+export function isBulkWritable(store: Store): store is Store & BulkWritable {
+  return typeof (store as Partial<BulkWritable>)[applyStagedWrites] === "function";
 }
 
 /** Thrown when a compare-and-set loop gives up: the key kept changing under it. */

@@ -3,11 +3,10 @@ import {
   assertPlainValue,
   base64ToBytes,
   bytesToBase64,
-  copyPlainValue,
   decodeValue,
   encodeValue,
-  handOver,
-  takeOver,
+  ownValue,
+  setStoreFreezing,
 } from "../../../lib/store/codec.ts";
 
 describe("store codec", () => {
@@ -54,50 +53,55 @@ describe("store codec", () => {
     for (const [value, message] of cases) {
       expect(() => encodeValue(value)).toThrow(message);
       expect(() => assertPlainValue(value)).toThrow(message);
-      expect(() => copyPlainValue(value)).toThrow(message);
+      expect(() => ownValue(value)).toThrow(message);
       expect(() => encodeValue(value)).toThrow(TypeError);
     }
     expect(() =>
       assertPlainValue({ ok: [null, "s", 1, true, new Uint8Array(1), Object.create(null)] }),
     ).not.toThrow();
   });
+});
 
-  it("copies plain data deeply, sharing nothing, bytes into fresh Uint8Arrays", () => {
-    const bytes = new Uint8Array([1, 2, 3]);
-    const value = {
-      a: [1, "s", true, null, { b: bytes }],
-      view: new Uint8Array(bytes.buffer, 1, 2),
+describe("ownValue", () => {
+  const value = () => {
+    const v = {
+      a: [1, "s", true, null, { b: new Uint8Array([1, 2, 3]) }],
       gone: undefined,
       bare: Object.create(null) as object,
     };
-    Object.defineProperty(value, "__proto__", { value: { x: 1 }, enumerable: true });
-    const copy = copyPlainValue(value);
-    expect(copy).toStrictEqual({ ...value, bare: {} });
-    expect(Object.getPrototypeOf(copy)).toBe(Object.prototype);
-    expect(Object.keys(copy)).toContain("__proto__");
-    bytes[0] = 9;
-    (value.a[4] as { b: Uint8Array }).b = new Uint8Array(0);
-    expect((copy.a[4] as { b: Uint8Array }).b).toStrictEqual(new Uint8Array([1, 2, 3]));
-    expect(copy.view).toStrictEqual(new Uint8Array([2, 3]));
-    expect(copy.view.byteOffset).toBe(0);
-  });
-});
+    Object.defineProperty(v, "__proto__", { value: { x: 1 }, enumerable: true });
+    return v;
+  };
 
-describe("handOver / takeOver", () => {
-  it("keeps a handed-over value once, and copies anything else", () => {
-    const given = handOver({ list: [1, 2] });
-    expect(takeOver(given)).toBe(given);
-    const again = takeOver(given); // the mark is spent: a second store gets a copy
-    expect(again).not.toBe(given);
-    expect(again).toStrictEqual(given);
-    const kept = { a: new Uint8Array([1]) };
-    const copy = takeOver(kept);
-    expect(copy).not.toBe(kept);
-    expect(copy).toStrictEqual(kept);
-    expect(takeOver(handOver("text"))).toBe("text");
+  it("keeps the value itself, deep-frozen when freezing is on (as under test), bytes as they are", () => {
+    const v = value();
+    expect(ownValue(v)).toBe(v);
+    for (const part of [v, v.a, v.a[4], v.bare, (v as Record<string, unknown>)["__proto__"]])
+      expect(Object.isFrozen(part)).toBe(true);
+    expect(() => {
+      (v.a as unknown[]).push(1);
+    }).toThrow(TypeError);
+    ((v.a[4] as { b: Uint8Array }).b as Uint8Array)[0] = 9; // bytes cannot be frozen
+    expect(ownValue("text")).toBe("text");
+    expect(ownValue(null)).toBeNull();
   });
 
-  it("still refuses what is not plain data", () => {
-    expect(() => takeOver({ when: new Date(0) })).toThrow("store: value.when is a Date");
+  it("only checks, freezing nothing, when freezing is off (production)", () => {
+    const was = setStoreFreezing(false);
+    try {
+      const v = value();
+      expect(ownValue(v)).toBe(v);
+      expect(Object.isFrozen(v) || Object.isFrozen(v.a)).toBe(false);
+      expect(() => ownValue({ when: new Date(0) })).toThrow("store: value.when is a Date");
+    } finally {
+      setStoreFreezing(was);
+    }
+  });
+
+  it("refuses what is not plain data, inside a frozen value too, freezing nothing of it", () => {
+    const partly = { ok: { x: 1 }, when: new Date(0) };
+    expect(() => ownValue(partly)).toThrow("store: value.when is a Date");
+    expect(() => ownValue(Object.freeze({ when: new Date(0) }))).toThrow("store: value.when is a Date");
+    expect(() => ownValue(Number.POSITIVE_INFINITY)).toThrow("store: value is Infinity");
   });
 });

@@ -138,9 +138,25 @@ describe("staged view over a populated store", () => {
     const rank = (key: string) => (key.startsWith("push/") ? 2 : key.startsWith("obj/") ? 1 : 0);
     expect(await staged.commit({ rank, pace: async () => void paced++ })).toBe(5);
     expect(seen).toEqual(["put svc/2", "put svc/1", "delete gone", "put obj/1", "put push/1"]);
-    expect(paced).toBe(10); // once per key while ordering, once per write
+    expect(paced).toBe(6); // once per 1,024 keys while ordering, once per write
     await expect(staged.commit()).rejects.toThrow(/committed already/);
     await expect(staged.get("svc/1")).rejects.toThrow(/committed already/);
+  });
+
+  it("commits into an in-process base in bulk, a slice of writes between paces, versions as put gives", async () => {
+    const base = createMemoryStore();
+    await base.put("k/0000", "old");
+    await base.put("k/0001", "gone");
+    const staged = createStagedStore(base);
+    for (let i = 0; i < 2500; i++) await staged.put(`k/${String(i).padStart(4, "0")}`, i);
+    await staged.delete("k/0001");
+    let paced = 0;
+    expect(await staged.commit({ pace: async () => void paced++ })).toBe(2500);
+    expect(paced).toBe(3 + 3); // once per 1,024 keys while ordering, once per slice of 1,024 writes
+    expect(await base.get("k/0000")).toEqual({ key: "k/0000", value: 0, version: 2 });
+    expect(await base.get("k/0001")).toBeUndefined();
+    expect(await base.get("k/2499")).toEqual({ key: "k/2499", value: 2499, version: 1 });
+    expect((await listAll(base, "k/")).length).toBe(2499);
   });
 
   it("refuses a value the adapters cannot store when it is staged, not when committed", async () => {

@@ -3,7 +3,8 @@
  * Object over RPC and the SQL store inside the object under workerd), so they stay interchangeable.
  * No case is skipped. Nothing sleeps: concurrency comes from overlapping promises.
  */
-import { beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { setStoreFreezing } from "../../../lib/store/codec.ts";
 import { type Entry, listAll, type Store, update } from "../../../lib/store/store.ts";
 
 /** Builds a fresh, empty store for one test. */
@@ -36,6 +37,15 @@ async function pageThrough(store: Store, prefix: string, limit: number): Promise
 export function storeCases(name: string, makeStore: MakeStore): void {
   describe(`Store: ${name}`, () => {
     let store: Store;
+    // The contracts are pinned as tests see them: in-process stores freeze what they keep (workerd
+    // sets no VITEST or NODE_ENV, so it is turned on here for every runtime).
+    let wasFreezing = false;
+    beforeAll(() => {
+      wasFreezing = setStoreFreezing(true);
+    });
+    afterAll(() => {
+      setStoreFreezing(wasFreezing);
+    });
     beforeEach(async () => {
       store = await makeStore();
     });
@@ -252,20 +262,49 @@ export function storeCases(name: string, makeStore: MakeStore): void {
     });
 
     describe("values", () => {
-      it("are copies: mutating what was put or what was read changes nothing stored", async () => {
-        const value = { list: [1, 2], nested: { s: "a" }, bytes: new Uint8Array([1, 2]) };
+      it("are owned once put: mutating one throws (kept and frozen) or changes nothing stored (encoded)", async () => {
+        const value = { list: [1, 2], nested: { s: "a" } };
         await store.put("v", value);
-        value.list.push(3);
-        value.nested.s = "changed";
-        value.bytes[0] = 9;
-        const want = { list: [1, 2], nested: { s: "a" }, bytes: new Uint8Array([1, 2]) };
-        const read = await store.get<typeof value>("v");
-        expect(read?.value).toEqual(want);
-        read!.value.list.push(4);
-        read!.value.bytes[1] = 9;
-        (await store.getMany<typeof value>(["v"])).get("v")!.value.nested.s = "via getMany";
-        (await store.list<typeof value>("v")).entries[0]!.value.list.length = 0;
-        expect((await store.get("v"))?.value).toEqual(want);
+        const attempts = [() => value.list.push(3), () => Object.assign(value.nested, { s: "changed" })];
+        for (const mutate of attempts) {
+          try {
+            mutate();
+          } catch (e) {
+            expect(e).toBeInstanceOf(TypeError);
+          }
+        }
+        expect((await store.get<typeof value>("v"))?.value).toEqual({ list: [1, 2], nested: { s: "a" } });
+      });
+
+      it("are read-only when read: a mutation throws (shared, frozen) or changes nothing stored (a fresh copy)", async () => {
+        const want = { list: [1, 2], nested: { s: "a" } };
+        await store.put("v", { list: [1, 2], nested: { s: "a" } });
+        const read = (await store.get<typeof want>("v"))!;
+        const attempts: (() => void)[] = [
+          () => read.value.list.push(4),
+          () => {
+            (read as { version: number }).version = 99;
+          },
+          () => {
+            read!.value.nested.s = "via get";
+          },
+        ];
+        for (const mutate of attempts) {
+          try {
+            mutate();
+          } catch (e) {
+            expect(e).toBeInstanceOf(TypeError);
+          }
+        }
+        const viaMany = async () => {
+          (await store.getMany<typeof want>(["v"])).get("v")!.value.nested.s = "via getMany";
+        };
+        const viaList = async () => {
+          (await store.list<typeof want>("v")).entries[0]!.value.list.length = 0;
+        };
+        for (const mutate of [viaMany, viaList])
+          await mutate().catch((e) => expect(e).toBeInstanceOf(TypeError));
+        expect(await store.get("v")).toEqual({ key: "v", value: want, version: 1 });
       });
 
       it("round-trip JSON data and Uint8Array nested anywhere, including $-keys", async () => {
