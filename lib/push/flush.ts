@@ -6,7 +6,6 @@
  */
 import { mergeAll, type PushRequest } from "../model/index.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
-import { handOver } from "../store/codec.ts";
 import { keys, type Store, update } from "../store/index.ts";
 import type { GenerateContext, Generator, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
@@ -185,8 +184,8 @@ async function publish(
     for (const p of plans) {
       for (const r of p.upserts) {
         if (r.typeUrl !== typeUrl) continue;
-        // Made by this flush and never changed after: the memory store may keep it without a copy.
-        await store.put(keys.resource(r.typeUrl, r.name), handOver(r));
+        // Made by this flush and never changed after: the store takes it over (see Store.put).
+        await store.put(keys.resource(r.typeUrl, r.name), r);
         feed.bodyBytes += r.body.byteLength;
         changes.push(
           feed.bodyBytes <= feed.maxBytes
@@ -209,7 +208,7 @@ async function publish(
     if (!p.recordChanged) continue;
     const key = keys.generated(p.ref.namespace, p.ref.hostname);
     if (Object.keys(p.record).length === 0) await store.delete(key);
-    else await store.put(key, handOver(p.record));
+    else await store.put(key, p.record);
   }
   return changes;
 }
