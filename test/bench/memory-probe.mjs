@@ -1,11 +1,11 @@
 /**
  * Loaded by test/bench/memory.ts into the server it measures (`node --expose-gc --import
  * ./memory-probe.mjs <npm start's entry>`): answers `{ kind: "sample" }` on the IPC channel with
- * the process's memory after a full GC. Plain JavaScript, so the server runs as `npm start` runs
+ * the process's memory after a full GC, and `{ kind: "snapshot", file }` with a heap snapshot. Plain JavaScript, so the server runs as `npm start` runs
  * it, with no TypeScript loader in the process.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { getHeapSpaceStatistics } from "node:v8";
+import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
 
 const delay = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -13,6 +13,11 @@ const delay = (ms) => new Promise((r) => setTimeout(r, ms));
 const rss = () => process.memoryUsage.rss();
 
 process.on("message", async (m) => {
+  if (m?.kind === "snapshot") {
+    writeHeapSnapshot(m.file);
+    process.send({ kind: "snapshot" });
+    return;
+  }
   if (m?.kind !== "sample") return;
   globalThis.gc();
   globalThis.gc();

@@ -6,7 +6,9 @@
  * by `npm run build`), plus --expose-gc and memory-probe.mjs, which reads its memory after a full
  * GC once V8 has unmapped the freed pages: with the mesh alone, at push 10 and at push 100 (no
  * growth: push 100 ≈ push 10). MEMORY_SMAPS_DIR=<dir> writes the server's /proc/self/smaps at
- * each sample (<dir>/mesh.smaps, push10.smaps, push100.smaps).
+ * each sample (<dir>/mesh.smaps, push10.smaps, push100.smaps). MEMORY_START="<VAR=value ...> node
+ * <flags> <entry>" measures another command line than package.json's `start`;
+ * MEMORY_HEAP_SNAPSHOT=<file> writes the server's heap snapshot at push 10.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -47,8 +49,10 @@ const root = new URL("../../", import.meta.url);
 
 /** package.json's `start` script split into its environment, node's flags and the entry. */
 export function startCommand(): { line: string; env: Record<string, string>; nodeArgs: string[] } {
-  const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as { scripts: { start: string } };
-  const line = pkg.scripts.start;
+  const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as {
+    scripts: { start: string };
+  };
+  const line = process.env.MEMORY_START ?? pkg.scripts.start;
   const words = line.trim().split(/\s+/);
   const env: Record<string, string> = {};
   while (words[0] !== undefined && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
@@ -146,7 +150,12 @@ async function run(services: number, streams: number, pushes: number): Promise<M
     await published(server.xdsPort);
     const mesh = await sample(server.child, "mesh");
     // forkClients reads the ports only.
-    clients = forkClients({ port: server.port, xdsPort: server.xdsPort } as NodeRuntime, streams, services, ns);
+    clients = forkClients(
+      { port: server.port, xdsPort: server.xdsPort } as NodeRuntime,
+      streams,
+      services,
+      ns,
+    );
     await clients.next("ready");
     const samples: MemorySample[] = [];
     for (let c = 1; c <= pushes; c++) {
@@ -154,6 +163,8 @@ async function run(services: number, streams: number, pushes: number): Promise<M
       clients.send({ kind: "post", change: c, events: [changedSlice(c)] });
       await seen;
       if (c === 10 || c === pushes) samples.push(await sample(server.child, `push${c}`));
+      if (c === pushes && process.env.MEMORY_HOLD_MS)
+        await new Promise((r) => setTimeout(r, Number(process.env.MEMORY_HOLD_MS)));
     }
     return {
       services,
