@@ -163,8 +163,12 @@ async function run(services: number, streams: number, pushes: number): Promise<M
       clients.send({ kind: "post", change: c, events: [changedSlice(c)] });
       await seen;
       if (c === 10 || c === pushes) samples.push(await sample(server.child, `push${c}`));
-      if (c === pushes && process.env.MEMORY_HOLD_MS)
-        await new Promise((r) => setTimeout(r, Number(process.env.MEMORY_HOLD_MS)));
+      const snapshot = process.env.MEMORY_HEAP_SNAPSHOT;
+      if (c === 10 && snapshot) {
+        const written = new Promise((r) => server.child.once("message", r));
+        server.child.send({ kind: "snapshot", file: snapshot });
+        await written;
+      }
     }
     return {
       services,
