@@ -8,7 +8,8 @@
  * growth: push 100 ≈ push 10). MEMORY_SMAPS_DIR=<dir> writes the server's /proc/self/smaps at
  * each sample (<dir>/mesh.smaps, push10.smaps, push100.smaps). MEMORY_START="<VAR=value ...> node
  * <flags> <entry>" measures another command line than package.json's `start`;
- * MEMORY_HEAP_SNAPSHOT=<file> writes the server's heap snapshot at push 10.
+ * MEMORY_HEAP_SNAPSHOT=<file> writes the server's heap snapshot at push 10 (the samples after it then
+ * include the snapshot's own memory).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
