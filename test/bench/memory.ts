@@ -1,16 +1,24 @@
 /**
- * Memory (issue 8): the Node runtime holding a 10k-service mesh (10k Services + 10k
- * EndpointSlices × 10 endpoints) and serving 1,000 Delta streams (clients in a child process,
- * fanout-clients.ts), through 100 endpoint pushes. The server runs in its own process started with
- * --expose-gc, so its RSS is its own; RSS and heapUsed are read after a full GC with the mesh
- * alone, at push 10 and at push 100 (no growth: push 100 ≈ push 10). MEMORY_HEAP_SNAPSHOT=<file>
- * writes the server's heap snapshot at push 10.
+ * Memory (issue 8): the Node server holding a 10k-service mesh (10k Services + 10k EndpointSlices
+ * × 10 endpoints) and serving 1,000 Delta streams (clients in another process, fanout-clients.ts),
+ * through 100 endpoint pushes. The server is its own process started exactly as `npm start` starts
+ * it (package.json's `start` script: its environment, node flags and compiled entry, built fresh
+ * by `npm run build`), plus --expose-gc and memory-probe.mjs, which reads its memory after a full
+ * GC once V8 has unmapped the freed pages: with the mesh alone, at push 10 and at push 100 (no
+ * growth: push 100 ≈ push 10). MEMORY_SMAPS_DIR=<dir> writes the server's /proc/self/smaps at
+ * each sample (<dir>/mesh.smaps, push10.smaps, push100.smaps). MEMORY_START="<VAR=value ...> node
+ * <flags> <entry>" measures another command line than package.json's `start`;
+ * MEMORY_HEAP_SNAPSHOT=<file> writes the server's heap snapshot at push 10 (the samples after it then
+ * include the snapshot's own memory).
  */
-import { execFileSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
-import { writeHeapSnapshot } from "node:v8";
-import { publishedStatus } from "../../lib/push/status.ts";
-import { forkClients, postEvents, settled, startBenchRuntime } from "./fanout.ts";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { create } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import type { NodeRuntime } from "../../functions/node/runtime.ts";
+import { StatusService } from "../../lib/gen/edgepilot/v1/status_pb.ts";
+import { forkClients, postEvents, settled } from "./fanout.ts";
 import { meshEvents } from "./ingest-throughput.ts";
 
 /** Process memory in MB after a full GC. */
@@ -20,12 +28,16 @@ export interface MemorySample {
   heapTotalMb: number;
   /** Memory outside the JS heap (Buffers, ArrayBuffers, native objects). */
   externalMb: number;
+  /** RSS right after the GC, before V8 unmapped the pages it freed (the transient peak). */
+  rssAtGcMb: number;
 }
 
 export interface MemoryReport {
   services: number;
   streams: number;
   pushes: number;
+  /** How the server was started (package.json's `start`). */
+  command: string;
   /** The mesh published, no stream open. */
   mesh: MemorySample;
   /** After push 10 and push 100, the streams open. */
@@ -34,20 +46,72 @@ export interface MemoryReport {
 }
 
 const ns = "mesh";
+const root = new URL("../../", import.meta.url);
 
-async function sample(): Promise<MemorySample> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error("run with node --expose-gc");
+/** package.json's `start` script split into its environment, node's flags and the entry. */
+export function startCommand(): { line: string; env: Record<string, string>; nodeArgs: string[] } {
+  const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as {
+    scripts: { start: string };
+  };
+  const line = process.env.MEMORY_START ?? pkg.scripts.start;
+  const words = line.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  while (words[0] !== undefined && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
+    const [k, ...v] = (words.shift() as string).split("=");
+    env[k as string] = v.join("=");
+  }
+  if (words.shift() !== "node") throw new Error(`npm start is not a node command: ${line}`);
+  return { line, env, nodeArgs: words };
+}
+
+/** The server as `npm start` runs it, with the probe; resolves with its ports once it serves. */
+async function startServer() {
+  execFileSync("npm", ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });
+  const { line, env, nodeArgs } = startCommand();
+  const probe = new URL("test/bench/memory-probe.mjs", root).href;
+  const child = spawn(process.execPath, ["--expose-gc", "--import", probe, ...nodeArgs], {
+    cwd: root,
+    env: {
+      ...process.env,
+      ...env,
+      PORT: "0",
+      XDS_PORT: "0",
+      HOST: "127.0.0.1",
+      PILOT_ENABLE_EDS_DEBOUNCE: "false",
+      EDGEPILOT_MAX_STREAMS_PER_CONNECTION: "2000",
+      PILOT_MAX_REQUESTS_PER_SECOND: "100000",
+      EDGEPILOT_MAX_REQUEST_BYTES: String(64 * 1024 * 1024),
+    },
+    stdio: ["ignore", "pipe", "inherit", "ipc"],
+  });
+  const ports = await new Promise<{ port: number; xdsPort: number }>((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /on http:\/\/[^:]+:(\d+), xDS .* on h2c [^:]+:(\d+)/.exec(out);
+      if (m) resolve({ port: Number(m[1]), xdsPort: Number(m[2]) });
+    });
+    child.once("exit", (code) => reject(new Error(`the server exited (${code}) before serving: ${out}`)));
+  });
+  return { child, line, ...ports };
+}
+
+/** The server's memory after a full GC (memory-probe.mjs). */
+async function sample(server: ChildProcess, label: string): Promise<MemorySample> {
   await settled();
-  gc();
-  gc();
-  const m = process.memoryUsage();
+  const dir = process.env.MEMORY_SMAPS_DIR;
+  const answer = new Promise<{ usage: NodeJS.MemoryUsage; rssAtGc: number }>((resolve) =>
+    server.once("message", (m) => resolve(m as { usage: NodeJS.MemoryUsage; rssAtGc: number })),
+  );
+  server.send({ kind: "sample", smapsFile: dir ? `${dir}/${label}.smaps` : undefined });
+  const { usage: m, rssAtGc } = await answer;
   const mb = (b: number) => Math.round((b / 2 ** 20) * 10) / 10;
   return {
     rssMb: mb(m.rss),
     heapUsedMb: mb(m.heapUsed),
     heapTotalMb: mb(m.heapTotal),
     externalMb: mb(m.external),
+    rssAtGcMb: mb(rssAtGc),
   };
 }
 
@@ -61,51 +125,74 @@ function changedSlice(change: number): unknown {
   return slice;
 }
 
-/** In this process (started with --expose-gc): the mesh, the streams, the pushes. */
+/** Waits until the server has published every queued push (its StatusService). */
+async function published(xdsPort: number): Promise<void> {
+  const status = createClient(StatusService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${xdsPort}` }));
+  for (;;) {
+    const s = await status.getStatus(create(StatusService.method.getStatus.input, {}));
+    if (s.pendingPushes === 0 && s.pushVersion > 0n) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** In this process: the mesh, the streams, the pushes; the server in its own. */
 async function run(services: number, streams: number, pushes: number): Promise<MemoryReport> {
-  const runtime = await startBenchRuntime();
+  const server = await startServer();
   let clients: ReturnType<typeof forkClients> | undefined;
   try {
     let batch: unknown[] = [];
     for (let n = 0; n < services; n++) {
       batch.push(...meshEvents(n, 10));
       if (batch.length >= 2000 || n === services - 1) {
-        await postEvents(runtime.port, batch);
+        await postEvents(server.port, batch);
         batch = [];
       }
     }
-    while ((await publishedStatus(runtime.store)).pendingPushes > 0) await settled();
-    const mesh = await sample();
-    clients = forkClients(runtime, streams, services, ns);
+    await published(server.xdsPort);
+    const mesh = await sample(server.child, "mesh");
+    // forkClients reads the ports only.
+    clients = forkClients(
+      { port: server.port, xdsPort: server.xdsPort } as NodeRuntime,
+      streams,
+      services,
+      ns,
+    );
     await clients.next("ready");
     const samples: MemorySample[] = [];
     for (let c = 1; c <= pushes; c++) {
       const seen = clients.next("seen");
       clients.send({ kind: "post", change: c, events: [changedSlice(c)] });
       await seen;
-      if (c === 10 || c === pushes) samples.push(await sample());
-      if (c === 10 && process.env.MEMORY_HEAP_SNAPSHOT) writeHeapSnapshot(process.env.MEMORY_HEAP_SNAPSHOT);
+      if (c === 10 || c === pushes) samples.push(await sample(server.child, `push${c}`));
+      const snapshot = process.env.MEMORY_HEAP_SNAPSHOT;
+      if (c === 10 && snapshot) {
+        const written = new Promise((r) => server.child.once("message", r));
+        server.child.send({ kind: "snapshot", file: snapshot });
+        await written;
+      }
     }
     return {
       services,
       streams,
       pushes,
+      command: server.line,
       mesh,
       push10: samples[0] as MemorySample,
       push100: samples[1] as MemorySample,
     };
   } finally {
     await clients?.stop();
-    await runtime.stop();
+    const exited = new Promise((r) => server.child.once("exit", r));
+    server.child.kill("SIGTERM");
+    await exited;
   }
 }
 
-/** Runs the measurement in a fresh `node --expose-gc` process (its RSS is the server's alone). */
+/** Runs the measurement from a fresh driver process; the server it measures is its own process. */
 export function measureMemory(services = 10_000, streams = 1000, pushes = 100): MemoryReport {
-  const script = fileURLToPath(import.meta.url);
   const out = execFileSync(
     process.execPath,
-    ["--expose-gc", "--import", "tsx", script, String(services), String(streams), String(pushes)],
+    ["--import", "tsx", new URL(import.meta.url).pathname, String(services), String(streams), String(pushes)],
     { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], maxBuffer: 1 << 20 },
   );
   const last = out.trim().split("\n").at(-1) ?? "";
