@@ -33,6 +33,7 @@ const envoyFiles = [
   "envoy/config/route/v3/route.proto",
   "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto",
   "envoy/extensions/filters/http/router/v3/router.proto",
+  "envoy/extensions/filters/http/fault/v3/fault.proto",
 ];
 
 function ownProtos(dir = join(root, "proto")) {

@@ -1,6 +1,8 @@
 /** Shared xDS types: what generators take and give, and what the store holds per resource. */
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import type { Endpoint, Service } from "../model/index.ts";
+import type { DestinationRuleModel } from "../registry/istio/destination-rule.ts";
+import type { VirtualServiceModel } from "../registry/istio/virtual-service.ts";
 
 /** The type URLs we serve, in make-before-break push order. */
 export const TypeUrl = {
@@ -37,6 +39,23 @@ export interface ServiceView {
   services: Service[];
   /** Undefined when no endpoints were ever reported. */
   shards: EndpointShardsRecord | undefined;
+  /**
+   * The VirtualService whose HTTP routes this host gets (chosen by the caller, e.g. with
+   * createVirtualServiceHostIndex). Absent: the single default route, exactly as without Istio config.
+   */
+  virtualService?: VirtualServiceModel;
+  /**
+   * The DestinationRule (merged, as ConsolidatedDestinationRule.rule) for this host: its subsets
+   * become clusters and assignments, its traffic policies shape the clusters and the routes' hash
+   * policy. Absent: clusters exactly as without Istio config.
+   */
+  destinationRule?: DestinationRuleModel;
+  /**
+   * Ports of the other hosts the VirtualService routes to (host ─▶ its service ports), so a
+   * destination without a port names the cluster of that service's only port, as istiod does.
+   * A host missing here gets the listener's port.
+   */
+  destinationPorts?: Readonly<Record<string, readonly number[]>>;
 }
 
 /** Options that shape generated resources. */

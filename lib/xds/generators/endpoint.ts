@@ -21,7 +21,14 @@ import {
   type ServicePort,
 } from "../../model/index.ts";
 import { type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
-import { clusterName, compareStrings, mergedPorts, message, sortedServices } from "./shared.ts";
+import {
+  clusterName,
+  compareStrings,
+  mergedPorts,
+  message,
+  sortedServices,
+  subsetClusterName,
+} from "./shared.ts";
 
 /**
  * Istio's health mapping. TERMINATING is never sent: Istio's EndpointBuilder drops terminating
@@ -38,7 +45,9 @@ const healthRank: Record<ModelHealth, number> = { HEALTHY: 0, UNHEALTHY: 1, DRAI
 
 /**
  * One ClusterLoadAssignment `outbound|<port>||<host>` per merged service port, ascending by port,
- * also when no endpoint serves the port (an empty assignment, as Istio). Endpoints come from every
+ * also when no endpoint serves the port (an empty assignment, as Istio), each followed by one
+ * `outbound|<port>|<subset>|<host>` per subset of the view's DestinationRule (the rule's order),
+ * holding the port's endpoints whose labels include all the subset's labels (possibly none). Endpoints come from every
  * shard; an address:port reported twice is served once (grpc-js-xds NACKs duplicates anywhere in
  * the assignment), the first in (address, port, shard key) order winning. Endpoints are grouped
  * by locality, localities sorted by `region/zone/subzone`, each with its locality always set and
@@ -50,13 +59,30 @@ export const endpointGenerator: Generator = {
     const ports = mergedPorts(view);
     if (ports.length === 0) return [];
     const candidates = collect(view);
-    return ports.map((p): Generated<typeof ClusterLoadAssignmentSchema> => {
+    const subsets = view.destinationRule?.subsets ?? [];
+    const out: Generated<typeof ClusterLoadAssignmentSchema>[] = [];
+    for (const p of ports) {
       const name = clusterName(view.hostname, p.port);
-      const chosen = dedupe(candidates.filter((c) => c.portName(p) === c.endpoint.servicePortName));
-      return { name, schema: ClusterLoadAssignmentSchema, message: assignment(name, chosen) };
-    });
+      const onPort = dedupe(candidates.filter((c) => c.portName(p) === c.endpoint.servicePortName));
+      out.push({ name, schema: ClusterLoadAssignmentSchema, message: assignment(name, onPort) });
+      for (const subset of subsets) {
+        const sub = subsetClusterName(view.hostname, p.port, subset.name);
+        const chosen = onPort.filter((e) => hasLabels(e.labels, subset.labels));
+        out.push({ name: sub, schema: ClusterLoadAssignmentSchema, message: assignment(sub, chosen) });
+      }
+    }
+    return out;
   },
 };
+
+/** Whether `labels` carry every label of `selector` (Istio's labels.Instance.SubsetOf; empty selects all). */
+function hasLabels(
+  labels: Readonly<Record<string, string>>,
+  selector: Readonly<Record<string, string>>,
+): boolean {
+  for (const key in selector) if (!Object.hasOwn(labels, key) || labels[key] !== selector[key]) return false;
+  return true;
+}
 
 interface Candidate {
   shardKey: string;

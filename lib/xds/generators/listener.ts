@@ -7,10 +7,13 @@ import { type Listener, ListenerSchema } from "../../gen/envoy/config/listener/v
 import { RouterSchema } from "../../gen/envoy/extensions/filters/http/router/v3/router_pb.ts";
 import {
   HttpConnectionManagerSchema,
+  type HttpFilter,
   HttpFilterSchema,
   RdsSchema,
 } from "../../gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
 import { type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
+import { emptyFaultConfig, FAULT_FILTER_NAME } from "./route-fault.ts";
+import { routesUseFault, virtualServiceRoutes } from "./route-vs.ts";
 import { adsConfigSource, deepFreeze, listenerName, mergedPorts, message, sortedServices } from "./shared.ts";
 
 /** The router filter's name; grpc-js-xds requires the router, and only the router, last. */
@@ -18,8 +21,12 @@ export const ROUTER_FILTER_NAME = "envoy.filters.http.router";
 
 /**
  * One Listener `<host>:<port>` per merged service port, ascending by port. Its api_listener is an
- * HttpConnectionManager that takes RouteConfiguration `<host>:<port>` over ADS (v3) and runs only
- * the router filter, so grpc-js-xds accepts it (no listener_filters, no use_original_dst).
+ * HttpConnectionManager that takes RouteConfiguration `<host>:<port>` over ADS (v3) and runs the
+ * router filter last, so grpc-js-xds accepts it (no listener_filters, no use_original_dst). When a
+ * route of that RouteConfiguration injects faults, the fault filter (empty config) runs before the
+ * router, since gRPC applies a route's fault override only for a filter the listener has. istiod's
+ * grpcgen always lists it; an empty fault filter injects nothing, so leaving it out elsewhere keeps
+ * every listener without faults exactly as before.
  */
 export const listenerGenerator: Generator = {
   typeUrl: TypeUrl.listener,
@@ -27,7 +34,8 @@ export const listenerGenerator: Generator = {
     const address = serviceAddress(view);
     return mergedPorts(view).map((p): Generated<typeof ListenerSchema> => {
       const name = listenerName(view.hostname, p.port);
-      return { name, schema: ListenerSchema, message: apiListener(name, address, p.port) };
+      const filters = routesUseFault(virtualServiceRoutes(view, p.port)) ? faultAndRouter : routerOnly;
+      return { name, schema: ListenerSchema, message: apiListener(name, address, p.port, filters) };
     });
   },
 };
@@ -40,13 +48,23 @@ const routerFilter = deepFreeze(
   }),
 );
 
-function apiListener(name: string, address: string, port: number): Listener {
+/** The fault filter with an empty config (routes override it), as Istio's grpcgen runs it. */
+const faultFilter = deepFreeze(
+  message(HttpFilterSchema, {
+    name: FAULT_FILTER_NAME,
+    configType: { case: "typedConfig", value: emptyFaultConfig },
+  }),
+);
+const routerOnly: readonly HttpFilter[] = Object.freeze([routerFilter]);
+const faultAndRouter: readonly HttpFilter[] = Object.freeze([faultFilter, routerFilter]);
+
+function apiListener(name: string, address: string, port: number, filters: readonly HttpFilter[]): Listener {
   const hcm = message(HttpConnectionManagerSchema, {
     routeSpecifier: {
       case: "rds",
       value: message(RdsSchema, { configSource: adsConfigSource(), routeConfigName: name }),
     },
-    httpFilters: [routerFilter],
+    httpFilters: [...filters],
   });
   return message(ListenerSchema, {
     name,

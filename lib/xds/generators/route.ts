@@ -1,5 +1,6 @@
-/** RDS for proxyless gRPC: one RouteConfiguration per service port, one virtual host, one route. */
+/** RDS for proxyless gRPC: one RouteConfiguration per service port, one virtual host, its routes. */
 import {
+  type Route,
   RouteActionSchema,
   RouteMatchSchema,
   RouteSchema,
@@ -9,13 +10,18 @@ import {
   type RouteConfiguration,
   RouteConfigurationSchema,
 } from "../../gen/envoy/config/route/v3/route_pb.ts";
-import { type GenerateContext, type Generated, type Generator, TypeUrl } from "../types.ts";
+import { type GenerateContext, type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
+import { isCatchAllRoute, virtualServiceRoutes } from "./route-vs.ts";
 import { clusterName, listenerName, mergedPorts, message } from "./shared.ts";
 
 /**
  * One RouteConfiguration `<host>:<port>` per merged service port, ascending by port: a virtual
  * host `<host>:<port>` whose domains cover every authority a client may dial (see
- * virtualHostDomains) and one route, prefix "/", to cluster `outbound|<port>||<host>`.
+ * virtualHostDomains) holding the view's VirtualService routes for the port in order (route-vs.ts),
+ * then the default route, prefix "/" to cluster `outbound|<port>||<host>`, unless the last
+ * VirtualService route already catches everything. Without a VirtualService: the default route alone.
+ * (istiod sends no default route after a VirtualService's routes, so an unmatched call fails there;
+ * this project's contract keeps the service reachable instead.)
  */
 export const routeGenerator: Generator = {
   typeUrl: TypeUrl.route,
@@ -25,38 +31,42 @@ export const routeGenerator: Generator = {
       return {
         name,
         schema: RouteConfigurationSchema,
-        message: routeConfiguration(name, view.hostname, p.port, ctx),
+        message: routeConfiguration(view, name, p.port, ctx),
       };
     });
   },
 };
 
 function routeConfiguration(
+  view: ServiceView,
   name: string,
-  hostname: string,
   port: number,
   ctx: GenerateContext,
 ): RouteConfiguration {
+  const routes = virtualServiceRoutes(view, port);
+  const last = routes[routes.length - 1];
+  if (!last || !isCatchAllRoute(last)) routes.push(defaultRoute(clusterName(view.hostname, port)));
   return message(RouteConfigurationSchema, {
     name,
     virtualHosts: [
       message(VirtualHostSchema, {
         name,
-        domains: virtualHostDomains(hostname, port, ctx.domainSuffix),
-        routes: [
-          message(RouteSchema, {
-            name: "default",
-            match: message(RouteMatchSchema, { pathSpecifier: { case: "prefix", value: "/" } }),
-            action: {
-              case: "route",
-              value: message(RouteActionSchema, {
-                clusterSpecifier: { case: "cluster", value: clusterName(hostname, port) },
-              }),
-            },
-          }),
-        ],
+        domains: virtualHostDomains(view.hostname, port, ctx.domainSuffix),
+        routes,
       }),
     ],
+  });
+}
+
+/** The route every service gets without a VirtualService: prefix "/" to its own default cluster. */
+function defaultRoute(cluster: string): Route {
+  return message(RouteSchema, {
+    name: "default",
+    match: message(RouteMatchSchema, { pathSpecifier: { case: "prefix", value: "/" } }),
+    action: {
+      case: "route",
+      value: message(RouteActionSchema, { clusterSpecifier: { case: "cluster", value: cluster } }),
+    },
   });
 }
 

@@ -14,6 +14,11 @@ export function clusterName(hostname: string, port: number): string {
   return `outbound|${port}||${hostname}`;
 }
 
+/** Istio's BuildSubsetKey for a subset: `outbound|<port>|<subset>|<host>` (Cluster and CLA name). */
+export function subsetClusterName(hostname: string, port: number, subset: string): string {
+  return `outbound|${port}|${subset}|${hostname}`;
+}
+
 /** net.JoinHostPort for a hostname: `<host>:<port>` (proxyless gRPC Listener and RouteConfiguration name). */
 export function listenerName(hostname: string, port: number): string {
   return `${hostname}:${port}`;
