@@ -89,7 +89,8 @@ export function findDanglingRoutes(
 
 /** One log line for a dangling route, outside text escaped. */
 export function describeDanglingRoute(d: DanglingRoute): string {
-  const why = d.kind === "own" ? "a cluster the service does not generate" : "another host's cluster not published";
+  const why =
+    d.kind === "own" ? "a cluster the service does not generate" : "another host's cluster not published";
   return `${logSafe(d.service)}: route ${logSafe(d.route)} names ${logSafe(d.cluster)} (${why}); calls on it fail UNAVAILABLE`;
 }
 

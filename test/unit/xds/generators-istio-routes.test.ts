@@ -64,7 +64,10 @@ describe("RDS from a VirtualService", () => {
   const matchCases = [
     { uri: { exact: "/pkg.Svc/Get" }, want: { case: "path", value: "/pkg.Svc/Get" } },
     { uri: { prefix: "/pkg.Svc/" }, want: { case: "prefix", value: "/pkg.Svc/" } },
-    { uri: { regex: "/pkg\\.Svc/(Get|List)" }, want: { case: "safeRegex", value: { regex: "/pkg\\.Svc/(Get|List)" } } },
+    {
+      uri: { regex: "/pkg\\.Svc/(Get|List)" },
+      want: { case: "safeRegex", value: { regex: "/pkg\\.Svc/(Get|List)" } },
+    },
   ];
   for (const c of matchCases) {
     it(`uri ${Object.keys(c.uri)[0]} ▶ ${c.want.case}, case-insensitive when ignoreUriCase`, () => {
@@ -115,7 +118,9 @@ describe("RDS from a VirtualService", () => {
   });
 
   it("timeout ▶ route timeout and max_stream_duration; no timeout ▶ 0s (none)", () => {
-    const vs = vsModel({ http: [httpRoute({ match: [{ uri: { prefix: "/a" } }], timeout: "1.5s" }), httpRoute()] });
+    const vs = vsModel({
+      http: [httpRoute({ match: [{ uri: { prefix: "/a" } }], timeout: "1.5s" }), httpRoute()],
+    });
     const [timed, plain] = routes(istioView({ virtualService: vs }));
     expect(ms(action(timed).timeout)).toBe(1500);
     expect(ms(action(timed).maxStreamDuration?.maxStreamDuration)).toBe(1500);
@@ -128,7 +133,11 @@ describe("RDS from a VirtualService", () => {
     {
       name: "none set: Istio's default policy",
       retries: undefined,
-      want: { retryOn: "connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes", num: 2, codes: [503] },
+      want: {
+        retryOn: "connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes",
+        num: 2,
+        codes: [503],
+      },
     },
     {
       name: "attempts and gRPC codes, per-try timeout",
@@ -215,14 +224,20 @@ describe("RDS from a VirtualService", () => {
     expect(routes(v, 9080).map((r) => r.name)).toEqual(["default"]);
     expect(routes(v, 8080).map((r) => r.name)).toEqual(["", "default"]);
     // A destination without a port on a two-port service takes the listener's port.
-    expect(action(routes(v, 8080)[0]).clusterSpecifier).toEqual({ case: "cluster", value: `outbound|8080|v1|${HOST}` });
+    expect(action(routes(v, 8080)[0]).clusterSpecifier).toEqual({
+      case: "cluster",
+      value: `outbound|8080|v1|${HOST}`,
+    });
   });
 
   it("another host: its only port from destinationPorts, else the listener's", () => {
     const vs = vsModel({ http: [httpRoute({ route: [{ destination: { host: "ratings" } }] })] });
     const ratings = "ratings.default.svc.cluster.local";
     const c = (v: ServiceView) => action(routes(v)[0]).clusterSpecifier;
-    expect(c(istioView({ virtualService: vs }))).toEqual({ case: "cluster", value: `outbound|9080||${ratings}` });
+    expect(c(istioView({ virtualService: vs }))).toEqual({
+      case: "cluster",
+      value: `outbound|9080||${ratings}`,
+    });
     expect(c(istioView({ virtualService: vs, destinationPorts: { [ratings]: [7000] } }))).toEqual({
       case: "cluster",
       value: `outbound|7000||${ratings}`,
