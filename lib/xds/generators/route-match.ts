@@ -34,7 +34,9 @@ export function routeMatch(m: IstioMatch | undefined): RouteMatch {
   let pathSpecifier: RouteMatch["pathSpecifier"] = { case: "prefix", value: "/" };
   if (p?.kind === "exact") pathSpecifier = { case: "path", value: p.value };
   else if (p?.kind === "prefix") pathSpecifier = { case: "prefix", value: p.value };
-  else if (p?.kind === "regex") pathSpecifier = { case: "safeRegex", value: regex(p.value) };
+  // An empty regex matches every path (and would break RegexMatcher's min_len rule): prefix "/".
+  else if (p?.kind === "regex" && p.value !== "")
+    pathSpecifier = { case: "safeRegex", value: regex(p.value) };
   return message(RouteMatchSchema, {
     pathSpecifier,
     caseSensitive: !(p?.ignoreCase ?? false),
@@ -44,13 +46,14 @@ export function routeMatch(m: IstioMatch | undefined): RouteMatch {
 
 /**
  * translateHeaderMatch: a catch-all StringMatch (present, an empty prefix, regex `*`) ▶ present_match,
- * else string_match. An empty prefix would also break StringMatcher's min_len rule.
+ * else string_match. An empty prefix or regex (any value) is present_match too: as a StringMatcher
+ * it would break Envoy's min_len rules.
  */
 function headerMatcher(h: HeaderMatch): HeaderMatcher {
   const catchAll =
     h.kind === "present" ||
     (h.kind === "prefix" && h.value === "") ||
-    (h.kind === "regex" && h.value === "*");
+    (h.kind === "regex" && (h.value === "*" || h.value === ""));
   return message(HeaderMatcherSchema, {
     name: h.name,
     headerMatchSpecifier: catchAll

@@ -96,6 +96,20 @@ describe("RDS from a VirtualService", () => {
     ]);
   });
 
+  it('empty prefix / regex conditions (any value) ▶ present_match and prefix "/", never an empty matcher', () => {
+    const vs = vsModel({
+      http: [
+        httpRoute({ match: [{ uri: { regex: "" }, headers: { a: { prefix: "" }, b: { regex: "" } } }] }),
+      ],
+    });
+    const m = routes(istioView({ virtualService: vs }))[0]?.match;
+    expect(m?.pathSpecifier).toEqual({ case: "prefix", value: "/" });
+    expect(m?.headers.map((h) => h.headerMatchSpecifier)).toEqual([
+      { case: "presentMatch", value: true },
+      { case: "presentMatch", value: true },
+    ]);
+  });
+
   it("weights: an 80/20 split to subsets as weighted clusters, weights as given", () => {
     const vs = vsModel({
       http: [
