@@ -8,6 +8,7 @@ import {
   RetryPolicySchema,
   type Route,
   type RouteAction,
+  type RouteAction_HashPolicy,
   RouteAction_HashPolicy_HeaderSchema,
   RouteAction_HashPolicySchema,
   RouteAction_MaxStreamDurationSchema,
@@ -16,7 +17,7 @@ import {
   WeightedCluster_ClusterWeightSchema,
   WeightedClusterSchema,
 } from "../../gen/envoy/config/route/v3/route_components_pb.ts";
-import { routeConsistentHash } from "../../registry/istio/destination-rule.ts";
+import { effectivePolicy, routeConsistentHash } from "../../registry/istio/destination-rule.ts";
 import {
   destinationCluster,
   type FaultPolicy,
@@ -151,12 +152,21 @@ function hashPolicies(view: ServiceView, destinations: readonly RouteDestination
     const header = routeConsistentHash(view.destinationRule, d.port, d.subset)?.httpHeaderName;
     if (header && !headers.includes(header)) headers.push(header);
   }
-  return headers.map((headerName) =>
-    message(RouteAction_HashPolicySchema, {
-      policySpecifier: {
-        case: "header",
-        value: message(RouteAction_HashPolicy_HeaderSchema, { headerName }),
-      },
-    }),
-  );
+  return headers.map(headerHashPolicy);
+}
+
+/**
+ * The hash policy of the route to the default cluster (istiod's hashForService, put on the default
+ * route of a host without a VirtualService): the header of the rule's consistent hash for the port.
+ */
+export function defaultRouteHashPolicy(view: ServiceView, port: number): RouteAction_HashPolicy[] {
+  const lb = effectivePolicy(view.destinationRule, port)?.loadBalancer;
+  const header = lb && "consistentHash" in lb ? lb.consistentHash.httpHeaderName : undefined;
+  return header ? [headerHashPolicy(header)] : [];
+}
+
+function headerHashPolicy(headerName: string): RouteAction_HashPolicy {
+  return message(RouteAction_HashPolicySchema, {
+    policySpecifier: { case: "header", value: message(RouteAction_HashPolicy_HeaderSchema, { headerName }) },
+  });
 }

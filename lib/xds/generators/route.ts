@@ -1,6 +1,7 @@
 /** RDS for proxyless gRPC: one RouteConfiguration per service port, one virtual host, its routes. */
 import {
   type Route,
+  type RouteAction_HashPolicy,
   RouteActionSchema,
   RouteMatchSchema,
   RouteSchema,
@@ -11,7 +12,7 @@ import {
   RouteConfigurationSchema,
 } from "../../gen/envoy/config/route/v3/route_pb.ts";
 import { type GenerateContext, type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
-import { isCatchAllRoute, virtualServiceRoutes } from "./route-vs.ts";
+import { defaultRouteHashPolicy, isCatchAllRoute, virtualServiceRoutes } from "./route-vs.ts";
 import { clusterName, listenerName, mergedPorts, message } from "./shared.ts";
 
 /**
@@ -45,7 +46,8 @@ function routeConfiguration(
 ): RouteConfiguration {
   const routes = virtualServiceRoutes(view, port);
   const last = routes[routes.length - 1];
-  if (!last || !isCatchAllRoute(last)) routes.push(defaultRoute(clusterName(view.hostname, port)));
+  if (!last || !isCatchAllRoute(last))
+    routes.push(defaultRoute(clusterName(view.hostname, port), defaultRouteHashPolicy(view, port)));
   return message(RouteConfigurationSchema, {
     name,
     virtualHosts: [
@@ -58,14 +60,20 @@ function routeConfiguration(
   });
 }
 
-/** The route every service gets without a VirtualService: prefix "/" to its own default cluster. */
-function defaultRoute(cluster: string): Route {
+/**
+ * The route every service gets without a VirtualService: prefix "/" to its own default cluster,
+ * with the DestinationRule's header hash policy when its policy for the port hashes on a header.
+ */
+function defaultRoute(cluster: string, hashPolicy: RouteAction_HashPolicy[]): Route {
   return message(RouteSchema, {
     name: "default",
     match: message(RouteMatchSchema, { pathSpecifier: { case: "prefix", value: "/" } }),
     action: {
       case: "route",
-      value: message(RouteActionSchema, { clusterSpecifier: { case: "cluster", value: cluster } }),
+      value: message(RouteActionSchema, {
+        clusterSpecifier: { case: "cluster", value: cluster },
+        ...(hashPolicy.length > 0 && { hashPolicy }),
+      }),
     },
   });
 }

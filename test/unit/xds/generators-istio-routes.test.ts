@@ -232,6 +232,21 @@ describe("RDS from a VirtualService", () => {
     expect(action(routes(istioView({ virtualService: vsModel() }))[0]).hashPolicy).toEqual([]);
   });
 
+  it("no VirtualService: the default route carries the rule's header hash for its port only", () => {
+    const dr = drModel({
+      trafficPolicy: {
+        loadBalancer: { consistentHash: { httpHeaderName: "x-user" } },
+        portLevelSettings: [{ port: { number: 8080 }, loadBalancer: { simple: "ROUND_ROBIN" } }],
+      },
+    });
+    const v = istioView({ destinationRule: dr });
+    expect(routes(v, 9080).map((r) => r.name)).toEqual(["default"]);
+    expect(action(routes(v, 9080)[0]).hashPolicy.map((h) => h.policySpecifier)).toMatchObject([
+      { case: "header", value: { headerName: "x-user" } },
+    ]);
+    expect(action(routes(v, 8080)[0]).hashPolicy).toEqual([]);
+  });
+
   it("match ports: a match bound to 8080 is absent from the 9080 routes", () => {
     const vs = vsModel({ http: [httpRoute({ match: [{ port: 8080, uri: { prefix: "/a" } }] })] });
     const v = istioView({ virtualService: vs });
