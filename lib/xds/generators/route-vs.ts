@@ -51,8 +51,8 @@ export function routesUseFault(routes: readonly Route[]): boolean {
 }
 
 /**
- * IsCatchAllRoute: prefix "/" (or a regex `*`) with no header condition and no case-insensitive
- * twist, so nothing after it could match.
+ * IsCatchAllRoute: prefix "/" (or a regex `*`) with no header or query condition (case
+ * sensitivity does not matter for "/"), so nothing after it could match.
  */
 export function isCatchAllRoute(r: Route): boolean {
   const m = r.match;
