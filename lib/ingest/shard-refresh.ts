@@ -17,6 +17,7 @@ import type { NodeInfo, PodInfo, RawEndpoint, SlicePiece } from "../registry/kub
 import { pushForShardUpdate, updateServiceEndpoints } from "../shards/endpoint-shards.ts";
 import { decodeSegment, type Entry, keys, listAll, type Store } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
+import { type RefChange, type RefOn, refsOf, updateRefs } from "./ref-index.ts";
 
 /** Endpoints built between two awaits of the pace. */
 const paceEvery = 64;
@@ -120,26 +121,24 @@ export async function refreshAll(
   return mergeAll(pushes);
 }
 
-/** The reverse-index keys of a piece: pods it names, IPs of endpoints without a pod, nodes. */
-function refKeys(
-  ctx: IngestContext,
-  svc: ServiceKey,
-  slice: string,
-  piece: SlicePiece | undefined,
-): Set<string> {
+/** A piece's dependencies as "on\nid": pods it names, IPs of endpoints without a pod, nodes. */
+function depsOf(piece: SlicePiece | undefined): Set<string> {
   const out = new Set<string>();
-  const ref = (on: "pod" | "ip" | "node", id: string) =>
-    keys.ref(on, ctx.cluster, id, svc.namespace, svc.hostname, slice);
   for (const r of piece?.endpoints ?? []) {
-    out.add(r.pod ? ref("pod", `${r.pod.namespace}/${r.pod.name}`) : ref("ip", r.address));
-    if (r.nodeName) out.add(ref("node", r.nodeName));
+    out.add(r.pod ? `pod\n${r.pod.namespace}/${r.pod.name}` : `ip\n${r.address}`);
+    if (r.nodeName) out.add(`node\n${r.nodeName}`);
   }
   return out;
 }
 
+function change(dep: string, add: boolean): RefChange {
+  const nl = dep.indexOf("\n");
+  return { on: dep.slice(0, nl) as RefOn, id: dep.slice(nl + 1), add };
+}
+
 /**
- * Replaces a slice's reverse-index entries: those of `before` it no longer has go, new ones come.
- * The new keys are read in one call first, so a staged view asks its base once, not once per key.
+ * Replaces a slice's reverse-index entries (lib/ingest/ref-index.ts): those of `before` it no
+ * longer has go, new ones come; a slice whose dependencies did not change writes nothing.
  */
 export async function reindexSlice(
   ctx: IngestContext,
@@ -148,25 +147,19 @@ export async function reindexSlice(
   before: SlicePiece | undefined,
   after: SlicePiece | undefined,
 ): Promise<void> {
-  const wanted = refKeys(ctx, svc, slice, after);
-  const had = refKeys(ctx, svc, slice, before);
-  for (const k of had) if (!wanted.has(k)) await ctx.store.delete(k);
-  const added = [...wanted].filter((k) => !had.has(k));
-  if (added.length > 1) await ctx.store.getMany(added);
-  for (const k of added) await ctx.store.put(k, svc);
+  const wanted = depsOf(after);
+  const had = depsOf(before);
+  const changes: RefChange[] = [];
+  for (const d of had) if (!wanted.has(d)) changes.push(change(d, false));
+  for (const d of wanted) if (!had.has(d)) changes.push(change(d, true));
+  if (changes.length === 0) return;
+  await updateRefs(ctx.store, ctx.cluster, [svc.namespace, svc.hostname, slice], changes);
 }
 
 /** The services whose shards depend on a pod (by name or any of its IPs) or a node. */
-export async function dependents(
-  ctx: IngestContext,
-  deps: { on: "pod" | "ip" | "node"; id: string }[],
-): Promise<ServiceKey[]> {
+export async function dependents(ctx: IngestContext, deps: { on: RefOn; id: string }[]): Promise<ServiceKey[]> {
   const found = new Map<string, ServiceKey>();
-  for (const d of deps) {
-    for (const e of await listAll<ServiceKey>(ctx.store, keys.refPrefix(d.on, ctx.cluster, d.id))) {
-      found.set(`${e.value.namespace}/${e.value.hostname}`, e.value);
-    }
-  }
+  for (const s of await refsOf(ctx.store, ctx.cluster, deps)) found.set(`${s.namespace}/${s.hostname}`, s);
   return [...found.values()].sort((a, b) =>
     `${a.namespace}/${a.hostname}` < `${b.namespace}/${b.hostname}` ? -1 : 1,
   );

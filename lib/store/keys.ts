@@ -123,13 +123,21 @@ export const keys = {
   /** A Namespace's labels: NamespaceInfo. */
   namespace: (cluster: string, name: string) => `ns/${e(cluster)}/${e(name)}`,
   /**
-   * Reverse indexes from what an endpoint depends on to the slice that depends on it, so a Pod
-   * or Node event recomputes only the shards it touches. Value: { namespace, hostname }.
+   * Reverse index, bucketed (lib/ingest/ref-index.ts): what endpoints depend on (an IP without a
+   * pod, a pod, a node), grouped by bucket (an IPv4 /24, an IPv6 /64, a pod's owner prefix, a
+   * node), to the slices that depend on it: RefBucketPart. A bucket too large for one value spans
+   * parts 0..n-1; part 0 says how many.
    */
-  ref: (on: "pod" | "ip" | "node", cluster: string, id: string, ns: string, host: string, slice: string) =>
+  refBucket: (on: "pod" | "ip" | "node", cluster: string, bucket: string, part: number) =>
+    `refs/${on}/${e(cluster)}/${e(bucket)}/${part}`,
+  /**
+   * The previous layout, one key per dependency and slice (value { namespace, hostname }): only
+   * read to migrate a durable store written by an older version (lib/ingest/ref-index.ts).
+   */
+  legacyRef: (on: "pod" | "ip" | "node", cluster: string, id: string, ns: string, host: string, slice: string) =>
     `ref/${on}/${e(cluster)}/${refId(on, id)}/${e(ns)}/${e(host)}/${e(slice)}`,
-  refPrefix: (on: "pod" | "ip" | "node", cluster: string, id: string) =>
-    `ref/${on}/${e(cluster)}/${refId(on, id)}/`,
+  /** Every key of the previous layout. */
+  legacyRefs: () => "ref/",
   /**
    * A proxy's bounded status record: ProxyRecord (lib/xds/proxy-record.ts). The node id comes
    * from the proxy: it is length-checked by the stream and escaped here, so it is one segment.
