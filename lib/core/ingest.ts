@@ -55,7 +55,8 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
       const result = await applyAtomically({ store, now, registry, ...(pace && { pace }) }, async (deps) => {
         if (!migrated) {
           const moved = await migrateLegacyRefs(deps.store);
-          if (moved > 0) log(`ingest: moved ${moved} reverse-index key(s) of the previous layout into buckets`);
+          if (moved > 0)
+            log(`ingest: moved ${moved} reverse-index key(s) of the previous layout into buckets`);
         }
         return fn(deps);
       });

@@ -102,7 +102,8 @@ async function writeBucket(
   refs.sort(compareEntries);
   const parts = splitParts(refs);
   for (const [i, part] of parts.entries()) {
-    const value: RefBucketPart = i === 0 && parts.length > 1 ? { refs: part, parts: parts.length } : { refs: part };
+    const value: RefBucketPart =
+      i === 0 && parts.length > 1 ? { refs: part, parts: parts.length } : { refs: part };
     await store.put(keys.refBucket(on, cluster, bucket, i), value);
   }
   for (let i = parts.length; i < before; i++) await store.delete(keys.refBucket(on, cluster, bucket, i));
@@ -146,7 +147,9 @@ export async function updateRefs(
     const { refs, parts } = await readBucket(store, on, cluster, bucket);
     const dropped = new Set(cs.filter((c) => !c.add).map((c) => c.id));
     const next = refs.filter((e) => !(e[3] === name && e[2] === host && e[1] === ns && dropped.has(e[0])));
-    const present = new Set(next.filter((e) => e[3] === name && e[2] === host && e[1] === ns).map((e) => e[0]));
+    const present = new Set(
+      next.filter((e) => e[3] === name && e[2] === host && e[1] === ns).map((e) => e[0]),
+    );
     for (const c of cs) if (c.add && !present.has(c.id)) next.push([c.id, ns, host, name]);
     await writeBucket(store, on, cluster, bucket, next, parts);
   }
@@ -182,7 +185,10 @@ export async function refsOf(
 export async function migrateLegacyRefs(store: Store): Promise<number> {
   const legacy = await listAll<{ namespace: string; hostname: string }>(store, keys.legacyRefs());
   if (legacy.length === 0) return 0;
-  const bySlice = new Map<string, { cluster: string; slice: [string, string, string]; changes: RefChange[] }>();
+  const bySlice = new Map<
+    string,
+    { cluster: string; slice: [string, string, string]; changes: RefChange[] }
+  >();
   for (const e of legacy) {
     const parsed = parseLegacyKey(e.key);
     if (parsed) {

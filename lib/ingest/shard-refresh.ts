@@ -157,7 +157,10 @@ export async function reindexSlice(
 }
 
 /** The services whose shards depend on a pod (by name or any of its IPs) or a node. */
-export async function dependents(ctx: IngestContext, deps: { on: RefOn; id: string }[]): Promise<ServiceKey[]> {
+export async function dependents(
+  ctx: IngestContext,
+  deps: { on: RefOn; id: string }[],
+): Promise<ServiceKey[]> {
   const found = new Map<string, ServiceKey>();
   for (const s of await refsOf(ctx.store, ctx.cluster, deps)) found.set(`${s.namespace}/${s.hostname}`, s);
   return [...found.values()].sort((a, b) =>

@@ -134,8 +134,14 @@ export const keys = {
    * The previous layout, one key per dependency and slice (value { namespace, hostname }): only
    * read to migrate a durable store written by an older version (lib/ingest/ref-index.ts).
    */
-  legacyRef: (on: "pod" | "ip" | "node", cluster: string, id: string, ns: string, host: string, slice: string) =>
-    `ref/${on}/${e(cluster)}/${refId(on, id)}/${e(ns)}/${e(host)}/${e(slice)}`,
+  legacyRef: (
+    on: "pod" | "ip" | "node",
+    cluster: string,
+    id: string,
+    ns: string,
+    host: string,
+    slice: string,
+  ) => `ref/${on}/${e(cluster)}/${refId(on, id)}/${e(ns)}/${e(host)}/${e(slice)}`,
   /** Every key of the previous layout. */
   legacyRefs: () => "ref/",
   /**

@@ -42,7 +42,11 @@ describe("keys: a valid name's key is the plain join", () => {
       "ref/pod/east/bookinfo/reviews-v1/bookinfo/r.bookinfo.svc.cluster.local/s",
     ],
     ["ref bucket, ip", keys.refBucket("ip", "east", "10.244.1", 0), "refs/ip/east/10.244.1/0"],
-    ["ref bucket, pod", keys.refBucket("pod", "east", "bookinfo/reviews-v1", 2), "refs/pod/east/bookinfo%2Freviews-v1/2"],
+    [
+      "ref bucket, pod",
+      keys.refBucket("pod", "east", "bookinfo/reviews-v1", 2),
+      "refs/pod/east/bookinfo%2Freviews-v1/2",
+    ],
     [
       "resource",
       keys.resource(TypeUrl.endpoint, "outbound|9080||r.bookinfo.svc.cluster.local"),
