@@ -155,12 +155,12 @@ export async function updateRefs(
   }
 }
 
-/** The slices (namespace, hostname) that depend on any of `deps`, one bucket read per bucket. */
+/** The slices (namespace, hostname, slice name) that depend on any of `deps`, one bucket read per bucket. */
 export async function refsOf(
   store: Store,
   cluster: string,
   deps: readonly { on: RefOn; id: string }[],
-): Promise<{ namespace: string; hostname: string }[]> {
+): Promise<{ namespace: string; hostname: string; slice: string }[]> {
   const wanted = new Map<string, { on: RefOn; bucket: string; ids: Set<string> }>();
   for (const d of deps) {
     const bucket = bucketOf(d.on, d.id);
@@ -168,10 +168,10 @@ export async function refsOf(
     const group = wanted.get(k) ?? wanted.set(k, { on: d.on, bucket, ids: new Set() }).get(k);
     group?.ids.add(d.id);
   }
-  const out: { namespace: string; hostname: string }[] = [];
+  const out: { namespace: string; hostname: string; slice: string }[] = [];
   for (const { on, bucket, ids } of wanted.values()) {
     for (const e of (await readBucket(store, on, cluster, bucket)).refs) {
-      if (ids.has(e[0])) out.push({ namespace: e[1], hostname: e[2] });
+      if (ids.has(e[0])) out.push({ namespace: e[1], hostname: e[2], slice: e[3] });
     }
   }
   return out;

@@ -3,6 +3,8 @@
  * Endpoints: raw slice endpoints, pods, nodes, namespaces. Plain data, stored as JSON.
  */
 
+import type { Endpoint } from "../../model/index.ts";
+
 /** Endpoint conditions with the API's defaults applied (a missing condition is true, terminating false). */
 export interface RawConditions {
   ready: boolean;
@@ -37,6 +39,14 @@ export interface SlicePiece {
   /** The service the piece feeds (from the kubernetes.io/service-name label, or the Endpoints name). */
   serviceName: string;
   endpoints: RawEndpoint[];
+  /**
+   * What the piece contributes once joined with its pods, nodes and service (lib/ingest/
+   * endpoint-join.ts), kept so that a change elsewhere in the service rebuilds only the pieces it
+   * touches. Absent in a piece stored by an older version: it is joined at the next refresh.
+   */
+  built?: Endpoint[];
+  /** The nodes the built endpoints were joined with (their own or their pod's), sorted. */
+  nodes?: string[];
 }
 
 /** What endpoints need of a Pod. */

@@ -130,7 +130,7 @@ describe("migration of the previous layout", () => {
     expect(lines).toEqual(["ingest: moved 2 reverse-index key(s) of the previous layout into buckets"]);
     expect(await listAll(store, keys.legacyRefs())).toEqual([]);
     expect(await refsOf(store, "east", [{ on: "node", id: "node-1" }])).toEqual([
-      { namespace: "default", hostname: host },
+      { namespace: "default", hostname: host, slice: "reviews-1" },
     ]);
     // The pod's labels and service account reached the shard: its slice was found.
     expect(summary.push).toBeDefined();
