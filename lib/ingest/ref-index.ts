@@ -1,10 +1,12 @@
 /**
  * The reverse index from what an endpoint depends on (its pod, or its IP when it names no pod,
  * and its node) to the slices that depend on it, so a Pod or Node event recomputes only the
- * shards it touches. Dependencies are grouped in buckets, one store value each: an IPv4 /24, an
- * IPv6 /64, a pod's namespace and owner prefix (its name up to the last "-": the pods of one
- * ReplicaSet or StatefulSet), a node. A slice of 10 endpoints usually touches one or two buckets,
- * not 10+ keys; a Pod or Node arrival reads one bucket per dependency.
+ * shards it touches. Pods and IPs, one per endpoint, are grouped in buckets, one store value
+ * each: an IPv4 /24, an IPv6 /64, a pod's namespace and owner prefix (its name up to the last
+ * "-": the pods of one ReplicaSet or StatefulSet). A slice of 10 endpoints usually touches one or
+ * two buckets, not 10+ keys; a Pod arrival reads one bucket per IP and one for its name. Nodes,
+ * a few per slice but each named by a large share of all slices, keep one key per node and slice
+ * (keys.ref): a bucket per node would be rewritten whole by every slice change on that node.
  *
  * Bound: a bucket holds every (dependency, slice) pair of its group, so its size grows with the
  * slices naming its addresses (at most 256 addresses per IPv4 bucket, but any number of slices
@@ -17,6 +19,9 @@ import { parseIp } from "./ip.ts";
 
 /** What an endpoint depends on. */
 export type RefOn = "pod" | "ip" | "node";
+
+/** The dependencies kept in buckets. */
+export type BucketOn = "pod" | "ip";
 
 /** One dependency of one slice: [dependency id, namespace, hostname, slice]. */
 export type RefEntry = [id: string, namespace: string, hostname: string, slice: string];
@@ -31,8 +36,7 @@ export interface RefBucketPart {
 export const maxPartChars = 256 * 1024;
 
 /** The bucket a dependency belongs to. */
-export function bucketOf(on: RefOn, id: string): string {
-  if (on === "node") return id;
+export function bucketOf(on: BucketOn, id: string): string {
   if (on === "pod") {
     const slash = id.indexOf("/");
     const dash = id.lastIndexOf("-");
@@ -52,7 +56,7 @@ export function bucketOf(on: RefOn, id: string): string {
 /** Every entry of one bucket, and how many parts hold them. */
 export async function readBucket(
   store: Store,
-  on: RefOn,
+  on: BucketOn,
   cluster: string,
   bucket: string,
 ): Promise<{ refs: RefEntry[]; parts: number }> {
@@ -93,7 +97,7 @@ export function splitParts(refs: readonly RefEntry[], limit = maxPartChars): Ref
 /** Writes a bucket's entries (sorted here) over its `before` parts; no entries deletes it. */
 async function writeBucket(
   store: Store,
-  on: RefOn,
+  on: BucketOn,
   cluster: string,
   bucket: string,
   refs: RefEntry[],
@@ -135,14 +139,20 @@ export async function updateRefs(
   slice: readonly [string, string, string],
   changes: readonly RefChange[],
 ): Promise<void> {
-  const byBucket = new Map<string, { on: RefOn; bucket: string; changes: RefChange[] }>();
+  const [ns, host, name] = slice;
+  const byBucket = new Map<string, { on: BucketOn; bucket: string; changes: RefChange[] }>();
   for (const c of changes) {
+    if (c.on === "node") {
+      const key = keys.ref("node", cluster, c.id, ns, host, name);
+      if (c.add) await store.put(key, { namespace: ns, hostname: host });
+      else await store.delete(key);
+      continue;
+    }
     const bucket = bucketOf(c.on, c.id);
     const k = `${c.on}\n${bucket}`;
     const group = byBucket.get(k) ?? byBucket.set(k, { on: c.on, bucket, changes: [] }).get(k);
     group?.changes.push(c);
   }
-  const [ns, host, name] = slice;
   for (const { on, bucket, changes: cs } of byBucket.values()) {
     const { refs, parts } = await readBucket(store, on, cluster, bucket);
     const dropped = new Set(cs.filter((c) => !c.add).map((c) => c.id));
@@ -155,20 +165,28 @@ export async function updateRefs(
   }
 }
 
-/** The slices (namespace, hostname, slice name) that depend on any of `deps`, one bucket read per bucket. */
+/** The slices (namespace, hostname, slice name) that depend on any of `deps`: one read per bucket or node. */
 export async function refsOf(
   store: Store,
   cluster: string,
   deps: readonly { on: RefOn; id: string }[],
 ): Promise<{ namespace: string; hostname: string; slice: string }[]> {
-  const wanted = new Map<string, { on: RefOn; bucket: string; ids: Set<string> }>();
+  const out: { namespace: string; hostname: string; slice: string }[] = [];
+  const wanted = new Map<string, { on: BucketOn; bucket: string; ids: Set<string> }>();
   for (const d of deps) {
+    if (d.on === "node") {
+      const prefix = keys.refPrefix("node", cluster, d.id);
+      for (const e of await listAll<{ namespace: string; hostname: string }>(store, prefix)) {
+        const slice = decodeSegment(e.key.slice(e.key.lastIndexOf("/") + 1));
+        out.push({ namespace: e.value.namespace, hostname: e.value.hostname, slice });
+      }
+      continue;
+    }
     const bucket = bucketOf(d.on, d.id);
     const k = `${d.on}\n${bucket}`;
     const group = wanted.get(k) ?? wanted.set(k, { on: d.on, bucket, ids: new Set() }).get(k);
     group?.ids.add(d.id);
   }
-  const out: { namespace: string; hostname: string; slice: string }[] = [];
   for (const { on, bucket, ids } of wanted.values()) {
     for (const e of (await readBucket(store, on, cluster, bucket)).refs) {
       if (ids.has(e[0])) out.push({ namespace: e[1], hostname: e[2], slice: e[3] });
@@ -178,12 +196,16 @@ export async function refsOf(
 }
 
 /**
- * Rewrites the previous layout (keys.legacyRef: one key per dependency and slice, written by
- * older versions into a durable store) into buckets and deletes it. Returns how many keys it
- * moved; a store without legacy keys costs one empty listing.
+ * Rewrites the pod and IP entries of the previous layout (keys.ref: one key per dependency and
+ * slice, written by older versions into a durable store) into buckets and deletes them; node
+ * entries keep that layout. Returns how many keys it moved; a store without any costs two empty
+ * listings.
  */
 export async function migrateLegacyRefs(store: Store): Promise<number> {
-  const legacy = await listAll<{ namespace: string; hostname: string }>(store, keys.legacyRefs());
+  const legacy = [
+    ...(await listAll<{ namespace: string; hostname: string }>(store, keys.refsOn("pod"))),
+    ...(await listAll<{ namespace: string; hostname: string }>(store, keys.refsOn("ip"))),
+  ];
   if (legacy.length === 0) return 0;
   const bySlice = new Map<
     string,
@@ -205,11 +227,11 @@ export async function migrateLegacyRefs(store: Store): Promise<number> {
 /** ref/<on>/<cluster>/<id: one segment, or namespace/name for a pod>/<ns>/<host>/<slice>. */
 function parseLegacyKey(
   key: string,
-): { on: RefOn; cluster: string; id: string; slice: [string, string, string] } | undefined {
+): { on: BucketOn; cluster: string; id: string; slice: [string, string, string] } | undefined {
   const parts = key.split("/");
   const on = parts[1];
   const idSegments = on === "pod" ? 2 : 1;
-  if ((on !== "pod" && on !== "ip" && on !== "node") || parts.length !== 6 + idSegments) return undefined;
+  if ((on !== "pod" && on !== "ip") || parts.length !== 6 + idSegments) return undefined;
   const d = parts.map(decodeSegment);
   const id = d.slice(3, 3 + idSegments).join("/");
   const [ns, host, slice] = d.slice(3 + idSegments) as [string, string, string];

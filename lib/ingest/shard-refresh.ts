@@ -1,22 +1,25 @@
 /**
  * Recomputes one cluster's shard of one service from its slice pieces, and keeps the reverse
- * index that lets a Pod or Node event find the slices it touches. Each stored piece keeps the
- * endpoints it contributes (lib/ingest/endpoint-join.ts), so a change rebuilds only the pieces it
- * touches (the changed slice; the slices naming a changed pod or node) and the shard is the union
- * of what every piece holds. Returns the push Istio's EDSUpdate would make.
+ * index that lets a Pod or Node event find the slices it touches. A change joins (lib/ingest/
+ * endpoint-join.ts) only the pieces it touches (the changed slice; the slices naming a changed pod
+ * or node); what the others contribute is taken from the stored shard. Returns the push Istio's
+ * EDSUpdate would make.
  */
 import {
   configKeyString,
+  type Endpoint,
+  endpointKey,
   mergeAll,
   type PushRequest,
   pushRequest,
   type Service,
   serviceConfigKey,
+  shardKeyString,
 } from "../model/index.ts";
 import type { SlicePiece } from "../registry/kube/records.ts";
-import { endpointListsEqual } from "../shards/endpoint-order.ts";
 import { pushForShardUpdate, updateServiceEndpoints } from "../shards/endpoint-shards.ts";
 import { decodeSegment, keys, listAll } from "../store/index.ts";
+import type { EndpointShardsRecord } from "../xds/types.ts";
 import type { IngestContext } from "./context.ts";
 import { joinPieces } from "./endpoint-join.ts";
 import { type RefChange, type RefOn, refsOf, updateRefs } from "./ref-index.ts";
@@ -59,12 +62,16 @@ export async function refreshShard(
       await reindexSlice(ctx, svc, change.name, stored.get(change.name), undefined);
     }
   }
-  const stale = [...pieces].filter(
-    ([name, p]) =>
-      change.kind === "all" ||
-      p.built === undefined ||
-      (change.kind === "slice" ? name === change.name : change.slices.has(name)),
-  );
+  const touched = (name: string) =>
+    change.kind === "all" || (change.kind === "slice" ? name === change.name : change.slices.has(name));
+  let stale = [...pieces].filter(([name]) => touched(name));
+  // What the untouched pieces contribute is already in the shard: kept, unless it cannot be told apart.
+  let endpoints: Endpoint[] = [];
+  if (stale.length < pieces.size) {
+    const kept = await keptEndpoints(ctx, svc, stored, pieces, touched);
+    if (kept) endpoints = kept;
+    else stale = [...pieces];
+  }
   if (stale.length > 0) {
     const service = (await store.get<Service>(keys.service(namespace, hostname, cluster)))?.value;
     const joined = await joinPieces(
@@ -74,16 +81,14 @@ export async function refreshShard(
     );
     for (const [i, [name, raw]] of stale.entries()) {
       const { built, nodes } = joined[i] as (typeof joined)[number];
-      const piece: SlicePiece = { serviceName: raw.serviceName, endpoints: raw.endpoints, built, nodes };
+      for (const e of built) endpoints.push(e);
+      const piece: SlicePiece = { serviceName: raw.serviceName, endpoints: raw.endpoints, nodes };
       const before = stored.get(name);
-      pieces.set(name, piece);
       if (before && samePiece(before, piece)) continue;
       await store.put(keys.slice(namespace, hostname, cluster, name), piece);
       await reindexSlice(ctx, svc, name, before, piece);
     }
   }
-  const endpoints = [];
-  for (const p of pieces.values()) if (p.built) endpoints.push(...p.built);
   const pushType = await updateServiceEndpoints(store, ctx.shard, hostname, namespace, endpoints, {
     sendUnhealthy: ctx.registry.sendUnhealthy,
   });
@@ -101,12 +106,38 @@ export async function refreshShard(
 function samePiece(a: SlicePiece, b: SlicePiece): boolean {
   return (
     a.serviceName === b.serviceName &&
-    (a.endpoints === b.endpoints || JSON.stringify(a.endpoints) === JSON.stringify(b.endpoints)) &&
-    a.built !== undefined &&
-    b.built !== undefined &&
-    endpointListsEqual(a.built, b.built) &&
-    (a.nodes ?? []).join("\n") === (b.nodes ?? []).join("\n")
+    a.nodes !== undefined &&
+    b.nodes !== undefined &&
+    a.nodes.join("\n") === b.nodes.join("\n") &&
+    (a.endpoints === b.endpoints || JSON.stringify(a.endpoints) === JSON.stringify(b.endpoints))
   );
+}
+
+/**
+ * The endpoints the untouched pieces contribute, taken from the stored shard: every endpoint
+ * whose key no touched piece (before or after) names. Undefined when that cannot be told: no
+ * stored shard for this cluster (never built, dropped at zero endpoints, or its service deleted),
+ * or a key named both by a touched and an untouched piece (the shard kept one of the two).
+ */
+async function keptEndpoints(
+  ctx: IngestContext,
+  svc: ServiceKey,
+  stored: ReadonlyMap<string, SlicePiece>,
+  pieces: ReadonlyMap<string, SlicePiece>,
+  touched: (name: string) => boolean,
+): Promise<Endpoint[] | undefined> {
+  const record = (await ctx.store.get<EndpointShardsRecord>(keys.shards(svc.namespace, svc.hostname)))?.value;
+  const old = record?.shards[shardKeyString(ctx.shard)];
+  if (!old) return undefined;
+  const changed = new Set<string>();
+  for (const [name, p] of stored)
+    if (touched(name) || !pieces.has(name)) for (const r of p.endpoints) changed.add(endpointKey(r));
+  for (const [name, p] of pieces) if (touched(name)) for (const r of p.endpoints) changed.add(endpointKey(r));
+  for (const [name, p] of pieces) {
+    if (touched(name)) continue;
+    for (const r of p.endpoints) if (changed.has(endpointKey(r))) return undefined;
+  }
+  return old.filter((e) => !changed.has(endpointKey(e)));
 }
 
 /** A service and the slices of it a pod or node change touches. */

@@ -123,27 +123,25 @@ export const keys = {
   /** A Namespace's labels: NamespaceInfo. */
   namespace: (cluster: string, name: string) => `ns/${e(cluster)}/${e(name)}`,
   /**
-   * Reverse index, bucketed (lib/ingest/ref-index.ts): what endpoints depend on (an IP without a
-   * pod, a pod, a node), grouped by bucket (an IPv4 /24, an IPv6 /64, a pod's owner prefix, a
-   * node), to the slices that depend on it: RefBucketPart. A bucket too large for one value spans
-   * parts 0..n-1; part 0 says how many.
+   * Reverse index, bucketed (lib/ingest/ref-index.ts): an endpoint's IP (when it names no pod) or
+   * pod, grouped by bucket (an IPv4 /24, an IPv6 /64, a pod's namespace and owner prefix), to the
+   * slices that depend on it: RefBucketPart. A bucket too large for one value spans parts
+   * 0..n-1; part 0 says how many.
    */
-  refBucket: (on: "pod" | "ip" | "node", cluster: string, bucket: string, part: number) =>
+  refBucket: (on: "pod" | "ip", cluster: string, bucket: string, part: number) =>
     `refs/${on}/${e(cluster)}/${e(bucket)}/${part}`,
   /**
-   * The previous layout, one key per dependency and slice (value { namespace, hostname }): only
-   * read to migrate a durable store written by an older version (lib/ingest/ref-index.ts).
+   * Reverse index, one key per dependency and slice: { namespace, hostname }. Nodes use it (a
+   * node is named by many slices, so one value per node would grow with the cluster); pods and
+   * IPs used it before they were bucketed (a store written by an older version is migrated).
    */
-  legacyRef: (
-    on: "pod" | "ip" | "node",
-    cluster: string,
-    id: string,
-    ns: string,
-    host: string,
-    slice: string,
-  ) => `ref/${on}/${e(cluster)}/${refId(on, id)}/${e(ns)}/${e(host)}/${e(slice)}`,
-  /** Every key of the previous layout. */
-  legacyRefs: () => "ref/",
+  ref: (on: "pod" | "ip" | "node", cluster: string, id: string, ns: string, host: string, slice: string) =>
+    `ref/${on}/${e(cluster)}/${refId(on, id)}/${e(ns)}/${e(host)}/${e(slice)}`,
+  /** The slices that depend on one pod, IP or node. */
+  refPrefix: (on: "pod" | "ip" | "node", cluster: string, id: string) =>
+    `ref/${on}/${e(cluster)}/${refId(on, id)}/`,
+  /** Every per-key reverse-index entry of one kind of dependency, all clusters. */
+  refsOn: (on: "pod" | "ip" | "node") => `ref/${on}/`,
   /**
    * A proxy's bounded status record: ProxyRecord (lib/xds/proxy-record.ts). The node id comes
    * from the proxy: it is length-checked by the stream and escaped here, so it is one segment.

@@ -3,8 +3,6 @@
  * Endpoints: raw slice endpoints, pods, nodes, namespaces. Plain data, stored as JSON.
  */
 
-import type { Endpoint } from "../../model/index.ts";
-
 /** Endpoint conditions with the API's defaults applied (a missing condition is true, terminating false). */
 export interface RawConditions {
   ready: boolean;
@@ -40,12 +38,9 @@ export interface SlicePiece {
   serviceName: string;
   endpoints: RawEndpoint[];
   /**
-   * What the piece contributes once joined with its pods, nodes and service (lib/ingest/
-   * endpoint-join.ts), kept so that a change elsewhere in the service rebuilds only the pieces it
-   * touches. Absent in a piece stored by an older version: it is joined at the next refresh.
+   * The nodes its endpoints were joined with (their own or their pod's), sorted, so a Node change
+   * reaches them; absent in a piece stored by an older version (its endpoints' own nodes count).
    */
-  built?: Endpoint[];
-  /** The nodes the built endpoints were joined with (their own or their pod's), sorted. */
   nodes?: string[];
 }
 

@@ -8,18 +8,18 @@ import { createIngestCore } from "../../../lib/core/ingest.ts";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { validateEvents } from "../../../lib/ingest/index.ts";
 import {
+  type BucketOn,
   bucketOf,
   maxPartChars,
   type RefBucketPart,
   type RefEntry,
-  type RefOn,
   refsOf,
   splitParts,
   updateRefs,
 } from "../../../lib/ingest/ref-index.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import { endpointSlice, event, pod, service } from "../../e2e/support/kube.ts";
+import { endpointSlice, event, pod, podName, service } from "../../e2e/support/kube.ts";
 
 const host = "reviews.default.svc.cluster.local";
 
@@ -55,25 +55,35 @@ describe("bucketOf", () => {
     ["pod", "default/reviews-v1-5b4d9c7f-x2k9p", "default/reviews-v1-5b4d9c7f"],
     ["pod", "default/single", "default/single"],
     ["pod", "my-ns/web", "my-ns/web"],
-    ["node", "worker-a", "worker-a"],
-  ] as [RefOn, string, string][])("%s %s -> %s", (on, id, bucket) => {
+  ] as [BucketOn, string, string][])("%s %s -> %s", (on, id, bucket) => {
     expect(bucketOf(on, id)).toBe(bucket);
   });
 });
 
 describe("keys per slice", () => {
-  it("a slice of 10 endpoints of one /24 naming their pods on one node writes two index keys", async () => {
+  it("a slice of 10 endpoints naming their pods (one owner) on one node writes two index keys", async () => {
     const store = createMemoryStore();
     const events = core(store);
     const ips = Array.from({ length: 10 }, (_, i) => `10.244.1.${i + 1}`);
     await events(event("ADDED", service("reviews", "default", [{ name: "grpc", port: 9080 }])));
     await events(event("ADDED", sliceOf(...ips)));
     const index = await listAll<RefBucketPart>(store, "refs/");
-    expect(index.map((e) => e.key).sort()).toEqual([
-      keys.refBucket("node", "east", "node-1", 0),
-      keys.refBucket("pod", "east", "default/reviews-10-244-1", 0),
+    expect(index.map((e) => e.key)).toEqual([keys.refBucket("pod", "east", "default/reviews-10-244-1", 0)]);
+    expect(index[0]?.value.refs).toHaveLength(10);
+    expect((await listAll(store, "ref/")).map((e) => e.key)).toEqual([
+      keys.ref("node", "east", "node-1", "default", host, "reviews-1"),
     ]);
-    expect(index.find((e) => e.key.includes("/pod/"))?.value.refs).toHaveLength(10);
+  });
+
+  it("a slice of 10 endpoints of one /24 without pods writes one bucket of IPs", async () => {
+    const store = createMemoryStore();
+    const events = core(store);
+    const raw = sliceOf(...Array.from({ length: 10 }, (_, i) => `10.244.1.${i + 1}`));
+    for (const e of raw.endpoints) (e as { targetRef?: unknown }).targetRef = undefined;
+    await events(event("ADDED", JSON.parse(JSON.stringify(raw))));
+    const index = await listAll<RefBucketPart>(store, "refs/");
+    expect(index.map((e) => e.key)).toEqual([keys.refBucket("ip", "east", "10.244.1", 0)]);
+    expect(index[0]?.value.refs.map((r) => r[0])).toHaveLength(10);
   });
 });
 
@@ -116,19 +126,22 @@ describe("migration of the previous layout", () => {
     );
     // Turn the index back into what an older version wrote.
     for (const e of await listAll<RefBucketPart>(store, "refs/")) {
-      const on = e.key.split("/")[1] as RefOn;
+      const on = e.key.split("/")[1] as BucketOn;
       for (const [id, ns, h, s] of e.value.refs) {
-        await store.put(keys.legacyRef(on, "east", id, ns, h, s), { namespace: ns, hostname: h });
+        await store.put(keys.ref(on, "east", id, ns, h, s), { namespace: ns, hostname: h });
       }
       await store.delete(e.key);
     }
-    expect(await listAll(store, keys.legacyRefs())).toHaveLength(2);
+    expect(await listAll(store, keys.refsOn("pod"))).toHaveLength(1);
     const shardBefore = await store.get(keys.shards("default", host));
 
     const lines: string[] = [];
     const summary = await core(store, lines)(event("ADDED", pod("reviews", "default", ip)));
-    expect(lines).toEqual(["ingest: moved 2 reverse-index key(s) of the previous layout into buckets"]);
-    expect(await listAll(store, keys.legacyRefs())).toEqual([]);
+    expect(lines).toEqual(["ingest: moved 1 reverse-index key(s) of the previous layout into buckets"]);
+    expect(await listAll(store, keys.refsOn("pod"))).toEqual([]);
+    expect(await refsOf(store, "east", [{ on: "pod", id: `default/${podName("reviews", ip)}` }])).toEqual([
+      { namespace: "default", hostname: host, slice: "reviews-1" },
+    ]);
     expect(await refsOf(store, "east", [{ on: "node", id: "node-1" }])).toEqual([
       { namespace: "default", hostname: host, slice: "reviews-1" },
     ]);

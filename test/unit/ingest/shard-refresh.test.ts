@@ -83,6 +83,7 @@ describe("shard refresh", () => {
     const events = ingest(store);
     await events(
       event("ADDED", service("reviews", "default", [port])),
+      event("ADDED", pod("reviews", "default", "10.0.1.1")),
       event("ADDED", slice("reviews-1", "10.0.1.1")),
       event("ADDED", slice("reviews-2", "10.0.2.1")),
     );
@@ -94,8 +95,8 @@ describe("shard refresh", () => {
     );
     const record = (await store.get<EndpointShardsRecord>(keys.shards("default", host)))?.value;
     expect(record?.serviceAccounts).toEqual(["spiffe://cluster.local/ns/default/sa/reviews"]);
-    // reviews-1's endpoint still waits for its pod; reviews-2's is served with its pod's account.
-    expect(await shardAddresses(store)).toEqual(["10.0.2.1"]);
+    // reviews-1's endpoint comes from the stored shard; reviews-2's now has its pod.
+    expect(await shardAddresses(store)).toEqual(["10.0.1.1", "10.0.2.1"]);
   });
 
   it("a Node relabelled reaches an endpoint whose node comes from its pod", async () => {

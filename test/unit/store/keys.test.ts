@@ -38,9 +38,11 @@ describe("keys: a valid name's key is the plain join", () => {
     ["pod ip v6", keys.podIp("east", "fd00:10:244:1::c"), "podip/east/fd00:10:244:1::c"],
     [
       "pod ref",
-      keys.legacyRef("pod", "east", "bookinfo/reviews-v1", "bookinfo", "r.bookinfo.svc.cluster.local", "s"),
+      keys.ref("pod", "east", "bookinfo/reviews-v1", "bookinfo", "r.bookinfo.svc.cluster.local", "s"),
       "ref/pod/east/bookinfo/reviews-v1/bookinfo/r.bookinfo.svc.cluster.local/s",
     ],
+    ["node ref prefix", keys.refPrefix("node", "east", "worker-a"), "ref/node/east/worker-a/"],
+    ["pod refs, every cluster", keys.refsOn("pod"), "ref/pod/"],
     ["ref bucket, ip", keys.refBucket("ip", "east", "10.244.1", 0), "refs/ip/east/10.244.1/0"],
     [
       "ref bucket, pod",
