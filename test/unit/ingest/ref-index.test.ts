@@ -3,7 +3,10 @@
  * a bucket past one value's budget spread over parts (and gone when emptied), and a store holding
  * the previous one-key-per-dependency layout migrated by the first batch, a Pod still finding its slice.
  */
-import { describe, expect, it } from "vitest";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
 import { createIngestCore } from "../../../lib/core/ingest.ts";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { validateEvents } from "../../../lib/ingest/index.ts";
@@ -17,6 +20,7 @@ import {
   splitParts,
   updateRefs,
 } from "../../../lib/ingest/ref-index.ts";
+import { createFileStore, type FileStore } from "../../../lib/store/file.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { endpointSlice, event, pod, podName, service } from "../../e2e/support/kube.ts";
@@ -116,9 +120,30 @@ describe("parts", () => {
   });
 });
 
-describe("migration of the previous layout", () => {
+const opened: { store: FileStore; dir: string }[] = [];
+afterEach(() => {
+  for (const { store, dir } of opened.splice(0)) {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const stores: [string, () => Store][] = [
+  ["memory", () => createMemoryStore()],
+  [
+    "file (SQLite)",
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), "edgepilot-ref-index-"));
+      const store = createFileStore({ dir });
+      opened.push({ store, dir });
+      return store;
+    },
+  ],
+];
+
+describe.each(stores)("migration of the previous layout, %s store", (_name, open) => {
   it("the first batch rewrites ref/ keys into buckets; a Pod arriving then finds its slice", async () => {
-    const store = createMemoryStore();
+    const store = open();
     const ip = "10.244.1.7";
     await core(store)(
       event("ADDED", service("reviews", "default", [{ name: "grpc", port: 9080 }])),
