@@ -62,13 +62,11 @@ export async function refreshShard(
       await reindexSlice(ctx, svc, change.name, stored.get(change.name), undefined);
     }
   }
-  const touched = (name: string) =>
-    change.kind === "all" || (change.kind === "slice" ? name === change.name : change.slices.has(name));
-  let stale = [...pieces].filter(([name]) => touched(name));
+  let stale = [...pieces].filter(([name]) => touches(change, name));
   // What the untouched pieces contribute is already in the shard: kept, unless it cannot be told apart.
   let endpoints: Endpoint[] = [];
   if (stale.length < pieces.size) {
-    const kept = await keptEndpoints(ctx, svc, stored, pieces, touched);
+    const kept = await keptEndpoints(ctx, svc, stored, pieces, change);
     if (kept) endpoints = kept;
     else stale = [...pieces];
   }
@@ -103,6 +101,11 @@ export async function refreshShard(
   return pushForShardUpdate(pushType, hostname, namespace, ctx.now());
 }
 
+/** Whether `change` rebuilds the piece `name`. */
+function touches(change: ShardChange, name: string): boolean {
+  return change.kind === "all" || (change.kind === "slice" ? name === change.name : change.slices.has(name));
+}
+
 function samePiece(a: SlicePiece, b: SlicePiece): boolean {
   return (
     a.serviceName === b.serviceName &&
@@ -124,17 +127,18 @@ async function keptEndpoints(
   svc: ServiceKey,
   stored: ReadonlyMap<string, SlicePiece>,
   pieces: ReadonlyMap<string, SlicePiece>,
-  touched: (name: string) => boolean,
+  change: ShardChange,
 ): Promise<Endpoint[] | undefined> {
   const record = (await ctx.store.get<EndpointShardsRecord>(keys.shards(svc.namespace, svc.hostname)))?.value;
   const old = record?.shards[shardKeyString(ctx.shard)];
   if (!old) return undefined;
   const changed = new Set<string>();
   for (const [name, p] of stored)
-    if (touched(name) || !pieces.has(name)) for (const r of p.endpoints) changed.add(endpointKey(r));
-  for (const [name, p] of pieces) if (touched(name)) for (const r of p.endpoints) changed.add(endpointKey(r));
+    if (touches(change, name) || !pieces.has(name)) for (const r of p.endpoints) changed.add(endpointKey(r));
+  for (const [name, p] of pieces)
+    if (touches(change, name)) for (const r of p.endpoints) changed.add(endpointKey(r));
   for (const [name, p] of pieces) {
-    if (touched(name)) continue;
+    if (touches(change, name)) continue;
     for (const r of p.endpoints) if (changed.has(endpointKey(r))) return undefined;
   }
   return old.filter((e) => !changed.has(endpointKey(e)));
