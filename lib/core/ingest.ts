@@ -13,6 +13,7 @@ import {
   resync,
   type WatchEvent,
 } from "../ingest/index.ts";
+import { migrateLegacyRefs } from "../ingest/ref-index.ts";
 import type { Pace } from "../pace.ts";
 import type { SyncTracker } from "../push/sync-tracker.ts";
 import { createSerial } from "../serial.ts";
@@ -46,8 +47,22 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
   const { store, now, registry, sync } = options;
   const log = options.log ?? ((line: string) => console.log(line));
   const serial = createSerial();
+  // A durable store may hold the reverse index in the layout of an older version: the first
+  // batch rewrites it, inside the batch (all or nothing with it), before any event reads it.
+  let migrated = false;
   const apply = <T>(pace: Pace | undefined, fn: (deps: ApplyDeps) => Promise<T>): Promise<T> =>
-    serial(() => applyAtomically({ store, now, registry, ...(pace && { pace }) }, fn));
+    serial(async () => {
+      const result = await applyAtomically({ store, now, registry, ...(pace && { pace }) }, async (deps) => {
+        if (!migrated) {
+          const moved = await migrateLegacyRefs(deps.store);
+          if (moved > 0)
+            log(`ingest: moved ${moved} reverse-index key(s) of the previous layout into buckets`);
+        }
+        return fn(deps);
+      });
+      migrated = true;
+      return result;
+    });
   const after = async (report: IngestReport): Promise<ApplySummary> => {
     await sync?.ingested(report.cluster, report.kind);
     if (report.summary.push) await options.onEnqueued?.();

@@ -1,25 +1,28 @@
 /**
- * Recomputes one cluster's shard of one service from its slice pieces joined with the pods and
- * nodes they run on, and keeps the reverse indexes that let a Pod or Node event find the shards
- * it touches. Returns the push Istio's EDSUpdate would make.
+ * Recomputes one cluster's shard of one service from its slice pieces, and keeps the reverse
+ * index that lets a Pod or Node event find the slices it touches. A change joins (lib/ingest/
+ * endpoint-join.ts) only the pieces it touches (the changed slice; the slices naming a changed pod
+ * or node); what the others contribute is taken from the stored shard. Returns the push Istio's
+ * EDSUpdate would make.
  */
 import {
   configKeyString,
   type Endpoint,
+  endpointKey,
   mergeAll,
   type PushRequest,
   pushRequest,
   type Service,
   serviceConfigKey,
+  shardKeyString,
 } from "../model/index.ts";
-import { buildEndpoint } from "../registry/kube/endpoint-builder.ts";
-import type { NodeInfo, PodInfo, RawEndpoint, SlicePiece } from "../registry/kube/records.ts";
+import type { SlicePiece } from "../registry/kube/records.ts";
 import { pushForShardUpdate, updateServiceEndpoints } from "../shards/endpoint-shards.ts";
-import { decodeSegment, type Entry, keys, listAll, type Store } from "../store/index.ts";
+import { decodeSegment, keys, listAll } from "../store/index.ts";
+import type { EndpointShardsRecord } from "../xds/types.ts";
 import type { IngestContext } from "./context.ts";
-
-/** Endpoints built between two awaits of the pace. */
-const paceEvery = 64;
+import { joinPieces } from "./endpoint-join.ts";
+import { type RefChange, type RefOn, refsOf, updateRefs } from "./ref-index.ts";
 
 /** A service by namespace and hostname. */
 export interface ServiceKey {
@@ -27,119 +30,161 @@ export interface ServiceKey {
   hostname: string;
 }
 
-/** Rebuilds the shard and returns the push it needs (undefined: nothing changed for proxies). */
-export async function refreshShard(ctx: IngestContext, svc: ServiceKey): Promise<PushRequest | undefined> {
+/**
+ * What changed for a shard: everything (the service record), one slice's raw endpoints (its new
+ * piece, or undefined when it is gone), or the joins of some slices (a pod or node they name).
+ */
+export type ShardChange =
+  | { kind: "all" }
+  | { kind: "slice"; name: string; piece: SlicePiece | undefined }
+  | { kind: "joins"; slices: ReadonlySet<string> };
+
+const all: ShardChange = { kind: "all" };
+
+/** Rebuilds what `change` touches and returns the push it needs (undefined: nothing for proxies). */
+export async function refreshShard(
+  ctx: IngestContext,
+  svc: ServiceKey,
+  change: ShardChange = all,
+): Promise<PushRequest | undefined> {
   const { store, cluster } = ctx;
   const { namespace, hostname } = svc;
-  const pieces = await listAll<SlicePiece>(store, keys.slicePrefix(namespace, hostname, cluster));
-  const service = (await store.get<Service>(keys.service(namespace, hostname, cluster)))?.value;
-  const raws = pieces.flatMap((p) => p.value.endpoints);
-  const pods = await podsFor(store, cluster, raws);
-  const nodeNames = new Set(raws.map((r) => r.nodeName || podOf(pods, r)?.nodeName || "").filter(Boolean));
-  const nodes = await getSome<NodeInfo>(
-    store,
-    [...nodeNames].map((n) => keys.node(cluster, n)),
-  );
-  const endpoints: Endpoint[] = [];
-  for (let i = 0; i < raws.length; i++) {
-    const raw = raws[i] as RawEndpoint;
-    // Each endpoint is a microsecond's work: the pace is awaited once per `paceEvery`.
-    if (i % paceEvery === paceEvery - 1) await ctx.pace?.();
-    const pod = podOf(pods, raw);
-    const nodeName = raw.nodeName || pod?.nodeName || "";
-    // One object of one shape per endpoint (conditional spreads here cost more than the join).
-    const built = buildEndpoint(raw, {
+  const prefix = keys.slicePrefix(namespace, hostname, cluster);
+  const stored = new Map<string, SlicePiece>();
+  for (const e of await listAll<SlicePiece>(store, prefix)) {
+    stored.set(decodeSegment(e.key.slice(prefix.length)), e.value);
+  }
+  const pieces = new Map(stored);
+  if (change.kind === "slice") {
+    if (change.piece) pieces.set(change.name, change.piece);
+    else if (pieces.delete(change.name)) {
+      await store.delete(keys.slice(namespace, hostname, cluster, change.name));
+      await reindexSlice(ctx, svc, change.name, stored.get(change.name), undefined);
+    }
+  }
+  let stale = [...pieces].filter(([name]) => touches(change, name));
+  // What the untouched pieces contribute is already in the shard: kept, unless it cannot be told apart.
+  let endpoints: Endpoint[] = [];
+  if (stale.length < pieces.size) {
+    const kept = await keptEndpoints(ctx, svc, stored, pieces, change);
+    if (kept) endpoints = kept;
+    else stale = [...pieces];
+  }
+  if (stale.length > 0) {
+    const service = (await store.get<Service>(keys.service(namespace, hostname, cluster)))?.value;
+    const joined = await joinPieces(
+      ctx,
       service,
-      pod,
-      node: nodeName ? nodes.get(keys.node(cluster, nodeName))?.value : undefined,
-      clusterId: cluster,
-      trustDomain: ctx.registry.trustDomain,
-      sendUnhealthy: ctx.registry.sendUnhealthy,
-    });
-    if (built.kind === "endpoint") endpoints.push(built.endpoint);
+      stale.map(([, p]) => p),
+    );
+    for (const [i, [name, raw]] of stale.entries()) {
+      const { built, nodes } = joined[i] as (typeof joined)[number];
+      for (const e of built) endpoints.push(e);
+      const piece: SlicePiece = { serviceName: raw.serviceName, endpoints: raw.endpoints, nodes };
+      const before = stored.get(name);
+      if (before && samePiece(before, piece)) continue;
+      await store.put(keys.slice(namespace, hostname, cluster, name), piece);
+      await reindexSlice(ctx, svc, name, before, piece);
+    }
   }
   const pushType = await updateServiceEndpoints(store, ctx.shard, hostname, namespace, endpoints, {
     sendUnhealthy: ctx.registry.sendUnhealthy,
   });
   // Headless services: proxies route to each endpoint by address, so endpoints shape listeners too.
-  if (pushType === "incremental" && service?.resolution === "Passthrough") {
-    const configs = [configKeyString(serviceConfigKey(hostname, namespace))];
-    return pushRequest({ full: true, configs, reason: "endpoint", start: ctx.now() });
+  if (pushType === "incremental") {
+    const service = (await store.get<Service>(keys.service(namespace, hostname, cluster)))?.value;
+    if (service?.resolution === "Passthrough") {
+      const configs = [configKeyString(serviceConfigKey(hostname, namespace))];
+      return pushRequest({ full: true, configs, reason: "endpoint", start: ctx.now() });
+    }
   }
   return pushForShardUpdate(pushType, hostname, namespace, ctx.now());
 }
 
-/** Pods by "ns/name" for endpoints with a targetRef, and by IP for those without. */
-type PodLookup = { byName: Map<string, PodInfo>; byIp: Map<string, PodInfo> };
+/** Whether `change` rebuilds the piece `name`. */
+function touches(change: ShardChange, name: string): boolean {
+  return change.kind === "all" || (change.kind === "slice" ? name === change.name : change.slices.has(name));
+}
 
-async function podsFor(store: Store, cluster: string, raws: RawEndpoint[]): Promise<PodLookup> {
-  const named = raws.flatMap((r) => (r.pod ? [keys.pod(cluster, r.pod.namespace, r.pod.name)] : []));
-  const byName = new Map<string, PodInfo>();
-  for (const e of (await getSome<PodInfo>(store, [...new Set(named)])).values()) {
-    byName.set(`${e.value.namespace}/${e.value.name}`, e.value);
-  }
-  const unnamed = [...new Set(raws.filter((r) => !r.pod).map((r) => r.address))];
-  const owners = await getSome<{ namespace: string; name: string }>(
-    store,
-    unnamed.map((ip) => keys.podIp(cluster, ip)),
+function samePiece(a: SlicePiece, b: SlicePiece): boolean {
+  return (
+    a.serviceName === b.serviceName &&
+    a.nodes !== undefined &&
+    b.nodes !== undefined &&
+    a.nodes.join("\n") === b.nodes.join("\n") &&
+    (a.endpoints === b.endpoints || JSON.stringify(a.endpoints) === JSON.stringify(b.endpoints))
   );
-  const ownerKeys = [...owners.values()].map((o) => keys.pod(cluster, o.value.namespace, o.value.name));
-  const ownerPods = await getSome<PodInfo>(store, ownerKeys);
-  const byIp = new Map<string, PodInfo>();
-  for (const [key, o] of owners) {
-    const pod = ownerPods.get(keys.pod(cluster, o.value.namespace, o.value.name))?.value;
-    if (pod) byIp.set(decodeSegment(key.slice(keys.podIp(cluster, "").length)), pod);
+}
+
+/**
+ * The endpoints the untouched pieces contribute, taken from the stored shard: every endpoint
+ * whose key no touched piece (before or after) names. Undefined when that cannot be told: no
+ * stored shard for this cluster (never built, dropped at zero endpoints, or its service deleted),
+ * or a key named both by a touched and an untouched piece (the shard kept one of the two).
+ */
+async function keptEndpoints(
+  ctx: IngestContext,
+  svc: ServiceKey,
+  stored: ReadonlyMap<string, SlicePiece>,
+  pieces: ReadonlyMap<string, SlicePiece>,
+  change: ShardChange,
+): Promise<Endpoint[] | undefined> {
+  const record = (await ctx.store.get<EndpointShardsRecord>(keys.shards(svc.namespace, svc.hostname)))?.value;
+  const old = record?.shards[shardKeyString(ctx.shard)];
+  if (!old) return undefined;
+  const changed = new Set<string>();
+  for (const [name, p] of stored)
+    if (touches(change, name) || !pieces.has(name)) for (const r of p.endpoints) changed.add(endpointKey(r));
+  for (const [name, p] of pieces)
+    if (touches(change, name)) for (const r of p.endpoints) changed.add(endpointKey(r));
+  for (const [name, p] of pieces) {
+    if (touches(change, name)) continue;
+    for (const r of p.endpoints) if (changed.has(endpointKey(r))) return undefined;
   }
-  return { byName, byIp };
+  return old.filter((e) => !changed.has(endpointKey(e)));
 }
 
-const nothing: ReadonlyMap<string, Entry<never>> = new Map<string, Entry<never>>();
-
-/** store.getMany, without a call when there is nothing to ask for. */
-function getSome<T>(
-  store: Store,
-  wanted: string[],
-): Promise<ReadonlyMap<string, Entry<T>>> | ReadonlyMap<string, Entry<T>> {
-  return wanted.length === 0 ? nothing : store.getMany<T>(wanted);
+/** A service and the slices of it a pod or node change touches. */
+export interface Dependent extends ServiceKey {
+  slices: Set<string>;
 }
 
-function podOf(pods: PodLookup, raw: RawEndpoint): PodInfo | undefined {
-  return raw.pod ? pods.byName.get(`${raw.pod.namespace}/${raw.pod.name}`) : pods.byIp.get(raw.address);
-}
-
-/** Refreshes every listed shard and merges the pushes they need. */
+/** Refreshes every listed shard (only the slices named) and merges the pushes they need. */
 export async function refreshAll(
   ctx: IngestContext,
-  services: ServiceKey[],
+  services: Dependent[],
 ): Promise<PushRequest | undefined> {
   const pushes: PushRequest[] = [];
   for (const svc of services) {
-    const push = await refreshShard(ctx, svc);
+    const push = await refreshShard(ctx, svc, { kind: "joins", slices: svc.slices });
     if (push) pushes.push(push);
   }
   return mergeAll(pushes);
 }
 
-/** The reverse-index keys of a piece: pods it names, IPs of endpoints without a pod, nodes. */
-function refKeys(
-  ctx: IngestContext,
-  svc: ServiceKey,
-  slice: string,
-  piece: SlicePiece | undefined,
-): Set<string> {
+/**
+ * A piece's dependencies as "on\nid": pods it names, IPs of endpoints without a pod, and the
+ * nodes it was joined with (a piece not joined yet: the nodes its endpoints name).
+ */
+function depsOf(piece: SlicePiece | undefined): Set<string> {
   const out = new Set<string>();
-  const ref = (on: "pod" | "ip" | "node", id: string) =>
-    keys.ref(on, ctx.cluster, id, svc.namespace, svc.hostname, slice);
-  for (const r of piece?.endpoints ?? []) {
-    out.add(r.pod ? ref("pod", `${r.pod.namespace}/${r.pod.name}`) : ref("ip", r.address));
-    if (r.nodeName) out.add(ref("node", r.nodeName));
+  if (!piece) return out;
+  for (const r of piece.endpoints) {
+    out.add(r.pod ? `pod\n${r.pod.namespace}/${r.pod.name}` : `ip\n${r.address}`);
+    if (!piece.nodes && r.nodeName) out.add(`node\n${r.nodeName}`);
   }
+  for (const n of piece.nodes ?? []) out.add(`node\n${n}`);
   return out;
 }
 
+function change(dep: string, add: boolean): RefChange {
+  const nl = dep.indexOf("\n");
+  return { on: dep.slice(0, nl) as RefOn, id: dep.slice(nl + 1), add };
+}
+
 /**
- * Replaces a slice's reverse-index entries: those of `before` it no longer has go, new ones come.
- * The new keys are read in one call first, so a staged view asks its base once, not once per key.
+ * Replaces a slice's reverse-index entries (lib/ingest/ref-index.ts): those of `before` it no
+ * longer has go, new ones come; a slice whose dependencies did not change writes nothing.
  */
 export async function reindexSlice(
   ctx: IngestContext,
@@ -148,24 +193,27 @@ export async function reindexSlice(
   before: SlicePiece | undefined,
   after: SlicePiece | undefined,
 ): Promise<void> {
-  const wanted = refKeys(ctx, svc, slice, after);
-  const had = refKeys(ctx, svc, slice, before);
-  for (const k of had) if (!wanted.has(k)) await ctx.store.delete(k);
-  const added = [...wanted].filter((k) => !had.has(k));
-  if (added.length > 1) await ctx.store.getMany(added);
-  for (const k of added) await ctx.store.put(k, svc);
+  const wanted = depsOf(after);
+  const had = depsOf(before);
+  const changes: RefChange[] = [];
+  for (const d of had) if (!wanted.has(d)) changes.push(change(d, false));
+  for (const d of wanted) if (!had.has(d)) changes.push(change(d, true));
+  if (changes.length === 0) return;
+  await updateRefs(ctx.store, ctx.cluster, [svc.namespace, svc.hostname, slice], changes);
 }
 
-/** The services whose shards depend on a pod (by name or any of its IPs) or a node. */
+/** The services, and their slices, that depend on a pod (by name or any of its IPs) or a node. */
 export async function dependents(
   ctx: IngestContext,
-  deps: { on: "pod" | "ip" | "node"; id: string }[],
-): Promise<ServiceKey[]> {
-  const found = new Map<string, ServiceKey>();
-  for (const d of deps) {
-    for (const e of await listAll<ServiceKey>(ctx.store, keys.refPrefix(d.on, ctx.cluster, d.id))) {
-      found.set(`${e.value.namespace}/${e.value.hostname}`, e.value);
-    }
+  deps: { on: RefOn; id: string }[],
+): Promise<Dependent[]> {
+  const found = new Map<string, Dependent>();
+  for (const s of await refsOf(ctx.store, ctx.cluster, deps)) {
+    const k = `${s.namespace}/${s.hostname}`;
+    const d =
+      found.get(k) ??
+      found.set(k, { namespace: s.namespace, hostname: s.hostname, slices: new Set() }).get(k);
+    d?.slices.add(s.slice);
   }
   return [...found.values()].sort((a, b) =>
     `${a.namespace}/${a.hostname}` < `${b.namespace}/${b.hostname}` ? -1 : 1,

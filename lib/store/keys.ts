@@ -123,13 +123,25 @@ export const keys = {
   /** A Namespace's labels: NamespaceInfo. */
   namespace: (cluster: string, name: string) => `ns/${e(cluster)}/${e(name)}`,
   /**
-   * Reverse indexes from what an endpoint depends on to the slice that depends on it, so a Pod
-   * or Node event recomputes only the shards it touches. Value: { namespace, hostname }.
+   * Reverse index, bucketed (lib/ingest/ref-index.ts): an endpoint's IP (when it names no pod) or
+   * pod, grouped by bucket (an IPv4 /24, an IPv6 /64, a pod's namespace and owner prefix), to the
+   * slices that depend on it: RefBucketPart. A bucket too large for one value spans parts
+   * 0..n-1; part 0 says how many.
+   */
+  refBucket: (on: "pod" | "ip", cluster: string, bucket: string, part: number) =>
+    `refs/${on}/${e(cluster)}/${e(bucket)}/${part}`,
+  /**
+   * Reverse index, one key per dependency and slice: { namespace, hostname }. Nodes use it (a
+   * node is named by many slices, so one value per node would grow with the cluster); pods and
+   * IPs used it before they were bucketed (a store written by an older version is migrated).
    */
   ref: (on: "pod" | "ip" | "node", cluster: string, id: string, ns: string, host: string, slice: string) =>
     `ref/${on}/${e(cluster)}/${refId(on, id)}/${e(ns)}/${e(host)}/${e(slice)}`,
+  /** The slices that depend on one pod, IP or node. */
   refPrefix: (on: "pod" | "ip" | "node", cluster: string, id: string) =>
     `ref/${on}/${e(cluster)}/${refId(on, id)}/`,
+  /** Every per-key reverse-index entry of one kind of dependency, all clusters. */
+  refsOn: (on: "pod" | "ip" | "node") => `ref/${on}/`,
   /**
    * A proxy's bounded status record: ProxyRecord (lib/xds/proxy-record.ts). The node id comes
    * from the proxy: it is length-checked by the stream and escaped here, so it is one segment.

@@ -11,7 +11,7 @@ import type { EndpointSlice, KubeEndpoints } from "../../registry/kube/types.ts"
 import { keys } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
 import type { KubeObject } from "../events.ts";
-import { refreshShard, reindexSlice } from "../shard-refresh.ts";
+import { refreshShard } from "../shard-refresh.ts";
 import { type KindHandler, type ObjectRef, sameJson } from "./handler.ts";
 
 /** v1 Endpoints are stored as the piece named "~endpoints" ("~" never occurs in a slice name). */
@@ -30,6 +30,12 @@ function pieceOf(obj: KubeObject): SlicePiece | undefined {
     : { serviceName, endpoints: sliceEndpoints(obj as unknown as EndpointSlice) };
 }
 
+/** Same slice as stored: the service it feeds and its raw endpoints (what it was joined to aside). */
+function sameRaw(before: SlicePiece | undefined, next: SlicePiece | undefined): boolean {
+  if (before === undefined || next === undefined) return before === next;
+  return before.serviceName === next.serviceName && sameJson(before.endpoints, next.endpoints);
+}
+
 function pieceName(kind: string, name: string): string {
   return kind === "Endpoints" ? endpointsPieceName : name;
 }
@@ -44,11 +50,9 @@ async function writePiece(
   const svc = { namespace, hostname: serviceHostname(serviceName, namespace, ctx.registry.domainSuffix) };
   const key = keys.slice(namespace, svc.hostname, ctx.cluster, piece);
   const before = (await ctx.store.get<SlicePiece>(key))?.value;
-  if (sameJson(before, next)) return { changed: false, push: undefined };
-  if (next) await ctx.store.put(key, next);
-  else await ctx.store.delete(key);
-  await reindexSlice(ctx, svc, piece, before, next);
-  return { changed: true, push: await refreshShard(ctx, svc) };
+  if (sameRaw(before, next)) return { changed: false, push: undefined };
+  // The refresh stores the piece with what it contributes and keeps the reverse index.
+  return { changed: true, push: await refreshShard(ctx, svc, { kind: "slice", name: piece, piece: next }) };
 }
 
 function handler(kind: "EndpointSlice" | "Endpoints"): KindHandler {

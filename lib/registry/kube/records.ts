@@ -37,6 +37,11 @@ export interface SlicePiece {
   /** The service the piece feeds (from the kubernetes.io/service-name label, or the Endpoints name). */
   serviceName: string;
   endpoints: RawEndpoint[];
+  /**
+   * The nodes its endpoints were joined with (their own or their pod's), sorted, so a Node change
+   * reaches them; absent in a piece stored by an older version (its endpoints' own nodes count).
+   */
+  nodes?: string[];
 }
 
 /** What endpoints need of a Pod. */

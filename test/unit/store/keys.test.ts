@@ -41,10 +41,13 @@ describe("keys: a valid name's key is the plain join", () => {
       keys.ref("pod", "east", "bookinfo/reviews-v1", "bookinfo", "r.bookinfo.svc.cluster.local", "s"),
       "ref/pod/east/bookinfo/reviews-v1/bookinfo/r.bookinfo.svc.cluster.local/s",
     ],
+    ["node ref prefix", keys.refPrefix("node", "east", "worker-a"), "ref/node/east/worker-a/"],
+    ["pod refs, every cluster", keys.refsOn("pod"), "ref/pod/"],
+    ["ref bucket, ip", keys.refBucket("ip", "east", "10.244.1", 0), "refs/ip/east/10.244.1/0"],
     [
-      "pod ref prefix",
-      keys.refPrefix("pod", "east", "bookinfo/reviews-v1"),
-      "ref/pod/east/bookinfo/reviews-v1/",
+      "ref bucket, pod",
+      keys.refBucket("pod", "east", "bookinfo/reviews-v1", 2),
+      "refs/pod/east/bookinfo%2Freviews-v1/2",
     ],
     [
       "resource",
@@ -106,15 +109,10 @@ describe("keys: no input can forge another key", () => {
     expect(keys.object("east", "Node", "_", "n")).not.toBe(keys.object("east", "Node", "", "n"));
   });
 
-  it("a pod's reverse-index prefix never reaches another pod's entries", () => {
-    const ids = ["ns/a", "ns/a/b", "ns/a%2Fb", "ns%2Fa/b", "ns/a\u0000", "ns/.."];
-    const refs = ids.map((id) => keys.ref("pod", "east", id, "ns", "h", "s"));
-    expect(new Set(refs).size).toBe(ids.length);
-    for (const [i, id] of ids.entries()) {
-      for (const [j, ref] of refs.entries()) {
-        expect(ref.startsWith(keys.refPrefix("pod", "east", id))).toBe(i === j);
-      }
-    }
+  it("a reverse-index bucket's parts never share a key with another bucket's", () => {
+    const buckets = ["ns/a", "ns/a/b", "ns/a%2Fb", "ns%2Fa/b", "ns/a\u0000", "ns/..", "ns/a/0"];
+    const parts = buckets.flatMap((b) => [0, 1, 10].map((n) => keys.refBucket("pod", "east", b, n)));
+    expect(new Set(parts).size).toBe(parts.length);
   });
 
   it("a resource name with '/' cannot reach another type's resources", () => {

@@ -1,0 +1,239 @@
+/**
+ * The reverse index from what an endpoint depends on (its pod, or its IP when it names no pod,
+ * and its node) to the slices that depend on it, so a Pod or Node event recomputes only the
+ * shards it touches. Pods and IPs, one per endpoint, are grouped in buckets, one store value
+ * each: an IPv4 /24, an IPv6 /64, a pod's namespace and owner prefix (its name up to the last
+ * "-": the pods of one ReplicaSet or StatefulSet). A slice of 10 endpoints usually touches one or
+ * two buckets, not 10+ keys; a Pod arrival reads one bucket per IP and one for its name. Nodes,
+ * a few per slice but each named by a large share of all slices, keep one key per node and slice
+ * (keys.ref): a bucket per node would be rewritten whole by every slice change on that node.
+ *
+ * Bound: a bucket holds every (dependency, slice) pair of its group, so its size grows with the
+ * slices naming its addresses (at most 256 addresses per IPv4 bucket, but any number of slices
+ * per address). A value is cut into parts of at most `maxPartChars` characters of names
+ * (every name is ASCII by validation; with JSON's quoting a part stays under 1 MiB, far below
+ * the Durable Object's 2 MB value limit), so no bucket ever produces a value past the limit.
+ */
+import { decodeSegment, keys, listAll, type Store } from "../store/index.ts";
+import { parseIp } from "./ip.ts";
+
+/** What an endpoint depends on. */
+export type RefOn = "pod" | "ip" | "node";
+
+/** The dependencies kept in buckets. */
+export type BucketOn = "pod" | "ip";
+
+/** One dependency of one slice: [dependency id, namespace, hostname, slice]. */
+export type RefEntry = [id: string, namespace: string, hostname: string, slice: string];
+
+/** One stored part of a bucket; part 0 also says how many parts there are. */
+export interface RefBucketPart {
+  refs: RefEntry[];
+  parts?: number;
+}
+
+/** The characters of names one part may hold (each entry counts its names plus 16). */
+export const maxPartChars = 256 * 1024;
+
+/** The bucket a dependency belongs to. */
+export function bucketOf(on: BucketOn, id: string): string {
+  if (on === "pod") {
+    const slash = id.indexOf("/");
+    const dash = id.lastIndexOf("-");
+    return dash > slash ? id.slice(0, dash) : id;
+  }
+  if (!id.includes(":")) {
+    const dot = id.lastIndexOf(".");
+    return dot < 0 ? id : id.slice(0, dot);
+  }
+  const parsed = parseIp(id);
+  if (!parsed.ok) return id;
+  let out = "";
+  for (let i = 0; i < 8; i++) out += parsed.bytes[i]?.toString(16).padStart(2, "0");
+  return out;
+}
+
+/** Every entry of one bucket, and how many parts hold them. */
+export async function readBucket(
+  store: Store,
+  on: BucketOn,
+  cluster: string,
+  bucket: string,
+): Promise<{ refs: RefEntry[]; parts: number }> {
+  const first = (await store.get<RefBucketPart>(keys.refBucket(on, cluster, bucket, 0)))?.value;
+  if (!first) return { refs: [], parts: 0 };
+  const parts = first.parts ?? 1;
+  if (parts === 1) return { refs: first.refs, parts };
+  const rest = Array.from({ length: parts - 1 }, (_, i) => keys.refBucket(on, cluster, bucket, i + 1));
+  const got = await store.getMany<RefBucketPart>(rest);
+  const refs = [...first.refs];
+  for (const key of rest) refs.push(...(got.get(key)?.value.refs ?? []));
+  return { refs, parts };
+}
+
+function entryChars(e: RefEntry): number {
+  return e[0].length + e[1].length + e[2].length + e[3].length + 16;
+}
+
+/** Cuts sorted entries into parts of at most `limit` characters (at least one entry each). */
+export function splitParts(refs: readonly RefEntry[], limit = maxPartChars): RefEntry[][] {
+  const out: RefEntry[][] = [];
+  let current: RefEntry[] = [];
+  let chars = 0;
+  for (const e of refs) {
+    const size = entryChars(e);
+    if (current.length > 0 && chars + size > limit) {
+      out.push(current);
+      current = [];
+      chars = 0;
+    }
+    current.push(e);
+    chars += size;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+/** Writes a bucket's entries (sorted here) over its `before` parts; no entries deletes it. */
+async function writeBucket(
+  store: Store,
+  on: BucketOn,
+  cluster: string,
+  bucket: string,
+  refs: RefEntry[],
+  before: number,
+): Promise<void> {
+  refs.sort(compareEntries);
+  const parts = splitParts(refs);
+  for (const [i, part] of parts.entries()) {
+    const value: RefBucketPart =
+      i === 0 && parts.length > 1 ? { refs: part, parts: parts.length } : { refs: part };
+    await store.put(keys.refBucket(on, cluster, bucket, i), value);
+  }
+  for (let i = parts.length; i < before; i++) await store.delete(keys.refBucket(on, cluster, bucket, i));
+}
+
+function compareEntries(a: RefEntry, b: RefEntry): number {
+  for (let i = 0; i < 4; i++) {
+    const x = a[i] as string;
+    const y = b[i] as string;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/** A dependency change of one slice: what it adds and what it drops, by bucket. */
+export interface RefChange {
+  on: RefOn;
+  id: string;
+  add: boolean;
+}
+
+/**
+ * Applies one slice's dependency changes: each touched bucket is read once and written once.
+ * `slice` is [namespace, hostname, slice name].
+ */
+export async function updateRefs(
+  store: Store,
+  cluster: string,
+  slice: readonly [string, string, string],
+  changes: readonly RefChange[],
+): Promise<void> {
+  const [ns, host, name] = slice;
+  const byBucket = new Map<string, { on: BucketOn; bucket: string; changes: RefChange[] }>();
+  for (const c of changes) {
+    if (c.on === "node") {
+      const key = keys.ref("node", cluster, c.id, ns, host, name);
+      if (c.add) await store.put(key, { namespace: ns, hostname: host });
+      else await store.delete(key);
+      continue;
+    }
+    const bucket = bucketOf(c.on, c.id);
+    const k = `${c.on}\n${bucket}`;
+    const group = byBucket.get(k) ?? byBucket.set(k, { on: c.on, bucket, changes: [] }).get(k);
+    group?.changes.push(c);
+  }
+  for (const { on, bucket, changes: cs } of byBucket.values()) {
+    const { refs, parts } = await readBucket(store, on, cluster, bucket);
+    const dropped = new Set(cs.filter((c) => !c.add).map((c) => c.id));
+    const next = refs.filter((e) => !(e[3] === name && e[2] === host && e[1] === ns && dropped.has(e[0])));
+    const present = new Set(
+      next.filter((e) => e[3] === name && e[2] === host && e[1] === ns).map((e) => e[0]),
+    );
+    for (const c of cs) if (c.add && !present.has(c.id)) next.push([c.id, ns, host, name]);
+    await writeBucket(store, on, cluster, bucket, next, parts);
+  }
+}
+
+/** The slices (namespace, hostname, slice name) that depend on any of `deps`: one read per bucket or node. */
+export async function refsOf(
+  store: Store,
+  cluster: string,
+  deps: readonly { on: RefOn; id: string }[],
+): Promise<{ namespace: string; hostname: string; slice: string }[]> {
+  const out: { namespace: string; hostname: string; slice: string }[] = [];
+  const wanted = new Map<string, { on: BucketOn; bucket: string; ids: Set<string> }>();
+  for (const d of deps) {
+    if (d.on === "node") {
+      const prefix = keys.refPrefix("node", cluster, d.id);
+      for (const e of await listAll<{ namespace: string; hostname: string }>(store, prefix)) {
+        const slice = decodeSegment(e.key.slice(e.key.lastIndexOf("/") + 1));
+        out.push({ namespace: e.value.namespace, hostname: e.value.hostname, slice });
+      }
+      continue;
+    }
+    const bucket = bucketOf(d.on, d.id);
+    const k = `${d.on}\n${bucket}`;
+    const group = wanted.get(k) ?? wanted.set(k, { on: d.on, bucket, ids: new Set() }).get(k);
+    group?.ids.add(d.id);
+  }
+  for (const { on, bucket, ids } of wanted.values()) {
+    for (const e of (await readBucket(store, on, cluster, bucket)).refs) {
+      if (ids.has(e[0])) out.push({ namespace: e[1], hostname: e[2], slice: e[3] });
+    }
+  }
+  return out;
+}
+
+/**
+ * Rewrites the pod and IP entries of the previous layout (keys.ref: one key per dependency and
+ * slice, written by older versions into a durable store) into buckets and deletes them; node
+ * entries keep that layout. Returns how many keys it moved; a store without any costs two empty
+ * listings.
+ */
+export async function migrateLegacyRefs(store: Store): Promise<number> {
+  const legacy = [
+    ...(await listAll<{ namespace: string; hostname: string }>(store, keys.refsOn("pod"))),
+    ...(await listAll<{ namespace: string; hostname: string }>(store, keys.refsOn("ip"))),
+  ];
+  if (legacy.length === 0) return 0;
+  const bySlice = new Map<
+    string,
+    { cluster: string; slice: [string, string, string]; changes: RefChange[] }
+  >();
+  for (const e of legacy) {
+    const parsed = parseLegacyKey(e.key);
+    if (parsed) {
+      const k = `${parsed.cluster}\n${parsed.slice.join("\n")}`;
+      const group = bySlice.get(k) ?? bySlice.set(k, { ...parsed, changes: [] }).get(k);
+      group?.changes.push({ on: parsed.on, id: parsed.id, add: true });
+    }
+    await store.delete(e.key);
+  }
+  for (const g of bySlice.values()) await updateRefs(store, g.cluster, g.slice, g.changes);
+  return legacy.length;
+}
+
+/** ref/<on>/<cluster>/<id: one segment, or namespace/name for a pod>/<ns>/<host>/<slice>. */
+function parseLegacyKey(
+  key: string,
+): { on: BucketOn; cluster: string; id: string; slice: [string, string, string] } | undefined {
+  const parts = key.split("/");
+  const on = parts[1];
+  const idSegments = on === "pod" ? 2 : 1;
+  if ((on !== "pod" && on !== "ip") || parts.length !== 6 + idSegments) return undefined;
+  const d = parts.map(decodeSegment);
+  const id = d.slice(3, 3 + idSegments).join("/");
+  const [ns, host, slice] = d.slice(3 + idSegments) as [string, string, string];
+  return { on, cluster: d[2] as string, id, slice: [ns, host, slice] };
+}

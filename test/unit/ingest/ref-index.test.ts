@@ -1,0 +1,179 @@
+/**
+ * The bucketed reverse index: which bucket a dependency falls in, how few keys a slice writes,
+ * a bucket past one value's budget spread over parts (and gone when emptied), and a store holding
+ * the previous one-key-per-dependency layout migrated by the first batch, a Pod still finding its slice.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createIngestCore } from "../../../lib/core/ingest.ts";
+import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
+import { validateEvents } from "../../../lib/ingest/index.ts";
+import {
+  type BucketOn,
+  bucketOf,
+  maxPartChars,
+  type RefBucketPart,
+  type RefEntry,
+  refsOf,
+  splitParts,
+  updateRefs,
+} from "../../../lib/ingest/ref-index.ts";
+import { createFileStore, type FileStore } from "../../../lib/store/file.ts";
+import { keys, listAll, type Store } from "../../../lib/store/index.ts";
+import { createMemoryStore } from "../../../lib/store/memory.ts";
+import { endpointSlice, event, pod, podName, service } from "../../e2e/support/kube.ts";
+
+const host = "reviews.default.svc.cluster.local";
+
+function core(store: Store, lines: string[] = []) {
+  const ingest = createIngestCore({
+    store,
+    now: () => 1_000,
+    registry: defaultRegistryOptions,
+    log: (line) => lines.push(line),
+  });
+  return async (...raw: unknown[]) => {
+    const v = validateEvents(raw);
+    if (!v.ok) throw new Error(v.error.message);
+    return ingest.events("east", v.value);
+  };
+}
+
+const sliceOf = (...ips: string[]) =>
+  endpointSlice(
+    "reviews-1",
+    "reviews",
+    "default",
+    { name: "grpc", port: 9080 },
+    ips.map((ip) => ({ ip, ready: true })),
+  );
+
+describe("bucketOf", () => {
+  it.each([
+    ["ip", "10.244.1.7", "10.244.1"],
+    ["ip", "10.244.1.200", "10.244.1"],
+    ["ip", "fd00:10:244:1::c", "fd00001002440001"],
+    ["ip", "fd00:10:244:1:ffff::1", "fd00001002440001"],
+    ["pod", "default/reviews-v1-5b4d9c7f-x2k9p", "default/reviews-v1-5b4d9c7f"],
+    ["pod", "default/single", "default/single"],
+    ["pod", "my-ns/web", "my-ns/web"],
+  ] as [BucketOn, string, string][])("%s %s -> %s", (on, id, bucket) => {
+    expect(bucketOf(on, id)).toBe(bucket);
+  });
+});
+
+describe("keys per slice", () => {
+  it("a slice of 10 endpoints naming their pods (one owner) on one node writes two index keys", async () => {
+    const store = createMemoryStore();
+    const events = core(store);
+    const ips = Array.from({ length: 10 }, (_, i) => `10.244.1.${i + 1}`);
+    await events(event("ADDED", service("reviews", "default", [{ name: "grpc", port: 9080 }])));
+    await events(event("ADDED", sliceOf(...ips)));
+    const index = await listAll<RefBucketPart>(store, "refs/");
+    expect(index.map((e) => e.key)).toEqual([keys.refBucket("pod", "east", "default/reviews-10-244-1", 0)]);
+    expect(index[0]?.value.refs).toHaveLength(10);
+    expect((await listAll(store, "ref/")).map((e) => e.key)).toEqual([
+      keys.ref("node", "east", "node-1", "default", host, "reviews-1"),
+    ]);
+  });
+
+  it("a slice of 10 endpoints of one /24 without pods writes one bucket of IPs", async () => {
+    const store = createMemoryStore();
+    const events = core(store);
+    const raw = sliceOf(...Array.from({ length: 10 }, (_, i) => `10.244.1.${i + 1}`));
+    for (const e of raw.endpoints) (e as { targetRef?: unknown }).targetRef = undefined;
+    await events(event("ADDED", JSON.parse(JSON.stringify(raw))));
+    const index = await listAll<RefBucketPart>(store, "refs/");
+    expect(index.map((e) => e.key)).toEqual([keys.refBucket("ip", "east", "10.244.1", 0)]);
+    expect(index[0]?.value.refs.map((r) => r[0])).toHaveLength(10);
+  });
+});
+
+describe("parts", () => {
+  const entry = (n: number): RefEntry => ["10.0.0.1", "ns", `h-${n}`.padEnd(200, "x"), "s"];
+
+  it("cuts entries at the budget, each part holding at least one entry", () => {
+    const refs = Array.from({ length: 10 }, (_, i) => entry(i));
+    expect(splitParts(refs, 500).map((p) => p.length)).toEqual([2, 2, 2, 2, 2]);
+    expect(splitParts(refs, 10).map((p) => p.length)).toEqual(Array(10).fill(1));
+    expect(splitParts([], 10)).toEqual([]);
+  });
+
+  it("a bucket past one value's budget spans parts, every one within it, and is gone once empty", async () => {
+    const store = createMemoryStore();
+    // Every address of one /24 named by each of 10 slices of long hostnames: 2,560 entries.
+    const ips = Array.from({ length: 256 }, (_, i) => `10.0.0.${i}`);
+    const sliceKey = (i: number) => ["ns", `h-${i}`.padEnd(240, "x"), "s"] as const;
+    const all = (add: boolean) => ips.map((id) => ({ on: "ip" as const, id, add }));
+    for (let i = 0; i < 10; i++) await updateRefs(store, "east", sliceKey(i), all(true));
+    const parts = await listAll<RefBucketPart>(store, "refs/");
+    expect(parts.length).toBe(3);
+    expect(parts[0]?.value.parts).toBe(3);
+    for (const p of parts) expect(JSON.stringify(p.value).length).toBeLessThan(1.5 * maxPartChars);
+    const found = await refsOf(store, "east", [{ on: "ip", id: "10.0.0.1" }]);
+    expect(found.map((f) => f.hostname)).toEqual(Array.from({ length: 10 }, (_, i) => sliceKey(i)[1]));
+    expect(await refsOf(store, "east", [{ on: "ip", id: "10.0.1.1" }])).toEqual([]);
+    for (let i = 0; i < 10; i++) await updateRefs(store, "east", sliceKey(i), all(false));
+    expect(await listAll(store, "refs/")).toEqual([]);
+  });
+});
+
+const opened: { store: FileStore; dir: string }[] = [];
+afterEach(() => {
+  for (const { store, dir } of opened.splice(0)) {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+const stores: [string, () => Store][] = [
+  ["memory", () => createMemoryStore()],
+  [
+    "file (SQLite)",
+    () => {
+      const dir = mkdtempSync(join(tmpdir(), "edgepilot-ref-index-"));
+      const store = createFileStore({ dir });
+      opened.push({ store, dir });
+      return store;
+    },
+  ],
+];
+
+describe.each(stores)("migration of the previous layout, %s store", (_name, open) => {
+  it("the first batch rewrites ref/ keys into buckets; a Pod arriving then finds its slice", async () => {
+    const store = open();
+    const ip = "10.244.1.7";
+    await core(store)(
+      event("ADDED", service("reviews", "default", [{ name: "grpc", port: 9080 }])),
+      event("ADDED", sliceOf(ip)),
+    );
+    // Turn the index back into what an older version wrote.
+    for (const e of await listAll<RefBucketPart>(store, "refs/")) {
+      const on = e.key.split("/")[1] as BucketOn;
+      for (const [id, ns, h, s] of e.value.refs) {
+        await store.put(keys.ref(on, "east", id, ns, h, s), { namespace: ns, hostname: h });
+      }
+      await store.delete(e.key);
+    }
+    expect(await listAll(store, keys.refsOn("pod"))).toHaveLength(1);
+    const shardBefore = await store.get(keys.shards("default", host));
+
+    const lines: string[] = [];
+    const summary = await core(store, lines)(event("ADDED", pod("reviews", "default", ip)));
+    expect(lines).toEqual(["ingest: moved 1 reverse-index key(s) of the previous layout into buckets"]);
+    expect(await listAll(store, keys.refsOn("pod"))).toEqual([]);
+    expect(await refsOf(store, "east", [{ on: "pod", id: `default/${podName("reviews", ip)}` }])).toEqual([
+      { namespace: "default", hostname: host, slice: "reviews-1" },
+    ]);
+    expect(await refsOf(store, "east", [{ on: "node", id: "node-1" }])).toEqual([
+      { namespace: "default", hostname: host, slice: "reviews-1" },
+    ]);
+    // The pod's labels and service account reached the shard: its slice was found.
+    expect(summary.push).toBeDefined();
+    const shardAfter = await store.get(keys.shards("default", host));
+    expect(shardAfter?.version).not.toBe(shardBefore?.version);
+    expect(JSON.stringify(shardAfter?.value)).toContain("spiffe://cluster.local/ns/default/sa/reviews");
+  });
+});
