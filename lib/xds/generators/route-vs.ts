@@ -50,17 +50,6 @@ export function routesUseFault(routes: readonly Route[]): boolean {
   return routes.some((r) => Object.hasOwn(r.typedPerFilterConfig, FAULT_FILTER_NAME));
 }
 
-/**
- * IsCatchAllRoute: prefix "/" (or a regex `*`) with no header or query condition (case
- * sensitivity does not matter for "/"), so nothing after it could match.
- */
-export function isCatchAllRoute(r: Route): boolean {
-  const m = r.match;
-  if (!m || m.headers.length > 0 || m.queryParameters.length > 0) return false;
-  const p = m.pathSpecifier;
-  return (p.case === "prefix" && p.value === "/") || (p.case === "safeRegex" && p.value.regex === "*");
-}
-
 function translateRoute(view: ServiceView, { route, match }: FlatRoute, port: number): Route | undefined {
   const name = match?.name !== undefined ? `${route.name ?? ""}.${match.name}` : (route.name ?? "");
   const a = route.action;

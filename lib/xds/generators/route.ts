@@ -12,17 +12,16 @@ import {
   RouteConfigurationSchema,
 } from "../../gen/envoy/config/route/v3/route_pb.ts";
 import { type GenerateContext, type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
-import { defaultRouteHashPolicy, isCatchAllRoute, virtualServiceRoutes } from "./route-vs.ts";
+import { defaultRouteHashPolicy, virtualServiceRoutes } from "./route-vs.ts";
 import { clusterName, listenerName, mergedPorts, message } from "./shared.ts";
 
 /**
  * One RouteConfiguration `<host>:<port>` per merged service port, ascending by port: a virtual
  * host `<host>:<port>` whose domains cover every authority a client may dial (see
  * virtualHostDomains) holding the view's VirtualService routes for the port in order (route-vs.ts),
- * then the default route, prefix "/" to cluster `outbound|<port>||<host>`, unless the last
- * VirtualService route already catches everything. Without a VirtualService: the default route alone.
- * (istiod sends no default route after a VirtualService's routes, so an unmatched call fails there;
- * this project's contract keeps the service reachable instead.)
+ * as istiod sends them: no default route after them, so a call no route matches fails with
+ * UNAVAILABLE, as Envoy answers 404 NR. Without a VirtualService, or one with no route for the port:
+ * the default route alone, prefix "/" to cluster `outbound|<port>||<host>`.
  */
 export const routeGenerator: Generator = {
   typeUrl: TypeUrl.route,
@@ -45,8 +44,7 @@ function routeConfiguration(
   ctx: GenerateContext,
 ): RouteConfiguration {
   const routes = virtualServiceRoutes(view, port);
-  const last = routes[routes.length - 1];
-  if (!last || !isCatchAllRoute(last))
+  if (routes.length === 0)
     routes.push(defaultRoute(clusterName(view.hostname, port), defaultRouteHashPolicy(view, port)));
   return message(RouteConfigurationSchema, {
     name,

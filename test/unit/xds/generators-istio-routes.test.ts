@@ -54,11 +54,18 @@ describe("RDS from a VirtualService", () => {
     expect(action(rs[1]).clusterSpecifier).toEqual({ case: "cluster", value: V1 });
   });
 
-  it("matches only: the default route follows, to the default cluster", () => {
+  it("matches only: no default route follows (as istiod: an unmatched call fails)", () => {
     const vs = vsModel({ http: [httpRoute({ match: [{ uri: { prefix: "/pkg.Svc/" } }] })] });
     const rs = routes(istioView({ virtualService: vs }));
-    expect(rs.map((r) => r.name)).toEqual(["", "default"]);
-    expect(action(rs[1]).clusterSpecifier).toEqual({ case: "cluster", value: DEFAULT });
+    expect(rs.map((r) => r.name)).toEqual([""]);
+    expect(rs[0]?.match?.pathSpecifier).toEqual({ case: "prefix", value: "/pkg.Svc/" });
+  });
+
+  it("a VirtualService with no route for the port: the default route alone", () => {
+    const vs = vsModel({ http: [httpRoute({ match: [{ port: 8080, uri: { prefix: "/a" } }] })] });
+    const rs = routes(istioView({ virtualService: vs }), 9080);
+    expect(rs.map((r) => r.name)).toEqual(["default"]);
+    expect(action(rs[0]).clusterSpecifier).toEqual({ case: "cluster", value: DEFAULT });
   });
 
   const matchCases = [
@@ -251,7 +258,7 @@ describe("RDS from a VirtualService", () => {
     const vs = vsModel({ http: [httpRoute({ match: [{ port: 8080, uri: { prefix: "/a" } }] })] });
     const v = istioView({ virtualService: vs });
     expect(routes(v, 9080).map((r) => r.name)).toEqual(["default"]);
-    expect(routes(v, 8080).map((r) => r.name)).toEqual(["", "default"]);
+    expect(routes(v, 8080).map((r) => r.name)).toEqual([""]);
     // A destination without a port on a two-port service takes the listener's port.
     expect(action(routes(v, 8080)[0]).clusterSpecifier).toEqual({
       case: "cluster",
