@@ -5,7 +5,7 @@
  * measured in the same run: toBinary of every published resource, nothing else.
  */
 import { readFileSync } from "node:fs";
-import { type DescMessage, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { type DescMessage, fromBinary, type Message, toBinary } from "@bufbuild/protobuf";
 import { createIngestApp } from "../../functions/ingest.ts";
 import { nodeSha256 } from "../../functions/node/sha256.ts";
 import { ClusterSchema } from "../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
@@ -18,6 +18,7 @@ import { runDebounceTurn } from "../../lib/push/run.ts";
 import { listAll } from "../../lib/store/index.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
+import type { Store } from "../../lib/store/store.ts";
 import { generators } from "../../lib/xds/generators/index.ts";
 import { type StoredResource, TypeUrl } from "../../lib/xds/types.ts";
 import { useSyncSha256 } from "../../lib/xds/version.ts";
@@ -112,6 +113,49 @@ export async function measureThroughput(
   endpoints = 10,
   batch = 500,
 ): Promise<ThroughputReport> {
+  const bench = createBenchIngest();
+  const { store } = bench;
+  const bodies = ndjsonBatches(services, endpoints, batch);
+  const events = bodies.reduce((s, b) => s + b.events, 0);
+  const started = performance.now();
+  const ingestCpuStarted = cpuMs();
+  const mainStarted = mainThreadCpuMs();
+  for (const { body } of bodies) await bench.post(body);
+  const ingestMs = performance.now() - started;
+  const ingestCpuMs = cpuMs() - ingestCpuStarted;
+  const mainEnded = mainThreadCpuMs();
+  const ingestMainCpuMs = mainStarted === null || mainEnded === null ? null : mainEnded - mainStarted;
+  const turn = await bench.turn();
+  if (turn.flushes === 0) throw new Error("no flush ran");
+  const { ms: flushMs, cpuMs: flushCpuMs } = turn;
+  const { floorMs, resources } = await encodingFloor(store);
+  return {
+    services,
+    events,
+    ingestMs,
+    ingestCpuMs,
+    ingestMainCpuMs,
+    eventsPerSecond: events / (ingestMs / 1000),
+    flushMs,
+    flushCpuMs,
+    resources,
+    floorMs,
+    ratio: (ingestMs + flushMs) / floorMs,
+  };
+}
+
+/** This process's CPU time (user + system, every thread), in ms. */
+export function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/**
+ * The ingest app in-process on a memory store, as the Node runtime runs it (synchronous SHA-256),
+ * with a clock the bench moves: `post` an NDJSON body (anything but 200 throws), `turn` one debounce
+ * turn once debounceMax passed (the publish), timed.
+ */
+export function createBenchIngest() {
   useSyncSha256(nodeSha256); // as the Node runtime does
   const store = createMemoryStore();
   let clock = 1_700_000_000_000;
@@ -125,64 +169,47 @@ export async function measureThroughput(
     clusterId: "bench",
     log: () => {},
   });
-  const bodies = ndjsonBatches(services, endpoints, batch);
-  const events = bodies.reduce((s, b) => s + b.events, 0);
-  const cpuMs = () => {
-    const { user, system } = process.cpuUsage();
-    return (user + system) / 1000;
-  };
-  const started = performance.now();
-  const ingestCpuStarted = cpuMs();
-  const mainStarted = mainThreadCpuMs();
-  for (const { body } of bodies) {
-    const res = await app.request("/v1/events", {
-      method: "POST",
-      body,
-      headers: { "content-type": "application/x-ndjson" },
-    });
-    if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
-    await res.arrayBuffer();
-  }
-  const ingestMs = performance.now() - started;
-  const ingestCpuMs = cpuMs() - ingestCpuStarted;
-  const mainEnded = mainThreadCpuMs();
-  const ingestMainCpuMs = mainStarted === null || mainEnded === null ? null : mainEnded - mainStarted;
-  clock += defaultDebounceOptions.debounceMax + 1;
-  const flushStarted = performance.now();
-  const flushCpuStarted = cpuMs();
   const flushDeps = { store, generators, context: { domainSuffix: "cluster.local" }, now };
-  const turn = await runDebounceTurn(flushDeps, defaultDebounceOptions);
-  const flushMs = performance.now() - flushStarted;
-  const flushCpuMs = cpuMs() - flushCpuStarted;
-  if (turn.flushes.length === 0) throw new Error("no flush ran");
-  const published: StoredResource[] = [];
-  for (const typeUrl of Object.keys(schemas)) {
+  return {
+    store,
+    async post(body: string): Promise<void> {
+      const res = await app.request("/v1/events", {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/x-ndjson" },
+      });
+      if (res.status !== 200) throw new Error(`ingest answered ${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+    },
+    async turn(): Promise<{ ms: number; cpuMs: number; flushes: number; changes: number }> {
+      clock += defaultDebounceOptions.debounceMax + 1;
+      const wall = performance.now();
+      const cpu = cpuMs();
+      const result = await runDebounceTurn(flushDeps, defaultDebounceOptions);
+      const changes = result.flushes.reduce((n, f) => n + f.changes.length, 0);
+      return { ms: performance.now() - wall, cpuMs: cpuMs() - cpu, flushes: result.flushes.length, changes };
+    },
+  };
+}
+
+/**
+ * The encoding floor of what `store` publishes: toBinary of every published resource, nothing
+ * else, best of three passes (the first warms the encoder up as the publish did).
+ */
+export async function encodingFloor(store: Store): Promise<{ floorMs: number; resources: number }> {
+  const messages: (readonly [DescMessage, Message])[] = [];
+  for (const typeUrl of Object.keys(schemas) as TypeUrl[]) {
+    const schema = schemas[typeUrl];
     for (const e of await listAll<StoredResource>(store, keys.resourcePrefix(typeUrl)))
-      published.push(e.value);
+      messages.push([schema, fromBinary(schema, e.value.body)]);
   }
-  const messages = published.map(
-    (r) => [schemas[r.typeUrl], fromBinary(schemas[r.typeUrl], r.body)] as const,
-  );
-  // The floor: best of three passes (the first warms the encoder up as the publish did).
   let floorMs = Number.POSITIVE_INFINITY;
   for (let pass = 0; pass < 3; pass++) {
-    const floorStarted = performance.now();
+    const started = performance.now();
     for (const [schema, message] of messages) toBinary(schema, message);
-    floorMs = Math.min(floorMs, performance.now() - floorStarted);
+    floorMs = Math.min(floorMs, performance.now() - started);
   }
-  return {
-    services,
-    events,
-    ingestMs,
-    ingestCpuMs,
-    ingestMainCpuMs,
-    eventsPerSecond: events / (ingestMs / 1000),
-    flushMs,
-    flushCpuMs,
-    resources: published.length,
-    floorMs,
-    ratio: (ingestMs + flushMs) / floorMs,
-  };
+  return { floorMs, resources: messages.length };
 }
 
 /** The main thread's CPU time (user + system, 10 ms ticks) from /proc; null where there is none. */
