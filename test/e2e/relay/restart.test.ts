@@ -69,6 +69,11 @@ describe("relay ▶ restarted control plane", () => {
     console.log(`e2e relay: control plane restarted ▶ relay resynced it in ${ms}ms`);
     expect(after.instance).not.toBe(before.instance);
     expect(ms).toBeLessThan(5000);
+    // Synced needs only Services and the endpoint kind; the other kinds' resyncs may still be in
+    // flight when /ready says so, so wait for them (bounded) rather than race them.
+    const deadline = Date.now() + 5000;
+    while (relay.stats().deliveredResyncs - resyncs < 5 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect(relay.stats().deliveredResyncs - resyncs).toBeGreaterThanOrEqual(5);
     expect(logs.join("\n")).toMatch(
       /state is new \(instance .*, was .*\).*relisting and resyncing every kind/,
