@@ -167,12 +167,20 @@ export function createSetDigest(): SetDigest {
   const sum: Sum64 = { hi: 0, lo: 0 };
   let pending: { name: string; version: string; sign: 1 | -1 }[] = [];
   let folding: Promise<void> | undefined;
+  // The hex of `sum`, kept until the sum changes: a push asks every stream's version once or more.
+  let hexed: string | undefined;
   const apply = (name: string, version: string, sign: 1 | -1) => {
     const digest = pending.length === 0 && !folding ? pairNow(name, version) : undefined;
     if (digest === undefined) pending.push({ name, version, sign });
-    else addTo(sum, digest, sign);
+    else {
+      addTo(sum, digest, sign);
+      hexed = undefined;
+    }
   };
-  const hex = () => hex8(sum.hi) + hex8(sum.lo);
+  const hex = () => {
+    hexed ??= hex8(sum.hi) + hex8(sum.lo);
+    return hexed;
+  };
   return {
     add: (name, version) => apply(name, version, 1),
     remove: (name, version) => apply(name, version, -1),
@@ -185,6 +193,7 @@ export function createSetDigest(): SetDigest {
         batch.forEach((p, i) => {
           addTo(sum, digests[i] as Pair64, p.sign);
         });
+        hexed = undefined;
       });
       const mine = fold.then(hex);
       folding = fold;

@@ -4,7 +4,9 @@
  * - `{ kind: "settled" }` once this process's event loop is idle (two 10 ms timers in a row fire
  *   on time), with `cpu`: the process's CPU (process.cpuUsage, µs) at that moment;
  * - `{ kind: "profile-start" }` / `{ kind: "profile-stop", file }`: a CPU profile (the inspector's)
- *   of what runs between them, written to `file`.
+ *   of what runs between them, written to `file`;
+ * - `{ kind: "heap-start" }` / `{ kind: "heap-stop", file }`: the inspector's sampling heap profile
+ *   of what was allocated between them, garbage included (what the GC collects), written to `file`.
  * Plain JavaScript, so the server runs as `npm start` runs it, with no TypeScript loader.
  */
 import { writeFileSync } from "node:fs";
@@ -30,6 +32,21 @@ process.on("message", async (m) => {
     await session.post("Profiler.enable");
     await session.post("Profiler.start");
     process.send({ kind: "profile-start" });
+  } else if (m?.kind === "heap-start") {
+    session = new Session();
+    session.connect();
+    await session.post("HeapProfiler.enable");
+    await session.post("HeapProfiler.startSampling", {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    process.send({ kind: "heap-start" });
+  } else if (m?.kind === "heap-stop") {
+    const { profile } = await session.post("HeapProfiler.stopSampling");
+    writeFileSync(m.file, JSON.stringify(profile));
+    session.disconnect();
+    process.send({ kind: "heap-stop" });
   } else if (m?.kind === "profile-stop") {
     const { profile } = await session.post("Profiler.stop");
     writeFileSync(m.file, JSON.stringify(profile));

@@ -7,7 +7,8 @@
  * the server's alone (its process.cpuUsage, read by fanout-probe.mjs). EDS debounce off
  * (PILOT_ENABLE_EDS_DEBOUNCE=false), so the push follows the POST at once. Each change is posted
  * only once the previous one's ACKs have drained (the server's event loop is idle again).
- * FANOUT_CPU_PROFILE=<file.cpuprofile> writes the server's CPU profile of the changes alone.
+ * FANOUT_CPU_PROFILE=<file.cpuprofile> writes the server's CPU profile of the changes alone;
+ * FANOUT_HEAP_PROFILE=<file.heapprofile> its sampling heap profile of them (garbage included).
  */
 import { type ChildProcess, execFileSync, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -144,7 +145,9 @@ export async function measureFanout(streams: number, services = 100, changes = 2
     const posts: number[] = [];
     let cpu = 0;
     const profile = process.env.FANOUT_CPU_PROFILE;
+    const heapProfile = process.env.FANOUT_HEAP_PROFILE;
     if (profile) await ask(server.child, { kind: "profile-start" });
+    if (heapProfile) await ask(server.child, { kind: "heap-start" });
     for (let c = 0; c < changes; c++) {
       const posted = clients.next("posted");
       const seen = clients.next("seen");
@@ -157,6 +160,7 @@ export async function measureFanout(streams: number, services = 100, changes = 2
       cpu += (await serverSettled()) - cpuStart;
     }
     if (profile) await ask(server.child, { kind: "profile-stop", file: profile });
+    if (heapProfile) await ask(server.child, { kind: "heap-stop", file: heapProfile });
     return {
       streams,
       p50Ms: percentile(latencies, 50),
