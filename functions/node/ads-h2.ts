@@ -1,7 +1,7 @@
 /**
  * The two ADS bidi methods over gRPC (application/grpc, application/grpc+proto), served straight
  * on node:http2's raw streams (the server's 'stream' event) in front of connect-node: one stream
- * costs one message reader, one runAdsStream generator and a write loop, instead of connect's chain
+ * costs one message reader, one pumpAdsStream writing each response as it comes, instead of connect's chain
  * of async-iterable transforms per message, and no compatibility request/response pair (two more
  * stream layers every message passes through each way). Every other request (other paths,
  * Connect, gRPC-Web, JSON) goes to `fallback` through node's compatibility layer unchanged.
@@ -195,12 +195,12 @@ async function serve<I extends DescMessage, O extends DescMessage>(
     stream.pause();
     stream.on("data", (chunk: Buffer) => messages.push(chunk));
     stream.on("end", () => messages.end());
-    for await (const response of method.run(messages, abort.signal)) {
-      if (aborted || stream.destroyed) break;
+    // Each response is framed and written at once; only a full stream buffer makes the session wait.
+    await method.run(messages, abort.signal, (response) => {
+      if (aborted || stream.destroyed) return;
       if (!stream.headersSent) respond(stream);
-      const bytes = frame(method.encode(response, prefixBytes));
-      if (!stream.write(bytes)) await drained(stream, abort.signal);
-    }
+      if (!stream.write(frame(method.encode(response, prefixBytes)))) return drained(stream, abort.signal);
+    });
   } catch (e) {
     error = e;
   } finally {
