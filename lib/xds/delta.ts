@@ -263,9 +263,14 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
         diffs.push(await diff(state));
         continue;
       }
-      const only = new Set(state.resend);
-      for (const name of index?.get(typeUrl)?.keys() ?? []) if (inReach(state, name)) only.add(name);
-      if (only.size > 0) diffs.push(await diff(state, only, from));
+      // The changed names in reach, and the names to resend; no set when the push misses this type.
+      let only = state.resend.size > 0 ? new Set(state.resend) : undefined;
+      for (const name of index?.get(typeUrl)?.keys() ?? []) {
+        if (!inReach(state, name)) continue;
+        only ??= new Set();
+        only.add(name);
+      }
+      if (only !== undefined) diffs.push(await diff(state, only, from));
     }
     // Make before break: every addition and update of every type before any removal.
     const out: DeltaDiscoveryResponse[] = [];
