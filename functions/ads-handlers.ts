@@ -1,6 +1,6 @@
 /**
- * The two ADS stream methods (SotW and Delta), transport-neutral: each takes the proxy's requests
- * and a signal and yields the responses. connect's router (functions/xds.ts) and Node's direct
+ * The two ADS stream methods (SotW and Delta), transport-neutral: each takes the proxy's requests,
+ * a signal and a sink for the responses. connect's router (functions/xds.ts) and Node's direct
  * HTTP/2 gRPC path (functions/node/ads-h2.ts) serve the same instance, so the per-instance stream
  * limit, the request checks and the error mapping are one.
  */
@@ -27,7 +27,7 @@ import { nodeIdProblem } from "../lib/xds/proxy-record.ts";
 import { createSotwSession } from "../lib/xds/sotw.ts";
 import { createStoreSource } from "../lib/xds/source.ts";
 import { openGate } from "../lib/xds/sync-gate.ts";
-import { runAdsStream, type StreamHooks } from "./ads-stream.ts";
+import { pumpAdsStream, type ResponseSink, type StreamHooks } from "./ads-stream.ts";
 
 export interface AdsDeps {
   store: Store;
@@ -43,8 +43,15 @@ export interface AdsDeps {
   maxResponseBytes?: number;
 }
 
-/** One ADS stream: the proxy's requests in, the responses out, until the requests end or `signal` aborts. */
-export type AdsMethod<Req, Res> = (requests: AsyncIterable<Req>, signal: AbortSignal) => AsyncGenerator<Res>;
+/**
+ * One ADS stream: the proxy's requests in, the responses handed to `send` (awaited when it returns
+ * a promise), until the requests end or `signal` aborts; rejects with the error ending the stream.
+ */
+export type AdsMethod<Req, Res> = (
+  requests: AsyncIterable<Req>,
+  signal: AbortSignal,
+  send: ResponseSink<Res>,
+) => Promise<void>;
 
 /** The ADS methods of one instance: every stream they run counts against one EDGEPILOT_MAX_STREAMS. */
 export interface AdsHandlers {
@@ -98,7 +105,7 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
   const withShutdown = (signal: AbortSignal) =>
     deps.shutdown ? AbortSignal.any([signal, deps.shutdown]) : signal;
   return {
-    sotw(requests, signal) {
+    sotw(requests, signal, send) {
       const status = recorder();
       const session = createSotwSession(sessionOptions(status));
       const types = new Set<string>();
@@ -118,9 +125,9 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
         onPush: (changed?: readonly ResourceChange[]) => session.onPush(undefined, changed),
       };
       const hooks = streamHooks(() => void status.close());
-      return runAdsStream(requests, handlers, pushes, withShutdown(signal), check, hooks);
+      return pumpAdsStream(requests, handlers, pushes, withShutdown(signal), send, check, hooks);
     },
-    delta(requests, signal) {
+    delta(requests, signal, send) {
       const status = recorder();
       const session = createDeltaSession(sessionOptions(status));
       const check = (req: DeltaDiscoveryRequest) => {
@@ -136,7 +143,7 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
         onPush: (changed?: readonly ResourceChange[]) => session.onPush(undefined, changed),
       };
       const hooks = streamHooks(() => void status.close());
-      return runAdsStream(requests, changeAware, pushes, withShutdown(signal), check, hooks);
+      return pumpAdsStream(requests, changeAware, pushes, withShutdown(signal), send, check, hooks);
     },
   };
 }

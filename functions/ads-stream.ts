@@ -1,13 +1,13 @@
 /**
  * Runs one ADS stream, SotW or Delta: requests from the proxy and push signals are handled one
- * at a time, in arrival order, and the session's responses are yielded to the transport.
+ * at a time, in arrival order, and the session's responses are handed to the transport.
  * Pushes that arrive while one is pending coalesce into one. Each request may be checked first;
  * a refused request ends this stream (and only this one) with the check's error.
  *
  * Bounded both ways: a request is read from the transport only once the one before it was taken
  * for handling, so a client that keeps sending while it reads nothing is held back by HTTP/2
- * flow control instead of filling our heap; and a response is yielded only when the transport
- * asks for the next one (connect-node awaits the socket's drain), so responses never pile up.
+ * flow control instead of filling our heap; and the next input is handled only once the transport
+ * took the response before it (the socket drained), so responses never pile up.
  */
 import type { ResourceChange } from "../lib/push/flush.ts";
 import type { PushSignal } from "../lib/push/signal.ts";
@@ -41,20 +41,27 @@ export const maxPendingChanges = 10_000;
 
 type Input<Req> = { kind: "request"; req: Req } | { kind: "push" } | { kind: "end"; error?: unknown };
 
+/** Where a stream's responses go: a returned promise means "wait until it drained" (backpressure). */
+export type ResponseSink<Res> = (response: Res) => void | Promise<void>;
+
 /**
- * Yields the session's responses until the proxy closes the stream or `signal` aborts. `check`
- * (optional) returns the error to end the stream with when a request is refused; it runs when the
- * request's turn comes, so it sees the session as every earlier request left it. `hooks` (optional)
- * admit, release and map the errors of the stream (see StreamHooks).
+ * Hands the session's responses to `send`, in order, until the proxy closes the stream or `signal`
+ * aborts; resolves then (rejects with the error ending the stream). The next input is handled only
+ * once `send` returned (or its promise resolved), so responses never pile up. A push to an idle
+ * stream costs one wake-up and the session's call: no generator, no per-response promise when
+ * `send` writes at once. `check` (optional) returns the error to end the stream with when a request
+ * is refused; it runs when the request's turn comes, so it sees the session as every earlier
+ * request left it. `hooks` (optional) admit, release and map the errors of the stream (see StreamHooks).
  */
-export async function* runAdsStream<Req, Res>(
+export async function pumpAdsStream<Req, Res>(
   requests: AsyncIterable<Req>,
   session: StreamSession<Req, Res>,
   pushes: PushSignal,
   signal: AbortSignal,
+  send: ResponseSink<Res>,
   check?: (req: Req) => Error | undefined,
   hooks: StreamHooks = {},
-): AsyncGenerator<Res> {
+): Promise<void> {
   try {
     hooks.open?.();
   } catch (e) {
@@ -137,7 +144,10 @@ export async function* runAdsStream<Req, Res>(
         if (refused) throw refused;
         responses = await session.onRequest(input.req);
       }
-      for (const r of responses) yield r;
+      for (const r of responses) {
+        const writing = send(r);
+        if (writing) await writing;
+      }
     }
   } catch (e) {
     throw hooks.mapError ? hooks.mapError(e) : e;
@@ -146,5 +156,80 @@ export async function* runAdsStream<Req, Res>(
     unsubscribe();
     signal.removeEventListener("abort", onAbort);
     hooks.close?.(true);
+  }
+}
+
+/**
+ * pumpAdsStream as an async generator (connect's handlers, the tests): yields the session's
+ * responses; the stream waits for each to be pulled, as a generator's body would. Ending the
+ * iteration early (return) aborts the stream and resolves once it cleaned up.
+ */
+export function runAdsStream<Req, Res>(
+  requests: AsyncIterable<Req>,
+  session: StreamSession<Req, Res>,
+  pushes: PushSignal,
+  signal: AbortSignal,
+  check?: (req: Req) => Error | undefined,
+  hooks: StreamHooks = {},
+): AsyncGenerator<Res> {
+  return pulled<Res>(
+    (both, send) => pumpAdsStream(requests, session, pushes, both, send, check, hooks),
+    signal,
+  );
+}
+
+/**
+ * Runs `run` with a sink that waits for each response to be pulled from the returned generator;
+ * the generator ends when `run` does (with its error, after the responses it sent).
+ */
+export async function* pulled<Res>(
+  run: (signal: AbortSignal, send: (response: Res) => Promise<void>) => Promise<void>,
+  signal: AbortSignal,
+): AsyncGenerator<Res> {
+  const stop = new AbortController();
+  let waiting: { response: Res; taken: () => void } | undefined;
+  let taken: (() => void) | undefined;
+  let wake: (() => void) | undefined;
+  let ended: { error?: unknown } | undefined;
+  const send = (response: Res) =>
+    new Promise<void>((resolve) => {
+      waiting = { response, taken: resolve };
+      wake?.();
+    });
+  const finished = run(AbortSignal.any([signal, stop.signal]), send).then(
+    () => {
+      ended = {};
+      wake?.();
+    },
+    (error: unknown) => {
+      ended = { error };
+      wake?.();
+    },
+  );
+  try {
+    for (;;) {
+      const next = waiting;
+      if (next) {
+        waiting = undefined;
+        taken = next.taken;
+        yield next.response;
+        taken = undefined;
+        next.taken();
+        continue;
+      }
+      if (ended) {
+        if ("error" in ended) throw ended.error;
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      wake = undefined;
+    }
+  } finally {
+    stop.abort();
+    taken?.();
+    waiting?.taken();
+    await finished;
   }
 }

@@ -23,6 +23,7 @@ import { createStoreSource } from "../lib/xds/source.ts";
 import { openGate } from "../lib/xds/sync-gate.ts";
 import { TypeUrl } from "../lib/xds/types.ts";
 import { type AdsHandlers, createAdsHandlers, exhausted } from "./ads-handlers.ts";
+import { pulled } from "./ads-stream.ts";
 
 export interface XdsDeps {
   store: Store;
@@ -92,8 +93,11 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
     router.service(
       AggregatedDiscoveryService,
       {
-        streamAggregatedResources: (requests, ctx) => ads.sotw(requests, ctx.signal),
-        deltaAggregatedResources: (requests, ctx) => ads.delta(requests, ctx.signal),
+        // connect pulls the responses from a generator.
+        streamAggregatedResources: (requests, ctx) =>
+          pulled((signal, send) => ads.sotw(requests, signal, send), ctx.signal),
+        deltaAggregatedResources: (requests, ctx) =>
+          pulled((signal, send) => ads.delta(requests, signal, send), ctx.signal),
       },
       options,
     );

@@ -1,8 +1,10 @@
 /**
  * The two ADS bidi methods over gRPC (application/grpc, application/grpc+proto), served straight
- * on node:http2 in front of connect-node: one stream costs one message reader, one runAdsStream
- * generator and a write loop, instead of connect's chain of async-iterable transforms per message.
- * Every other request (other paths, Connect, gRPC-Web, JSON) goes to `fallback` unchanged.
+ * on node:http2's raw streams (the server's 'stream' event) in front of connect-node: one stream
+ * costs one message reader, one pumpAdsStream writing each response as it comes, instead of connect's chain
+ * of async-iterable transforms per message, and no compatibility request/response pair (two more
+ * stream layers every message passes through each way). Every other request (other paths,
+ * Connect, gRPC-Web, JSON) goes to `fallback` through node's compatibility layer unchanged.
  *
  * It keeps what connect-node and the interceptors give these methods: the one admission bucket
  * (PILOT_MAX_REQUESTS_PER_SECOND), XDS_AUTH's authentication and node checks (same errors),
@@ -12,7 +14,13 @@
  * response is written only once the one before it drained, a request read only when the stream
  * asks for it. Responses are not compressed (gRPC lets a server answer identity whatever a client accepts).
  */
-import type { Http2ServerRequest, Http2ServerResponse, IncomingHttpHeaders } from "node:http2";
+import type {
+  Http2Server,
+  Http2ServerRequest,
+  Http2ServerResponse,
+  IncomingHttpHeaders,
+  ServerHttp2Stream,
+} from "node:http2";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type Compression, compressionNegotiate } from "@connectrpc/connect/protocol";
@@ -55,6 +63,7 @@ export interface AdsH2Options {
 }
 
 type Listener = (req: Http2ServerRequest, res: Http2ServerResponse) => void;
+type StreamListener = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => void;
 
 interface Method<I extends DescMessage, O extends DescMessage> {
   name: string;
@@ -66,19 +75,39 @@ interface Method<I extends DescMessage, O extends DescMessage> {
 }
 
 /**
- * Returns a node:http2 request listener serving the ADS gRPC methods itself and handing every
- * other request to `fallback` (connectNodeAdapter).
+ * Serves the ADS gRPC methods on `server`'s raw streams and hands every other stream to `fallback`
+ * through node's compatibility layer (as `createServer(fallback)` would). The compatibility layer's
+ * own 'stream' listener, which node installs with the first 'request' listener, is taken off the
+ * server and called only for the streams that are not ADS.
  */
-export function createAdsH2Listener(options: AdsH2Options, fallback: Listener): Listener {
+export function serveAdsH2(server: Http2Server, options: AdsH2Options, fallback: Listener): void {
+  const before = new Set(server.listeners("stream"));
+  server.on("request", fallback);
+  const compat = server.listeners("stream").filter((l) => !before.has(l)) as StreamListener[];
+  for (const l of compat) server.off("stream", l);
+  const ads = createAdsStreamListener(options);
+  server.on("stream", (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, ...rest: unknown[]) => {
+    if (ads(stream, headers)) return;
+    for (const l of compat) l.call(server, stream, headers, ...rest);
+  });
+}
+
+/**
+ * Returns a raw-stream handler that serves the ADS gRPC methods and answers true, or leaves the
+ * stream alone and answers false (another path, another protocol).
+ */
+function createAdsStreamListener(
+  options: AdsH2Options,
+): (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => boolean {
   const accept = options.acceptCompression ?? [compressionGzip, compressionBrotli];
   const route =
-    <I extends DescMessage, O extends DescMessage>(method: Method<I, O>): Listener =>
-    (req, res) =>
-      void serve(method, req, res, options, accept).catch((e: unknown) => {
+    <I extends DescMessage, O extends DescMessage>(method: Method<I, O>) =>
+    (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) =>
+      void serve(method, stream, headers, options, accept).catch((e: unknown) => {
         // Only writing the trailers can throw here (the stream went away meanwhile): nothing to answer.
         options.log?.(`xds: ${method.name} stream ended without its trailers: ${logSafe(String(e))}`);
       });
-  const methods = new Map<string, Listener>([
+  const methods = new Map([
     [
       `${service}/StreamAggregatedResources`,
       route({
@@ -100,32 +129,38 @@ export function createAdsH2Listener(options: AdsH2Options, fallback: Listener): 
       }),
     ],
   ]);
-  return (req, res) => {
-    const serveAds = req.method === "POST" ? methods.get(req.url.split("?", 1)[0] as string) : undefined;
+  return (stream, headers) => {
+    const path = headers[":path"];
+    const serveAds =
+      headers[":method"] === "POST" && path !== undefined
+        ? methods.get(path.split("?", 1)[0] as string)
+        : undefined;
     // gRPC binary only; JSON and every other protocol stay with connect.
-    if (!serveAds || parseContentType(req.headers["content-type"] ?? null)?.binary !== true)
-      return fallback(req, res);
-    serveAds(req, res);
+    if (!serveAds || parseContentType(single(headers["content-type"]))?.binary !== true) return false;
+    serveAds(stream, headers);
+    return true;
   };
 }
 
 /** One ADS stream, from its headers to its trailers. */
 async function serve<I extends DescMessage, O extends DescMessage>(
   method: Method<I, O>,
-  req: Http2ServerRequest,
-  res: Http2ServerResponse,
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
   options: AdsH2Options,
   accept: Compression[],
 ): Promise<void> {
   const abort = new AbortController();
-  const { stream } = req;
   const onClose = () => abort.abort(new ConnectError("stream closed by the client", Code.Canceled));
   let aborted = false;
   abort.signal.addEventListener("abort", () => {
     aborted = true;
   });
   stream.once("close", onClose);
-  const header = (name: string) => single(req.headers[name.toLowerCase()]);
+  // A reset or a failed write is reported here (and to the reader); without a listener it would throw.
+  let reader: ReturnType<typeof createMessageReader<I>> | undefined;
+  stream.on("error", (e) => reader?.fail(e));
+  const header = (name: string) => single(headers[name.toLowerCase()]);
   const timeout = parseTimeout(header(headerTimeout), Number.MAX_SAFE_INTEGER);
   const deadline =
     timeout.timeoutMs === undefined || timeout.error
@@ -143,36 +178,41 @@ async function serve<I extends DescMessage, O extends DescMessage>(
   let error: unknown;
   try {
     await options.admission.admit(abort.signal);
-    const auth = await options.authenticate(webHeaders(req.headers));
+    const auth = await options.authenticate(webHeaders(headers));
     if (!auth.ok) throw new ConnectError(auth.message, Code.Unauthenticated);
     const checkNode = nodeChecker(auth.identity, method.name, options.log);
-    const reader = createMessageReader({
+    reader = createMessageReader({
       schema: method.input,
       readMaxBytes: options.readMaxBytes,
       compression: compression.request,
       before: compression.error ?? timeout.error,
       check: (message, first) => checkNode(message, first ? "stream-first" : "stream-later"),
-      pause: () => req.pause(),
-      resume: () => req.resume(),
+      pause: () => stream.pause(),
+      resume: () => stream.resume(),
       paused: true,
     });
-    req.pause();
-    req.on("data", (chunk: Buffer) => reader.push(chunk));
-    req.on("end", () => reader.end());
-    req.on("error", (e) => reader.fail(e));
-    for await (const response of method.run(reader, abort.signal)) {
-      if (aborted) break;
-      if (!res.headersSent) res.writeHead(200, { "content-type": contentTypeProto });
-      const bytes = frame(method.encode(response, prefixBytes));
-      if (!res.write(bytes)) await drained(res, abort.signal);
-    }
+    const messages = reader;
+    stream.pause();
+    stream.on("data", (chunk: Buffer) => messages.push(chunk));
+    stream.on("end", () => messages.end());
+    // Each response is framed and written at once; only a full stream buffer makes the session wait.
+    await method.run(messages, abort.signal, (response) => {
+      if (aborted || stream.destroyed) return;
+      if (!stream.headersSent) respond(stream);
+      if (!stream.write(frame(method.encode(response, prefixBytes)))) return drained(stream, abort.signal);
+    });
   } catch (e) {
     error = e;
   } finally {
     clearTimeout(deadline);
     stream.off("close", onClose);
   }
-  finish(res, error, abort.signal);
+  finish(stream, error, abort.signal);
+}
+
+/** Sends the response headers; the trailers follow when the stream ends (finish). */
+function respond(stream: ServerHttp2Stream): void {
+  stream.respond({ ":status": 200, "content-type": contentTypeProto }, { waitForTrailers: true });
 }
 
 const prefixBytes = 5;
@@ -186,8 +226,8 @@ function frame(bytes: Uint8Array): Uint8Array {
 }
 
 /** Ends the response with its status trailers (grpc-status, percent-encoded grpc-message) unless the stream is gone. */
-function finish(res: Http2ServerResponse, error: unknown, signal: AbortSignal): void {
-  if (res.stream.destroyed || res.stream.closed) return;
+function finish(stream: ServerHttp2Stream, error: unknown, signal: AbortSignal): void {
+  if (stream.destroyed || stream.closed) return;
   const reason = signal.aborted ? signal.reason : undefined;
   // A deadline passed ends the stream with DEADLINE_EXCEEDED, as gRPC servers do.
   const status =
@@ -198,26 +238,28 @@ function finish(res: Http2ServerResponse, error: unknown, signal: AbortSignal): 
       : error instanceof ConnectError
         ? error
         : new ConnectError("internal error", Code.Internal, undefined, undefined, error);
-  if (!res.headersSent) res.writeHead(200, { "content-type": contentTypeProto });
+  if (!stream.headersSent) respond(stream);
   const trailers: Record<string, string> = {};
   setTrailerStatus(new Headers(), status).forEach((value, key) => {
     trailers[key] = value;
   });
-  res.addTrailers(trailers);
-  res.end();
+  stream.once("wantTrailers", () => {
+    if (!stream.destroyed) stream.sendTrailers(trailers);
+  });
+  stream.end();
 }
 
-/** Resolves once the response drained, or its stream closed / the stream was aborted. */
-function drained(res: Http2ServerResponse, signal: AbortSignal): Promise<void> {
+/** Resolves once the stream drained, or closed / the stream was aborted. */
+function drained(stream: ServerHttp2Stream, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
-      res.off("drain", done);
-      res.off("close", done);
+      stream.off("drain", done);
+      stream.off("close", done);
       signal.removeEventListener("abort", done);
       resolve();
     };
-    res.once("drain", done);
-    res.once("close", done);
+    stream.once("drain", done);
+    stream.once("close", done);
     signal.addEventListener("abort", done, { once: true });
   });
 }

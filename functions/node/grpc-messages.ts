@@ -142,14 +142,11 @@ export function createMessageReader<Desc extends DescMessage>(
     wake = undefined;
     w?.();
   };
-  const open = async (env: EnvelopedMessage): Promise<T> => {
-    const plain =
-      (env.flags & compressedFlag) === compressedFlag
-        ? await envelopeDecompress(env, options.compression, options.readMaxBytes)
-        : env;
+  /** Parses and checks one plain (uncompressed) message: no promise on the usual path. */
+  const parse = (data: Uint8Array): T => {
     let message: T;
     try {
-      message = fromBinary(options.schema, plain.data);
+      message = fromBinary(options.schema, data);
     } catch (e) {
       throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
     }
@@ -157,6 +154,10 @@ export function createMessageReader<Desc extends DescMessage>(
     first = false;
     return message;
   };
+  const open = (env: EnvelopedMessage): T | Promise<T> =>
+    (env.flags & compressedFlag) === compressedFlag
+      ? envelopeDecompress(env, options.compression, options.readMaxBytes).then((plain) => parse(plain.data))
+      : parse(env.data);
   const next = async (): Promise<IteratorResult<T>> => {
     if (done) return { done: true, value: undefined };
     try {

@@ -24,7 +24,7 @@ import { createIngestApp } from "../ingest.ts";
 import { createPollRoutes } from "../poll.ts";
 import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
-import { createAdsH2Listener } from "./ads-h2.ts";
+import { serveAdsH2 } from "./ads-h2.ts";
 import { createDebounceTimer } from "./debounce-timer.ts";
 import { nodeSha256 } from "./sha256.ts";
 import { openStore } from "./store.ts";
@@ -145,13 +145,13 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     // The admission rate first (outermost), so a flood is refused before any token is verified.
     interceptors: [createAdmissionInterceptor(admission), ...auth],
   });
-  // ADS over gRPC is served straight on node:http2 (functions/node/ads-h2.ts); the rest by connect.
-  const h2 = createH2cServer(
-    xdsServerOptions(config.limits),
-    createAdsH2Listener(
-      { ads, admission, authenticate, readMaxBytes: config.limits.maxRequestBytes, log },
-      connectListener,
-    ),
+  // ADS over gRPC is served straight on node:http2's raw streams (functions/node/ads-h2.ts); the
+  // rest by connect, through node's compatibility request/response layer.
+  const h2 = createH2cServer(xdsServerOptions(config.limits));
+  serveAdsH2(
+    h2,
+    { ads, admission, authenticate, readMaxBytes: config.limits.maxRequestBytes, log },
+    connectListener,
   );
   const sessions = new Set<Http2Session>();
   h2.on("session", (s) => {

@@ -63,14 +63,14 @@ export function changeSource(
       if (!changed) return source.get(typeUrl, names);
       const found: StoredResource[] = [];
       const rest: string[] = [];
-      for (const name of new Set(names)) {
+      for (const name of names.length > 1 ? new Set(names) : names) {
         const c = changed.get(name);
         const published = c && publishedBy(c);
         if (published) found.push(published);
         else if (!c || c.version !== null) rest.push(name);
       }
       if (rest.length > 0) found.push(...(await source.get(typeUrl, rest)));
-      return found.sort(byName);
+      return found.length > 1 ? found.sort(byName) : found;
     },
     list: (typeUrl) => source.list(typeUrl),
   };

@@ -38,16 +38,16 @@ export async function diffForClient(
   sub: DeltaSubscription,
   held: Holdings,
 ): Promise<DeltaDiff> {
-  const named = [...sub.names].sort();
+  const named = sortedNames(sub.names);
   const current = sub.wildcard
     ? mergeByName(await source.list(typeUrl), named.length > 0 ? await source.get(typeUrl, named) : [])
     : await source.get(typeUrl, named);
   const exists = new Set(current.map((r) => r.name));
   const resources = current.filter((r) => held.get(r.name) !== r.version);
   const gone = (n: string) => !exists.has(n);
-  const removed = (
-    sub.wildcard ? [...held.keys()].filter(gone) : named.filter((n) => held.has(n) && gone(n))
-  ).sort();
+  const removed = sortSmall(
+    sub.wildcard ? [...held.keys()].filter(gone) : named.filter((n) => held.has(n) && gone(n)),
+  );
   const missing = named.filter((n) => !exists.has(n) && !held.has(n));
   return { resources, removed, missing };
 }
@@ -56,4 +56,15 @@ function mergeByName(a: StoredResource[], b: StoredResource[]): StoredResource[]
   const byName = new Map<string, StoredResource>();
   for (const r of [...a, ...b]) byName.set(r.name, r);
   return [...byName.values()].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
+}
+
+/** The names sorted; one name (a push's usual reach) without the sort's own work array. */
+function sortedNames(names: ReadonlySet<string>): string[] {
+  if (names.size === 1) for (const n of names) return [n];
+  return [...names].sort();
+}
+
+/** Sorts `xs` in place (default order); none or one element without the sort's own work array. */
+function sortSmall(xs: string[]): string[] {
+  return xs.length > 1 ? xs.sort() : xs;
 }

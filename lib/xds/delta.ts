@@ -143,9 +143,17 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
           };
     const sub = only ? { wildcard: false, names: only } : { wildcard: state.wildcard, names: state.names };
     const d = await diffForClient(from, state.typeUrl, sub, held);
-    const resources = d.resources.filter(
-      (r) => state.resend.has(r.name) || state.rejected.get(r.name) !== r.version,
-    );
+    // No NACKed version and nothing to resend (the usual push): the diff's resources as they are.
+    const resources =
+      state.resend.size === 0 && state.rejected.size === 0
+        ? d.resources
+        : d.resources.filter((r) => state.resend.has(r.name) || state.rejected.get(r.name) !== r.version);
+    // Nothing missing and nothing to resend: the diff's removals (sorted) are the answer's.
+    if (d.missing.length === 0 && state.resend.size === 0) {
+      if (d.removed.length === 0 || (await gate.synced())) return { state, resources, removed: d.removed };
+      // Not synced yet: what the client holds stays in its view, so the first push after sync removes it.
+      return { state, resources, removed: d.removed.filter((name) => !view.has(name)) };
+    }
     const sending = new Set(resources.map((r) => r.name));
     const removed = new Set(d.removed);
     // A subscribed name that does not exist is reported once; asked for again, it is reported again.
@@ -255,9 +263,14 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
         diffs.push(await diff(state));
         continue;
       }
-      const only = new Set(state.resend);
-      for (const name of index?.get(typeUrl)?.keys() ?? []) if (inReach(state, name)) only.add(name);
-      if (only.size > 0) diffs.push(await diff(state, only, from));
+      // The changed names in reach, and the names to resend; no set when the push misses this type.
+      let only = state.resend.size > 0 ? new Set(state.resend) : undefined;
+      for (const name of index?.get(typeUrl)?.keys() ?? []) {
+        if (!inReach(state, name)) continue;
+        only ??= new Set();
+        only.add(name);
+      }
+      if (only !== undefined) diffs.push(await diff(state, only, from));
     }
     // Make before break: every addition and update of every type before any removal.
     const out: DeltaDiscoveryResponse[] = [];

@@ -81,27 +81,38 @@ interface Pair64 {
 
 /**
  * Pair digests recently computed, shared by every stream: the streams of one mesh hold the same
- * pairs, so a pair is hashed about once per push, not once per stream. Two generations of at most
- * `pairCacheGeneration` entries each (bounded memory; a pair used again moves to the new one).
+ * pairs, so a pair is hashed about once per push, not once per stream. Keyed by name, then
+ * version: both strings are the change feed's own (shared by every stream), so a lookup hashes
+ * no new string. Two generations of at most `pairCacheGeneration` pairs each (bounded memory; a
+ * pair used again moves to the new one).
  */
 const pairCacheGeneration = 32_768;
-let pairsNew = new Map<string, Pair64>();
-let pairsOld = new Map<string, Pair64>();
+type PairCache = Map<string, Map<string, Pair64>>;
+let pairsNew: PairCache = new Map();
+let pairsOld: PairCache = new Map();
+let pairsNewCount = 0;
 
-function cachedPair(key: string): Pair64 | undefined {
-  const hit = pairsNew.get(key);
+function cachedPair(name: string, version: string): Pair64 | undefined {
+  const hit = pairsNew.get(name)?.get(version);
   if (hit !== undefined) return hit;
-  const old = pairsOld.get(key);
-  if (old !== undefined) rememberPair(key, old);
+  const old = pairsOld.get(name)?.get(version);
+  if (old !== undefined) rememberPair(name, version, old);
   return old;
 }
 
-function rememberPair(key: string, digest: Pair64): void {
-  if (pairsNew.size >= pairCacheGeneration) {
+function rememberPair(name: string, version: string, digest: Pair64): void {
+  if (pairsNewCount >= pairCacheGeneration) {
     pairsOld = pairsNew;
     pairsNew = new Map();
+    pairsNewCount = 0;
   }
-  pairsNew.set(key, digest);
+  let versions = pairsNew.get(name);
+  if (versions === undefined) {
+    versions = new Map();
+    pairsNew.set(name, versions);
+  }
+  if (!versions.has(version)) pairsNewCount++;
+  versions.set(version, digest);
 }
 
 function first64(digest: Uint8Array): Pair64 {
@@ -112,19 +123,12 @@ function first64(digest: Uint8Array): Pair64 {
 /** What a pair's digest hashes: the JSON `[name, version]`. */
 const pairJson = (name: string, version: string) => JSON.stringify([name, version]);
 
-/**
- * The pair's key in the digest cache: cheaper to build than its JSON, and as unambiguous (the
- * version's length first, so no two pairs share a key).
- */
-const cacheKey = (name: string, version: string) => `${version.length}:${version}${name}`;
-
 /** The pair digest now, when cached or a synchronous SHA-256 is injected; else undefined. */
 function pairNow(name: string, version: string): Pair64 | undefined {
-  const key = cacheKey(name, version);
-  const hit = cachedPair(key);
+  const hit = cachedPair(name, version);
   if (hit !== undefined || !syncSha256) return hit;
   const digest = first64(syncSha256(utf8.encode(pairJson(name, version))));
-  rememberPair(key, digest);
+  rememberPair(name, version, digest);
   return digest;
 }
 
@@ -133,7 +137,7 @@ async function pairLater(name: string, version: string): Promise<Pair64> {
   if (now !== undefined) return now;
   const bytes = utf8.encode(pairJson(name, version));
   const digest = first64(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
-  rememberPair(cacheKey(name, version), digest);
+  rememberPair(name, version, digest);
   return digest;
 }
 
@@ -167,12 +171,20 @@ export function createSetDigest(): SetDigest {
   const sum: Sum64 = { hi: 0, lo: 0 };
   let pending: { name: string; version: string; sign: 1 | -1 }[] = [];
   let folding: Promise<void> | undefined;
+  // The hex of `sum`, kept until the sum changes: a push asks every stream's version once or more.
+  let hexed: string | undefined;
   const apply = (name: string, version: string, sign: 1 | -1) => {
     const digest = pending.length === 0 && !folding ? pairNow(name, version) : undefined;
     if (digest === undefined) pending.push({ name, version, sign });
-    else addTo(sum, digest, sign);
+    else {
+      addTo(sum, digest, sign);
+      hexed = undefined;
+    }
   };
-  const hex = () => hex8(sum.hi) + hex8(sum.lo);
+  const hex = () => {
+    hexed ??= hex8(sum.hi) + hex8(sum.lo);
+    return hexed;
+  };
   return {
     add: (name, version) => apply(name, version, 1),
     remove: (name, version) => apply(name, version, -1),
@@ -185,6 +197,7 @@ export function createSetDigest(): SetDigest {
         batch.forEach((p, i) => {
           addTo(sum, digests[i] as Pair64, p.sign);
         });
+        hexed = undefined;
       });
       const mine = fold.then(hex);
       folding = fold;

@@ -1,21 +1,20 @@
 /**
  * Fan-out: how fast one endpoint change reaches many Delta ADS streams, and what each costs the
- * server. The Node runtime runs in this process (real ingest HTTP, real h2c gRPC); the streams are
- * real connect-node gRPC clients in a child process (fanout-clients.ts), which also POSTs each
- * change and times it, so the CPU per stream per push is the server's alone and the server's
- * event loop is its own. EDS debounce off
+ * server. The server is its own process started as `npm start` starts it (npm-start.ts: the
+ * compiled dist/ server with package.json's node flags, no TypeScript loader), real ingest HTTP,
+ * real h2c gRPC; the streams are real connect-node gRPC clients in another process
+ * (fanout-clients.ts), which also POSTs each change and times it, so the CPU per stream per push is
+ * the server's alone (its process.cpuUsage, read by fanout-probe.mjs). EDS debounce off
  * (PILOT_ENABLE_EDS_DEBOUNCE=false), so the push follows the POST at once. Each change is posted
  * only once the previous one's ACKs have drained (the server's event loop is idle again).
- * FANOUT_CPU_PROFILE=<file.cpuprofile> writes the server's CPU profile of the changes alone.
+ * FANOUT_CPU_PROFILE=<file.cpuprofile> writes the server's CPU profile of the changes alone;
+ * FANOUT_HEAP_PROFILE=<file.heapprofile> its sampling heap profile of them (garbage included).
  */
 import { type ChildProcess, execFileSync, fork } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
 import { fileURLToPath } from "node:url";
-import { type NodeRuntime, startNodeRuntime } from "../../functions/node/runtime.ts";
-import { parseConfig } from "../../lib/config.ts";
 import type { FromClients, ToClients } from "./fanout-clients.ts";
 import { serviceEvents, sliceEvent } from "./mesh.ts";
+import { ask, startServer } from "./npm-start.ts";
 
 export interface FanoutReport {
   streams: number;
@@ -25,21 +24,6 @@ export interface FanoutReport {
   cpuPerStreamUs: number;
   /** Median ingest POST latency of the changes (ms). */
   postMs: number;
-}
-
-/** The runtime of the benches: EDS debounce off, limits raised for 1,000 streams on one connection. */
-export async function startBenchRuntime(): Promise<NodeRuntime> {
-  const parsed = parseConfig({
-    PORT: "0",
-    XDS_PORT: "0",
-    HOST: "127.0.0.1",
-    PILOT_ENABLE_EDS_DEBOUNCE: "false",
-    EDGEPILOT_MAX_STREAMS_PER_CONNECTION: "2000",
-    PILOT_MAX_REQUESTS_PER_SECOND: "100000",
-    EDGEPILOT_MAX_REQUEST_BYTES: String(64 * 1024 * 1024),
-  });
-  if (!parsed.ok) throw new Error(parsed.errors.join("; "));
-  return startNodeRuntime(parsed.config, { log: () => {}, shutdownGraceMs: 100 });
 }
 
 /** POSTs events to the runtime's ingest; resolves with the answer's latency (ms). */
@@ -75,7 +59,12 @@ export interface Clients {
 }
 
 /** Forks fanout-clients.ts: `streams` Delta streams on `runtime`, the target among `services` (of namespace `ns`). */
-export function forkClients(runtime: NodeRuntime, streams: number, services: number, ns?: string): Clients {
+export function forkClients(
+  runtime: { port: number; xdsPort: number },
+  streams: number,
+  services: number,
+  ns?: string,
+): Clients {
   const script = fileURLToPath(new URL("./fanout-clients.ts", import.meta.url));
   const child = fork(
     script,
@@ -133,19 +122,6 @@ export function forkClients(runtime: NodeRuntime, streams: number, services: num
   };
 }
 
-/** Profiles this process (the server) from now until the returned function writes the profile. */
-async function startProfile(): Promise<(path: string) => Promise<void>> {
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
-  return async (path) => {
-    const { profile } = await session.post("Profiler.stop");
-    writeFileSync(path, JSON.stringify(profile));
-    session.disconnect();
-  };
-}
-
 function percentile(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] as number;
@@ -156,33 +132,35 @@ function percentile(xs: number[], p: number): number {
  * target), then `changes` endpoint changes of the target, one at a time.
  */
 export async function measureFanout(streams: number, services = 100, changes = 20): Promise<FanoutReport> {
-  const runtime = await startBenchRuntime();
-  const clients = forkClients(runtime, streams, services);
+  const server = await startServer("fanout-probe.mjs");
+  const clients = forkClients(server, streams, services);
+  const serverSettled = async () => (await ask<{ cpu: number }>(server.child, { kind: "settled" })).cpu;
   try {
     const batch: unknown[] = [];
     for (let n = 0; n < services; n++) batch.push(...serviceEvents(n));
-    await postEvents(runtime.port, batch);
-    const ready = clients.next("ready");
-    await ready;
-    await settled();
+    await postEvents(server.port, batch);
+    await clients.next("ready");
+    await serverSettled();
     const latencies: number[] = [];
     const posts: number[] = [];
     let cpu = 0;
-    const profile = process.env.FANOUT_CPU_PROFILE ? await startProfile() : undefined;
+    const profile = process.env.FANOUT_CPU_PROFILE;
+    const heapProfile = process.env.FANOUT_HEAP_PROFILE;
+    if (profile) await ask(server.child, { kind: "profile-start" });
+    if (heapProfile) await ask(server.child, { kind: "heap-start" });
     for (let c = 0; c < changes; c++) {
       const posted = clients.next("posted");
       const seen = clients.next("seen");
       const ips = [`10.250.${c % 250}.1`, `10.250.${c % 250}.2`];
-      const cpuStart = process.cpuUsage();
+      const cpuStart = await serverSettled();
       clients.send({ kind: "post", change: c, events: [sliceEvent(0, ips, "MODIFIED")] });
       posts.push((await posted).postMs);
       latencies.push((await seen).latencyMs);
       // The ACKs of this change are the server's work too: count them, then let them drain.
-      await settled();
-      const used = process.cpuUsage(cpuStart);
-      cpu += used.user + used.system;
+      cpu += (await serverSettled()) - cpuStart;
     }
-    if (profile && process.env.FANOUT_CPU_PROFILE) await profile(process.env.FANOUT_CPU_PROFILE);
+    if (profile) await ask(server.child, { kind: "profile-stop", file: profile });
+    if (heapProfile) await ask(server.child, { kind: "heap-stop", file: heapProfile });
     return {
       streams,
       p50Ms: percentile(latencies, 50),
@@ -192,7 +170,7 @@ export async function measureFanout(streams: number, services = 100, changes = 2
     };
   } finally {
     await clients.stop();
-    await runtime.stop();
+    await server.stop();
   }
 }
 

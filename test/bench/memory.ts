@@ -11,15 +11,14 @@
  * MEMORY_HEAP_SNAPSHOT=<file> writes the server's heap snapshot at push 10 (the samples after it then
  * include the snapshot's own memory).
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { create } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import type { NodeRuntime } from "../../functions/node/runtime.ts";
 import { StatusService } from "../../lib/gen/edgepilot/v1/status_pb.ts";
 import { forkClients, postEvents, settled } from "./fanout.ts";
 import { meshEvents } from "./ingest-throughput.ts";
+import { startServer } from "./npm-start.ts";
 
 /** Process memory in MB after a full GC. */
 export interface MemorySample {
@@ -46,55 +45,6 @@ export interface MemoryReport {
 }
 
 const ns = "mesh";
-const root = new URL("../../", import.meta.url);
-
-/** package.json's `start` script split into its environment, node's flags and the entry. */
-export function startCommand(): { line: string; env: Record<string, string>; nodeArgs: string[] } {
-  const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8")) as {
-    scripts: { start: string };
-  };
-  const line = process.env.MEMORY_START ?? pkg.scripts.start;
-  const words = line.trim().split(/\s+/);
-  const env: Record<string, string> = {};
-  while (words[0] !== undefined && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
-    const [k, ...v] = (words.shift() as string).split("=");
-    env[k as string] = v.join("=");
-  }
-  if (words.shift() !== "node") throw new Error(`npm start is not a node command: ${line}`);
-  return { line, env, nodeArgs: words };
-}
-
-/** The server as `npm start` runs it, with the probe; resolves with its ports once it serves. */
-async function startServer() {
-  execFileSync("npm", ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });
-  const { line, env, nodeArgs } = startCommand();
-  const probe = new URL("test/bench/memory-probe.mjs", root).href;
-  const child = spawn(process.execPath, ["--expose-gc", "--import", probe, ...nodeArgs], {
-    cwd: root,
-    env: {
-      ...process.env,
-      ...env,
-      PORT: "0",
-      XDS_PORT: "0",
-      HOST: "127.0.0.1",
-      PILOT_ENABLE_EDS_DEBOUNCE: "false",
-      EDGEPILOT_MAX_STREAMS_PER_CONNECTION: "2000",
-      PILOT_MAX_REQUESTS_PER_SECOND: "100000",
-      EDGEPILOT_MAX_REQUEST_BYTES: String(64 * 1024 * 1024),
-    },
-    stdio: ["ignore", "pipe", "inherit", "ipc"],
-  });
-  const ports = await new Promise<{ port: number; xdsPort: number }>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /on http:\/\/[^:]+:(\d+), xDS .* on h2c [^:]+:(\d+)/.exec(out);
-      if (m) resolve({ port: Number(m[1]), xdsPort: Number(m[2]) });
-    });
-    child.once("exit", (code) => reject(new Error(`the server exited (${code}) before serving: ${out}`)));
-  });
-  return { child, line, ...ports };
-}
 
 /** The server's memory after a full GC (memory-probe.mjs). */
 async function sample(server: ChildProcess, label: string): Promise<MemorySample> {
@@ -137,7 +87,7 @@ async function published(xdsPort: number): Promise<void> {
 
 /** In this process: the mesh, the streams, the pushes; the server in its own. */
 async function run(services: number, streams: number, pushes: number): Promise<MemoryReport> {
-  const server = await startServer();
+  const server = await startServer("memory-probe.mjs", ["--expose-gc"]);
   let clients: ReturnType<typeof forkClients> | undefined;
   try {
     let batch: unknown[] = [];
@@ -150,13 +100,7 @@ async function run(services: number, streams: number, pushes: number): Promise<M
     }
     await published(server.xdsPort);
     const mesh = await sample(server.child, "mesh");
-    // forkClients reads the ports only.
-    clients = forkClients(
-      { port: server.port, xdsPort: server.xdsPort } as NodeRuntime,
-      streams,
-      services,
-      ns,
-    );
+    clients = forkClients(server, streams, services, ns);
     await clients.next("ready");
     const samples: MemorySample[] = [];
     for (let c = 1; c <= pushes; c++) {
@@ -182,9 +126,7 @@ async function run(services: number, streams: number, pushes: number): Promise<M
     };
   } finally {
     await clients?.stop();
-    const exited = new Promise((r) => server.child.once("exit", r));
-    server.child.kill("SIGTERM");
-    await exited;
+    await server.stop();
   }
 }
 

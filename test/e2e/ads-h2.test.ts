@@ -19,7 +19,7 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdmission } from "../../functions/admission.ts";
 import { createAdsHandlers } from "../../functions/ads-handlers.ts";
-import { createAdsH2Listener } from "../../functions/node/ads-h2.ts";
+import { serveAdsH2 } from "../../functions/node/ads-h2.ts";
 import {
   DiscoveryRequestSchema,
   DiscoveryResponseSchema,
@@ -59,7 +59,9 @@ const serverSessions = new Set<Http2Session>();
 
 beforeAll(async () => {
   const ads = createAdsHandlers({ store: createMemoryStore(), pushes: createPushSignal(), log: () => {} });
-  const listener = createAdsH2Listener(
+  server = createServer();
+  serveAdsH2(
+    server,
     {
       ads,
       admission: createAdmission({ ratePerSecond: 10_000 }),
@@ -72,7 +74,6 @@ beforeAll(async () => {
       res.end();
     },
   );
-  server = createServer(listener);
   server.on("session", (s) => {
     serverSessions.add(s);
     s.on("close", () => serverSessions.delete(s));

@@ -1,6 +1,11 @@
-/** runAdsStream (functions/ads-stream.ts): ordering, coalescing, and bounded reading. */
+/** runAdsStream and pumpAdsStream (functions/ads-stream.ts): ordering, coalescing, bounded reading, the sink. */
 import { describe, expect, it } from "vitest";
-import { maxPendingChanges, runAdsStream, type StreamSession } from "../../../functions/ads-stream.ts";
+import {
+  maxPendingChanges,
+  pumpAdsStream,
+  runAdsStream,
+  type StreamSession,
+} from "../../../functions/ads-stream.ts";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
 import { createPushSignal } from "../../../lib/push/signal.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
@@ -160,5 +165,33 @@ describe("runAdsStream", () => {
     expect(seen).toEqual(cases.map((c) => c.handed));
     f.end();
     expect((await out.next()).done).toBe(true);
+  });
+
+  it("pumpAdsStream hands each response to the sink and takes the next input only once the sink's promise resolved", async () => {
+    const f = feed();
+    const pushes = createPushSignal();
+    const session = echoSession();
+    const got: string[] = [];
+    let release: (() => void) | undefined;
+    const done = pumpAdsStream(f.requests, session, pushes, new AbortController().signal, (r) => {
+      got.push(r);
+      // The first response fills the transport's buffer: the stream waits until it drained.
+      if (got.length === 1)
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+    });
+    f.send(1, 2);
+    await settle();
+    pushes.emit(1);
+    await settle();
+    expect(got).toEqual(["req:1"]);
+    expect(session.handled).toEqual(["req:1"]);
+    release?.();
+    await settle();
+    // Written at once (no promise): the request read meanwhile, then the push that waited.
+    expect(got).toEqual(["req:1", "req:2", "push"]);
+    f.end();
+    await expect(done).resolves.toBeUndefined();
   });
 });
