@@ -4,11 +4,14 @@
  * A crash anywhere loses nothing (the queue is still there, and the lease marks the crash);
  * flushing the same queue twice publishes the same bytes and versions.
  */
+import { logSafe } from "../log-safe.ts";
 import { mergeAll, type PushRequest } from "../model/index.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import { keys, type Store, update } from "../store/index.ts";
 import type { GenerateContext, Generator, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
+import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
+import { loadRoutingConfigs } from "./istio-configs.ts";
 import { planChunk, type ServicePlan } from "./plan.ts";
 import type { QueuedPush } from "./queue.ts";
 import { servicesInScope } from "./scope.ts";
@@ -30,6 +33,8 @@ export interface FlushDeps {
   maxFeedBodyBytes?: number;
   /** meshConfig discoverySelectors: only matching namespaces are served. Default: all. */
   discoverySelectors?: readonly LabelSelector[];
+  /** Where the flush reports what it published but could not honour (dangling routes, configs not applied). */
+  log?: (line: string) => void;
 }
 
 /**
@@ -116,13 +121,17 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     if (request) {
       const visibility = createVisibility(store, deps.discoverySelectors ?? []);
       const refs = await servicesInScope(store, request);
+      // Read once per flush, only for a full push (an EDS-only push regenerates no route or cluster).
+      const routing = request.full ? await loadRoutingConfigs(store, deps.context.domainSuffix) : undefined;
+      if (routing && deps.log) for (const line of routing.notApplied) deps.log(`push: ${logSafe(line)}`);
       const chunk = deps.chunkServices ?? chunkServices;
       const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };
+      const dangling: DanglingRoute[] = [];
       // In chunks, so a flush of the whole mesh never holds every plan (a Durable Object has
       // 128 MB); each chunk is checked before any of it is published.
       for (let at = 0; at < refs.length; at += chunk) {
         const plans = await planChunk(
-          { ...deps, filterView: visibility.filterView },
+          { ...deps, filterView: visibility.filterView, ...(routing && { routing }) },
           refs.slice(at, at + chunk),
           request.full,
         );
@@ -131,9 +140,11 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
           const what = at === 0 ? "nothing published" : `the ${at} service(s) before them were published`;
           throw new Error(`flush: inconsistent resources, ${what}: ${problems.join("; ")}`);
         }
+        for (const p of plans) dangling.push(...p.dangling);
         publishing = true;
         changes.push(...(await publish(store, plans, feed)));
       }
+      await logDangling(deps, dangling);
     }
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
     if (request && (changes.length > 0 || lease.recovered)) {
@@ -145,6 +156,25 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
   } finally {
     if (publishing && !done) await expireLease(store, lease.version);
     else await store.delete(keys.flushing(), { ifVersion: lease.version });
+  }
+}
+
+/**
+ * Routes to clusters nobody publishes are valid in Istio and never hold a push back: they are
+ * published (the calls fail UNAVAILABLE) and logged once per flush each. Another host's cluster
+ * counts as dangling only when, after the whole flush, the store does not hold it.
+ */
+async function logDangling(deps: FlushDeps, dangling: readonly DanglingRoute[]): Promise<void> {
+  if (dangling.length === 0 || !deps.log) return;
+  const others = [...new Set(dangling.filter((d) => d.kind === "other").map((d) => d.cluster))];
+  const held = await deps.store.getMany(others.map((c) => keys.resource(T.cluster, c)));
+  const seen = new Set<string>();
+  for (const d of dangling) {
+    if (d.kind === "other" && held.has(keys.resource(T.cluster, d.cluster))) continue;
+    const line = describeDanglingRoute(d);
+    if (seen.has(line)) continue;
+    seen.add(line);
+    deps.log(`push: ${line}`);
   }
 }
 

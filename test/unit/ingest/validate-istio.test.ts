@@ -61,7 +61,7 @@ describe("validateEvents: Istio kinds", () => {
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.error.index).toBe(1);
-    expect(r.error.field.startsWith(field)).toBe(true);
+    expect(r.error.field?.startsWith(field)).toBe(true);
     expect(r.error.message).toMatch(message);
   });
 
