@@ -121,8 +121,8 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     if (request) {
       const visibility = createVisibility(store, deps.discoverySelectors ?? []);
       const refs = await servicesInScope(store, request);
-      // Read once per flush, only for a full push (an EDS-only push regenerates no route or cluster).
-      const routing = request.full ? await loadRoutingConfigs(store, deps.context.domainSuffix) : undefined;
+      // Read once per flush; an EDS-only push needs them too (subset assignments come from the rules).
+      const routing = await loadRoutingConfigs(store, deps.context.domainSuffix);
       if (routing && deps.log) for (const line of routing.notApplied) deps.log(`push: ${logSafe(line)}`);
       const chunk = deps.chunkServices ?? chunkServices;
       const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };

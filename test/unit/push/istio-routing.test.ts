@@ -128,6 +128,28 @@ describe("VirtualService and DestinationRule, ingest to publish", () => {
     expect(h.lines).toEqual([]);
   });
 
+  it("an endpoint change (an incremental push) keeps the subset assignments, with the new endpoints", async () => {
+    const h = await mesh();
+    await h.ingest(ev("ADDED", destinationRule("reviews", subsets)), ev("ADDED", weighted("51")));
+    await h.settle();
+    await h.ingest(
+      ev("ADDED", versioned("reviews", "10.0.0.3", "v2")),
+      ev(
+        "MODIFIED",
+        endpointSlice("reviews-1", "reviews", "default", port, [
+          { ip: "10.0.0.1", ready: true },
+          { ip: "10.0.0.2", ready: true },
+          { ip: "10.0.0.3", ready: true },
+        ]),
+      ),
+    );
+    const [flush] = await h.settle();
+    expect(flush?.request?.full).toBe(false);
+    expect(flush?.changes.every((c) => c.version !== null)).toBe(true);
+    expect(await addresses(h, `outbound|9080|v2|${host}`)).toEqual(["10.0.0.2", "10.0.0.3"]);
+    expect(await addresses(h, `outbound|9080|v1|${host}`)).toEqual(["10.0.0.1"]);
+  });
+
   it("an UPDATE with the same spec is unchanged and queues no push; a changed weight pushes", async () => {
     const h = await mesh();
     await h.ingest(ev("ADDED", destinationRule("reviews", subsets)), ev("ADDED", weighted("51")));
