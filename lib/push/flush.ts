@@ -11,10 +11,10 @@ import { keys, type Store, update } from "../store/index.ts";
 import type { GenerateContext, Generator, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
-import { loadRoutingConfigs } from "./istio-configs.ts";
+import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
 import { planChunk, type ServicePlan } from "./plan.ts";
 import type { QueuedPush } from "./queue.ts";
-import { servicesInScope } from "./scope.ts";
+import { type ServiceRef, servicesInScope } from "./scope.ts";
 import { createVisibility } from "./visibility.ts";
 
 export interface FlushDeps {
@@ -120,9 +120,9 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     const changes: ResourceChange[] = [];
     if (request) {
       const visibility = createVisibility(store, deps.discoverySelectors ?? []);
-      const refs = await servicesInScope(store, request);
       // Read once per flush; an EDS-only push needs them too (subset assignments come from the rules).
       const routing = await loadRoutingConfigs(store, deps.context.domainSuffix);
+      const refs = withRoutesTo(await servicesInScope(store, request), request, routing);
       if (routing && deps.log) for (const line of routing.notApplied) deps.log(`push: ${logSafe(line)}`);
       const chunk = deps.chunkServices ?? chunkServices;
       const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };
@@ -157,6 +157,31 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     if (publishing && !done) await expireLease(store, lease.version);
     else await store.delete(keys.flushing(), { ifVersion: lease.version });
   }
+}
+
+/**
+ * A full push of some services also regenerates the hosts whose VirtualService routes to them:
+ * those routes name the destinations' ports and clusters (a destination created, removed or
+ * re-ported after the VirtualService). Unknown scope already has every service.
+ */
+function withRoutesTo(
+  refs: ServiceRef[],
+  request: PushRequest,
+  routing: RoutingConfigs | undefined,
+): ServiceRef[] {
+  if (!routing || !request.full || request.configsUpdated === null) return refs;
+  const have = new Set(refs.map((r) => `${r.namespace}/${r.hostname}`));
+  const extra = routing
+    .routingTo(new Set(refs.map((r) => r.hostname)))
+    .filter((r) => !have.has(`${r.namespace}/${r.hostname}`) && have.add(`${r.namespace}/${r.hostname}`));
+  if (extra.length === 0) return refs;
+  return [...refs, ...extra].sort((a, b) =>
+    a.namespace === b.namespace ? cmp(a.hostname, b.hostname) : cmp(a.namespace, b.namespace),
+  );
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

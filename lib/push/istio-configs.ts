@@ -33,6 +33,11 @@ export interface RoutingConfigs {
   forService(namespace: string, hostname: string): RoutingView;
   /** The service ports of each other host `vs` routes to (hosts with no service known are absent). */
   destinationPorts(vs: VirtualServiceModel, hostname: string): Promise<Record<string, number[]>>;
+  /**
+   * The Kubernetes service hosts (`<name>.<ns>.svc.<suffix>`) whose VirtualService routes to one
+   * of `hosts`: their routes name those hosts' ports, so they are regenerated when those change.
+   */
+  routingTo(hosts: ReadonlySet<string>): { namespace: string; hostname: string }[];
   /** One sentence per config left out of the shared view, for the flush's log. */
   notApplied: string[];
 }
@@ -85,6 +90,20 @@ export async function loadRoutingConfigs(
   };
   return {
     notApplied,
+    routingTo(hosts) {
+      const out: { namespace: string; hostname: string }[] = [];
+      for (const vs of vss) {
+        const routes = vs.http.some(
+          (r) => r.action.kind === "route" && r.action.destinations.some((d) => hosts.has(d.host)),
+        );
+        if (!routes) continue;
+        for (const h of vs.hosts) {
+          const ns = kubeNamespace(h, suffix);
+          if (ns !== undefined) out.push({ namespace: ns, hostname: h });
+        }
+      }
+      return out;
+    },
     forService(namespace, hostname) {
       const vs = vsIndex.forHost(hostname);
       // A proxy of the service's own namespace sees what every namespace sees of a public rule
@@ -112,9 +131,15 @@ export async function loadRoutingConfigs(
  * hosts are not looked up (the route then uses the listener's port, as for an unknown host).
  */
 async function servicePorts(store: Store, host: string, svcSuffix: string): Promise<number[] | undefined> {
-  const labels = host.endsWith(svcSuffix) ? host.slice(0, -svcSuffix.length).split(".") : [];
-  if (labels.length !== 2) return undefined;
-  const records = await listAll<Service>(store, keys.servicePrefix(labels[1] as string, host));
+  const ns = kubeNamespace(host, svcSuffix);
+  if (ns === undefined) return undefined;
+  const records = await listAll<Service>(store, keys.servicePrefix(ns, host));
   if (records.length === 0) return undefined;
   return [...new Set(records.flatMap((e) => e.value.ports.map((p) => p.port)))].sort((a, b) => a - b);
+}
+
+/** The namespace of a Kubernetes service host `<name>.<ns><svcSuffix>`, else undefined. */
+function kubeNamespace(host: string, svcSuffix: string): string | undefined {
+  const labels = host.endsWith(svcSuffix) ? host.slice(0, -svcSuffix.length).split(".") : [];
+  return labels.length === 2 ? labels[1] : undefined;
 }

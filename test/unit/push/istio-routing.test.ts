@@ -208,6 +208,12 @@ describe("VirtualService and DestinationRule, ingest to publish", () => {
     expect(h.lines[0]).toMatch(/route "reviews.* names "outbound\|9080\|\|ghost\.default.*UNAVAILABLE/);
     expect(await addresses(h, `outbound|9080|v1|${other}`)).toEqual(["10.0.1.1"]);
     expect(await routeClusters(h, other)).toEqual([`outbound|9080||${other}`]);
+    // The host appears later, on another port: the routes naming it are regenerated with its port.
+    h.lines.length = 0;
+    await h.ingest(ev("ADDED", service("ghost", "default", [{ name: "grpc", port: 7070 }])));
+    await h.settle();
+    expect((await routeClusters(h))?.[0]).toBe("outbound|7070||ghost.default.svc.cluster.local");
+    expect(h.lines).toEqual([]);
   });
 
   it("lists accepted but unimplemented fields once, and does not apply a namespace-only exportTo", async () => {
