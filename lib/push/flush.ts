@@ -123,7 +123,9 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // Read once per flush; an EDS-only push needs them too (subset assignments come from the rules).
       const routing = await loadRoutingConfigs(store, deps.context.domainSuffix);
       const refs = withRoutesTo(await servicesInScope(store, request), request, routing);
-      if (routing && deps.log) for (const line of routing.notApplied) deps.log(`push: ${logSafe(line)}`);
+      // Logged on full pushes only: an endpoint change does not repeat them.
+      if (routing && deps.log && request.full)
+        for (const line of routing.notApplied) deps.log(`push: ${logSafe(line)}`);
       const chunk = deps.chunkServices ?? chunkServices;
       const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };
       const dangling: DanglingRoute[] = [];
