@@ -122,7 +122,7 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     },
     async turn() {
       const startedAt = now();
-      const turn = await debounceTurn({ store, config, now });
+      const turn = await debounceTurn({ store, config, now, log });
       for (const flush of turn.flushes) {
         const at = now();
         const streams = feed.streams;

@@ -10,6 +10,8 @@ export interface DebounceDeps {
   store: Store;
   config: Pick<Config, "debounce" | "registry">;
   now: () => number;
+  /** Where a flush reports dangling routes and configs it did not apply. */
+  log?: (line: string) => void;
 }
 
 /** Flush dependencies: the store, every generator, the domain suffix, the discovery selectors. */
@@ -20,6 +22,7 @@ export function flushDeps(deps: DebounceDeps): FlushDeps {
     context: { domainSuffix: deps.config.registry.domainSuffix },
     now: deps.now,
     discoverySelectors: deps.config.registry.discoverySelectors,
+    ...(deps.log && { log: deps.log }),
   };
 }
 

@@ -34,6 +34,11 @@ export interface ApplySummary {
   bookmarks: number;
   /** Objects a resync found gone and deleted. */
   deleted?: number;
+  /**
+   * Field paths the batch's configs set that are accepted but not implemented, each once, sorted:
+   * `<kind> <namespace>/<name>: <path>` (e.g. `VirtualService default/reviews: spec.http[0].mirror`).
+   */
+  unsupported: string[];
   /** The push queued for this batch, if any. */
   push: { full: boolean; configs: number | "all" } | null;
 }
@@ -48,12 +53,22 @@ export interface ApplyOptions {
 
 /** Starts a summary for a batch of `events` events. */
 export function emptySummary(cluster: string, events: number): ApplySummary {
-  return { cluster, events, applied: 0, unchanged: 0, stale: 0, ignored: {}, bookmarks: 0, push: null };
+  return {
+    cluster,
+    events,
+    applied: 0,
+    unchanged: 0,
+    stale: 0,
+    ignored: {},
+    bookmarks: 0,
+    unsupported: [],
+    push: null,
+  };
 }
 
 /** Builds the handlers' context for one call. */
 export function ingestContext(deps: ApplyDeps, cluster: string): IngestContext {
-  return { ...deps, cluster, shard: { provider: "Kubernetes", cluster } };
+  return { ...deps, cluster, shard: { provider: "Kubernetes", cluster }, unsupported: new Set() };
 }
 
 /** Applies every event for `cluster`, then queues one merged push. */
@@ -79,8 +94,14 @@ export async function applyEvents(
       await applyEvent(ctx, event.type === "DELETED", event.object, options),
     );
   }
+  noteUnsupported(summary, ctx);
   await queuePush(deps, summary, pushes);
   return summary;
+}
+
+/** Copies what the handlers noted as accepted but not implemented into the summary, sorted. */
+export function noteUnsupported(summary: ApplySummary, ctx: IngestContext): void {
+  summary.unsupported = [...(ctx.unsupported ?? [])].sort();
 }
 
 /** Tallies one outcome into the summary and the batch's pushes. */

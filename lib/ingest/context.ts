@@ -34,6 +34,11 @@ export interface IngestContext {
   shard: ShardKey;
   /** Awaited inside large per-object work (a shard of thousands of endpoints), see lib/pace.ts. */
   pace?: Pace;
+  /**
+   * Where handlers note, once each, the field paths a config sets that edgepilot accepts but does
+   * not implement (`<kind> <ns>/<name>: <path>`); the batch's summary lists them as `unsupported`.
+   */
+  unsupported?: Set<string>;
 }
 
 /** What applying one object did: nothing new, ignored by design, or applied with the push it needs. */

@@ -11,10 +11,12 @@ export const knownKinds = {
   Node: { apiVersions: ["v1"], namespaced: false },
   Namespace: { apiVersions: ["v1"], namespaced: false },
   EndpointSlice: { apiVersions: ["discovery.k8s.io/v1"], namespaced: true },
-  // Istio networking kinds: accepted, validated and resynced; reported as ignored until converted.
+  // Istio networking kinds: validated as istiod's webhook does; VirtualService and DestinationRule
+  // are converted, the others are reported as ignored until converted.
   VirtualService: { apiVersions: istioVersions(), namespaced: true },
   DestinationRule: { apiVersions: istioVersions(), namespaced: true },
   ServiceEntry: { apiVersions: istioVersions(), namespaced: true },
+  WorkloadEntry: { apiVersions: istioVersions(), namespaced: true },
   Sidecar: { apiVersions: istioVersions(), namespaced: true },
   Gateway: { apiVersions: istioVersions(), namespaced: true },
 } as const;

@@ -14,6 +14,7 @@ import {
   count,
   emptySummary,
   ingestContext,
+  noteUnsupported,
   queuePush,
 } from "./apply.ts";
 import type { KubeObject } from "./events.ts";
@@ -69,6 +70,7 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
       });
     }
   }
+  noteUnsupported(summary, ctx);
   await queuePush(deps, summary, pushes);
   return summary;
 }

@@ -2,6 +2,12 @@
  * Whole-batch validation of watch events. Every event is checked before anything is applied;
  * the first problem names its event index and field.
  */
+
+import { destinationRuleCheck } from "../registry/istio/validate-destination-rule.ts";
+import { serviceEntryCheck } from "../registry/istio/validate-service-entry.ts";
+import { sidecarCheck } from "../registry/istio/validate-sidecar.ts";
+import { virtualServiceCheck } from "../registry/istio/validate-virtual-service.ts";
+import { workloadEntryCheck } from "../registry/istio/validate-workload-entry.ts";
 import { type Check, isObject, quote, typeName } from "./check.ts";
 import type { IngestError, Result } from "./errors.ts";
 import { eventTypes, type KubeObject, knownKinds, type WatchEvent } from "./events.ts";
@@ -12,14 +18,20 @@ import { podCheck } from "./validate-pod.ts";
 import { serviceCheck } from "./validate-service.ts";
 
 /**
- * The fields of the kinds we convert, checked as the API server checks them. Node and Namespace
- * are read only for their metadata; other known kinds (Istio's) are checked for metadata only.
+ * The fields of the kinds we convert, checked as the API server checks them, and the Istio
+ * networking kinds as istiod's validation webhook checks them. Node and Namespace are read only
+ * for their metadata; other known kinds (Gateway) are checked for metadata only.
  */
 const kindChecks: Readonly<Record<string, Check>> = {
   Service: serviceCheck,
   EndpointSlice: endpointSliceCheck,
   Endpoints: endpointsCheck,
   Pod: podCheck,
+  VirtualService: virtualServiceCheck,
+  DestinationRule: destinationRuleCheck,
+  ServiceEntry: serviceEntryCheck,
+  WorkloadEntry: workloadEntryCheck,
+  Sidecar: sidecarCheck,
 };
 
 /** Validates every event; on success the typed events, in order. */

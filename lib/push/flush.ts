@@ -4,14 +4,17 @@
  * A crash anywhere loses nothing (the queue is still there, and the lease marks the crash);
  * flushing the same queue twice publishes the same bytes and versions.
  */
+import { logSafe } from "../log-safe.ts";
 import { mergeAll, type PushRequest } from "../model/index.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import { keys, type Store, update } from "../store/index.ts";
 import type { GenerateContext, Generator, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
+import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
+import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
 import { planChunk, type ServicePlan } from "./plan.ts";
 import type { QueuedPush } from "./queue.ts";
-import { servicesInScope } from "./scope.ts";
+import { type ServiceRef, servicesInScope } from "./scope.ts";
 import { createVisibility } from "./visibility.ts";
 
 export interface FlushDeps {
@@ -30,6 +33,8 @@ export interface FlushDeps {
   maxFeedBodyBytes?: number;
   /** meshConfig discoverySelectors: only matching namespaces are served. Default: all. */
   discoverySelectors?: readonly LabelSelector[];
+  /** Where the flush reports what it published but could not honour (dangling routes, configs not applied). */
+  log?: (line: string) => void;
 }
 
 /**
@@ -115,14 +120,20 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     const changes: ResourceChange[] = [];
     if (request) {
       const visibility = createVisibility(store, deps.discoverySelectors ?? []);
-      const refs = await servicesInScope(store, request);
+      // Read once per flush; an EDS-only push needs them too (subset assignments come from the rules).
+      const routing = await loadRoutingConfigs(store, deps.context.domainSuffix);
+      const refs = withRoutesTo(await servicesInScope(store, request), request, routing);
+      // Logged on full pushes only: an endpoint change does not repeat them.
+      if (routing && deps.log && request.full)
+        for (const line of routing.notApplied) deps.log(`push: ${logSafe(line)}`);
       const chunk = deps.chunkServices ?? chunkServices;
       const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };
+      const dangling: DanglingRoute[] = [];
       // In chunks, so a flush of the whole mesh never holds every plan (a Durable Object has
       // 128 MB); each chunk is checked before any of it is published.
       for (let at = 0; at < refs.length; at += chunk) {
         const plans = await planChunk(
-          { ...deps, filterView: visibility.filterView },
+          { ...deps, filterView: visibility.filterView, ...(routing && { routing }) },
           refs.slice(at, at + chunk),
           request.full,
         );
@@ -131,9 +142,11 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
           const what = at === 0 ? "nothing published" : `the ${at} service(s) before them were published`;
           throw new Error(`flush: inconsistent resources, ${what}: ${problems.join("; ")}`);
         }
+        for (const p of plans) dangling.push(...p.dangling);
         publishing = true;
         changes.push(...(await publish(store, plans, feed)));
       }
+      await logDangling(deps, dangling);
     }
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
     if (request && (changes.length > 0 || lease.recovered)) {
@@ -145,6 +158,50 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
   } finally {
     if (publishing && !done) await expireLease(store, lease.version);
     else await store.delete(keys.flushing(), { ifVersion: lease.version });
+  }
+}
+
+/**
+ * A full push of some services also regenerates the hosts whose VirtualService routes to them:
+ * those routes name the destinations' ports and clusters (a destination created, removed or
+ * re-ported after the VirtualService). Unknown scope already has every service.
+ */
+function withRoutesTo(
+  refs: ServiceRef[],
+  request: PushRequest,
+  routing: RoutingConfigs | undefined,
+): ServiceRef[] {
+  if (!routing || !request.full || request.configsUpdated === null) return refs;
+  const have = new Set(refs.map((r) => `${r.namespace}/${r.hostname}`));
+  const extra = routing
+    .routingTo(new Set(refs.map((r) => r.hostname)))
+    .filter((r) => !have.has(`${r.namespace}/${r.hostname}`) && have.add(`${r.namespace}/${r.hostname}`));
+  if (extra.length === 0) return refs;
+  return [...refs, ...extra].sort((a, b) =>
+    a.namespace === b.namespace ? cmp(a.hostname, b.hostname) : cmp(a.namespace, b.namespace),
+  );
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Routes to clusters nobody publishes are valid in Istio and never hold a push back: they are
+ * published (the calls fail UNAVAILABLE) and logged once per flush each. Another host's cluster
+ * counts as dangling only when, after the whole flush, the store does not hold it.
+ */
+async function logDangling(deps: FlushDeps, dangling: readonly DanglingRoute[]): Promise<void> {
+  if (dangling.length === 0 || !deps.log) return;
+  const others = [...new Set(dangling.filter((d) => d.kind === "other").map((d) => d.cluster))];
+  const held = await deps.store.getMany(others.map((c) => keys.resource(T.cluster, c)));
+  const seen = new Set<string>();
+  for (const d of dangling) {
+    if (d.kind === "other" && held.has(keys.resource(T.cluster, d.cluster))) continue;
+    const line = describeDanglingRoute(d);
+    if (seen.has(line)) continue;
+    seen.add(line);
+    deps.log(`push: ${line}`);
   }
 }
 

@@ -3,6 +3,8 @@
  * endpoint shards and generated records), generate, encode each resource once and hash those
  * bytes once, and keep only what differs from what the service published last time.
  */
+
+import type { RouteConfiguration } from "../gen/envoy/config/route/v3/route_pb.ts";
 import type { Service } from "../model/index.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 import type {
@@ -15,7 +17,8 @@ import type {
 } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { toStored } from "../xds/version.ts";
-import { checkConsistent, type NamesByType } from "./consistency.ts";
+import { checkConsistent, type DanglingRoute, findDanglingRoutes, type NamesByType } from "./consistency.ts";
+import type { RoutingConfigs } from "./istio-configs.ts";
 import type { ServiceRef } from "./scope.ts";
 
 /**
@@ -43,6 +46,12 @@ export interface ServicePlan {
   recordChanged: boolean;
   /** Consistency problems (see consistency.ts), as sentences; the chunk is refused if any. */
   problems: string[];
+  /**
+   * Routes naming a cluster of the service's own host it does not generate (`own`: a subset its
+   * DestinationRule lacks) or of another host (`other`: the flush checks those are published).
+   * Published all the same (the calls fail UNAVAILABLE), logged.
+   */
+  dangling: DanglingRoute[];
 }
 
 /** What planning needs from the flush. */
@@ -52,6 +61,8 @@ export interface PlanDeps {
   context: GenerateContext;
   /** The view as the discovery selectors let it be served. */
   filterView: (view: ServiceView) => Promise<ServiceView>;
+  /** The flush's VirtualServices and DestinationRules (read once per flush); absent: none. */
+  routing?: RoutingConfigs;
 }
 
 /**
@@ -78,7 +89,17 @@ export async function planChunk(
       (await listAll<Service>(store, keys.servicePrefix(namespace, hostname))).map((e) => e.value);
     const shards = read.get(wanted[2 * i] as string)?.value as EndpointShardsRecord | undefined;
     const previous = readGeneratedRecord(read.get(wanted[2 * i + 1] as string)?.value);
-    const view = await deps.filterView({ hostname, namespace, services, shards });
+    const routing = deps.routing?.forService(namespace, hostname);
+    const destinationPorts =
+      routing?.virtualService && (await deps.routing?.destinationPorts(routing.virtualService, hostname));
+    const view = await deps.filterView({
+      hostname,
+      namespace,
+      services,
+      shards,
+      ...routing,
+      ...(destinationPorts && Object.keys(destinationPorts).length > 0 && { destinationPorts }),
+    });
     const plan = await planService(deps, ref, view, previous.record, full);
     plan.recordChanged ||= previous.olderLayout;
     plans.push(plan);
@@ -95,11 +116,23 @@ async function planService(
 ): Promise<ServicePlan> {
   const service = `${ref.namespace}/${ref.hostname}`;
   const record: GeneratedRecord = { ...previous };
-  const plan: ServicePlan = { ref, upserts: [], removals: [], record, recordChanged: false, problems: [] };
+  const plan: ServicePlan = {
+    ref,
+    upserts: [],
+    removals: [],
+    record,
+    recordChanged: false,
+    problems: [],
+    dangling: [],
+  };
   const generatedNames: NamesByType = new Map();
+  let routes: RouteConfiguration[] = [];
   for (const generator of deps.generators) {
     if (!full && generator.typeUrl !== T.endpoint) continue;
-    const made = generator.generate(view, deps.context).map((g) => toStored(g, service));
+    const generated = generator.generate(view, deps.context);
+    if (generator.typeUrl === T.route && view.virtualService)
+      routes = generated.map((g) => g.message as RouteConfiguration);
+    const made = generated.map((g) => toStored(g, service));
     const stored = made.some((s) => s instanceof Promise)
       ? await Promise.all(made)
       : (made as StoredResource[]);
@@ -119,6 +152,8 @@ async function planService(
     else delete record[generator.typeUrl];
   }
   plan.problems = checkConsistent(service, generatedNames);
+  if (routes.length > 0)
+    plan.dangling = findDanglingRoutes(service, ref.hostname, routes, generatedNames.get(T.cluster) ?? []);
   // Same names at the same versions (in any order) when nothing is upserted or removed.
   plan.recordChanged = plan.upserts.length > 0 || plan.removals.length > 0;
   return plan;

@@ -14,17 +14,26 @@ export interface ServiceRef {
 }
 
 /**
- * The services to regenerate, sorted. Unknown scope (null configs, or a kind other than
- * ServiceEntry) means every service the store knows, plus every service that generated
- * resources before, so that vanished services have their resources removed.
+ * Kinds whose keys a push names beside the ServiceEntry keys of the services they touch (ingest
+ * adds those, old ∪ new): the services named are the whole scope.
+ */
+const scopedByServices: ReadonlySet<string> = new Set(["ServiceEntry", "VirtualService", "DestinationRule"]);
+
+/**
+ * The services to regenerate, sorted. ServiceEntry keys name services; VirtualService and
+ * DestinationRule keys come with the ServiceEntry keys of the hosts they touch, so they add none
+ * themselves. Unknown scope (null configs, or another kind, e.g. Sidecar) means every service the
+ * store knows, plus every service that generated resources before, so that vanished services have
+ * their resources removed.
  */
 export async function servicesInScope(store: Store, request: PushRequest): Promise<ServiceRef[]> {
   const configs = request.configsUpdated?.map(parseConfigKey);
   const found = new Map<string, ServiceRef>();
-  const services = configs?.every((c) => c.kind === "ServiceEntry") ? configs : undefined;
-  if (services) {
-    for (const c of services)
-      found.set(`${c.namespace}/${c.name}`, { namespace: c.namespace, hostname: c.name });
+  const scoped = configs?.every((c) => scopedByServices.has(c.kind)) ? configs : undefined;
+  if (scoped) {
+    for (const c of scoped)
+      if (c.kind === "ServiceEntry")
+        found.set(`${c.namespace}/${c.name}`, { namespace: c.namespace, hostname: c.name });
   } else {
     for (const prefix of [keys.services(), "gen/"]) {
       for (const e of await listAll(store, prefix)) {

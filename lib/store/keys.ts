@@ -114,6 +114,14 @@ export const keys = {
   /** Every object record, all clusters. */
   objects: () => "obj/",
   objectPrefix: (cluster: string, kind: string) => `obj/${e(cluster)}/${e(kind)}/`,
+  /**
+   * One cluster's copy of an Istio networking config (VirtualService, DestinationRule):
+   * StoredConfig (lib/ingest/kinds/istio-config.ts), the validated spec as it arrived.
+   */
+  config: (kind: string, ns: string, name: string, cluster: string) =>
+    `cfg/${e(kind)}/${e(ns)}/${e(name)}/${e(cluster)}`,
+  /** Every config of one kind, all namespaces and clusters (a flush reads them once). */
+  configPrefix: (kind: string) => `cfg/${e(kind)}/`,
   /** A Pod as endpoints need it: PodInfo. */
   pod: (cluster: string, ns: string, name: string) => `pod/${e(cluster)}/${e(ns)}/${e(name)}`,
   /** Which pod holds an IP: { namespace, name }. */

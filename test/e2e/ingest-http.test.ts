@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { StatusService } from "../../lib/gen/edgepilot/v1/status_pb.ts";
 import { AggregatedDiscoveryService } from "../../lib/gen/envoy/service/discovery/v3/ads_pb.ts";
 import { DiscoveryRequestSchema } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { destinationRule, virtualService } from "../unit/ingest/support/istio.ts";
 import { endpointSlice, event, service } from "./support/kube.ts";
 import { type RunningControlPlane, startControlPlane } from "./support/runtime.ts";
 
@@ -86,6 +87,51 @@ describe("ingest rejects bad input and applies none of it", () => {
       ],
       status: 400,
       want: { index: 2, field: "object.metadata.name", error: "is required" },
+    },
+    {
+      name: "a VirtualService with a negative weight after a good event",
+      init: {},
+      body: [
+        good,
+        event(
+          "ADDED",
+          virtualService("reviews", {
+            http: [{ route: [{ destination: { host: "reviews", subset: "v1" }, weight: -1 }] }],
+          }),
+        ),
+      ],
+      status: 400,
+      want: { index: 1, field: "object.spec.http[0].route[0].weight" },
+    },
+    {
+      name: "a VirtualService whose regex does not compile",
+      init: {},
+      body: [
+        event(
+          "ADDED",
+          virtualService("reviews", {
+            http: [{ match: [{ uri: { regex: "a(b" } }], route: [{ destination: { host: "reviews" } }] }],
+          }),
+        ),
+      ],
+      status: 400,
+      want: { index: 0, field: "object.spec.http[0].match[0].uri.regex" },
+    },
+    {
+      name: "a DestinationRule with a duplicate subset name",
+      init: {},
+      body: [
+        good,
+        event(
+          "ADDED",
+          destinationRule("reviews", [
+            { name: "v1", labels: { version: "v1" } },
+            { name: "v1", labels: { version: "v2" } },
+          ]),
+        ),
+      ],
+      status: 400,
+      want: { index: 1, field: "object.spec.subsets[1].name" },
     },
     {
       name: "missing token",

@@ -13,6 +13,8 @@ import { publishedStatus } from "../../lib/push/status.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import { useSyncSha256 } from "../../lib/xds/version.ts";
 import events from "../fixtures/parity/events.json";
+import istioEvents from "../fixtures/parity/istio-events.json";
+import istioVersions from "../fixtures/parity/istio-versions.json";
 import versions from "../fixtures/parity/versions.json";
 
 const parsed = parseConfig({});
@@ -75,5 +77,16 @@ describe("golden parity (Node)", () => {
     expect(names).toContain("outbound|9080||reviews.default.svc.cluster.local");
     expect(names).toContain("reviews.default.svc.cluster.local:9080");
     expect(names).toContain("outbound|50051||ratings.shop.svc.cluster.local");
+  });
+});
+
+describe("golden parity with VirtualService and DestinationRule (Node)", () => {
+  it("publishes exactly the versions in istio-versions.json: routes, subset clusters and assignments", async () => {
+    const status = await ingestAndSettle(JSON.stringify(istioEvents), Date.UTC(2025, 2, 14, 9, 30));
+    expect(byType(status.types)).toEqual(istioVersions);
+    const names = Object.values(istioVersions).flatMap((v) => Object.keys(v));
+    expect(names).toContain("outbound|9080|v3|reviews.default.svc.cluster.local");
+    expect(names).toContain("outbound|50051|v1|ratings.shop.svc.cluster.local");
+    expect(status.pushVersion).toBe(1);
   });
 });

@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import events from "../fixtures/parity/events.json";
+import istioEvents from "../fixtures/parity/istio-events.json";
+import istioVersions from "../fixtures/parity/istio-versions.json";
 import versions from "../fixtures/parity/versions.json";
 import { freezeClock, getStatus, ingest, runAlarmsUntilIdle } from "./support.ts";
 
@@ -36,5 +38,14 @@ describe("golden parity (Workers)", () => {
     });
     expect(await runAlarmsUntilIdle()).toBe(0);
     expect((await getStatus()).versions).toEqual(versions);
+  });
+});
+
+describe("golden parity with VirtualService and DestinationRule (Workers)", () => {
+  it("publishes exactly the versions Node publishes for the same configs", async () => {
+    const res = await ingest(istioEvents);
+    expect(res.status, await res.clone().text()).toBe(200);
+    await runAlarmsUntilIdle();
+    expect((await getStatus()).versions).toEqual(istioVersions);
   });
 });

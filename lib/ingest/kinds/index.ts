@@ -1,6 +1,7 @@
 /** Kind handlers by Kubernetes kind. Kinds not listed are accepted and reported as ignored. */
 import { endpointSliceHandler, endpointsHandler } from "./endpoints.ts";
 import type { KindHandler } from "./handler.ts";
+import { destinationRuleHandler, virtualServiceHandler } from "./istio-config.ts";
 import { namespaceHandler } from "./namespace.ts";
 import { nodeHandler } from "./node.ts";
 import { podHandler } from "./pod.ts";
@@ -14,6 +15,8 @@ export const kindHandlers: Readonly<Record<string, KindHandler>> = Object.assign
   Pod: podHandler,
   Node: nodeHandler,
   Namespace: namespaceHandler,
+  VirtualService: virtualServiceHandler,
+  DestinationRule: destinationRuleHandler,
 });
 
 export type { KindHandler, ObjectRef } from "./handler.ts";

@@ -27,8 +27,8 @@ export function bootstrapXds(xdsPort: number, nodeId: string): void {
 }
 
 export interface WhoClient {
-  /** Calls Who; resolves with the backend's name or rejects with the gRPC error. */
-  who(deadlineMs?: number): Promise<string>;
+  /** Calls Who (with `headers` as request metadata); resolves with the backend's name or rejects with the gRPC error. */
+  who(deadlineMs?: number, headers?: Record<string, string>): Promise<string>;
   close(): void;
 }
 
@@ -36,13 +36,16 @@ export interface WhoClient {
 export function whoClient(target: string): WhoClient {
   const client = new grpc.Client(target, grpc.credentials.createInsecure());
   return {
-    who(deadlineMs = 2000) {
+    who(deadlineMs = 2000, headers = {}) {
+      const metadata = new grpc.Metadata();
+      for (const [k, v] of Object.entries(headers)) metadata.set(k, v);
       return new Promise((resolve, reject) => {
         client.makeUnaryRequest(
           whoMethod.path,
           whoMethod.requestSerialize,
           whoMethod.responseDeserialize,
           Buffer.alloc(0),
+          metadata,
           { deadline: Date.now() + deadlineMs },
           (err, value) => (err ? reject(err) : resolve((value as Buffer).toString())),
         );

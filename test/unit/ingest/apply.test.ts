@@ -63,6 +63,7 @@ describe("applyEvents", () => {
       stale: 0,
       ignored: { EndpointSlice: 1 },
       bookmarks: 1,
+      unsupported: [],
       push: { full: true, configs: 1 },
     });
     const queue = await readQueue(store);

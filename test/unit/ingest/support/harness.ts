@@ -32,6 +32,8 @@ export function createHarness(registry: Partial<RegistryOptions> = {}, cluster =
   const now = () => clock;
   const deps = { store, now, registry: { ...defaultRegistryOptions, ...registry } };
   const flushes: Extract<FlushResult, { kind: "done" }>[] = [];
+  /** What the flushes logged. */
+  const lines: string[] = [];
   async function ingestAs(from: string, ...events: unknown[]): Promise<ApplySummary> {
     const v = validateEvents(events);
     if (!v.ok) throw new Error(`bad test events: ${JSON.stringify(v.error)}`);
@@ -41,6 +43,7 @@ export function createHarness(registry: Partial<RegistryOptions> = {}, cluster =
   return {
     store,
     flushes,
+    lines,
     ingest(...events: unknown[]): Promise<ApplySummary> {
       return ingestAs(cluster, ...events);
     },
@@ -61,6 +64,7 @@ export function createHarness(registry: Partial<RegistryOptions> = {}, cluster =
           context: { domainSuffix: deps.registry.domainSuffix },
           now,
           discoverySelectors: deps.registry.discoverySelectors,
+          log: (line) => lines.push(line),
         },
         defaultDebounceOptions,
       );

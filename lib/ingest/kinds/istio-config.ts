@@ -1,0 +1,164 @@
+/**
+ * VirtualService and DestinationRule: each cluster's copy stored under keys.config(), the validated
+ * spec as it arrived. As istiod's config handler (needsPush): an UPDATE whose spec is unchanged
+ * pushes nothing; a change is a Full push (reason `config`) whose ConfigsUpdated names the config
+ * and the services of the hosts it touches, old ∪ new, so the flush regenerates only those.
+ */
+import {
+  type ConfigKey,
+  configKeyString,
+  pushRequest,
+  type Service,
+  serviceConfigKey,
+} from "../../model/index.ts";
+import type { IstioConfig } from "../../registry/istio/common.ts";
+import {
+  destinationRuleScope,
+  type PushScope,
+  virtualServiceScope,
+} from "../../registry/istio/config-scope.ts";
+import { toDestinationRule } from "../../registry/istio/destination-rule.ts";
+import { unsupportedFields } from "../../registry/istio/unsupported-fields.ts";
+import { toVirtualService } from "../../registry/istio/virtual-service.ts";
+import { hostMatches } from "../../registry/istio/visibility.ts";
+import { keys, listAll } from "../../store/index.ts";
+import type { IngestContext, Outcome } from "../context.ts";
+import type { KubeObject } from "../events.ts";
+import { type KindHandler, sameJson } from "./handler.ts";
+
+/** The kinds this handler stores. */
+export type RoutingKind = "VirtualService" | "DestinationRule";
+
+/** One cluster's copy of a config as stored: IstioConfig, with the creation time istiod orders by. */
+export interface StoredConfig extends IstioConfig {
+  kind: RoutingKind;
+  creationTimestamp?: string;
+}
+
+/** The normalized model of a stored config (what generation reads), or undefined. */
+function model(c: StoredConfig | undefined, domainSuffix: string) {
+  if (!c) return undefined;
+  const meta = {
+    name: c.name,
+    namespace: c.namespace,
+    ...(c.creationTimestamp !== undefined && { creationTimestamp: c.creationTimestamp }),
+  };
+  return c.kind === "VirtualService"
+    ? toVirtualService(meta, c.spec, domainSuffix)
+    : toDestinationRule(meta, c.spec, domainSuffix);
+}
+
+function scopeOf(ctx: IngestContext, old?: StoredConfig, next?: StoredConfig): PushScope {
+  const suffix = ctx.registry.domainSuffix;
+  const kind = (old ?? next)?.kind;
+  if (kind === "VirtualService")
+    return virtualServiceScope(
+      model(old, suffix) as ReturnType<typeof toVirtualService> | undefined,
+      model(next, suffix) as ReturnType<typeof toVirtualService> | undefined,
+    );
+  return destinationRuleScope(
+    model(old, suffix) as ReturnType<typeof toDestinationRule> | undefined,
+    model(next, suffix) as ReturnType<typeof toDestinationRule> | undefined,
+  );
+}
+
+/**
+ * The service keys of a scope: a Kubernetes host (`<name>.<ns>.svc.<suffix>`) names its namespace;
+ * other hosts and wildcards are matched against the stored services (listed once, only then).
+ */
+async function serviceKeys(ctx: IngestContext, scope: PushScope): Promise<ConfigKey[]> {
+  const out: ConfigKey[] = [];
+  const svcSuffix = `.svc.${ctx.registry.domainSuffix}`;
+  const lookup: string[] = [];
+  for (const host of scope.hosts) {
+    const labels = host.endsWith(svcSuffix) ? host.slice(0, -svcSuffix.length).split(".") : [];
+    if (labels.length === 2) out.push(serviceConfigKey(host, labels[1] as string));
+    else lookup.push(host);
+  }
+  if (lookup.length > 0 || scope.wildcards.length > 0) {
+    for (const e of await listAll<Service>(ctx.store, keys.services())) {
+      const { hostname, namespace } = e.value;
+      if (lookup.includes(hostname) || scope.wildcards.some((w) => hostMatches(w, hostname)))
+        out.push(serviceConfigKey(hostname, namespace));
+    }
+  }
+  return out;
+}
+
+async function configPush(ctx: IngestContext, old?: StoredConfig, next?: StoredConfig) {
+  const c = (next ?? old) as StoredConfig;
+  const configs = [
+    configKeyString({ kind: c.kind, namespace: c.namespace, name: c.name }),
+    ...(await serviceKeys(ctx, scopeOf(ctx, old, next))).map(configKeyString),
+  ];
+  // Istio's TriggerReason for a config change is ConfigUpdate ("config").
+  return pushRequest({ full: true, configs, reason: "config", start: ctx.now() });
+}
+
+/** A plain-JSON value with object keys sorted, so two specs compare as Istio's DeepEqual would. */
+function canonical(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(canonical);
+  if (typeof v !== "object" || v === null) return v;
+  const o = v as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, canonical(o[k])]),
+  );
+}
+
+function toStored(kind: RoutingKind, ctx: IngestContext, obj: KubeObject): StoredConfig {
+  const { name, namespace = "", resourceVersion = "", labels = {} } = obj.metadata;
+  const created = (obj.metadata as { creationTimestamp?: unknown }).creationTimestamp;
+  return {
+    kind,
+    name,
+    namespace,
+    clusterId: ctx.cluster,
+    resourceVersion,
+    labels: canonical(labels) as Record<string, string>,
+    spec: canonical(obj.spec ?? {}),
+    ...(typeof created === "string" && { creationTimestamp: created }),
+  };
+}
+
+/** Notes the spec's accepted-but-unimplemented fields, and an exportTo the shared view does not apply. */
+function noteUnsupported(ctx: IngestContext, c: StoredConfig): void {
+  const at = `${c.kind} ${c.namespace}/${c.name}`;
+  for (const path of unsupportedFields(c.kind, c.spec)) ctx.unsupported?.add(`${at}: ${path}`);
+  const exportTo = (c.spec as { exportTo?: string[] }).exportTo ?? [];
+  if (exportTo.length > 0 && !exportTo.includes("*"))
+    ctx.unsupported?.add(
+      `${at}: spec.exportTo (not applied: exportTo ${exportTo.join(",")}; per-namespace views are not built yet)`,
+    );
+}
+
+function handler(kind: RoutingKind): KindHandler {
+  return {
+    async apply(ctx, obj): Promise<Outcome> {
+      const next = toStored(kind, ctx, obj);
+      noteUnsupported(ctx, next);
+      const key = keys.config(kind, next.namespace, next.name, ctx.cluster);
+      const before = (await ctx.store.get<StoredConfig>(key))?.value;
+      // needsPush: the same spec (and age, which orders configs) is no change.
+      if (before && sameJson(before.spec, next.spec) && before.creationTimestamp === next.creationTimestamp)
+        return { kind: "unchanged" };
+      await ctx.store.put(key, next);
+      const suffix = ctx.registry.domainSuffix;
+      // A spec changed only where nothing is implemented generates the same resources.
+      if (before && sameJson(model(before, suffix), model(next, suffix))) return { kind: "unchanged" };
+      return { kind: "applied", push: await configPush(ctx, before, next) };
+    },
+
+    async remove(ctx, ref): Promise<Outcome> {
+      const key = keys.config(kind, ref.namespace, ref.name, ctx.cluster);
+      const before = (await ctx.store.get<StoredConfig>(key))?.value;
+      if (!before) return { kind: "unchanged" };
+      await ctx.store.delete(key);
+      return { kind: "applied", push: await configPush(ctx, before, undefined) };
+    },
+  };
+}
+
+export const virtualServiceHandler = handler("VirtualService");
+export const destinationRuleHandler = handler("DestinationRule");

@@ -1,0 +1,145 @@
+/**
+ * The VirtualServices and DestinationRules a flush applies, read once per flush (never per
+ * service) and indexed by host, as the public view: the configs exported to every namespace
+ * (`exportTo` absent or `*`). A config exported to some namespaces only is not applied to the
+ * shared resources yet (per-namespace views are a later step): it is named in `notApplied`.
+ */
+import type { StoredConfig } from "../ingest/kinds/istio-config.ts";
+import type { Service } from "../model/index.ts";
+import {
+  createDestinationRuleIndex,
+  type DestinationRuleModel,
+  toDestinationRule,
+} from "../registry/istio/destination-rule.ts";
+import { toVirtualService, type VirtualServiceModel } from "../registry/istio/virtual-service.ts";
+import {
+  createVirtualServiceHostIndex,
+  virtualServicesFor,
+} from "../registry/istio/virtual-service-select.ts";
+import { keys, listAll, type Store } from "../store/index.ts";
+
+/** Istio's default root namespace (meshConfig.rootNamespace): its DestinationRules apply mesh-wide. */
+export const rootNamespace = "istio-system";
+
+/** What a flush applies to one service's shared resources. */
+export interface RoutingView {
+  virtualService?: VirtualServiceModel;
+  destinationRule?: DestinationRuleModel;
+}
+
+/** The public routing configs of one flush. */
+export interface RoutingConfigs {
+  /** The VirtualService winning `hostname` and the merged DestinationRule of the service, if any. */
+  forService(namespace: string, hostname: string): RoutingView;
+  /** The service ports of each other host `vs` routes to (hosts with no service known are absent). */
+  destinationPorts(vs: VirtualServiceModel, hostname: string): Promise<Record<string, number[]>>;
+  /**
+   * The Kubernetes service hosts (`<name>.<ns>.svc.<suffix>`) whose VirtualService routes to one
+   * of `hosts`: their routes name those hosts' ports, so they are regenerated when those change.
+   */
+  routingTo(hosts: ReadonlySet<string>): { namespace: string; hostname: string }[];
+  /** One sentence per config left out of the shared view, for the flush's log. */
+  notApplied: string[];
+}
+
+/** Reads every stored VirtualService and DestinationRule once; undefined when there are none. */
+export async function loadRoutingConfigs(
+  store: Store,
+  domainSuffix: string,
+): Promise<RoutingConfigs | undefined> {
+  const vss: VirtualServiceModel[] = [];
+  const drs: DestinationRuleModel[] = [];
+  const notApplied: string[] = [];
+  for (const kind of ["VirtualService", "DestinationRule"] as const) {
+    const seen = new Set<string>();
+    // Keys sort by namespace, name, then cluster: the first cluster's copy of a config is used.
+    for (const e of await listAll<StoredConfig>(store, keys.configPrefix(kind))) {
+      const c = e.value;
+      const id = `${c.namespace}/${c.name}`;
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const exportTo = (c.spec as { exportTo?: string[] }).exportTo ?? [];
+      if (exportTo.length > 0 && !exportTo.includes("*")) {
+        notApplied.push(
+          `${kind} ${id}: not applied: exportTo ${exportTo.join(",")} (per-namespace views are not built yet)`,
+        );
+        continue;
+      }
+      const meta = {
+        name: c.name,
+        namespace: c.namespace,
+        ...(c.creationTimestamp !== undefined && { creationTimestamp: c.creationTimestamp }),
+      };
+      if (kind === "VirtualService") vss.push(toVirtualService(meta, c.spec, domainSuffix));
+      else drs.push(toDestinationRule(meta, c.spec, domainSuffix));
+    }
+  }
+  if (vss.length === 0 && drs.length === 0 && notApplied.length === 0) return undefined;
+  // Every VirtualService here is public: the order and winner are the same for every namespace.
+  const vsIndex = createVirtualServiceHostIndex(virtualServicesFor(vss, ""));
+  const drIndex = createDestinationRuleIndex(drs, { rootNamespace });
+  const ports = new Map<string, Promise<number[] | undefined>>();
+  const suffix = `.svc.${domainSuffix}`;
+  const portsOf = (host: string): Promise<number[] | undefined> => {
+    let p = ports.get(host);
+    if (!p) {
+      p = servicePorts(store, host, suffix);
+      ports.set(host, p);
+    }
+    return p;
+  };
+  return {
+    notApplied,
+    routingTo(hosts) {
+      const out: { namespace: string; hostname: string }[] = [];
+      for (const vs of vss) {
+        const routes = vs.http.some(
+          (r) => r.action.kind === "route" && r.action.destinations.some((d) => hosts.has(d.host)),
+        );
+        if (!routes) continue;
+        for (const h of vs.hosts) {
+          const ns = kubeNamespace(h, suffix);
+          if (ns !== undefined) out.push({ namespace: ns, hostname: h });
+        }
+      }
+      return out;
+    },
+    forService(namespace, hostname) {
+      const vs = vsIndex.forHost(hostname);
+      // A proxy of the service's own namespace sees what every namespace sees of a public rule
+      // there (own namespace, then exported, then the root namespace's).
+      const dr = drIndex.forService(namespace, hostname, namespace)?.rule;
+      return { ...(vs && { virtualService: vs }), ...(dr && { destinationRule: dr }) };
+    },
+    async destinationPorts(vs, hostname) {
+      const out: Record<string, number[]> = {};
+      for (const r of vs.http) {
+        if (r.action.kind !== "route") continue;
+        for (const d of r.action.destinations) {
+          if (d.host === hostname || Object.hasOwn(out, d.host)) continue;
+          const found = await portsOf(d.host);
+          if (found) out[d.host] = found;
+        }
+      }
+      return out;
+    },
+  };
+}
+
+/**
+ * The ports of a Kubernetes service host (`<name>.<ns>.svc.<suffix>`), all clusters, sorted; other
+ * hosts are not looked up (the route then uses the listener's port, as for an unknown host).
+ */
+async function servicePorts(store: Store, host: string, svcSuffix: string): Promise<number[] | undefined> {
+  const ns = kubeNamespace(host, svcSuffix);
+  if (ns === undefined) return undefined;
+  const records = await listAll<Service>(store, keys.servicePrefix(ns, host));
+  if (records.length === 0) return undefined;
+  return [...new Set(records.flatMap((e) => e.value.ports.map((p) => p.port)))].sort((a, b) => a - b);
+}
+
+/** The namespace of a Kubernetes service host `<name>.<ns><svcSuffix>`, else undefined. */
+function kubeNamespace(host: string, svcSuffix: string): string | undefined {
+  const labels = host.endsWith(svcSuffix) ? host.slice(0, -svcSuffix.length).split(".") : [];
+  return labels.length === 2 ? labels[1] : undefined;
+}
