@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { destinationRule, virtualService } from "../unit/ingest/support/istio.ts";
 import { type Backend, startBackend } from "./support/backends.ts";
+import { post, until } from "./support/converge.ts";
 import { endpointSlice, event, pod, service } from "./support/kube.ts";
 import { freePort, type RunningControlPlane, startControlPlane } from "./support/runtime.ts";
 import { bootstrapXds, type WhoClient, whoClient } from "./support/xds-client.ts";
@@ -13,43 +14,20 @@ import { bootstrapXds, type WhoClient, whoClient } from "./support/xds-client.ts
 const ns = "default";
 const target = "xds:///reviews.default.svc.cluster.local:9080";
 const jason = { "x-user": "jason" };
+/** x-user: jason ▶ subset v2; everything else ▶ subset v1. */
+const jasonToV2 = {
+  http: [
+    {
+      match: [{ headers: { "x-user": { exact: "jason" } } }],
+      route: [{ destination: { host: "reviews", subset: "v2" } }],
+    },
+    { route: [{ destination: { host: "reviews", subset: "v1" } }] },
+  ],
+};
 
 let cp: RunningControlPlane;
 let backends: Backend[] = [];
 let client: WhoClient;
-
-/** Calls until `accept` holds for 10 answers in a row; returns ms from `since` to the first of them. */
-async function until(
-  since: number,
-  headers: Record<string, string>,
-  accept: (answer: string) => boolean,
-  what: string,
-): Promise<number> {
-  let firstGood: number | undefined;
-  let streak = 0;
-  let last = "";
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    const answer = await client.who(1000, headers).catch((e: { code?: number }) => `error:${e.code}`);
-    last = answer;
-    if (accept(answer)) {
-      firstGood ??= Date.now();
-      if (++streak >= 10) return firstGood - since;
-    } else {
-      firstGood = undefined;
-      streak = 0;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-  throw new Error(`client never converged on ${what}; last answer ${last}\n${cp.output()}`);
-}
-
-async function post(...events: unknown[]): Promise<number> {
-  const at = Date.now();
-  const res = await cp.post(events);
-  expect(res.status, await res.clone().text()).toBe(200);
-  return at;
-}
 
 const versioned = (ip: string, version: string) => {
   const p = pod("reviews", ns, ip);
@@ -65,6 +43,7 @@ beforeAll(async () => {
     { ip: "127.0.0.2", ready: true },
   ]);
   await post(
+    cp,
     versioned("127.0.0.1", "v1"),
     versioned("127.0.0.2", "v2"),
     event("ADDED", service("reviews", ns, [{ name: "grpc", port: 9080 }])),
@@ -83,8 +62,13 @@ afterAll(async () => {
 describe("VirtualService and DestinationRule for proxyless gRPC", () => {
   it("routes by header to subset v2, everything else to v1", async () => {
     // Before any config: both endpoints answer.
-    await until(Date.now(), {}, (a) => a === "a" || a === "b", "the default route");
+    await until(cp, client, Date.now(), {
+      accept: (a) => a === "a" || a === "b",
+      what: "the default route",
+      settle: 10,
+    });
     const at = await post(
+      cp,
       event(
         "ADDED",
         destinationRule("reviews", [
@@ -92,53 +76,33 @@ describe("VirtualService and DestinationRule for proxyless gRPC", () => {
           { name: "v2", labels: { version: "v2" } },
         ]),
       ),
-      event(
-        "ADDED",
-        virtualService(
-          "reviews",
-          {
-            http: [
-              {
-                match: [{ headers: { "x-user": { exact: "jason" } } }],
-                route: [{ destination: { host: "reviews", subset: "v2" } }],
-              },
-              { route: [{ destination: { host: "reviews", subset: "v1" } }] },
-            ],
-          },
-          { resourceVersion: "100" },
-        ),
-      ),
+      event("ADDED", virtualService("reviews", jasonToV2, { resourceVersion: "100" })),
     );
-    const ms = await until(at, jason, (a) => a === "b", "subset v2 for x-user: jason");
+    const ms = await until(cp, client, at, {
+      accept: (a) => a === "b",
+      what: "subset v2 for x-user: jason",
+      settle: 10,
+      headers: jason,
+    });
     console.log(`e2e: VirtualService POST ▶ first call taking the new route: ${ms}ms`);
-    await until(at, {}, (a) => a === "a", "subset v1 without the header");
+    await until(cp, client, at, {
+      accept: (a) => a === "a",
+      what: "subset v1 without the header",
+      settle: 10,
+    });
     for (let i = 0; i < 20; i++) expect(await client.who(1000, jason)).toBe("b");
   });
 
   it("an unchanged VirtualService UPDATE pushes nothing", async () => {
     const res = await cp.post([
-      event(
-        "MODIFIED",
-        virtualService(
-          "reviews",
-          {
-            http: [
-              {
-                match: [{ headers: { "x-user": { exact: "jason" } } }],
-                route: [{ destination: { host: "reviews", subset: "v2" } }],
-              },
-              { route: [{ destination: { host: "reviews", subset: "v1" } }] },
-            ],
-          },
-          { resourceVersion: "101" },
-        ),
-      ),
+      event("MODIFIED", virtualService("reviews", jasonToV2, { resourceVersion: "101" })),
     ]);
     expect(await res.json()).toMatchObject({ applied: 0, unchanged: 1, push: null });
   });
 
   it("a deleted VirtualService sends calls to every endpoint again", async () => {
     const at = await post(
+      cp,
       event(
         "DELETED",
         virtualService(
@@ -148,7 +112,12 @@ describe("VirtualService and DestinationRule for proxyless gRPC", () => {
         ),
       ),
     );
-    await until(at, jason, (a) => a === "a" || a === "b", "the default route");
+    await until(cp, client, at, {
+      accept: (a) => a === "a" || a === "b",
+      what: "the default route",
+      settle: 10,
+      headers: jason,
+    });
     const seen = new Set<string>();
     for (let i = 0; i < 30; i++) seen.add(await client.who(1000, jason));
     expect([...seen].sort()).toEqual(["a", "b"]);

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Backend, startBackend } from "./support/backends.ts";
+import { post, until } from "./support/converge.ts";
 import { endpointSlice, event, pod, service } from "./support/kube.ts";
 import { freePort, type RunningControlPlane, startControlPlane } from "./support/runtime.ts";
 import { bootstrapXds, type WhoClient, whoClient } from "./support/xds-client.ts";
@@ -16,41 +17,6 @@ let cp: RunningControlPlane;
 let backends: Record<"a" | "b" | "c", Backend>;
 let client: WhoClient;
 let backendPort: number;
-
-/** Calls until `accept` holds for `settle` consecutive answers; returns ms from `since` to the first good answer. */
-async function until(
-  since: number,
-  accept: (answer: string) => boolean,
-  what: string,
-  settle = 6,
-): Promise<number> {
-  let firstGood: number | undefined;
-  let streak = 0;
-  let last = "";
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    const answer = await client
-      .who(1000)
-      .catch((e: { code?: number; details?: string }) => `error:${e.code}`);
-    last = answer;
-    if (accept(answer)) {
-      firstGood ??= Date.now();
-      if (++streak >= settle) return firstGood - since;
-    } else {
-      firstGood = undefined;
-      streak = 0;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-  throw new Error(`client never converged on ${what}; last answer ${last}\n${cp.output()}`);
-}
-
-async function post(...events: unknown[]): Promise<number> {
-  const at = Date.now();
-  const res = await cp.post(events);
-  expect(res.status, await res.clone().text()).toBe(200);
-  return at;
-}
 
 beforeAll(async () => {
   backendPort = await freePort();
@@ -77,36 +43,39 @@ describe("proxyless gRPC through edgepilot", () => {
 
   it("resolves a new service and calls its endpoint", async () => {
     const at = await post(
+      cp,
       event("ADDED", service("reviews", ns, [grpcPort])),
       event(
         "ADDED",
         endpointSlice("reviews-x1", "reviews", ns, slicePort(), [{ ip: "127.0.0.1", ready: true }]),
       ),
     );
-    const ms = await until(at, (a) => a === "a", "backend a");
+    const ms = await until(cp, client, at, { accept: (a) => a === "a", what: "backend a" });
     console.log(`e2e: POST of a new service ▶ first call on its endpoint: ${ms}ms`);
   });
 
   it("follows a MODIFIED slice that moves the endpoint", async () => {
     const at = await post(
+      cp,
       event(
         "MODIFIED",
         endpointSlice("reviews-x1", "reviews", ns, slicePort(), [{ ip: "127.0.0.2", ready: true }]),
       ),
     );
-    const ms = await until(at, (a) => a === "b", "backend b only");
+    const ms = await until(cp, client, at, { accept: (a) => a === "b", what: "backend b only" });
     console.log(`e2e: POST of a moved endpoint ▶ first call on the new endpoint: ${ms}ms`);
     expect(cp.output()).toMatch(/push \d+: incremental/);
   });
 
   it("adds the endpoints of a second slice", async () => {
     const at = await post(
+      cp,
       event(
         "ADDED",
         endpointSlice("reviews-x2", "reviews", ns, slicePort(), [{ ip: "127.0.0.3", ready: true }]),
       ),
     );
-    await until(at, (a) => a === "c", "backend c", 1);
+    await until(cp, client, at, { accept: (a) => a === "c", what: "backend c", settle: 1 });
     const seen = new Set<string>();
     for (let i = 0; i < 20; i++) seen.add(await client.who());
     expect([...seen].sort()).toEqual(["b", "c"]);
@@ -114,16 +83,17 @@ describe("proxyless gRPC through edgepilot", () => {
 
   it("drops an endpoint that is no longer ready", async () => {
     const at = await post(
+      cp,
       event(
         "MODIFIED",
         endpointSlice("reviews-x1", "reviews", ns, slicePort(), [{ ip: "127.0.0.2", ready: false }]),
       ),
     );
-    await until(at, (a) => a === "c", "backend c only", 10);
+    await until(cp, client, at, { accept: (a) => a === "c", what: "backend c only", settle: 10 });
   });
 
   it("fails calls once the service is DELETED", async () => {
-    const at = await post(event("DELETED", service("reviews", ns, [grpcPort])));
-    await until(at, (a) => a.startsWith("error:"), "calls failing", 3);
+    const at = await post(cp, event("DELETED", service("reviews", ns, [grpcPort])));
+    await until(cp, client, at, { accept: (a) => a.startsWith("error:"), what: "calls failing", settle: 3 });
   });
 });
