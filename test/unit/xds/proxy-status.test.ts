@@ -46,6 +46,17 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
+/** A recorder on the fake clock that writes at most once a second. */
+function throttledRecorder(store: Store) {
+  return createProxyStatusRecorder({
+    store,
+    log: () => {},
+    now: () => Date.now(),
+    ttlMs: 60_000,
+    minIntervalMs: 1000,
+  });
+}
+
 describe("proxy status recorder", () => {
   it("writes the latest status, coalescing ACKs that arrive while a write is in flight", async () => {
     const store = countingStore();
@@ -65,13 +76,7 @@ describe("proxy status recorder", () => {
   it("with minIntervalMs, writes at once, then at most once per interval: the latest status", async () => {
     vi.useFakeTimers({ now: 0 });
     const store = countingStore();
-    const rec = createProxyStatusRecorder({
-      store,
-      log: () => {},
-      now: () => Date.now(),
-      ttlMs: 60_000,
-      minIntervalMs: 1000,
-    });
+    const rec = throttledRecorder(store);
     const acked = (v: number) =>
       status({ types: [{ typeUrl: EDS, wildcard: false, subscribed: [], ackedVersion: `v${v}` }] });
     const held = async () => (await store.get<ProxyRecord>(keys.proxy(NODE)))?.value.types[0]?.ackedVersion;
@@ -94,13 +99,7 @@ describe("proxy status recorder", () => {
   it("calls a status read only when a write is due, and writes what it reads then", async () => {
     vi.useFakeTimers({ now: 0 });
     const store = countingStore();
-    const rec = createProxyStatusRecorder({
-      store,
-      log: () => {},
-      now: () => Date.now(),
-      ttlMs: 60_000,
-      minIntervalMs: 1000,
-    });
+    const rec = throttledRecorder(store);
     let acked = 0;
     let reads = 0;
     const read = () => {
