@@ -2,12 +2,17 @@
  * Invariants checked before anything is published (go-control-plane's Snapshot.Consistent):
  * every Cluster has its ClusterLoadAssignment, every Listener its RouteConfiguration. Routes naming
  * a cluster nobody publishes are not such a problem: Istio publishes them (Envoy answers 503 NC,
- * gRPC fails those calls with UNAVAILABLE while every other route keeps working), so they are
- * returned as DanglingRoute records for the flush to log and summarise, never refused.
+ * while every other route keeps working); the generator answers them UNAVAILABLE at once where it
+ * knows (destinationHosts), and they are returned as DanglingRoute records for the flush to log,
+ * never refused.
  */
 import type { RouteConfiguration } from "../gen/envoy/config/route/v3/route_pb.ts";
 import { logSafe } from "../log-safe.ts";
+import { kubeServiceNamespace } from "../model/index.ts";
+import type { DestinationHost } from "../registry/istio/route-destinations.ts";
+import type { VirtualServiceModel } from "../registry/istio/virtual-service.ts";
 import { TypeUrl } from "../xds/types.ts";
+import type { RoutingConfigs } from "./istio-configs.ts";
 
 /** Names per type URL generated for one service (a few per type: one per service port). */
 export type NamesByType = Map<string, readonly string[]>;
@@ -39,11 +44,11 @@ export interface DanglingRoute {
   /** The cluster named (`outbound|<port>|<subset>|<host>`). */
   cluster: string;
   /**
-   * `own`: a cluster of the service's own host that it did not generate (a subset its
-   * DestinationRule lacks, a port it does not have). `other`: another host's cluster that
-   * `published` did not vouch for (every such reference when no `published` was given).
+   * Why the cluster does not exist, when the generator knew (then the route answers UNAVAILABLE at
+   * once instead of naming it). Absent: another host's cluster the route names as it is, because
+   * the flush could not judge it; it dangles only if the store does not hold it after the flush.
    */
-  kind: "own" | "other";
+  reason?: string;
 }
 
 /** Every cluster a RouteConfiguration's routes name (single and weighted), in order, unique. */
@@ -64,24 +69,22 @@ export function routeClusters(rc: RouteConfiguration): string[] {
 }
 
 /**
- * The routes of one service naming clusters that will not exist: its own host's clusters missing
- * from `clusters` (what it generated for CDS), and other hosts' clusters `published` does not know
- * (all of them when `published` is absent, for the caller to check). Never throws.
+ * The clusters of other hosts that `routes` name and `published` does not vouch for (all of them
+ * when `published` is absent, for the caller to check once the flush is done). The service's own
+ * clusters are never listed: its routes name only those it generates (route-vs.ts answers the
+ * rest). Never throws.
  */
 export function findDanglingRoutes(
   service: string,
   hostname: string,
   routes: readonly RouteConfiguration[],
-  clusters: readonly string[],
   published?: (cluster: string) => boolean,
 ): DanglingRoute[] {
-  const has = contains(clusters);
   const out: DanglingRoute[] = [];
   for (const rc of routes) {
     for (const cluster of routeClusters(rc)) {
-      const own = clusterHost(cluster) === hostname;
-      if (own ? has(cluster) : published?.(cluster)) continue;
-      out.push({ service, route: rc.name, cluster, kind: own ? "own" : "other" });
+      if (clusterHost(cluster) === hostname || published?.(cluster)) continue;
+      out.push({ service, route: rc.name, cluster });
     }
   }
   return out;
@@ -89,9 +92,41 @@ export function findDanglingRoutes(
 
 /** One log line for a dangling route, outside text escaped. */
 export function describeDanglingRoute(d: DanglingRoute): string {
-  const why =
-    d.kind === "own" ? "a cluster the service does not generate" : "another host's cluster not published";
-  return `${logSafe(d.service)}: route ${logSafe(d.route)} names ${logSafe(d.cluster)} (${why}); calls on it fail UNAVAILABLE`;
+  const what = `${logSafe(d.service)}: route ${logSafe(d.route)} names ${logSafe(d.cluster)}`;
+  return d.reason !== undefined
+    ? `${what} (${logSafe(d.reason)}); calls on it fail UNAVAILABLE at once`
+    : `${what} (another host's cluster, not published); calls on it fail UNAVAILABLE once the client stops waiting for it`;
+}
+
+/**
+ * What each other host `vs` routes to publishes, for the generator to judge those routes: a
+ * Kubernetes host (`<name>.<ns>.svc.<suffix>`) with no service publishes nothing; one with a
+ * service, its ports (`ports`, as the flush found them) and the subsets of the DestinationRule
+ * its own namespace sees. Another host is judged on its ports only, and only when they are known.
+ */
+export function destinationHosts(
+  routing: Pick<RoutingConfigs, "forService">,
+  vs: VirtualServiceModel,
+  hostname: string,
+  ports: Readonly<Record<string, readonly number[]>>,
+  domainSuffix: string,
+): Record<string, DestinationHost> {
+  const out: Record<string, DestinationHost> = {};
+  for (const r of vs.http) {
+    if (r.action.kind !== "route") continue;
+    for (const { host } of r.action.destinations) {
+      if (host === hostname || Object.hasOwn(out, host)) continue;
+      const ns = kubeServiceNamespace(host, domainSuffix);
+      const found = Object.hasOwn(ports, host) ? ports[host] : undefined;
+      if (ns === undefined) {
+        if (found) out[host] = { ports: found };
+        continue;
+      }
+      const rule = found && routing.forService(ns, host).destinationRule;
+      out[host] = { ports: found ?? [], subsets: rule ? rule.subsets.map((s) => s.name) : [] };
+    }
+  }
+  return out;
 }
 
 /** The host of `outbound|<port>|<subset>|<host>` (everything after the third `|`), or "" for another form. */

@@ -188,16 +188,16 @@ function cmp(a: string, b: string): number {
 
 /**
  * Routes to clusters nobody publishes are valid in Istio and never hold a push back: they are
- * published (the calls fail UNAVAILABLE) and logged once per flush each. Another host's cluster
- * counts as dangling only when, after the whole flush, the store does not hold it.
+ * published (the calls fail UNAVAILABLE) and logged once per flush each. Another host's cluster a
+ * route names as it is counts as dangling only when, after the whole flush, the store lacks it.
  */
 async function logDangling(deps: FlushDeps, dangling: readonly DanglingRoute[]): Promise<void> {
   if (dangling.length === 0 || !deps.log) return;
-  const others = [...new Set(dangling.filter((d) => d.kind === "other").map((d) => d.cluster))];
+  const others = [...new Set(dangling.filter((d) => d.reason === undefined).map((d) => d.cluster))];
   const held = await deps.store.getMany(others.map((c) => keys.resource(T.cluster, c)));
   const seen = new Set<string>();
   for (const d of dangling) {
-    if (d.kind === "other" && held.has(keys.resource(T.cluster, d.cluster))) continue;
+    if (d.reason === undefined && held.has(keys.resource(T.cluster, d.cluster))) continue;
     const line = describeDanglingRoute(d);
     if (seen.has(line)) continue;
     seen.add(line);

@@ -7,6 +7,7 @@
 import type { RouteConfiguration } from "../gen/envoy/config/route/v3/route_pb.ts";
 import type { Service } from "../model/index.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
+import { danglingDestinations } from "../xds/generators/route-vs.ts";
 import type {
   EndpointShardsRecord,
   GenerateContext,
@@ -17,7 +18,13 @@ import type {
 } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { toStored } from "../xds/version.ts";
-import { checkConsistent, type DanglingRoute, findDanglingRoutes, type NamesByType } from "./consistency.ts";
+import {
+  checkConsistent,
+  type DanglingRoute,
+  destinationHosts,
+  findDanglingRoutes,
+  type NamesByType,
+} from "./consistency.ts";
 import type { RoutingConfigs } from "./istio-configs.ts";
 import type { ServiceRef } from "./scope.ts";
 
@@ -47,9 +54,8 @@ export interface ServicePlan {
   /** Consistency problems (see consistency.ts), as sentences; the chunk is refused if any. */
   problems: string[];
   /**
-   * Routes naming a cluster of the service's own host it does not generate (`own`: a subset its
-   * DestinationRule lacks) or of another host (`other`: the flush checks those are published).
-   * Published all the same (the calls fail UNAVAILABLE), logged.
+   * Routes naming a cluster nobody publishes: answered UNAVAILABLE at once (with a reason), or
+   * another host's cluster named as it is (the flush checks the store holds it). Logged.
    */
   dangling: DanglingRoute[];
 }
@@ -92,6 +98,16 @@ export async function planChunk(
     const routing = deps.routing?.forService(namespace, hostname);
     const destinationPorts =
       routing?.virtualService && (await deps.routing?.destinationPorts(routing.virtualService, hostname));
+    const destinations =
+      routing?.virtualService &&
+      deps.routing &&
+      destinationHosts(
+        deps.routing,
+        routing.virtualService,
+        hostname,
+        destinationPorts ?? {},
+        deps.context.domainSuffix,
+      );
     const view = await deps.filterView({
       hostname,
       namespace,
@@ -99,6 +115,7 @@ export async function planChunk(
       shards,
       ...routing,
       ...(destinationPorts && Object.keys(destinationPorts).length > 0 && { destinationPorts }),
+      ...(destinations && Object.keys(destinations).length > 0 && { destinationHosts: destinations }),
     });
     const plan = await planService(deps, ref, view, previous.record, full);
     plan.recordChanged ||= previous.olderLayout;
@@ -152,8 +169,10 @@ async function planService(
     else delete record[generator.typeUrl];
   }
   plan.problems = checkConsistent(service, generatedNames);
-  if (routes.length > 0)
-    plan.dangling = findDanglingRoutes(service, ref.hostname, routes, generatedNames.get(T.cluster) ?? []);
+  if (full && view.virtualService) {
+    const answered = danglingDestinations(view).map((d) => ({ service, ...d }));
+    plan.dangling = [...answered, ...findDanglingRoutes(service, ref.hostname, routes)];
+  }
   // Same names at the same versions (in any order) when nothing is upserted or removed.
   plan.recordChanged = plan.upserts.length > 0 || plan.removals.length > 0;
   return plan;

@@ -2,6 +2,7 @@
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import type { Endpoint, Service } from "../model/index.ts";
 import type { DestinationRuleModel } from "../registry/istio/destination-rule.ts";
+import type { DestinationHost } from "../registry/istio/route-destinations.ts";
 import type { VirtualServiceModel } from "../registry/istio/virtual-service.ts";
 
 /** The type URLs we serve, in make-before-break push order. */
@@ -56,6 +57,12 @@ export interface ServiceView {
    * A host missing here gets the listener's port.
    */
   destinationPorts?: Readonly<Record<string, readonly number[]>>;
+  /**
+   * What the other hosts the VirtualService routes to publish (ports, their DestinationRule's
+   * subsets), so a route naming a cluster nobody publishes fails at once (route-vs.ts). A host
+   * missing here is not judged: its clusters are named as they are.
+   */
+  destinationHosts?: Readonly<Record<string, DestinationHost>>;
 }
 
 /** Options that shape generated resources. */

@@ -8,6 +8,7 @@
 import { type GrpcRetryOn, grpcRetryOn, grpcStatusCodes, retryOnStatusCode } from "./codes.ts";
 import type { ConfigMeta } from "./config-meta.ts";
 import { durationMs } from "./duration.ts";
+import { destinationPort } from "./route-destinations.ts";
 import { resolveHost } from "./visibility.ts";
 
 /** The StringMatch kinds (an Istio StringMatch is one of them). */
@@ -311,6 +312,5 @@ export function destinationCluster(
   listenerPort: number,
   servicePorts?: readonly number[],
 ): string {
-  const port = d.port ?? (servicePorts?.length === 1 ? servicePorts[0] : listenerPort);
-  return `outbound|${port}|${d.subset ?? ""}|${d.host}`;
+  return `outbound|${destinationPort(d, listenerPort, servicePorts)}|${d.subset ?? ""}|${d.host}`;
 }

@@ -4,10 +4,13 @@ import type { RouteConfiguration } from "../../../lib/gen/envoy/config/route/v3/
 import {
   checkConsistent,
   describeDanglingRoute,
+  destinationHosts,
   findDanglingRoutes,
   routeClusters,
 } from "../../../lib/push/consistency.ts";
+import type { DestinationHost } from "../../../lib/registry/istio/route-destinations.ts";
 import { clusterGenerator, routeGenerator } from "../../../lib/xds/generators/index.ts";
+import { danglingDestinations } from "../../../lib/xds/generators/route-vs.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 import { ctx, HOST } from "../xds/builders.ts";
 import { drModel, httpRoute, istioView, vsModel } from "../xds/istio-views.ts";
@@ -34,16 +37,17 @@ function generated() {
   });
   const v = istioView({ virtualService: vs, destinationRule: drModel() });
   return {
+    view: v,
     routes: routeGenerator.generate(v, ctx).map((g) => g.message as RouteConfiguration),
     clusters: clusterGenerator.generate(v, ctx).map((g) => g.name),
   };
 }
 
 describe("dangling route references", () => {
-  it("lists every cluster a RouteConfiguration names, once, in order", () => {
+  it("lists every cluster a RouteConfiguration names, once, in order: the missing subset answered on the default cluster", () => {
     const rc = generated().routes.find((r) => r.name === `${HOST}:9080`) as RouteConfiguration;
     expect(routeClusters(rc)).toEqual([
-      `outbound|9080|v3|${HOST}`,
+      `outbound|9080||${HOST}`,
       `outbound|9080|v1|${HOST}`,
       `outbound|9080|v2|${HOST}`,
       `outbound|9080||${RATINGS}`,
@@ -52,33 +56,91 @@ describe("dangling route references", () => {
 
   const cases = [
     {
-      name: "without a published check: the missing subset and every other host's cluster",
+      name: "without a published check: every other host's cluster named as it is",
       published: undefined,
       want: [
-        ["own", `${HOST}:8080`, `outbound|8080|v3|${HOST}`],
-        ["other", `${HOST}:8080`, `outbound|9080||${RATINGS}`],
-        ["own", `${HOST}:9080`, `outbound|9080|v3|${HOST}`],
-        ["other", `${HOST}:9080`, `outbound|9080||${RATINGS}`],
+        [`${HOST}:8080`, `outbound|9080||${RATINGS}`],
+        [`${HOST}:9080`, `outbound|9080||${RATINGS}`],
       ],
     },
     {
-      name: "ratings published: only the missing subset",
+      name: "ratings published: nothing (the own host's clusters are never listed)",
       published: (c: string) => c === `outbound|9080||${RATINGS}`,
-      want: [
-        ["own", `${HOST}:8080`, `outbound|8080|v3|${HOST}`],
-        ["own", `${HOST}:9080`, `outbound|9080|v3|${HOST}`],
-      ],
+      want: [],
     },
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const { routes, clusters } = generated();
-      const found = findDanglingRoutes("default/reviews", HOST, routes, clusters, c.published);
-      expect(found.map((d) => [d.kind, d.route, d.cluster])).toEqual(c.want);
-      expect(found.every((d) => d.service === "default/reviews")).toBe(true);
+      const { routes } = generated();
+      const found = findDanglingRoutes("default/reviews", HOST, routes, c.published);
+      expect(found.map((d) => [d.route, d.cluster])).toEqual(c.want);
+      expect(found.every((d) => d.service === "default/reviews" && d.reason === undefined)).toBe(true);
     });
   }
 
+  it("the destinations the generator answered UNAVAILABLE, with their reason, once per route and cluster", () => {
+    expect(danglingDestinations(generated().view)).toEqual([
+      {
+        route: `${HOST}:8080`,
+        cluster: `outbound|8080|v3|${HOST}`,
+        reason: `no DestinationRule for ${HOST} defines subset v3`,
+      },
+      {
+        route: `${HOST}:9080`,
+        cluster: `outbound|9080|v3|${HOST}`,
+        reason: `no DestinationRule for ${HOST} defines subset v3`,
+      },
+    ]);
+  });
+});
+
+describe("destinationHosts: what the other hosts a VirtualService routes to publish", () => {
+  const routing = {
+    forService: (ns: string, host: string) =>
+      ns === "default" && host === RATINGS ? { destinationRule: drModel({ host: "ratings" }) } : {},
+  };
+  const to = (...hosts: string[]) =>
+    vsModel({ http: [httpRoute({ route: hosts.map((host) => ({ destination: { host }, weight: 1 })) })] });
+  const cases: {
+    name: string;
+    hosts: string[];
+    ports: Record<string, number[]>;
+    want: Record<string, DestinationHost>;
+  }[] = [
+    {
+      name: "a Kubernetes host with a service: its ports and its rule's subsets",
+      hosts: ["ratings"],
+      ports: { [RATINGS]: [9080] },
+      want: { [RATINGS]: { ports: [9080], subsets: ["v1", "v2"] } },
+    },
+    {
+      name: "a Kubernetes host without a service publishes nothing",
+      hosts: ["ghost"],
+      ports: {},
+      want: { "ghost.default.svc.cluster.local": { ports: [], subsets: [] } },
+    },
+    {
+      name: "a Kubernetes host with a service but no rule has no subsets",
+      hosts: ["details.shop.svc.cluster.local"],
+      ports: { "details.shop.svc.cluster.local": [80, 81] },
+      want: { "details.shop.svc.cluster.local": { ports: [80, 81], subsets: [] } },
+    },
+    {
+      name: "another host: judged on its ports when known, else not at all",
+      hosts: ["api.example.com", "db.example.com"],
+      ports: { "api.example.com": [443] },
+      want: { "api.example.com": { ports: [443] } },
+    },
+    { name: "the own host is the generator's to judge", hosts: ["reviews"], ports: {}, want: {} },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(destinationHosts(routing, to(...c.hosts), HOST, c.ports, "cluster.local")).toEqual(c.want);
+    });
+  }
+});
+
+describe("consistency and log lines", () => {
   it("a dangling route is no hard problem: checkConsistent still passes", () => {
     const { routes, clusters } = generated();
     const names = new Map<string, readonly string[]>([
@@ -94,14 +156,16 @@ describe("dangling route references", () => {
   });
 
   it("describes one as a log line with outside text escaped", () => {
-    const line = describeDanglingRoute({
+    const answered = describeDanglingRoute({
       service: "ns/a\nb",
       route: "r",
       cluster: "outbound|1|x|h",
-      kind: "own",
+      reason: "no service has host h\nforged",
     });
-    expect(line).not.toContain("\n");
-    expect(line).toContain("outbound|1|x|h");
-    expect(line).toContain("UNAVAILABLE");
+    expect(answered).not.toContain("\n");
+    expect(answered).toContain("outbound|1|x|h");
+    expect(answered).toMatch(/no service has host h.*fail UNAVAILABLE at once/);
+    const named = describeDanglingRoute({ service: "ns/a", route: "r", cluster: "outbound|1||other" });
+    expect(named).toMatch(/another host's cluster, not published.*once the client stops waiting/);
   });
 });

@@ -200,12 +200,12 @@ describe("VirtualService and DestinationRule, ingest to publish", () => {
     await h.ingest(ev("ADDED", vs), ev("ADDED", dr));
     const [flush] = await h.settle();
     expect(flush?.kind).toBe("done");
-    expect(await routeClusters(h)).toEqual([
-      "outbound|9080||ghost.default.svc.cluster.local",
-      `outbound|9080||${host}`,
-    ]);
+    // The route to ghost is answered on the service's own default cluster (its calls fail at once).
+    expect(await routeClusters(h)).toEqual([`outbound|9080||${host}`, `outbound|9080||${host}`]);
     expect(h.lines).toHaveLength(1);
-    expect(h.lines[0]).toMatch(/route "reviews.* names "outbound\|9080\|\|ghost\.default.*UNAVAILABLE/);
+    expect(h.lines[0]).toMatch(
+      /route "reviews.* names "outbound\|9080\|\|ghost\.default.*no service has host ghost.*UNAVAILABLE at once/,
+    );
     expect(await addresses(h, `outbound|9080|v1|${other}`)).toEqual(["10.0.1.1"]);
     expect(await routeClusters(h, other)).toEqual([`outbound|9080||${other}`]);
     // The host appears later, on another port: the routes naming it are regenerated with its port.

@@ -43,7 +43,7 @@ describe("RDS from a VirtualService", () => {
         httpRoute(),
       ],
     });
-    const rs = routes(istioView({ virtualService: vs }));
+    const rs = routes(istioView({ virtualService: vs, destinationRule: drModel() }));
     expect(rs.map((r) => r.name)).toEqual(["canary.tester", ""]);
     expect(rs[0]?.match?.headers.map((h) => [h.name, h.headerMatchSpecifier])).toMatchObject([
       ["x-user", { case: "stringMatch", value: { matchPattern: { case: "exact", value: "jason" } } }],
@@ -56,14 +56,14 @@ describe("RDS from a VirtualService", () => {
 
   it("matches only: no default route follows (as istiod: an unmatched call fails)", () => {
     const vs = vsModel({ http: [httpRoute({ match: [{ uri: { prefix: "/pkg.Svc/" } }] })] });
-    const rs = routes(istioView({ virtualService: vs }));
+    const rs = routes(istioView({ virtualService: vs, destinationRule: drModel() }));
     expect(rs.map((r) => r.name)).toEqual([""]);
     expect(rs[0]?.match?.pathSpecifier).toEqual({ case: "prefix", value: "/pkg.Svc/" });
   });
 
   it("a VirtualService with no route for the port: the default route alone", () => {
     const vs = vsModel({ http: [httpRoute({ match: [{ port: 8080, uri: { prefix: "/a" } }] })] });
-    const rs = routes(istioView({ virtualService: vs }), 9080);
+    const rs = routes(istioView({ virtualService: vs, destinationRule: drModel() }), 9080);
     expect(rs.map((r) => r.name)).toEqual(["default"]);
     expect(action(rs[0]).clusterSpecifier).toEqual({ case: "cluster", value: DEFAULT });
   });
@@ -79,7 +79,7 @@ describe("RDS from a VirtualService", () => {
   for (const c of matchCases) {
     it(`uri ${Object.keys(c.uri)[0]} ▶ ${c.want.case}, case-insensitive when ignoreUriCase`, () => {
       const vs = vsModel({ http: [httpRoute({ match: [{ uri: c.uri, ignoreUriCase: true }] })] });
-      const m = routes(istioView({ virtualService: vs }))[0]?.match;
+      const m = routes(istioView({ virtualService: vs, destinationRule: drModel() }))[0]?.match;
       expect(m?.pathSpecifier).toMatchObject(c.want);
       expect(m?.caseSensitive).toBe(false);
     });
@@ -93,7 +93,7 @@ describe("RDS from a VirtualService", () => {
         }),
       ],
     });
-    const hs = routes(istioView({ virtualService: vs }))[0]?.match?.headers ?? [];
+    const hs = routes(istioView({ virtualService: vs, destinationRule: drModel() }))[0]?.match?.headers ?? [];
     expect(hs.map((h) => h.name)).toEqual(["a", "b", "c", "d"]);
     expect(hs.map((h) => h.headerMatchSpecifier)).toMatchObject([
       { case: "stringMatch", value: { matchPattern: { case: "exact", value: "x" } } },
@@ -109,7 +109,7 @@ describe("RDS from a VirtualService", () => {
         httpRoute({ match: [{ uri: { regex: "" }, headers: { a: { prefix: "" }, b: { regex: "" } } }] }),
       ],
     });
-    const m = routes(istioView({ virtualService: vs }))[0]?.match;
+    const m = routes(istioView({ virtualService: vs, destinationRule: drModel() }))[0]?.match;
     expect(m?.pathSpecifier).toEqual({ case: "prefix", value: "/" });
     expect(m?.headers.map((h) => h.headerMatchSpecifier)).toEqual([
       { case: "presentMatch", value: true },
@@ -128,7 +128,9 @@ describe("RDS from a VirtualService", () => {
         },
       ],
     });
-    const spec = action(routes(istioView({ virtualService: vs }))[0]).clusterSpecifier;
+    const spec = action(
+      routes(istioView({ virtualService: vs, destinationRule: drModel() }))[0],
+    ).clusterSpecifier;
     expect(spec.case).toBe("weightedClusters");
     const clusters = spec.case === "weightedClusters" ? spec.value.clusters : [];
     expect(clusters.map((c) => [c.name, c.weight])).toEqual([
@@ -142,7 +144,7 @@ describe("RDS from a VirtualService", () => {
     const vs = vsModel({
       http: [httpRoute({ match: [{ uri: { prefix: "/a" } }], timeout: "1.5s" }), httpRoute()],
     });
-    const [timed, plain] = routes(istioView({ virtualService: vs }));
+    const [timed, plain] = routes(istioView({ virtualService: vs, destinationRule: drModel() }));
     expect(ms(action(timed).timeout)).toBe(1500);
     expect(ms(action(timed).maxStreamDuration?.maxStreamDuration)).toBe(1500);
     expect(action(timed).maxStreamDuration?.grpcTimeoutHeaderMax).toBeUndefined();
@@ -174,7 +176,7 @@ describe("RDS from a VirtualService", () => {
   for (const c of retryCases) {
     it(`retries: ${c.name}`, () => {
       const vs = vsModel({ http: [httpRoute(c.retries ? { retries: c.retries } : {})] });
-      const p = action(routes(istioView({ virtualService: vs }))[0]).retryPolicy;
+      const p = action(routes(istioView({ virtualService: vs, destinationRule: drModel() }))[0]).retryPolicy;
       expect(p?.retryOn).toBe(c.want.retryOn);
       expect(p?.numRetries).toBe(c.want.num);
       expect(p?.retriableStatusCodes).toEqual(c.want.codes);
@@ -184,7 +186,9 @@ describe("RDS from a VirtualService", () => {
 
   it("retries with attempts 0: no retry policy", () => {
     const vs = vsModel({ http: [httpRoute({ retries: { attempts: 0 } })] });
-    expect(action(routes(istioView({ virtualService: vs }))[0]).retryPolicy).toBeUndefined();
+    expect(
+      action(routes(istioView({ virtualService: vs, destinationRule: drModel() }))[0]).retryPolicy,
+    ).toBeUndefined();
   });
 
   it("fault: fixed delay and gRPC abort with percentages per million; the listener gains the fault filter", () => {
@@ -198,7 +202,7 @@ describe("RDS from a VirtualService", () => {
         }),
       ],
     });
-    const v = istioView({ virtualService: vs });
+    const v = istioView({ virtualService: vs, destinationRule: drModel() });
     const f = fault(routes(v)[0]);
     expect(f?.delay?.faultDelaySecifier.case).toBe("fixedDelay");
     expect(ms(f?.delay?.faultDelaySecifier.value as never)).toBe(2000);
@@ -209,7 +213,7 @@ describe("RDS from a VirtualService", () => {
   });
 
   it("no fault: the listener keeps the router alone", () => {
-    const v = istioView({ virtualService: vsModel() });
+    const v = istioView({ virtualService: vsModel(), destinationRule: drModel() });
     expect(filters(v)).toEqual(["envoy.filters.http.router"]);
     expect(fault(routes(v)[0])).toBeUndefined();
   });
@@ -222,7 +226,7 @@ describe("RDS from a VirtualService", () => {
         httpRoute(),
       ],
     });
-    const rs = routes(istioView({ virtualService: vs }));
+    const rs = routes(istioView({ virtualService: vs, destinationRule: drModel() }));
     expect(rs.map((r) => r.action.case)).toEqual(["route", "route", "route"]);
     expect(fault(rs[0])?.abort?.errorType).toEqual({ case: "httpStatus", value: 301 });
     expect(fault(rs[1])?.abort?.errorType).toEqual({ case: "httpStatus", value: 503 });
@@ -236,7 +240,9 @@ describe("RDS from a VirtualService", () => {
     expect(action(rs[0]).hashPolicy.map((h) => h.policySpecifier)).toMatchObject([
       { case: "header", value: { headerName: "x-user" } },
     ]);
-    expect(action(routes(istioView({ virtualService: vsModel() }))[0]).hashPolicy).toEqual([]);
+    expect(
+      action(routes(istioView({ virtualService: vsModel(), destinationRule: drModel() }))[0]).hashPolicy,
+    ).toEqual([]);
   });
 
   it("no VirtualService: the default route carries the rule's header hash for its port only", () => {
@@ -256,7 +262,7 @@ describe("RDS from a VirtualService", () => {
 
   it("match ports: a match bound to 8080 is absent from the 9080 routes", () => {
     const vs = vsModel({ http: [httpRoute({ match: [{ port: 8080, uri: { prefix: "/a" } }] })] });
-    const v = istioView({ virtualService: vs });
+    const v = istioView({ virtualService: vs, destinationRule: drModel() });
     expect(routes(v, 9080).map((r) => r.name)).toEqual(["default"]);
     expect(routes(v, 8080).map((r) => r.name)).toEqual([""]);
     // A destination without a port on a two-port service takes the listener's port.
@@ -270,7 +276,7 @@ describe("RDS from a VirtualService", () => {
     const vs = vsModel({ http: [httpRoute({ route: [{ destination: { host: "ratings" } }] })] });
     const ratings = "ratings.default.svc.cluster.local";
     const c = (v: ServiceView) => action(routes(v)[0]).clusterSpecifier;
-    expect(c(istioView({ virtualService: vs }))).toEqual({
+    expect(c(istioView({ virtualService: vs, destinationRule: drModel() }))).toEqual({
       case: "cluster",
       value: `outbound|9080||${ratings}`,
     });
@@ -282,7 +288,9 @@ describe("RDS from a VirtualService", () => {
 
   it("a match on a condition a shared route cannot hold (sourceLabels) is left out", () => {
     const vs = vsModel({ http: [httpRoute({ match: [{ sourceLabels: { app: "x" } }] })] });
-    expect(routes(istioView({ virtualService: vs })).map((r) => r.name)).toEqual(["default"]);
+    expect(routes(istioView({ virtualService: vs, destinationRule: drModel() })).map((r) => r.name)).toEqual([
+      "default",
+    ]);
   });
 });
 
