@@ -3,6 +3,7 @@ import type { PushRequest, ShardKey } from "../model/index.ts";
 import type { Pace } from "../pace.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import type { Store } from "../store/index.ts";
+import type { RoutingChanges } from "./dangling.ts";
 
 /** How Kubernetes objects are read, with Istio's defaults. */
 export interface RegistryOptions {
@@ -39,6 +40,8 @@ export interface IngestContext {
    * not implement (`<kind> <ns>/<name>: <path>`); the batch's summary lists them as `unsupported`.
    */
   unsupported?: Set<string>;
+  /** Where the VirtualService/DestinationRule handlers note what may make routes dangle (dangling.ts). */
+  routing?: RoutingChanges;
 }
 
 /** What applying one object did: nothing new, ignored by design, or applied with the push it needs. */

@@ -14,7 +14,7 @@ import {
   count,
   emptySummary,
   ingestContext,
-  noteUnsupported,
+  noteConfigs,
   queuePush,
 } from "./apply.ts";
 import type { KubeObject } from "./events.ts";
@@ -70,7 +70,7 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
       });
     }
   }
-  noteUnsupported(summary, ctx);
+  await noteConfigs(summary, ctx);
   await queuePush(deps, summary, pushes);
   return summary;
 }

@@ -133,6 +133,20 @@ function noteUnsupported(ctx: IngestContext, c: StoredConfig): void {
     );
 }
 
+/** Notes, for the batch's `dangling` (lib/ingest/dangling.ts), a VirtualService applied or a rule's hosts. */
+function noteRouting(ctx: IngestContext, suffix: string, old?: StoredConfig, next?: StoredConfig): void {
+  const c = (next ?? old) as StoredConfig;
+  if (c.kind === "VirtualService") {
+    if (next) ctx.routing?.virtualServices.add(`${c.namespace}/${c.name}`);
+    return;
+  }
+  for (const s of [old, next])
+    if (s)
+      ctx.routing?.ruleHosts.add(
+        toDestinationRule({ name: s.name, namespace: s.namespace }, s.spec, suffix).host,
+      );
+}
+
 function handler(kind: RoutingKind): KindHandler {
   return {
     async apply(ctx, obj): Promise<Outcome> {
@@ -147,6 +161,7 @@ function handler(kind: RoutingKind): KindHandler {
       const suffix = ctx.registry.domainSuffix;
       // A spec changed only where nothing is implemented generates the same resources.
       if (before && sameJson(model(before, suffix), model(next, suffix))) return { kind: "unchanged" };
+      noteRouting(ctx, suffix, before, next);
       return { kind: "applied", push: await configPush(ctx, before, next) };
     },
 
@@ -155,6 +170,7 @@ function handler(kind: RoutingKind): KindHandler {
       const before = (await ctx.store.get<StoredConfig>(key))?.value;
       if (!before) return { kind: "unchanged" };
       await ctx.store.delete(key);
+      noteRouting(ctx, ctx.registry.domainSuffix, before, undefined);
       return { kind: "applied", push: await configPush(ctx, before, undefined) };
     },
   };

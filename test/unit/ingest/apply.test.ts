@@ -64,6 +64,7 @@ describe("applyEvents", () => {
       ignored: { EndpointSlice: 1 },
       bookmarks: 1,
       unsupported: [],
+      dangling: [],
       push: { full: true, configs: 1 },
     });
     const queue = await readQueue(store);

@@ -1,0 +1,140 @@
+/**
+ * The ingest summary's `dangling`: route destinations of the batch's VirtualServices (and of every
+ * VirtualService routing to a host whose DestinationRule the batch changed) that name a cluster
+ * nobody publishes, judged against the stored services and rules once the batch is applied (so
+ * the order of events in a batch does not matter). Istio accepts such routes; the flush answers
+ * them UNAVAILABLE (route-vs.ts). Only Kubernetes service hosts are judged, as in the flush.
+ */
+import { kubeServiceNamespace, type Service } from "../model/index.ts";
+import { rootNamespace } from "../push/istio-configs.ts";
+import type { ConfigMeta } from "../registry/istio/config-meta.ts";
+import {
+  createDestinationRuleIndex,
+  type DestinationRuleIndex,
+  toDestinationRule,
+} from "../registry/istio/destination-rule.ts";
+import { type DestinationHost, danglingReason } from "../registry/istio/route-destinations.ts";
+import {
+  routesForPort,
+  toVirtualService,
+  type VirtualServiceModel,
+} from "../registry/istio/virtual-service.ts";
+import { hostMatches } from "../registry/istio/visibility.ts";
+import { keys, listAll } from "../store/index.ts";
+import type { IngestContext } from "./context.ts";
+import type { StoredConfig } from "./kinds/istio-config.ts";
+
+/** What a batch changed that can make a route dangle; filled by the VirtualService/DestinationRule handlers. */
+export interface RoutingChanges {
+  /** `<ns>/<name>` of VirtualServices applied (not deleted) in this batch. */
+  virtualServices: Set<string>;
+  /** Hosts of DestinationRules changed or deleted in this batch (old and new). */
+  ruleHosts: Set<string>;
+}
+
+/** An empty record, for a batch's context. */
+export function routingChanges(): RoutingChanges {
+  return { virtualServices: new Set(), ruleHosts: new Set() };
+}
+
+/**
+ * One line per dangling destination, sorted, unique: `VirtualService <ns>/<name>: spec.http[<i>]:
+ * <host>[ subset <s>][ port <p>]: <reason>`. Empty when the batch changed no routing config.
+ */
+export async function danglingOfBatch(ctx: IngestContext): Promise<string[]> {
+  const changes = ctx.routing;
+  if (!changes || (changes.virtualServices.size === 0 && changes.ruleHosts.size === 0)) return [];
+  const suffix = ctx.registry.domainSuffix;
+  const rules = createDestinationRuleIndex(
+    (await firstCopies(ctx, "DestinationRule")).map((c) => toDestinationRule(meta(c), c.spec, suffix)),
+    { rootNamespace },
+  );
+  const checked = (await firstCopies(ctx, "VirtualService"))
+    .map((c) => toVirtualService(meta(c), c.spec, suffix))
+    .filter((vs) => vs.appliesToMesh && vs.hosts.length > 0)
+    .filter(
+      (vs) =>
+        changes.virtualServices.has(`${vs.namespace}/${vs.name}`) ||
+        destinationHostsOf(vs).some((h) => [...changes.ruleHosts].some((r) => hostMatches(r, h))),
+    );
+  const hostOf = hostLookup(ctx, rules);
+  const out = new Set<string>();
+  for (const vs of checked) for (const line of await danglingLines(vs, hostOf)) out.add(line);
+  return [...out].sort();
+}
+
+async function danglingLines(
+  vs: VirtualServiceModel,
+  hostOf: (host: string) => Promise<DestinationHost | undefined>,
+): Promise<string[]> {
+  const listen = new Set<number>();
+  for (const h of vs.hosts) for (const p of (await hostOf(h))?.ports ?? []) listen.add(p);
+  const out: string[] = [];
+  // Per listener port, exactly the routes the flush generates; without one, every route.
+  const flat =
+    listen.size > 0
+      ? [...listen].flatMap((p) => routesForPort(vs, p).map((f) => ({ ...f, p })))
+      : vs.http.map((route) => ({ route, p: undefined }));
+  for (const { route, p } of flat) {
+    if (route.action.kind !== "route") continue;
+    for (const d of route.action.destinations) {
+      const host = await hostOf(d.host);
+      const reason = danglingReason(d, p ?? d.port ?? host?.ports[0] ?? 0, host);
+      if (reason === undefined) continue;
+      const what = `${d.host}${d.subset !== undefined ? ` subset ${d.subset}` : ""}${d.port !== undefined ? ` port ${d.port}` : ""}`;
+      out.push(
+        `VirtualService ${vs.namespace}/${vs.name}: spec.http[${vs.http.indexOf(route)}]: ${what}: ${reason}`,
+      );
+    }
+  }
+  return out;
+}
+
+/** What a Kubernetes service host publishes as the store holds it now (memoized); other hosts: undefined. */
+function hostLookup(ctx: IngestContext, rules: DestinationRuleIndex) {
+  const found = new Map<string, Promise<DestinationHost | undefined>>();
+  const suffix = ctx.registry.domainSuffix;
+  const read = async (host: string): Promise<DestinationHost | undefined> => {
+    const ns = kubeServiceNamespace(host, suffix);
+    if (ns === undefined) return undefined;
+    const records = await listAll<Service>(ctx.store, keys.servicePrefix(ns, host));
+    const ports = [...new Set(records.flatMap((e) => e.value.ports.map((p) => p.port)))].sort(
+      (a, b) => a - b,
+    );
+    const rule = rules.forService(ns, host, ns)?.rule;
+    return { ports, subsets: rule ? rule.subsets.map((s) => s.name) : [] };
+  };
+  return (host: string) => {
+    let p = found.get(host);
+    if (!p) {
+      p = read(host);
+      found.set(host, p);
+    }
+    return p;
+  };
+}
+
+function destinationHostsOf(vs: VirtualServiceModel): string[] {
+  return vs.http.flatMap((r) => (r.action.kind === "route" ? r.action.destinations.map((d) => d.host) : []));
+}
+
+/** Every stored config of `kind`, the first cluster's copy of each (as the flush reads them). */
+async function firstCopies(ctx: IngestContext, kind: StoredConfig["kind"]): Promise<StoredConfig[]> {
+  const seen = new Set<string>();
+  const out: StoredConfig[] = [];
+  for (const e of await listAll<StoredConfig>(ctx.store, keys.configPrefix(kind))) {
+    const id = `${e.value.namespace}/${e.value.name}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push(e.value);
+  }
+  return out;
+}
+
+function meta(c: StoredConfig): ConfigMeta {
+  return {
+    name: c.name,
+    namespace: c.namespace,
+    ...(c.creationTimestamp !== undefined && { creationTimestamp: c.creationTimestamp }),
+  };
+}
