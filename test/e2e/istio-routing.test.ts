@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { destinationRule, virtualService } from "../unit/ingest/support/istio.ts";
 import { type Backend, startBackend } from "./support/backends.ts";
 import { post, until } from "./support/converge.ts";
-import { endpointSlice, event, pod, service } from "./support/kube.ts";
+import { endpointSlice, event, service, versionedPod } from "./support/kube.ts";
 import { freePort, type RunningControlPlane, startControlPlane } from "./support/runtime.ts";
 import { bootstrapXds, type WhoClient, whoClient } from "./support/xds-client.ts";
 
@@ -29,10 +29,7 @@ let cp: RunningControlPlane;
 let backends: Backend[] = [];
 let client: WhoClient;
 
-const versioned = (ip: string, version: string) => {
-  const p = pod("reviews", ns, ip);
-  return event("ADDED", { ...p, metadata: { ...p.metadata, labels: { app: "reviews", version } } });
-};
+const versioned = (ip: string, version: string) => event("ADDED", versionedPod("reviews", ns, ip, version));
 
 beforeAll(async () => {
   const port = await freePort();

@@ -19,14 +19,28 @@ export interface Backend {
   stop(): Promise<void>;
 }
 
+export interface BackendOptions {
+  /** Decides each call (numbered from 1): a status fails it with that code, undefined answers the name. */
+  fail?: (call: number) => grpc.status | undefined;
+}
+
 /** Starts a backend bound to `address:port` (127.0.0.x addresses all reach loopback on Linux). */
-export function startBackend(name: string, address: string, port: number): Promise<Backend> {
+export function startBackend(
+  name: string,
+  address: string,
+  port: number,
+  options: BackendOptions = {},
+): Promise<Backend> {
   const server = new grpc.Server();
+  let calls = 0;
   server.addService(
     { Who: whoMethod },
     {
-      Who: (_call: unknown, callback: (err: null, value: Buffer) => void) =>
-        callback(null, Buffer.from(name)),
+      Who: (_call: unknown, callback: grpc.sendUnaryData<Buffer>) => {
+        const code = options.fail?.(++calls);
+        if (code === undefined) callback(null, Buffer.from(name));
+        else callback({ code, details: `${name} fails call ${calls}` });
+      },
     },
   );
   return new Promise((resolve, reject) => {

@@ -88,3 +88,9 @@ export function pod(serviceName: string, namespace: string, ip: string) {
     status: { phase: "Running", podIP: ip, podIPs: [{ ip }] },
   };
 }
+
+/** A running Pod of `serviceName` at `ip` labelled `version` (a DestinationRule subset picks it). */
+export function versionedPod(serviceName: string, namespace: string, ip: string, version: string) {
+  const p = pod(serviceName, namespace, ip);
+  return { ...p, metadata: { ...p.metadata, labels: { app: serviceName, version } } };
+}
