@@ -81,7 +81,7 @@ describe("golden parity (Node)", () => {
 });
 
 describe("golden parity with VirtualService and DestinationRule (Node)", () => {
-  it("publishes exactly the versions in istio-versions.json: routes, subset clusters and assignments", async () => {
+  it("publishes exactly the versions in istio-versions.json: routes (dangling ones answered UNAVAILABLE), subset clusters and assignments", async () => {
     const status = await ingestAndSettle(JSON.stringify(istioEvents), Date.UTC(2025, 2, 14, 9, 30));
     expect(byType(status.types)).toEqual(istioVersions);
     const names = Object.values(istioVersions).flatMap((v) => Object.keys(v));

@@ -45,6 +45,12 @@ describe("golden parity with VirtualService and DestinationRule (Workers)", () =
   it("publishes exactly the versions Node publishes for the same configs", async () => {
     const res = await ingest(istioEvents);
     expect(res.status, await res.clone().text()).toBe(200);
+    // The dangling routes (a host with no service, a split's share to a subset no rule defines)
+    // are reported as Node reports them, and published answered UNAVAILABLE (same versions).
+    expect(((await res.json()) as { dangling: string[] }).dangling).toEqual([
+      "VirtualService default/reviews: spec.http[3]: ghost.default.svc.cluster.local: no service has host ghost.default.svc.cluster.local",
+      "VirtualService default/reviews: spec.http[4]: reviews.default.svc.cluster.local subset v9: no DestinationRule for reviews.default.svc.cluster.local defines subset v9",
+    ]);
     await runAlarmsUntilIdle();
     expect((await getStatus()).versions).toEqual(istioVersions);
   });
