@@ -1,0 +1,56 @@
+/** Whether a route destination names a cluster its host publishes (pure), and a Kubernetes host's namespace. */
+import { describe, expect, it } from "vitest";
+import { kubeServiceNamespace } from "../../../../lib/model/index.ts";
+import {
+  type DestinationHost,
+  danglingReason,
+  destinationPort,
+} from "../../../../lib/registry/istio/route-destinations.ts";
+import type { RouteDestination } from "../../../../lib/registry/istio/virtual-service.ts";
+
+const H = "reviews.default.svc.cluster.local";
+const d = (o: Partial<RouteDestination> = {}): RouteDestination => ({ host: H, weight: 100, ...o });
+const host = (o: Partial<DestinationHost> = {}): DestinationHost => ({
+  ports: [9080],
+  subsets: ["v1"],
+  ...o,
+});
+
+describe("danglingReason", () => {
+  const cases: [string, RouteDestination, number, DestinationHost | undefined, string | undefined][] = [
+    ["not known: not judged", d({ subset: "v9" }), 9080, undefined, undefined],
+    ["no service", d(), 9080, host({ ports: [] }), `no service has host ${H}`],
+    ["the listener's port on a one-port service: its only port", d(), 7000, host(), undefined],
+    [
+      "the listener's port on a two-port service it lacks",
+      d(),
+      7000,
+      host({ ports: [80, 81] }),
+      `service ${H} has no port 7000`,
+    ],
+    ["an explicit port it lacks", d({ port: 9081 }), 9080, host(), `service ${H} has no port 9081`],
+    ["a subset it defines", d({ subset: "v1" }), 9080, host(), undefined],
+    ["a subset it lacks", d({ subset: "v9" }), 9080, host(), `no DestinationRule for ${H} defines subset v9`],
+    ["subsets not known: not judged", d({ subset: "v9" }), 9080, { ports: [9080] }, undefined],
+  ];
+  it.each(cases)("%s", (_, dest, listener, h, want) => expect(danglingReason(dest, listener, h)).toBe(want));
+
+  it("destinationPort: its own, else the only port, else the listener's", () => {
+    expect(destinationPort(d({ port: 1 }), 2, [3])).toBe(1);
+    expect(destinationPort(d(), 2, [3])).toBe(3);
+    expect(destinationPort(d(), 2, [3, 4])).toBe(2);
+    expect(destinationPort(d(), 2)).toBe(2);
+  });
+});
+
+describe("kubeServiceNamespace", () => {
+  it.each([
+    [H, "default"],
+    ["a.b.svc.cluster.local", "b"],
+    ["a.b.c.svc.cluster.local", undefined],
+    ["b.svc.cluster.local", undefined],
+    [".b.svc.cluster.local", undefined],
+    ["api.example.com", undefined],
+    ["a.b.svc.other.local", undefined],
+  ])("%s ▶ %s", (h, want) => expect(kubeServiceNamespace(h, "cluster.local")).toBe(want));
+});
