@@ -140,11 +140,10 @@ function noteRouting(ctx: IngestContext, suffix: string, old?: StoredConfig, nex
     if (next) ctx.routing?.virtualServices.add(`${c.namespace}/${c.name}`);
     return;
   }
-  for (const s of [old, next])
-    if (s)
-      ctx.routing?.ruleHosts.add(
-        toDestinationRule({ name: s.name, namespace: s.namespace }, s.spec, suffix).host,
-      );
+  for (const s of [old, next]) {
+    const rule = model(s, suffix) as ReturnType<typeof toDestinationRule> | undefined;
+    if (rule) ctx.routing?.ruleHosts.add(rule.host);
+  }
 }
 
 function handler(kind: RoutingKind): KindHandler {
