@@ -21,6 +21,7 @@ import {
 } from "../registry/istio/virtual-service.ts";
 import { hostMatches } from "../registry/istio/visibility.ts";
 import { keys, listAll } from "../store/index.ts";
+import { expressible } from "../xds/generators/route-match.ts";
 import type { IngestContext } from "./context.ts";
 import type { StoredConfig } from "./kinds/istio-config.ts";
 
@@ -70,11 +71,13 @@ async function danglingLines(
   const listen = new Set<number>();
   for (const h of vs.hosts) for (const p of (await hostOf(h))?.ports ?? []) listen.add(p);
   const out: string[] = [];
-  // Per listener port, exactly the routes the flush generates; without one, every route.
-  const flat =
+  // Per listener port, exactly the routes the flush generates; without one, every route (matches a
+  // shared route cannot express are left out, as the generator leaves them out).
+  const flat = (
     listen.size > 0
       ? [...listen].flatMap((p) => routesForPort(vs, p).map((f) => ({ ...f, p })))
-      : vs.http.map((route) => ({ route, p: undefined }));
+      : vs.http.map((route) => ({ route, p: undefined }))
+  ).filter((f) => !("match" in f && f.match && !expressible(f.match)));
   for (const { route, p } of flat) {
     if (route.action.kind !== "route") continue;
     for (const d of route.action.destinations) {

@@ -89,10 +89,10 @@ export function serviceHostname(name: string, namespace: string, domainSuffix: s
   return `${name}.${namespace}.svc.${domainSuffix}`;
 }
 
-/** The namespace of a Kubernetes service hostname (`<name>.<ns>.svc.<suffix>`), else undefined. */
+/** The namespace of a Kubernetes service hostname (`<name>.<ns>.svc.<suffix>`), else undefined (wildcards too). */
 export function kubeServiceNamespace(hostname: string, domainSuffix: string): string | undefined {
   const suffix = `.svc.${domainSuffix}`;
-  if (!hostname.endsWith(suffix)) return undefined;
+  if (!hostname.endsWith(suffix) || hostname.includes("*")) return undefined;
   const labels = hostname.slice(0, -suffix.length).split(".");
   return labels.length === 2 && labels[0] !== "" && labels[1] !== "" ? labels[1] : undefined;
 }

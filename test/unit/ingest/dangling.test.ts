@@ -106,6 +106,25 @@ const cases: { name: string; batch: unknown[]; want: string[] }[] = [
     want: [],
   },
   {
+    name: "a route whose only match a shared route cannot express (sourceLabels) is not generated: not judged",
+    batch: [
+      ev(
+        "ADDED",
+        virtualService(
+          "reviews",
+          {
+            http: [
+              { match: [{ sourceLabels: { app: "x" } }], route: [{ destination: { host: "ghost" } }] },
+              { route: [{ destination: { host: "reviews" } }] },
+            ],
+          },
+          { resourceVersion: "10" },
+        ),
+      ),
+    ],
+    want: [],
+  },
+  {
     name: "a batch of services alone reports nothing",
     batch: [ev("ADDED", service("details", "default", [{ name: "grpc", port: 80 }]))],
     want: [],

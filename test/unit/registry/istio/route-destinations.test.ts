@@ -51,6 +51,7 @@ describe("kubeServiceNamespace", () => {
     ["b.svc.cluster.local", undefined],
     [".b.svc.cluster.local", undefined],
     ["api.example.com", undefined],
+    ["*.b.svc.cluster.local", undefined],
     ["a.b.svc.other.local", undefined],
   ])("%s ▶ %s", (h, want) => expect(kubeServiceNamespace(h, "cluster.local")).toBe(want));
 });
