@@ -19,6 +19,7 @@ import {
   WeightedCluster_ClusterWeightSchema,
   WeightedClusterSchema,
 } from "../../gen/envoy/config/route/v3/route_components_pb.ts";
+import { grpcStatusCodes } from "../../registry/istio/codes.ts";
 import { effectivePolicy, routeConsistentHash } from "../../registry/istio/destination-rule.ts";
 import { type DestinationHost, danglingReason } from "../../registry/istio/route-destinations.ts";
 import {
@@ -170,10 +171,9 @@ function hostOf(view: ServiceView, host: string): DestinationHost | undefined {
  * Envoy answered 503 NC; the route's delay, if any, still comes first.
  */
 function danglingFault(f: FaultPolicy | undefined): FaultPolicy {
-  return { ...(f?.delay && { delay: f.delay }), abort: { perMillion: 1_000_000, grpcStatus: UNAVAILABLE } };
+  const grpcStatus = grpcStatusCodes.UNAVAILABLE as number;
+  return { ...(f?.delay && { delay: f.delay }), abort: { perMillion: 1_000_000, grpcStatus } };
 }
-
-const UNAVAILABLE = 14;
 
 /** A weighted cluster of a route: its name, weight, and a fault override of its own. */
 interface Entry {
