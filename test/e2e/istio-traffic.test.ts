@@ -5,6 +5,8 @@
  * that make a flaky backend succeed, ring hash on a header, and dangling routes failing at once
  * with UNAVAILABLE (alone and as a split's share) while the other routes of the same
  * VirtualService keep working. One VirtualService holds a route per case, chosen by `x-case`.
+ * grpc-js-xds 1.14 turns fault injection, retries, ring hash and outlier detection on by default
+ * (its GRPC_XDS_EXPERIMENTAL_* variables default to true), so the client process sets none.
  */
 import { status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
