@@ -69,22 +69,28 @@ export function routeClusters(rc: RouteConfiguration): string[] {
 }
 
 /**
- * The clusters of other hosts that `routes` name and `published` does not vouch for (all of them
- * when `published` is absent, for the caller to check once the flush is done). The service's own
- * clusters are never listed: its routes name only those it generates (route-vs.ts answers the
- * rest). Never throws.
+ * The clusters `routes` name that will not exist: other hosts' clusters `published` does not vouch
+ * for (all of them when `published` is absent, for the caller to check once the flush is done),
+ * and, should a generator ever name one, an own-host cluster missing from `clusters` (what the
+ * service generated for CDS; route-vs.ts answers the own host's dangling destinations itself).
+ * Never throws.
  */
 export function findDanglingRoutes(
   service: string,
   hostname: string,
   routes: readonly RouteConfiguration[],
+  clusters: readonly string[],
   published?: (cluster: string) => boolean,
 ): DanglingRoute[] {
+  const has = contains(clusters);
   const out: DanglingRoute[] = [];
   for (const rc of routes) {
     for (const cluster of routeClusters(rc)) {
-      if (clusterHost(cluster) === hostname || published?.(cluster)) continue;
-      out.push({ service, route: rc.name, cluster });
+      if (clusterHost(cluster) !== hostname) {
+        if (!published?.(cluster)) out.push({ service, route: rc.name, cluster });
+      } else if (!has(cluster)) {
+        out.push({ service, route: rc.name, cluster, reason: "the service does not generate that cluster" });
+      }
     }
   }
   return out;

@@ -171,7 +171,10 @@ async function planService(
   plan.problems = checkConsistent(service, generatedNames);
   if (full && view.virtualService) {
     const answered = danglingDestinations(view).map((d) => ({ service, ...d }));
-    plan.dangling = [...answered, ...findDanglingRoutes(service, ref.hostname, routes)];
+    plan.dangling = [
+      ...answered,
+      ...findDanglingRoutes(service, ref.hostname, routes, generatedNames.get(T.cluster) ?? []),
+    ];
   }
   // Same names at the same versions (in any order) when nothing is upserted or removed.
   plan.recordChanged = plan.upserts.length > 0 || plan.removals.length > 0;

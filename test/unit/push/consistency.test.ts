@@ -64,19 +64,33 @@ describe("dangling route references", () => {
       ],
     },
     {
-      name: "ratings published: nothing (the own host's clusters are never listed)",
+      name: "ratings published: nothing (the own host's clusters all exist)",
       published: (c: string) => c === `outbound|9080||${RATINGS}`,
       want: [],
     },
   ];
   for (const c of cases) {
     it(c.name, () => {
-      const { routes } = generated();
-      const found = findDanglingRoutes("default/reviews", HOST, routes, c.published);
+      const { routes, clusters } = generated();
+      const found = findDanglingRoutes("default/reviews", HOST, routes, clusters, c.published);
       expect(found.map((d) => [d.route, d.cluster])).toEqual(c.want);
       expect(found.every((d) => d.service === "default/reviews" && d.reason === undefined)).toBe(true);
     });
   }
+
+  it("an own-host cluster the service did not generate is listed with its reason (a generator slip)", () => {
+    const { routes, clusters } = generated();
+    const fewer = clusters.filter((c) => c !== `outbound|9080|v1|${HOST}`);
+    const found = findDanglingRoutes("default/reviews", HOST, routes, fewer, () => true);
+    expect(found).toEqual([
+      {
+        service: "default/reviews",
+        route: `${HOST}:9080`,
+        cluster: `outbound|9080|v1|${HOST}`,
+        reason: "the service does not generate that cluster",
+      },
+    ]);
+  });
 
   it("the destinations the generator answered UNAVAILABLE, with their reason, once per route and cluster", () => {
     expect(danglingDestinations(generated().view)).toEqual([
