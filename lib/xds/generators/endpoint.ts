@@ -58,25 +58,34 @@ export const endpointGenerator: Generator = {
   generate(view) {
     const ports = mergedPorts(view);
     if (ports.length === 0) return [];
-    const candidates = collect(view);
+    const byPort = endpointsByPort(view, ports);
     const subsets = view.destinationRule?.subsets ?? [];
     const out: Generated<typeof ClusterLoadAssignmentSchema>[] = [];
-    for (const p of ports) {
+    for (const [i, p] of ports.entries()) {
       const name = clusterName(view.hostname, p.port);
-      const onPort = dedupe(candidates.filter((c) => c.portName(p) === c.endpoint.servicePortName));
-      out.push({ name, schema: ClusterLoadAssignmentSchema, message: assignment(name, onPort) });
+      const onPort = byPort[i] as Endpoint[];
+      out.push({ name, schema: ClusterLoadAssignmentSchema, message: loadAssignment(name, onPort) });
       for (const subset of subsets) {
         const sub = subsetClusterName(view.hostname, p.port, subset.name);
         const chosen = onPort.filter((e) => hasLabels(e.labels, subset.labels));
-        out.push({ name: sub, schema: ClusterLoadAssignmentSchema, message: assignment(sub, chosen) });
+        out.push({ name: sub, schema: ClusterLoadAssignmentSchema, message: loadAssignment(sub, chosen) });
       }
     }
     return out;
   },
 };
 
+/**
+ * The endpoints served on each of `ports` (same order): every shard's sendable endpoints on that
+ * port, one per address:port, sorted (what the assignment of the port's default cluster holds).
+ */
+export function endpointsByPort(view: ServiceView, ports: readonly ServicePort[]): Endpoint[][] {
+  const candidates = collect(view);
+  return ports.map((p) => dedupe(candidates.filter((c) => c.portName(p) === c.endpoint.servicePortName)));
+}
+
 /** Whether `labels` carry every label of `selector` (Istio's labels.Instance.SubsetOf; empty selects all). */
-function hasLabels(
+export function hasLabels(
   labels: Readonly<Record<string, string>>,
   selector: Readonly<Record<string, string>>,
 ): boolean {
@@ -139,7 +148,11 @@ function dedupe(sorted: Candidate[]): Endpoint[] {
   return out;
 }
 
-function assignment(name: string, endpoints: Endpoint[]): ClusterLoadAssignment {
+/**
+ * The ClusterLoadAssignment `name` of `endpoints`: grouped by locality, localities sorted, each
+ * weighted by its endpoint count (also the inline assignment of a LOGICAL_DNS cluster).
+ */
+export function loadAssignment(name: string, endpoints: readonly Endpoint[]): ClusterLoadAssignment {
   const byLocality = new Map<string, Endpoint[]>();
   for (const e of endpoints) {
     const label = localityLabel(e.locality);
