@@ -5,12 +5,15 @@
  */
 import {
   configKeyString,
+  type Endpoint,
+  endpointKey,
   type PushRequest,
   pushRequest,
   type ShardKey,
   serviceConfigKey,
+  shardKeyString,
 } from "../../model/index.ts";
-import type { IstioKind } from "../../registry/istio/common.ts";
+import { type IstioKind, selectorLabels } from "../../registry/istio/common.ts";
 import {
   isDnsServiceEntry,
   type ServiceEntryConfig,
@@ -25,6 +28,7 @@ import {
   updateServiceEndpoints,
 } from "../../shards/endpoint-shards.ts";
 import { keys, listAll } from "../../store/index.ts";
+import type { EndpointShardsRecord } from "../../xds/types.ts";
 import type { IngestContext } from "../context.ts";
 import { sameJson } from "./handler.ts";
 import type { StoredConfig } from "./istio-config.ts";
@@ -72,6 +76,7 @@ export async function refreshExternalShard(
   namespace: string,
   host: string,
   configs: NamespaceConfigs,
+  workload?: WorkloadChange,
 ): Promise<PushRequest | undefined> {
   const shard = externalShard(ctx);
   const declaring = configs.serviceEntries.filter((se) => serviceEntryHosts(se.spec).includes(host));
@@ -80,11 +85,9 @@ export async function refreshExternalShard(
     return undefined;
   }
   const options = { trustDomain: ctx.registry.trustDomain };
-  const endpoints = declaring.flatMap(
-    (se) =>
-      serviceEntryEndpoints(se, configs.workloadEntries, options).find((h) => h.hostname === host)
-        ?.endpoints ?? [],
-  );
+  const endpoints =
+    (workload && (await workloadDelta(ctx, namespace, host, declaring, configs, workload))) ??
+    declaring.flatMap((se) => hostEndpoints(se, configs.workloadEntries, host, options));
   const pushType = await updateServiceEndpoints(ctx.store, shard, host, namespace, endpoints, {
     sendUnhealthy: ctx.registry.sendUnhealthy,
   });
@@ -93,6 +96,61 @@ export async function refreshExternalShard(
     return pushRequest({ full: true, configs: configsUpdated, reason: "endpoint", start: ctx.now() });
   }
   return pushForShardUpdate(pushType, host, namespace, ctx.now());
+}
+
+/** One WorkloadEntry's change: its old and new config (undefined for an add or a delete). */
+export interface WorkloadChange {
+  old: WorkloadEntryConfig | undefined;
+  next: WorkloadEntryConfig | undefined;
+}
+
+function hostEndpoints(
+  se: ServiceEntryConfig,
+  workloads: readonly WorkloadEntryConfig[],
+  host: string,
+  options: { trustDomain: string },
+): Endpoint[] {
+  return serviceEntryEndpoints(se, workloads, options).find((h) => h.hostname === host)?.endpoints ?? [];
+}
+
+/**
+ * The host's External endpoints after one WorkloadEntry changed, from the stored shard: what the
+ * old entry contributed out, what the new one contributes in, so a namespace of many workloads is
+ * not rebuilt per event. Undefined (rebuild it all) when there is no stored shard, or when another
+ * source (another WorkloadEntry, an inline endpoint) shares an address with the entry: the shard
+ * keeps one endpoint per address and port, and which one could not be told apart here.
+ */
+async function workloadDelta(
+  ctx: IngestContext,
+  namespace: string,
+  host: string,
+  declaring: readonly ServiceEntryConfig[],
+  configs: NamespaceConfigs,
+  { old, next }: WorkloadChange,
+): Promise<Endpoint[] | undefined> {
+  const record = (await ctx.store.get<EndpointShardsRecord>(keys.shards(namespace, host)))?.value;
+  const current = record?.shards[shardKeyString(externalShard(ctx))];
+  if (!current) return undefined;
+  const options = { trustDomain: ctx.registry.trustDomain };
+  const selecting = declaring.filter((se) => selectorLabels(se.spec.workloadSelector) !== undefined);
+  const contributed = (we: WorkloadEntryConfig | undefined) =>
+    we ? selecting.flatMap((se) => hostEndpoints(se, [we], host, options)) : [];
+  const out = contributed(old);
+  const into = contributed(next);
+  const addresses = new Set([...out, ...into].map((e) => e.address));
+  if (addresses.size === 0) return current;
+  const name = (old ?? next)?.name;
+  for (const we of configs.workloadEntries)
+    if (we.name !== name && addresses.has(we.spec.address ?? "")) return undefined;
+  for (const se of declaring)
+    if (
+      selecting.includes(se)
+        ? false
+        : hostEndpoints(se, [], host, options).some((e) => addresses.has(e.address))
+    )
+      return undefined;
+  const gone = new Set(out.map(endpointKey));
+  return [...current.filter((e) => !gone.has(endpointKey(e))), ...into];
 }
 
 /** Whether a stored config changed in what the registry reads: spec, labels or age (needsPush). */

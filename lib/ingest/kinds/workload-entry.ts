@@ -31,7 +31,7 @@ async function workloadEntryChange(
   const scope = workloadEntryPushScope(old, next, configs.serviceEntries);
   const pushes: PushRequest[] = [];
   for (const host of new Set(scope.endpointHosts.map((h) => h.hostname))) {
-    const push = await refreshExternalShard(ctx, namespace, host, configs);
+    const push = await refreshExternalShard(ctx, namespace, host, configs, { old, next });
     if (push) pushes.push(push);
   }
   if (scope.full)

@@ -148,6 +148,33 @@ const cases: Case[] = [
     record: true,
   },
   {
+    name: "two WorkloadEntries on one address: deleting one keeps the endpoint (rebuilt, not subtracted)",
+    before: [
+      ev("ADDED", selecting("1")),
+      ev("ADDED", we("pay-a", "10.2.0.1", "pay")),
+      ev("ADDED", we("pay-a2", "10.2.0.1", "pay")),
+    ],
+    events: [ev("DELETED", we("pay-a2", "10.2.0.1", "pay", "2"))],
+    summary: { applied: 1 },
+    push: null,
+    shard: ["10.2.0.1"],
+    record: true,
+  },
+  {
+    name: "a WorkloadEntry on an inline endpoint's address of another entry of the host is rebuilt too",
+    before: [
+      ev("ADDED", selecting("1")),
+      ev("ADDED", serviceEntry("pay-static", { hosts: [host], endpoints: [{ address: "10.2.0.1" }] })),
+      ev("ADDED", we("pay-a", "10.2.0.1", "pay")),
+    ],
+    events: [ev("DELETED", we("pay-a", "10.2.0.1", "pay", "2"))],
+    summary: { applied: 1 },
+    // The inline endpoint (other labels) is what is left: changed, EDS.
+    push: { full: false, configs: 1 },
+    shard: ["10.2.0.1"],
+    record: true,
+  },
+  {
     name: "a WorkloadEntry UPDATE with unchanged spec and labels pushes nothing",
     before: [ev("ADDED", selecting("1")), ev("ADDED", we("pay-a", "10.2.0.1", "pay"))],
     events: [ev("MODIFIED", we("pay-a", "10.2.0.1", "pay", "2"))],
@@ -248,6 +275,21 @@ describe("ServiceEntry and WorkloadEntry ingest", () => {
     );
     expect(await h.store.get(keys.service("default", kubeHost, "east"))).toBeDefined();
     expect(await h.store.get(keys.externalService("default", kubeHost, "east", "pay"))).toBeDefined();
+  });
+
+  it("a resync whose list lacks a WorkloadEntry deletes it: it leaves the ServiceEntry (EDS)", async () => {
+    const h = createHarness();
+    await h.ingest(
+      ev("ADDED", selecting("1")),
+      ev("ADDED", we("pay-a", "10.2.0.1", "pay")),
+      ev("ADDED", we("pay-b", "10.2.0.2", "pay")),
+    );
+    await h.settle();
+    const summary = await h.resync("WorkloadEntry", [we("pay-a", "10.2.0.1", "pay")], "50");
+    expect(summary).toMatchObject({ deleted: 1, push: { full: false, configs: 1 } });
+    expect(((await h.shards("default", host))?.[shardKey] ?? []).map((e) => e.address)).toEqual(["10.2.0.1"]);
+    await h.settle();
+    expect((await h.served(host))?.map((e) => e.address)).toEqual(["10.2.0.1"]);
   });
 
   it("lists unsupported fields once in the summary", async () => {
