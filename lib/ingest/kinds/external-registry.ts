@@ -1,5 +1,5 @@
 /**
- * The ServiceEntry registry's store side, shared by the ServiceEntry and WorkloadEntry handlers:
+ * The ServiceEntry registry's store side, shared by the ServiceEntry, WorkloadEntry and Pod handlers:
  * the configs of one namespace, and the External endpoint shard of one host rebuilt from them with
  * Kubernetes' shard semantics (new shard ▶ Full, changed ▶ EDS, same ▶ nothing, zero ▶ key kept).
  */
@@ -7,6 +7,7 @@ import {
   configKeyString,
   type Endpoint,
   endpointKey,
+  mergeAll,
   type PushRequest,
   pushRequest,
   type ShardKey,
@@ -14,6 +15,7 @@ import {
   shardKeyString,
 } from "../../model/index.ts";
 import { type IstioKind, selectorLabels } from "../../registry/istio/common.ts";
+import { workloadEntryPushScope } from "../../registry/istio/push-scope.ts";
 import {
   isDnsServiceEntry,
   type ServiceEntryConfig,
@@ -22,6 +24,7 @@ import {
   serviceEntryHosts,
 } from "../../registry/istio/service-entry.ts";
 import type { WorkloadEntryConfig, WorkloadEntrySpec } from "../../registry/istio/workload-entry.ts";
+import type { NodeInfo, PodInfo } from "../../registry/kube/records.ts";
 import {
   deleteServiceShard,
   pushForShardUpdate,
@@ -32,15 +35,17 @@ import type { EndpointShardsRecord } from "../../xds/types.ts";
 import type { IngestContext } from "../context.ts";
 import { sameJson } from "./handler.ts";
 import type { StoredConfig } from "./istio-config.ts";
+import { namespacePodWorkloads, podWorkload } from "./pod-workloads.ts";
 
 /** A ServiceEntry as stored. */
 export type StoredServiceEntry = StoredConfig<"ServiceEntry", ServiceEntrySpec>;
 /** A WorkloadEntry as stored. */
 export type StoredWorkloadEntry = StoredConfig<"WorkloadEntry", WorkloadEntrySpec>;
 
-/** The ServiceEntries and WorkloadEntries of one namespace and the call's cluster, in key order. */
+/** The ServiceEntries and workloads of one namespace and the call's cluster, in key order. */
 export interface NamespaceConfigs {
   serviceEntries: ServiceEntryConfig[];
+  /** The WorkloadEntries, then (when an entry selects workloads) the Pods as workloads (pod-workloads.ts). */
   workloadEntries: WorkloadEntryConfig[];
 }
 
@@ -50,18 +55,83 @@ export function externalShard(ctx: IngestContext): ShardKey {
 }
 
 /**
- * Lists the namespace's ServiceEntries and WorkloadEntries of the call's cluster (a WorkloadEntry
- * only joins ServiceEntries of its own namespace, as Istio; one list per kind).
+ * Lists the namespace's ServiceEntries, WorkloadEntries and (when an entry has a workloadSelector)
+ * Pods of the call's cluster: a workload only joins ServiceEntries of its own namespace, as Istio.
  */
 export async function namespaceConfigs(ctx: IngestContext, namespace: string): Promise<NamespaceConfigs> {
   const read = async <T extends { clusterId: string }>(kind: string) =>
     (await listAll<T>(ctx.store, keys.configsIn(kind, namespace)))
       .map((e) => e.value)
       .filter((c) => c.clusterId === ctx.cluster);
-  return {
-    serviceEntries: await read<StoredServiceEntry>("ServiceEntry"),
-    workloadEntries: await read<StoredWorkloadEntry>("WorkloadEntry"),
-  };
+  const serviceEntries = await read<StoredServiceEntry>("ServiceEntry");
+  const workloadEntries: WorkloadEntryConfig[] = await read<StoredWorkloadEntry>("WorkloadEntry");
+  // Pods are listed only when some entry selects workloads at all.
+  if (serviceEntries.some((se) => selectorLabels(se.spec.workloadSelector) !== undefined))
+    workloadEntries.push(...(await namespacePodWorkloads(ctx, namespace)));
+  return { serviceEntries, workloadEntries };
+}
+
+/** Per ingest call (its context), the namespaces' ServiceEntries that select workloads. */
+const selectingCache = new WeakMap<IngestContext, Map<string, Promise<ServiceEntryConfig[]>>>();
+
+/**
+ * The namespace's ServiceEntries with a workloadSelector (call's cluster), listed once per ingest
+ * call and namespace, so a batch of Pods lists them once; a ServiceEntry change forgets them
+ * (forgetSelectingEntries).
+ */
+export function selectingEntries(ctx: IngestContext, namespace: string): Promise<ServiceEntryConfig[]> {
+  let byNs = selectingCache.get(ctx);
+  if (!byNs) {
+    byNs = new Map();
+    selectingCache.set(ctx, byNs);
+  }
+  let found = byNs.get(namespace);
+  if (!found) {
+    found = listAll<StoredServiceEntry>(ctx.store, keys.configsIn("ServiceEntry", namespace)).then((l) =>
+      l
+        .map((e) => e.value)
+        .filter((c) => c.clusterId === ctx.cluster && selectorLabels(c.spec.workloadSelector) !== undefined),
+    );
+    byNs.set(namespace, found);
+  }
+  return found;
+}
+
+/** Forgets what selectingEntries listed for the namespace (a ServiceEntry of it changed). */
+export function forgetSelectingEntries(ctx: IngestContext, namespace: string): void {
+  selectingCache.get(ctx)?.delete(namespace);
+}
+
+/**
+ * Applies one workload's change (a WorkloadEntry, or a Pod as a workload; either side undefined
+ * for an add or a delete) as Istio's workloadEntryHandler: the External shards of the namespace's
+ * ServiceEntries selecting it by its old or new labels are updated (one relabelled out leaves), an
+ * EDS push, Full (reason `endpoint`) naming the hosts of DNS entries among them.
+ */
+export async function applyWorkloadChange(
+  ctx: IngestContext,
+  namespace: string,
+  old: WorkloadEntryConfig | undefined,
+  next: WorkloadEntryConfig | undefined,
+): Promise<PushRequest | undefined> {
+  // Read after the write: the namespace's workloads already hold the change.
+  const configs = await namespaceConfigs(ctx, namespace);
+  const scope = workloadEntryPushScope(old, next, configs.serviceEntries);
+  const pushes: PushRequest[] = [];
+  for (const host of new Set(scope.endpointHosts.map((h) => h.hostname))) {
+    const push = await refreshExternalShard(ctx, namespace, host, configs, { old, next });
+    if (push) pushes.push(push);
+  }
+  if (scope.full)
+    pushes.push(
+      pushRequest({
+        full: true,
+        configs: scope.configsUpdated.map(configKeyString),
+        reason: "endpoint",
+        start: ctx.now(),
+      }),
+    );
+  return mergeAll(pushes);
 }
 
 /**
@@ -164,4 +234,24 @@ export function configChanged(
     !sameJson(before.labels, next.labels) ||
     before.creationTimestamp !== next.creationTimestamp
   );
+}
+
+/**
+ * A Pod changed (either side undefined for an add or a delete): when the namespace has entries
+ * selecting workloads and what they see of the Pod (IP, labels, service account, locality, whether
+ * it serves) changed, it is applied as a workload change. Nothing is listed for a namespace without
+ * such entries beyond one cached list per ingest call.
+ */
+export async function podSelectionChange(
+  ctx: IngestContext,
+  old: PodInfo | undefined,
+  next: PodInfo | undefined,
+): Promise<PushRequest | undefined> {
+  const namespace = ((next ?? old) as PodInfo).namespace;
+  if ((await selectingEntries(ctx, namespace)).length === 0) return undefined;
+  const nodes = new Map<string, Promise<NodeInfo | undefined>>();
+  const before = old && (await podWorkload(ctx, old, nodes));
+  const after = next && (await podWorkload(ctx, next, nodes));
+  if (sameJson(before, after)) return undefined;
+  return applyWorkloadChange(ctx, namespace, before, after);
 }

@@ -17,6 +17,7 @@ import { keys } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
 import {
   configChanged,
+  forgetSelectingEntries,
   namespaceConfigs,
   refreshExternalShard,
   type StoredServiceEntry,
@@ -29,8 +30,6 @@ function noteUnsupported(ctx: IngestContext, se: StoredServiceEntry): void {
   const at = `ServiceEntry ${se.namespace}/${se.name}`;
   const spec = se.spec as ServiceEntrySpec & Record<string, unknown>;
   for (const path of serviceEntryUnsupportedFields(spec)) ctx.unsupported?.add(`${at}: ${path}`);
-  if (spec.workloadSelector)
-    ctx.unsupported?.add(`${at}: spec.workloadSelector (Pods are not selected; WorkloadEntries are)`);
   if (isDnsServiceEntry(spec) && (spec.endpoints?.length ?? 0) > 1)
     ctx.unsupported?.add(
       `${at}: spec.endpoints[1] (resolution ${spec.resolution}: a proxyless gRPC LOGICAL_DNS cluster resolves one name; the first endpoint is used)`,
@@ -64,6 +63,7 @@ async function serviceEntryChange(
 ): Promise<PushRequest | undefined> {
   const namespace = ((next ?? old) as StoredServiceEntry).namespace;
   const scope = serviceEntryPushScope(old, next);
+  forgetSelectingEntries(ctx, namespace);
   await writeServices(ctx, old, next);
   const configs = await namespaceConfigs(ctx, namespace);
   const pushes: PushRequest[] = [];

@@ -5,46 +5,21 @@
  * push, Full only for DNS ServiceEntries (their endpoints live in the Cluster). An UPDATE whose spec
  * and labels did not change pushes nothing.
  */
-import { configKeyString, mergeAll, type PushRequest, pushRequest } from "../../model/index.ts";
-import { workloadEntryPushScope } from "../../registry/istio/push-scope.ts";
+import type { PushRequest } from "../../model/index.ts";
 import { workloadEntryUnsupportedFields } from "../../registry/istio/workload-entry.ts";
 import { keys } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
-import {
-  configChanged,
-  namespaceConfigs,
-  refreshExternalShard,
-  type StoredWorkloadEntry,
-} from "./external-registry.ts";
+import { applyWorkloadChange, configChanged, type StoredWorkloadEntry } from "./external-registry.ts";
 import type { KindHandler } from "./handler.ts";
 import { toStored } from "./istio-config.ts";
 
 /** Applies a WorkloadEntry change (either side undefined for an add or a delete) and returns its push. */
-async function workloadEntryChange(
+function workloadEntryChange(
   ctx: IngestContext,
   old: StoredWorkloadEntry | undefined,
   next: StoredWorkloadEntry | undefined,
 ): Promise<PushRequest | undefined> {
-  const namespace = ((next ?? old) as StoredWorkloadEntry).namespace;
-  // Read after the write: the namespace's WorkloadEntries already hold the change.
-  const configs = await namespaceConfigs(ctx, namespace);
-  const scope = workloadEntryPushScope(old, next, configs.serviceEntries);
-  const pushes: PushRequest[] = [];
-  for (const host of new Set(scope.endpointHosts.map((h) => h.hostname))) {
-    const push = await refreshExternalShard(ctx, namespace, host, configs, { old, next });
-    if (push) pushes.push(push);
-  }
-  if (scope.full)
-    pushes.push(
-      pushRequest({
-        full: true,
-        configs: scope.configsUpdated.map(configKeyString),
-        // Istio's workloadEntryHandler pushes a DNS ServiceEntry's hosts with reason EndpointUpdate.
-        reason: "endpoint",
-        start: ctx.now(),
-      }),
-    );
-  return mergeAll(pushes);
+  return applyWorkloadChange(ctx, ((next ?? old) as StoredWorkloadEntry).namespace, old, next);
 }
 
 export const workloadEntryHandler: KindHandler = {

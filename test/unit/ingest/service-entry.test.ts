@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { ExternalService } from "../../../lib/registry/istio/external-services.ts";
 import { keys } from "../../../lib/store/index.ts";
-import { event as ev } from "../../e2e/support/kube.ts";
+import { event as ev, pod } from "../../e2e/support/kube.ts";
 import { createHarness } from "./support/harness.ts";
 import { serviceEntry, workloadEntry } from "./support/istio.ts";
 
@@ -23,6 +23,16 @@ const we = (name: string, ip: string, app: string, rv = "1", metaLabels?: Record
     resourceVersion: rv,
     ...(metaLabels && { labels: metaLabels }),
   });
+
+/** A running Pod labelled app=`app` at `ip` (name fixed per ip, so a MODIFIED relabels it). */
+const podOf = (app: string, ip: string) => {
+  const p = pod("pay", "default", ip);
+  return { ...p, metadata: { ...p.metadata, labels: { app } } };
+};
+
+/** pay-a running as service account `pay`, as the pods do (so pods joining change no identity). */
+const payA = () =>
+  workloadEntry("pay-a", { address: "10.2.0.1", labels: { app: "pay" }, serviceAccount: "pay" }, "default");
 
 interface Case {
   name: string;
@@ -211,6 +221,78 @@ const cases: Case[] = [
     record: true,
   },
   {
+    name: "a Pod with a service account new to the shard: Full (as Istio)",
+    before: [ev("ADDED", selecting("1")), ev("ADDED", we("pay-a", "10.2.0.1", "pay"))],
+    events: [ev("ADDED", podOf("pay", "10.3.0.1"))],
+    summary: { applied: 1 },
+    push: { full: true, configs: 1 },
+    shard: ["10.2.0.1", "10.3.0.1"],
+    record: true,
+  },
+  {
+    name: "a Pod a workloadSelector selects joins: a new shard, Full",
+    before: [ev("ADDED", selecting("1"))],
+    events: [ev("ADDED", podOf("pay", "10.3.0.1"))],
+    summary: { applied: 1 },
+    push: { full: true, configs: 1 },
+    shard: ["10.3.0.1"],
+    record: true,
+  },
+  {
+    name: "a Pod beside a WorkloadEntry: EDS; both serve",
+    before: [ev("ADDED", selecting("1")), ev("ADDED", payA())],
+    events: [ev("ADDED", podOf("pay", "10.3.0.1"))],
+    summary: { applied: 1 },
+    push: { full: false, configs: 1 },
+    shard: ["10.2.0.1", "10.3.0.1"],
+    record: true,
+  },
+  {
+    name: "a Pod relabelled out of the selector leaves: EDS",
+    before: [ev("ADDED", selecting("1")), ev("ADDED", payA()), ev("ADDED", podOf("pay", "10.3.0.1"))],
+    events: [ev("MODIFIED", podOf("other", "10.3.0.1"))],
+    summary: { applied: 1 },
+    push: { full: false, configs: 1 },
+    shard: ["10.2.0.1"],
+    record: true,
+  },
+  {
+    name: "a deleted Pod leaves: EDS",
+    before: [ev("ADDED", selecting("1")), ev("ADDED", payA()), ev("ADDED", podOf("pay", "10.3.0.1"))],
+    events: [ev("DELETED", podOf("pay", "10.3.0.1"))],
+    summary: { applied: 1 },
+    push: { full: false, configs: 1 },
+    shard: ["10.2.0.1"],
+    record: true,
+  },
+  {
+    name: "a Pod where no entry selects workloads is a Kubernetes matter only (no push without a slice)",
+    before: [ev("ADDED", staticSe("1", "10.1.0.1"))],
+    events: [ev("ADDED", podOf("pay", "10.3.0.1"))],
+    summary: { applied: 1 },
+    push: null,
+    shard: ["10.1.0.1"],
+    record: true,
+  },
+  {
+    name: "a ServiceEntry after the Pods it selects picks them up",
+    before: [ev("ADDED", podOf("pay", "10.3.0.1")), ev("ADDED", podOf("misc", "10.3.0.2"))],
+    events: [ev("ADDED", selecting("1"))],
+    summary: { applied: 1 },
+    push: { full: true, configs: 1 },
+    shard: ["10.3.0.1"],
+    record: true,
+  },
+  {
+    name: "a ServiceEntry and the Pod it selects in one batch",
+    before: [],
+    events: [ev("ADDED", selecting("1")), ev("ADDED", podOf("pay", "10.3.0.1"))],
+    summary: { applied: 2 },
+    push: { full: true, configs: 1 },
+    shard: ["10.3.0.1"],
+    record: true,
+  },
+  {
     name: "a ServiceEntry after its WorkloadEntries picks them up",
     before: [ev("ADDED", we("pay-a", "10.2.0.1", "pay")), ev("ADDED", we("pay-b", "10.2.0.2", "pay"))],
     events: [ev("ADDED", selecting("1"))],
@@ -275,6 +357,31 @@ describe("ServiceEntry and WorkloadEntry ingest", () => {
     );
     expect(await h.store.get(keys.service("default", kubeHost, "east"))).toBeDefined();
     expect(await h.store.get(keys.externalService("default", kubeHost, "east", "pay"))).toBeDefined();
+  });
+
+  it("a selected Pod serves at its IP with its service account and its Node's locality", async () => {
+    const h = createHarness();
+    await h.ingest(
+      ev("ADDED", {
+        apiVersion: "v1",
+        kind: "Node",
+        metadata: {
+          name: "node-1",
+          resourceVersion: "1",
+          labels: { "topology.kubernetes.io/region": "eu", "topology.kubernetes.io/zone": "eu-a" },
+        },
+      }),
+      ev("ADDED", selecting("1")),
+      ev("ADDED", podOf("pay", "10.3.0.1")),
+    );
+    const [e] = (await h.shards("default", host))?.[shardKey] ?? [];
+    expect(e).toMatchObject({
+      address: "10.3.0.1",
+      port: 9080,
+      serviceAccount: "spiffe://cluster.local/ns/default/sa/pay",
+      locality: { region: "eu", zone: "eu-a", subzone: "" },
+    });
+    expect(e?.labels).toMatchObject({ app: "pay" });
   });
 
   it("a resync whose list lacks a WorkloadEntry deletes it: it leaves the ServiceEntry (EDS)", async () => {
