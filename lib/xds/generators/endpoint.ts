@@ -13,6 +13,7 @@ import {
   type ClusterLoadAssignment,
   ClusterLoadAssignmentSchema,
 } from "../../gen/envoy/config/endpoint/v3/endpoint_pb.ts";
+import { parseIp } from "../../ingest/ip.ts";
 import {
   type Endpoint,
   localityLabel,
@@ -20,6 +21,7 @@ import {
   parseShardKey,
   type ServicePort,
 } from "../../model/index.ts";
+import { resolvesByDns } from "../../registry/istio/external-services.ts";
 import { type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
 import {
   clusterName,
@@ -104,8 +106,12 @@ interface Candidate {
 function collect(view: ServiceView): Candidate[] {
   const out: Candidate[] = [];
   const services = sortedServices(view);
+  // Hostnames (a DNS ServiceEntry's) are for a client to resolve: only a DNS host's clusters use
+  // them; an EDS assignment carries IP addresses only, as Envoy requires.
+  const hostnamesServed = resolvesByDns(services);
   for (const [shardKey, endpoints] of Object.entries(view.shards?.shards ?? {})) {
-    const cluster = parseShardKey(shardKey).cluster;
+    const { provider, cluster } = parseShardKey(shardKey);
+    const ipOnly = provider === "External" && !hostnamesServed;
     const record = services.find((s) => s.clusterId === cluster);
     // Endpoints name ports as their own cluster's Service does; a shard without a Service record
     // in view falls back to the merged port's name.
@@ -113,7 +119,9 @@ function collect(view: ServiceView): Candidate[] {
       ? (p: ServicePort) => record.ports.find((rp) => rp.port === p.port)?.name
       : (p: ServicePort) => p.name;
     for (const endpoint of endpoints) {
-      if (healthMap[endpoint.health] !== undefined) out.push({ shardKey, endpoint, portName });
+      if (healthMap[endpoint.health] === undefined) continue;
+      if (ipOnly && !parseIp(endpoint.address).ok) continue;
+      out.push({ shardKey, endpoint, portName });
     }
   }
   return out.sort(compareCandidates);
