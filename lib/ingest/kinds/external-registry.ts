@@ -20,6 +20,7 @@ import {
   isDnsServiceEntry,
   type ServiceEntryConfig,
   type ServiceEntrySpec,
+  selectsWorkloadEntry,
   serviceEntryEndpoints,
   serviceEntryHosts,
 } from "../../registry/istio/service-entry.ts";
@@ -248,10 +249,15 @@ export async function podSelectionChange(
   next: PodInfo | undefined,
 ): Promise<PushRequest | undefined> {
   const namespace = ((next ?? old) as PodInfo).namespace;
-  if ((await selectingEntries(ctx, namespace)).length === 0) return undefined;
+  const entries = await selectingEntries(ctx, namespace);
+  if (entries.length === 0) return undefined;
   const nodes = new Map<string, Promise<NodeInfo | undefined>>();
   const before = old && (await podWorkload(ctx, old, nodes));
   const after = next && (await podWorkload(ctx, next, nodes));
   if (sameJson(before, after)) return undefined;
+  // A Pod no entry selects, before or after, changes no shard: nothing more is read.
+  const selected = (w: WorkloadEntryConfig | undefined) =>
+    w !== undefined && entries.some((se) => selectsWorkloadEntry(se, w));
+  if (!selected(before) && !selected(after)) return undefined;
   return applyWorkloadChange(ctx, namespace, before, after);
 }
