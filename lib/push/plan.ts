@@ -6,6 +6,7 @@
 
 import type { RouteConfiguration } from "../gen/envoy/config/route/v3/route_pb.ts";
 import type { Service } from "../model/index.ts";
+import { servingServices } from "../registry/istio/external-services.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 import { danglingDestinations } from "../xds/generators/route-vs.ts";
 import type {
@@ -108,7 +109,7 @@ export async function planChunk(
         destinationPorts ?? {},
         deps.context.domainSuffix,
       );
-    const view = await deps.filterView({
+    const visible = await deps.filterView({
       hostname,
       namespace,
       services,
@@ -117,6 +118,9 @@ export async function planChunk(
       ...(destinationPorts && Object.keys(destinationPorts).length > 0 && { destinationPorts }),
       ...(destinations && Object.keys(destinations).length > 0 && { destinationHosts: destinations }),
     });
+    // A host both registries declare is generated from one of them (Kubernetes first, as Istio).
+    const served = servingServices(visible.services);
+    const view = served === visible.services ? visible : { ...visible, services: [...served] };
     const plan = await planService(deps, ref, view, previous.record, full);
     plan.recordChanged ||= previous.olderLayout;
     plans.push(plan);

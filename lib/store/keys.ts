@@ -73,6 +73,16 @@ export const keys = {
   service: (ns: string, host: string, cluster: string) => `svc/${e(ns)}/${e(host)}/${e(cluster)}`,
   /** Every cluster's record of one service. */
   servicePrefix: (ns: string, host: string) => `svc/${e(ns)}/${e(host)}/`,
+  /**
+   * One cluster's record of a host a ServiceEntry declares: ExternalService
+   * (lib/registry/istio/external-services.ts). It lives beside the Kubernetes records of the same
+   * host (one prefix, so the flush reads both registries at once and decides precedence); the last
+   * segment is `<cluster>~<ServiceEntry name>`, which no Kubernetes record can have (a cluster id
+   * never holds "~"), so a ServiceEntry never overwrites the Kubernetes Service of its host and
+   * cluster, and two ServiceEntries declaring one host keep a record each.
+   */
+  externalService: (ns: string, host: string, cluster: string, serviceEntry: string) =>
+    `svc/${e(ns)}/${e(host)}/${e(cluster)}~${e(serviceEntry)}`,
   /** All services. */
   services: () => "svc/",
   /** Every service record of one namespace. */
@@ -115,15 +125,20 @@ export const keys = {
   objects: () => "obj/",
   objectPrefix: (cluster: string, kind: string) => `obj/${e(cluster)}/${e(kind)}/`,
   /**
-   * One cluster's copy of an Istio networking config (VirtualService, DestinationRule):
+   * One cluster's copy of an Istio networking config (VirtualService, DestinationRule, ServiceEntry,
+   * WorkloadEntry):
    * StoredConfig (lib/ingest/kinds/istio-config.ts), the validated spec as it arrived.
    */
   config: (kind: string, ns: string, name: string, cluster: string) =>
     `cfg/${e(kind)}/${e(ns)}/${e(name)}/${e(cluster)}`,
   /** Every config of one kind, all namespaces and clusters (a flush reads them once). */
   configPrefix: (kind: string) => `cfg/${e(kind)}/`,
+  /** Every config of one kind in one namespace, all clusters (the ServiceEntries a WorkloadEntry may join). */
+  configsIn: (kind: string, ns: string) => `cfg/${e(kind)}/${e(ns)}/`,
   /** A Pod as endpoints need it: PodInfo. */
   pod: (cluster: string, ns: string, name: string) => `pod/${e(cluster)}/${e(ns)}/${e(name)}`,
+  /** Every Pod of one namespace in one cluster (the Pods a ServiceEntry's workloadSelector may select). */
+  podsIn: (cluster: string, ns: string) => `pod/${e(cluster)}/${e(ns)}/`,
   /** Which pod holds an IP: { namespace, name }. */
   podIp: (cluster: string, ip: string) => `podip/${e(cluster)}/${e(ip)}`,
   /** A Node's locality: NodeInfo. */

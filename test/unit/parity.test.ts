@@ -15,6 +15,8 @@ import { useSyncSha256 } from "../../lib/xds/version.ts";
 import events from "../fixtures/parity/events.json";
 import istioEvents from "../fixtures/parity/istio-events.json";
 import istioVersions from "../fixtures/parity/istio-versions.json";
+import serviceEntryEvents from "../fixtures/parity/service-entry-events.json";
+import serviceEntryVersions from "../fixtures/parity/service-entry-versions.json";
 import versions from "../fixtures/parity/versions.json";
 
 const parsed = parseConfig({});
@@ -88,5 +90,17 @@ describe("golden parity with VirtualService and DestinationRule (Node)", () => {
     expect(names).toContain("outbound|9080|v3|reviews.default.svc.cluster.local");
     expect(names).toContain("outbound|50051|v1|ratings.shop.svc.cluster.local");
     expect(status.pushVersion).toBe(1);
+  });
+});
+
+describe("golden parity with ServiceEntry and WorkloadEntry (Node)", () => {
+  it("publishes exactly the versions in service-entry-versions.json: External services, STATIC and DNS clusters", async () => {
+    const body = JSON.stringify([...istioEvents, ...serviceEntryEvents]);
+    const status = await ingestAndSettle(body, Date.UTC(2025, 2, 14, 9, 30));
+    if (process.env.WRITE_GOLDEN) console.log(`GOLDEN${JSON.stringify(byType(status.types))}`);
+    expect(byType(status.types)).toEqual(serviceEntryVersions);
+    const names = Object.values(serviceEntryVersions).flatMap((v) => Object.keys(v));
+    expect(names).toContain("outbound|7070||payments-alias.shop.mesh");
+    expect(names).toContain("outbound|50051||geo.example.com");
   });
 });

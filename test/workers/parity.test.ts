@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import events from "../fixtures/parity/events.json";
 import istioEvents from "../fixtures/parity/istio-events.json";
 import istioVersions from "../fixtures/parity/istio-versions.json";
+import serviceEntryEvents from "../fixtures/parity/service-entry-events.json";
+import serviceEntryVersions from "../fixtures/parity/service-entry-versions.json";
 import versions from "../fixtures/parity/versions.json";
 import { freezeClock, getStatus, ingest, runAlarmsUntilIdle } from "./support.ts";
 
@@ -53,5 +55,14 @@ describe("golden parity with VirtualService and DestinationRule (Workers)", () =
     ]);
     await runAlarmsUntilIdle();
     expect((await getStatus()).versions).toEqual(istioVersions);
+  });
+});
+
+describe("golden parity with ServiceEntry and WorkloadEntry (Workers)", () => {
+  it("publishes exactly the versions Node publishes for the same entries", async () => {
+    const res = await ingest(serviceEntryEvents);
+    expect(res.status, await res.clone().text()).toBe(200);
+    await runAlarmsUntilIdle();
+    expect((await getStatus()).versions).toEqual(serviceEntryVersions);
   });
 });

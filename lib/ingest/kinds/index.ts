@@ -6,6 +6,8 @@ import { namespaceHandler } from "./namespace.ts";
 import { nodeHandler } from "./node.ts";
 import { podHandler } from "./pod.ts";
 import { serviceHandler } from "./service.ts";
+import { serviceEntryHandler } from "./service-entry.ts";
+import { workloadEntryHandler } from "./workload-entry.ts";
 
 /** A null-prototype record: a kind named "constructor" or "__proto__" finds no handler. */
 export const kindHandlers: Readonly<Record<string, KindHandler>> = Object.assign(Object.create(null), {
@@ -17,6 +19,8 @@ export const kindHandlers: Readonly<Record<string, KindHandler>> = Object.assign
   Namespace: namespaceHandler,
   VirtualService: virtualServiceHandler,
   DestinationRule: destinationRuleHandler,
+  ServiceEntry: serviceEntryHandler,
+  WorkloadEntry: workloadEntryHandler,
 });
 
 export type { KindHandler, ObjectRef } from "./handler.ts";

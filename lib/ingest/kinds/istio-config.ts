@@ -11,7 +11,7 @@ import {
   type Service,
   serviceConfigKey,
 } from "../../model/index.ts";
-import type { IstioConfig } from "../../registry/istio/common.ts";
+import type { IstioConfig, IstioKind } from "../../registry/istio/common.ts";
 import {
   destinationRuleScope,
   type PushScope,
@@ -30,8 +30,8 @@ import { type KindHandler, sameJson } from "./handler.ts";
 export type RoutingKind = "VirtualService" | "DestinationRule";
 
 /** One cluster's copy of a config as stored: IstioConfig, with the creation time istiod orders by. */
-export interface StoredConfig extends IstioConfig {
-  kind: RoutingKind;
+export interface StoredConfig<K extends IstioKind = RoutingKind, S = unknown> extends IstioConfig<S> {
+  kind: K;
   creationTimestamp?: string;
 }
 
@@ -107,7 +107,8 @@ function canonical(v: unknown): unknown {
   );
 }
 
-function toStored(kind: RoutingKind, ctx: IngestContext, obj: KubeObject): StoredConfig {
+/** A config as stored (every Istio kind): the validated spec and labels with keys sorted, the creation time. */
+export function toStored<K extends IstioKind>(kind: K, ctx: IngestContext, obj: KubeObject): StoredConfig<K> {
   const { name, namespace = "", resourceVersion = "", labels = {} } = obj.metadata;
   const created = (obj.metadata as { creationTimestamp?: unknown }).creationTimestamp;
   return {

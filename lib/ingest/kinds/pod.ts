@@ -1,15 +1,17 @@
 /**
  * v1 Pod: labels, service account and node of the endpoints that run in it. A pod event
  * recomputes only the shards whose slices name the pod or one of its IPs; an endpoint whose pod
- * had not arrived is served once it does.
+ * had not arrived is served once it does. A pod a ServiceEntry's workloadSelector selects is one of
+ * its workloads too (external-registry.ts podSelectionChange).
  */
-import type { PushRequest } from "../../model/index.ts";
+import { mergePushRequests, type PushRequest } from "../../model/index.ts";
 import { convertPod } from "../../registry/kube/pod.ts";
 import type { PodInfo } from "../../registry/kube/records.ts";
 import type { KubePod } from "../../registry/kube/types.ts";
 import { keys } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
 import { dependents, refreshAll } from "../shard-refresh.ts";
+import { podSelectionChange } from "./external-registry.ts";
 import { type KindHandler, type ObjectRef, sameJson } from "./handler.ts";
 
 type Owner = { namespace: string; name: string };
@@ -33,6 +35,11 @@ function refreshDependents(ctx: IngestContext, pod: Owner, ips: string[]): Promi
   return dependents(ctx, deps).then((services) => refreshAll(ctx, services));
 }
 
+/** The pushes of the Kubernetes side and of the ServiceEntries selecting the pod, merged. */
+function merged(a: PushRequest | undefined, b: PushRequest | undefined): PushRequest | undefined {
+  return a && b ? mergePushRequests(a, b) : (a ?? b);
+}
+
 export const podHandler: KindHandler = {
   async apply(ctx, obj): Promise<Outcome> {
     const info = convertPod(obj as unknown as KubePod);
@@ -42,7 +49,7 @@ export const podHandler: KindHandler = {
     await ctx.store.put(key, info);
     await setIps(ctx, info, before?.ips ?? [], info.ips);
     const push = await refreshDependents(ctx, info, [...new Set([...(before?.ips ?? []), ...info.ips])]);
-    return { kind: "applied", push };
+    return { kind: "applied", push: merged(push, await podSelectionChange(ctx, before, info)) };
   },
 
   async remove(ctx, ref: ObjectRef): Promise<Outcome> {
@@ -51,6 +58,7 @@ export const podHandler: KindHandler = {
     if (!before) return { kind: "unchanged" };
     await ctx.store.delete(key);
     await setIps(ctx, ref, before.ips, []);
-    return { kind: "applied", push: await refreshDependents(ctx, ref, before.ips) };
+    const push = await refreshDependents(ctx, ref, before.ips);
+    return { kind: "applied", push: merged(push, await podSelectionChange(ctx, before, undefined)) };
   },
 };

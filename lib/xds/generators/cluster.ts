@@ -1,4 +1,7 @@
-/** CDS for proxyless gRPC: one EDS cluster per service port and DestinationRule subset, as Istio's grpcgen. */
+/**
+ * CDS for proxyless gRPC: one EDS cluster per service port and DestinationRule subset, as Istio's
+ * grpcgen; LOGICAL_DNS for a host a DNS ServiceEntry serves.
+ */
 import {
   type Cluster,
   Cluster_DiscoveryType,
@@ -6,9 +9,12 @@ import {
   Cluster_LbPolicy,
   ClusterSchema,
 } from "../../gen/envoy/config/cluster/v3/cluster_pb.ts";
+import type { Endpoint } from "../../model/index.ts";
 import { effectivePolicy } from "../../registry/istio/destination-rule.ts";
+import { resolvesByDns } from "../../registry/istio/external-services.ts";
 import { type Generated, type Generator, TypeUrl } from "../types.ts";
 import { policyFields } from "./cluster-policy.ts";
+import { endpointsByPort, hasLabels, loadAssignment } from "./endpoint.ts";
 import { adsConfigSource, clusterName, mergedPorts, message, subsetClusterName } from "./shared.ts";
 
 /**
@@ -18,28 +24,45 @@ import { adsConfigSource, clusterName, mergedPorts, message, subsetClusterName }
  * own name, ROUND_ROBIN (grpc-js-xds maps it to xds_wrr_locality over round_robin); the rule's
  * effective policy for the port and subset (effectivePolicy) adds ring hash, circuit breakers and
  * outlier detection (see cluster-policy.ts). Without a rule: exactly the default clusters.
+ *
+ * A host served by a DNS or DNS_ROUND_ROBIN ServiceEntry (resolvesByDns) gets LOGICAL_DNS clusters
+ * instead, their one endpoint inline (load_assignment), which the gRPC client resolves itself
+ * (gRFC A37: grpc-js-xds takes exactly one locality with one socket-address endpoint, and has no
+ * STRICT_DNS): the first of the port's endpoints (for a subset, of those carrying its labels), as
+ * Envoy's LOGICAL_DNS uses only the first. A DNS port or subset with no endpoint keeps the EDS
+ * cluster (its assignment is empty: calls fail UNAVAILABLE), as a LOGICAL_DNS cluster without one
+ * would be NACKed.
  */
 export const clusterGenerator: Generator = {
   typeUrl: TypeUrl.cluster,
   generate(view) {
     const dr = view.destinationRule;
     const out: Generated<typeof ClusterSchema>[] = [];
-    for (const p of mergedPorts(view)) {
+    const ports = mergedPorts(view);
+    const dns = resolvesByDns(view.services) ? endpointsByPort(view, ports) : undefined;
+    for (const [i, p] of ports.entries()) {
+      const onPort = dns?.[i];
       const name = clusterName(view.hostname, p.port);
       out.push({
         name,
         schema: ClusterSchema,
-        message: edsCluster(name, policyFields(effectivePolicy(dr, p.port))),
+        message: cluster(name, policyFields(effectivePolicy(dr, p.port)), onPort?.[0]),
       });
       for (const subset of dr?.subsets ?? []) {
         const sub = subsetClusterName(view.hostname, p.port, subset.name);
         const fields = policyFields(effectivePolicy(dr, p.port, subset.name));
-        out.push({ name: sub, schema: ClusterSchema, message: edsCluster(sub, fields) });
+        const first = onPort?.find((e) => hasLabels(e.labels, subset.labels));
+        out.push({ name: sub, schema: ClusterSchema, message: cluster(sub, fields, first) });
       }
     }
     return out;
   },
 };
+
+/** A LOGICAL_DNS cluster when given the endpoint to resolve, else an EDS cluster. */
+function cluster(name: string, policy: Partial<Cluster>, dnsEndpoint: Endpoint | undefined): Cluster {
+  return dnsEndpoint ? logicalDnsCluster(name, dnsEndpoint, policy) : edsCluster(name, policy);
+}
 
 function edsCluster(name: string, policy: Partial<Cluster>): Cluster {
   return message(ClusterSchema, {
@@ -49,6 +72,16 @@ function edsCluster(name: string, policy: Partial<Cluster>): Cluster {
       edsConfig: adsConfigSource(),
       serviceName: name,
     }),
+    lbPolicy: Cluster_LbPolicy.ROUND_ROBIN,
+    ...policy,
+  });
+}
+
+function logicalDnsCluster(name: string, endpoint: Endpoint, policy: Partial<Cluster>): Cluster {
+  return message(ClusterSchema, {
+    name,
+    clusterDiscoveryType: { case: "type", value: Cluster_DiscoveryType.LOGICAL_DNS },
+    loadAssignment: loadAssignment(name, [endpoint]),
     lbPolicy: Cluster_LbPolicy.ROUND_ROBIN,
     ...policy,
   });

@@ -13,6 +13,7 @@ import {
   type ClusterLoadAssignment,
   ClusterLoadAssignmentSchema,
 } from "../../gen/envoy/config/endpoint/v3/endpoint_pb.ts";
+import { parseIp } from "../../ingest/ip.ts";
 import {
   type Endpoint,
   localityLabel,
@@ -20,6 +21,7 @@ import {
   parseShardKey,
   type ServicePort,
 } from "../../model/index.ts";
+import { resolvesByDns } from "../../registry/istio/external-services.ts";
 import { type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
 import {
   clusterName,
@@ -58,25 +60,34 @@ export const endpointGenerator: Generator = {
   generate(view) {
     const ports = mergedPorts(view);
     if (ports.length === 0) return [];
-    const candidates = collect(view);
+    const byPort = endpointsByPort(view, ports);
     const subsets = view.destinationRule?.subsets ?? [];
     const out: Generated<typeof ClusterLoadAssignmentSchema>[] = [];
-    for (const p of ports) {
+    for (const [i, p] of ports.entries()) {
       const name = clusterName(view.hostname, p.port);
-      const onPort = dedupe(candidates.filter((c) => c.portName(p) === c.endpoint.servicePortName));
-      out.push({ name, schema: ClusterLoadAssignmentSchema, message: assignment(name, onPort) });
+      const onPort = byPort[i] as Endpoint[];
+      out.push({ name, schema: ClusterLoadAssignmentSchema, message: loadAssignment(name, onPort) });
       for (const subset of subsets) {
         const sub = subsetClusterName(view.hostname, p.port, subset.name);
         const chosen = onPort.filter((e) => hasLabels(e.labels, subset.labels));
-        out.push({ name: sub, schema: ClusterLoadAssignmentSchema, message: assignment(sub, chosen) });
+        out.push({ name: sub, schema: ClusterLoadAssignmentSchema, message: loadAssignment(sub, chosen) });
       }
     }
     return out;
   },
 };
 
+/**
+ * The endpoints served on each of `ports` (same order): every shard's sendable endpoints on that
+ * port, one per address:port, sorted (what the assignment of the port's default cluster holds).
+ */
+export function endpointsByPort(view: ServiceView, ports: readonly ServicePort[]): Endpoint[][] {
+  const candidates = collect(view);
+  return ports.map((p) => dedupe(candidates.filter((c) => c.portName(p) === c.endpoint.servicePortName)));
+}
+
 /** Whether `labels` carry every label of `selector` (Istio's labels.Instance.SubsetOf; empty selects all). */
-function hasLabels(
+export function hasLabels(
   labels: Readonly<Record<string, string>>,
   selector: Readonly<Record<string, string>>,
 ): boolean {
@@ -95,8 +106,12 @@ interface Candidate {
 function collect(view: ServiceView): Candidate[] {
   const out: Candidate[] = [];
   const services = sortedServices(view);
+  // Hostnames (a DNS ServiceEntry's) are for a client to resolve: only a DNS host's clusters use
+  // them; an EDS assignment carries IP addresses only, as Envoy requires.
+  const hostnamesServed = resolvesByDns(services);
   for (const [shardKey, endpoints] of Object.entries(view.shards?.shards ?? {})) {
-    const cluster = parseShardKey(shardKey).cluster;
+    const { provider, cluster } = parseShardKey(shardKey);
+    const ipOnly = provider === "External" && !hostnamesServed;
     const record = services.find((s) => s.clusterId === cluster);
     // Endpoints name ports as their own cluster's Service does; a shard without a Service record
     // in view falls back to the merged port's name.
@@ -104,7 +119,9 @@ function collect(view: ServiceView): Candidate[] {
       ? (p: ServicePort) => record.ports.find((rp) => rp.port === p.port)?.name
       : (p: ServicePort) => p.name;
     for (const endpoint of endpoints) {
-      if (healthMap[endpoint.health] !== undefined) out.push({ shardKey, endpoint, portName });
+      if (healthMap[endpoint.health] === undefined) continue;
+      if (ipOnly && !parseIp(endpoint.address).ok) continue;
+      out.push({ shardKey, endpoint, portName });
     }
   }
   return out.sort(compareCandidates);
@@ -139,7 +156,11 @@ function dedupe(sorted: Candidate[]): Endpoint[] {
   return out;
 }
 
-function assignment(name: string, endpoints: Endpoint[]): ClusterLoadAssignment {
+/**
+ * The ClusterLoadAssignment `name` of `endpoints`: grouped by locality, localities sorted, each
+ * weighted by its endpoint count (also the inline assignment of a LOGICAL_DNS cluster).
+ */
+export function loadAssignment(name: string, endpoints: readonly Endpoint[]): ClusterLoadAssignment {
   const byLocality = new Map<string, Endpoint[]>();
   for (const e of endpoints) {
     const label = localityLabel(e.locality);

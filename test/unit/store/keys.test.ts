@@ -29,6 +29,12 @@ describe("keys: a valid name's key is the plain join", () => {
       "svc/bookinfo/reviews.bookinfo.svc.cluster.local/east",
     ],
     [
+      "ServiceEntry's record of a host, beside the Kubernetes one",
+      keys.externalService("bookinfo", "reviews.bookinfo.svc.cluster.local", "east", "reviews-vm"),
+      "svc/bookinfo/reviews.bookinfo.svc.cluster.local/east~reviews-vm",
+    ],
+    ["configs of a kind in a namespace", keys.configsIn("ServiceEntry", "shop"), "cfg/ServiceEntry/shop/"],
+    [
       "slice",
       keys.slice("bookinfo", "r.bookinfo.svc.cluster.local", "east", "r-8x7kq"),
       "eps/bookinfo/r.bookinfo.svc.cluster.local/east/r-8x7kq",

@@ -34,12 +34,40 @@ export function destinationRule(
   };
 }
 
-/** A WorkloadEntry with the given spec. */
-export function workloadEntry(name: string, spec: Record<string, unknown>, namespace = "default") {
+/** A WorkloadEntry with the given spec (metadata labels and resourceVersion optional). */
+export function workloadEntry(
+  name: string,
+  spec: Record<string, unknown>,
+  namespace = "default",
+  o: { resourceVersion?: string; labels?: Record<string, string> } = {},
+) {
   return {
     apiVersion: "networking.istio.io/v1",
     kind: "WorkloadEntry",
-    metadata: meta(name, namespace, "1"),
+    metadata: { ...meta(name, namespace, o.resourceVersion ?? "1"), ...(o.labels && { labels: o.labels }) },
     spec,
+  };
+}
+
+/** A ServiceEntry: MESH_INTERNAL `hosts` on one grpc port 9080, STATIC, with `spec` fields replaced by the overrides. */
+export function serviceEntry(
+  name: string,
+  spec: Record<string, unknown> = {},
+  o: { namespace?: string; resourceVersion?: string; creationTimestamp?: string } = {},
+) {
+  return {
+    apiVersion: "networking.istio.io/v1",
+    kind: "ServiceEntry",
+    metadata: {
+      ...meta(name, o.namespace ?? "default", o.resourceVersion ?? "1"),
+      ...(o.creationTimestamp && { creationTimestamp: o.creationTimestamp }),
+    },
+    spec: {
+      hosts: [`${name}.example.com`],
+      location: "MESH_INTERNAL",
+      ports: [{ name: "grpc", number: 9080, protocol: "GRPC" }],
+      resolution: "STATIC",
+      ...spec,
+    },
   };
 }
