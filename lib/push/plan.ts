@@ -52,6 +52,8 @@ export interface ServicePlan {
    * Published all the same (the calls fail UNAVAILABLE), logged.
    */
   dangling: DanglingRoute[];
+  /** What the service was generated from (the public view), for the per-namespace views (views.ts). */
+  view: ServiceView;
 }
 
 /** What planning needs from the flush. */
@@ -124,6 +126,7 @@ async function planService(
     recordChanged: false,
     problems: [],
     dangling: [],
+    view,
   };
   const generatedNames: NamesByType = new Map();
   let routes: RouteConfiguration[] = [];

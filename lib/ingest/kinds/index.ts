@@ -6,6 +6,7 @@ import { namespaceHandler } from "./namespace.ts";
 import { nodeHandler } from "./node.ts";
 import { podHandler } from "./pod.ts";
 import { serviceHandler } from "./service.ts";
+import { sidecarHandler } from "./sidecar.ts";
 
 /** A null-prototype record: a kind named "constructor" or "__proto__" finds no handler. */
 export const kindHandlers: Readonly<Record<string, KindHandler>> = Object.assign(Object.create(null), {
@@ -17,6 +18,7 @@ export const kindHandlers: Readonly<Record<string, KindHandler>> = Object.assign
   Namespace: namespaceHandler,
   VirtualService: virtualServiceHandler,
   DestinationRule: destinationRuleHandler,
+  Sidecar: sidecarHandler,
 });
 
 export type { KindHandler, ObjectRef } from "./handler.ts";

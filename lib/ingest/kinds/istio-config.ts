@@ -31,7 +31,7 @@ export type RoutingKind = "VirtualService" | "DestinationRule";
 
 /** One cluster's copy of a config as stored: IstioConfig, with the creation time istiod orders by. */
 export interface StoredConfig extends IstioConfig {
-  kind: RoutingKind;
+  kind: RoutingKind | "Sidecar";
   creationTimestamp?: string;
 }
 
@@ -49,6 +49,7 @@ function model(c: StoredConfig | undefined, domainSuffix: string) {
 }
 
 function scopeOf(ctx: IngestContext, old?: StoredConfig, next?: StoredConfig): PushScope {
+  // Only VirtualServices and DestinationRules reach here (Sidecars: sidecar.ts).
   const suffix = ctx.registry.domainSuffix;
   const kind = (old ?? next)?.kind;
   if (kind === "VirtualService")
@@ -107,7 +108,12 @@ function canonical(v: unknown): unknown {
   );
 }
 
-function toStored(kind: RoutingKind, ctx: IngestContext, obj: KubeObject): StoredConfig {
+/** The stored copy of a validated VirtualService, DestinationRule or Sidecar (spec keys sorted). */
+export function toStoredConfig(
+  kind: StoredConfig["kind"],
+  ctx: IngestContext,
+  obj: KubeObject,
+): StoredConfig {
   const { name, namespace = "", resourceVersion = "", labels = {} } = obj.metadata;
   const created = (obj.metadata as { creationTimestamp?: unknown }).creationTimestamp;
   return {
@@ -122,21 +128,16 @@ function toStored(kind: RoutingKind, ctx: IngestContext, obj: KubeObject): Store
   };
 }
 
-/** Notes the spec's accepted-but-unimplemented fields, and an exportTo the shared view does not apply. */
+/** Notes the spec's accepted-but-unimplemented fields (exportTo is applied: lib/push/views.ts). */
 function noteUnsupported(ctx: IngestContext, c: StoredConfig): void {
   const at = `${c.kind} ${c.namespace}/${c.name}`;
   for (const path of unsupportedFields(c.kind, c.spec)) ctx.unsupported?.add(`${at}: ${path}`);
-  const exportTo = (c.spec as { exportTo?: string[] }).exportTo ?? [];
-  if (exportTo.length > 0 && !exportTo.includes("*"))
-    ctx.unsupported?.add(
-      `${at}: spec.exportTo (not applied: exportTo ${exportTo.join(",")}; per-namespace views are not built yet)`,
-    );
 }
 
 function handler(kind: RoutingKind): KindHandler {
   return {
     async apply(ctx, obj): Promise<Outcome> {
-      const next = toStored(kind, ctx, obj);
+      const next = toStoredConfig(kind, ctx, obj);
       noteUnsupported(ctx, next);
       const key = keys.config(kind, next.namespace, next.name, ctx.cluster);
       const before = (await ctx.store.get<StoredConfig>(key))?.value;
