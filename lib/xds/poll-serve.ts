@@ -104,9 +104,7 @@ export function createPollServer(deps: PollServerDeps): PollServer {
   };
 
   const { views } = deps;
-  // The call's view, looked up again after each wake-up (a push may have changed it).
-  const viewOf = (input: PollRequestLike) =>
-    views ? views.forNode(input.request?.node) : Promise.resolve(undefined);
+  // A call's view is looked up at its start and after each wake-up (a push may have changed it).
   const through = (view: NamespaceView | undefined, source: ResourceSource) =>
     views && view ? views.source(view, source) : source;
   const listen = (query: PollQuery, view: { current: NamespaceView | undefined }) => {
@@ -119,9 +117,10 @@ export function createPollServer(deps: PollServerDeps): PollServer {
   return {
     async poll(input, options) {
       const query = read(input);
-      const view = { current: await viewOf(input) };
+      const view = { current: undefined as NamespaceView | undefined };
       const listener = listen(query, view);
       try {
+        if (views) view.current = await views.forNode(input.request?.node);
         const first = await step(through(view.current, deps.source), query, initialView(query));
         const waitMs = Math.min(query.waitMs, options.maxWaitMs ?? Number.POSITIVE_INFINITY);
         if (first.changed || waitMs <= 0) return first.response;
@@ -132,7 +131,7 @@ export function createPollServer(deps: PollServerDeps): PollServer {
           for (;;) {
             const snapshot = await listener.next(until.signal);
             if (!snapshot) return first.response;
-            view.current = await viewOf(input);
+            if (views) view.current = await views.forNode(input.request?.node);
             const next = await step(through(view.current, snapshot), query, initialView(query));
             if (next.changed) return next.response;
           }
@@ -153,14 +152,14 @@ export function createPollServer(deps: PollServerDeps): PollServer {
       const listener = listen(query, viewOfCall);
       const stop = anySignal([options.signal, deps.shutdown]);
       try {
-        viewOfCall.current = await viewOf(input);
+        if (views) viewOfCall.current = await views.forNode(input.request?.node);
         const first = await step(through(viewOfCall.current, deps.source), query, initialView(query));
         yield* first.responses;
         let view = first.view;
         for (;;) {
           const snapshot: ResourceSource | undefined = await listener.next(stop.signal);
           if (!snapshot) return;
-          viewOfCall.current = await viewOf(input);
+          if (views) viewOfCall.current = await views.forNode(input.request?.node);
           const next = await step(through(viewOfCall.current, snapshot), query, view);
           // Absent names were all reported in the first answer; later ones are held names removed.
           if (!next.changed) continue;
