@@ -38,11 +38,8 @@ export const sidecarHandler: KindHandler = {
   async apply(ctx, obj): Promise<Outcome> {
     const next = toStoredConfig("Sidecar", ctx, obj);
     const at = `Sidecar ${next.namespace}/${next.name}`;
+    // spec.workloadSelector is among them: a per-workload view would be one per proxy's labels.
     for (const path of unsupportedFields("Sidecar", next.spec)) ctx.unsupported?.add(`${at}: ${path}`);
-    if ((next.spec as { workloadSelector?: unknown }).workloadSelector != null)
-      ctx.unsupported?.add(
-        `${at}: spec.workloadSelector (not applied: a per-workload view would be generated per proxy's labels)`,
-      );
     const key = keys.config("Sidecar", next.namespace, next.name, ctx.cluster);
     const before = (await ctx.store.get<StoredConfig>(key))?.value;
     if (before && sameJson(before.spec, next.spec) && before.creationTimestamp === next.creationTimestamp)
