@@ -5,8 +5,15 @@
  * namespace's proxy takes the default route; a Sidecar whose egress hosts leave a service out makes
  * it not exist for that namespace's proxy while a proxy of another namespace still calls it.
  */
+import { fromBinary } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DeltaPollService } from "../../lib/gen/edgepilot/xds/v1/poll_pb.ts";
+import { RouteConfigurationSchema } from "../../lib/gen/envoy/config/route/v3/route_pb.ts";
+import { RouteDiscoveryService } from "../../lib/gen/envoy/service/route/v3/rds_pb.ts";
+import { TypeUrl } from "../../lib/xds/types.ts";
 import { destinationRule, virtualService } from "../unit/ingest/support/istio.ts";
+import { transports } from "./poll/support.ts";
 import { type Backend, startBackend } from "./support/backends.ts";
 import { post, until } from "./support/converge.ts";
 import { endpointSlice, event, pod, service } from "./support/kube.ts";
@@ -121,6 +128,35 @@ describe("per-namespace views for proxyless gRPC", () => {
     for (let i = 0; i < 30; i++) seen.add(await other.who(1000, jason));
     expect([...seen].sort()).toEqual(["a", "b"]);
     for (let i = 0; i < 10; i++) expect(await own.who(1000, jason)).toBe("b");
+  });
+
+  it("Fetch, REST-JSON and Poll answer through the view of the node they name", async () => {
+    const name = "reviews.default.svc.cluster.local:9080";
+    const routes = (bytes: Uint8Array | undefined) =>
+      bytes ? fromBinary(RouteConfigurationSchema, bytes).virtualHosts[0]?.routes.length : undefined;
+    const h2c = transports(cp)["h2c binary"];
+    if (!h2c) throw new Error("no h2c transport");
+    const fetchRoutes = createClient(RouteDiscoveryService, h2c).fetchRoutes;
+    const poll = createClient(DeltaPollService, h2c).poll;
+    // The header route and the default route in default; the shared default route elsewhere.
+    for (const [ns, want] of [
+      ["default", 2],
+      ["other", 1],
+    ] as const) {
+      const fetched = await fetchRoutes({ node: { id: node(ns) }, resourceNames: [name] });
+      expect(routes(fetched.resources[0]?.value), `Fetch ${ns}`).toBe(want);
+      const polled = await poll({
+        request: { typeUrl: TypeUrl.route, node: { id: node(ns) }, resourceNamesSubscribe: [name] },
+      });
+      expect(routes(polled.resources[0]?.resource?.value), `Poll ${ns}`).toBe(want);
+      const rest = await fetch(`http://127.0.0.1:${cp.port}/v3/discovery:routes`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ node: { id: node(ns) }, resource_names: [name] }),
+      });
+      const json = (await rest.json()) as { resources: { virtualHosts: { routes: unknown[] }[] }[] };
+      expect(json.resources[0]?.virtualHosts[0]?.routes.length, `REST ${ns}`).toBe(want);
+    }
   });
 
   it("a Sidecar whose egress leaves a service out makes it not exist there; other namespaces still call it", async () => {

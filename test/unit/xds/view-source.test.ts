@@ -6,46 +6,13 @@ import { describe, expect, it } from "vitest";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
 import { toSidecar } from "../../../lib/registry/istio/sidecar.ts";
 import { keys } from "../../../lib/store/keys.ts";
-import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createDeltaSession } from "../../../lib/xds/delta.ts";
-import { createStoreSource } from "../../../lib/xds/source.ts";
+import type { createStoreSource } from "../../../lib/xds/source.ts";
 import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
-import { createStreamView, createViews } from "../../../lib/xds/view-source.ts";
-import { emptyViewTable, type ViewTable } from "../../../lib/xds/view-table.ts";
+import { createStreamView } from "../../../lib/xds/view-source.ts";
+import type { ViewTable } from "../../../lib/xds/view-table.ts";
 import { req, sent } from "./delta-harness.ts";
-
-const RDS = TypeUrl.route;
-const host = (ns: string) => `r.${ns}.svc.cluster.local`;
-const route = (ns: string) => `${host(ns)}:80`;
-const resource = (ns: string, version: string): StoredResource => ({
-  typeUrl: RDS,
-  name: route(ns),
-  version,
-  body: new TextEncoder().encode(`${route(ns)}@${version}`),
-  service: `${ns}/${host(ns)}`,
-});
-const node = (ns: string) => ({ id: `sidecar~10.0.0.1~p.${ns}~${ns}.svc.cluster.local` });
-
-/**
- * Shared routes of namespaces a, b and c; namespace a overlays its own route (a VirtualService
- * exported to "." only) and hides c's (a shared name its view lacks); b's Sidecar sees "./*" only.
- */
-async function mesh() {
-  const store = createMemoryStore();
-  for (const ns of ["a", "b", "c"]) await store.put(keys.resource(RDS, route(ns)), resource(ns, "shared"));
-  await store.put(keys.viewResource("a", RDS, route("a")), resource("a", "own"));
-  const table: ViewTable = {
-    ...emptyViewTable(),
-    sidecars: [toSidecar({ name: "default", namespace: "b" }, { egress: [{ hosts: ["./*"] }] })],
-    overlays: {
-      a: { [`a/${host("a")}`]: { [RDS]: { names: [route("a")], versions: ["own"], hidden: [route("c")] } } },
-    },
-  };
-  await store.put(keys.viewTable(), table);
-  const base = createStoreSource(store);
-  const views = createViews({ store });
-  return { store, base, views };
-}
+import { host, mesh, node, RDS, resource, route } from "./view-support.ts";
 
 const versions = (rs: StoredResource[]) => rs.map((r) => `${r.name}@${r.version}`);
 
