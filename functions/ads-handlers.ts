@@ -166,8 +166,13 @@ function viewed<Req extends { node?: Node | undefined }, Res>(
       const binding = view.bind(req.node);
       return binding ? binding.then(() => session.onRequest(req)) : session.onRequest(req);
     },
-    onPush: async (changed?: readonly ResourceChange[]) =>
-      session.onPush(undefined, await view.push(changed)),
+    onPush(changed?: readonly ResourceChange[]): Promise<Res[]> {
+      // The usual push takes its changes at once: no promise more per stream per push.
+      const taken = view.push(changed);
+      return taken instanceof Promise
+        ? taken.then((t) => session.onPush(undefined, t.changes))
+        : session.onPush(undefined, taken.changes);
+    },
   };
 }
 

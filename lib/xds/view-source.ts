@@ -198,14 +198,22 @@ function viewedSource(store: Store, view: NamespaceView, base: ResourceSource): 
   };
 }
 
+/** The changes a stream's session takes for one push; `changes` undefined: re-read everything. */
+export interface TakenChanges {
+  changes: readonly ResourceChange[] | undefined;
+}
+
 /** A stream's view: fixed by the namespace of its first request's node, re-resolved when a push changes it. */
 export interface StreamView {
   /** The stream's source: the shared one until bound, then through its view. */
   readonly source: ResourceSource;
   /** Binds the stream to `node`'s namespace the first time a node arrives; a promise only then. */
   bind(node: Node | undefined): Promise<void> | undefined;
-  /** The changes the stream's session takes for a push (undefined: re-read everything). */
-  push(changes: readonly ResourceChange[] | undefined): Promise<readonly ResourceChange[] | undefined>;
+  /**
+   * The changes the stream's session takes for a push: at once (no promise on the usual push), or
+   * a promise when the push changed the view and it is looked up again first.
+   */
+  push(changes: readonly ResourceChange[] | undefined): TakenChanges | Promise<TakenChanges>;
 }
 
 /** The view of one stream over `base` (sessions are built with `stream.source`). */
@@ -227,11 +235,14 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
       bound = true;
       return views.forNode(node).then(set);
     },
-    async push(changes) {
+    push(changes) {
       views.publish(changes);
       const out = views.changesFor(view, changes);
-      if (out === undefined && bound) set(await views.forNamespace(view.namespace));
-      return out;
+      if (out !== undefined || !bound) return { changes: out };
+      return views.forNamespace(view.namespace).then((v) => {
+        set(v);
+        return { changes: undefined };
+      });
     },
   };
 }

@@ -127,7 +127,8 @@ describe("Delta streams through their views", () => {
     const answered = await session.onRequest(first);
     return {
       answered,
-      push: async (changes: ResourceChange[]) => session.onPush(undefined, await view.push(changes)),
+      push: async (changes: ResourceChange[]) =>
+        session.onPush(undefined, (await view.push(changes)).changes),
     };
   }
 
