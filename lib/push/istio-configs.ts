@@ -17,6 +17,7 @@ import {
   createVirtualServiceHostIndex,
   virtualServicesFor,
 } from "../registry/istio/virtual-service-select.ts";
+import { hostMatches, isWildcard } from "../registry/istio/visibility.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 
 /** Istio's default root namespace (meshConfig.rootNamespace): its DestinationRules apply mesh-wide. */
@@ -35,11 +36,11 @@ export interface RoutingConfigs {
   /** The same for proxies of namespace `view` (every config visible to it, in istiod's precedence). */
   forView(view: string, namespace: string, hostname: string): RoutingView;
   /**
-   * The namespaces whose proxies may resolve some host differently from the public view, sorted:
-   * those a non-public config is exported to, and those holding a DestinationRule (their own rules
-   * come first for their proxies).
+   * The namespaces whose proxies may resolve `hostname` differently from the public view, sorted:
+   * those a non-public config naming the host is exported to, and those holding a DestinationRule
+   * for it (their own rules come first for their proxies).
    */
-  viewNamespaces: string[];
+  viewNamespacesFor(hostname: string): string[];
   /** The service ports of each other host `vs` routes to (hosts with no service known are absent). */
   destinationPorts(vs: VirtualServiceModel, hostname: string): Promise<Record<string, number[]>>;
   /**
@@ -59,7 +60,12 @@ export async function loadRoutingConfigs(
   const vss: VirtualServiceModel[] = [];
   const drs: DestinationRuleModel[] = [];
   const notApplied: string[] = [];
-  const candidates = new Set<string>();
+  // Host (exact or wildcard) ─▶ namespaces that may see it differently (see viewNamespacesFor).
+  const candidates = new Map<string, Set<string>>();
+  const addCandidate = (host: string, ns: string) => {
+    const set = candidates.get(host) ?? new Set<string>();
+    candidates.set(host, set.add(ns));
+  };
   for (const kind of ["VirtualService", "DestinationRule"] as const) {
     const seen = new Set<string>();
     // Keys sort by namespace, name, then cluster: the first cluster's copy of a config is used.
@@ -69,16 +75,25 @@ export async function loadRoutingConfigs(
       if (seen.has(id)) continue;
       seen.add(id);
       const exportTo = (c.spec as { exportTo?: string[] }).exportTo ?? [];
-      if (exportTo.length > 0 && !exportTo.includes("*"))
-        for (const e of exportTo) if (e !== "~") candidates.add(e === "." ? c.namespace : e);
-      if (kind === "DestinationRule") candidates.add(c.namespace);
       const meta = {
         name: c.name,
         namespace: c.namespace,
         ...(c.creationTimestamp !== undefined && { creationTimestamp: c.creationTimestamp }),
       };
-      if (kind === "VirtualService") vss.push(toVirtualService(meta, c.spec, domainSuffix));
-      else drs.push(toDestinationRule(meta, c.spec, domainSuffix));
+      const hosts: string[] = [];
+      if (kind === "VirtualService") {
+        const vs = toVirtualService(meta, c.spec, domainSuffix);
+        vss.push(vs);
+        hosts.push(...vs.hosts);
+      } else {
+        const dr = toDestinationRule(meta, c.spec, domainSuffix);
+        drs.push(dr);
+        hosts.push(dr.host);
+        for (const h of hosts) addCandidate(h, c.namespace);
+      }
+      if (exportTo.length > 0 && !exportTo.includes("*"))
+        for (const e of exportTo)
+          if (e !== "~") for (const h of hosts) addCandidate(h, e === "." ? c.namespace : e);
     }
   }
   if (vss.length === 0 && drs.length === 0 && notApplied.length === 0) return undefined;
@@ -111,7 +126,13 @@ export async function loadRoutingConfigs(
   };
   return {
     notApplied,
-    viewNamespaces: [...candidates].sort(),
+    viewNamespacesFor(hostname) {
+      const out = new Set<string>(candidates.get(hostname));
+      for (const [h, namespaces] of candidates)
+        if (h !== hostname && isWildcard(h) && hostMatches(hostname, h))
+          for (const ns of namespaces) out.add(ns);
+      return [...out].sort();
+    },
     forView(view, namespace, hostname) {
       const vs = vsIndexFor(view).forHost(hostname);
       const dr = allDrIndex.forService(view, hostname, namespace)?.rule;

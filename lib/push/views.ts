@@ -2,8 +2,8 @@
  * Per-namespace views at flush time. The shared resources stay the public view; what a namespace
  * sees differently is recorded once per view, never per proxy: the Sidecars that scope it and the
  * services not exported to it (a predicate the streams apply, lib/xds/view-table.ts), and, for the
- * view candidates of RoutingConfigs (namespaces a non-public VirtualService or DestinationRule
- * reaches), the resources whose content differs, stored as overlays under keys.viewResource() and
+ * view candidates of RoutingConfigs (per host: the namespaces a non-public VirtualService or
+ * DestinationRule of it reaches, and those with a DestinationRule for it), the resources whose content differs, stored as overlays under keys.viewResource() and
  * generated only for the services a push touches. Everything is kept in one ViewTable
  * (keys.viewTable()), written only when it changed. A mesh without such config reads one value
  * and lists an empty prefix per flush, and writes nothing.
@@ -68,7 +68,7 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
       const { namespace, hostname } = plan.ref;
       const svc = `${namespace}/${hostname}`;
       setExport(exports, svc, plan.view.services);
-      const targets = new Set(deps.routing?.viewNamespaces ?? []);
+      const targets = new Set(deps.routing?.viewNamespacesFor(hostname) ?? []);
       for (const [view, bySvc] of Object.entries(overlays)) if (bySvc[svc]) targets.add(view);
       for (const view of [...targets].sort()) {
         const before = overlays[view]?.[svc];
