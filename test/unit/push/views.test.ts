@@ -140,6 +140,22 @@ describe("per-namespace views, ingest to publish", () => {
     expect(after?.value.version).not.toBe(before?.value.version);
   });
 
+  it("a public DestinationRule of another namespace for the host is that namespace's overlay only", async () => {
+    const h = await mesh();
+    await h.ingest(
+      ev(
+        "ADDED",
+        destinationRule("reviews.default.svc.cluster.local", subsets, { namespace: "other", name: "r" }),
+      ),
+    );
+    await h.settle();
+    const v1 = `outbound|9080|v1|${host}`;
+    // istiod looks in the proxy's own namespace first: proxies of other get the subsets, nobody else.
+    expect(await h.store.get(keys.resource(TypeUrl.cluster, v1))).toBeUndefined();
+    expect(await h.store.get(keys.viewResource("other", TypeUrl.cluster, v1))).toBeDefined();
+    expect(Object.keys((await table(h))?.overlays ?? {})).toEqual(["other"]);
+  });
+
   it('a Sidecar is stored, regenerates no resource, and marks every view ("*"); one with a selector is listed', async () => {
     const h = await mesh();
     const sidecar = (name: string, spec: Record<string, unknown>, rv: string) => ({
