@@ -10,6 +10,7 @@ import {
   type ProxyStatusRecorder,
   proxyStatusWriteIntervalMs,
 } from "../lib/core/proxy-status.ts";
+import type { Node } from "../lib/gen/envoy/config/core/v3/base_pb.ts";
 import type {
   DeltaDiscoveryRequest,
   DeltaDiscoveryResponse,
@@ -27,6 +28,7 @@ import { nodeIdProblem } from "../lib/xds/proxy-record.ts";
 import { createSotwSession } from "../lib/xds/sotw.ts";
 import { createStoreSource } from "../lib/xds/source.ts";
 import { openGate } from "../lib/xds/sync-gate.ts";
+import { createStreamView, createViews, type StreamView, type Views } from "../lib/xds/view-source.ts";
 import { pumpAdsStream, type ResponseSink, type StreamHooks } from "./ads-stream.ts";
 
 export interface AdsDeps {
@@ -41,6 +43,8 @@ export interface AdsDeps {
   sync?: Pick<SyncTracker, "synced">;
   /** EDGEPILOT_MAX_RESPONSE_BYTES: the response byte budget (default lib/xds/budget.ts's). */
   maxResponseBytes?: number;
+  /** The host's per-namespace views (lib/xds/view-source.ts); default: views over `store`. */
+  views?: Views;
 }
 
 /**
@@ -62,6 +66,7 @@ export interface AdsHandlers {
 /** Creates the ADS methods over `deps.store` and `deps.pushes`; errors they end with are ConnectErrors. */
 export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
   const source = createStoreSource(deps.store);
+  const views = deps.views ?? createViews({ store: deps.store });
   const gate = deps.sync ?? openGate;
   const maxResponseBytes = deps.maxResponseBytes ?? defaultMaxResponseBytes;
   const limits: AdsLimits = { ...defaultAdsLimits, ...deps.limits };
@@ -94,9 +99,10 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
       log: deps.log,
       minIntervalMs: proxyStatusWriteIntervalMs,
     });
-  // What every session of either kind is built with; `status` is its stream's recorder.
-  const sessionOptions = (status: ProxyStatusRecorder) => ({
-    source,
+  // What every session of either kind is built with; `status` is its stream's recorder, `view` its
+  // namespace's view of the published resources.
+  const sessionOptions = (status: ProxyStatusRecorder, view: StreamView) => ({
+    source: view.source,
     gate,
     onStatus: status.record,
     maxResponseBytes,
@@ -107,7 +113,8 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
   return {
     sotw(requests, signal, send) {
       const status = recorder();
-      const session = createSotwSession(sessionOptions(status));
+      const view = createStreamView(views, source);
+      const session = createSotwSession(sessionOptions(status, view));
       const types = new Set<string>();
       const check = (req: DiscoveryRequest) =>
         nodeIdError(req.node?.id) ??
@@ -120,16 +127,14 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
             )
           : undefined);
       // A push naming its changes touches only those names (EDS/RDS answer just them).
-      const handlers = {
-        onRequest: session.onRequest,
-        onPush: (changed?: readonly ResourceChange[]) => session.onPush(undefined, changed),
-      };
+      const handlers = viewed(view, session);
       const hooks = streamHooks(() => void status.close());
       return pumpAdsStream(requests, handlers, pushes, withShutdown(signal), send, check, hooks);
     },
     delta(requests, signal, send) {
       const status = recorder();
-      const session = createDeltaSession(sessionOptions(status));
+      const view = createStreamView(views, source);
+      const session = createDeltaSession(sessionOptions(status, view));
       const check = (req: DeltaDiscoveryRequest) => {
         const badNode = nodeIdError(req.node?.id);
         if (badNode) return badNode;
@@ -138,12 +143,35 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
         const code = problem.code === "invalid-argument" ? Code.InvalidArgument : Code.ResourceExhausted;
         return new ConnectError(problem.message, code);
       };
-      const changeAware = {
-        onRequest: session.onRequest,
-        onPush: (changed?: readonly ResourceChange[]) => session.onPush(undefined, changed),
-      };
+      const changeAware = viewed(view, session);
       const hooks = streamHooks(() => void status.close());
       return pumpAdsStream(requests, changeAware, pushes, withShutdown(signal), send, check, hooks);
+    },
+  };
+}
+
+/**
+ * A session's stream handlers through its view: the first request's node binds the view before the
+ * session reads anything; a push's changes are the ones that concern the view (none of another's).
+ */
+function viewed<Req extends { node?: Node | undefined }, Res>(
+  view: StreamView,
+  session: {
+    onRequest(req: Req): Promise<Res[]>;
+    onPush(typeUrls: undefined, changed?: readonly ResourceChange[]): Promise<Res[]>;
+  },
+) {
+  return {
+    onRequest(req: Req): Promise<Res[]> {
+      const binding = view.bind(req.node);
+      return binding ? binding.then(() => session.onRequest(req)) : session.onRequest(req);
+    },
+    onPush(changed?: readonly ResourceChange[]): Promise<Res[]> {
+      // The usual push takes its changes at once: no promise more per stream per push.
+      const taken = view.push(changed);
+      return taken instanceof Promise
+        ? taken.then((t) => session.onPush(undefined, t.changes))
+        : session.onPush(undefined, taken.changes);
     },
   };
 }

@@ -7,15 +7,19 @@
 import type { Hono } from "hono";
 import type { XdsGuard } from "../lib/auth/guard.ts";
 import type { Limits } from "../lib/config.ts";
+import type { DiscoveryRequest } from "../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { answerRest, restPaths } from "../lib/xds/rest.ts";
 import type { ResourceSource } from "../lib/xds/source.ts";
 import { openGate, type SyncGate } from "../lib/xds/sync-gate.ts";
+import type { Views } from "../lib/xds/view-source.ts";
 import { restAuth } from "./auth.ts";
 import { readUpTo } from "./body.ts";
 
 /** Where REST reads resources from, and the limits it applies. */
 export interface RestDeps {
   source: ResourceSource;
+  /** The host's per-namespace views: each request reads `source` through its node's. */
+  views: Views;
   limits: Pick<Limits, "maxNamesPerRequest" | "maxRequestBytes">;
   /** Start-up sync: a client holding a stale version gets 503 until it opens. */
   gate?: SyncGate;
@@ -41,7 +45,10 @@ export function mountRest(app: Hono, deps: RestDeps): void {
     if (Number(c.req.header("content-length") ?? 0) > maxRequestBytes) return c.json({ error: tooBig }, 413);
     const { bytes, more } = await readUpTo(c.req.raw, maxRequestBytes);
     if (more) return c.json({ error: tooBig }, 413);
-    const answer = await answerRest(deps.source, typeUrl, new TextDecoder().decode(bytes), {
+    // Each request reads through the view of the node it names (after the node check).
+    const source = async (req: DiscoveryRequest) =>
+      deps.views.source(await deps.views.forNode(req.node), deps.source);
+    const answer = await answerRest(source, typeUrl, new TextDecoder().decode(bytes), {
       maxNames: deps.limits.maxNamesPerRequest,
       synced: await (deps.gate ?? openGate).synced(),
       check: (req) => {

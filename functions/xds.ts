@@ -22,6 +22,7 @@ import { xdsRegistry } from "../lib/xds/registry.ts";
 import { createStoreSource } from "../lib/xds/source.ts";
 import { openGate } from "../lib/xds/sync-gate.ts";
 import { TypeUrl } from "../lib/xds/types.ts";
+import { createViews, type Views } from "../lib/xds/view-source.ts";
 import { type AdsHandlers, createAdsHandlers, exhausted } from "./ads-handlers.ts";
 import { pulled } from "./ads-stream.ts";
 
@@ -42,16 +43,25 @@ export interface XdsDeps {
   maxResponseBytes?: number;
   /** The ADS methods when another transport serves them too (Node's direct HTTP/2 path): one stream count. */
   ads?: AdsHandlers;
+  /** The host's per-namespace views; default: views over `store` that re-read the table per call. */
+  views?: Views;
 }
 
 /** Registers the xDS services on a Connect router. */
 export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void {
   const source = createStoreSource(deps.store);
+  const views = deps.views ?? createViews({ store: deps.store, cache: false });
   const gate = deps.sync ?? openGate;
   const maxResponseBytes = deps.maxResponseBytes ?? defaultMaxResponseBytes;
   const fetch = async (typeUrl: TypeUrl, req: DiscoveryRequest) => {
     const result = await tooLargeIsExhausted(async () =>
-      fetchDiscovery(source, typeUrl, req, await gate.synced(), maxResponseBytes),
+      fetchDiscovery(
+        views.source(await views.forNode(req.node), source),
+        typeUrl,
+        req,
+        await gate.synced(),
+        maxResponseBytes,
+      ),
     );
     if (result.kind === "invalid") throw new ConnectError(result.message, Code.InvalidArgument);
     if (result.kind === "unsynced") throw new ConnectError(result.message, Code.Unavailable);
@@ -63,7 +73,8 @@ export function createXdsRoutes(deps: XdsDeps): (router: ConnectRouter) => void 
     ...(deps.maxRequestBytes === undefined ? {} : { readMaxBytes: deps.maxRequestBytes }),
   };
   // The ADS methods: given (shared with another transport) or built here when pushes exist.
-  const ads = deps.ads ?? (deps.pushes ? createAdsHandlers({ ...deps, pushes: deps.pushes }) : undefined);
+  const ads =
+    deps.ads ?? (deps.pushes ? createAdsHandlers({ ...deps, pushes: deps.pushes, views }) : undefined);
   return (router) => {
     router.service(ClusterDiscoveryService, { fetchClusters: (req) => fetch(TypeUrl.cluster, req) }, options);
     router.service(

@@ -15,6 +15,7 @@ import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import { useSyncSha256 } from "../../lib/xds/version.ts";
+import { createViews } from "../../lib/xds/view-source.ts";
 import { createAdmission, createAdmissionInterceptor } from "../admission.ts";
 import { createAdsHandlers } from "../ads-handlers.ts";
 import { byGuard, createAuthInterceptor } from "../auth.ts";
@@ -76,6 +77,9 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   });
   const { sync } = core;
   const source = createStoreSource(store);
+  // Per-namespace views, one table for every read path; a push that changes a view drops it.
+  const views = createViews({ store });
+  core.feed.attach(views);
   // Waiting polls and Watch streams: woken by each push on the core's feed, ended by shutdown.
   const pollHub = createPollHub(source);
   const polls = createPollServer({
@@ -84,6 +88,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     limits: config.limits,
     shutdown: shutdown.signal,
     gate: sync,
+    views,
   });
   core.feed.attach({
     publish: (changes) => pollHub.publish(changes),
@@ -115,11 +120,13 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     limits: { maxStreams, maxNamesPerRequest },
     maxResponseBytes: config.limits.maxResponseBytes,
     sync,
+    views,
   });
   const xdsRoutes = createXdsRoutes({
     store,
     pushes: core.feed,
     ads,
+    views,
     shutdown: shutdown.signal,
     log,
     limits: { maxStreams, maxNamesPerRequest },
@@ -130,7 +137,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   const admission = createAdmission({ ratePerSecond: config.limits.maxRequestsPerSecond });
   const pollRoutes = createPollRoutes(polls, config.limits);
   // PORT also serves REST-JSON xDS and DeltaPollService for HTTP/1.1 Connect clients.
-  mountRest(app, { source, limits: config.limits, gate: sync, guard, log });
+  mountRest(app, { source, views, limits: config.limits, gate: sync, guard, log });
   mountConnect(app, pollRoutes, auth);
 
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });

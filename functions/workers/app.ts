@@ -12,6 +12,7 @@ import { logSafe } from "../../lib/log-safe.ts";
 import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
 import { createDurableObjectStore, type StoreRpc } from "../../lib/store/durable-object.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
+import { createViews } from "../../lib/xds/view-source.ts";
 import { byGuard, createAuthInterceptor } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
@@ -92,10 +93,13 @@ function buildApp(env: Env): Hono {
   );
   const { maxStreams, maxNamesPerRequest } = config.limits;
   const maxRequestBytes = config.limits.maxRequestBytes;
+  // The Worker hears no pushes: its views read the table on every call (one small value).
+  const views = createViews({ store, cache: false });
   mountConnect(
     app,
     createXdsRoutes({
       store,
+      views,
       log,
       limits: { maxStreams, maxNamesPerRequest },
       maxRequestBytes,
@@ -104,7 +108,14 @@ function buildApp(env: Env): Hono {
     }),
     [createAuthInterceptor(byGuard(guard), log)],
   );
-  mountRest(app, { source: createStoreSource(store), limits: config.limits, gate: sync, guard, log });
+  mountRest(app, {
+    source: createStoreSource(store),
+    views,
+    limits: config.limits,
+    gate: sync,
+    guard,
+    log,
+  });
   // Poll and Watch run inside the MeshStore: its alarm wakes them (the response streams through).
   // Credentials are checked here; the object checks the node against the identity forwarded with the call.
   mountPollForward(app, config.limits.maxRequestBytes, guard, forward);

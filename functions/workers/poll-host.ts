@@ -14,6 +14,7 @@ import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import type { SyncGate } from "../../lib/xds/sync-gate.ts";
+import { createViews } from "../../lib/xds/view-source.ts";
 import { byForwardedIdentity, createAuthInterceptor } from "../auth.ts";
 import { createPollRoutes } from "../poll.ts";
 
@@ -36,7 +37,9 @@ export interface PollHost extends FeedHub {
 export function createPollHost(store: Store, limits: Limits, gate?: SyncGate): PollHost {
   const source = createStoreSource(store);
   const hub = createPollHub(source);
-  const server = createPollServer({ source, hub, limits, gate });
+  // Per-namespace views over the object's own store, dropped by the pushes that change them.
+  const views = createViews({ store });
+  const server = createPollServer({ source, hub, limits, gate, views });
   const router = createConnectRouter({
     interceptors: [createAuthInterceptor(byForwardedIdentity, (line) => console.log(line))],
   });
@@ -53,6 +56,7 @@ export function createPollHost(store: Store, limits: Limits, gate?: SyncGate): P
       return handler(request);
     },
     publish(changes) {
+      views.publish(changes);
       hub.publish(changes);
     },
     get open() {

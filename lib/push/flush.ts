@@ -15,6 +15,7 @@ import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
 import { planChunk, type ServicePlan } from "./plan.ts";
 import type { QueuedPush } from "./queue.ts";
 import { type ServiceRef, servicesInScope } from "./scope.ts";
+import { loadViews } from "./views.ts";
 import { createVisibility } from "./visibility.ts";
 
 export interface FlushDeps {
@@ -53,6 +54,12 @@ export interface ResourceChange {
   body?: Uint8Array;
   /** StoredResource.service of an upsert; absent for a removal. */
   service?: string;
+  /**
+   * Set on a change that concerns one namespace's view only (lib/push/views.ts): an overlay
+   * resource of that view, or, with `name` "", a change of what the view may see (`*`: every
+   * namespace's view). Streams of other views never see it (lib/xds/view-source.ts).
+   */
+  view?: string;
 }
 
 /**
@@ -123,9 +130,12 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // Read once per flush; an EDS-only push needs them too (subset assignments come from the rules).
       const routing = await loadRoutingConfigs(store, deps.context.domainSuffix);
       const refs = withRoutesTo(await servicesInScope(store, request), request, routing);
+      // Per-namespace views (views.ts): overlays of the chunks' services, then the view table.
+      const views = await loadViews({ ...deps, ...(routing && { routing }) });
       // Logged on full pushes only: an endpoint change does not repeat them.
-      if (routing && deps.log && request.full)
-        for (const line of routing.notApplied) deps.log(`push: ${logSafe(line)}`);
+      if (deps.log && request.full)
+        for (const line of [...(routing?.notApplied ?? []), ...views.notApplied])
+          deps.log(`push: ${logSafe(line)}`);
       const chunk = deps.chunkServices ?? chunkServices;
       const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };
       const dangling: DanglingRoute[] = [];
@@ -145,7 +155,9 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         for (const p of plans) dangling.push(...p.dangling);
         publishing = true;
         changes.push(...(await publish(store, plans, feed)));
+        changes.push(...(await views.publishChunk(plans, request.full)));
       }
+      changes.push(...(await views.finish()));
       await logDangling(deps, dangling);
     }
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
@@ -282,9 +294,12 @@ async function bumpVersion(
   }));
   const seq = (next as PushVersion).version;
   // The log names what changed; the bytes live under keys.resource(), not once more per push.
-  const logged = changes
-    .slice(0, maxLoggedNames)
-    .map(({ typeUrl, name, version }) => ({ typeUrl, name, version }));
+  const logged = changes.slice(0, maxLoggedNames).map(({ typeUrl, name, version, view }) => ({
+    typeUrl,
+    name,
+    version,
+    ...(view !== undefined && { view }),
+  }));
   const configs = request.configsUpdated;
   const entry: PushLogEntry = {
     seq,

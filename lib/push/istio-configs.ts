@@ -1,8 +1,9 @@
 /**
  * The VirtualServices and DestinationRules a flush applies, read once per flush (never per
- * service) and indexed by host, as the public view: the configs exported to every namespace
- * (`exportTo` absent or `*`). A config exported to some namespaces only is not applied to the
- * shared resources yet (per-namespace views are a later step): it is named in `notApplied`.
+ * service) and indexed by host. The shared resources get the public view: the configs exported
+ * to every namespace (`exportTo` absent or `*`). A namespace that may resolve a host differently
+ * (a config exported to it only, or a DestinationRule of its own for another namespace's host) is
+ * a view candidate: `forView` answers for it, and lib/push/views.ts stores what differs as overlays.
  */
 import type { StoredConfig } from "../ingest/kinds/istio-config.ts";
 import type { Service } from "../model/index.ts";
@@ -16,6 +17,7 @@ import {
   createVirtualServiceHostIndex,
   virtualServicesFor,
 } from "../registry/istio/virtual-service-select.ts";
+import { hostMatches, isWildcard } from "../registry/istio/visibility.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 
 /** Istio's default root namespace (meshConfig.rootNamespace): its DestinationRules apply mesh-wide. */
@@ -27,10 +29,18 @@ export interface RoutingView {
   destinationRule?: DestinationRuleModel;
 }
 
-/** The public routing configs of one flush. */
+/** The routing configs of one flush. */
 export interface RoutingConfigs {
-  /** The VirtualService winning `hostname` and the merged DestinationRule of the service, if any. */
+  /** The public view: the VirtualService winning `hostname` and the merged DestinationRule of the service, if any. */
   forService(namespace: string, hostname: string): RoutingView;
+  /** The same for proxies of namespace `view` (every config visible to it, in istiod's precedence). */
+  forView(view: string, namespace: string, hostname: string): RoutingView;
+  /**
+   * The namespaces whose proxies may resolve `hostname` differently from the public view, sorted:
+   * those a non-public config naming the host is exported to, and those holding a DestinationRule
+   * for it (their own rules come first for their proxies).
+   */
+  viewNamespacesFor(hostname: string): string[];
   /** The service ports of each other host `vs` routes to (hosts with no service known are absent). */
   destinationPorts(vs: VirtualServiceModel, hostname: string): Promise<Record<string, number[]>>;
   /**
@@ -50,6 +60,12 @@ export async function loadRoutingConfigs(
   const vss: VirtualServiceModel[] = [];
   const drs: DestinationRuleModel[] = [];
   const notApplied: string[] = [];
+  // Host (exact or wildcard) ─▶ namespaces that may see it differently (see viewNamespacesFor).
+  const candidates = new Map<string, Set<string>>();
+  const addCandidate = (host: string, ns: string) => {
+    const set = candidates.get(host) ?? new Set<string>();
+    candidates.set(host, set.add(ns));
+  };
   for (const kind of ["VirtualService", "DestinationRule"] as const) {
     const seen = new Set<string>();
     // Keys sort by namespace, name, then cluster: the first cluster's copy of a config is used.
@@ -59,25 +75,45 @@ export async function loadRoutingConfigs(
       if (seen.has(id)) continue;
       seen.add(id);
       const exportTo = (c.spec as { exportTo?: string[] }).exportTo ?? [];
-      if (exportTo.length > 0 && !exportTo.includes("*")) {
-        notApplied.push(
-          `${kind} ${id}: not applied: exportTo ${exportTo.join(",")} (per-namespace views are not built yet)`,
-        );
-        continue;
-      }
       const meta = {
         name: c.name,
         namespace: c.namespace,
         ...(c.creationTimestamp !== undefined && { creationTimestamp: c.creationTimestamp }),
       };
-      if (kind === "VirtualService") vss.push(toVirtualService(meta, c.spec, domainSuffix));
-      else drs.push(toDestinationRule(meta, c.spec, domainSuffix));
+      const hosts: string[] = [];
+      if (kind === "VirtualService") {
+        const vs = toVirtualService(meta, c.spec, domainSuffix);
+        vss.push(vs);
+        hosts.push(...vs.hosts);
+      } else {
+        const dr = toDestinationRule(meta, c.spec, domainSuffix);
+        drs.push(dr);
+        hosts.push(dr.host);
+        for (const h of hosts) addCandidate(h, c.namespace);
+      }
+      if (exportTo.length > 0 && !exportTo.includes("*"))
+        for (const e of exportTo)
+          if (e !== "~") for (const h of hosts) addCandidate(h, e === "." ? c.namespace : e);
     }
   }
   if (vss.length === 0 && drs.length === 0 && notApplied.length === 0) return undefined;
-  // Every VirtualService here is public: the order and winner are the same for every namespace.
+  // virtualServicesFor("") keeps the public ones: their order and winner are every namespace's.
   const vsIndex = createVirtualServiceHostIndex(virtualServicesFor(vss, ""));
-  const drIndex = createDestinationRuleIndex(drs, { rootNamespace });
+  const isPublic = (e: readonly string[]) => e.length === 0 || e.includes("*");
+  const drIndex = createDestinationRuleIndex(
+    drs.filter((r) => isPublic(r.exportTo)),
+    { rootNamespace },
+  );
+  const allDrIndex = createDestinationRuleIndex(drs, { rootNamespace });
+  const viewIndexes = new Map<string, ReturnType<typeof createVirtualServiceHostIndex>>();
+  const vsIndexFor = (view: string) => {
+    let index = viewIndexes.get(view);
+    if (!index) {
+      index = createVirtualServiceHostIndex(virtualServicesFor(vss, view));
+      viewIndexes.set(view, index);
+    }
+    return index;
+  };
   const ports = new Map<string, Promise<number[] | undefined>>();
   const suffix = `.svc.${domainSuffix}`;
   const portsOf = (host: string): Promise<number[] | undefined> => {
@@ -90,6 +126,18 @@ export async function loadRoutingConfigs(
   };
   return {
     notApplied,
+    viewNamespacesFor(hostname) {
+      const out = new Set<string>(candidates.get(hostname));
+      for (const [h, namespaces] of candidates)
+        if (h !== hostname && isWildcard(h) && hostMatches(hostname, h))
+          for (const ns of namespaces) out.add(ns);
+      return [...out].sort();
+    },
+    forView(view, namespace, hostname) {
+      const vs = vsIndexFor(view).forHost(hostname);
+      const dr = allDrIndex.forService(view, hostname, namespace)?.rule;
+      return { ...(vs && { virtualService: vs }), ...(dr && { destinationRule: dr }) };
+    },
     routingTo(hosts) {
       const out: { namespace: string; hostname: string }[] = [];
       for (const vs of vss) {

@@ -59,6 +59,8 @@ export interface ServicePlan {
    * another host's cluster named as it is (the flush checks the store holds it). Logged.
    */
   dangling: DanglingRoute[];
+  /** What the service was generated from (the public view), for the per-namespace views (views.ts). */
+  view: ServiceView;
 }
 
 /** What planning needs from the flush. */
@@ -145,6 +147,7 @@ async function planService(
     recordChanged: false,
     problems: [],
     dangling: [],
+    view,
   };
   const generatedNames: NamesByType = new Map();
   let routes: RouteConfiguration[] = [];

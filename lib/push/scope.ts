@@ -17,12 +17,18 @@ export interface ServiceRef {
  * Kinds whose keys a push names beside the ServiceEntry keys of the services they touch (ingest
  * adds those, old ∪ new): the services named are the whole scope.
  */
-const scopedByServices: ReadonlySet<string> = new Set(["ServiceEntry", "VirtualService", "DestinationRule"]);
+const scopedByServices: ReadonlySet<string> = new Set([
+  "ServiceEntry",
+  "VirtualService",
+  "DestinationRule",
+  // A Sidecar regenerates no service: it changes the view table only (lib/push/views.ts).
+  "Sidecar",
+]);
 
 /**
  * The services to regenerate, sorted. ServiceEntry keys name services; VirtualService and
  * DestinationRule keys come with the ServiceEntry keys of the hosts they touch, so they add none
- * themselves. Unknown scope (null configs, or another kind, e.g. Sidecar) means every service the
+ * themselves; Sidecar keys name none. Unknown scope (null configs, or another kind) means every service the
  * store knows, plus every service that generated resources before, so that vanished services have
  * their resources removed.
  */

@@ -102,6 +102,17 @@ export const keys = {
   /** A published xDS resource: StoredResource. */
   resource: (typeUrl: string, name: string) => `xds/${typeSegment(typeUrl)}/${e(name)}`,
   resourcePrefix: (typeUrl: string) => `xds/${typeSegment(typeUrl)}/`,
+  /**
+   * A resource as one namespace's view sees it when its content differs from the shared one
+   * (lib/push/views.ts): StoredResource. Only namespaces the view table names have any.
+   */
+  viewResource: (view: string, typeUrl: string, name: string) =>
+    `xdsv/${e(view)}/${typeSegment(typeUrl)}/${e(name)}`,
+  /**
+   * Which namespaces see something other than the shared resources, and why (ViewTable,
+   * lib/xds/view-table.ts): one value, read by every stream's view and written by the flush.
+   */
+  viewTable: () => "meta/views",
   /** What one service generated last time, so a push can remove what it no longer generates. */
   generated: (ns: string, host: string) => `gen/${e(ns)}/${e(host)}`,
   /** The push counter: PushVersion. */

@@ -11,6 +11,8 @@ import type { StoredResource } from "./types.ts";
 export interface ChangedResource {
   typeUrl: string;
   name: string;
+  /** Set when the change concerns one namespace's view only (flush.ts ResourceChange.view). */
+  view?: string;
 }
 
 /** A listener's interest: true for a change it must recompute on. */

@@ -21,6 +21,8 @@ import type { Interest, PollHub } from "./poll-hub.ts";
 import { type PollQuery, type PollRequestLike, readPollRequest } from "./poll-request.ts";
 import type { ResourceSource } from "./source.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
+import type { Views } from "./view-source.ts";
+import type { NamespaceView } from "./view-table.ts";
 
 /** A timer as a signal that aborts after `ms`; `cancel` frees it early. Injected in tests. */
 export type Timeout = (ms: number) => { signal: AbortSignal; cancel(): void };
@@ -38,6 +40,11 @@ export interface PollServerDeps {
    * keeps waiting). The runtime publishes a wake-all to the hub when it opens.
    */
   gate?: SyncGate;
+  /**
+   * Per-namespace views (view-source.ts): each call reads through its request node's view, and is
+   * woken only by the pushes that concern it. Absent: every call reads the shared resources.
+   */
+  views?: Views;
 }
 
 /** Why a Poll or Watch was refused: `invalid` request, or `exhausted` (EDGEPILOT_MAX_STREAMS). */
@@ -96,12 +103,25 @@ export function createPollServer(deps: PollServerDeps): PollServer {
     };
   };
 
+  const { views } = deps;
+  // A call's view is looked up at its start and after each wake-up (a push may have changed it).
+  const through = (view: NamespaceView | undefined, source: ResourceSource) =>
+    views && view ? views.source(view, source) : source;
+  const listen = (query: PollQuery, view: { current: NamespaceView | undefined }) => {
+    const interest = interestOf(query);
+    return deps.hub.listen((c) =>
+      views && view.current ? views.concerns(view.current, c) && (interest(c) || c.name === "") : interest(c),
+    );
+  };
+
   return {
     async poll(input, options) {
       const query = read(input);
-      const listener = deps.hub.listen(interestOf(query));
+      const view = { current: undefined as NamespaceView | undefined };
+      const listener = listen(query, view);
       try {
-        const first = await step(deps.source, query, initialView(query));
+        if (views) view.current = await views.forNode(input.request?.node);
+        const first = await step(through(view.current, deps.source), query, initialView(query));
         const waitMs = Math.min(query.waitMs, options.maxWaitMs ?? Number.POSITIVE_INFINITY);
         if (first.changed || waitMs <= 0) return first.response;
         const release = take("long poll");
@@ -111,7 +131,8 @@ export function createPollServer(deps: PollServerDeps): PollServer {
           for (;;) {
             const snapshot = await listener.next(until.signal);
             if (!snapshot) return first.response;
-            const next = await step(snapshot, query, initialView(query));
+            if (views) view.current = await views.forNode(input.request?.node);
+            const next = await step(through(view.current, snapshot), query, initialView(query));
             if (next.changed) return next.response;
           }
         } finally {
@@ -127,16 +148,19 @@ export function createPollServer(deps: PollServerDeps): PollServer {
     async *watch(input, options) {
       const query = read(input);
       const release = take("Watch");
-      const listener = deps.hub.listen(interestOf(query));
+      const viewOfCall = { current: undefined as NamespaceView | undefined };
+      const listener = listen(query, viewOfCall);
       const stop = anySignal([options.signal, deps.shutdown]);
       try {
-        const first = await step(deps.source, query, initialView(query));
+        if (views) viewOfCall.current = await views.forNode(input.request?.node);
+        const first = await step(through(viewOfCall.current, deps.source), query, initialView(query));
         yield* first.responses;
         let view = first.view;
         for (;;) {
           const snapshot: ResourceSource | undefined = await listener.next(stop.signal);
           if (!snapshot) return;
-          const next = await step(snapshot, query, view);
+          if (views) viewOfCall.current = await views.forNode(input.request?.node);
+          const next = await step(through(viewOfCall.current, snapshot), query, view);
           // Absent names were all reported in the first answer; later ones are held names removed.
           if (!next.changed) continue;
           view = next.view;

@@ -47,11 +47,11 @@ export interface RestOptions {
 }
 
 /**
- * Answers one REST request for `typeUrl` whose body is `body` (text). Never throws for a bad
- * request.
+ * Answers one REST request for `typeUrl` whose body is `body` (text), read from `source` (or the
+ * source a function gives for the parsed request: its node's view). Never throws for a bad request.
  */
 export async function answerRest(
-  source: ResourceSource,
+  source: ResourceSource | ((req: DiscoveryRequest) => Promise<ResourceSource>),
   typeUrl: TypeUrl,
   body: string,
   options: RestOptions,
@@ -67,7 +67,8 @@ export async function answerRest(
       status: 400,
       error: `resource_names has ${n} names; at most ${maxNames} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
     };
-  const result = await fetchDiscovery(source, typeUrl, req.value, synced);
+  const from = typeof source === "function" ? await source(req.value) : source;
+  const result = await fetchDiscovery(from, typeUrl, req.value, synced);
   if (result.kind === "invalid") return { status: 400, error: result.message };
   if (result.kind === "unsynced") return { status: 503, error: result.message };
   if (result.notModified) return { status: 304 };

@@ -8,6 +8,7 @@ import { podHandler } from "./pod.ts";
 import { serviceHandler } from "./service.ts";
 import { serviceEntryHandler } from "./service-entry.ts";
 import { workloadEntryHandler } from "./workload-entry.ts";
+import { sidecarHandler } from "./sidecar.ts";
 
 /** A null-prototype record: a kind named "constructor" or "__proto__" finds no handler. */
 export const kindHandlers: Readonly<Record<string, KindHandler>> = Object.assign(Object.create(null), {
@@ -21,6 +22,7 @@ export const kindHandlers: Readonly<Record<string, KindHandler>> = Object.assign
   DestinationRule: destinationRuleHandler,
   ServiceEntry: serviceEntryHandler,
   WorkloadEntry: workloadEntryHandler,
+  Sidecar: sidecarHandler,
 });
 
 export type { KindHandler, ObjectRef } from "./handler.ts";

@@ -49,6 +49,7 @@ function model(c: StoredConfig | undefined, domainSuffix: string) {
 }
 
 function scopeOf(ctx: IngestContext, old?: StoredConfig, next?: StoredConfig): PushScope {
+  // Only VirtualServices and DestinationRules reach here (Sidecars: sidecar.ts).
   const suffix = ctx.registry.domainSuffix;
   const kind = (old ?? next)?.kind;
   if (kind === "VirtualService")
@@ -123,15 +124,10 @@ export function toStored<K extends IstioKind>(kind: K, ctx: IngestContext, obj: 
   };
 }
 
-/** Notes the spec's accepted-but-unimplemented fields, and an exportTo the shared view does not apply. */
+/** Notes the spec's accepted-but-unimplemented fields (exportTo is applied: lib/push/views.ts). */
 function noteUnsupported(ctx: IngestContext, c: StoredConfig): void {
   const at = `${c.kind} ${c.namespace}/${c.name}`;
   for (const path of unsupportedFields(c.kind, c.spec)) ctx.unsupported?.add(`${at}: ${path}`);
-  const exportTo = (c.spec as { exportTo?: string[] }).exportTo ?? [];
-  if (exportTo.length > 0 && !exportTo.includes("*"))
-    ctx.unsupported?.add(
-      `${at}: spec.exportTo (not applied: exportTo ${exportTo.join(",")}; per-namespace views are not built yet)`,
-    );
 }
 
 /** Notes, for the batch's `dangling` (lib/ingest/dangling.ts), a VirtualService applied or a rule's hosts. */

@@ -5,10 +5,9 @@ import { whoMethod } from "./backends.ts";
 
 let registered = false;
 
-/** Points grpc-js-xds at our ADS server. Call once per process, before the first xds:/// channel. */
-export function bootstrapXds(xdsPort: number, nodeId: string): void {
-  if (registered) throw new Error("grpc-js-xds reads its bootstrap once per process");
-  process.env.GRPC_XDS_BOOTSTRAP_CONFIG = JSON.stringify({
+/** The bootstrap (JSON) of a proxyless client with node `nodeId` talking to our ADS server. */
+export function xdsBootstrap(xdsPort: number, nodeId: string): string {
+  return JSON.stringify({
     xds_servers: [
       {
         server_uri: `127.0.0.1:${xdsPort}`,
@@ -22,6 +21,22 @@ export function bootstrapXds(xdsPort: number, nodeId: string): void {
       metadata: { GENERATOR: "grpc" },
     },
   });
+}
+
+/** Points grpc-js-xds at our ADS server. Call once per process, before the first xds:/// channel. */
+export function bootstrapXds(xdsPort: number, nodeId: string): void {
+  if (registered) throw new Error("grpc-js-xds reads its bootstrap once per process");
+  process.env.GRPC_XDS_BOOTSTRAP_CONFIG = xdsBootstrap(xdsPort, nodeId);
+  grpcXds.register();
+  registered = true;
+}
+
+/**
+ * Registers the xds:/// resolver without a process-wide bootstrap: each channel then names its own
+ * (whoClient's `bootstrap`), so one process holds proxies of several nodes (namespaces).
+ */
+export function registerXdsPerChannel(): void {
+  if (registered) throw new Error("grpc-js-xds is already registered in this process");
   grpcXds.register();
   registered = true;
 }
@@ -32,9 +47,13 @@ export interface WhoClient {
   close(): void;
 }
 
-/** A client for `xds:///<host>:<port>`. */
-export function whoClient(target: string): WhoClient {
-  const client = new grpc.Client(target, grpc.credentials.createInsecure());
+/**
+ * A client for `xds:///<host>:<port>`; with `bootstrap` (xdsBootstrap), the channel has its own xDS
+ * client and node (grpc-js-xds's per-channel bootstrap option, meant for tests).
+ */
+export function whoClient(target: string, bootstrap?: string): WhoClient {
+  const options = bootstrap ? { "grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config": bootstrap } : {};
+  const client = new grpc.Client(target, grpc.credentials.createInsecure(), options);
   return {
     who(deadlineMs = 2000, headers = {}) {
       const metadata = new grpc.Metadata();

@@ -216,21 +216,22 @@ describe("VirtualService and DestinationRule, ingest to publish", () => {
     expect(h.lines).toEqual([]);
   });
 
-  it("lists accepted but unimplemented fields once, and does not apply a namespace-only exportTo", async () => {
+  it("lists accepted but unimplemented fields once; a namespace-only exportTo is an overlay of its namespace", async () => {
     const h = await mesh();
     const mirrored = virtualService("reviews", {
       http: [{ mirror: { host: "ratings" }, route: [{ destination: { host: "reviews", subset: "v1" } }] }],
     });
     const scoped = destinationRule("reviews", subsets, { spec: { exportTo: ["."] } });
     const s = await h.ingest(ev("ADDED", mirrored), ev("ADDED", scoped));
-    expect(s.unsupported).toEqual([
-      "DestinationRule default/reviews: spec.exportTo (not applied: exportTo .; per-namespace views are not built yet)",
-      "VirtualService default/reviews: spec.http[0].mirror",
-    ]);
+    expect(s.unsupported).toEqual(["VirtualService default/reviews: spec.http[0].mirror"]);
     await h.settle();
-    // The rule is not applied: no subset cluster, and the route to v1 dangles (logged).
+    // Shared: the rule is not public, so no subset cluster, and the route to v1 dangles (logged).
     expect(await resource(h, TypeUrl.cluster, `outbound|9080|v1|${host}`)).toBeUndefined();
-    expect(h.lines.some((l) => l.includes("not applied: exportTo"))).toBe(true);
     expect(h.lines.some((l) => l.includes(`outbound|9080|v1|${host}`))).toBe(true);
+    // The view of namespace default has the subset cluster, stored once as its overlay.
+    const overlay = await h.store.get<StoredResource>(
+      keys.viewResource("default", TypeUrl.cluster, `outbound|9080|v1|${host}`),
+    );
+    expect(overlay?.value.service).toBe(`default/${host}`);
   });
 });

@@ -47,9 +47,9 @@ describe("servicesInScope", () => {
       want: [],
     },
     {
-      name: "a Sidecar key: every service (not scoped yet)",
+      name: "a Sidecar key: no service (it changes the view table only)",
       configs: ["Sidecar/default/default"],
-      want: [details, ratings, reviews],
+      want: [],
     },
     { name: "unknown scope: every service", configs: null, want: [details, ratings, reviews] },
   ];

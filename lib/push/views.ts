@@ -1,0 +1,246 @@
+/**
+ * Per-namespace views at flush time. The shared resources stay the public view; what a namespace
+ * sees differently is recorded once per view, never per proxy: the Sidecars that scope it and the
+ * services not exported to it (a predicate the streams apply, lib/xds/view-table.ts), and, for the
+ * view candidates of RoutingConfigs (per host: the namespaces a non-public VirtualService or
+ * DestinationRule of it reaches, and those with a DestinationRule for it), the resources whose content differs, stored as overlays under keys.viewResource() and
+ * generated only for the services a push touches. Everything is kept in one ViewTable
+ * (keys.viewTable()), written only when it changed. A mesh without such config reads one value
+ * and lists an empty prefix per flush, and writes nothing.
+ */
+import { sameJson } from "../ingest/kinds/handler.ts";
+import type { StoredConfig } from "../ingest/kinds/istio-config.ts";
+import type { Service } from "../model/index.ts";
+import { byCreation } from "../registry/istio/config-meta.ts";
+import { type SidecarModel, toSidecar } from "../registry/istio/sidecar.ts";
+import { keys, listAll, type Store } from "../store/index.ts";
+import type { GenerateContext, Generator, ServiceView, StoredResource, TypeUrl } from "../xds/types.ts";
+import { TypeUrl as T } from "../xds/types.ts";
+import { toStored } from "../xds/version.ts";
+import { emptyViewTable, type OverlayList, type OverlayRecord, type ViewTable } from "../xds/view-table.ts";
+import type { ResourceChange } from "./flush.ts";
+import type { RoutingConfigs } from "./istio-configs.ts";
+import type { ServicePlan } from "./plan.ts";
+
+/** What the views need from the flush. */
+export interface ViewDeps {
+  store: Store;
+  generators: readonly Generator[];
+  context: GenerateContext;
+  routing?: RoutingConfigs;
+}
+
+/** The views of one flush: overlays per published chunk, then the table and its markers. */
+export interface ViewPublisher {
+  /** Plans and publishes the overlays of a chunk just published; each change names its view. */
+  publishChunk(plans: readonly ServicePlan[], full: boolean): Promise<ResourceChange[]>;
+  /**
+   * Writes the table when it changed. Returns a marker (a change with `name` "") per view whose
+   * visible names changed (`*` when a Sidecar or a service's exportTo did: any namespace may be hit).
+   */
+  finish(): Promise<ResourceChange[]>;
+  /** Sentences for the flush's log (Sidecars left out). */
+  notApplied: string[];
+}
+
+/** Reads the previous table and the Sidecars once per flush. */
+export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
+  const { store } = deps;
+  const prev = (await store.get<ViewTable>(keys.viewTable()))?.value;
+  const { sidecars, notApplied } = await loadSidecars(store);
+  const exports: Record<string, string[]> = { ...(prev?.exports ?? {}) };
+  // A store that never had a table (a first flush, or one written before views): read every
+  // service once to learn their exportTo; afterwards each push updates the services it touches.
+  if (!prev) {
+    const bySvc = new Map<string, Service[]>();
+    for (const e of await listAll<Service>(store, keys.services())) {
+      const id = `${e.value.namespace}/${e.value.hostname}`;
+      bySvc.set(id, [...(bySvc.get(id) ?? []), e.value]);
+    }
+    for (const [id, services] of bySvc) setExport(exports, id, services);
+  }
+  const overlays: ViewTable["overlays"] = { ...(prev?.overlays ?? {}) };
+  const reshaped = new Set<string>();
+
+  async function publishChunk(plans: readonly ServicePlan[], full: boolean): Promise<ResourceChange[]> {
+    const changes: ResourceChange[] = [];
+    for (const plan of plans) {
+      const { namespace, hostname } = plan.ref;
+      const svc = `${namespace}/${hostname}`;
+      setExport(exports, svc, plan.view.services);
+      const targets = new Set(deps.routing?.viewNamespacesFor(hostname) ?? []);
+      for (const [view, bySvc] of Object.entries(overlays)) if (bySvc[svc]) targets.add(view);
+      for (const view of [...targets].sort()) {
+        const before = overlays[view]?.[svc];
+        const after = await overlayOf(deps, plan, view, before, full);
+        if (!before && !after) continue;
+        if (!sameShape(before, after?.record)) reshaped.add(view);
+        changes.push(...(await writeOverlay(store, view, before, after)));
+        const bySvc = { ...(overlays[view] ?? {}) };
+        if (after) bySvc[svc] = after.record;
+        else delete bySvc[svc];
+        if (Object.keys(bySvc).length > 0) overlays[view] = bySvc;
+        else delete overlays[view];
+      }
+    }
+    return changes;
+  }
+
+  async function finish(): Promise<ResourceChange[]> {
+    const next: ViewTable = {
+      sidecars,
+      exports: sorted(exports),
+      overlays: Object.fromEntries(
+        Object.keys(overlays)
+          .sort()
+          .map((v) => [v, sorted(overlays[v] ?? {})]),
+      ),
+    };
+    const was = prev ?? emptyViewTable();
+    if (prev && sameJson(prev, next)) return [];
+    await store.put(keys.viewTable(), next);
+    const everyView = !sameJson(was.sidecars, next.sidecars) || !sameJson(was.exports, next.exports);
+    const marked = everyView ? ["*"] : [...reshaped].sort();
+    return marked.map((view) => ({ typeUrl: T.listener, name: "", version: null, view }));
+  }
+
+  return { publishChunk, finish, notApplied };
+}
+
+/** The Sidecars that scope namespaces (first cluster's copy of each; without workloadSelector), oldest first. */
+async function loadSidecars(store: Store): Promise<{ sidecars: SidecarModel[]; notApplied: string[] }> {
+  const seen = new Set<string>();
+  const sidecars: SidecarModel[] = [];
+  const notApplied: string[] = [];
+  for (const e of await listAll<StoredConfig>(store, keys.configPrefix("Sidecar"))) {
+    const c = e.value;
+    const id = `${c.namespace}/${c.name}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    const meta = {
+      name: c.name,
+      namespace: c.namespace,
+      ...(c.creationTimestamp !== undefined && { creationTimestamp: c.creationTimestamp }),
+    };
+    const model = toSidecar(meta, c.spec);
+    if (model.workloadSelector !== undefined)
+      notApplied.push(`Sidecar ${id}: not applied: workloadSelector (per-workload views are not built)`);
+    else sidecars.push(model);
+  }
+  return { sidecars: sidecars.sort(byCreation), notApplied };
+}
+
+/** Records the service's exportTo when it is not public (any cluster's record public: public). */
+function setExport(exports: Record<string, string[]>, svc: string, services: readonly Service[]): void {
+  const lists = services.map((s) => s.exportTo ?? []);
+  const restricted = lists.length > 0 && lists.every((e) => e.length > 0 && !e.includes("*"));
+  if (restricted) exports[svc] = [...new Set(lists.flat())].sort();
+  else delete exports[svc];
+}
+
+/** What `plan`'s service generates for proxies of `view` unlike the shared resources; undefined: nothing. */
+async function overlayOf(
+  deps: ViewDeps,
+  plan: ServicePlan,
+  view: string,
+  before: OverlayRecord | undefined,
+  full: boolean,
+): Promise<{ record: OverlayRecord; resources: StoredResource[] } | undefined> {
+  const { namespace, hostname } = plan.ref;
+  const shared = plan.view;
+  const routing = deps.routing?.forView(view, namespace, hostname) ?? {};
+  if (
+    routing.virtualService === shared.virtualService &&
+    sameJson(routing.destinationRule, shared.destinationRule)
+  )
+    return undefined;
+  const vs = routing.virtualService;
+  const destinationPorts = vs && (await deps.routing?.destinationPorts(vs, hostname));
+  const input: ServiceView = {
+    hostname,
+    namespace,
+    services: shared.services,
+    shards: shared.shards,
+    ...routing,
+    ...(destinationPorts && Object.keys(destinationPorts).length > 0 && { destinationPorts }),
+  };
+  const service = `${namespace}/${hostname}`;
+  const record: OverlayRecord = {};
+  const resources: StoredResource[] = [];
+  for (const generator of deps.generators) {
+    const type = generator.typeUrl;
+    if (!full && type !== T.endpoint) {
+      const kept = before?.[type];
+      if (kept) record[type] = kept;
+      continue;
+    }
+    const stored = await Promise.all(
+      generator.generate(input, deps.context).map((g) => toStored(g, service)),
+    );
+    const pub = plan.record[type] ?? { names: [], versions: [] };
+    const list: OverlayList = { names: [], versions: [], hidden: [] };
+    const mine = new Set<string>();
+    for (const s of stored) {
+      mine.add(s.name);
+      const at = pub.names.indexOf(s.name);
+      if (at >= 0 && pub.versions[at] === s.version) continue;
+      list.names.push(s.name);
+      list.versions.push(s.version);
+      resources.push(s);
+    }
+    for (const n of pub.names) if (!mine.has(n)) list.hidden.push(n);
+    if (list.names.length > 0 || list.hidden.length > 0) record[type] = list;
+  }
+  return Object.keys(record).length > 0 ? { record, resources } : undefined;
+}
+
+/** Puts what changed of one service's overlay in one view and deletes what it no longer has. */
+async function writeOverlay(
+  store: Store,
+  view: string,
+  before: OverlayRecord | undefined,
+  after: { record: OverlayRecord; resources: StoredResource[] } | undefined,
+): Promise<ResourceChange[]> {
+  const changes: ResourceChange[] = [];
+  const had = new Map<string, string>();
+  for (const [type, list] of Object.entries(before ?? {}))
+    for (let i = 0; i < list.names.length; i++)
+      had.set(`${type}\n${list.names[i]}`, list.versions[i] as string);
+  const has = new Set<string>();
+  for (const r of after?.resources ?? []) {
+    has.add(`${r.typeUrl}\n${r.name}`);
+    if (had.get(`${r.typeUrl}\n${r.name}`) === r.version) continue;
+    await store.put(keys.viewResource(view, r.typeUrl, r.name), r);
+    const { typeUrl, name, version, body, service } = r;
+    changes.push({ typeUrl, name, version, body, service, view });
+  }
+  // Names kept from the record without being regenerated (an EDS-only push) stay.
+  for (const [type, list] of Object.entries(after?.record ?? {}))
+    for (const n of list.names) has.add(`${type}\n${n}`);
+  for (const id of had.keys()) {
+    if (has.has(id)) continue;
+    const [typeUrl, name] = id.split("\n") as [TypeUrl, string];
+    await store.delete(keys.viewResource(view, typeUrl, name));
+    changes.push({ typeUrl, name, version: null, view });
+  }
+  return changes;
+}
+
+/** Whether two overlay records name the same overlay and hidden names (versions aside). */
+function sameShape(a: OverlayRecord | undefined, b: OverlayRecord | undefined): boolean {
+  const shape = (r: OverlayRecord | undefined) =>
+    Object.entries(r ?? {})
+      .map(([t, l]) => `${t}:${[...l.names].sort().join(",")}:${[...l.hidden].sort().join(",")}`)
+      .sort()
+      .join("\n");
+  return shape(a) === shape(b);
+}
+
+/** A record with its keys sorted, so equal tables serialize equally. */
+function sorted<V>(o: Record<string, V>): Record<string, V> {
+  return Object.fromEntries(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, o[k] as V]),
+  );
+}

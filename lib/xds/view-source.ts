@@ -1,0 +1,248 @@
+/**
+ * Serving through views, the one place every read path (ADS SotW and Delta, Fetch, REST, Poll and
+ * Watch) resolves names for a proxy's namespace: a name the view overlays is read from
+ * keys.viewResource(), a name it hides or whose service it may not see does not exist, anything
+ * else is the shared resource. Pushes: a change of one view reaches that view's streams only, and a
+ * shared change to a name a view overlays or hides never reaches that view. Proxies of namespaces
+ * without a view of their own read the shared source unwrapped (no cost when no view exists).
+ */
+
+import { nodeClaim } from "../auth/identity.ts";
+import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
+import type { ResourceChange } from "../push/flush.ts";
+import { rootNamespace } from "../push/istio-configs.ts";
+import { keys } from "../store/keys.ts";
+import type { Store } from "../store/store.ts";
+import type { ResourceSource } from "./source.ts";
+import type { StoredResource } from "./types.ts";
+import { emptyViewTable, type NamespaceView, resolveView, sharedView, type ViewTable } from "./view-table.ts";
+
+/** The views of one host; also a FeedHub: a push that changes a view makes the next lookup re-read. */
+export interface Views {
+  /** The view of proxies in `namespace`. */
+  forNamespace(namespace: string): Promise<NamespaceView>;
+  /** The view of a node (its namespace as lib/auth/identity.ts parses it; none: the shared view). */
+  forNode(node: Node | undefined): Promise<NamespaceView>;
+  /** `base` as `view` sees it (base itself for the shared view). */
+  source(view: NamespaceView, base: ResourceSource): ResourceSource;
+  /**
+   * A push's changes as streams of `view` take them; undefined when the push changed what the view
+   * may see (or named nothing): re-resolve the view and re-read everything. Cached per array.
+   */
+  changesFor(
+    view: NamespaceView,
+    changes: readonly ResourceChange[] | undefined,
+  ): readonly ResourceChange[] | undefined;
+  /** Whether a change concerns `view` at all (Poll/Watch wake-ups). */
+  concerns(view: NamespaceView, change: Pick<ResourceChange, "name" | "view">): boolean;
+  /** Notes a push (idempotent per array): a view change, or an unnamed push, drops the cached table. */
+  publish(changes?: readonly ResourceChange[]): void;
+  /** Streams held (the Views hold none; FeedHub). */
+  readonly open: number;
+}
+
+/** Options: `cache` false re-reads the table on every lookup (a host that hears no pushes). */
+export interface ViewsOptions {
+  store: Store;
+  cache?: boolean;
+}
+
+/** Whether `c` is a change of what a view may see (a marker, `name` ""), for `namespace`'s proxies. */
+function markerFor(c: Pick<ResourceChange, "name" | "view">, namespace: string): boolean {
+  return c.view !== undefined && c.name === "" && (c.view === "*" || c.view === namespace);
+}
+
+const byName = (a: StoredResource, b: StoredResource) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** Creates the views of one host over `store` (keys.viewTable(), keys.viewResource()). */
+export function createViews(options: ViewsOptions): Views {
+  const { store } = options;
+  const cache = options.cache ?? true;
+  let table: Promise<ViewTable> | undefined;
+  let loading = false;
+  const seen = new WeakSet<readonly ResourceChange[]>();
+  // Per push and view key: the filtered changes (1,000 streams of one view filter once).
+  const filtered = new WeakMap<
+    readonly ResourceChange[],
+    Map<string, readonly ResourceChange[] | undefined>
+  >();
+  const resolved = new Map<string, NamespaceView>();
+
+  const read = (): Promise<ViewTable> => {
+    if (cache && table) return table;
+    loading = true;
+    const p = store.get<ViewTable>(keys.viewTable()).then(
+      (e) => {
+        loading = false;
+        return e?.value ?? emptyViewTable();
+      },
+      (err: unknown) => {
+        loading = false;
+        table = undefined;
+        throw err;
+      },
+    );
+    if (cache) {
+      table = p;
+      resolved.clear();
+    }
+    return p;
+  };
+
+  const forNamespace = async (namespace: string): Promise<NamespaceView> => {
+    const t = await read();
+    if (!cache) return resolveView(t, namespace, rootNamespace);
+    let v = resolved.get(namespace);
+    if (!v) {
+      v = resolveView(t, namespace, rootNamespace);
+      resolved.set(namespace, v);
+    }
+    return v;
+  };
+
+  const drop = () => {
+    // Streams woken by one push each call this: the first drops the table, the rest share its re-read.
+    if (!loading) table = undefined;
+  };
+
+  return {
+    forNamespace,
+    forNode: (node) => forNamespace(namespaceOf(node)),
+    source: (view, base) => (view.key === "" ? base : viewedSource(store, view, base)),
+    changesFor(view, changes) {
+      if (changes === undefined) return undefined;
+      const perView = filtered.get(changes) ?? new Map<string, readonly ResourceChange[] | undefined>();
+      filtered.set(changes, perView);
+      // Markers name namespaces, not view keys: a namespace that gains a view must hear of it.
+      const at = `${view.key}\n${view.namespace}`;
+      if (perView.has(at)) return perView.get(at);
+      const out = filterChanges(view, changes);
+      perView.set(at, out);
+      return out;
+    },
+    concerns(view, c) {
+      if (c.view === undefined) return true;
+      return c.name === "" ? markerFor(c, view.namespace) : c.view === view.key;
+    },
+    publish(changes) {
+      if (changes === undefined) return drop();
+      if (seen.has(changes)) return;
+      seen.add(changes);
+      if (changes.some((c) => c.view !== undefined && c.name === "")) drop();
+    },
+    open: 0,
+  };
+}
+
+/** The node's namespace (nodeClaim); "" when the node names none or is not an Istio node id. */
+function namespaceOf(node: Node | undefined): string {
+  if (!node) return "";
+  const claim = nodeClaim(node);
+  return claim.ok ? claim.namespace : "";
+}
+
+/** Changes as `view` takes them: undefined when one changes what it may see; else the ones that concern it. */
+function filterChanges(
+  view: NamespaceView,
+  changes: readonly ResourceChange[],
+): readonly ResourceChange[] | undefined {
+  let out: ResourceChange[] | undefined;
+  for (let i = 0; i < changes.length; i++) {
+    const c = changes[i] as ResourceChange;
+    if (markerFor(c, view.namespace)) return undefined;
+    const keep =
+      c.view !== undefined
+        ? c.name !== "" && c.view === view.key
+        : view.key === "" ||
+          (!view.overlay(c.typeUrl)?.has(c.name) &&
+            !view.hidden(c.typeUrl)?.has(c.name) &&
+            (c.service === undefined || view.visible === null || view.visible(c.service)));
+    if (keep && out === undefined) continue;
+    if (!keep && out === undefined) out = changes.slice(0, i);
+    if (keep) out?.push(c);
+  }
+  return out ?? changes;
+}
+
+/** `base` as a view with its own key sees it (see the module comment). */
+function viewedSource(store: Store, view: NamespaceView, base: ResourceSource): ResourceSource {
+  const visible = (r: StoredResource) => view.visible === null || view.visible(r.service);
+  const overlays = async (typeUrl: string, names: Iterable<string>): Promise<StoredResource[]> => {
+    const wanted = [...names].map((n) => keys.viewResource(view.key, typeUrl, n));
+    if (wanted.length === 0) return [];
+    return [...(await store.getMany<StoredResource>(wanted)).values()].map((e) => e.value);
+  };
+  return {
+    async get(typeUrl, names) {
+      const overlay = view.overlay(typeUrl);
+      const hidden = view.hidden(typeUrl);
+      const shared: string[] = [];
+      const own: string[] = [];
+      for (const n of names) {
+        if (overlay?.has(n)) own.push(n);
+        else if (!hidden?.has(n)) shared.push(n);
+      }
+      const found = (shared.length > 0 ? await base.get(typeUrl, shared) : []).filter(visible);
+      if (own.length > 0) found.push(...(await overlays(typeUrl, new Set(own))));
+      return found.sort(byName);
+    },
+    async list(typeUrl) {
+      const overlay = view.overlay(typeUrl);
+      const hidden = view.hidden(typeUrl);
+      const found = (await base.list(typeUrl)).filter(
+        (r) => !overlay?.has(r.name) && !hidden?.has(r.name) && visible(r),
+      );
+      if (overlay) found.push(...(await overlays(typeUrl, overlay)));
+      return found.sort(byName);
+    },
+  };
+}
+
+/** The changes a stream's session takes for one push; `changes` undefined: re-read everything. */
+export interface TakenChanges {
+  changes: readonly ResourceChange[] | undefined;
+}
+
+/** A stream's view: fixed by the namespace of its first request's node, re-resolved when a push changes it. */
+export interface StreamView {
+  /** The stream's source: the shared one until bound, then through its view. */
+  readonly source: ResourceSource;
+  /** Binds the stream to `node`'s namespace the first time a node arrives; a promise only then. */
+  bind(node: Node | undefined): Promise<void> | undefined;
+  /**
+   * The changes the stream's session takes for a push: at once (no promise on the usual push), or
+   * a promise when the push changed the view and it is looked up again first.
+   */
+  push(changes: readonly ResourceChange[] | undefined): TakenChanges | Promise<TakenChanges>;
+}
+
+/** The view of one stream over `base` (sessions are built with `stream.source`). */
+export function createStreamView(views: Views, base: ResourceSource): StreamView {
+  let bound = false;
+  let view: NamespaceView = sharedView("");
+  let current: ResourceSource = base;
+  const set = (v: NamespaceView) => {
+    view = v;
+    current = views.source(v, base);
+  };
+  return {
+    source: {
+      get: (typeUrl, names) => current.get(typeUrl, names),
+      list: (typeUrl) => current.list(typeUrl),
+    },
+    bind(node) {
+      if (bound || node === undefined) return undefined;
+      bound = true;
+      return views.forNode(node).then(set);
+    },
+    push(changes) {
+      views.publish(changes);
+      const out = views.changesFor(view, changes);
+      if (out !== undefined || !bound) return { changes: out };
+      return views.forNamespace(view.namespace).then((v) => {
+        set(v);
+        return { changes: undefined };
+      });
+    },
+  };
+}
