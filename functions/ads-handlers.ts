@@ -141,6 +141,7 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
       const changeAware = {
         onRequest: session.onRequest,
         onPush: (changed?: readonly ResourceChange[]) => session.onPush(undefined, changed),
+        pushNow: session.pushNow,
       };
       const hooks = streamHooks(() => void status.close());
       return pumpAdsStream(requests, changeAware, pushes, withShutdown(signal), send, check, hooks);

@@ -20,6 +20,11 @@ export interface StreamSession<Req, Res> {
    * undefined when one of them did not say (then the session re-reads everything).
    */
   onPush(changed?: readonly ResourceChange[]): Promise<Res[]>;
+  /**
+   * Optional: the push answered at once, without a promise, or undefined (nothing changed) when it
+   * cannot be (then onPush runs in its turn). Called only while the stream is idle.
+   */
+  pushNow?(changed?: readonly ResourceChange[]): Res[] | undefined;
 }
 
 /** What the host does around one stream; the stream runs them itself, so no wrapper generator re-yields each response. */
@@ -81,11 +86,42 @@ export async function pumpAdsStream<Req, Res>(
     inbox.push(input);
     wake?.();
   };
+  // The loop waits for input, nothing in its inbox and no response waiting to drain: a push may
+  // be answered right in the feed's call (pushNow), with no wake-up and no promise.
+  let parked = false;
+  let draining: Promise<void> | undefined;
+  /** Writes `responses` in order; when one must drain, the rest and the next input wait for it. */
+  const writeNow = (responses: Res[]) => {
+    for (let i = 0; i < responses.length; i++) {
+      const writing = send(responses[i] as Res);
+      if (writing) {
+        draining = writing.then(async () => {
+          for (const r of responses.slice(i + 1)) await send(r);
+        });
+        return;
+      }
+    }
+  };
   const unsubscribe = pushes.subscribe((_version, changes) => {
     pendingCount += changes?.length ?? 0;
     if (changes === undefined || pendingCount > maxPendingChanges) pendingChanges = undefined;
     else pendingChanges?.push(changes);
     if (pushPending) return;
+    if (session.pushNow && parked && inbox.length === 0 && draining === undefined && !aborted) {
+      const changed = pendingChanges?.length === 1 ? pendingChanges[0] : pendingChanges?.flat();
+      try {
+        const responses = session.pushNow(changed);
+        if (responses !== undefined) {
+          pendingChanges = [];
+          pendingCount = 0;
+          writeNow(responses);
+          return;
+        }
+      } catch (error) {
+        deliver({ kind: "end", error });
+        return;
+      }
+    }
     pushPending = true;
     deliver({ kind: "push" });
   });
@@ -118,12 +154,19 @@ export async function pumpAdsStream<Req, Res>(
   })();
   try {
     while (!aborted) {
+      if (draining) {
+        await draining;
+        draining = undefined;
+        continue;
+      }
       const input = inbox.shift();
       if (input?.kind === "request") taken?.();
       if (!input) {
+        parked = true;
         await new Promise<void>((resolve) => {
           wake = resolve;
         });
+        parked = false;
         wake = undefined;
         continue;
       }

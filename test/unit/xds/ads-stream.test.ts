@@ -194,4 +194,54 @@ describe("runAdsStream", () => {
     f.end();
     await expect(done).resolves.toBeUndefined();
   });
+
+  it("pumpAdsStream answers a push in the feed's own call (pushNow) only while idle; a response that must drain holds the next input", async () => {
+    const f = feed();
+    const pushes = createPushSignal();
+    const session = echoSession();
+    const now: (readonly ResourceChange[] | undefined)[] = [];
+    let decline = false;
+    const withNow: StreamSession<number, string> = {
+      ...session,
+      pushNow(changed) {
+        now.push(changed);
+        if (decline) return undefined;
+        session.handled.push("now");
+        return ["now-a", "now-b"];
+      },
+    };
+    const got: string[] = [];
+    let release: (() => void) | undefined;
+    const done = pumpAdsStream(f.requests, withNow, pushes, new AbortController().signal, (r) => {
+      got.push(r);
+      if (r === "now-a" && !release)
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+    });
+    const change: ResourceChange[] = [{ typeUrl: TypeUrl.endpoint, name: "a", version: "v1" }];
+    f.send(1);
+    await settle();
+    // Idle: answered within emit, no turn of the loop; the first write must drain.
+    pushes.emit(1, change);
+    expect(got).toEqual(["req:1", "now-a"]);
+    expect(now).toEqual([change]);
+    // Not idle while it drains: the next push and request wait, in order, behind it.
+    pushes.emit(2, change);
+    f.send(2);
+    await settle();
+    expect(got).toEqual(["req:1", "now-a"]);
+    release?.();
+    await settle();
+    expect(got).toEqual(["req:1", "now-a", "now-b", "push", "req:2"]);
+    expect(now).toEqual([change]);
+    // Declined: the push takes the loop's turn (onPush) with the same changes.
+    decline = true;
+    pushes.emit(3, change);
+    await settle();
+    expect(now).toEqual([change, change]);
+    expect(got.at(-1)).toBe("push");
+    f.end();
+    await expect(done).resolves.toBeUndefined();
+  });
 });
