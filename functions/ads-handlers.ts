@@ -142,6 +142,7 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
         onRequest: session.onRequest,
         onPush: (changed?: readonly ResourceChange[]) => session.onPush(undefined, changed),
         pushNow: session.pushNow,
+        requestNow: session.requestNow,
       };
       const hooks = streamHooks(() => void status.close());
       return pumpAdsStream(requests, changeAware, pushes, withShutdown(signal), send, check, hooks);

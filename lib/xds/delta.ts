@@ -28,6 +28,7 @@ import { gated, type Part, pushParts, type TypeDiff, typeDiff } from "./delta-an
 import { diffCurrent, diffForClient, type Holdings, sortedNames } from "./delta-diff.ts";
 import { deltaResponse } from "./delta-response.ts";
 import {
+  type Answer,
   answer,
   applySubscription,
   type DeltaTypeState,
@@ -96,6 +97,12 @@ export interface DeltaSession {
    * having changed nothing (call onPush then). The same responses onPush would give.
    */
   pushNow(changed?: readonly ResourceChange[]): DeltaDiscoveryResponse[] | undefined;
+  /**
+   * onRequest answered at once, without a promise, for a plain ACK or NACK (an open type, no
+   * subscription change: nothing to diff) when no call is pending and versions hash
+   * synchronously; else undefined, having changed nothing (call onRequest then).
+   */
+  requestNow(req: DeltaDiscoveryRequest): DeltaDiscoveryResponse[] | undefined;
   /** The Node of the first request that carried one. */
   node(): Node | undefined;
   /** The stream's current status (plain data); `sent.versions` is what the client is taken to hold. */
@@ -237,7 +244,31 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     return out;
   }
 
-  const heldVersion = (state: DeltaTypeState) => state.held.version();
+  /** What an ACK reports: a read of the status, built only when a record is written (at most once a second). */
+  const statusRead = () => status(recordBounds.names);
+
+  /**
+   * Records what an ACK or NACK says (`held`: the set version of what the client holds for sure,
+   * now) and reports the status: after a NACK the status itself (its message is logged at once),
+   * after an ACK a read of it.
+   */
+  function settle(state: DeltaTypeState, req: DeltaDiscoveryRequest, answered: Answer, held: string): void {
+    if (answered.kind === "ack") {
+      state.ackedVersion = held;
+      state.nack = undefined;
+      options.onStatus?.(statusRead);
+    } else if (answered.kind === "nack") {
+      const kept = state.ackedVersion === undefined && state.held.size === 0 ? "" : held;
+      state.nack = { versionInfo: kept, nonce: req.responseNonce, message: answered.message };
+      options.onStatus?.(status(recordBounds.names));
+    }
+  }
+
+  /** The nonce pairs an ACK/NACK with a response (answer); "" answers nothing. */
+  const answerOf = (state: DeltaTypeState, req: DeltaDiscoveryRequest): Answer =>
+    req.responseNonce === ""
+      ? { kind: "unknown" }
+      : answer(state, req.responseNonce, req.errorDetail ? req.errorDetail.message : undefined);
 
   async function onRequest(req: DeltaDiscoveryRequest): Promise<DeltaDiscoveryResponse[]> {
     if (node === undefined && req.node !== undefined) node = retainedNode(req.node);
@@ -248,25 +279,15 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       state = newTypeState(req.typeUrl, req.initialResourceVersions);
       states.set(req.typeUrl, state);
     }
-    // The nonce pairs an ACK/NACK with a response; it never decides whether the subscription
-    // changes below are honoured (the document: "should *not* be used to reject stale requests").
-    const answered =
-      req.responseNonce === ""
-        ? ({ kind: "unknown" } as const)
-        : answer(state, req.responseNonce, req.errorDetail ? req.errorDetail.message : undefined);
+    // The nonce never decides whether the subscription changes below are honoured (the
+    // document: "should *not* be used to reject stale requests").
+    const answered = answerOf(state, req);
     const changed = applySubscription(state, req.resourceNamesSubscribe, req.resourceNamesUnsubscribe, first);
-    if (first && state.held.size > 0) state.ackedVersion = await heldVersion(state);
-    if (answered.kind === "ack") {
-      state.ackedVersion = await heldVersion(state);
-      state.nack = undefined;
-    } else if (answered.kind === "nack") {
-      const kept = state.ackedVersion === undefined && state.held.size === 0 ? "" : await heldVersion(state);
-      state.nack = { versionInfo: kept, nonce: req.responseNonce, message: answered.message };
+    if ((first && state.held.size > 0) || answered.kind !== "unknown") {
+      const held = state.held.versionNow() ?? (await state.held.version());
+      if (first && state.held.size > 0) state.ackedVersion = held;
+      settle(state, req, answered, held);
     }
-    // After a NACK the status itself (its message is logged at once); after an ACK a read of it,
-    // built only when a record is written (at most once a second per stream).
-    if (answered.kind === "nack") options.onStatus?.(status(recordBounds.names));
-    else if (answered.kind === "ack") options.onStatus?.(() => status(recordBounds.names));
     if (!changed) return [];
     const d = await diff(state);
     // Envoy's initial fetch of a wildcard type waits for a first response, even an empty one
@@ -274,6 +295,19 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     const mustAnswer = first && state.wildcard && Object.keys(req.initialResourceVersions).length === 0;
     if (d.resources.length === 0 && d.removed.length === 0 && !mustAnswer) return [];
     return respond([d]);
+  }
+
+  function requestNow(req: DeltaDiscoveryRequest): DeltaDiscoveryResponse[] | undefined {
+    // Only an ACK or NACK of an open type that names no subscription change: nothing to diff
+    // (applySubscription of two empty lists on a later request changes nothing).
+    if (!serialized.idle || !versionsHashedNow() || req.responseNonce === "") return undefined;
+    if (req.resourceNamesSubscribe.length > 0 || req.resourceNamesUnsubscribe.length > 0) return undefined;
+    if (node === undefined && req.node !== undefined) return undefined;
+    const state = states.get(req.typeUrl);
+    if (!state || state.held.versionNow() === undefined) return undefined;
+    const answered = answerOf(state, req);
+    if (answered.kind !== "unknown") settle(state, req, answered, state.held.versionNow() as string);
+    return [];
   }
 
   async function onPush(
@@ -334,6 +368,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     onRequest: (req) => serialized(() => onRequest(req)),
     onPush: (typeUrls, changed) => serialized(() => onPush(typeUrls, changed)),
     pushNow,
+    requestNow,
     node: () => node,
     status: () => status(),
     subscribed: (typeUrl) => states.get(typeUrl)?.names ?? none,

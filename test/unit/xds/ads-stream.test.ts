@@ -244,4 +244,46 @@ describe("runAdsStream", () => {
     f.end();
     await expect(done).resolves.toBeUndefined();
   });
+
+  it("pumpAdsStream answers a request in the reader's turn (requestNow) while idle, after its check; a refused one ends the stream", async () => {
+    const f = feed();
+    const pushes = createPushSignal();
+    const session = echoSession();
+    const checked: number[] = [];
+    const withNow: StreamSession<number, string> = {
+      ...session,
+      requestNow(req) {
+        if (req % 2 === 0) return undefined;
+        session.handled.push(`now:${req}`);
+        return [];
+      },
+    };
+    const got: string[] = [];
+    const check = (req: number) => {
+      checked.push(req);
+      return req === 9 ? new Error("refused 9") : undefined;
+    };
+    const done = pumpAdsStream(
+      f.requests,
+      withNow,
+      pushes,
+      new AbortController().signal,
+      (r) => {
+        got.push(r);
+      },
+      check,
+    );
+    await settle();
+    f.send(1);
+    await settle();
+    f.send(2, 3);
+    await settle();
+    // Each checked once; 2 declined goes through onRequest in its turn, in order.
+    expect(session.handled).toEqual(["now:1", "req:2", "now:3"]);
+    expect(checked).toEqual([1, 2, 3]);
+    expect(got).toEqual(["req:2"]);
+    f.send(9, 5);
+    await expect(done).rejects.toThrow("refused 9");
+    expect(checked).toEqual([1, 2, 3, 9]);
+  });
 });

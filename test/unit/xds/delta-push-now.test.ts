@@ -184,4 +184,40 @@ describe("Delta pushNow", () => {
       useSyncSha256(nodeSha256);
     }
   });
+
+  it("requestNow records a plain ACK or NACK as onRequest does; declines anything with a subscription change", async () => {
+    const p = pair();
+    for (const name of ["a", "b"]) await p.publish(EDS, name);
+    const sub = await p.request(() => req({ typeUrl: EDS, resourceNamesSubscribe: ["a"] }));
+    const steps: {
+      name: string;
+      make: (r: DeltaDiscoveryResponse | undefined) => ReturnType<typeof req>;
+      now: boolean;
+    }[] = [
+      { name: "ack", make: (r) => ack(r), now: true },
+      {
+        name: "stale nonce",
+        make: (r) => ack({ ...(r as DeltaDiscoveryResponse), nonce: "old" }),
+        now: true,
+      },
+      { name: "subscribe", make: (r) => ack(r, { resourceNamesSubscribe: ["b"] }), now: false },
+      { name: "nack", make: (r) => nack(r), now: true },
+      { name: "unsubscribe", make: (r) => ack(r, { resourceNamesUnsubscribe: ["b"] }), now: false },
+      { name: "no nonce", make: () => req({ typeUrl: EDS }), now: false },
+    ];
+    let later = sub.later.at(-1);
+    let now = sub.now.at(-1);
+    for (const step of steps) {
+      await p.publish(EDS, "a", `v-${step.name}`);
+      const pushed = await p.push();
+      later = pushed.later.at(-1) ?? later;
+      now = pushed.now.at(-1) ?? now;
+      const a = await p.later.session.onRequest(step.make(later));
+      const direct = p.now.session.requestNow(step.make(now));
+      expect(direct !== undefined, step.name).toBe(step.now);
+      const b = direct ?? (await p.now.session.onRequest(step.make(now)));
+      expect(shape(b), step.name).toEqual(shape(a));
+      expect(p.now.session.status(), step.name).toEqual(p.later.session.status());
+    }
+  });
 });
