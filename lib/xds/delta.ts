@@ -358,9 +358,11 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       const i = pushOrder.indexOf(t as TypeUrl);
       return i < 0 ? pushOrder.length : i;
     };
-    const types = [...states.values()]
-      .sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1))
-      .map((s) => typeStatus(s, bound));
+    const list = [...states.values()];
+    // One type (a sidecar's EDS stream, say) needs no sort and its work array: built per record.
+    if (list.length > 1)
+      list.sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1));
+    const types = list.map((s) => typeStatus(s, bound));
     return { nodeId: node?.id ?? "", generator: nodeGenerator(node), types };
   }
 
