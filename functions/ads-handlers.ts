@@ -159,9 +159,22 @@ function viewed<Req extends { node?: Node | undefined }, Res>(
   session: {
     onRequest(req: Req): Promise<Res[]>;
     onPush(typeUrls: undefined, changed?: readonly ResourceChange[]): Promise<Res[]>;
+    pushNow?(changed?: readonly ResourceChange[]): Res[] | undefined;
+    requestNow?(req: Req): Res[] | undefined;
   },
 ) {
+  const { pushNow, requestNow } = session;
   return {
+    // The synchronous paths (functions/ads-stream.ts) only when the view answers at once too.
+    ...(pushNow && {
+      pushNow(changed?: readonly ResourceChange[]): Res[] | undefined {
+        const taken = view.pushNow(changed);
+        return taken && pushNow(taken.changes);
+      },
+    }),
+    ...(requestNow && {
+      requestNow: (req: Req): Res[] | undefined => (view.boundFor(req.node) ? requestNow(req) : undefined),
+    }),
     onRequest(req: Req): Promise<Res[]> {
       const binding = view.bind(req.node);
       return binding ? binding.then(() => session.onRequest(req)) : session.onRequest(req);

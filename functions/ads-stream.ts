@@ -20,6 +20,17 @@ export interface StreamSession<Req, Res> {
    * undefined when one of them did not say (then the session re-reads everything).
    */
   onPush(changed?: readonly ResourceChange[]): Promise<Res[]>;
+  /**
+   * Optional: the push answered at once, without a promise, or undefined (nothing changed) when it
+   * cannot be (then onPush runs in its turn). Called only while the stream is idle.
+   */
+  pushNow?(changed?: readonly ResourceChange[]): Res[] | undefined;
+  /**
+   * Optional: the request answered at once, without a promise, or undefined (nothing changed)
+   * when it cannot be (then onRequest runs in its turn). Called only while the stream is idle,
+   * after the request's check passed.
+   */
+  requestNow?(req: Req): Res[] | undefined;
 }
 
 /** What the host does around one stream; the stream runs them itself, so no wrapper generator re-yields each response. */
@@ -39,7 +50,10 @@ export interface StreamHooks {
  */
 export const maxPendingChanges = 10_000;
 
-type Input<Req> = { kind: "request"; req: Req } | { kind: "push" } | { kind: "end"; error?: unknown };
+type Input<Req> =
+  | { kind: "request"; req: Req; checked: boolean }
+  | { kind: "push" }
+  | { kind: "end"; error?: unknown };
 
 /** Where a stream's responses go: a returned promise means "wait until it drained" (backpressure). */
 export type ResponseSink<Res> = (response: Res) => void | Promise<void>;
@@ -81,11 +95,43 @@ export async function pumpAdsStream<Req, Res>(
     inbox.push(input);
     wake?.();
   };
+  // The loop waits for input, nothing in its inbox and no response waiting to drain: a push may
+  // be answered right in the feed's call (pushNow), with no wake-up and no promise.
+  let parked = false;
+  let draining: Promise<void> | undefined;
+  /** Writes `responses` in order; when one must drain, the rest and the next input wait for it. */
+  const writeNow = (responses: Res[]) => {
+    for (let i = 0; i < responses.length; i++) {
+      const writing = send(responses[i] as Res);
+      if (writing) {
+        draining = writing.then(async () => {
+          for (const r of responses.slice(i + 1)) await send(r);
+        });
+        return;
+      }
+    }
+  };
+  const idle = () => parked && inbox.length === 0 && draining === undefined && !aborted;
   const unsubscribe = pushes.subscribe((_version, changes) => {
     pendingCount += changes?.length ?? 0;
     if (changes === undefined || pendingCount > maxPendingChanges) pendingChanges = undefined;
     else pendingChanges?.push(changes);
     if (pushPending) return;
+    if (session.pushNow && idle()) {
+      const changed = pendingChanges?.length === 1 ? pendingChanges[0] : pendingChanges?.flat();
+      try {
+        const responses = session.pushNow(changed);
+        if (responses !== undefined) {
+          pendingChanges = [];
+          pendingCount = 0;
+          writeNow(responses);
+          return;
+        }
+      } catch (error) {
+        deliver({ kind: "end", error });
+        return;
+      }
+    }
     pushPending = true;
     deliver({ kind: "push" });
   });
@@ -103,10 +149,27 @@ export async function pumpAdsStream<Req, Res>(
   void (async () => {
     try {
       for await (const req of requests) {
+        // Idle: the request's turn is now; a plain one (an ACK) is answered here, no loop turn.
+        let checked = false;
+        if (session.requestNow && idle()) {
+          try {
+            const refused = check?.(req);
+            if (refused) throw refused;
+            checked = true;
+            const responses = session.requestNow(req);
+            if (responses !== undefined) {
+              writeNow(responses);
+              continue;
+            }
+          } catch (error) {
+            deliver({ kind: "end", error });
+            return;
+          }
+        }
         const wasTaken = new Promise<void>((resolve) => {
           taken = resolve;
         });
-        deliver({ kind: "request", req });
+        deliver({ kind: "request", req, checked });
         // Read the next request only once this one is being handled: one request in memory.
         await wasTaken;
         if (closed) return;
@@ -118,12 +181,19 @@ export async function pumpAdsStream<Req, Res>(
   })();
   try {
     while (!aborted) {
+      if (draining) {
+        await draining;
+        draining = undefined;
+        continue;
+      }
       const input = inbox.shift();
       if (input?.kind === "request") taken?.();
       if (!input) {
+        parked = true;
         await new Promise<void>((resolve) => {
           wake = resolve;
         });
+        parked = false;
         wake = undefined;
         continue;
       }
@@ -140,7 +210,7 @@ export async function pumpAdsStream<Req, Res>(
         pendingCount = 0;
         responses = await session.onPush(changed);
       } else {
-        const refused = check?.(input.req);
+        const refused = input.checked ? undefined : check?.(input.req);
         if (refused) throw refused;
         responses = await session.onRequest(input.req);
       }

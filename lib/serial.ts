@@ -5,14 +5,27 @@
  */
 
 /** Runs the functions it is given one after another, in the order they were given. */
-export type Serial = <T>(fn: () => Promise<T>) => Promise<T>;
+export interface Serial {
+  <T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * True when no call is queued or running: a caller may then do synchronous work on what the
+   * calls guard without waiting its turn (nothing is in between to reorder).
+   */
+  readonly idle: boolean;
+}
 
 /** A new, empty queue. */
 export function createSerial(): Serial {
   let tail: Promise<unknown> = Promise.resolve();
-  return <T>(fn: () => Promise<T>): Promise<T> => {
+  let queued = 0;
+  const settled = () => {
+    queued--;
+  };
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    queued++;
     const run = tail.then(fn, fn);
-    tail = run.catch(() => undefined);
+    tail = run.then(settled, settled);
     return run;
   };
+  return Object.defineProperty(serial, "idle", { get: () => queued === 0 }) as Serial;
 }

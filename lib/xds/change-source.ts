@@ -75,3 +75,26 @@ export function changeSource(
     list: (typeUrl) => source.list(typeUrl),
   };
 }
+
+/**
+ * changeSource's get without a promise, for names the push itself answers: the resources of
+ * `names` (sorted, unique) that exist as of the push, sorted by name, or undefined when one of
+ * them needs the store (a name the push did not change, or a change that carries no bytes).
+ */
+export function changedNow(
+  changes: ReadonlyMap<string, ReadonlyMap<string, ResourceChange>>,
+  typeUrl: string,
+  names: readonly string[],
+): StoredResource[] | undefined {
+  const changed = changes.get(typeUrl);
+  if (!changed) return names.length === 0 ? [] : undefined;
+  const found: StoredResource[] = [];
+  for (const name of names) {
+    const c = changed.get(name);
+    if (c === undefined) return undefined;
+    const published = publishedBy(c);
+    if (published) found.push(published);
+    else if (c.version !== null) return undefined;
+  }
+  return found;
+}

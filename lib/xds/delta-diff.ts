@@ -42,11 +42,26 @@ export async function diffForClient(
   const current = sub.wildcard
     ? mergeByName(await source.list(typeUrl), named.length > 0 ? await source.get(typeUrl, named) : [])
     : await source.get(typeUrl, named);
-  const exists = new Set(current.map((r) => r.name));
+  return diffCurrent(current, named, sub.wildcard, held);
+}
+
+/**
+ * diffForClient's decision once the resources are read, pure and synchronous: `current` is what
+ * exists of the subscription (every resource of the type when `wildcard`, else of `named`), sorted
+ * by name; `named` the explicitly subscribed names, sorted (sortedNames).
+ */
+export function diffCurrent(
+  current: readonly StoredResource[],
+  named: readonly string[],
+  wildcard: boolean,
+  held: Holdings,
+): DeltaDiff {
+  const exists = new Set<string>();
+  for (const r of current) exists.add(r.name);
   const resources = current.filter((r) => held.get(r.name) !== r.version);
   const gone = (n: string) => !exists.has(n);
   const removed = sortSmall(
-    sub.wildcard ? [...held.keys()].filter(gone) : named.filter((n) => held.has(n) && gone(n)),
+    wildcard ? [...held.keys()].filter(gone) : named.filter((n) => held.has(n) && gone(n)),
   );
   const missing = named.filter((n) => !exists.has(n) && !held.has(n));
   return { resources, removed, missing };
@@ -59,7 +74,7 @@ function mergeByName(a: StoredResource[], b: StoredResource[]): StoredResource[]
 }
 
 /** The names sorted; one name (a push's usual reach) without the sort's own work array. */
-function sortedNames(names: ReadonlySet<string>): string[] {
+export function sortedNames(names: ReadonlySet<string>): string[] {
   if (names.size === 1) for (const n of names) return [n];
   return [...names].sort();
 }

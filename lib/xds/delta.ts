@@ -23,10 +23,12 @@ import {
   planDeltaPieces,
   shortType,
 } from "./budget.ts";
-import { changeSource, indexChanges } from "./change-source.ts";
-import { diffForClient, type Holdings } from "./delta-diff.ts";
-import { deltaResponse, removalOrder } from "./delta-response.ts";
+import { changedNow, changeSource, indexChanges } from "./change-source.ts";
+import { gated, type Part, pushParts, type TypeDiff, typeDiff } from "./delta-answer.ts";
+import { diffCurrent, diffForClient, type Holdings, sortedNames } from "./delta-diff.ts";
+import { deltaResponse } from "./delta-response.ts";
 import {
+  type Answer,
   answer,
   applySubscription,
   type DeltaTypeState,
@@ -42,13 +44,8 @@ import { nodeGenerator, retainedNode } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
 import { statusLists } from "./status-lists.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
-import {
-  type ProxyStatus,
-  type ProxyTypeStatus,
-  pushOrder,
-  type StoredResource,
-  type TypeUrl,
-} from "./types.ts";
+import { type ProxyStatus, type ProxyTypeStatus, pushOrder, type TypeUrl } from "./types.ts";
+import { versionsHashedNow } from "./version.ts";
 
 export interface DeltaSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */
@@ -93,18 +90,25 @@ export interface DeltaSession {
     typeUrls?: readonly string[],
     changed?: readonly ResourceChange[],
   ): Promise<DeltaDiscoveryResponse[]>;
+  /**
+   * onPush(undefined, changed) answered at once, without a promise, when no call is pending and
+   * the push itself answers every name it makes the session look at (the change feed carries
+   * their versions and bytes, nothing to resend, versions hashed synchronously); else undefined,
+   * having changed nothing (call onPush then). The same responses onPush would give.
+   */
+  pushNow(changed?: readonly ResourceChange[]): DeltaDiscoveryResponse[] | undefined;
+  /**
+   * onRequest answered at once, without a promise, for a plain ACK or NACK (an open type, no
+   * subscription change: nothing to diff) when no call is pending and versions hash
+   * synchronously; else undefined, having changed nothing (call onRequest then).
+   */
+  requestNow(req: DeltaDiscoveryRequest): DeltaDiscoveryResponse[] | undefined;
   /** The Node of the first request that carried one. */
   node(): Node | undefined;
   /** The stream's current status (plain data); `sent.versions` is what the client is taken to hold. */
   status(): ProxyStatus;
   /** The names explicitly subscribed for `typeUrl` (for request limits). */
   subscribed(typeUrl: string): ReadonlySet<string>;
-}
-
-interface TypeDiff {
-  state: DeltaTypeState;
-  resources: StoredResource[];
-  removed: string[];
 }
 
 const none: ReadonlySet<string> = new Set();
@@ -115,7 +119,7 @@ const maxInFlight = 64;
 /**
  * Creates the session of one stream. Calls are serialized: each onRequest/onPush runs after the
  * previous one finished, so the transport may call them concurrently and must write the
- * responses in the order the returned promises resolve.
+ * responses in the order the returned promises resolve. pushNow answers at once, between them.
  */
 export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   const { source } = options;
@@ -126,9 +130,8 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   const serialized = createSerial();
 
   /**
-   * What to send and remove for one type; consumes the names the client must hear about again.
-   * `only`: the names to look at (a push's changes in reach, and the resend names); default all.
-   * `from`: where to read them (a push's change feed over `source`); default `source`.
+   * typeDiff of `only` (default: the whole subscription) read from `from` (a push's change feed
+   * over `source`; default `source`), gated.
    */
   async function diff(state: DeltaTypeState, only?: ReadonlySet<string>, from = source): Promise<TypeDiff> {
     const view = state.view;
@@ -142,56 +145,80 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
             keys: () => [...view.keys()].filter((name) => !state.resend.has(name)).values(),
           };
     const sub = only ? { wildcard: false, names: only } : { wildcard: state.wildcard, names: state.names };
-    const d = await diffForClient(from, state.typeUrl, sub, held);
-    // No NACKed version and nothing to resend (the usual push): the diff's resources as they are.
-    const resources =
-      state.resend.size === 0 && state.rejected.size === 0
-        ? d.resources
-        : d.resources.filter((r) => state.resend.has(r.name) || state.rejected.get(r.name) !== r.version);
-    // Nothing missing and nothing to resend: the diff's removals (sorted) are the answer's.
-    if (d.missing.length === 0 && state.resend.size === 0) {
-      if (d.removed.length === 0 || (await gate.synced())) return { state, resources, removed: d.removed };
-      // Not synced yet: what the client holds stays in its view, so the first push after sync removes it.
-      return { state, resources, removed: d.removed.filter((name) => !view.has(name)) };
+    const d = typeDiff(state, only, await diffForClient(from, state.typeUrl, sub, held));
+    return d.removed.length === 0 ? d : gated(d, await gate.synced());
+  }
+
+  /** typeDiff of `only` answered by the push itself, without a promise; undefined when it needs the store. */
+  function diffNow(
+    state: DeltaTypeState,
+    only: ReadonlySet<string>,
+    index: ReturnType<typeof indexChanges>,
+  ): TypeDiff | undefined {
+    if (state.resend.size > 0) return undefined;
+    const named = sortedNames(only);
+    const current = changedNow(index, state.typeUrl, named);
+    return current && typeDiff(state, only, diffCurrent(current, named, false, state.view));
+  }
+
+  /** Per type in push order, the names a push makes it look at: its changes in reach, and the names to resend. */
+  function pushReach(
+    index: ReturnType<typeof indexChanges>,
+    typeUrls?: readonly string[],
+  ): { state: DeltaTypeState; only: Set<string> }[] {
+    const out: { state: DeltaTypeState; only: Set<string> }[] = [];
+    for (const typeUrl of pushOrder) {
+      if (typeUrls && !typeUrls.includes(typeUrl)) continue;
+      const state = states.get(typeUrl);
+      if (!state) continue;
+      // No set when the push misses this type.
+      let only = state.resend.size > 0 ? new Set(state.resend) : undefined;
+      for (const name of index.get(typeUrl)?.keys() ?? []) {
+        if (!inReach(state, name)) continue;
+        only ??= new Set();
+        only.add(name);
+      }
+      if (only !== undefined) out.push({ state, only });
     }
-    const sending = new Set(resources.map((r) => r.name));
-    const removed = new Set(d.removed);
-    // A subscribed name that does not exist is reported once; asked for again, it is reported again.
-    // Only explicitly subscribed names are reported missing (`only` may hold wildcard-reached ones).
-    for (const name of d.missing)
-      if (!state.reportedMissing.has(name) && (!only || state.names.has(name))) removed.add(name);
-    for (const name of state.resend) if (!sending.has(name)) removed.add(name);
-    state.resend.clear();
-    // Not synced yet: what the client holds stays in its view, so the first push after sync removes it.
-    if (removed.size > 0 && !(await gate.synced()))
-      for (const name of removed) if (view.has(name)) removed.delete(name);
-    return { state, resources, removed: [...removed].sort() };
+    return out;
   }
 
   const budget = options.maxResponseBytes ?? defaultMaxResponseBytes;
 
-  /** The answer as responses under the budget (planDeltaPieces), each tracked in flight on its own. */
-  async function send(
-    state: DeltaTypeState,
-    resources: StoredResource[],
-    removed: string[],
-  ): Promise<DeltaDiscoveryResponse[]> {
-    for (const r of oversized(resources, deltaResourceBytes, budget))
-      options.log?.(
-        `xds: delta ${shortType(r.typeUrl)} ${logSafe(r.name)} is ${deltaResourceBytes(r)} bytes, over ` +
-          `EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; sent alone in its own response`,
-      );
+  /**
+   * The parts as responses under the budget (planDeltaPieces), in order, each tracked in flight on
+   * its own. Without a promise when every set version is at hand (versionNow), else one per response.
+   */
+  function respond(parts: readonly Part[]): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]> {
+    const pieces: Part[] = [];
+    for (const { state, resources, removed } of parts) {
+      for (const r of oversized(resources, deltaResourceBytes, budget))
+        options.log?.(
+          `xds: delta ${shortType(r.typeUrl)} ${logSafe(r.name)} is ${deltaResourceBytes(r)} bytes, over ` +
+            `EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; sent alone in its own response`,
+        );
+      for (const piece of planDeltaPieces(resources, removed, budget)) pieces.push({ state, ...piece });
+    }
     const out: DeltaDiscoveryResponse[] = [];
-    for (const piece of planDeltaPieces(resources, removed, budget))
-      out.push(await sendOne(state, piece.resources, piece.removed));
-    return out;
+    const from = (first: number): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]> => {
+      for (let i = first; i < pieces.length; i++) {
+        const piece = pieces[i] as Part;
+        const nonce = track(piece);
+        const version = piece.state.view.versionNow();
+        if (version === undefined)
+          return piece.state.view.version().then((v) => {
+            out.push(response(piece, nonce, v));
+            return from(i + 1);
+          });
+        out.push(response(piece, nonce, version));
+      }
+      return out;
+    };
+    return from(0);
   }
 
-  async function sendOne(
-    state: DeltaTypeState,
-    resources: StoredResource[],
-    removed: string[],
-  ): Promise<DeltaDiscoveryResponse> {
+  /** Records a response going out (in flight, what the client is taken to hold); returns its nonce. */
+  function track({ state, resources, removed }: Part): string {
     const nonce = nextNonce();
     const versions = new Map<string, string>();
     for (const r of resources) versions.set(r.name, r.version);
@@ -203,12 +230,45 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       state.rejected.delete(r.name);
     }
     for (const name of removed) if (state.names.has(name)) state.reportedMissing.add(name);
-    const response = deltaResponse(state.typeUrl, resources, removed, nonce, await state.view.version());
-    state.last = { nonce, systemVersionInfo: response.systemVersionInfo };
-    return response;
+    return nonce;
   }
 
-  const heldVersion = (state: DeltaTypeState) => state.held.version();
+  /** The response of a tracked piece; `version`: the set version of the view once it is applied. */
+  function response(
+    { state, resources, removed }: Part,
+    nonce: string,
+    version: string,
+  ): DeltaDiscoveryResponse {
+    const out = deltaResponse(state.typeUrl, resources, removed, nonce, version);
+    state.last = { nonce, systemVersionInfo: version };
+    return out;
+  }
+
+  /** What an ACK reports: a read of the status, built only when a record is written (at most once a second). */
+  const statusRead = () => status(recordBounds.names);
+
+  /**
+   * Records what an ACK or NACK says (`held`: the set version of what the client holds for sure,
+   * now) and reports the status: after a NACK the status itself (its message is logged at once),
+   * after an ACK a read of it.
+   */
+  function settle(state: DeltaTypeState, req: DeltaDiscoveryRequest, answered: Answer, held: string): void {
+    if (answered.kind === "ack") {
+      state.ackedVersion = held;
+      state.nack = undefined;
+      options.onStatus?.(statusRead);
+    } else if (answered.kind === "nack") {
+      const kept = state.ackedVersion === undefined && state.held.size === 0 ? "" : held;
+      state.nack = { versionInfo: kept, nonce: req.responseNonce, message: answered.message };
+      options.onStatus?.(status(recordBounds.names));
+    }
+  }
+
+  /** The nonce pairs an ACK/NACK with a response (answer); "" answers nothing. */
+  const answerOf = (state: DeltaTypeState, req: DeltaDiscoveryRequest): Answer =>
+    req.responseNonce === ""
+      ? { kind: "unknown" }
+      : answer(state, req.responseNonce, req.errorDetail ? req.errorDetail.message : undefined);
 
   async function onRequest(req: DeltaDiscoveryRequest): Promise<DeltaDiscoveryResponse[]> {
     if (node === undefined && req.node !== undefined) node = retainedNode(req.node);
@@ -219,32 +279,35 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       state = newTypeState(req.typeUrl, req.initialResourceVersions);
       states.set(req.typeUrl, state);
     }
-    // The nonce pairs an ACK/NACK with a response; it never decides whether the subscription
-    // changes below are honoured (the document: "should *not* be used to reject stale requests").
-    const answered =
-      req.responseNonce === ""
-        ? ({ kind: "unknown" } as const)
-        : answer(state, req.responseNonce, req.errorDetail ? req.errorDetail.message : undefined);
+    // The nonce never decides whether the subscription changes below are honoured (the
+    // document: "should *not* be used to reject stale requests").
+    const answered = answerOf(state, req);
     const changed = applySubscription(state, req.resourceNamesSubscribe, req.resourceNamesUnsubscribe, first);
-    if (first && state.held.size > 0) state.ackedVersion = await heldVersion(state);
-    if (answered.kind === "ack") {
-      state.ackedVersion = await heldVersion(state);
-      state.nack = undefined;
-    } else if (answered.kind === "nack") {
-      const kept = state.ackedVersion === undefined && state.held.size === 0 ? "" : await heldVersion(state);
-      state.nack = { versionInfo: kept, nonce: req.responseNonce, message: answered.message };
+    if ((first && state.held.size > 0) || answered.kind !== "unknown") {
+      const held = state.held.versionNow() ?? (await state.held.version());
+      if (first && state.held.size > 0) state.ackedVersion = held;
+      settle(state, req, answered, held);
     }
-    // After a NACK the status itself (its message is logged at once); after an ACK a read of it,
-    // built only when a record is written (at most once a second per stream).
-    if (answered.kind === "nack") options.onStatus?.(status(recordBounds.names));
-    else if (answered.kind === "ack") options.onStatus?.(() => status(recordBounds.names));
     if (!changed) return [];
     const d = await diff(state);
     // Envoy's initial fetch of a wildcard type waits for a first response, even an empty one
     // (an empty mesh). A client that said what it holds needs none when nothing differs.
     const mustAnswer = first && state.wildcard && Object.keys(req.initialResourceVersions).length === 0;
     if (d.resources.length === 0 && d.removed.length === 0 && !mustAnswer) return [];
-    return send(state, d.resources, d.removed);
+    return respond([d]);
+  }
+
+  function requestNow(req: DeltaDiscoveryRequest): DeltaDiscoveryResponse[] | undefined {
+    // Only an ACK or NACK of an open type that names no subscription change: nothing to diff
+    // (applySubscription of two empty lists on a later request changes nothing).
+    if (!serialized.idle || !versionsHashedNow() || req.responseNonce === "") return undefined;
+    if (req.resourceNamesSubscribe.length > 0 || req.resourceNamesUnsubscribe.length > 0) return undefined;
+    if (node === undefined && req.node !== undefined) return undefined;
+    const state = states.get(req.typeUrl);
+    if (!state || state.held.versionNow() === undefined) return undefined;
+    const answered = answerOf(state, req);
+    if (answered.kind !== "unknown") settle(state, req, answered, state.held.versionNow() as string);
+    return [];
   }
 
   async function onPush(
@@ -252,33 +315,40 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     changed?: readonly ResourceChange[],
   ): Promise<DeltaDiscoveryResponse[]> {
     const diffs: TypeDiff[] = [];
-    // What the push changed answers for itself (version and bytes): no store read for those names.
-    const index = changed && indexChanges(changed);
-    const from = index ? changeSource(source, index) : source;
-    for (const typeUrl of pushOrder) {
-      if (typeUrls && !typeUrls.includes(typeUrl)) continue;
-      const state = states.get(typeUrl);
-      if (!state) continue;
-      if (!changed) {
-        diffs.push(await diff(state));
-        continue;
+    if (!changed) {
+      for (const typeUrl of pushOrder) {
+        const state = states.get(typeUrl);
+        if (state && (!typeUrls || typeUrls.includes(typeUrl))) diffs.push(await diff(state));
       }
-      // The changed names in reach, and the names to resend; no set when the push misses this type.
-      let only = state.resend.size > 0 ? new Set(state.resend) : undefined;
-      for (const name of index?.get(typeUrl)?.keys() ?? []) {
-        if (!inReach(state, name)) continue;
-        only ??= new Set();
-        only.add(name);
-      }
-      if (only !== undefined) diffs.push(await diff(state, only, from));
+    } else {
+      // What the push changed answers for itself (version and bytes): no store read for those names.
+      const index = indexChanges(changed);
+      const from = changeSource(source, index);
+      for (const { state, only } of pushReach(index, typeUrls)) diffs.push(await diff(state, only, from));
     }
-    // Make before break: every addition and update of every type before any removal.
-    const out: DeltaDiscoveryResponse[] = [];
-    for (const d of diffs) if (d.resources.length > 0) out.push(...(await send(d.state, d.resources, [])));
-    for (const typeUrl of removalOrder) {
-      const d = diffs.find((x) => x.state.typeUrl === typeUrl);
-      if (d && d.removed.length > 0) out.push(...(await send(d.state, [], d.removed)));
+    return respond(pushParts(diffs));
+  }
+
+  function pushNow(changed?: readonly ResourceChange[]): DeltaDiscoveryResponse[] | undefined {
+    if (!changed || !serialized.idle || !versionsHashedNow()) return undefined;
+    const index = indexChanges(changed);
+    const diffs: TypeDiff[] = [];
+    let removing = false;
+    // Nothing changes before every type's answer is known to come from the push alone.
+    for (const { state, only } of pushReach(index)) {
+      const d = state.view.versionNow() === undefined ? undefined : diffNow(state, only, index);
+      if (!d) return undefined;
+      removing ||= d.removed.length > 0;
+      diffs.push(d);
     }
+    if (removing) {
+      const open = gate.synced();
+      if (typeof open !== "boolean") return undefined;
+      for (let i = 0; i < diffs.length; i++) diffs[i] = gated(diffs[i] as TypeDiff, open);
+    }
+    const out = respond(pushParts(diffs));
+    // Every view's version was at hand and versions hash synchronously: respond made no promise.
+    if (!Array.isArray(out)) throw new Error("xds: a synchronous delta push needed a promise");
     return out;
   }
 
@@ -288,15 +358,19 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       const i = pushOrder.indexOf(t as TypeUrl);
       return i < 0 ? pushOrder.length : i;
     };
-    const types = [...states.values()]
-      .sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1))
-      .map((s) => typeStatus(s, bound));
+    const list = [...states.values()];
+    // One type (a sidecar's EDS stream, say) needs no sort and its work array: built per record.
+    if (list.length > 1)
+      list.sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1));
+    const types = list.map((s) => typeStatus(s, bound));
     return { nodeId: node?.id ?? "", generator: nodeGenerator(node), types };
   }
 
   return {
     onRequest: (req) => serialized(() => onRequest(req)),
     onPush: (typeUrls, changed) => serialized(() => onPush(typeUrls, changed)),
+    pushNow,
+    requestNow,
     node: () => node,
     status: () => status(),
     subscribed: (typeUrl) => states.get(typeUrl)?.names ?? none,

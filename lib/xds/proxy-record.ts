@@ -99,16 +99,17 @@ function boundType(t: ProxyTypeStatus): ProxyRecordType {
   const out: ProxyRecordType = {
     typeUrl: cut(t.typeUrl),
     wildcard: t.wildcard,
-    subscribed: t.subscribed.slice(0, recordBounds.names).map((n) => cut(n)),
+    subscribed: bounded(t.subscribed)
+      ? t.subscribed
+      : t.subscribed.slice(0, recordBounds.names).map((n) => cut(n)),
     subscribedCount: t.subscribedCount ?? t.subscribed.length,
-    sentCount: t.sentCount ?? (t.sent ? Object.keys(t.sent.versions).length : 0),
+    sentCount: t.sentCount ?? (t.sent ? countKeys(t.sent.versions) : 0),
   };
   if (t.sent) {
-    const listed = Object.entries(t.sent.versions).slice(0, recordBounds.names);
     out.sent = {
       versionInfo: cut(t.sent.versionInfo),
       nonce: cut(t.sent.nonce),
-      versions: Object.fromEntries(listed.map(([n, v]) => [cut(n), cut(v)])),
+      versions: boundedVersions(t.sent.versions),
     };
   }
   if (t.ackedVersion !== undefined) out.ackedVersion = cut(t.ackedVersion);
@@ -120,6 +121,42 @@ function boundType(t: ProxyTypeStatus): ProxyRecordType {
     };
   }
   return out;
+}
+
+/**
+ * Whether `names` is within the record's bounds as it is (few enough, none too long): then the
+ * record takes the status's own array (a status is built fresh for each record and never changed)
+ * instead of a copy of it, once a second per stream.
+ */
+function bounded(names: readonly string[]): boolean {
+  if (names.length > recordBounds.names) return false;
+  for (const n of names) if (n.length > recordBounds.chars) return false;
+  return true;
+}
+
+function countKeys(record: Readonly<Record<string, string>>): number {
+  let n = 0;
+  for (const _ in record) n++;
+  return n;
+}
+
+/** The first recordBounds.names versions, names and versions cut; `versions` itself when within bounds. */
+function boundedVersions(versions: Readonly<Record<string, string>>): Record<string, string> {
+  let n = 0;
+  let within = true;
+  for (const name in versions) {
+    if (
+      ++n > recordBounds.names ||
+      name.length > recordBounds.chars ||
+      (versions[name] as string).length > recordBounds.chars
+    ) {
+      within = false;
+      break;
+    }
+  }
+  if (within) return versions;
+  const listed = Object.entries(versions).slice(0, recordBounds.names);
+  return Object.fromEntries(listed.map(([n, v]) => [cut(n), cut(v)]));
 }
 
 function cut(s: string, max: number = recordBounds.chars): string {

@@ -7,8 +7,8 @@
  */
 import type { ProxyTypeStatus } from "./types.ts";
 
-const byKey = ([a]: readonly [string, string], [b]: readonly [string, string]) =>
-  a < b ? -1 : a > b ? 1 : 0;
+/** `xs` sorted in place; one item or none without sort's own work array (a status is built per stream). */
+const sorted = (xs: string[]): string[] => (xs.length > 1 ? xs.sort() : xs);
 
 /** The first `bound` items of `items` (all of them, in order, when fewer). */
 function take<T>(items: Iterable<T>, bound: number): T[] {
@@ -34,12 +34,15 @@ export function statusLists(
   versions?: Record<string, string>;
 } {
   const out: ReturnType<typeof statusLists> = {
-    subscribed: names.size <= bound ? [...names].sort() : take(names, bound),
+    subscribed: names.size <= bound ? sorted([...names]) : take(names, bound),
   };
   if (names.size > bound) out.subscribedCount = names.size;
   if (versions) {
-    const listed = versions.size <= bound ? [...versions].sort(byKey) : take(versions, bound);
-    out.versions = Object.fromEntries(listed);
+    // Names only, sorted (or the first `bound`), then their versions: no [name, version] pair per entry.
+    const listed = versions.size <= bound ? sorted([...versions.keys()]) : take(versions.keys(), bound);
+    const record: Record<string, string> = {};
+    for (const name of listed) record[name] = versions.get(name) as string;
+    out.versions = record;
     if (versions.size > bound) out.sentCount = versions.size;
   }
   return out;

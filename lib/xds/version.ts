@@ -22,6 +22,15 @@ export function useSyncSha256(sha256: Sha256 | undefined): void {
   syncSha256 = sha256;
 }
 
+/**
+ * True when set versions are hashed synchronously (useSyncSha256): a VersionMap whose versionNow()
+ * answers keeps answering after any set and delete, so a caller may change it and read its version
+ * without a promise.
+ */
+export function versionsHashedNow(): boolean {
+  return syncSha256 !== undefined;
+}
+
 /** Two lower-case hex digits for each byte value. */
 const byteHex = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 
@@ -68,6 +77,8 @@ export interface SetDigest {
   remove(name: string, version: string): void;
   /** setVersion of the set as it is now (later adds and removes do not change the answer). */
   version(): Promise<string>;
+  /** version() now, when nothing waits to be hashed (always, with versionsHashedNow()); else undefined. */
+  versionNow(): string | undefined;
 }
 
 const utf8 = new TextEncoder();
@@ -188,6 +199,7 @@ export function createSetDigest(): SetDigest {
   return {
     add: (name, version) => apply(name, version, 1),
     remove: (name, version) => apply(name, version, -1),
+    versionNow: () => (pending.length === 0 && !folding ? hex() : undefined),
     version() {
       if (pending.length === 0 && !folding) return Promise.resolve(hex());
       const batch = pending;
@@ -216,6 +228,8 @@ export interface VersionMap extends ReadonlyMap<string, string> {
   delete(name: string): boolean;
   /** setVersion of the entries as they are now. */
   version(): Promise<string>;
+  /** version() without a promise when it can be had now (see SetDigest.versionNow), else undefined. */
+  versionNow(): string | undefined;
 }
 
 class DigestedMap extends Map<string, string> implements VersionMap {
@@ -238,6 +252,9 @@ class DigestedMap extends Map<string, string> implements VersionMap {
   }
   version(): Promise<string> {
     return this.#digest.version();
+  }
+  versionNow(): string | undefined {
+    return this.#digest.versionNow();
   }
 }
 

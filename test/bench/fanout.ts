@@ -9,12 +9,15 @@
  * only once the previous one's ACKs have drained (the server's event loop is idle again).
  * FANOUT_CPU_PROFILE=<file.cpuprofile> writes the server's CPU profile of the changes alone;
  * FANOUT_HEAP_PROFILE=<file.heapprofile> its sampling heap profile of them (garbage included).
+ * `npx tsx test/bench/fanout.ts 1000 both` measures the server, then the transport floor with the
+ * same clients and changes (fanout-floor.ts; its profiles are written beside, tagged `.floor`).
  */
 import { type ChildProcess, execFileSync, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { FromClients, ToClients } from "./fanout-clients.ts";
+import { type StartedFloor, startFloor } from "./fanout-floor.ts";
 import { serviceEvents, sliceEvent } from "./mesh.ts";
-import { ask, startServer } from "./npm-start.ts";
+import { ask, type StartedServer, startServer } from "./npm-start.ts";
 
 export interface FanoutReport {
   streams: number;
@@ -129,16 +132,27 @@ function percentile(xs: number[], p: number): number {
 
 /**
  * `streams` Delta streams, each subscribed to the EDS of 3 of `services` services (one of them the
- * target), then `changes` endpoint changes of the target, one at a time.
+ * target), then `changes` endpoint changes of the target, one at a time. `floor`: the same clients
+ * and changes against the transport floor (fanout-floor.ts: bare node:http2 writing the bytes the
+ * server would write for each change) instead of the server.
  */
-export async function measureFanout(streams: number, services = 100, changes = 20): Promise<FanoutReport> {
-  const server = await startServer("fanout-probe.mjs");
+export async function measureFanout(
+  streams: number,
+  services = 100,
+  changes = 20,
+  floor = false,
+): Promise<FanoutReport> {
+  const server: StartedServer & { prepare?: StartedFloor["prepare"] } = floor
+    ? await startFloor(services)
+    : await startServer("fanout-probe.mjs");
   const clients = forkClients(server, streams, services);
   const serverSettled = async () => (await ask<{ cpu: number }>(server.child, { kind: "settled" })).cpu;
   try {
-    const batch: unknown[] = [];
-    for (let n = 0; n < services; n++) batch.push(...serviceEvents(n));
-    await postEvents(server.port, batch);
+    if (!floor) {
+      const batch: unknown[] = [];
+      for (let n = 0; n < services; n++) batch.push(...serviceEvents(n));
+      await postEvents(server.port, batch);
+    }
     await clients.next("ready");
     await serverSettled();
     const latencies: number[] = [];
@@ -146,21 +160,24 @@ export async function measureFanout(streams: number, services = 100, changes = 2
     let cpu = 0;
     const profile = process.env.FANOUT_CPU_PROFILE;
     const heapProfile = process.env.FANOUT_HEAP_PROFILE;
+    const tag = (file: string) => (floor ? file.replace(/(\.[a-z]+)?$/, ".floor$1") : file);
     if (profile) await ask(server.child, { kind: "profile-start" });
     if (heapProfile) await ask(server.child, { kind: "heap-start" });
     for (let c = 0; c < changes; c++) {
+      const ips = [`10.250.${c % 250}.1`, `10.250.${c % 250}.2`];
+      const event = sliceEvent(0, ips, "MODIFIED");
+      await server.prepare?.(event);
       const posted = clients.next("posted");
       const seen = clients.next("seen");
-      const ips = [`10.250.${c % 250}.1`, `10.250.${c % 250}.2`];
       const cpuStart = await serverSettled();
-      clients.send({ kind: "post", change: c, events: [sliceEvent(0, ips, "MODIFIED")] });
+      clients.send({ kind: "post", change: c, events: [event] });
       posts.push((await posted).postMs);
       latencies.push((await seen).latencyMs);
       // The ACKs of this change are the server's work too: count them, then let them drain.
       cpu += (await serverSettled()) - cpuStart;
     }
-    if (profile) await ask(server.child, { kind: "profile-stop", file: profile });
-    if (heapProfile) await ask(server.child, { kind: "heap-stop", file: heapProfile });
+    if (profile) await ask(server.child, { kind: "profile-stop", file: tag(profile) });
+    if (heapProfile) await ask(server.child, { kind: "heap-stop", file: tag(heapProfile) });
     return {
       streams,
       p50Ms: percentile(latencies, 50),
@@ -178,10 +195,10 @@ export async function measureFanout(streams: number, services = 100, changes = 2
  * measureFanout in a fresh process: the server's heap then holds only this measurement, not what
  * earlier bench sections left for the garbage collector.
  */
-export function measureFanoutAlone(streams: number): FanoutReport {
+export function measureFanoutAlone(streams: number, floor = false): FanoutReport {
   const out = execFileSync(
     process.execPath,
-    ["--import", "tsx", fileURLToPath(import.meta.url), String(streams)],
+    ["--import", "tsx", fileURLToPath(import.meta.url), String(streams), ...(floor ? ["floor"] : [])],
     {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"],
@@ -191,7 +208,12 @@ export function measureFanoutAlone(streams: number): FanoutReport {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  // argv: stream counts (default 100,1000), then `floor` for the transport floor alone, `both` for
+  // the server then the floor (each line tagged with `floor`).
+  const mode = process.argv[3];
   for (const n of (process.argv[2] ?? "100,1000").split(",").map(Number)) {
-    console.log(JSON.stringify(await measureFanout(n)));
+    if (mode !== "floor") console.log(JSON.stringify(await measureFanout(n)));
+    if (mode === "floor" || mode === "both")
+      console.log(JSON.stringify({ floor: true, ...(await measureFanout(n, 100, 20, true)) }));
   }
 }

@@ -114,15 +114,20 @@ console.log(
     " each once the previous one's ACKs drained)",
 );
 console.log(
-  "streams | last stream has it p50 ms (target) | p99 ms (target) | server CPU µs/stream/push (target) | POST ms",
+  "streams | what                | last stream has it p50 ms (target) | p99 ms (target) | server CPU µs/stream/push (target) | POST ms",
 );
 for (const n of [0, 100, 1000]) {
-  const r = measureFanoutAlone(n);
-  const target = (v: number) => (n === 1000 ? ` (≤ ${v})` : "");
-  const dash = (v: string) => (n === 0 ? "-" : v);
-  console.log(
-    `${pad(n, 7)} | ${pad(dash(`${r.p50Ms.toFixed(0)}${target(150)}`), 34)} | ${pad(dash(`${r.p99Ms.toFixed(0)}${target(300)}`), 15)} | ${pad(dash(`${r.cpuPerStreamUs.toFixed(0)}${target(50)}`), 34)} | ${pad(r.postMs.toFixed(1), 7)}`,
-  );
+  // The transport floor beside each measured row: the same clients and changes against bare
+  // node:http2 writing the same response bytes (fanout-floor.ts), run right after.
+  for (const floor of n === 0 ? [false] : [false, true]) {
+    const r = measureFanoutAlone(n, floor);
+    const target = (v: number) => (n === 1000 && !floor ? ` (≤ ${v})` : "");
+    const dash = (v: string) => (n === 0 ? "-" : v);
+    const what = floor ? "floor: node:http2" : "edgepilot";
+    console.log(
+      `${pad(n, 7)} | ${what.padEnd(19)} | ${pad(dash(`${r.p50Ms.toFixed(0)}${target(150)}`), 34)} | ${pad(dash(`${r.p99Ms.toFixed(0)}${target(300)}`), 15)} | ${pad(dash(`${r.cpuPerStreamUs.toFixed(0)}${target(50)}`), 34)} | ${pad(r.postMs.toFixed(1), 7)}`,
+    );
+  }
 }
 console.log("(target: POST ms independent of the number of streams)");
 

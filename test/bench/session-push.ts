@@ -36,11 +36,12 @@ interface BenchSession {
 
 function deltaBench(source: ResourceSource, stream: number): BenchSession {
   const session = createDeltaSession({ source });
+  // As a stream drives it (functions/ads-stream.ts): at once when the session can, else in turn.
   const ack = async (responses: { typeUrl: string; nonce: string }[]) => {
-    for (const r of responses)
-      await session.onRequest(
-        create(DeltaDiscoveryRequestSchema, { typeUrl: r.typeUrl, responseNonce: r.nonce }),
-      );
+    for (const r of responses) {
+      const req = create(DeltaDiscoveryRequestSchema, { typeUrl: r.typeUrl, responseNonce: r.nonce });
+      if (session.requestNow(req) === undefined) await session.onRequest(req);
+    }
   };
   return {
     async subscribe(names) {
@@ -51,7 +52,7 @@ function deltaBench(source: ResourceSource, stream: number): BenchSession {
       });
       await ack(await session.onRequest(req));
     },
-    push: async (changed) => ack(await session.onPush(undefined, changed)),
+    push: async (changed) => ack(session.pushNow(changed) ?? (await session.onPush(undefined, changed))),
   };
 }
 

@@ -48,3 +48,23 @@ describe("createSerial", () => {
     expect(events).toEqual(["start a", "end a", "start b", "end b"]);
   });
 });
+
+describe("createSerial idle", () => {
+  it("is idle only when no call is queued or running", async () => {
+    const serial = createSerial();
+    const events: string[] = [];
+    expect(serial.idle).toBe(true);
+    const a = gated("a", events);
+    const b = gated("b", events, true);
+    const pa = serial(a.fn);
+    const pb = serial(b.fn);
+    expect(serial.idle).toBe(false);
+    a.release();
+    await pa;
+    expect(serial.idle).toBe(false);
+    b.release();
+    await expect(pb).rejects.toThrow("b failed");
+    await Promise.resolve();
+    expect(serial.idle).toBe(true);
+  });
+});

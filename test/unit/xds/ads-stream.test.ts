@@ -194,4 +194,96 @@ describe("runAdsStream", () => {
     f.end();
     await expect(done).resolves.toBeUndefined();
   });
+
+  it("pumpAdsStream answers a push in the feed's own call (pushNow) only while idle; a response that must drain holds the next input", async () => {
+    const f = feed();
+    const pushes = createPushSignal();
+    const session = echoSession();
+    const now: (readonly ResourceChange[] | undefined)[] = [];
+    let decline = false;
+    const withNow: StreamSession<number, string> = {
+      ...session,
+      pushNow(changed) {
+        now.push(changed);
+        if (decline) return undefined;
+        session.handled.push("now");
+        return ["now-a", "now-b"];
+      },
+    };
+    const got: string[] = [];
+    let release: (() => void) | undefined;
+    const done = pumpAdsStream(f.requests, withNow, pushes, new AbortController().signal, (r) => {
+      got.push(r);
+      if (r === "now-a" && !release)
+        return new Promise<void>((resolve) => {
+          release = resolve;
+        });
+    });
+    const change: ResourceChange[] = [{ typeUrl: TypeUrl.endpoint, name: "a", version: "v1" }];
+    f.send(1);
+    await settle();
+    // Idle: answered within emit, no turn of the loop; the first write must drain.
+    pushes.emit(1, change);
+    expect(got).toEqual(["req:1", "now-a"]);
+    expect(now).toEqual([change]);
+    // Not idle while it drains: the next push and request wait, in order, behind it.
+    pushes.emit(2, change);
+    f.send(2);
+    await settle();
+    expect(got).toEqual(["req:1", "now-a"]);
+    release?.();
+    await settle();
+    expect(got).toEqual(["req:1", "now-a", "now-b", "push", "req:2"]);
+    expect(now).toEqual([change]);
+    // Declined: the push takes the loop's turn (onPush) with the same changes.
+    decline = true;
+    pushes.emit(3, change);
+    await settle();
+    expect(now).toEqual([change, change]);
+    expect(got.at(-1)).toBe("push");
+    f.end();
+    await expect(done).resolves.toBeUndefined();
+  });
+
+  it("pumpAdsStream answers a request in the reader's turn (requestNow) while idle, after its check; a refused one ends the stream", async () => {
+    const f = feed();
+    const pushes = createPushSignal();
+    const session = echoSession();
+    const checked: number[] = [];
+    const withNow: StreamSession<number, string> = {
+      ...session,
+      requestNow(req) {
+        if (req % 2 === 0) return undefined;
+        session.handled.push(`now:${req}`);
+        return [];
+      },
+    };
+    const got: string[] = [];
+    const check = (req: number) => {
+      checked.push(req);
+      return req === 9 ? new Error("refused 9") : undefined;
+    };
+    const done = pumpAdsStream(
+      f.requests,
+      withNow,
+      pushes,
+      new AbortController().signal,
+      (r) => {
+        got.push(r);
+      },
+      check,
+    );
+    await settle();
+    f.send(1);
+    await settle();
+    f.send(2, 3);
+    await settle();
+    // Each checked once; 2 declined goes through onRequest in its turn, in order.
+    expect(session.handled).toEqual(["now:1", "req:2", "now:3"]);
+    expect(checked).toEqual([1, 2, 3]);
+    expect(got).toEqual(["req:2"]);
+    f.send(9, 5);
+    await expect(done).rejects.toThrow("refused 9");
+    expect(checked).toEqual([1, 2, 3, 9]);
+  });
 });

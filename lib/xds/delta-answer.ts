@@ -1,0 +1,66 @@
+/**
+ * What a Delta session answers for one type, decided from a diff (delta-diff.ts) and the stream's
+ * state, pure and synchronous, so a push answered from its change feed at once (delta.ts pushNow)
+ * and one that had to read the store decide alike: what to send, what to remove, the sync gate,
+ * and the make-before-break order of a push's answer.
+ */
+import type { DeltaDiff } from "./delta-diff.ts";
+import { removalOrder } from "./delta-response.ts";
+import type { DeltaTypeState } from "./delta-state.ts";
+import type { StoredResource } from "./types.ts";
+
+/** One type's answer: resources to send, names to remove (sorted). */
+export interface TypeDiff {
+  state: DeltaTypeState;
+  resources: StoredResource[];
+  removed: string[];
+}
+
+/** One part of an answer for one type: planned into responses under the budget (planDeltaPieces). */
+export type Part = TypeDiff;
+
+/**
+ * What to send and remove for one type, before the sync gate (see gated); consumes the names the
+ * client must hear about again. `d` is the diff of `only` (a push's changes in reach and the
+ * resend names) or, without `only`, of the whole subscription, against what the client holds.
+ */
+export function typeDiff(
+  state: DeltaTypeState,
+  only: ReadonlySet<string> | undefined,
+  d: DeltaDiff,
+): TypeDiff {
+  // No NACKed version and nothing to resend (the usual push): the diff's resources as they are.
+  const resources =
+    state.resend.size === 0 && state.rejected.size === 0
+      ? d.resources
+      : d.resources.filter((r) => state.resend.has(r.name) || state.rejected.get(r.name) !== r.version);
+  // Nothing missing and nothing to resend: the diff's removals (sorted) are the answer's.
+  if (d.missing.length === 0 && state.resend.size === 0) return { state, resources, removed: d.removed };
+  const sending = new Set(resources.map((r) => r.name));
+  const removed = new Set(d.removed);
+  // A subscribed name that does not exist is reported once; asked for again, it is reported again.
+  // Only explicitly subscribed names are reported missing (`only` may hold wildcard-reached ones).
+  for (const name of d.missing)
+    if (!state.reportedMissing.has(name) && (!only || state.names.has(name))) removed.add(name);
+  for (const name of state.resend) if (!sending.has(name)) removed.add(name);
+  state.resend.clear();
+  return { state, resources, removed: [...removed].sort() };
+}
+
+/** Not synced yet (`open` false): what the client holds stays in its view, so the first push after sync removes it. */
+export function gated(d: TypeDiff, open: boolean): TypeDiff {
+  if (open || d.removed.length === 0) return d;
+  return { ...d, removed: d.removed.filter((name) => !d.state.view.has(name)) };
+}
+
+/** A push's answer in make-before-break order: every addition and update of every type before any removal. */
+export function pushParts(diffs: readonly TypeDiff[]): Part[] {
+  const out: Part[] = [];
+  for (const d of diffs)
+    if (d.resources.length > 0) out.push({ state: d.state, resources: d.resources, removed: [] });
+  for (const typeUrl of removalOrder) {
+    const d = diffs.find((x) => x.state.typeUrl === typeUrl);
+    if (d && d.removed.length > 0) out.push({ state: d.state, resources: [], removed: d.removed });
+  }
+  return out;
+}
