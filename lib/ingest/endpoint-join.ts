@@ -6,8 +6,9 @@
 import type { Endpoint, Service } from "../model/index.ts";
 import { buildEndpoint } from "../registry/kube/endpoint-builder.ts";
 import type { NodeInfo, PodInfo, RawEndpoint, SlicePiece } from "../registry/kube/records.ts";
-import { decodeSegment, type Entry, keys, type Store } from "../store/index.ts";
+import { type Entry, keys, type Store } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
+import { podsByIp } from "./pod-ip-index.ts";
 
 /** Endpoints built between two awaits of the pace. */
 const paceEvery = 64;
@@ -72,7 +73,7 @@ async function podsFor(store: Store, cluster: string, raws: readonly RawEndpoint
   const unnamed = new Set<string>();
   for (const r of raws) {
     if (r.pod) named.add(keys.pod(cluster, r.pod.namespace, r.pod.name));
-    else unnamed.add(keys.podIp(cluster, r.address));
+    else unnamed.add(r.address);
   }
   const byName = new Map<string, PodInfo>();
   for (const e of (await getSome<PodInfo>(store, [...named])).values()) {
@@ -80,12 +81,14 @@ async function podsFor(store: Store, cluster: string, raws: readonly RawEndpoint
   }
   const byIp = new Map<string, PodInfo>();
   if (unnamed.size === 0) return { byName, byIp };
-  const owners = await getSome<{ namespace: string; name: string }>(store, [...unnamed]);
-  const ownerKeys = [...owners.values()].map((o) => keys.pod(cluster, o.value.namespace, o.value.name));
+  // One read per IP bucket (a slice's addresses usually share one), not one per endpoint.
+  const owners = await podsByIp(store, cluster, unnamed);
+  if (owners.size === 0) return { byName, byIp };
+  const ownerKeys = [...owners.values()].map((o) => keys.pod(cluster, o.namespace, o.name));
   const ownerPods = await getSome<PodInfo>(store, ownerKeys);
-  for (const [key, o] of owners) {
-    const pod = ownerPods.get(keys.pod(cluster, o.value.namespace, o.value.name))?.value;
-    if (pod) byIp.set(decodeSegment(key.slice(keys.podIp(cluster, "").length)), pod);
+  for (const [ip, o] of owners) {
+    const pod = ownerPods.get(keys.pod(cluster, o.namespace, o.name))?.value;
+    if (pod) byIp.set(ip, pod);
   }
   return { byName, byIp };
 }
