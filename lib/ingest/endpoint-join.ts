@@ -4,7 +4,7 @@
  * call each, so joining several pieces costs no more reads than joining one.
  */
 import type { Endpoint, Service } from "../model/index.ts";
-import { buildEndpoint } from "../registry/kube/endpoint-builder.ts";
+import { buildEndpoint, type EndpointBuildContext } from "../registry/kube/endpoint-builder.ts";
 import type { NodeInfo, PodInfo, RawEndpoint, SlicePiece } from "../registry/kube/records.ts";
 import { type Entry, keys, type Store } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
@@ -40,6 +40,17 @@ export async function joinPieces(
   );
   const out: Joined[] = [];
   let done = 0;
+  // One context of one shape for every endpoint (buildEndpoint keeps none of it); endpoints of one
+  // pod, node and zone share their locality and labels (read-only, as stored values are).
+  const build: EndpointBuildContext = {
+    service,
+    pod: undefined,
+    node: undefined,
+    clusterId: cluster,
+    trustDomain: ctx.registry.trustDomain,
+    sendUnhealthy: ctx.registry.sendUnhealthy,
+    shared: new Map(),
+  };
   for (const piece of pieces) {
     const built: Endpoint[] = [];
     const used = new Set<string>();
@@ -49,18 +60,12 @@ export async function joinPieces(
       const pod = podOf(pods, raw);
       const nodeName = raw.nodeName || pod?.nodeName || "";
       if (nodeName) used.add(nodeName);
-      // One object of one shape per endpoint (conditional spreads here cost more than the join).
-      const result = buildEndpoint(raw, {
-        service,
-        pod,
-        node: nodeName ? nodes.get(keys.node(cluster, nodeName))?.value : undefined,
-        clusterId: cluster,
-        trustDomain: ctx.registry.trustDomain,
-        sendUnhealthy: ctx.registry.sendUnhealthy,
-      });
+      build.pod = pod;
+      build.node = nodeName ? nodes.get(keys.node(cluster, nodeName))?.value : undefined;
+      const result = buildEndpoint(raw, build);
       if (result.kind === "endpoint") built.push(result.endpoint);
     }
-    out.push({ built, nodes: [...used].sort() });
+    out.push({ built, nodes: used.size === 0 ? [] : [...used].sort() });
   }
   return out;
 }

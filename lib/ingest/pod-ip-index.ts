@@ -42,31 +42,48 @@ function byBucket(ips: Iterable<string>): Map<string, Set<string>> {
 }
 
 /**
- * The pod holding each of `ips` that a pod holds: one read for every bucket's first part (one
- * `get` when all the IPs share a bucket, as a slice's endpoints usually do), more only for
- * buckets spread over several parts.
+ * The pod holding each of `ips` that a pod holds: one `get` when the IPs share a bucket (a slice's
+ * endpoints usually do), else one read for every bucket's first part; more only for buckets
+ * spread over several parts.
  */
 export async function podsByIp(
   store: Store,
   cluster: string,
-  ips: Iterable<string>,
+  ips: ReadonlySet<string>,
 ): Promise<Map<string, PodRef>> {
   const out = new Map<string, PodRef>();
-  const wanted = byBucket(ips);
-  if (wanted.size === 0) return out;
+  let only: string | undefined;
+  for (const ip of ips) {
+    const bucket = ipBucket(ip);
+    if (only === undefined) only = bucket;
+    else if (bucket !== only) return podsByIpIn(store, cluster, byBucket(ips), out);
+  }
+  if (only === undefined) return out;
+  const partKey = partKeyOf(cluster, only);
+  const first = (await store.get<PodIpBucketPart>(partKey(0)))?.value;
+  if (first) collect(out, (await readRest(store, partKey, first)).refs, ips);
+  return out;
+}
+
+/** podsByIp over several buckets: their first parts in one getMany. */
+async function podsByIpIn(
+  store: Store,
+  cluster: string,
+  wanted: Map<string, Set<string>>,
+  out: Map<string, PodRef>,
+): Promise<Map<string, PodRef>> {
   const firstKeys = [...wanted.keys()].map((bucket) => keys.podIpBucket(cluster, bucket, 0));
-  const firsts =
-    firstKeys.length === 1
-      ? new Map([[firstKeys[0] as string, await store.get<PodIpBucketPart>(firstKeys[0] as string)]])
-      : await store.getMany<PodIpBucketPart>(firstKeys);
+  const firsts = await store.getMany<PodIpBucketPart>(firstKeys);
   let i = 0;
   for (const [bucket, asked] of wanted) {
     const first = firsts.get(firstKeys[i++] as string)?.value;
-    if (!first) continue;
-    const { refs } = await readRest(store, partKeyOf(cluster, bucket), first);
-    for (const [ip, namespace, name] of refs) if (asked.has(ip)) out.set(ip, { namespace, name });
+    if (first) collect(out, (await readRest(store, partKeyOf(cluster, bucket), first)).refs, asked);
   }
   return out;
+}
+
+function collect(out: Map<string, PodRef>, refs: readonly PodIpEntry[], asked: ReadonlySet<string>): void {
+  for (const [ip, namespace, name] of refs) if (asked.has(ip)) out.set(ip, { namespace, name });
 }
 
 /**

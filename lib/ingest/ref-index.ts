@@ -84,13 +84,28 @@ export async function updateRefs(
   }
   for (const { on, bucket, changes: cs } of byBucket.values()) {
     const { refs, parts } = await readBucket(store, on, cluster, bucket);
-    const dropped = new Set(cs.filter((c) => !c.add).map((c) => c.id));
-    const next = refs.filter((e) => !(e[3] === name && e[2] === host && e[1] === ns && dropped.has(e[0])));
-    const present = new Set(
-      next.filter((e) => e[3] === name && e[2] === host && e[1] === ns).map((e) => e[0]),
-    );
-    for (const c of cs) if (c.add && !present.has(c.id)) next.push([c.id, ns, host, name]);
-    await writeParts(store, (part) => keys.refBucket(on, cluster, bucket, part), next, parts);
+    const dropped = cs.some((c) => !c.add) ? new Set(cs.filter((c) => !c.add).map((c) => c.id)) : undefined;
+    // One pass: the bucket's entries minus this slice's dropped ones, then its new ones.
+    const next: RefEntry[] = [];
+    const present = new Set<string>();
+    let changed = false;
+    for (const e of refs) {
+      if (e[3] === name && e[2] === host && e[1] === ns) {
+        if (dropped?.has(e[0])) {
+          changed = true;
+          continue;
+        }
+        present.add(e[0]);
+      }
+      next.push(e);
+    }
+    for (const c of cs) {
+      if (!c.add || present.has(c.id)) continue;
+      present.add(c.id);
+      next.push([c.id, ns, host, name]);
+      changed = true;
+    }
+    if (changed) await writeParts(store, (part) => keys.refBucket(on, cluster, bucket, part), next, parts);
   }
 }
 

@@ -163,24 +163,24 @@ export async function refreshAll(
 }
 
 /**
- * A piece's dependencies as "on\nid": pods it names, IPs of endpoints without a pod, and the
- * nodes it was joined with (a piece not joined yet: the nodes its endpoints name).
+ * A piece's dependencies by kind: pods it names ("ns/name"), IPs of endpoints without a pod, and
+ * the nodes it was joined with (a piece not joined yet: the nodes its endpoints name).
  */
-function depsOf(piece: SlicePiece | undefined): Set<string> {
-  const out = new Set<string>();
+type Deps = Record<RefOn, Set<string>>;
+
+function depsOf(piece: SlicePiece | undefined): Deps {
+  const out: Deps = { pod: new Set(), ip: new Set(), node: new Set() };
   if (!piece) return out;
   for (const r of piece.endpoints) {
-    out.add(r.pod ? `pod\n${r.pod.namespace}/${r.pod.name}` : `ip\n${r.address}`);
-    if (!piece.nodes && r.nodeName) out.add(`node\n${r.nodeName}`);
+    if (r.pod) out.pod.add(`${r.pod.namespace}/${r.pod.name}`);
+    else out.ip.add(r.address);
+    if (!piece.nodes && r.nodeName) out.node.add(r.nodeName);
   }
-  for (const n of piece.nodes ?? []) out.add(`node\n${n}`);
+  for (const n of piece.nodes ?? []) out.node.add(n);
   return out;
 }
 
-function change(dep: string, add: boolean): RefChange {
-  const nl = dep.indexOf("\n");
-  return { on: dep.slice(0, nl) as RefOn, id: dep.slice(nl + 1), add };
-}
+const refKinds: readonly RefOn[] = ["pod", "ip", "node"];
 
 /**
  * Replaces a slice's reverse-index entries (lib/ingest/ref-index.ts): those of `before` it no
@@ -196,8 +196,10 @@ export async function reindexSlice(
   const wanted = depsOf(after);
   const had = depsOf(before);
   const changes: RefChange[] = [];
-  for (const d of had) if (!wanted.has(d)) changes.push(change(d, false));
-  for (const d of wanted) if (!had.has(d)) changes.push(change(d, true));
+  for (const on of refKinds) {
+    for (const id of had[on]) if (!wanted[on].has(id)) changes.push({ on, id, add: false });
+    for (const id of wanted[on]) if (!had[on].has(id)) changes.push({ on, id, add: true });
+  }
   if (changes.length === 0) return;
   await updateRefs(ctx.store, ctx.cluster, [svc.namespace, svc.hostname, slice], changes);
 }

@@ -93,6 +93,24 @@ export function isBulkWritable(store: Store): store is Store & BulkWritable {
   return typeof (store as Partial<BulkWritable>)[applyStagedWrites] === "function";
 }
 
+/**
+ * The optional capability of an in-process Store to read one key synchronously: the entry `get`
+ * would resolve to, under the same read contract. The staged view (staged.ts) reads its base
+ * through it when the base has it, so a read of a key it does not hold costs no promise chain.
+ * Keyed by a symbol and not enumerable, like applyStagedWrites.
+ */
+export const readNow: unique symbol = Symbol("store.readNow");
+
+/** A Store with the synchronous read capability. */
+export interface SyncReadable {
+  [readNow](key: string): Entry | undefined;
+}
+
+/** Whether `store` reads synchronously. */
+export function isSyncReadable(store: Store): store is Store & SyncReadable {
+  return typeof (store as Partial<SyncReadable>)[readNow] === "function";
+}
+
 /** Thrown when a compare-and-set loop gives up: the key kept changing under it. */
 export class ConflictError extends Error {
   constructor(

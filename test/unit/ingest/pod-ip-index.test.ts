@@ -117,7 +117,7 @@ describe("setPodIps / podsByIp", () => {
     const store = createMemoryStore();
     for (const [p, before, after] of steps) await setPodIps(store, "east", p, before, after);
     const asked = ["10.0.0.1", "10.0.0.2", "10.0.1.1", "fd00:10:244:1::c", "10.9.9.9"];
-    const found = await podsByIp(store, "east", asked);
+    const found = await podsByIp(store, "east", new Set(asked));
     expect(Object.fromEntries([...found].map(([ip, o]) => [ip, o.name]))).toEqual(want);
     // A bucket emptied is deleted; every value left holds its entries sorted by IP.
     for (const e of await listAll<PodIpBucketPart>(store, "podips/")) {
@@ -135,7 +135,7 @@ describe("setPodIps / podsByIp", () => {
       keys.podIpBucket("east", "10.0.1", 0),
       keys.podIpBucket("west", "10.0.0", 0),
     ]);
-    expect((await podsByIp(store, "west", ["10.0.0.1", "10.0.0.2"])).get("10.0.0.1")).toEqual(b);
+    expect((await podsByIp(store, "west", new Set(["10.0.0.1", "10.0.0.2"]))).get("10.0.0.1")).toEqual(b);
   });
 });
 
@@ -207,7 +207,7 @@ describe.each(stores)("migration of the one-key-per-IP layout, %s store", (_name
     await core(store, lines)(event("ADDED", podlessSlice(...ips)));
     expect(lines).toEqual(["ingest: moved 3 pod IP key(s) of the previous layout into buckets"]);
     expect(await listAll(store, keys.podIpsUnbucketed())).toEqual([]);
-    const found = await podsByIp(store, "east", ips);
+    const found = await podsByIp(store, "east", new Set(ips));
     expect(ips.map((ip) => found.get(ip)?.name)).toEqual(ips.map((ip) => podName("reviews", ip)));
     expect(await served(store)).toEqual(
       ips.map((ip) => `${ip} spiffe://cluster.local/ns/default/sa/reviews`),
