@@ -168,9 +168,11 @@ export async function refreshAll(
  */
 type Deps = Record<RefOn, Set<string>>;
 
+const noDeps: Deps = { pod: new Set(), ip: new Set(), node: new Set() };
+
 function depsOf(piece: SlicePiece | undefined): Deps {
+  if (!piece) return noDeps; // read only
   const out: Deps = { pod: new Set(), ip: new Set(), node: new Set() };
-  if (!piece) return out;
   for (const r of piece.endpoints) {
     if (r.pod) out.pod.add(`${r.pod.namespace}/${r.pod.name}`);
     else out.ip.add(r.address);

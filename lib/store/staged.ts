@@ -200,8 +200,13 @@ export function createStagedStore(base: Store): StagedStore {
           const entry = (known.get(key) as Slot).entry;
           if (entry) mine.push(entry as Entry<T>);
         }
-        const theirs = page.entries.filter((e) => known.get(e.key)?.staged !== true);
-        for (const e of mergeByKey(theirs, mine)) {
+        const theirs = page.entries.some((e) => known.get(e.key)?.staged === true)
+          ? page.entries.filter((e) => known.get(e.key)?.staged !== true)
+          : page.entries;
+        const merged = mine.length === 0 ? theirs : mergeByKey(theirs, mine);
+        // One page, nothing to cut: the merged list itself (every adapter builds its page fresh).
+        if (out.length === 0 && end === undefined && merged.length <= limit) return { entries: merged };
+        for (const e of merged) {
           out.push(e);
           if (out.length > limit) {
             out.pop();

@@ -124,11 +124,13 @@ export class ConflictError extends Error {
 
 /** Every entry under a prefix, following cursors to the end. */
 export async function listAll<T = unknown>(store: Store, prefix: string): Promise<Entry<T>[]> {
-  const out: Entry<T>[] = [];
-  let cursor: string | undefined;
+  const first: ListPage<T> = await store.list<T>(prefix);
+  if (first.cursor === undefined) return first.entries; // one page (most prefixes): no copy
+  const out: Entry<T>[] = [...first.entries];
+  let cursor: string | undefined = first.cursor;
   do {
-    const page: ListPage<T> = await store.list<T>(prefix, cursor === undefined ? {} : { cursor });
-    out.push(...page.entries);
+    const page: ListPage<T> = await store.list<T>(prefix, { cursor });
+    for (const e of page.entries) out.push(e);
     cursor = page.cursor;
   } while (cursor !== undefined);
   return out;
