@@ -1,6 +1,6 @@
 /** Small structural checks that report the first problem with its path. Pure, no dependencies. */
 import { logSafe } from "../log-safe.ts";
-import { type IpFamily, parseIp } from "./ip.ts";
+import { type IpFamily, isIpv4, parseIp } from "./ip.ts";
 import type { NameRule } from "./names.ts";
 
 /** A problem at a path relative to the value checked. */
@@ -132,6 +132,7 @@ export const ip =
   (family?: IpFamily): Check =>
   (v, path) => {
     if (typeof v !== "string") return { field: path, message: `must be a string, got ${typeName(v)}` };
+    if (family !== "IPv6" && isIpv4(v)) return undefined; // most addresses: no parse result to build
     const r = parseIp(v);
     if (!r.ok)
       return {

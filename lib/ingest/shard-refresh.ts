@@ -54,30 +54,32 @@ export async function refreshShard(
   for (const e of await listAll<SlicePiece>(store, prefix)) {
     stored.set(decodeSegment(e.key.slice(prefix.length)), e.value);
   }
-  const pieces = new Map(stored);
+  let pieces: ReadonlyMap<string, SlicePiece> = stored;
   if (change.kind === "slice") {
-    if (change.piece) pieces.set(change.name, change.piece);
-    else if (pieces.delete(change.name)) {
+    const next = new Map(stored);
+    if (change.piece) next.set(change.name, change.piece);
+    else if (next.delete(change.name)) {
       await store.delete(keys.slice(namespace, hostname, cluster, change.name));
       await reindexSlice(ctx, svc, change.name, stored.get(change.name), undefined);
     }
+    pieces = next;
   }
-  let stale = [...pieces].filter(([name]) => touches(change, name));
+  let stale: string[] = [];
+  for (const name of pieces.keys()) if (touches(change, name)) stale.push(name);
   // What the untouched pieces contribute is already in the shard: kept, unless it cannot be told apart.
   let endpoints: Endpoint[] = [];
   if (stale.length < pieces.size) {
     const kept = await keptEndpoints(ctx, svc, stored, pieces, change);
     if (kept) endpoints = kept;
-    else stale = [...pieces];
+    else stale = [...pieces.keys()];
   }
   if (stale.length > 0) {
     const service = (await store.get<Service>(keys.service(namespace, hostname, cluster)))?.value;
-    const joined = await joinPieces(
-      ctx,
-      service,
-      stale.map(([, p]) => p),
-    );
-    for (const [i, [name, raw]] of stale.entries()) {
+    const raws = stale.map((name) => pieces.get(name) as SlicePiece);
+    const joined = await joinPieces(ctx, service, raws);
+    for (let i = 0; i < stale.length; i++) {
+      const name = stale[i] as string;
+      const raw = raws[i] as SlicePiece;
       const { built, nodes } = joined[i] as (typeof joined)[number];
       for (const e of built) endpoints.push(e);
       const piece: SlicePiece = { serviceName: raw.serviceName, endpoints: raw.endpoints, nodes };
