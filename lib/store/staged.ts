@@ -93,15 +93,16 @@ export function createStagedStore(base: Store): StagedStore {
    * Runs `act` on the key's state in the view, synchronously after the one read it may need, so
    * concurrent calls on one key decide in one order (compare-and-set stays atomic in the view).
    */
-  const withCurrent = async <R>(key: string, act: (cur: Slot) => R): Promise<R> => {
+  const withCurrent = <R>(key: string, act: (cur: Slot) => R): R | Promise<R> => {
     const slot = known.get(key);
     if (slot) return act(slot);
     if (syncBase) {
       const e = readBaseNow(syncBase, key);
       return act(e ? { entry: e, staged: false, before: undefined } : missing);
     }
-    const e = await readBase(key);
-    return act(known.get(key) ?? (e ? { entry: e, staged: false, before: undefined } : missing));
+    return readBase(key).then((e) =>
+      act(known.get(key) ?? (e ? { entry: e, staged: false, before: undefined } : missing)),
+    );
   };
   const syncBase = isSyncReadable(base) ? base : undefined;
   /** Reads a key the view does not know from an in-process base, remembering it absent. */
