@@ -13,6 +13,7 @@ import {
   resync,
   type WatchEvent,
 } from "../ingest/index.ts";
+import { migrateUnbucketedPodIps } from "../ingest/pod-ip-index.ts";
 import { migrateLegacyRefs } from "../ingest/ref-index.ts";
 import type { Pace } from "../pace.ts";
 import type { SyncTracker } from "../push/sync-tracker.ts";
@@ -47,8 +48,8 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
   const { store, now, registry, sync } = options;
   const log = options.log ?? ((line: string) => console.log(line));
   const serial = createSerial();
-  // A durable store may hold the reverse index in the layout of an older version: the first
-  // batch rewrites it, inside the batch (all or nothing with it), before any event reads it.
+  // A durable store may hold the reverse index and the pod IPs in the layout of an older version:
+  // the first batch rewrites them, inside the batch (all or nothing with it), before any event reads them.
   let migrated = false;
   const apply = <T>(pace: Pace | undefined, fn: (deps: ApplyDeps) => Promise<T>): Promise<T> =>
     serial(async () => {
@@ -57,6 +58,8 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
           const moved = await migrateLegacyRefs(deps.store);
           if (moved > 0)
             log(`ingest: moved ${moved} reverse-index key(s) of the previous layout into buckets`);
+          const ips = await migrateUnbucketedPodIps(deps.store);
+          if (ips > 0) log(`ingest: moved ${ips} pod IP key(s) of the previous layout into buckets`);
         }
         return fn(deps);
       });

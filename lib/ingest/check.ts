@@ -1,6 +1,6 @@
 /** Small structural checks that report the first problem with its path. Pure, no dependencies. */
 import { logSafe } from "../log-safe.ts";
-import { type IpFamily, parseIp } from "./ip.ts";
+import { type IpFamily, isIpv4, parseIp } from "./ip.ts";
 import type { NameRule } from "./names.ts";
 
 /** A problem at a path relative to the value checked. */
@@ -51,12 +51,20 @@ export const object = (fields: Record<string, Check>, required: readonly string[
     for (const [name, check, plain] of entries) {
       const item = value[name];
       if (item === undefined || item === null) continue;
-      const p = check(item, plain ? (path ? `${path}.${name}` : name) : child(path, name));
-      if (p) return p;
+      // Paths are built for a failing field only (see `unplaced`).
+      if (check(item, unplaced))
+        return check(item, plain ? (path ? `${path}.${name}` : name) : child(path, name));
     }
     return undefined;
   };
 };
+
+/**
+ * The path a container passes to its items' checks first: nothing is built for the items that
+ * pass (most of a large batch), and a failing item is checked again with its own path, which
+ * gives the same problem since checks are pure. Costs a second run only on the way to an error.
+ */
+const unplaced = "";
 
 /** Runs checks in order on the same value; the first problem wins. */
 export const all =
@@ -77,8 +85,7 @@ export const arrayOf =
     if (max !== undefined && value.length > max)
       return { field: path, message: `must have at most ${max} items, got ${value.length}` };
     for (let i = 0; i < value.length; i++) {
-      const p = item(value[i], `${path}[${i}]`);
-      if (p) return p;
+      if (item(value[i], unplaced)) return item(value[i], `${path}[${i}]`);
     }
     return undefined;
   };
@@ -125,6 +132,7 @@ export const ip =
   (family?: IpFamily): Check =>
   (v, path) => {
     if (typeof v !== "string") return { field: path, message: `must be a string, got ${typeName(v)}` };
+    if (family !== "IPv6" && isIpv4(v)) return undefined; // most addresses: no parse result to build
     const r = parseIp(v);
     if (!r.ok)
       return {
@@ -151,13 +159,14 @@ export const stringMap =
   (key?: NameRule, value?: Check): Check =>
   (v, path) => {
     if (!isObject(v)) return { field: path, message: `must be an object of strings, got ${typeName(v)}` };
-    for (const [k, x] of Object.entries(v)) {
-      const at = child(path, k);
-      if (typeof x !== "string") return { field: at, message: `must be a string, got ${typeName(x)}` };
+    for (const k in v) {
+      if (!Object.hasOwn(v, k)) continue;
+      const x = v[k];
+      if (typeof x !== "string")
+        return { field: child(path, k), message: `must be a string, got ${typeName(x)}` };
       const bad = key?.(k);
-      if (bad) return { field: at, message: `key ${quote(k)} ${bad}` };
-      const p = value?.(x, at);
-      if (p) return p;
+      if (bad) return { field: child(path, k), message: `key ${quote(k)} ${bad}` };
+      if (value?.(x, unplaced)) return value(x, child(path, k));
     }
     return undefined;
   };

@@ -4,10 +4,11 @@
  * call each, so joining several pieces costs no more reads than joining one.
  */
 import type { Endpoint, Service } from "../model/index.ts";
-import { buildEndpoint } from "../registry/kube/endpoint-builder.ts";
+import { buildEndpoint, type EndpointBuildContext } from "../registry/kube/endpoint-builder.ts";
 import type { NodeInfo, PodInfo, RawEndpoint, SlicePiece } from "../registry/kube/records.ts";
-import { decodeSegment, type Entry, keys, type Store } from "../store/index.ts";
+import { type Entry, keys, type Store } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
+import { podsByIp } from "./pod-ip-index.ts";
 
 /** Endpoints built between two awaits of the pace. */
 const paceEvery = 64;
@@ -39,6 +40,17 @@ export async function joinPieces(
   );
   const out: Joined[] = [];
   let done = 0;
+  // One context of one shape for every endpoint (buildEndpoint keeps none of it); endpoints of one
+  // pod, node and zone share their locality and labels (read-only, as stored values are).
+  const build: EndpointBuildContext = {
+    service,
+    pod: undefined,
+    node: undefined,
+    clusterId: cluster,
+    trustDomain: ctx.registry.trustDomain,
+    sendUnhealthy: ctx.registry.sendUnhealthy,
+    shared: new Map(),
+  };
   for (const piece of pieces) {
     const built: Endpoint[] = [];
     const used = new Set<string>();
@@ -48,18 +60,12 @@ export async function joinPieces(
       const pod = podOf(pods, raw);
       const nodeName = raw.nodeName || pod?.nodeName || "";
       if (nodeName) used.add(nodeName);
-      // One object of one shape per endpoint (conditional spreads here cost more than the join).
-      const result = buildEndpoint(raw, {
-        service,
-        pod,
-        node: nodeName ? nodes.get(keys.node(cluster, nodeName))?.value : undefined,
-        clusterId: cluster,
-        trustDomain: ctx.registry.trustDomain,
-        sendUnhealthy: ctx.registry.sendUnhealthy,
-      });
+      build.pod = pod;
+      build.node = nodeName ? nodes.get(keys.node(cluster, nodeName))?.value : undefined;
+      const result = buildEndpoint(raw, build);
       if (result.kind === "endpoint") built.push(result.endpoint);
     }
-    out.push({ built, nodes: [...used].sort() });
+    out.push({ built, nodes: used.size === 0 ? [] : [...used].sort() });
   }
   return out;
 }
@@ -72,7 +78,7 @@ async function podsFor(store: Store, cluster: string, raws: readonly RawEndpoint
   const unnamed = new Set<string>();
   for (const r of raws) {
     if (r.pod) named.add(keys.pod(cluster, r.pod.namespace, r.pod.name));
-    else unnamed.add(keys.podIp(cluster, r.address));
+    else unnamed.add(r.address);
   }
   const byName = new Map<string, PodInfo>();
   for (const e of (await getSome<PodInfo>(store, [...named])).values()) {
@@ -80,12 +86,14 @@ async function podsFor(store: Store, cluster: string, raws: readonly RawEndpoint
   }
   const byIp = new Map<string, PodInfo>();
   if (unnamed.size === 0) return { byName, byIp };
-  const owners = await getSome<{ namespace: string; name: string }>(store, [...unnamed]);
-  const ownerKeys = [...owners.values()].map((o) => keys.pod(cluster, o.value.namespace, o.value.name));
+  // One read per IP bucket (a slice's addresses usually share one), not one per endpoint.
+  const owners = await podsByIp(store, cluster, unnamed);
+  if (owners.size === 0) return { byName, byIp };
+  const ownerKeys = [...owners.values()].map((o) => keys.pod(cluster, o.namespace, o.name));
   const ownerPods = await getSome<PodInfo>(store, ownerKeys);
-  for (const [key, o] of owners) {
-    const pod = ownerPods.get(keys.pod(cluster, o.value.namespace, o.value.name))?.value;
-    if (pod) byIp.set(decodeSegment(key.slice(keys.podIp(cluster, "").length)), pod);
+  for (const [ip, o] of owners) {
+    const pod = ownerPods.get(keys.pod(cluster, o.namespace, o.name))?.value;
+    if (pod) byIp.set(ip, pod);
   }
   return { byName, byIp };
 }

@@ -15,7 +15,9 @@
  * the Durable Object's 2 MB value limit), so no bucket ever produces a value past the limit.
  */
 import { decodeSegment, keys, listAll, type Store } from "../store/index.ts";
-import { parseIp } from "./ip.ts";
+import { type BucketPart, ipBucket, readParts, writeParts } from "./buckets.ts";
+
+export { maxPartChars, splitParts } from "./buckets.ts";
 
 /** What an endpoint depends on. */
 export type RefOn = "pod" | "ip" | "node";
@@ -27,13 +29,7 @@ export type BucketOn = "pod" | "ip";
 export type RefEntry = [id: string, namespace: string, hostname: string, slice: string];
 
 /** One stored part of a bucket; part 0 also says how many parts there are. */
-export interface RefBucketPart {
-  refs: RefEntry[];
-  parts?: number;
-}
-
-/** The characters of names one part may hold (each entry counts its names plus 16). */
-export const maxPartChars = 256 * 1024;
+export type RefBucketPart = BucketPart<RefEntry>;
 
 /** The bucket a dependency belongs to. */
 export function bucketOf(on: BucketOn, id: string): string {
@@ -42,84 +38,17 @@ export function bucketOf(on: BucketOn, id: string): string {
     const dash = id.lastIndexOf("-");
     return dash > slash ? id.slice(0, dash) : id;
   }
-  if (!id.includes(":")) {
-    const dot = id.lastIndexOf(".");
-    return dot < 0 ? id : id.slice(0, dot);
-  }
-  const parsed = parseIp(id);
-  if (!parsed.ok) return id;
-  let out = "";
-  for (let i = 0; i < 8; i++) out += parsed.bytes[i]?.toString(16).padStart(2, "0");
-  return out;
+  return ipBucket(id);
 }
 
-/** Every entry of one bucket, and how many parts hold them. */
-export async function readBucket(
+/** Every entry of one bucket (read-only), and how many parts hold them. */
+export function readBucket(
   store: Store,
   on: BucketOn,
   cluster: string,
   bucket: string,
-): Promise<{ refs: RefEntry[]; parts: number }> {
-  const first = (await store.get<RefBucketPart>(keys.refBucket(on, cluster, bucket, 0)))?.value;
-  if (!first) return { refs: [], parts: 0 };
-  const parts = first.parts ?? 1;
-  if (parts === 1) return { refs: first.refs, parts };
-  const rest = Array.from({ length: parts - 1 }, (_, i) => keys.refBucket(on, cluster, bucket, i + 1));
-  const got = await store.getMany<RefBucketPart>(rest);
-  const refs = [...first.refs];
-  for (const key of rest) refs.push(...(got.get(key)?.value.refs ?? []));
-  return { refs, parts };
-}
-
-function entryChars(e: RefEntry): number {
-  return e[0].length + e[1].length + e[2].length + e[3].length + 16;
-}
-
-/** Cuts sorted entries into parts of at most `limit` characters (at least one entry each). */
-export function splitParts(refs: readonly RefEntry[], limit = maxPartChars): RefEntry[][] {
-  const out: RefEntry[][] = [];
-  let current: RefEntry[] = [];
-  let chars = 0;
-  for (const e of refs) {
-    const size = entryChars(e);
-    if (current.length > 0 && chars + size > limit) {
-      out.push(current);
-      current = [];
-      chars = 0;
-    }
-    current.push(e);
-    chars += size;
-  }
-  if (current.length > 0) out.push(current);
-  return out;
-}
-
-/** Writes a bucket's entries (sorted here) over its `before` parts; no entries deletes it. */
-async function writeBucket(
-  store: Store,
-  on: BucketOn,
-  cluster: string,
-  bucket: string,
-  refs: RefEntry[],
-  before: number,
-): Promise<void> {
-  refs.sort(compareEntries);
-  const parts = splitParts(refs);
-  for (const [i, part] of parts.entries()) {
-    const value: RefBucketPart =
-      i === 0 && parts.length > 1 ? { refs: part, parts: parts.length } : { refs: part };
-    await store.put(keys.refBucket(on, cluster, bucket, i), value);
-  }
-  for (let i = parts.length; i < before; i++) await store.delete(keys.refBucket(on, cluster, bucket, i));
-}
-
-function compareEntries(a: RefEntry, b: RefEntry): number {
-  for (let i = 0; i < 4; i++) {
-    const x = a[i] as string;
-    const y = b[i] as string;
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return 0;
+): Promise<{ refs: readonly RefEntry[]; parts: number }> {
+  return readParts<RefEntry>(store, (part) => keys.refBucket(on, cluster, bucket, part));
 }
 
 /** A dependency change of one slice: what it adds and what it drops, by bucket. */
@@ -155,13 +84,28 @@ export async function updateRefs(
   }
   for (const { on, bucket, changes: cs } of byBucket.values()) {
     const { refs, parts } = await readBucket(store, on, cluster, bucket);
-    const dropped = new Set(cs.filter((c) => !c.add).map((c) => c.id));
-    const next = refs.filter((e) => !(e[3] === name && e[2] === host && e[1] === ns && dropped.has(e[0])));
-    const present = new Set(
-      next.filter((e) => e[3] === name && e[2] === host && e[1] === ns).map((e) => e[0]),
-    );
-    for (const c of cs) if (c.add && !present.has(c.id)) next.push([c.id, ns, host, name]);
-    await writeBucket(store, on, cluster, bucket, next, parts);
+    const dropped = cs.some((c) => !c.add) ? new Set(cs.filter((c) => !c.add).map((c) => c.id)) : undefined;
+    // One pass: the bucket's entries minus this slice's dropped ones, then its new ones.
+    const next: RefEntry[] = [];
+    const present = new Set<string>();
+    let changed = false;
+    for (const e of refs) {
+      if (e[3] === name && e[2] === host && e[1] === ns) {
+        if (dropped?.has(e[0])) {
+          changed = true;
+          continue;
+        }
+        present.add(e[0]);
+      }
+      next.push(e);
+    }
+    for (const c of cs) {
+      if (!c.add || present.has(c.id)) continue;
+      present.add(c.id);
+      next.push([c.id, ns, host, name]);
+      changed = true;
+    }
+    if (changed) await writeParts(store, (part) => keys.refBucket(on, cluster, bucket, part), next, parts);
   }
 }
 

@@ -54,30 +54,32 @@ export async function refreshShard(
   for (const e of await listAll<SlicePiece>(store, prefix)) {
     stored.set(decodeSegment(e.key.slice(prefix.length)), e.value);
   }
-  const pieces = new Map(stored);
+  let pieces: ReadonlyMap<string, SlicePiece> = stored;
   if (change.kind === "slice") {
-    if (change.piece) pieces.set(change.name, change.piece);
-    else if (pieces.delete(change.name)) {
+    const next = new Map(stored);
+    if (change.piece) next.set(change.name, change.piece);
+    else if (next.delete(change.name)) {
       await store.delete(keys.slice(namespace, hostname, cluster, change.name));
       await reindexSlice(ctx, svc, change.name, stored.get(change.name), undefined);
     }
+    pieces = next;
   }
-  let stale = [...pieces].filter(([name]) => touches(change, name));
+  let stale: string[] = [];
+  for (const name of pieces.keys()) if (touches(change, name)) stale.push(name);
   // What the untouched pieces contribute is already in the shard: kept, unless it cannot be told apart.
   let endpoints: Endpoint[] = [];
   if (stale.length < pieces.size) {
     const kept = await keptEndpoints(ctx, svc, stored, pieces, change);
     if (kept) endpoints = kept;
-    else stale = [...pieces];
+    else stale = [...pieces.keys()];
   }
   if (stale.length > 0) {
     const service = (await store.get<Service>(keys.service(namespace, hostname, cluster)))?.value;
-    const joined = await joinPieces(
-      ctx,
-      service,
-      stale.map(([, p]) => p),
-    );
-    for (const [i, [name, raw]] of stale.entries()) {
+    const raws = stale.map((name) => pieces.get(name) as SlicePiece);
+    const joined = await joinPieces(ctx, service, raws);
+    for (let i = 0; i < stale.length; i++) {
+      const name = stale[i] as string;
+      const raw = raws[i] as SlicePiece;
       const { built, nodes } = joined[i] as (typeof joined)[number];
       for (const e of built) endpoints.push(e);
       const piece: SlicePiece = { serviceName: raw.serviceName, endpoints: raw.endpoints, nodes };
@@ -163,24 +165,26 @@ export async function refreshAll(
 }
 
 /**
- * A piece's dependencies as "on\nid": pods it names, IPs of endpoints without a pod, and the
- * nodes it was joined with (a piece not joined yet: the nodes its endpoints name).
+ * A piece's dependencies by kind: pods it names ("ns/name"), IPs of endpoints without a pod, and
+ * the nodes it was joined with (a piece not joined yet: the nodes its endpoints name).
  */
-function depsOf(piece: SlicePiece | undefined): Set<string> {
-  const out = new Set<string>();
-  if (!piece) return out;
+type Deps = Record<RefOn, Set<string>>;
+
+const noDeps: Deps = { pod: new Set(), ip: new Set(), node: new Set() };
+
+function depsOf(piece: SlicePiece | undefined): Deps {
+  if (!piece) return noDeps; // read only
+  const out: Deps = { pod: new Set(), ip: new Set(), node: new Set() };
   for (const r of piece.endpoints) {
-    out.add(r.pod ? `pod\n${r.pod.namespace}/${r.pod.name}` : `ip\n${r.address}`);
-    if (!piece.nodes && r.nodeName) out.add(`node\n${r.nodeName}`);
+    if (r.pod) out.pod.add(`${r.pod.namespace}/${r.pod.name}`);
+    else out.ip.add(r.address);
+    if (!piece.nodes && r.nodeName) out.node.add(r.nodeName);
   }
-  for (const n of piece.nodes ?? []) out.add(`node\n${n}`);
+  for (const n of piece.nodes ?? []) out.node.add(n);
   return out;
 }
 
-function change(dep: string, add: boolean): RefChange {
-  const nl = dep.indexOf("\n");
-  return { on: dep.slice(0, nl) as RefOn, id: dep.slice(nl + 1), add };
-}
+const refKinds: readonly RefOn[] = ["pod", "ip", "node"];
 
 /**
  * Replaces a slice's reverse-index entries (lib/ingest/ref-index.ts): those of `before` it no
@@ -196,8 +200,10 @@ export async function reindexSlice(
   const wanted = depsOf(after);
   const had = depsOf(before);
   const changes: RefChange[] = [];
-  for (const d of had) if (!wanted.has(d)) changes.push(change(d, false));
-  for (const d of wanted) if (!had.has(d)) changes.push(change(d, true));
+  for (const on of refKinds) {
+    for (const id of had[on]) if (!wanted[on].has(id)) changes.push({ on, id, add: false });
+    for (const id of wanted[on]) if (!had[on].has(id)) changes.push({ on, id, add: true });
+  }
   if (changes.length === 0) return;
   await updateRefs(ctx.store, ctx.cluster, [svc.namespace, svc.hostname, slice], changes);
 }

@@ -150,8 +150,19 @@ export const keys = {
   pod: (cluster: string, ns: string, name: string) => `pod/${e(cluster)}/${e(ns)}/${e(name)}`,
   /** Every Pod of one namespace in one cluster (the Pods a ServiceEntry's workloadSelector may select). */
   podsIn: (cluster: string, ns: string) => `pod/${e(cluster)}/${e(ns)}/`,
-  /** Which pod holds an IP: { namespace, name }. */
+  /**
+   * Which pods hold the IPs of one bucket (an IPv4 /24, an IPv6 /64: lib/ingest/pod-ip-index.ts):
+   * PodIpBucketPart, entries [ip, namespace, name] sorted by IP. A bucket too large for one value
+   * spans parts 0..n-1; part 0 says how many.
+   */
+  podIpBucket: (cluster: string, bucket: string, part: number) => `podips/${e(cluster)}/${e(bucket)}/${part}`,
+  /**
+   * Which pod holds an IP, one key per IP: { namespace, name }. The layout before pod IPs were
+   * bucketed; a store written by an older version is migrated (pod-ip-index.ts).
+   */
   podIp: (cluster: string, ip: string) => `podip/${e(cluster)}/${e(ip)}`,
+  /** Every key of the one-key-per-IP layout, all clusters. */
+  podIpsUnbucketed: () => "podip/",
   /** A Node's locality: NodeInfo. */
   node: (cluster: string, name: string) => `node/${e(cluster)}/${e(name)}`,
   /** A Namespace's labels: NamespaceInfo. */

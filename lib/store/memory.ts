@@ -16,6 +16,7 @@ import {
   type ListPage,
   type PutOptions,
   type PutResult,
+  readNow,
   type StagedWrite,
   type Store,
 } from "./store.ts";
@@ -95,6 +96,8 @@ export function createMemoryStore(): Store {
       return more ? { entries, cursor: entries[entries.length - 1]!.key } : { entries };
     },
   };
+  // Synchronous reads for the staged view (store.ts readNow): not enumerable either.
+  Object.defineProperty(store, readNow, { value: (key: string) => slots.get(key) });
   // Staged commits in bulk (store.ts applyStagedWrites): not enumerable, so spreads leave it out.
   Object.defineProperty(store, applyStagedWrites, {
     value: (writes: readonly StagedWrite[]) => {

@@ -29,11 +29,14 @@ import {
   type DeleteOptions,
   type Entry,
   isBulkWritable,
+  isSyncReadable,
   type ListOptions,
   type ListPage,
   type PutOptions,
   type PutResult,
+  readNow,
   type Store,
+  type SyncReadable,
 } from "./store.ts";
 
 /** Page size when `list` gets no limit, as the adapters. */
@@ -90,11 +93,23 @@ export function createStagedStore(base: Store): StagedStore {
    * Runs `act` on the key's state in the view, synchronously after the one read it may need, so
    * concurrent calls on one key decide in one order (compare-and-set stays atomic in the view).
    */
-  const withCurrent = async <R>(key: string, act: (cur: Slot) => R): Promise<R> => {
+  const withCurrent = <R>(key: string, act: (cur: Slot) => R): R | Promise<R> => {
     const slot = known.get(key);
     if (slot) return act(slot);
-    const e = await readBase(key);
-    return act(known.get(key) ?? (e ? { entry: e, staged: false, before: undefined } : missing));
+    if (syncBase) {
+      const e = readBaseNow(syncBase, key);
+      return act(e ? { entry: e, staged: false, before: undefined } : missing);
+    }
+    return readBase(key).then((e) =>
+      act(known.get(key) ?? (e ? { entry: e, staged: false, before: undefined } : missing)),
+    );
+  };
+  const syncBase = isSyncReadable(base) ? base : undefined;
+  /** Reads a key the view does not know from an in-process base, remembering it absent. */
+  const readBaseNow = (sync: SyncReadable, key: string): Entry | undefined => {
+    const e = sync[readNow](key);
+    if (e === undefined) known.set(key, missing);
+    return e;
   };
   const readBase = async <T>(key: string): Promise<Entry<T> | undefined> => {
     const e = await base.get<T>(key);
@@ -118,6 +133,7 @@ export function createStagedStore(base: Store): StagedStore {
       open();
       const slot = known.get(key);
       if (slot) return slot.entry as Entry<T> | undefined;
+      if (syncBase) return readBaseNow(syncBase, key) as Entry<T> | undefined;
       const e = await readBase<T>(key);
       const late = known.get(key);
       return late?.staged ? (late.entry as Entry<T> | undefined) : e;
@@ -125,6 +141,14 @@ export function createStagedStore(base: Store): StagedStore {
 
     async getMany<T>(keys: readonly string[]) {
       open();
+      if (syncBase) {
+        const out = new Map<string, Entry<T>>();
+        for (const key of keys) {
+          const e = known.has(key) ? (known.get(key) as Slot).entry : readBaseNow(syncBase, key);
+          if (e) out.set(key, e as Entry<T>);
+        }
+        return out;
+      }
       const asked = keys.filter((k) => !known.has(k));
       const fromBase = asked.length === 0 ? undefined : await base.getMany<T>(asked);
       const out = new Map<string, Entry<T>>();
@@ -177,8 +201,13 @@ export function createStagedStore(base: Store): StagedStore {
           const entry = (known.get(key) as Slot).entry;
           if (entry) mine.push(entry as Entry<T>);
         }
-        const theirs = page.entries.filter((e) => known.get(e.key)?.staged !== true);
-        for (const e of mergeByKey(theirs, mine)) {
+        const theirs = page.entries.some((e) => known.get(e.key)?.staged === true)
+          ? page.entries.filter((e) => known.get(e.key)?.staged !== true)
+          : page.entries;
+        const merged = mine.length === 0 ? theirs : mergeByKey(theirs, mine);
+        // One page, nothing to cut: the merged list itself (every adapter builds its page fresh).
+        if (out.length === 0 && end === undefined && merged.length <= limit) return { entries: merged };
+        for (const e of merged) {
           out.push(e);
           if (out.length > limit) {
             out.pop();

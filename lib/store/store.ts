@@ -93,6 +93,24 @@ export function isBulkWritable(store: Store): store is Store & BulkWritable {
   return typeof (store as Partial<BulkWritable>)[applyStagedWrites] === "function";
 }
 
+/**
+ * The optional capability of an in-process Store to read one key synchronously: the entry `get`
+ * would resolve to, under the same read contract. The staged view (staged.ts) reads its base
+ * through it when the base has it, so a read of a key it does not hold costs no promise chain.
+ * Keyed by a symbol and not enumerable, like applyStagedWrites.
+ */
+export const readNow: unique symbol = Symbol("store.readNow");
+
+/** A Store with the synchronous read capability. */
+export interface SyncReadable {
+  [readNow](key: string): Entry | undefined;
+}
+
+/** Whether `store` reads synchronously. */
+export function isSyncReadable(store: Store): store is Store & SyncReadable {
+  return typeof (store as Partial<SyncReadable>)[readNow] === "function";
+}
+
 /** Thrown when a compare-and-set loop gives up: the key kept changing under it. */
 export class ConflictError extends Error {
   constructor(
@@ -106,11 +124,13 @@ export class ConflictError extends Error {
 
 /** Every entry under a prefix, following cursors to the end. */
 export async function listAll<T = unknown>(store: Store, prefix: string): Promise<Entry<T>[]> {
-  const out: Entry<T>[] = [];
-  let cursor: string | undefined;
+  const first: ListPage<T> = await store.list<T>(prefix);
+  if (first.cursor === undefined) return first.entries; // one page (most prefixes): no copy
+  const out: Entry<T>[] = [...first.entries];
+  let cursor: string | undefined = first.cursor;
   do {
-    const page: ListPage<T> = await store.list<T>(prefix, cursor === undefined ? {} : { cursor });
-    out.push(...page.entries);
+    const page: ListPage<T> = await store.list<T>(prefix, { cursor });
+    for (const e of page.entries) out.push(e);
     cursor = page.cursor;
   } while (cursor !== undefined);
   return out;

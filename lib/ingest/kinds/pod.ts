@@ -10,22 +10,12 @@ import type { PodInfo } from "../../registry/kube/records.ts";
 import type { KubePod } from "../../registry/kube/types.ts";
 import { keys } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
+import { setPodIps } from "../pod-ip-index.ts";
 import { dependents, refreshAll } from "../shard-refresh.ts";
 import { podSelectionChange } from "./external-registry.ts";
 import { type KindHandler, type ObjectRef, sameJson } from "./handler.ts";
 
 type Owner = { namespace: string; name: string };
-
-async function setIps(ctx: IngestContext, pod: Owner, before: string[], after: string[]) {
-  for (const ip of before) {
-    if (after.includes(ip)) continue;
-    const owner = await ctx.store.get<Owner>(keys.podIp(ctx.cluster, ip));
-    if (owner && owner.value.namespace === pod.namespace && owner.value.name === pod.name) {
-      await ctx.store.delete(keys.podIp(ctx.cluster, ip), { ifVersion: owner.version });
-    }
-  }
-  for (const ip of after) await ctx.store.put<Owner>(keys.podIp(ctx.cluster, ip), pod);
-}
 
 function refreshDependents(ctx: IngestContext, pod: Owner, ips: string[]): Promise<PushRequest | undefined> {
   const deps = [
@@ -47,7 +37,7 @@ export const podHandler: KindHandler = {
     const before = (await ctx.store.get<PodInfo>(key))?.value;
     if (before && sameJson(before, info)) return { kind: "unchanged" };
     await ctx.store.put(key, info);
-    await setIps(ctx, info, before?.ips ?? [], info.ips);
+    await setPodIps(ctx.store, ctx.cluster, info, before?.ips ?? [], info.ips);
     const push = await refreshDependents(ctx, info, [...new Set([...(before?.ips ?? []), ...info.ips])]);
     return { kind: "applied", push: merged(push, await podSelectionChange(ctx, before, info)) };
   },
@@ -57,7 +47,7 @@ export const podHandler: KindHandler = {
     const before = (await ctx.store.get<PodInfo>(key))?.value;
     if (!before) return { kind: "unchanged" };
     await ctx.store.delete(key);
-    await setIps(ctx, ref, before.ips, []);
+    await setPodIps(ctx.store, ctx.cluster, ref, before.ips, []);
     const push = await refreshDependents(ctx, ref, before.ips);
     return { kind: "applied", push: merged(push, await podSelectionChange(ctx, before, undefined)) };
   },

@@ -30,6 +30,12 @@ export interface EndpointBuildContext {
   trustDomain: string;
   /** PILOT_SEND_UNHEALTHY_ENDPOINTS. */
   sendUnhealthy: boolean;
+  /**
+   * Where endpoints built in one go share their locality and labels objects (by pod, node and
+   * zone: what the two depend on), instead of building equal ones per endpoint. The endpoints
+   * built are then read-only, as stored values are (lib/store/store.ts).
+   */
+  shared?: Map<string, { locality: Locality; labels: Record<string, string> }>;
 }
 
 /** A built endpoint; or wait: the slice names a pod not seen yet; or skip, with the reason. */
@@ -106,19 +112,38 @@ export function buildEndpoint(raw: RawEndpoint, ctx: EndpointBuildContext): Endp
     health = "DRAINING";
   }
 
-  const locality = endpointLocality(raw, pod, ctx.node);
+  const { locality, labels } = localityAndLabels(raw, pod, ctx);
   return {
     kind: "endpoint",
     endpoint: {
       address: raw.address,
       port: raw.port,
       servicePortName: raw.servicePortName,
-      labels: augmentLabels(pod?.labels ?? {}, locality, ctx.clusterId, pod?.nodeName ?? ""),
+      labels,
       locality,
       serviceAccount: pod ? spiffeId(ctx.trustDomain, pod.namespace, pod.serviceAccount) : "",
       health,
     },
   };
+}
+
+/** An endpoint's locality and augmented labels, taken from ctx.shared when an equal pair was built. */
+function localityAndLabels(
+  raw: RawEndpoint,
+  pod: PodInfo | undefined,
+  ctx: EndpointBuildContext,
+): { locality: Locality; labels: Record<string, string> } {
+  const key =
+    ctx.shared && `${pod ? `${pod.namespace}/${pod.name}` : ""}\n${ctx.node?.name ?? ""}\n${raw.zone}`;
+  const hit = key === undefined ? undefined : ctx.shared?.get(key);
+  if (hit) return hit;
+  const locality = endpointLocality(raw, pod, ctx.node);
+  const built = {
+    locality,
+    labels: augmentLabels(pod?.labels ?? {}, locality, ctx.clusterId, pod?.nodeName ?? ""),
+  };
+  if (key !== undefined) ctx.shared?.set(key, built);
+  return built;
 }
 
 /** The SPIFFE identity of a Kubernetes service account (Istio spiffe.MustGenSpiffeURI). */
@@ -154,17 +179,33 @@ export function augmentLabels(
   clusterId: string,
   nodeName: string,
 ): Record<string, string> {
+  const values: Record<string, string> = {
+    [TOPOLOGY_REGION_LABEL]: locality.region,
+    [TOPOLOGY_ZONE_LABEL]: locality.zone,
+    [TOPOLOGY_SUBZONE_LABEL]: locality.subzone,
+    [CLUSTER_LABEL]: clusterId,
+    [NODE_HOSTNAME_LABEL]: nodeName,
+  };
+  const own = Object.keys(podLabels);
+  if (own.length === 0) {
+    // The common case without pod labels: the added keys alone, already in order.
+    const out: Record<string, string> = {};
+    for (const key of augmentedKeys) if (values[key] !== "") out[key] = values[key] as string;
+    return out;
+  }
   const out: Record<string, string> = { ...podLabels };
-  const extra: [string, string][] = [
-    [TOPOLOGY_REGION_LABEL, locality.region],
-    [TOPOLOGY_ZONE_LABEL, locality.zone],
-    [TOPOLOGY_SUBZONE_LABEL, locality.subzone],
-    [CLUSTER_LABEL, clusterId],
-    [NODE_HOSTNAME_LABEL, nodeName],
-  ];
-  for (const [key, value] of extra) if (value !== "") out[key] = value;
+  for (const key of augmentedKeys) if (values[key] !== "") out[key] = values[key] as string;
   return sortedRecord(out);
 }
+
+/** The keys augmentLabels adds, sorted. */
+const augmentedKeys = [
+  TOPOLOGY_REGION_LABEL,
+  TOPOLOGY_ZONE_LABEL,
+  TOPOLOGY_SUBZONE_LABEL,
+  CLUSTER_LABEL,
+  NODE_HOSTNAME_LABEL,
+].sort();
 
 function persistentSession(service: Service | undefined): boolean {
   return Boolean(service?.labels[PERSISTENT_SESSION_LABEL]);

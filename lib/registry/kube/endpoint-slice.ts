@@ -42,7 +42,7 @@ function rawSliceEndpoint(
     conditions: normalizeConditions(ep.conditions),
     nodeName: ep.nodeName ?? "",
     zone: ep.zone ?? "",
-    zoneHints: sortedUnique((ep.hints?.forZones ?? []).map((z) => z.name)),
+    zoneHints: ep.hints?.forZones?.length ? sortedUnique(ep.hints.forZones.map((z) => z.name)) : [],
     ...(ep.hostname && { hostname: ep.hostname }),
     ...(pod && { pod }),
   };

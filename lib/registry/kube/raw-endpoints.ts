@@ -52,7 +52,12 @@ export function sortUniqueRawEndpoints(endpoints: readonly RawEndpoint[]): RawEn
       readiness(b.conditions) - readiness(a.conditions) ||
       compareStrings(JSON.stringify(a), JSON.stringify(b)),
   );
-  return sorted.filter((e, i) => i === 0 || compareRawEndpoints(sorted[i - 1]!, e) !== 0);
+  for (let i = 1; i < sorted.length; i++) {
+    // Duplicates are rare: the sorted copy is the answer unless two neighbours share an identity.
+    if (compareRawEndpoints(sorted[i - 1]!, sorted[i]!) === 0)
+      return sorted.filter((e, j) => j === 0 || compareRawEndpoints(sorted[j - 1]!, e) !== 0);
+  }
+  return sorted;
 }
 
 function readiness(c: RawConditions): number {

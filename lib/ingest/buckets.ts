@@ -1,0 +1,119 @@
+/**
+ * Bucketed store values: many small entries (tuples of names) grouped by a bucket (an IPv4 /24,
+ * an IPv6 /64, a pod's owner prefix), one store value per bucket, so a slice of 10 endpoints
+ * reads and writes one value instead of 10 keys. A bucket's entries are kept sorted and cut into
+ * parts of at most `maxPartChars` characters of names (every name is ASCII by validation; with
+ * JSON's quoting a part stays under 1 MiB, far below the Durable Object's 2 MB value limit), so
+ * however many entries one bucket gathers, no value passes the limit. Part 0 says how many parts
+ * there are. Used by the reverse index (ref-index.ts) and the pod-IP index (pod-ip-index.ts).
+ */
+import type { Store } from "../store/index.ts";
+import { parseIp } from "./ip.ts";
+
+/** One entry: a tuple of names, the first one the entry's id within its bucket. */
+export type BucketEntry = readonly string[];
+
+/** One stored part of a bucket; part 0 also says how many parts there are. */
+export interface BucketPart<E extends BucketEntry> {
+  refs: E[];
+  parts?: number;
+}
+
+/** The characters of names one part may hold (each entry counts its names plus 16). */
+export const maxPartChars = 256 * 1024;
+
+/** The key of part `part` of one bucket. */
+export type PartKey = (part: number) => string;
+
+/** The bucket of an IP address: its IPv4 /24 or IPv6 /64 (the address itself when it does not parse). */
+export function ipBucket(ip: string): string {
+  if (!ip.includes(":")) {
+    const dot = ip.lastIndexOf(".");
+    return dot < 0 ? ip : ip.slice(0, dot);
+  }
+  const parsed = parseIp(ip);
+  if (!parsed.ok) return ip;
+  let out = "";
+  for (let i = 0; i < 8; i++) out += parsed.bytes[i]?.toString(16).padStart(2, "0");
+  return out;
+}
+
+/** Every entry of one bucket whose part 0 is `first` (already read), and how many parts hold them. */
+export async function readRest<E extends BucketEntry>(
+  store: Store,
+  partKey: PartKey,
+  first: BucketPart<E> | undefined,
+): Promise<{ refs: readonly E[]; parts: number }> {
+  if (!first) return { refs: [], parts: 0 };
+  const parts = first.parts ?? 1;
+  if (parts === 1) return { refs: first.refs, parts };
+  const rest = Array.from({ length: parts - 1 }, (_, i) => partKey(i + 1));
+  const got = await store.getMany<BucketPart<E>>(rest);
+  const refs = [...first.refs];
+  for (const key of rest) for (const e of got.get(key)?.value.refs ?? []) refs.push(e);
+  return { refs, parts };
+}
+
+/** Every entry of one bucket (read-only: shared with the store), and how many parts hold them. */
+export async function readParts<E extends BucketEntry>(
+  store: Store,
+  partKey: PartKey,
+): Promise<{ refs: readonly E[]; parts: number }> {
+  return readRest(store, partKey, (await store.get<BucketPart<E>>(partKey(0)))?.value);
+}
+
+function entryChars(e: BucketEntry): number {
+  let n = 16;
+  for (const s of e) n += s.length;
+  return n;
+}
+
+/** Cuts sorted entries into parts of at most `limit` characters (at least one entry each). */
+export function splitParts<E extends BucketEntry>(refs: readonly E[], limit = maxPartChars): E[][] {
+  const out: E[][] = [];
+  let current: E[] = [];
+  let chars = 0;
+  for (const e of refs) {
+    const size = entryChars(e);
+    if (current.length > 0 && chars + size > limit) {
+      out.push(current);
+      current = [];
+      chars = 0;
+    }
+    current.push(e);
+    chars += size;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+/** Orders entries name by name (code points, as keys are ordered). */
+export function compareEntries(a: BucketEntry, b: BucketEntry): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i] as string;
+    const y = b[i] as string;
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * Writes a bucket's entries (sorted here; the array is handed to the store) over its `before`
+ * parts; no entries deletes it.
+ */
+export async function writeParts<E extends BucketEntry>(
+  store: Store,
+  partKey: PartKey,
+  refs: E[],
+  before: number,
+): Promise<void> {
+  refs.sort(compareEntries);
+  const parts = splitParts(refs);
+  for (const [i, part] of parts.entries()) {
+    const value: BucketPart<E> =
+      i === 0 && parts.length > 1 ? { refs: part, parts: parts.length } : { refs: part };
+    await store.put(partKey(i), value);
+  }
+  for (let i = parts.length; i < before; i++) await store.delete(partKey(i));
+}
