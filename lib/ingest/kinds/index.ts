@@ -7,8 +7,8 @@ import { nodeHandler } from "./node.ts";
 import { podHandler } from "./pod.ts";
 import { serviceHandler } from "./service.ts";
 import { serviceEntryHandler } from "./service-entry.ts";
-import { workloadEntryHandler } from "./workload-entry.ts";
 import { sidecarHandler } from "./sidecar.ts";
+import { workloadEntryHandler } from "./workload-entry.ts";
 
 /** A null-prototype record: a kind named "constructor" or "__proto__" finds no handler. */
 export const kindHandlers: Readonly<Record<string, KindHandler>> = Object.assign(Object.create(null), {
