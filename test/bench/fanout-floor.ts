@@ -17,7 +17,7 @@ import { TypeUrl } from "../../lib/xds/types.ts";
 import { setVersion } from "../../lib/xds/version.ts";
 import { clusterOf } from "./fanout-clients.ts";
 import { buildMesh } from "./mesh.ts";
-import { ask, type StartedServer, startCommand } from "./npm-start.ts";
+import { ask, type StartedServer, serving, startCommand } from "./npm-start.ts";
 
 const root = new URL("../../", import.meta.url);
 const prefixBytes = 5;
@@ -44,19 +44,7 @@ export async function startFloor(services: number): Promise<StartedFloor> {
     ],
     { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit", "ipc"] },
   );
-  const ports = await new Promise<{ port: number; xdsPort: number }>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /on http:\/\/[^:]+:(\d+), xDS .* on h2c [^:]+:(\d+)/.exec(out);
-      if (m) resolve({ port: Number(m[1]), xdsPort: Number(m[2]) });
-    });
-    child.once("exit", (code) => reject(new Error(`the floor exited (${code}) before serving: ${out}`)));
-  });
-  const exited = new Promise<void>((r) => {
-    if (child.exitCode !== null) r();
-    else child.once("exit", () => r());
-  });
+  const { ports, exited } = await serving(child, "the floor");
   const target = clusterOf(0);
   return {
     child,

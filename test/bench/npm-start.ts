@@ -59,19 +59,7 @@ export async function startServer(probe: string, nodeFlags: string[] = []): Prom
     },
     stdio: ["ignore", "pipe", "inherit", "ipc"],
   });
-  const ports = await new Promise<{ port: number; xdsPort: number }>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d: Buffer) => {
-      out += d.toString();
-      const m = /on http:\/\/[^:]+:(\d+), xDS .* on h2c [^:]+:(\d+)/.exec(out);
-      if (m) resolve({ port: Number(m[1]), xdsPort: Number(m[2]) });
-    });
-    child.once("exit", (code) => reject(new Error(`the server exited (${code}) before serving: ${out}`)));
-  });
-  const exited = new Promise<void>((r) => {
-    if (child.exitCode !== null) r();
-    else child.once("exit", () => r());
-  });
+  const { ports, exited } = await serving(child, "the server");
   return {
     child,
     line,
@@ -83,6 +71,30 @@ export async function startServer(probe: string, nodeFlags: string[] = []): Prom
       clearTimeout(killer);
     },
   };
+}
+
+/**
+ * Resolves once `child` says it serves (its start-up line names both ports), with those ports and a
+ * promise of its exit; rejects with its output if it exits first. `what` names it in that error.
+ */
+export async function serving(
+  child: ChildProcess,
+  what: string,
+): Promise<{ ports: { port: number; xdsPort: number }; exited: Promise<void> }> {
+  const ports = await new Promise<{ port: number; xdsPort: number }>((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /on http:\/\/[^:]+:(\d+), xDS .* on h2c [^:]+:(\d+)/.exec(out);
+      if (m) resolve({ port: Number(m[1]), xdsPort: Number(m[2]) });
+    });
+    child.once("exit", (code) => reject(new Error(`${what} exited (${code}) before serving: ${out}`)));
+  });
+  const exited = new Promise<void>((r) => {
+    if (child.exitCode !== null) r();
+    else child.once("exit", () => r());
+  });
+  return { ports, exited };
 }
 
 /** Sends `message` to the server's probe and resolves with its next answer of kind `kind`. */

@@ -1,12 +1,4 @@
-/**
- * The pod-IP index in buckets: who holds an IP when two pods claim it, one read per slice whose
- * endpoints name no pod (whichever of the slice and its pods arrived first), and a store holding the
- * previous one-key-per-IP layout migrated by the first batch, on the memory and file stores.
- */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createIngestCore } from "../../../lib/core/ingest.ts";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { validateEvents } from "../../../lib/ingest/index.ts";
@@ -16,11 +8,11 @@ import {
   podsByIp,
   setPodIps,
 } from "../../../lib/ingest/pod-ip-index.ts";
-import { createFileStore, type FileStore } from "../../../lib/store/file.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { EndpointShardsRecord } from "../../../lib/xds/types.ts";
 import { endpointSlice, event, pod, podName, service } from "../../e2e/support/kube.ts";
+import { migrationStores } from "./migration-stores.ts";
 
 const host = "reviews.default.svc.cluster.local";
 const a = { namespace: "default", name: "a" };
@@ -166,26 +158,7 @@ describe("a slice whose endpoints name no pod", () => {
   });
 });
 
-const opened: { store: FileStore; dir: string }[] = [];
-afterEach(() => {
-  for (const { store, dir } of opened.splice(0)) {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-const stores: [string, () => Store][] = [
-  ["memory", () => createMemoryStore()],
-  [
-    "file (SQLite)",
-    () => {
-      const dir = mkdtempSync(join(tmpdir(), "edgepilot-pod-ip-"));
-      const store = createFileStore({ dir });
-      opened.push({ store, dir });
-      return store;
-    },
-  ],
-];
+const stores = migrationStores("edgepilot-pod-ip-");
 
 describe.each(stores)("migration of the one-key-per-IP layout, %s store", (_name, open) => {
   it("the first batch moves podip/ keys into buckets; a slice arriving then finds its pods by IP", async () => {

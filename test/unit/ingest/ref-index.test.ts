@@ -1,12 +1,4 @@
-/**
- * The bucketed reverse index: which bucket a dependency falls in, how few keys a slice writes,
- * a bucket past one value's budget spread over parts (and gone when emptied), and a store holding
- * the previous one-key-per-dependency layout migrated by the first batch, a Pod still finding its slice.
- */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createIngestCore } from "../../../lib/core/ingest.ts";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { validateEvents } from "../../../lib/ingest/index.ts";
@@ -20,10 +12,10 @@ import {
   splitParts,
   updateRefs,
 } from "../../../lib/ingest/ref-index.ts";
-import { createFileStore, type FileStore } from "../../../lib/store/file.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { endpointSlice, event, pod, podName, service } from "../../e2e/support/kube.ts";
+import { migrationStores } from "./migration-stores.ts";
 
 const host = "reviews.default.svc.cluster.local";
 
@@ -120,26 +112,7 @@ describe("parts", () => {
   });
 });
 
-const opened: { store: FileStore; dir: string }[] = [];
-afterEach(() => {
-  for (const { store, dir } of opened.splice(0)) {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-const stores: [string, () => Store][] = [
-  ["memory", () => createMemoryStore()],
-  [
-    "file (SQLite)",
-    () => {
-      const dir = mkdtempSync(join(tmpdir(), "edgepilot-ref-index-"));
-      const store = createFileStore({ dir });
-      opened.push({ store, dir });
-      return store;
-    },
-  ],
-];
+const stores = migrationStores("edgepilot-ref-index-");
 
 describe.each(stores)("migration of the previous layout, %s store", (_name, open) => {
   it("the first batch rewrites ref/ keys into buckets; a Pod arriving then finds its slice", async () => {
