@@ -33,9 +33,9 @@ import {
 } from "../../shards/endpoint-shards.ts";
 import { keys, listAll } from "../../store/index.ts";
 import type { EndpointShardsRecord } from "../../xds/types.ts";
-import type { IngestContext } from "../context.ts";
-import { sameJson } from "./handler.ts";
-import type { StoredConfig } from "./istio-config.ts";
+import type { IngestContext, Outcome } from "../context.ts";
+import { type KindHandler, sameJson } from "./handler.ts";
+import { type StoredConfig, toStored } from "./istio-config.ts";
 import { namespacePodWorkloads, podWorkload } from "./pod-workloads.ts";
 
 /** A ServiceEntry as stored. */
@@ -260,4 +260,34 @@ export async function podSelectionChange(
     w !== undefined && entries.some((se) => selectsWorkloadEntry(se, w));
   if (!selected(before) && !selected(after)) return undefined;
   return applyWorkloadChange(ctx, namespace, before, after);
+}
+
+/**
+ * The ingest handler of a ServiceEntry or WorkloadEntry: each cluster's copy stored under
+ * keys.config(); an UPDATE configChanged() finds unchanged pushes nothing (needsPush); otherwise
+ * `change` applies it (either side undefined for an add or a delete) and returns its push.
+ */
+export function externalConfigHandler<C extends StoredServiceEntry | StoredWorkloadEntry>(
+  kind: C["kind"],
+  noteUnsupported: (ctx: IngestContext, c: C) => void,
+  change: (ctx: IngestContext, old: C | undefined, next: C | undefined) => Promise<PushRequest | undefined>,
+): KindHandler {
+  return {
+    async apply(ctx, obj): Promise<Outcome> {
+      const next = toStored(kind, ctx, obj) as C;
+      noteUnsupported(ctx, next);
+      const key = keys.config(kind, next.namespace, next.name, ctx.cluster);
+      const before = (await ctx.store.get<C>(key))?.value;
+      if (!configChanged(before, next)) return { kind: "unchanged" };
+      await ctx.store.put(key, next);
+      return { kind: "applied", push: await change(ctx, before, next) };
+    },
+    async remove(ctx, ref): Promise<Outcome> {
+      const key = keys.config(kind, ref.namespace, ref.name, ctx.cluster);
+      const before = (await ctx.store.get<C>(key))?.value;
+      if (!before) return { kind: "unchanged" };
+      await ctx.store.delete(key);
+      return { kind: "applied", push: await change(ctx, before, undefined) };
+    },
+  };
 }

@@ -14,16 +14,15 @@ import {
   serviceEntryUnsupportedFields,
 } from "../../registry/istio/service-entry.ts";
 import { keys } from "../../store/index.ts";
-import type { IngestContext, Outcome } from "../context.ts";
+import type { IngestContext } from "../context.ts";
 import {
-  configChanged,
+  externalConfigHandler,
   forgetSelectingEntries,
   namespaceConfigs,
   refreshExternalShard,
   type StoredServiceEntry,
 } from "./external-registry.ts";
 import { type KindHandler, sameJson } from "./handler.ts";
-import { toStored } from "./istio-config.ts";
 
 /** Notes, once per batch, what the entry sets that is accepted but not served. */
 function noteUnsupported(ctx: IngestContext, se: StoredServiceEntry): void {
@@ -84,22 +83,9 @@ async function serviceEntryChange(
   return mergeAll(pushes);
 }
 
-export const serviceEntryHandler: KindHandler = {
-  async apply(ctx, obj): Promise<Outcome> {
-    const next = toStored("ServiceEntry", ctx, obj) as StoredServiceEntry;
-    noteUnsupported(ctx, next);
-    const key = keys.config("ServiceEntry", next.namespace, next.name, ctx.cluster);
-    const before = (await ctx.store.get<StoredServiceEntry>(key))?.value;
-    if (!configChanged(before, next)) return { kind: "unchanged" };
-    await ctx.store.put(key, next);
-    return { kind: "applied", push: await serviceEntryChange(ctx, before, next) };
-  },
-
-  async remove(ctx, ref): Promise<Outcome> {
-    const key = keys.config("ServiceEntry", ref.namespace, ref.name, ctx.cluster);
-    const before = (await ctx.store.get<StoredServiceEntry>(key))?.value;
-    if (!before) return { kind: "unchanged" };
-    await ctx.store.delete(key);
-    return { kind: "applied", push: await serviceEntryChange(ctx, before, undefined) };
-  },
-};
+/** ServiceEntry ingest (see the file comment). */
+export const serviceEntryHandler: KindHandler = externalConfigHandler(
+  "ServiceEntry",
+  noteUnsupported,
+  serviceEntryChange,
+);

@@ -6,6 +6,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
+import { createIngestCore } from "../../../lib/core/ingest.ts";
+import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
+import { validateEvents } from "../../../lib/ingest/index.ts";
 import { createFileStore, type FileStore } from "../../../lib/store/file.ts";
 import type { Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
@@ -31,4 +34,19 @@ export function migrationStores(prefix: string): [string, () => Store][] {
       },
     ],
   ];
+}
+
+/** An ingest of cluster "east" over `store` at a fixed time: validates raw events and applies them as one batch; log lines go to `lines`. */
+export function ingestInto(store: Store, lines: string[] = []) {
+  const ingest = createIngestCore({
+    store,
+    now: () => 1_000,
+    registry: defaultRegistryOptions,
+    log: (line) => lines.push(line),
+  });
+  return async (...raw: unknown[]) => {
+    const v = validateEvents(raw);
+    if (!v.ok) throw new Error(v.error.message);
+    return ingest.events("east", v.value);
+  };
 }

@@ -1,7 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { createIngestCore } from "../../../lib/core/ingest.ts";
-import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
-import { validateEvents } from "../../../lib/ingest/index.ts";
 import {
   migrateUnbucketedPodIps,
   type PodIpBucketPart,
@@ -12,25 +9,11 @@ import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { EndpointShardsRecord } from "../../../lib/xds/types.ts";
 import { endpointSlice, event, pod, podName, service } from "../../e2e/support/kube.ts";
-import { migrationStores } from "./migration-stores.ts";
+import { ingestInto, migrationStores } from "./migration-stores.ts";
 
 const host = "reviews.default.svc.cluster.local";
 const a = { namespace: "default", name: "a" };
 const b = { namespace: "default", name: "b" };
-
-function core(store: Store, lines: string[] = []) {
-  const ingest = createIngestCore({
-    store,
-    now: () => 1_000,
-    registry: defaultRegistryOptions,
-    log: (line) => lines.push(line),
-  });
-  return async (...raw: unknown[]) => {
-    const v = validateEvents(raw);
-    if (!v.ok) throw new Error(v.error.message);
-    return ingest.events("east", v.value);
-  };
-}
 
 /** A slice of `reviews` whose endpoints name no pod (found by IP, as for pods outside the API). */
 function podlessSlice(...ips: string[]) {
@@ -139,15 +122,15 @@ describe("a slice whose endpoints name no pod", () => {
   it("pods first: the slice is joined with them, reading one pod-IP value for its 10 endpoints", async () => {
     const store = createMemoryStore();
     const { counted, reads } = countingReads(store);
-    await core(store)(svc, ...ips.map((ip) => event("ADDED", pod("reviews", "default", ip))));
-    await core(counted)(event("ADDED", podlessSlice(...ips)));
+    await ingestInto(store)(svc, ...ips.map((ip) => event("ADDED", pod("reviews", "default", ip))));
+    await ingestInto(counted)(event("ADDED", podlessSlice(...ips)));
     expect(reads).toEqual([keys.podIpBucket("east", "10.244.1", 0)]);
     expect(await served(store)).toEqual(want);
   });
 
   it("slice first: each pod arriving later reaches its endpoint", async () => {
     const store = createMemoryStore();
-    const events = core(store);
+    const events = ingestInto(store);
     await events(svc, event("ADDED", podlessSlice(...ips)));
     expect(await served(store)).toEqual(ips.map((ip) => `${ip} `).sort());
     for (const ip of ips) await events(event("ADDED", pod("reviews", "default", ip)));
@@ -164,7 +147,7 @@ describe.each(stores)("migration of the one-key-per-IP layout, %s store", (_name
   it("the first batch moves podip/ keys into buckets; a slice arriving then finds its pods by IP", async () => {
     const store = open();
     const ips = ["10.244.1.7", "10.244.1.8", "10.244.2.9"];
-    await core(store)(
+    await ingestInto(store)(
       event("ADDED", service("reviews", "default", [{ name: "grpc", port: 9080 }])),
       ...ips.map((ip) => event("ADDED", pod("reviews", "default", ip))),
     );
@@ -177,7 +160,7 @@ describe.each(stores)("migration of the one-key-per-IP layout, %s store", (_name
     expect(await listAll(store, keys.podIpsUnbucketed())).toHaveLength(3);
 
     const lines: string[] = [];
-    await core(store, lines)(event("ADDED", podlessSlice(...ips)));
+    await ingestInto(store, lines)(event("ADDED", podlessSlice(...ips)));
     expect(lines).toEqual(["ingest: moved 3 pod IP key(s) of the previous layout into buckets"]);
     expect(await listAll(store, keys.podIpsUnbucketed())).toEqual([]);
     const found = await podsByIp(store, "east", new Set(ips));

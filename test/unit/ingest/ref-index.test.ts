@@ -1,7 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { createIngestCore } from "../../../lib/core/ingest.ts";
-import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
-import { validateEvents } from "../../../lib/ingest/index.ts";
 import {
   type BucketOn,
   bucketOf,
@@ -12,26 +9,12 @@ import {
   splitParts,
   updateRefs,
 } from "../../../lib/ingest/ref-index.ts";
-import { keys, listAll, type Store } from "../../../lib/store/index.ts";
+import { keys, listAll } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { endpointSlice, event, pod, podName, service } from "../../e2e/support/kube.ts";
-import { migrationStores } from "./migration-stores.ts";
+import { ingestInto, migrationStores } from "./migration-stores.ts";
 
 const host = "reviews.default.svc.cluster.local";
-
-function core(store: Store, lines: string[] = []) {
-  const ingest = createIngestCore({
-    store,
-    now: () => 1_000,
-    registry: defaultRegistryOptions,
-    log: (line) => lines.push(line),
-  });
-  return async (...raw: unknown[]) => {
-    const v = validateEvents(raw);
-    if (!v.ok) throw new Error(v.error.message);
-    return ingest.events("east", v.value);
-  };
-}
 
 const sliceOf = (...ips: string[]) =>
   endpointSlice(
@@ -59,7 +42,7 @@ describe("bucketOf", () => {
 describe("keys per slice", () => {
   it("a slice of 10 endpoints naming their pods (one owner) on one node writes two index keys", async () => {
     const store = createMemoryStore();
-    const events = core(store);
+    const events = ingestInto(store);
     const ips = Array.from({ length: 10 }, (_, i) => `10.244.1.${i + 1}`);
     await events(event("ADDED", service("reviews", "default", [{ name: "grpc", port: 9080 }])));
     await events(event("ADDED", sliceOf(...ips)));
@@ -73,7 +56,7 @@ describe("keys per slice", () => {
 
   it("a slice of 10 endpoints of one /24 without pods writes one bucket of IPs", async () => {
     const store = createMemoryStore();
-    const events = core(store);
+    const events = ingestInto(store);
     const raw = sliceOf(...Array.from({ length: 10 }, (_, i) => `10.244.1.${i + 1}`));
     for (const e of raw.endpoints) (e as { targetRef?: unknown }).targetRef = undefined;
     await events(event("ADDED", JSON.parse(JSON.stringify(raw))));
@@ -118,7 +101,7 @@ describe.each(stores)("migration of the previous layout, %s store", (_name, open
   it("the first batch rewrites ref/ keys into buckets; a Pod arriving then finds its slice", async () => {
     const store = open();
     const ip = "10.244.1.7";
-    await core(store)(
+    await ingestInto(store)(
       event("ADDED", service("reviews", "default", [{ name: "grpc", port: 9080 }])),
       event("ADDED", sliceOf(ip)),
     );
@@ -134,7 +117,7 @@ describe.each(stores)("migration of the previous layout, %s store", (_name, open
     const shardBefore = await store.get(keys.shards("default", host));
 
     const lines: string[] = [];
-    const summary = await core(store, lines)(event("ADDED", pod("reviews", "default", ip)));
+    const summary = await ingestInto(store, lines)(event("ADDED", pod("reviews", "default", ip)));
     expect(lines).toEqual(["ingest: moved 1 reverse-index key(s) of the previous layout into buckets"]);
     expect(await listAll(store, keys.refsOn("pod"))).toEqual([]);
     expect(await refsOf(store, "east", [{ on: "pod", id: `default/${podName("reviews", ip)}` }])).toEqual([
