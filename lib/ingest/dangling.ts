@@ -65,9 +65,10 @@ export function serviceHostsOf(pushes: readonly PushRequest[]): Set<string> {
 
 /**
  * One line per dangling destination, sorted, unique: `VirtualService <ns>/<name>: spec.http[<i>]:
- * <host>[ subset <s>][ port <p>]: <reason>`. Judged: the batch's VirtualServices, those routing to
- * a host whose DestinationRule it changed, and those routing to a host in `serviceHosts` (see
- * serviceHostsOf). Empty when the batch changed none of these.
+ * <host>[ subset <s>][ port <p>]: <reason>`. Judged: every destination of the batch's
+ * VirtualServices, and of the others the destinations to a host whose DestinationRule the batch
+ * changed or to a host in `serviceHosts` (see serviceHostsOf): what the batch made dangling.
+ * Empty when the batch changed none of these.
  */
 export async function danglingOfBatch(
   ctx: IngestContext,
@@ -80,16 +81,13 @@ export async function danglingOfBatch(
   )
     return [];
   const suffix = ctx.registry.domainSuffix;
+  const affected = (h: string) =>
+    serviceHosts.has(h) || [...changes.ruleHosts].some((r) => hostMatches(r, h));
+  const applied = (vs: VirtualServiceModel) => changes.virtualServices.has(`${vs.namespace}/${vs.name}`);
   const checked = (await firstCopies(ctx, "VirtualService"))
     .map((c) => toVirtualService(meta(c), c.spec, suffix))
     .filter((vs) => vs.appliesToMesh && vs.hosts.length > 0)
-    .filter(
-      (vs) =>
-        changes.virtualServices.has(`${vs.namespace}/${vs.name}`) ||
-        destinationHostsOf(vs).some(
-          (h) => serviceHosts.has(h) || [...changes.ruleHosts].some((r) => hostMatches(r, h)),
-        ),
-    );
+    .filter((vs) => applied(vs) || destinationHostsOf(vs).some(affected));
   if (checked.length === 0) return [];
   const rules = createDestinationRuleIndex(
     (await firstCopies(ctx, "DestinationRule")).map((c) => toDestinationRule(meta(c), c.spec, suffix)),
@@ -97,13 +95,16 @@ export async function danglingOfBatch(
   );
   const hostOf = hostLookup(ctx, rules, await loadExternalHosts(ctx.store));
   const out = new Set<string>();
-  for (const vs of checked) for (const line of await danglingLines(vs, hostOf)) out.add(line);
+  // A VirtualService the batch applied: every destination; another: those the batch affected.
+  for (const vs of checked)
+    for (const line of await danglingLines(vs, hostOf, applied(vs) ? undefined : affected)) out.add(line);
   return [...out].sort();
 }
 
 async function danglingLines(
   vs: VirtualServiceModel,
   hostOf: (host: string) => Promise<DestinationHost | undefined>,
+  judged?: (host: string) => boolean,
 ): Promise<string[]> {
   const listen = new Set<number>();
   for (const h of vs.hosts) for (const p of (await hostOf(h))?.ports ?? []) listen.add(p);
@@ -118,6 +119,7 @@ async function danglingLines(
   for (const { route, p } of flat) {
     if (route.action.kind !== "route") continue;
     for (const d of route.action.destinations) {
+      if (judged && !judged(d.host)) continue;
       const host = await hostOf(d.host);
       const reason = danglingReason(d, p ?? d.port ?? host?.ports[0] ?? 0, host);
       if (reason === undefined) continue;
