@@ -12,6 +12,7 @@ import {
   DiscoveryRequestSchema,
   type DiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { deltaStep } from "../../../lib/xds/poll.ts";
 import { createSotwSession } from "../../../lib/xds/sotw.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
 import type { SyncGate } from "../../../lib/xds/sync-gate.ts";
@@ -174,5 +175,25 @@ describe("SotW: a subscribed name that does not exist", () => {
   it("a wildcard CDS subscription is never held for a name (no name is asked for)", async () => {
     const h = sotw(gate(false));
     expect(names(await h.session.onRequest(request(CDS, [])))).toEqual(["(empty)"]);
+  });
+});
+
+describe("Poll/Watch: a subscribed name that does not exist", () => {
+  it.each([
+    [true, ["never"]],
+    [false, []],
+  ])("synced %s: removed_resources %j, and once synced it is reported", async (synced, want) => {
+    const h = harness();
+    await h.publish(CDS, "a");
+    const query = { typeUrl: CDS, sub: { wildcard: false, names: new Set(["a", "never"]) } };
+    const step = await deltaStep(
+      createStoreSource(h.store),
+      query,
+      { held: new Map(), absent: new Set() },
+      synced,
+    );
+    expect(step.response.removedResources).toEqual(want);
+    const after = await deltaStep(createStoreSource(h.store), query, step.view, true);
+    expect(after.response.removedResources).toEqual(synced ? [] : ["never"]);
   });
 });
