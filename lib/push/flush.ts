@@ -131,8 +131,9 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const visibility = createVisibility(store, deps.discoverySelectors ?? []);
       // Read once per flush; an EDS-only push needs them too (subset assignments come from the rules).
       const routing = await loadRoutingConfigs(store, deps.context.domainSuffix);
-      // Routes to hosts outside Kubernetes are judged against the ServiceEntries (external-hosts.ts).
-      const externalHosts = routing && (await loadExternalHosts(store));
+      // Routes to hosts outside Kubernetes are judged against the ServiceEntries (external-hosts.ts);
+      // an EDS-only push generates no route.
+      const externalHosts = routing && request.full ? await loadExternalHosts(store) : undefined;
       const refs = withRoutesTo(await servicesInScope(store, request), request, routing, externalHosts);
       // Per-namespace views (views.ts): overlays of the chunks' services, then the view table.
       const views = await loadViews({ ...deps, ...(routing && { routing }) });
@@ -147,7 +148,12 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // 128 MB); each chunk is checked before any of it is published.
       for (let at = 0; at < refs.length; at += chunk) {
         const plans = await planChunk(
-          { ...deps, filterView: visibility.filterView, ...(routing && { routing, externalHosts }) },
+          {
+            ...deps,
+            filterView: visibility.filterView,
+            ...(routing && { routing }),
+            ...(externalHosts && { externalHosts }),
+          },
           refs.slice(at, at + chunk),
           request.full,
         );
