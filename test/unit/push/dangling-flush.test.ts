@@ -26,7 +26,12 @@ async function routes(h: ReturnType<typeof createHarness>, host = FRONT): Promis
   return (rc.virtualHosts[0]?.routes ?? []).map((r) => {
     if (r.action.case !== "route") return "other";
     const spec = r.action.value.clusterSpecifier;
-    const names = spec.case === "cluster" ? [spec.value] : (spec.value?.clusters.map((c) => c.name) ?? []);
+    const names =
+      spec.case === "cluster"
+        ? [spec.value]
+        : spec.case === "weightedClusters"
+          ? spec.value.clusters.map((c) => c.name)
+          : [];
     const fault = Object.keys(r.typedPerFilterConfig).length > 0;
     return `${fault ? "abort " : ""}${names.join(",")}`;
   });
