@@ -8,7 +8,7 @@ import type { Pace } from "../pace.ts";
 import { enqueuePush } from "../push/queue.ts";
 import type { Store } from "../store/index.ts";
 import type { IngestContext, Outcome, RegistryOptions } from "./context.ts";
-import { danglingOfBatch, routingChanges } from "./dangling.ts";
+import { danglingOfBatch, routingChanges, serviceHostsOf } from "./dangling.ts";
 import type { KubeObject, WatchEvent } from "./events.ts";
 import { kindHandlers } from "./kinds/index.ts";
 import { isNewer, readObject, writeObject } from "./objects.ts";
@@ -109,18 +109,23 @@ export async function applyEvents(
       await applyEvent(ctx, event.type === "DELETED", event.object, options),
     );
   }
-  await noteConfigs(summary, ctx);
+  await noteConfigs(summary, ctx, pushes);
   await queuePush(deps, summary, pushes);
   return summary;
 }
 
 /**
  * Copies what the handlers noted as accepted but not implemented into the summary, sorted, and
- * the dangling route destinations of the batch's routing configs (dangling.ts).
+ * the dangling route destinations of the batch's routing configs and of the routes to the services
+ * its full `pushes` name (dangling.ts).
  */
-export async function noteConfigs(summary: ApplySummary, ctx: IngestContext): Promise<void> {
+export async function noteConfigs(
+  summary: ApplySummary,
+  ctx: IngestContext,
+  pushes: readonly PushRequest[] = [],
+): Promise<void> {
   summary.unsupported = [...(ctx.unsupported ?? [])].sort();
-  summary.dangling = await danglingOfBatch(ctx);
+  summary.dangling = await danglingOfBatch(ctx, serviceHostsOf(pushes));
 }
 
 /** Tallies one outcome into the summary and the batch's pushes. */

@@ -3,9 +3,13 @@
  * VirtualService routing to a host whose DestinationRule the batch changed) that name a cluster
  * nobody publishes, judged against the stored services and rules once the batch is applied (so
  * the order of events in a batch does not matter). Istio accepts such routes; the flush answers
- * them UNAVAILABLE (route-vs.ts). Only Kubernetes service hosts are judged, as in the flush.
+ * them UNAVAILABLE (route-vs.ts). Kubernetes service hosts and ServiceEntry hosts are judged alike,
+ * as in the flush (consistency.ts destinationHosts). A batch that deletes or re-ports a service
+ * (its full push names the host) re-judges every VirtualService routing to that host, so the POST
+ * deleting a destination reports the routes it leaves dangling.
  */
-import { kubeServiceNamespace, type Service } from "../model/index.ts";
+import { kubeServiceNamespace, type PushRequest, parseConfigKey, type Service } from "../model/index.ts";
+import { loadExternalHosts } from "../push/external-hosts.ts";
 import { rootNamespace } from "../push/istio-configs.ts";
 import type { ConfigMeta } from "../registry/istio/config-meta.ts";
 import {
@@ -13,7 +17,12 @@ import {
   type DestinationRuleIndex,
   toDestinationRule,
 } from "../registry/istio/destination-rule.ts";
-import { type DestinationHost, danglingReason } from "../registry/istio/route-destinations.ts";
+import {
+  type DestinationHost,
+  danglingReason,
+  type ExternalHosts,
+  externalDestination,
+} from "../registry/istio/route-destinations.ts";
 import {
   routesForPort,
   toVirtualService,
@@ -39,34 +48,63 @@ export function routingChanges(): RoutingChanges {
 }
 
 /**
- * One line per dangling destination, sorted, unique: `VirtualService <ns>/<name>: spec.http[<i>]:
- * <host>[ subset <s>][ port <p>]: <reason>`. Empty when the batch changed no routing config.
+ * The hosts whose services the batch's full pushes name (ServiceEntry config keys: a Kubernetes
+ * Service or a ServiceEntry host added, changed or deleted): routes to them are judged again.
  */
-export async function danglingOfBatch(ctx: IngestContext): Promise<string[]> {
+export function serviceHostsOf(pushes: readonly PushRequest[]): Set<string> {
+  const out = new Set<string>();
+  for (const p of pushes) {
+    if (!p.full) continue;
+    for (const key of p.configsUpdated ?? []) {
+      const c = parseConfigKey(key);
+      if (c.kind === "ServiceEntry") out.add(c.name);
+    }
+  }
+  return out;
+}
+
+/**
+ * One line per dangling destination, sorted, unique: `VirtualService <ns>/<name>: spec.http[<i>]:
+ * <host>[ subset <s>][ port <p>]: <reason>`. Judged: every destination of the batch's
+ * VirtualServices, and of the others the destinations to a host whose DestinationRule the batch
+ * changed or to a host in `serviceHosts` (see serviceHostsOf): what the batch made dangling.
+ * Empty when the batch changed none of these.
+ */
+export async function danglingOfBatch(
+  ctx: IngestContext,
+  serviceHosts: ReadonlySet<string> = new Set(),
+): Promise<string[]> {
   const changes = ctx.routing;
-  if (!changes || (changes.virtualServices.size === 0 && changes.ruleHosts.size === 0)) return [];
+  if (
+    !changes ||
+    (changes.virtualServices.size === 0 && changes.ruleHosts.size === 0 && serviceHosts.size === 0)
+  )
+    return [];
   const suffix = ctx.registry.domainSuffix;
+  const affected = (h: string) =>
+    serviceHosts.has(h) || [...changes.ruleHosts].some((r) => hostMatches(r, h));
+  const applied = (vs: VirtualServiceModel) => changes.virtualServices.has(`${vs.namespace}/${vs.name}`);
+  const checked = (await firstCopies(ctx, "VirtualService"))
+    .map((c) => toVirtualService(meta(c), c.spec, suffix))
+    .filter((vs) => vs.appliesToMesh && vs.hosts.length > 0)
+    .filter((vs) => applied(vs) || destinationHostsOf(vs).some(affected));
+  if (checked.length === 0) return [];
   const rules = createDestinationRuleIndex(
     (await firstCopies(ctx, "DestinationRule")).map((c) => toDestinationRule(meta(c), c.spec, suffix)),
     { rootNamespace },
   );
-  const checked = (await firstCopies(ctx, "VirtualService"))
-    .map((c) => toVirtualService(meta(c), c.spec, suffix))
-    .filter((vs) => vs.appliesToMesh && vs.hosts.length > 0)
-    .filter(
-      (vs) =>
-        changes.virtualServices.has(`${vs.namespace}/${vs.name}`) ||
-        destinationHostsOf(vs).some((h) => [...changes.ruleHosts].some((r) => hostMatches(r, h))),
-    );
-  const hostOf = hostLookup(ctx, rules);
+  const hostOf = hostLookup(ctx, rules, await loadExternalHosts(ctx.store));
   const out = new Set<string>();
-  for (const vs of checked) for (const line of await danglingLines(vs, hostOf)) out.add(line);
+  // A VirtualService the batch applied: every destination; another: those the batch affected.
+  for (const vs of checked)
+    for (const line of await danglingLines(vs, hostOf, applied(vs) ? undefined : affected)) out.add(line);
   return [...out].sort();
 }
 
 async function danglingLines(
   vs: VirtualServiceModel,
   hostOf: (host: string) => Promise<DestinationHost | undefined>,
+  judged?: (host: string) => boolean,
 ): Promise<string[]> {
   const listen = new Set<number>();
   for (const h of vs.hosts) for (const p of (await hostOf(h))?.ports ?? []) listen.add(p);
@@ -81,6 +119,7 @@ async function danglingLines(
   for (const { route, p } of flat) {
     if (route.action.kind !== "route") continue;
     for (const d of route.action.destinations) {
+      if (judged && !judged(d.host)) continue;
       const host = await hostOf(d.host);
       const reason = danglingReason(d, p ?? d.port ?? host?.ports[0] ?? 0, host);
       if (reason === undefined) continue;
@@ -93,19 +132,29 @@ async function danglingLines(
   return out;
 }
 
-/** What a Kubernetes service host publishes as the store holds it now (memoized); other hosts: undefined. */
-function hostLookup(ctx: IngestContext, rules: DestinationRuleIndex) {
+/**
+ * What a destination host publishes as the store holds it now (memoized): a Kubernetes service
+ * host, its services' ports and the subsets of the rule its namespace sees; another host (or a
+ * Kubernetes-form one only an entry declares), as the ServiceEntry registry declares it
+ * (externalDestination; undefined, not judged, when only a wildcard entry matches it).
+ */
+function hostLookup(ctx: IngestContext, rules: DestinationRuleIndex, external: ExternalHosts) {
   const found = new Map<string, Promise<DestinationHost | undefined>>();
   const suffix = ctx.registry.domainSuffix;
+  const subsetsIn = (ns: string, host: string) =>
+    rules.forService(ns, host, ns)?.rule.subsets.map((s) => s.name) ?? [];
   const read = async (host: string): Promise<DestinationHost | undefined> => {
     const ns = kubeServiceNamespace(host, suffix);
-    if (ns === undefined) return undefined;
-    const records = await listAll<Service>(ctx.store, keys.servicePrefix(ns, host));
-    const ports = [...new Set(records.flatMap((e) => e.value.ports.map((p) => p.port)))].sort(
-      (a, b) => a - b,
-    );
-    const rule = rules.forService(ns, host, ns)?.rule;
-    return { ports, subsets: rule ? rule.subsets.map((s) => s.name) : [] };
+    if (ns !== undefined) {
+      const records = await listAll<Service>(ctx.store, keys.servicePrefix(ns, host));
+      if (records.length > 0 || !external.declared(host)) {
+        const ports = [...new Set(records.flatMap((e) => e.value.ports.map((p) => p.port)))].sort(
+          (a, b) => a - b,
+        );
+        return { ports, subsets: subsetsIn(ns, host) };
+      }
+    }
+    return externalDestination(host, external, (n) => subsetsIn(n, host));
   };
   return (host: string) => {
     let p = found.get(host);

@@ -70,7 +70,7 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
       });
     }
   }
-  await noteConfigs(summary, ctx);
+  await noteConfigs(summary, ctx, pushes);
   await queuePush(deps, summary, pushes);
   return summary;
 }

@@ -9,7 +9,11 @@
 import type { RouteConfiguration } from "../gen/envoy/config/route/v3/route_pb.ts";
 import { logSafe } from "../log-safe.ts";
 import { kubeServiceNamespace } from "../model/index.ts";
-import type { DestinationHost } from "../registry/istio/route-destinations.ts";
+import {
+  type DestinationHost,
+  type ExternalHosts,
+  externalDestination,
+} from "../registry/istio/route-destinations.ts";
 import type { VirtualServiceModel } from "../registry/istio/virtual-service.ts";
 import { TypeUrl } from "../xds/types.ts";
 import type { RoutingConfigs } from "./istio-configs.ts";
@@ -108,7 +112,9 @@ export function describeDanglingRoute(d: DanglingRoute): string {
  * What each other host `vs` routes to publishes, for the generator to judge those routes: a
  * Kubernetes host (`<name>.<ns>.svc.<suffix>`) with no service publishes nothing; one with a
  * service, its ports (`ports`, as the flush found them) and the subsets of the DestinationRule
- * its own namespace sees. Another host is judged on its ports only, and only when they are known.
+ * its own namespace sees. Another host is judged against the ServiceEntry registry (`external`,
+ * externalDestination: declared ports, the subsets of the rules the declaring namespaces see, no
+ * service when no entry declares it); without `external`, on its ports only, when they are known.
  */
 export function destinationHosts(
   routing: Pick<RoutingConfigs, "forService">,
@@ -116,20 +122,24 @@ export function destinationHosts(
   hostname: string,
   ports: Readonly<Record<string, readonly number[]>>,
   domainSuffix: string,
+  external?: ExternalHosts,
 ): Record<string, DestinationHost> {
   const out: Record<string, DestinationHost> = {};
+  const subsetsIn = (ns: string, host: string) =>
+    routing.forService(ns, host).destinationRule?.subsets.map((s) => s.name) ?? [];
   for (const r of vs.http) {
     if (r.action.kind !== "route") continue;
     for (const { host } of r.action.destinations) {
       if (host === hostname || Object.hasOwn(out, host)) continue;
       const ns = kubeServiceNamespace(host, domainSuffix);
       const found = Object.hasOwn(ports, host) ? ports[host] : undefined;
-      if (ns === undefined) {
-        if (found) out[host] = { ports: found };
+      if (ns !== undefined && (found || !external?.declared(host))) {
+        out[host] = { ports: found ?? [], subsets: found ? subsetsIn(ns, host) : [] };
         continue;
       }
-      const rule = found && routing.forService(ns, host).destinationRule;
-      out[host] = { ports: found ?? [], subsets: rule ? rule.subsets.map((s) => s.name) : [] };
+      const judged = external && externalDestination(host, external, (n) => subsetsIn(n, host));
+      if (judged) out[host] = found ? { ...judged, ports: found } : judged;
+      else if (found) out[host] = { ports: found };
     }
   }
   return out;

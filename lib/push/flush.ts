@@ -6,15 +6,17 @@
  */
 import { logSafe } from "../log-safe.ts";
 import { mergeAll, type PushRequest } from "../model/index.ts";
+import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import { keys, type Store, update } from "../store/index.ts";
 import type { GenerateContext, Generator, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
+import { loadExternalHosts } from "./external-hosts.ts";
 import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
 import { planChunk, type ServicePlan } from "./plan.ts";
 import type { QueuedPush } from "./queue.ts";
-import { type ServiceRef, servicesInScope } from "./scope.ts";
+import { externalRoutingTo, type ServiceRef, servicesInScope } from "./scope.ts";
 import { loadViews } from "./views.ts";
 import { createVisibility } from "./visibility.ts";
 
@@ -129,7 +131,10 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const visibility = createVisibility(store, deps.discoverySelectors ?? []);
       // Read once per flush; an EDS-only push needs them too (subset assignments come from the rules).
       const routing = await loadRoutingConfigs(store, deps.context.domainSuffix);
-      const refs = withRoutesTo(await servicesInScope(store, request), request, routing);
+      // Routes to hosts outside Kubernetes are judged against the ServiceEntries (external-hosts.ts);
+      // an EDS-only push generates no route.
+      const externalHosts = routing && request.full ? await loadExternalHosts(store) : undefined;
+      const refs = withRoutesTo(await servicesInScope(store, request), request, routing, externalHosts);
       // Per-namespace views (views.ts): overlays of the chunks' services, then the view table.
       const views = await loadViews({ ...deps, ...(routing && { routing }) });
       // Logged on full pushes only: an endpoint change does not repeat them.
@@ -143,7 +148,12 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // 128 MB); each chunk is checked before any of it is published.
       for (let at = 0; at < refs.length; at += chunk) {
         const plans = await planChunk(
-          { ...deps, filterView: visibility.filterView, ...(routing && { routing }) },
+          {
+            ...deps,
+            filterView: visibility.filterView,
+            ...(routing && { routing }),
+            ...(externalHosts && { externalHosts }),
+          },
           refs.slice(at, at + chunk),
           request.full,
         );
@@ -182,12 +192,15 @@ function withRoutesTo(
   refs: ServiceRef[],
   request: PushRequest,
   routing: RoutingConfigs | undefined,
+  external: ExternalHosts | undefined,
 ): ServiceRef[] {
   if (!routing || !request.full || request.configsUpdated === null) return refs;
   const have = new Set(refs.map((r) => `${r.namespace}/${r.hostname}`));
-  const extra = routing
-    .routingTo(new Set(refs.map((r) => r.hostname)))
-    .filter((r) => !have.has(`${r.namespace}/${r.hostname}`) && have.add(`${r.namespace}/${r.hostname}`));
+  const hosts = new Set(refs.map((r) => r.hostname));
+  const extra = [
+    ...routing.routingTo(hosts),
+    ...(external ? externalRoutingTo(routing, external, hosts) : []),
+  ].filter((r) => !have.has(`${r.namespace}/${r.hostname}`) && have.add(`${r.namespace}/${r.hostname}`));
   if (extra.length === 0) return refs;
   return [...refs, ...extra].sort((a, b) =>
     a.namespace === b.namespace ? cmp(a.hostname, b.hostname) : cmp(a.namespace, b.namespace),

@@ -7,6 +7,7 @@
 import type { RouteConfiguration } from "../gen/envoy/config/route/v3/route_pb.ts";
 import type { Service } from "../model/index.ts";
 import { servingServices } from "../registry/istio/external-services.ts";
+import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 import { danglingDestinations } from "../xds/generators/route-vs.ts";
 import type {
@@ -72,6 +73,8 @@ export interface PlanDeps {
   filterView: (view: ServiceView) => Promise<ServiceView>;
   /** The flush's VirtualServices and DestinationRules (read once per flush); absent: none. */
   routing?: RoutingConfigs;
+  /** The ServiceEntry registry's hosts (read once per flush with routing), to judge routes to them. */
+  externalHosts?: ExternalHosts;
 }
 
 /**
@@ -110,6 +113,7 @@ export async function planChunk(
         hostname,
         destinationPorts ?? {},
         deps.context.domainSuffix,
+        deps.externalHosts,
       );
     const visible = await deps.filterView({
       hostname,

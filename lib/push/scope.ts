@@ -1,6 +1,8 @@
 /** Which services a push touches: the ConfigsUpdated of a merged PushRequest, resolved against the store. */
 import { type PushRequest, parseConfigKey, type Service } from "../model/index.ts";
+import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import { decodeSegment, keys, listAll, type Store } from "../store/index.ts";
+import type { RoutingConfigs } from "./istio-configs.ts";
 
 /** One service, by namespace and hostname. */
 export interface ServiceRef {
@@ -57,6 +59,31 @@ export async function servicesInScope(store: Store, request: PushRequest): Promi
   return [...found.values()].sort((a, b) =>
     a.namespace === b.namespace ? cmp(a.hostname, b.hostname) : cmp(a.namespace, b.namespace),
   );
+}
+
+/**
+ * The ServiceEntry hosts whose VirtualService routes to one of `hosts` (RoutingConfigs.routingTo
+ * finds the Kubernetes ones): their routes name those hosts' ports, clusters and subsets, so a
+ * full push of a destination (created, deleted, re-ported, its rule's subsets changed) regenerates
+ * them too, and a route to a host that went away becomes the UNAVAILABLE abort at once.
+ */
+export function externalRoutingTo(
+  routing: Pick<RoutingConfigs, "forService">,
+  external: ExternalHosts,
+  hosts: ReadonlySet<string>,
+): ServiceRef[] {
+  const out: ServiceRef[] = [];
+  if (hosts.size === 0) return out;
+  for (const [hostname, declared] of external.entries()) {
+    for (const namespace of declared.namespaces) {
+      const vs = routing.forService(namespace, hostname).virtualService;
+      const routes = vs?.http.some(
+        (r) => r.action.kind === "route" && r.action.destinations.some((d) => hosts.has(d.host)),
+      );
+      if (routes) out.push({ namespace, hostname });
+    }
+  }
+  return out;
 }
 
 function cmp(a: string, b: string): number {

@@ -47,10 +47,15 @@ export function typeDiff(
   return { state, resources, removed: [...removed].sort() };
 }
 
-/** Not synced yet (`open` false): what the client holds stays in its view, so the first push after sync removes it. */
+/**
+ * Not synced yet (`open` false): nothing goes in removed_resources. What the client holds stays in
+ * its view, so the first push after sync removes it; a subscribed name that does not exist is not
+ * reported (an unsynced registry may just not hold it yet) and stays unreported, so the re-read
+ * when the gate opens reports it, or sends it if it appeared meanwhile.
+ */
 export function gated(d: TypeDiff, open: boolean): TypeDiff {
   if (open || d.removed.length === 0) return d;
-  return { ...d, removed: d.removed.filter((name) => !d.state.view.has(name)) };
+  return { ...d, removed: [] };
 }
 
 /** A push's answer in make-before-break order: every addition and update of every type before any removal. */

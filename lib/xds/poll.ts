@@ -54,7 +54,8 @@ export function initialView(query: Pick<PollQuery, "held">): ClientView {
  * system_version_info is the set version (version.ts) of what the client holds afterwards, so
  * the same holdings give the same string on every runtime (and equal SotW's version_info).
  * Not `synced` (start-up, sync-gate.ts): held names that are gone are neither removed nor news;
- * they stay in the view, so the first step after sync removes them.
+ * they stay in the view, so the first step after sync removes them; a subscribed name that does
+ * not exist is not reported absent either (not loaded yet, maybe) until the first step after sync.
  * `budget` (EDGEPILOT_MAX_RESPONSE_BYTES) cuts the delta into several responses (`responses`).
  */
 export async function deltaStep(
@@ -66,7 +67,7 @@ export async function deltaStep(
 ): Promise<DeltaStep> {
   const { typeUrl, sub } = query;
   const found = await diffForClient(source, typeUrl, sub, view.held);
-  const diff = synced ? found : { ...found, removed: [] };
+  const diff = synced ? found : { ...found, removed: [], missing: [] };
   const newlyAbsent = diff.missing.filter((n) => !view.absent.has(n));
   const held = new Map(view.held);
   for (const name of diff.removed) held.delete(name);

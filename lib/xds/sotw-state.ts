@@ -31,6 +31,8 @@ export interface TypeState {
   sent?: SentAnswer;
   /** A first request held while not synced: the version_info the client holds. */
   waiting?: string;
+  /** An answer held while not synced because it would only tell of names that do not exist (answersOnlyMissing). */
+  missingHeld?: boolean;
   ackedVersion?: string;
   nack?: NackStatus;
 }
@@ -68,7 +70,26 @@ export function subscribe(state: TypeState, resourceNames: readonly string[]): b
   return before.size !== state.names.size || [...before].some((n) => !state.names.has(n));
 }
 
-export function sameVersions(sent: ReadonlyMap<string, string>, resources: StoredResource[]): boolean {
+/**
+ * Whether an LDS/CDS answer of `resources` would tell the client nothing but that names it asked
+ * for do not exist: it lacks an explicitly subscribed name and carries nothing the client was not
+ * already sent (nothing at all, on a first answer). SotW responses for these types carry the whole
+ * subscribed set, so such an answer says "does not exist" (xDS protocol, "Knowing When a Requested
+ * Resource Does Not Exist"); before start-up sync that may only mean not loaded yet, so it is held.
+ * An EDS/RDS answer never is: their omissions say nothing (the client's timer decides).
+ */
+export function answersOnlyMissing(state: TypeState, resources: readonly StoredResource[]): boolean {
+  if (!wildcardTypes.has(state.typeUrl) || state.names.size === 0) return false;
+  if (state.sent ? !sameVersions(state.sent.versions, resources) : resources.length > 0) return false;
+  const now = new Set(resources.map((r) => r.name));
+  for (const name of state.names) if (!now.has(name)) return true;
+  return false;
+}
+
+export function sameVersions(
+  sent: ReadonlyMap<string, string>,
+  resources: readonly StoredResource[],
+): boolean {
   const now = new Map<string, string>();
   for (const r of resources) if (!now.has(r.name)) now.set(r.name, r.version);
   if (now.size !== sent.size) return false;

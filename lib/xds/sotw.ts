@@ -27,6 +27,7 @@ import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { type SotwAnswer, sotwAnswer, sotwPieces, uniqueByName } from "./response.ts";
 import {
+  answersOnlyMissing,
   inReach,
   type SentAnswer,
   sameVersions,
@@ -172,6 +173,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
       versions: a.versions,
     };
     state.waiting = undefined;
+    state.missingHeld = undefined;
     return a.responses;
   }
 
@@ -206,9 +208,17 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     return record(state, { responses, versionInfo, versions });
   }
 
-  /** Whether answering `resources` now could make the client drop something it holds (start-up). */
+  /**
+   * Whether answering `resources` now could make the client drop something it holds, or would
+   * only tell it that names it asked for do not exist (start-up; the latter is marked missingHeld,
+   * answered on the first push after sync).
+   */
   async function mustHold(state: TypeState, resources: StoredResource[]): Promise<boolean> {
     if (await gate.synced()) return false;
+    if (answersOnlyMissing(state, resources)) {
+      state.missingHeld = true;
+      return true;
+    }
     if (state.sent === undefined) {
       if (state.waiting === undefined) return false;
       const { versions } = uniqueByName(resources);
@@ -298,6 +308,10 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
       const state = states.get(typeUrl);
       if (!state) continue;
       const sent = state.sent;
+      if (state.missingHeld) {
+        out.push(...(await answerUnlessHeld(state)));
+        continue;
+      }
       if (!sent) {
         if (state.waiting !== undefined) out.push(...(await answerUnlessHeld(state)));
         continue;

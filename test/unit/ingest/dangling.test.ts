@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { event as ev, service } from "../../e2e/support/kube.ts";
 import { createHarness } from "./support/harness.ts";
-import { destinationRule, virtualService } from "./support/istio.ts";
+import { destinationRule, serviceEntry, virtualService } from "./support/istio.ts";
 
 const REVIEWS = "reviews.default.svc.cluster.local";
 const subsets = [
@@ -101,8 +101,44 @@ const cases: { name: string; batch: unknown[]; want: string[] }[] = [
     want: [`VirtualService default/ratings: spec.http[0]: ${REVIEWS}: service ${REVIEWS} has no port 7000`],
   },
   {
-    name: "a host outside the Kubernetes registry is not judged",
+    name: "a host outside Kubernetes no ServiceEntry declares",
     batch: [ev("ADDED", to([{ host: "api.example.com", port: { number: 443 } }]))],
+    want: [line("api.example.com port 443", "no service has host api.example.com")],
+  },
+  {
+    name: "a ServiceEntry host, declared in the same batch after the VirtualService: nothing",
+    batch: [ev("ADDED", to([{ host: "api.example.com" }])), ev("ADDED", serviceEntry("api"))],
+    want: [],
+  },
+  {
+    name: "a ServiceEntry host of another namespace, a port it does not declare",
+    batch: [
+      ev("ADDED", serviceEntry("api", {}, { namespace: "ext" })),
+      ev("ADDED", to([{ host: "api.example.com", port: { number: 443 } }])),
+    ],
+    want: [line("api.example.com port 443", "service api.example.com has no port 443")],
+  },
+  {
+    name: "a ServiceEntry host's subset no DestinationRule defines, beside one its rule defines",
+    batch: [
+      ev("ADDED", serviceEntry("api", {}, { namespace: "ext" })),
+      ev("ADDED", destinationRule("api.example.com", subsets, { namespace: "ext", name: "api" })),
+      ev(
+        "ADDED",
+        to([
+          { host: "api.example.com", subset: "v1" },
+          { host: "api.example.com", subset: "v9" },
+        ]),
+      ),
+    ],
+    want: [line("api.example.com subset v9", "no DestinationRule for api.example.com defines subset v9")],
+  },
+  {
+    name: "a host only a wildcard ServiceEntry matches is not judged",
+    batch: [
+      ev("ADDED", serviceEntry("wild", { hosts: ["*.example.com"], resolution: "NONE" })),
+      ev("ADDED", to([{ host: "api.example.com", subset: "v9" }])),
+    ],
     want: [],
   },
   {
@@ -157,6 +193,47 @@ describe("ingest summary: dangling route destinations", () => {
       ev("DELETED", destinationRule("reviews", subsets, { resourceVersion: "8" })),
     );
     expect(deleted.dangling).toEqual(want);
+  });
+
+  it("deleting the Service, the ServiceEntry or the subset a route names reports the route at that POST", async () => {
+    const h = await mesh();
+    const dr = (list: typeof subsets, rv: string) =>
+      destinationRule("api.example.com", list, { namespace: "ext", name: "api", resourceVersion: rv });
+    const first = await h.ingest(
+      ev("ADDED", serviceEntry("api", {}, { namespace: "ext", resourceVersion: "3" })),
+      ev("ADDED", dr(subsets, "4")),
+      ev(
+        "ADDED",
+        to([
+          { host: "ratings", port: { number: 7000 } },
+          { host: "api.example.com", subset: "v2" },
+        ]),
+      ),
+    );
+    expect(first.dangling).toEqual([]);
+    const steps: { name: string; event: unknown; want: string[] }[] = [
+      {
+        name: "subset v2 dropped from the rule",
+        event: ev("MODIFIED", dr(subsets.slice(0, 1), "5")),
+        want: [line("api.example.com subset v2", "no DestinationRule for api.example.com defines subset v2")],
+      },
+      {
+        name: "the ServiceEntry deleted",
+        event: ev("DELETED", serviceEntry("api", {}, { namespace: "ext", resourceVersion: "6" })),
+        want: [line("api.example.com subset v2", "no service has host api.example.com")],
+      },
+      {
+        name: "the Service deleted: only the destination it affects",
+        event: ev("DELETED", service("ratings", "default", [{ name: "grpc", port: 7000 }])),
+        want: [
+          line(
+            "ratings.default.svc.cluster.local port 7000",
+            "no service has host ratings.default.svc.cluster.local",
+          ),
+        ],
+      },
+    ];
+    for (const step of steps) expect((await h.ingest(step.event)).dangling, step.name).toEqual(step.want);
   });
 
   it("an unchanged VirtualService is not reported again; a resync reports what it applies", async () => {

@@ -8,7 +8,7 @@ import {
   findDanglingRoutes,
   routeClusters,
 } from "../../../lib/push/consistency.ts";
-import type { DestinationHost } from "../../../lib/registry/istio/route-destinations.ts";
+import { type DestinationHost, externalHosts } from "../../../lib/registry/istio/route-destinations.ts";
 import { clusterGenerator, routeGenerator } from "../../../lib/xds/generators/index.ts";
 import { danglingDestinations } from "../../../lib/xds/generators/route-vs.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
@@ -150,6 +150,50 @@ describe("destinationHosts: what the other hosts a VirtualService routes to publ
   for (const c of cases) {
     it(c.name, () => {
       expect(destinationHosts(routing, to(...c.hosts), HOST, c.ports, "cluster.local")).toEqual(c.want);
+    });
+  }
+
+  // With the ServiceEntry registry known (the flush passes it), hosts outside Kubernetes are judged too.
+  const external = externalHosts([
+    { hostname: "api.example.com", namespace: "ext", ports: [{ port: 443 }] },
+    { hostname: "ghost.default.svc.cluster.local", namespace: "ext", ports: [{ port: 80 }] },
+    { hostname: "*.wild.org", namespace: "ext", ports: [{ port: 443 }] },
+  ]);
+  const seRouting = {
+    forService: (ns: string, host: string) =>
+      ns === "ext" && host === "api.example.com"
+        ? { destinationRule: drModel({ host: "api.example.com" }) }
+        : routing.forService(ns, host),
+  };
+  const withExternal: { name: string; hosts: string[]; want: Record<string, DestinationHost> }[] = [
+    {
+      name: "a ServiceEntry host: its ports and the subsets of its namespace's rule",
+      hosts: ["api.example.com"],
+      want: { "api.example.com": { ports: [443], subsets: ["v1", "v2"] } },
+    },
+    {
+      name: "a host no entry declares publishes nothing",
+      hosts: ["db.example.com"],
+      want: { "db.example.com": { ports: [], subsets: [] } },
+    },
+    { name: "a host only a wildcard entry matches is not judged", hosts: ["a.wild.org"], want: {} },
+    {
+      name: "a Kubernetes-form host with no service that an entry declares: the entry's",
+      hosts: ["ghost"],
+      want: { "ghost.default.svc.cluster.local": { ports: [80], subsets: [] } },
+    },
+    {
+      name: "a Kubernetes host with a service: as before",
+      hosts: ["ratings"],
+      want: { [RATINGS]: { ports: [9080], subsets: ["v1", "v2"] } },
+    },
+  ];
+  for (const c of withExternal) {
+    it(`with the ServiceEntry registry: ${c.name}`, () => {
+      const ports = { [RATINGS]: [9080] };
+      expect(destinationHosts(seRouting, to(...c.hosts), HOST, ports, "cluster.local", external)).toEqual(
+        c.want,
+      );
     });
   }
 });

@@ -1,9 +1,11 @@
 /** Which services a push regenerates, table-driven over a memory store with three services. */
 import { describe, expect, it } from "vitest";
 import { pushRequest } from "../../../lib/model/index.ts";
-import { servicesInScope } from "../../../lib/push/scope.ts";
+import { externalRoutingTo, servicesInScope } from "../../../lib/push/scope.ts";
+import { externalHosts } from "../../../lib/registry/istio/route-destinations.ts";
 import { keys } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
+import { httpRoute, vsModel } from "../xds/istio-views.ts";
 
 const reviews = "reviews.default.svc.cluster.local";
 const ratings = "ratings.shop.svc.cluster.local";
@@ -60,4 +62,34 @@ describe("servicesInScope", () => {
     );
     expect(refs.map((r) => r.hostname).sort()).toEqual(want);
   });
+});
+
+describe("externalRoutingTo: ServiceEntry hosts whose VirtualService routes to a changed host", () => {
+  const external = externalHosts([
+    { hostname: "front.example.com", namespace: "ext", ports: [{ port: 80 }] },
+    { hostname: "front.example.com", namespace: "edge", ports: [{ port: 80 }] },
+    { hostname: "plain.example.com", namespace: "ext", ports: [{ port: 80 }] },
+  ]);
+  const routesTo = (host: string) =>
+    vsModel({ hosts: ["front.example.com"], http: [httpRoute({ route: [{ destination: { host } }] })] });
+  const vs = routesTo("api.example.com");
+  const routing = {
+    forService: (ns: string, host: string) =>
+      host === "front.example.com" && ns === "ext" ? { virtualService: vs } : {},
+  };
+  const cases: { name: string; hosts: string[]; want: string[] }[] = [
+    {
+      name: "a destination of the VirtualService",
+      hosts: ["api.example.com"],
+      want: ["ext/front.example.com"],
+    },
+    { name: "a host no route names", hosts: [reviews], want: [] },
+    { name: "nothing changed", hosts: [], want: [] },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      const got = externalRoutingTo(routing, external, new Set(c.hosts));
+      expect(got.map((r) => `${r.namespace}/${r.hostname}`)).toEqual(c.want);
+    });
+  }
 });

@@ -5,6 +5,8 @@ import {
   type DestinationHost,
   danglingReason,
   destinationPort,
+  externalDestination,
+  externalHosts,
 } from "../../../../lib/registry/istio/route-destinations.ts";
 import type { RouteDestination } from "../../../../lib/registry/istio/virtual-service.ts";
 
@@ -54,4 +56,40 @@ describe("kubeServiceNamespace", () => {
     ["*.b.svc.cluster.local", undefined],
     ["a.b.svc.other.local", undefined],
   ])("%s ▶ %s", (h, want) => expect(kubeServiceNamespace(h, "cluster.local")).toBe(want));
+});
+
+describe("externalDestination: a host outside Kubernetes judged against the ServiceEntry registry", () => {
+  const svc = (hostname: string, namespace: string, ...ports: number[]) => ({
+    hostname,
+    namespace,
+    ports: ports.map((port) => ({ port })),
+  });
+  const external = externalHosts([
+    svc("api.example.com", "ext", 443, 80),
+    svc("api.example.com", "other", 8443),
+    svc("db.example.com", "ext", 5432),
+    svc("*.wild.org", "ext", 443),
+  ]);
+  const rules: Record<string, string[]> = { ext: ["v1"], other: ["v2"] };
+  const cases: [string, string, DestinationHost | undefined][] = [
+    [
+      "declared in two namespaces: every port, the subsets of either namespace's rule",
+      "api.example.com",
+      { ports: [80, 443, 8443], subsets: ["v1", "v2"] },
+    ],
+    ["declared once", "db.example.com", { ports: [5432], subsets: ["v1"] }],
+    ["declared by nobody: no service", "ghost.example.com", { ports: [], subsets: [] }],
+    ["matched by a wildcard entry only: not judged", "a.wild.org", undefined],
+    ["the wildcard host as written is declared", "*.wild.org", { ports: [443], subsets: ["v1"] }],
+  ];
+  it.each(cases)("%s", (_, h, want) =>
+    expect(externalDestination(h, external, (ns) => rules[ns] ?? [])).toEqual(want));
+
+  it("lists what it declares", () => {
+    expect([...external.entries()].map(([h, d]) => `${h}:${d.namespaces.join(",")}`).sort()).toEqual([
+      "*.wild.org:ext",
+      "api.example.com:ext,other",
+      "db.example.com:ext",
+    ]);
+  });
 });
