@@ -129,9 +129,10 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const visibility = createVisibility(store, deps.discoverySelectors ?? []);
       // Read once per flush; an EDS-only push needs them too (subset assignments come from the rules).
       const routing = await loadRoutingConfigs(store, deps.context.domainSuffix);
-      const refs = withRoutesTo(await servicesInScope(store, request), request, routing);
       // Per-namespace views (views.ts): overlays of the chunks' services, then the view table.
       const views = await loadViews({ ...deps, ...(routing && { routing }) });
+      const scope = withRoutesTo(await servicesInScope(store, request), request, routing);
+      const refs = await views.widen(request, scope);
       // Logged on full pushes only: an endpoint change does not repeat them.
       if (deps.log && request.full)
         for (const line of [...(routing?.notApplied ?? []), ...views.notApplied])
