@@ -14,14 +14,12 @@ import {
   type DestinationRuleModel,
   toDestinationRule,
 } from "../registry/istio/destination-rule.ts";
-import {
-  type SidecarModel,
-  toVirtualServiceImport,
-  type VirtualServiceImport,
-} from "../registry/istio/sidecar.ts";
+import type { SidecarModel } from "../registry/istio/sidecar.ts";
 import { toVirtualService, type VirtualServiceModel } from "../registry/istio/virtual-service.ts";
 import {
   createVirtualServiceHostIndex,
+  toVirtualServiceImport,
+  type VirtualServiceImport,
   virtualServicesFor,
 } from "../registry/istio/virtual-service-select.ts";
 import { hostMatches, isWildcard } from "../registry/istio/visibility.ts";

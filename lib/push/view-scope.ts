@@ -8,6 +8,7 @@
  * Re-planning a service whose shared resources did not change publishes nothing shared.
  */
 import { kubeServiceNamespace, type PushRequest, parseConfigKey, type Service } from "../model/index.ts";
+import { destinationHosts } from "../registry/istio/virtual-service-select.ts";
 import { hostMatches, isWildcard } from "../registry/istio/visibility.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 import type { ViewTable } from "../xds/view-table.ts";
@@ -47,8 +48,7 @@ export async function widenForViews(
     for (const c of configs) {
       if (c.kind !== "VirtualService") continue;
       const vs = deps.routing.virtualService(c.namespace, c.name);
-      for (const r of vs?.http ?? [])
-        if (r.action.kind === "route") for (const d of r.action.destinations) hosts.add(d.host);
+      for (const h of vs ? destinationHosts([vs]) : []) hosts.add(h);
     }
   for (const ref of await servicesOf(deps, hosts)) services.add(ref);
   const have = new Set(refs.map((r) => `${r.namespace}/${r.hostname}`));

@@ -6,13 +6,8 @@
  * imported VirtualServices route to, service exportTo), so a Sidecar `./*` in a 10k-service mesh
  * costs one predicate, not 10k stored tombstones.
  */
-import {
-  importedDestinations,
-  importsService,
-  type SidecarModel,
-  sidecarFor,
-  type VirtualServiceImport,
-} from "../registry/istio/sidecar.ts";
+import { importsService, type SidecarModel, sidecarFor } from "../registry/istio/sidecar.ts";
+import { importedDestinations, type VirtualServiceImport } from "../registry/istio/virtual-service-select.ts";
 import { exportedTo } from "../registry/istio/visibility.ts";
 
 /** What one service generated differently for one view, per type URL. */

@@ -2,12 +2,10 @@
  * Sidecar egress scoping, pure, as istiod's SidecarScope applies it (sidecar.go): `ns/host` egress
  * hosts (`*` any namespace, `.` the proxy's own, `~` none; host exact or wildcard), a proxy's
  * Sidecar (its namespace's without workloadSelector, oldest first, else the root namespace's),
- * `visibleTo`, which decides whether a service, VirtualService or DestinationRule is in a proxy's
- * view, and `importedDestinations`: the hosts the imported VirtualServices route to, which istiod
- * adds to the scope (collectImportedServices) even when the egress hosts do not name them.
+ * and `visibleTo`, which decides whether a service, VirtualService or DestinationRule is in a
+ * proxy's view (the services imported VirtualServices route to: virtual-service-select.ts).
  */
 import { byCreation, type ConfigMeta } from "./config-meta.ts";
-import type { VirtualServiceModel } from "./virtual-service.ts";
 import { exportedTo, hostMatches, hostSubsetOf, isWildcard } from "./visibility.ts";
 
 /** One egress host: `namespace` as written (`*`, `.`, `~` or a name), `host` exact or wildcard. */
@@ -133,55 +131,4 @@ export function visibleTo(
   if (config.kind === "VirtualService")
     return importsVirtualService(sidecar, proxyNamespace, config.namespace, config.hosts);
   return config.hosts.some((h) => importsService(sidecar, proxyNamespace, config.namespace, h));
-}
-
-/** What a Sidecar scope needs of a VirtualService to import it and the services it routes to. */
-export interface VirtualServiceImport {
-  namespace: string;
-  /** Resolved hosts (wildcards kept). */
-  hosts: string[];
-  /** exportTo as written; absent: public. */
-  exportTo?: string[];
-  /** The hosts its HTTP routes send to, resolved, sorted, unique. */
-  destinations: string[];
-}
-
-/**
- * The import record of a mesh-bound VirtualService with hosts and at least one route destination;
- * undefined for any other (a gateway-only or delegate VirtualService imports nothing into a sidecar).
- */
-export function toVirtualServiceImport(vs: VirtualServiceModel): VirtualServiceImport | undefined {
-  if (!vs.appliesToMesh || vs.hosts.length === 0) return undefined;
-  const destinations = new Set<string>();
-  for (const r of vs.http)
-    if (r.action.kind === "route") for (const d of r.action.destinations) destinations.add(d.host);
-  if (destinations.size === 0) return undefined;
-  return {
-    namespace: vs.namespace,
-    hosts: [...vs.hosts],
-    ...(vs.exportTo.length > 0 && !vs.exportTo.includes("*") && { exportTo: [...vs.exportTo] }),
-    destinations: [...destinations].sort(),
-  };
-}
-
-/**
- * collectImportedServices: the destination hosts of every VirtualService exported to
- * `proxyNamespace` and imported by `sidecar`'s egress hosts (SelectVirtualServices). A service with
- * one of these hostnames is in the scope even when the egress hosts leave it out. Wider than istiod
- * where it is finer, never narrower: every route's destinations count (istiod skips routes whose
- * `sourceNamespace` names another namespace), and a host's service of any namespace exported to the
- * proxy counts (istiod picks one: the proxy's namespace, else the first alphabetically).
- */
-export function importedDestinations(
-  vss: readonly VirtualServiceImport[],
-  sidecar: SidecarModel,
-  proxyNamespace: string,
-): Set<string> {
-  const out = new Set<string>();
-  for (const vs of vss) {
-    if (!exportedTo(vs.exportTo, vs.namespace, proxyNamespace)) continue;
-    if (!importsVirtualService(sidecar, proxyNamespace, vs.namespace, vs.hosts)) continue;
-    for (const d of vs.destinations) out.add(d);
-  }
-  return out;
 }
