@@ -119,6 +119,52 @@ describe("resolveView: what a view may see", () => {
       hides: [svc("b", "r"), svc("c", "r")],
     },
     {
+      name: "the services an imported VirtualService routes to, beyond the egress hosts",
+      table: table({
+        sidecars: [sidecar("a", ["b/*"])],
+        virtualServices: [
+          { namespace: "b", hosts: ["r.b.svc.cluster.local"], destinations: ["s.c.svc.cluster.local"] },
+        ],
+      }),
+      ns: "a",
+      sees: [svc("b", "r"), svc("c", "s")],
+      hides: [svc("c", "t")],
+    },
+    {
+      name: "a VirtualService the Sidecar does not import adds none of its destinations",
+      table: table({
+        sidecars: [sidecar("a", ["b/*"])],
+        virtualServices: [
+          { namespace: "d", hosts: ["r.b.svc.cluster.local"], destinations: ["s.c.svc.cluster.local"] },
+        ],
+      }),
+      ns: "a",
+      sees: [svc("b", "r")],
+      hides: [svc("c", "s")],
+    },
+    {
+      name: "nor one not exported to the namespace; nor a destination not exported to it",
+      table: table({
+        sidecars: [sidecar("a", ["*/*"])].map((s) => ({
+          ...s,
+          egressHosts: [{ namespace: "b", host: "*" }],
+        })),
+        virtualServices: [
+          {
+            namespace: "b",
+            hosts: ["r.b.svc.cluster.local"],
+            exportTo: ["."],
+            destinations: ["s.c.svc.cluster.local"],
+          },
+          { namespace: "b", hosts: ["q.b.svc.cluster.local"], destinations: ["t.c.svc.cluster.local"] },
+        ],
+        exports: { [svc("c", "t")]: ["."] },
+      }),
+      ns: "a",
+      sees: [svc("b", "r")],
+      hides: [svc("c", "s"), svc("c", "t")],
+    },
+    {
       name: "a Sidecar and an exportTo together: both must allow it",
       table: table({ sidecars: [sidecar("a", ["*/*"])], exports: { [svc("b", "r")]: ["."] } }),
       ns: "a",
