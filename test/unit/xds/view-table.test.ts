@@ -145,10 +145,7 @@ describe("resolveView: what a view may see", () => {
     {
       name: "nor one not exported to the namespace; nor a destination not exported to it",
       table: table({
-        sidecars: [sidecar("a", ["*/*"])].map((s) => ({
-          ...s,
-          egressHosts: [{ namespace: "b", host: "*" }],
-        })),
+        sidecars: [sidecar("a", ["b/*"])],
         virtualServices: [
           {
             namespace: "b",
