@@ -79,6 +79,11 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
   const imports = sidecars.length > 0 ? (deps.routing?.imports() ?? []) : [];
   // Namespaces with a Sidecar of their own: a VirtualService it does not import may be an overlay there.
   const scoped = [...new Set(sidecars.map((s) => s.namespace))].sort();
+  const scopedBy = new Map<string, SidecarModel | undefined>();
+  const sidecarOf = (view: string) => {
+    if (!scopedBy.has(view)) scopedBy.set(view, sidecarFor(sidecars, view, rootNamespace));
+    return scopedBy.get(view);
+  };
 
   async function publishChunk(plans: readonly ServicePlan[], full: boolean): Promise<ResourceChange[]> {
     const changes: ResourceChange[] = [];
@@ -105,8 +110,9 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
       for (const view of [...targets].sort()) {
         const before = overlays[view]?.[svc];
         // A service the view may not see has no overlay there (the predicate hides its names).
-        const sidecar = sidecarFor(sidecars, view, rootNamespace);
-        const after = sees(view, svc) ? await overlayOf(deps, plan, view, sidecar, before, full) : undefined;
+        const after = sees(view, svc)
+          ? await overlayOf(deps, plan, view, sidecarOf(view), before, full)
+          : undefined;
         if (!before && !after) continue;
         if (!sameShape(before, after?.record)) reshaped.add(view);
         changes.push(...(await writeOverlay(store, view, before, after)));
