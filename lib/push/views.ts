@@ -15,7 +15,6 @@ import type { StoredConfig } from "../ingest/kinds/istio-config.ts";
 import type { PushRequest, Service } from "../model/index.ts";
 import { byCreation } from "../registry/istio/config-meta.ts";
 import { type SidecarModel, sidecarFor, toSidecar } from "../registry/istio/sidecar.ts";
-import { importedDestinations } from "../registry/istio/virtual-service-select.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 import type { GenerateContext, Generator, ServiceView, StoredResource, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
@@ -25,6 +24,7 @@ import {
   type OverlayList,
   type OverlayRecord,
   resolveView,
+  routedToChanged,
   type ViewTable,
 } from "../xds/view-table.ts";
 import { destinationHosts } from "./consistency.ts";
@@ -141,7 +141,7 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
     if (prev && sameJson(prev, next)) return [];
     await store.put(keys.viewTable(), next);
     const everyView = !sameJson(was.sidecars, next.sidecars) || !sameJson(was.exports, next.exports);
-    const marked = everyView ? ["*"] : [...reshaped, ...routedToChanged(was, next)];
+    const marked = everyView ? ["*"] : [...reshaped, ...routedToChanged(was, next, rootNamespace)];
     return [...new Set(marked)]
       .sort()
       .map((view) => ({ typeUrl: T.listener, name: "", version: null, view }));
@@ -183,26 +183,6 @@ async function loadSidecars(store: Store): Promise<{ sidecars: SidecarModel[]; n
     else sidecars.push(model);
   }
   return { sidecars: sidecars.sort(byCreation), notApplied };
-}
-
-/**
- * The namespaces whose services-routed-to (importedDestinations) differ between two tables: `*`
- * when a root-namespace Sidecar scopes namespaces the table does not name, else each namespace
- * with a Sidecar of its own whose set changed.
- */
-function routedToChanged(was: ViewTable, next: ViewTable): string[] {
-  if (sameJson(was.virtualServices ?? [], next.virtualServices ?? [])) return [];
-  const all = [...was.sidecars, ...next.sidecars];
-  if (all.some((s) => s.namespace === rootNamespace)) return ["*"];
-  const changed: string[] = [];
-  for (const ns of new Set(all.map((s) => s.namespace))) {
-    const routedTo = (t: ViewTable) => {
-      const sidecar = sidecarFor(t.sidecars, ns, rootNamespace);
-      return sidecar ? [...importedDestinations(t.virtualServices ?? [], sidecar, ns)].sort() : [];
-    };
-    if (!sameJson(routedTo(was), routedTo(next))) changed.push(ns);
-  }
-  return changed;
 }
 
 /** Records the service's exportTo when it is not public (any cluster's record public: public). */

@@ -110,6 +110,26 @@ export function resolveView(table: ViewTable, namespace: string, rootNamespace: 
   };
 }
 
+/**
+ * The namespaces whose services-routed-to (importedDestinations) differ between two tables: `*`
+ * when a root-namespace Sidecar scopes namespaces the table does not name, else each namespace
+ * with a Sidecar of its own whose set changed.
+ */
+export function routedToChanged(was: ViewTable, next: ViewTable, rootNamespace: string): string[] {
+  if (JSON.stringify(was.virtualServices ?? []) === JSON.stringify(next.virtualServices ?? [])) return [];
+  const all = [...was.sidecars, ...next.sidecars];
+  if (all.some((s) => s.namespace === rootNamespace)) return ["*"];
+  const changed: string[] = [];
+  for (const ns of new Set(all.map((s) => s.namespace))) {
+    const routedTo = (t: ViewTable) => {
+      const sidecar = sidecarFor(t.sidecars, ns, rootNamespace);
+      return sidecar ? [...importedDestinations(t.virtualServices ?? [], sidecar, ns)].sort() : [];
+    };
+    if (routedTo(was).join("\n") !== routedTo(next).join("\n")) changed.push(ns);
+  }
+  return changed;
+}
+
 function addAll(m: Map<string, Set<string>>, typeUrl: string, names: readonly string[]): void {
   if (names.length === 0) return;
   const s = m.get(typeUrl) ?? new Set<string>();

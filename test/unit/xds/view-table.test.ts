@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { toSidecar } from "../../../lib/registry/istio/sidecar.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
-import { emptyViewTable, resolveView, type ViewTable } from "../../../lib/xds/view-table.ts";
+import { emptyViewTable, resolveView, routedToChanged, type ViewTable } from "../../../lib/xds/view-table.ts";
 
 const root = "istio-system";
 const sidecar = (namespace: string, hosts: string[], o: { selector?: boolean; created?: string } = {}) =>
@@ -189,4 +189,57 @@ describe("resolveView: what a view may see", () => {
     expect(v.overlay(TypeUrl.cluster)).toBeUndefined();
     expect(v.visible).toBeNull();
   });
+});
+
+describe("routedToChanged: which views a VirtualService change marks", () => {
+  const vs = (namespace: string, destinations: string[]) => ({
+    namespace,
+    hosts: [`r.${namespace}.svc.cluster.local`],
+    destinations,
+  });
+  const cases: { name: string; was: ViewTable; next: ViewTable; want: string[] }[] = [
+    {
+      name: "the same records: none",
+      was: table({
+        sidecars: [sidecar("a", ["b/*"])],
+        virtualServices: [vs("b", ["s.c.svc.cluster.local"])],
+      }),
+      next: table({
+        sidecars: [sidecar("a", ["b/*"])],
+        virtualServices: [vs("b", ["s.c.svc.cluster.local"])],
+      }),
+      want: [],
+    },
+    {
+      name: "a destination added to a VirtualService a namespace's Sidecar imports: that namespace",
+      was: table({
+        sidecars: [sidecar("a", ["b/*"]), sidecar("d", ["./*"])],
+        virtualServices: [vs("b", [])],
+      }),
+      next: table({
+        sidecars: [sidecar("a", ["b/*"]), sidecar("d", ["./*"])],
+        virtualServices: [vs("b", ["s.c.svc.cluster.local"])],
+      }),
+      want: ["a"],
+    },
+    {
+      name: "a VirtualService no Sidecar imports: none",
+      was: table({ sidecars: [sidecar("a", ["./*"])] }),
+      next: table({
+        sidecars: [sidecar("a", ["./*"])],
+        virtualServices: [vs("b", ["s.c.svc.cluster.local"])],
+      }),
+      want: [],
+    },
+    {
+      name: "under the root namespace's Sidecar: every namespace",
+      was: table({ sidecars: [sidecar(root, ["*/*"])] }),
+      next: table({
+        sidecars: [sidecar(root, ["*/*"])],
+        virtualServices: [vs("b", ["s.c.svc.cluster.local"])],
+      }),
+      want: ["*"],
+    },
+  ];
+  it.each(cases)("$name", ({ was, next, want }) => expect(routedToChanged(was, next, root)).toEqual(want));
 });
