@@ -1,9 +1,9 @@
 /**
  * Serving through views, the one place every read path (ADS SotW and Delta, Fetch, REST, Poll and
  * Watch) resolves names for a proxy's namespace: a name the view overlays is read from
- * keys.viewResource(), a name it hides or whose service it may not see (shared or overlay) does not
- * exist, anything else is the shared resource. Pushes: a change of one view reaches that view's streams only, and a
- * shared change to a name a view overlays or hides never reaches that view. Proxies of namespaces
+ * keys.viewResource(), a name it hides or whose service it may not see (shared or overlay) does
+ * not exist, anything else is the shared resource. Pushes: a change of one view reaches that
+ * view's streams only, and a shared change to a name a view overlays or hides never reaches it. Proxies of namespaces
  * without a view of their own read the shared source unwrapped (no cost when no view exists).
  */
 
