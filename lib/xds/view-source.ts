@@ -3,8 +3,9 @@
  * Watch) resolves names for a proxy's namespace: a name the view overlays is read from
  * keys.viewResource(), a name it hides or whose service it may not see (shared or overlay) does
  * not exist, anything else is the shared resource. Pushes: a change of one view reaches that
- * view's streams only, and a shared change to a name a view overlays or hides never reaches it. Proxies of namespaces
- * without a view of their own read the shared source unwrapped (no cost when no view exists).
+ * view's streams only, and a shared change to a name a view overlays or hides never reaches it.
+ * Proxies of namespaces without a view of their own read the shared source unwrapped (no cost when
+ * no view exists).
  */
 
 import { nodeClaim } from "../auth/identity.ts";
