@@ -134,9 +134,10 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // Routes to hosts outside Kubernetes are judged against the ServiceEntries (external-hosts.ts);
       // an EDS-only push generates no route.
       const externalHosts = routing && request.full ? await loadExternalHosts(store) : undefined;
-      const refs = withRoutesTo(await servicesInScope(store, request), request, routing, externalHosts);
       // Per-namespace views (views.ts): overlays of the chunks' services, then the view table.
       const views = await loadViews({ ...deps, ...(routing && { routing }) });
+      const scope = withRoutesTo(await servicesInScope(store, request), request, routing, externalHosts);
+      const refs = await views.widen(request, scope);
       // Logged on full pushes only: an endpoint change does not repeat them.
       if (deps.log && request.full)
         for (const line of [...(routing?.notApplied ?? []), ...views.notApplied])

@@ -4,6 +4,8 @@
  * to every namespace (`exportTo` absent or `*`). A namespace that may resolve a host differently
  * (a config exported to it only, or a DestinationRule of its own for another namespace's host) is
  * a view candidate: `forView` answers for it, and lib/push/views.ts stores what differs as overlays.
+ * A namespace scoped by a Sidecar gets only the VirtualServices its egress hosts import
+ * (SelectVirtualServices): `forView` with that Sidecar picks among those.
  */
 import type { StoredConfig } from "../ingest/kinds/istio-config.ts";
 import type { Service } from "../model/index.ts";
@@ -12,9 +14,12 @@ import {
   type DestinationRuleModel,
   toDestinationRule,
 } from "../registry/istio/destination-rule.ts";
+import type { SidecarModel } from "../registry/istio/sidecar.ts";
 import { toVirtualService, type VirtualServiceModel } from "../registry/istio/virtual-service.ts";
 import {
   createVirtualServiceHostIndex,
+  toVirtualServiceImport,
+  type VirtualServiceImport,
   virtualServicesFor,
 } from "../registry/istio/virtual-service-select.ts";
 import { hostMatches, isWildcard } from "../registry/istio/visibility.ts";
@@ -33,8 +38,17 @@ export interface RoutingView {
 export interface RoutingConfigs {
   /** The public view: the VirtualService winning `hostname` and the merged DestinationRule of the service, if any. */
   forService(namespace: string, hostname: string): RoutingView;
-  /** The same for proxies of namespace `view` (every config visible to it, in istiod's precedence). */
-  forView(view: string, namespace: string, hostname: string): RoutingView;
+  /**
+   * The same for proxies of namespace `view` (every config visible to it, in istiod's precedence);
+   * with `sidecar` (the one scoping `view`, fixed for a flush), only the VirtualServices it imports.
+   */
+  forView(view: string, namespace: string, hostname: string, sidecar?: SidecarModel): RoutingView;
+  /** Every VirtualService as a Sidecar may import it (toVirtualServiceImport), in key order. */
+  imports(): VirtualServiceImport[];
+  /** The hosts of every mesh-bound VirtualService (exact and wildcard), unique. */
+  virtualServiceHosts(): string[];
+  /** The VirtualService `<namespace>/<name>` as this flush reads it, if any. */
+  virtualService(namespace: string, name: string): VirtualServiceModel | undefined;
   /**
    * The namespaces whose proxies may resolve `hostname` differently from the public view, sorted:
    * those a non-public config naming the host is exported to, and those holding a DestinationRule
@@ -106,14 +120,15 @@ export async function loadRoutingConfigs(
   );
   const allDrIndex = createDestinationRuleIndex(drs, { rootNamespace });
   const viewIndexes = new Map<string, ReturnType<typeof createVirtualServiceHostIndex>>();
-  const vsIndexFor = (view: string) => {
+  const vsIndexFor = (view: string, sidecar: SidecarModel | undefined) => {
     let index = viewIndexes.get(view);
     if (!index) {
-      index = createVirtualServiceHostIndex(virtualServicesFor(vss, view));
+      index = createVirtualServiceHostIndex(virtualServicesFor(vss, view, sidecar));
       viewIndexes.set(view, index);
     }
     return index;
   };
+  let imports: VirtualServiceImport[] | undefined;
   const ports = new Map<string, Promise<number[] | undefined>>();
   const suffix = `.svc.${domainSuffix}`;
   const portsOf = (host: string): Promise<number[] | undefined> => {
@@ -133,8 +148,16 @@ export async function loadRoutingConfigs(
           for (const ns of namespaces) out.add(ns);
       return [...out].sort();
     },
-    forView(view, namespace, hostname) {
-      const vs = vsIndexFor(view).forHost(hostname);
+    imports() {
+      imports ??= vss.flatMap((vs) => toVirtualServiceImport(vs) ?? []);
+      return imports;
+    },
+    virtualServiceHosts() {
+      return [...new Set(vss.filter((vs) => vs.appliesToMesh).flatMap((vs) => vs.hosts))];
+    },
+    virtualService: (namespace, name) => vss.find((vs) => vs.namespace === namespace && vs.name === name),
+    forView(view, namespace, hostname, sidecar) {
+      const vs = vsIndexFor(view, sidecar).forHost(hostname);
       const dr = allDrIndex.forService(view, hostname, namespace)?.rule;
       return { ...(vs && { virtualService: vs }), ...(dr && { destinationRule: dr }) };
     },

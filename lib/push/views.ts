@@ -1,26 +1,38 @@
 /**
  * Per-namespace views at flush time. The shared resources stay the public view; what a namespace
- * sees differently is recorded once per view, never per proxy: the Sidecars that scope it and the
- * services not exported to it (a predicate the streams apply, lib/xds/view-table.ts), and, for the
- * view candidates of RoutingConfigs (per host: the namespaces a non-public VirtualService or
- * DestinationRule of it reaches, and those with a DestinationRule for it), the resources whose content differs, stored as overlays under keys.viewResource() and
- * generated only for the services a push touches. Everything is kept in one ViewTable
- * (keys.viewTable()), written only when it changed. A mesh without such config reads one value
- * and lists an empty prefix per flush, and writes nothing.
+ * sees differently is recorded once per view, never per proxy: the Sidecars that scope it, the
+ * VirtualServices a Sidecar may import (for the services they route to) and the services not
+ * exported to it (a predicate the streams apply, lib/xds/view-table.ts), and, for the view
+ * candidates of a service (per host: the namespaces a non-public VirtualService or DestinationRule
+ * of it reaches, those with a DestinationRule for it, and the namespaces with a Sidecar of their
+ * own that may see it), the resources whose content differs, stored as overlays under
+ * keys.viewResource() and generated only for the services a push touches. Everything is kept in
+ * one ViewTable (keys.viewTable()), written only when it changed. A mesh without such config reads
+ * one value and lists an empty prefix per flush, and writes nothing.
  */
 import { sameJson } from "../ingest/kinds/handler.ts";
 import type { StoredConfig } from "../ingest/kinds/istio-config.ts";
-import type { Service } from "../model/index.ts";
+import type { PushRequest, Service } from "../model/index.ts";
 import { byCreation } from "../registry/istio/config-meta.ts";
-import { type SidecarModel, toSidecar } from "../registry/istio/sidecar.ts";
+import { type SidecarModel, sidecarFor, toSidecar } from "../registry/istio/sidecar.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 import type { GenerateContext, Generator, ServiceView, StoredResource, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { toStored } from "../xds/version.ts";
-import { emptyViewTable, type OverlayList, type OverlayRecord, type ViewTable } from "../xds/view-table.ts";
+import {
+  emptyViewTable,
+  type OverlayList,
+  type OverlayRecord,
+  resolveView,
+  routedToChanged,
+  type ViewTable,
+} from "../xds/view-table.ts";
+import { destinationHosts } from "./consistency.ts";
 import type { ResourceChange } from "./flush.ts";
-import type { RoutingConfigs } from "./istio-configs.ts";
+import { type RoutingConfigs, rootNamespace } from "./istio-configs.ts";
 import type { ServicePlan } from "./plan.ts";
+import type { ServiceRef } from "./scope.ts";
+import { widenForViews } from "./view-scope.ts";
 
 /** What the views need from the flush. */
 export interface ViewDeps {
@@ -41,6 +53,8 @@ export interface ViewPublisher {
   finish(): Promise<ResourceChange[]>;
   /** Sentences for the flush's log (Sidecars left out). */
   notApplied: string[];
+  /** `refs` and the services the views must re-judge for `request` (lib/push/view-scope.ts). */
+  widen(request: PushRequest, refs: ServiceRef[]): Promise<ServiceRef[]>;
 }
 
 /** Reads the previous table and the Sidecars once per flush. */
@@ -61,18 +75,44 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
   }
   const overlays: ViewTable["overlays"] = { ...(prev?.overlays ?? {}) };
   const reshaped = new Set<string>();
+  // Kept only while a Sidecar may import them: a mesh without Sidecars records none.
+  const imports = sidecars.length > 0 ? (deps.routing?.imports() ?? []) : [];
+  // Namespaces with a Sidecar of their own: a VirtualService it does not import may be an overlay there.
+  const scoped = [...new Set(sidecars.map((s) => s.namespace))].sort();
+  const scopedBy = new Map<string, SidecarModel | undefined>();
+  const sidecarOf = (view: string) => {
+    if (!scopedBy.has(view)) scopedBy.set(view, sidecarFor(sidecars, view, rootNamespace));
+    return scopedBy.get(view);
+  };
 
   async function publishChunk(plans: readonly ServicePlan[], full: boolean): Promise<ResourceChange[]> {
     const changes: ResourceChange[] = [];
+    for (const plan of plans)
+      setExport(exports, `${plan.ref.namespace}/${plan.ref.hostname}`, plan.view.services);
+    // What each view may see once this chunk's exportTo is recorded (the predicate streams apply).
+    const table: ViewTable = { sidecars, exports, overlays: {}, virtualServices: imports };
+    const seen = new Map<string, (svc: string) => boolean>();
+    const sees = (view: string, svc: string) => {
+      let visible = seen.get(view);
+      if (!visible) {
+        const v = resolveView(table, view, rootNamespace).visible;
+        visible = v ?? (() => true);
+        seen.set(view, visible);
+      }
+      return visible(svc);
+    };
     for (const plan of plans) {
       const { namespace, hostname } = plan.ref;
       const svc = `${namespace}/${hostname}`;
-      setExport(exports, svc, plan.view.services);
       const targets = new Set(deps.routing?.viewNamespacesFor(hostname) ?? []);
+      if (deps.routing) for (const view of scoped) targets.add(view);
       for (const [view, bySvc] of Object.entries(overlays)) if (bySvc[svc]) targets.add(view);
       for (const view of [...targets].sort()) {
         const before = overlays[view]?.[svc];
-        const after = await overlayOf(deps, plan, view, before, full);
+        // A service the view may not see has no overlay there (the predicate hides its names).
+        const after = sees(view, svc)
+          ? await overlayOf(deps, plan, view, sidecarOf(view), before, full)
+          : undefined;
         if (!before && !after) continue;
         if (!sameShape(before, after?.record)) reshaped.add(view);
         changes.push(...(await writeOverlay(store, view, before, after)));
@@ -95,16 +135,31 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
           .sort()
           .map((v) => [v, sorted(overlays[v] ?? {})]),
       ),
+      ...(imports.length > 0 && { virtualServices: imports }),
     };
     const was = prev ?? emptyViewTable();
     if (prev && sameJson(prev, next)) return [];
     await store.put(keys.viewTable(), next);
     const everyView = !sameJson(was.sidecars, next.sidecars) || !sameJson(was.exports, next.exports);
-    const marked = everyView ? ["*"] : [...reshaped].sort();
-    return marked.map((view) => ({ typeUrl: T.listener, name: "", version: null, view }));
+    const marked = everyView ? ["*"] : [...reshaped, ...routedToChanged(was, next, rootNamespace)];
+    return [...new Set(marked)]
+      .sort()
+      .map((view) => ({ typeUrl: T.listener, name: "", version: null, view }));
   }
 
-  return { publishChunk, finish, notApplied };
+  const widen = (request: PushRequest, refs: ServiceRef[]) =>
+    widenForViews(
+      {
+        store,
+        routing: deps.routing,
+        table: prev,
+        hasSidecars: sidecars.length > 0,
+        domainSuffix: deps.context.domainSuffix,
+      },
+      request,
+      refs,
+    );
+  return { publishChunk, finish, notApplied, widen };
 }
 
 /** The Sidecars that scope namespaces (first cluster's copy of each; without workloadSelector), oldest first. */
@@ -143,26 +198,32 @@ async function overlayOf(
   deps: ViewDeps,
   plan: ServicePlan,
   view: string,
+  sidecar: SidecarModel | undefined,
   before: OverlayRecord | undefined,
   full: boolean,
 ): Promise<{ record: OverlayRecord; resources: StoredResource[] } | undefined> {
   const { namespace, hostname } = plan.ref;
   const shared = plan.view;
-  const routing = deps.routing?.forView(view, namespace, hostname) ?? {};
+  const routing = deps.routing?.forView(view, namespace, hostname, sidecar) ?? {};
   if (
     routing.virtualService === shared.virtualService &&
     sameJson(routing.destinationRule, shared.destinationRule)
   )
     return undefined;
   const vs = routing.virtualService;
-  const destinationPorts = vs && (await deps.routing?.destinationPorts(vs, hostname));
+  const destinationPorts = (vs && (await deps.routing?.destinationPorts(vs, hostname))) || {};
+  const destinations =
+    vs &&
+    deps.routing &&
+    destinationHosts(deps.routing, vs, hostname, destinationPorts, deps.context.domainSuffix);
   const input: ServiceView = {
     hostname,
     namespace,
     services: shared.services,
     shards: shared.shards,
     ...routing,
-    ...(destinationPorts && Object.keys(destinationPorts).length > 0 && { destinationPorts }),
+    ...(Object.keys(destinationPorts).length > 0 && { destinationPorts }),
+    ...(destinations && Object.keys(destinations).length > 0 && { destinationHosts: destinations }),
   };
   const service = `${namespace}/${hostname}`;
   const record: OverlayRecord = {};

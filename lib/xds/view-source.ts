@@ -1,10 +1,11 @@
 /**
  * Serving through views, the one place every read path (ADS SotW and Delta, Fetch, REST, Poll and
  * Watch) resolves names for a proxy's namespace: a name the view overlays is read from
- * keys.viewResource(), a name it hides or whose service it may not see does not exist, anything
- * else is the shared resource. Pushes: a change of one view reaches that view's streams only, and a
- * shared change to a name a view overlays or hides never reaches that view. Proxies of namespaces
- * without a view of their own read the shared source unwrapped (no cost when no view exists).
+ * keys.viewResource(), a name it hides or whose service it may not see (shared or overlay) does
+ * not exist, anything else is the shared resource. Pushes: a change of one view reaches that
+ * view's streams only, and a shared change to a name a view overlays or hides never reaches it.
+ * Proxies of namespaces without a view of their own read the shared source unwrapped (no cost when
+ * no view exists).
  */
 
 import { nodeClaim } from "../auth/identity.ts";
@@ -152,7 +153,9 @@ function filterChanges(
     if (markerFor(c, view.namespace)) return undefined;
     const keep =
       c.view !== undefined
-        ? c.name !== "" && c.view === view.key
+        ? c.name !== "" &&
+          c.view === view.key &&
+          (c.service === undefined || view.visible?.(c.service) !== false)
         : view.key === "" ||
           (!view.overlay(c.typeUrl)?.has(c.name) &&
             !view.hidden(c.typeUrl)?.has(c.name) &&
@@ -183,7 +186,7 @@ function viewedSource(store: Store, view: NamespaceView, base: ResourceSource): 
         else if (!hidden?.has(n)) shared.push(n);
       }
       const found = (shared.length > 0 ? await base.get(typeUrl, shared) : []).filter(visible);
-      if (own.length > 0) found.push(...(await overlays(typeUrl, new Set(own))));
+      if (own.length > 0) found.push(...(await overlays(typeUrl, new Set(own))).filter(visible));
       return found.sort(byName);
     },
     async list(typeUrl) {
@@ -192,7 +195,7 @@ function viewedSource(store: Store, view: NamespaceView, base: ResourceSource): 
       const found = (await base.list(typeUrl)).filter(
         (r) => !overlay?.has(r.name) && !hidden?.has(r.name) && visible(r),
       );
-      if (overlay) found.push(...(await overlays(typeUrl, overlay)));
+      if (overlay) found.push(...(await overlays(typeUrl, overlay)).filter(visible));
       return found.sort(byName);
     },
   };

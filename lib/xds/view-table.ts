@@ -2,10 +2,12 @@
  * Per-namespace views, pure. The flush (lib/push/views.ts) records in one ViewTable what makes a
  * namespace's proxies see something other than the shared resources; `resolveView` turns it into
  * the view of one namespace: which names it reads from its own overlays, which names do not exist
- * for it, and a predicate on the generating service (Sidecar egress hosts, service exportTo), so a
- * Sidecar `./*` in a 10k-service mesh costs one predicate, not 10k stored tombstones.
+ * for it, and a predicate on the generating service (Sidecar egress hosts and the services its
+ * imported VirtualServices route to, service exportTo), so a Sidecar `./*` in a 10k-service mesh
+ * costs one predicate, not 10k stored tombstones.
  */
 import { importsService, type SidecarModel, sidecarFor } from "../registry/istio/sidecar.ts";
+import { importedDestinations, type VirtualServiceImport } from "../registry/istio/virtual-service-select.ts";
 import { exportedTo } from "../registry/istio/visibility.ts";
 
 /** What one service generated differently for one view, per type URL. */
@@ -26,6 +28,11 @@ export interface ViewTable {
   exports: Record<string, string[]>;
   /** View namespace ─▶ service `<ns>/<host>` ─▶ what that service generated differently for it. */
   overlays: Record<string, Record<string, OverlayRecord>>;
+  /**
+   * The VirtualServices a Sidecar may import, for the services they route to (importedDestinations);
+   * kept only while some Sidecar is recorded, absent otherwise (and in tables written before it).
+   */
+  virtualServices?: VirtualServiceImport[];
 }
 
 /** The table of a mesh with no per-namespace config. */
@@ -74,6 +81,10 @@ export function resolveView(table: ViewTable, namespace: string, rootNamespace: 
       addAll(hidden, typeUrl, list.hidden);
     }
   const notExported = new Set(exports.map(([svc]) => svc));
+  const routedTo =
+    sidecar && table.virtualServices
+      ? importedDestinations(table.virtualServices, sidecar, namespace)
+      : undefined;
   const verdicts = new Map<string, boolean>();
   const visible =
     sidecar === undefined && notExported.size === 0
@@ -82,9 +93,10 @@ export function resolveView(table: ViewTable, namespace: string, rootNamespace: 
           let v = verdicts.get(service);
           if (v === undefined) {
             const ns = svcNamespace(service);
+            const host = service.slice(ns.length + 1);
             v =
               !notExported.has(service) &&
-              (!sidecar || importsService(sidecar, namespace, ns, service.slice(ns.length + 1)));
+              (!sidecar || importsService(sidecar, namespace, ns, host) || routedTo?.has(host) === true);
             verdicts.set(service, v);
           }
           return v;
@@ -96,6 +108,26 @@ export function resolveView(table: ViewTable, namespace: string, rootNamespace: 
     hidden: (typeUrl) => hidden.get(typeUrl),
     visible,
   };
+}
+
+/**
+ * The namespaces whose services-routed-to (importedDestinations) differ between two tables: `*`
+ * when a root-namespace Sidecar scopes namespaces the table does not name, else each namespace
+ * with a Sidecar of its own whose set changed.
+ */
+export function routedToChanged(was: ViewTable, next: ViewTable, rootNamespace: string): string[] {
+  if (JSON.stringify(was.virtualServices ?? []) === JSON.stringify(next.virtualServices ?? [])) return [];
+  const all = [...was.sidecars, ...next.sidecars];
+  if (all.some((s) => s.namespace === rootNamespace)) return ["*"];
+  const changed: string[] = [];
+  for (const ns of new Set(all.map((s) => s.namespace))) {
+    const routedTo = (t: ViewTable) => {
+      const sidecar = sidecarFor(t.sidecars, ns, rootNamespace);
+      return sidecar ? [...importedDestinations(t.virtualServices ?? [], sidecar, ns)].sort() : [];
+    };
+    if (routedTo(was).join("\n") !== routedTo(next).join("\n")) changed.push(ns);
+  }
+  return changed;
 }
 
 function addAll(m: Map<string, Set<string>>, typeUrl: string, names: readonly string[]): void {

@@ -3,7 +3,9 @@
  * clients (grpc-js-xds, one xDS client and node per channel) to real backends on 127.0.0.x: a
  * VirtualService exported to "." routes its own namespace's proxies by header while another
  * namespace's proxy takes the default route; a Sidecar whose egress hosts leave a service out makes
- * it not exist for that namespace's proxy while a proxy of another namespace still calls it.
+ * it not exist for that namespace's proxy while a proxy of another namespace still calls it; a
+ * Sidecar imports only the VirtualServices its egress hosts name (a hidden one does not route its
+ * namespace), and the services an imported one routes to even when its egress hosts leave them out.
  */
 import { fromBinary } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
@@ -40,10 +42,10 @@ const versioned = (name: string, ns: string, ip: string, version: string) => {
   return event("ADDED", { ...p, metadata: { ...p.metadata, labels: { app: name, version } } });
 };
 
-const sidecar = (spec: Record<string, unknown>, rv: string) => ({
+const sidecar = (spec: Record<string, unknown>, rv: string, namespace = "other") => ({
   apiVersion: "networking.istio.io/v1",
   kind: "Sidecar",
-  metadata: { name: "default", namespace: "other", resourceVersion: rv },
+  metadata: { name: "default", namespace, resourceVersion: rv },
   spec,
 });
 
@@ -184,5 +186,59 @@ describe("per-namespace views for proxyless gRPC", () => {
       accept: (a) => a === "c",
       what: "ratings again for namespace other",
     });
+  });
+
+  it("a Sidecar imports only the VirtualServices its egress hosts name, and the services an imported one routes to", async () => {
+    const reviewsHost = "reviews.default.svc.cluster.local";
+    // A public VirtualService of namespace routing for reviews: x-user jason goes to ratings (c).
+    const at = await post(
+      cp,
+      // edge imports every service of default, and no VirtualService of namespace routing.
+      event("ADDED", sidecar({ egress: [{ hosts: ["default/*"] }] }, "300", "edge")),
+      // via imports what namespace routing declares: no service, the VirtualService only.
+      event("ADDED", sidecar({ egress: [{ hosts: ["routing/*"] }] }, "301", "via")),
+      event(
+        "ADDED",
+        virtualService(
+          "reviews-to-ratings",
+          {
+            http: [
+              {
+                match: [{ headers: { "x-user": { exact: "jason" } } }],
+                route: [{ destination: { host: "ratings.shop.svc.cluster.local" } }],
+              },
+              { route: [{ destination: { host: reviewsHost } }] },
+            ],
+          },
+          { namespace: "routing", hosts: [reviewsHost], resourceVersion: "302" },
+        ),
+      ),
+    );
+    // (a) A namespace without a Sidecar takes the VirtualService; edge, whose Sidecar does not
+    // import it, calls reviews as if it did not exist: both endpoints, header or not, never ratings.
+    const plain = clientIn("plain", reviews);
+    const edge = clientIn("edge", reviews);
+    await until(cp, plain, at, {
+      accept: (a) => a === "c",
+      what: "ratings for jason in plain",
+      headers: jason,
+    });
+    await until(cp, edge, at, {
+      accept: (a) => a === "a" || a === "b",
+      what: "reviews' own endpoints for jason in edge",
+      headers: jason,
+    });
+    const seen = new Set<string>();
+    for (let i = 0; i < 30; i++) seen.add(await edge.who(1000, jason));
+    expect([...seen].sort()).toEqual(["a", "b"]);
+    // (b) via's egress hosts name no service at all: reviews and ratings exist for it because the
+    // VirtualService it imports routes to them, and the header route reaches ratings.
+    const via = clientIn("via", reviews);
+    await until(cp, via, at, { accept: (a) => a === "c", what: "ratings for jason in via", headers: jason });
+    await until(cp, via, at, {
+      accept: (a) => a === "a" || a === "b",
+      what: "reviews without the header in via",
+    });
+    for (let i = 0; i < 10; i++) expect(await via.who(1000, jason)).toBe("c");
   });
 });

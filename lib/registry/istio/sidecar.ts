@@ -1,8 +1,9 @@
 /**
  * Sidecar egress scoping, pure, as istiod's SidecarScope applies it (sidecar.go): `ns/host` egress
  * hosts (`*` any namespace, `.` the proxy's own, `~` none; host exact or wildcard), a proxy's
- * Sidecar (its namespace's without workloadSelector, oldest first, else the root namespace's), and
- * `visibleTo`, which decides whether a service, VirtualService or DestinationRule is in a proxy's view.
+ * Sidecar (its namespace's without workloadSelector, oldest first, else the root namespace's),
+ * and `visibleTo`, which decides whether a service, VirtualService or DestinationRule is in a
+ * proxy's view (the services imported VirtualServices route to: virtual-service-select.ts).
  */
 import { byCreation, type ConfigMeta } from "./config-meta.ts";
 import { exportedTo, hostMatches, hostSubsetOf, isWildcard } from "./visibility.ts";

@@ -7,11 +7,13 @@
  * (computeWildcardHostVirtualServiceIndex + MostSpecificHostMatch). One VirtualService per host:
  * istiod does not merge VirtualServices for sidecars (a later duplicate host is dropped).
  * Delegate VirtualServices (no hosts) are not served on their own; root delegation is unsupported.
+ * The services the imported VirtualServices route to join a Sidecar's scope (importedDestinations),
+ * judged from compact import records the view table keeps (toVirtualServiceImport).
  */
 import { byCreation } from "./config-meta.ts";
 import { importsVirtualService, type SidecarModel } from "./sidecar.ts";
 import type { VirtualServiceModel } from "./virtual-service.ts";
-import { isWildcard, mostSpecificHostMatch } from "./visibility.ts";
+import { exportedTo, isWildcard, mostSpecificHostMatch } from "./visibility.ts";
 
 /** The VirtualServices proxies of `proxyNamespace` use, in istiod's precedence order. */
 export function virtualServicesFor(
@@ -70,4 +72,53 @@ export function destinationHosts(vss: readonly VirtualServiceModel[]): string[] 
     for (const r of vs.http)
       if (r.action.kind === "route") for (const d of r.action.destinations) out.add(d.host);
   return [...out].sort();
+}
+
+/** What a Sidecar scope needs of a VirtualService to import it and the services it routes to. */
+export interface VirtualServiceImport {
+  namespace: string;
+  /** Resolved hosts (wildcards kept). */
+  hosts: string[];
+  /** exportTo as written; absent: public. */
+  exportTo?: string[];
+  /** The hosts its HTTP routes send to, resolved, sorted, unique. */
+  destinations: string[];
+}
+
+/**
+ * The import record of a mesh-bound VirtualService with hosts and at least one route destination;
+ * undefined for any other (a gateway-only or delegate VirtualService imports nothing into a sidecar).
+ */
+export function toVirtualServiceImport(vs: VirtualServiceModel): VirtualServiceImport | undefined {
+  if (!vs.appliesToMesh || vs.hosts.length === 0) return undefined;
+  const destinations = destinationHosts([vs]);
+  if (destinations.length === 0) return undefined;
+  return {
+    namespace: vs.namespace,
+    hosts: [...vs.hosts],
+    ...(vs.exportTo.length > 0 && !vs.exportTo.includes("*") && { exportTo: [...vs.exportTo] }),
+    destinations,
+  };
+}
+
+/**
+ * collectImportedServices: the destination hosts of every VirtualService exported to
+ * `proxyNamespace` and imported by `sidecar`'s egress hosts (SelectVirtualServices). A service with
+ * one of these hostnames is in the scope even when the egress hosts leave it out. Wider than istiod
+ * where it is finer, never narrower: every route's destinations count (istiod skips routes whose
+ * `sourceNamespace` names another namespace), and a host's service of any namespace exported to the
+ * proxy counts (istiod picks one: the proxy's namespace, else the first alphabetically).
+ */
+export function importedDestinations(
+  vss: readonly VirtualServiceImport[],
+  sidecar: SidecarModel,
+  proxyNamespace: string,
+): Set<string> {
+  const out = new Set<string>();
+  for (const vs of vss) {
+    if (!exportedTo(vs.exportTo, vs.namespace, proxyNamespace)) continue;
+    if (!importsVirtualService(sidecar, proxyNamespace, vs.namespace, vs.hosts)) continue;
+    for (const d of vs.destinations) out.add(d);
+  }
+  return out;
 }

@@ -9,7 +9,7 @@ import { keys } from "../../../lib/store/keys.ts";
 import { createDeltaSession } from "../../../lib/xds/delta.ts";
 import type { createStoreSource } from "../../../lib/xds/source.ts";
 import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
-import { createStreamView } from "../../../lib/xds/view-source.ts";
+import { createStreamView, createViews } from "../../../lib/xds/view-source.ts";
 import type { ViewTable } from "../../../lib/xds/view-table.ts";
 import { req, sent } from "./delta-harness.ts";
 import { host, mesh, node, RDS, resource, route } from "./view-support.ts";
@@ -42,6 +42,22 @@ describe("a view's source", () => {
     expect(versions(await source.get(RDS, [route("a"), route("b"), route("c"), "nope"]))).toEqual(want);
     expect(versions(await source.list(RDS))).toEqual(want);
     if (v.key === "") expect(source).toBe(base);
+  });
+
+  it("an overlay of a service the view may not see is neither served nor pushed (it never widens the predicate)", async () => {
+    const { store, base } = await mesh();
+    // b's Sidecar sees "./*" only; an overlay of a's route stored for b (a stale one) stays unseen.
+    await store.put(keys.viewResource("b", RDS, route("a")), resource("a", "own-b"));
+    const t = (await store.get<ViewTable>(keys.viewTable()))?.value as ViewTable;
+    const stale = { [`a/${host("a")}`]: { [RDS]: { names: [route("a")], versions: ["own-b"], hidden: [] } } };
+    await store.put(keys.viewTable(), { ...t, overlays: { ...t.overlays, b: stale } });
+    const views = createViews({ store });
+    const b = await views.forNamespace("b");
+    const source = views.source(b, base);
+    expect(versions(await source.get(RDS, [route("a"), route("b")]))).toEqual([`${route("b")}@shared`]);
+    expect(versions(await source.list(RDS))).toEqual([`${route("b")}@shared`]);
+    const pushed = views.changesFor(b, [{ ...resource("a", "own-b2"), view: "b" }]);
+    expect(pushed).toEqual([]);
   });
 
   it("a node's namespace is parsed as istiod does; a node id that is not Istio's shares the public view", async () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { toSidecar } from "../../../lib/registry/istio/sidecar.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
-import { emptyViewTable, resolveView, type ViewTable } from "../../../lib/xds/view-table.ts";
+import { emptyViewTable, resolveView, routedToChanged, type ViewTable } from "../../../lib/xds/view-table.ts";
 
 const root = "istio-system";
 const sidecar = (namespace: string, hosts: string[], o: { selector?: boolean; created?: string } = {}) =>
@@ -119,6 +119,49 @@ describe("resolveView: what a view may see", () => {
       hides: [svc("b", "r"), svc("c", "r")],
     },
     {
+      name: "the services an imported VirtualService routes to, beyond the egress hosts",
+      table: table({
+        sidecars: [sidecar("a", ["b/*"])],
+        virtualServices: [
+          { namespace: "b", hosts: ["r.b.svc.cluster.local"], destinations: ["s.c.svc.cluster.local"] },
+        ],
+      }),
+      ns: "a",
+      sees: [svc("b", "r"), svc("c", "s")],
+      hides: [svc("c", "t")],
+    },
+    {
+      name: "a VirtualService the Sidecar does not import adds none of its destinations",
+      table: table({
+        sidecars: [sidecar("a", ["b/*"])],
+        virtualServices: [
+          { namespace: "d", hosts: ["r.b.svc.cluster.local"], destinations: ["s.c.svc.cluster.local"] },
+        ],
+      }),
+      ns: "a",
+      sees: [svc("b", "r")],
+      hides: [svc("c", "s")],
+    },
+    {
+      name: "nor one not exported to the namespace; nor a destination not exported to it",
+      table: table({
+        sidecars: [sidecar("a", ["b/*"])],
+        virtualServices: [
+          {
+            namespace: "b",
+            hosts: ["r.b.svc.cluster.local"],
+            exportTo: ["."],
+            destinations: ["s.c.svc.cluster.local"],
+          },
+          { namespace: "b", hosts: ["q.b.svc.cluster.local"], destinations: ["t.c.svc.cluster.local"] },
+        ],
+        exports: { [svc("c", "t")]: ["."] },
+      }),
+      ns: "a",
+      sees: [svc("b", "r")],
+      hides: [svc("c", "s"), svc("c", "t")],
+    },
+    {
       name: "a Sidecar and an exportTo together: both must allow it",
       table: table({ sidecars: [sidecar("a", ["*/*"])], exports: { [svc("b", "r")]: ["."] } }),
       ns: "a",
@@ -146,4 +189,57 @@ describe("resolveView: what a view may see", () => {
     expect(v.overlay(TypeUrl.cluster)).toBeUndefined();
     expect(v.visible).toBeNull();
   });
+});
+
+describe("routedToChanged: which views a VirtualService change marks", () => {
+  const vs = (namespace: string, destinations: string[]) => ({
+    namespace,
+    hosts: [`r.${namespace}.svc.cluster.local`],
+    destinations,
+  });
+  const cases: { name: string; was: ViewTable; next: ViewTable; want: string[] }[] = [
+    {
+      name: "the same records: none",
+      was: table({
+        sidecars: [sidecar("a", ["b/*"])],
+        virtualServices: [vs("b", ["s.c.svc.cluster.local"])],
+      }),
+      next: table({
+        sidecars: [sidecar("a", ["b/*"])],
+        virtualServices: [vs("b", ["s.c.svc.cluster.local"])],
+      }),
+      want: [],
+    },
+    {
+      name: "a destination added to a VirtualService a namespace's Sidecar imports: that namespace",
+      was: table({
+        sidecars: [sidecar("a", ["b/*"]), sidecar("d", ["./*"])],
+        virtualServices: [vs("b", [])],
+      }),
+      next: table({
+        sidecars: [sidecar("a", ["b/*"]), sidecar("d", ["./*"])],
+        virtualServices: [vs("b", ["s.c.svc.cluster.local"])],
+      }),
+      want: ["a"],
+    },
+    {
+      name: "a VirtualService no Sidecar imports: none",
+      was: table({ sidecars: [sidecar("a", ["./*"])] }),
+      next: table({
+        sidecars: [sidecar("a", ["./*"])],
+        virtualServices: [vs("b", ["s.c.svc.cluster.local"])],
+      }),
+      want: [],
+    },
+    {
+      name: "under the root namespace's Sidecar: every namespace",
+      was: table({ sidecars: [sidecar(root, ["*/*"])] }),
+      next: table({
+        sidecars: [sidecar(root, ["*/*"])],
+        virtualServices: [vs("b", ["s.c.svc.cluster.local"])],
+      }),
+      want: ["*"],
+    },
+  ];
+  it.each(cases)("$name", ({ was, next, want }) => expect(routedToChanged(was, next, root)).toEqual(want));
 });

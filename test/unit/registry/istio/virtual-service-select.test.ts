@@ -7,6 +7,8 @@ import {
 import {
   createVirtualServiceHostIndex,
   destinationHosts,
+  importedDestinations,
+  toVirtualServiceImport,
   virtualServicesFor,
 } from "../../../../lib/registry/istio/virtual-service-select.ts";
 import { virtualService } from "./builders.ts";
@@ -108,6 +110,95 @@ describe("destinationHosts", () => {
     expect(destinationHosts([a, b])).toEqual([
       "details.prod.svc.cluster.local",
       "ratings.prod.svc.cluster.local",
+    ]);
+  });
+});
+
+describe("Sidecar import of VirtualServices (SelectVirtualServices) and of their destinations", () => {
+  const egress = (hosts: string[]) => toSidecar({ name: "s", namespace: "client" }, { egress: [{ hosts }] });
+  /** reviews.prod ▶ ratings.prod; `spec` replaces fields (hosts, exportTo, http). */
+  const routing = (namespace: string, spec: Record<string, unknown> = {}) =>
+    vs(namespace, "r", {
+      http: [{ route: [{ destination: { host: "ratings.prod.svc.cluster.local" } }] }],
+      ...spec,
+    });
+  const ratings = "ratings.prod.svc.cluster.local";
+  const cases: { name: string; vs: VirtualServiceModel; hosts: string[]; imported: boolean }[] = [
+    {
+      name: "ns/* of the VirtualService's namespace",
+      vs: routing("prod"),
+      hosts: ["prod/*"],
+      imported: true,
+    },
+    { name: "*/* imports every namespace's", vs: routing("web"), hosts: ["*/*"], imported: true },
+    { name: "another namespace's ns/* does not", vs: routing("web"), hosts: ["prod/*"], imported: false },
+    { name: '"." names the proxy namespace', vs: routing("client"), hosts: ["./*"], imported: true },
+    { name: '"." is not the VirtualService namespace', vs: routing("prod"), hosts: ["./*"], imported: false },
+    {
+      name: "*/<host> names its host in any namespace",
+      vs: routing("web"),
+      hosts: [`*/${reviews}`],
+      imported: true,
+    },
+    {
+      name: "ns/<other host> does not",
+      vs: routing("prod"),
+      hosts: ["prod/details.prod.svc.cluster.local"],
+      imported: false,
+    },
+    {
+      name: "a wildcard VirtualService host overlapping an exact egress host (Matches both ways)",
+      vs: routing("prod", { hosts: ["*.prod.svc.cluster.local"] }),
+      hosts: [`prod/${reviews}`],
+      imported: true,
+    },
+    {
+      name: "a wildcard egress host covering the VirtualService's host",
+      vs: routing("prod"),
+      hosts: ["prod/*.prod.svc.cluster.local"],
+      imported: true,
+    },
+    { name: '"~/*" imports nothing', vs: routing("prod"), hosts: ["~/*"], imported: false },
+    {
+      name: "the egress hosts cannot widen exportTo",
+      vs: routing("prod", { exportTo: ["."] }),
+      hosts: ["*/*"],
+      imported: false,
+    },
+    {
+      name: "exported to the proxy's namespace",
+      vs: routing("prod", { exportTo: ["client"] }),
+      hosts: ["prod/*"],
+      imported: true,
+    },
+  ];
+  it.each(cases)("$name", ({ vs: v, hosts, imported }) => {
+    const sc = egress(hosts);
+    expect(names(virtualServicesFor([v], "client", sc)), "the VirtualService").toEqual(
+      imported ? [`${v.namespace}/r`] : [],
+    );
+    const record = toVirtualServiceImport(v);
+    expect([...importedDestinations(record ? [record] : [], sc, "client")], "its destinations").toEqual(
+      imported ? [ratings] : [],
+    );
+  });
+
+  it.each([
+    ["a gateway-only VirtualService", { gateways: ["istio-system/ingress"] }],
+    ["a delegate (no hosts)", { hosts: [] }],
+    ["one that only redirects", { http: [{ redirect: { uri: "/" } }] }],
+  ])("%s imports no destination", (_, spec) =>
+    expect(toVirtualServiceImport(routing("prod", spec))).toBeUndefined());
+
+  it("the record keeps what the decision needs: namespace, hosts, exportTo unless public, destinations", () => {
+    expect(toVirtualServiceImport(routing("prod", { exportTo: ["*"] }))).toEqual({
+      namespace: "prod",
+      hosts: [reviews],
+      destinations: [ratings],
+    });
+    expect(toVirtualServiceImport(routing("prod", { exportTo: [".", "client"] }))?.exportTo).toEqual([
+      ".",
+      "client",
     ]);
   });
 });
