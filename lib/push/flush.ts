@@ -135,7 +135,11 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // an EDS-only push generates no route.
       const externalHosts = routing && request.full ? await loadExternalHosts(store) : undefined;
       // Per-namespace views (views.ts): overlays of the chunks' services, then the view table.
-      const views = await loadViews({ ...deps, ...(routing && { routing }) });
+      const views = await loadViews({
+        ...deps,
+        ...(routing && { routing }),
+        ...(externalHosts && { externalHosts }),
+      });
       const scope = withRoutesTo(await servicesInScope(store, request), request, routing, externalHosts);
       const refs = await views.widen(request, scope);
       // Logged on full pushes only: an endpoint change does not repeat them.

@@ -14,6 +14,7 @@ import { sameJson } from "../ingest/kinds/handler.ts";
 import type { StoredConfig } from "../ingest/kinds/istio-config.ts";
 import type { PushRequest, Service } from "../model/index.ts";
 import { byCreation } from "../registry/istio/config-meta.ts";
+import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import { type SidecarModel, sidecarFor, toSidecar } from "../registry/istio/sidecar.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 import type { GenerateContext, Generator, ServiceView, StoredResource, TypeUrl } from "../xds/types.ts";
@@ -40,6 +41,8 @@ export interface ViewDeps {
   generators: readonly Generator[];
   context: GenerateContext;
   routing?: RoutingConfigs;
+  /** The ServiceEntry hosts, on full pushes with routing: overlays judge their routes' destinations too. */
+  externalHosts?: ExternalHosts;
 }
 
 /** The views of one flush: overlays per published chunk, then the table and its markers. */
@@ -215,7 +218,14 @@ async function overlayOf(
   const destinations =
     vs &&
     deps.routing &&
-    destinationHosts(deps.routing, vs, hostname, destinationPorts, deps.context.domainSuffix);
+    destinationHosts(
+      deps.routing,
+      vs,
+      hostname,
+      destinationPorts,
+      deps.context.domainSuffix,
+      deps.externalHosts,
+    );
   const input: ServiceView = {
     hostname,
     namespace,

@@ -19,9 +19,13 @@ const FRONT = "front.example.com";
 const own = `outbound|9080||${FRONT}`;
 
 /** Per route of `<host>:9080`: `abort <cluster>` when it carries the fault override, else its cluster(s). */
-async function routes(h: ReturnType<typeof createHarness>, host = FRONT): Promise<string[]> {
-  const stored = await h.store.get<StoredResource>(keys.resource(TypeUrl.route, `${host}:9080`));
-  if (!stored) throw new Error(`no route ${host}:9080`);
+async function routes(h: ReturnType<typeof createHarness>, host = FRONT, view?: string): Promise<string[]> {
+  const key =
+    view === undefined
+      ? keys.resource(TypeUrl.route, `${host}:9080`)
+      : keys.viewResource(view, TypeUrl.route, `${host}:9080`);
+  const stored = await h.store.get<StoredResource>(key);
+  if (!stored) throw new Error(`no route ${host}:9080 ${view ?? ""}`);
   const rc = fromBinary(RouteConfigurationSchema, stored.value.body);
   return (rc.virtualHosts[0]?.routes ?? []).map((r) => {
     if (r.action.case !== "route") return "other";
@@ -113,5 +117,32 @@ describe("flush: dangling routes to ServiceEntry hosts", () => {
       await h.settle();
       expect(await routes(h), step.name).toEqual(step.want);
     }
+  });
+
+  it("a VirtualService exported to its own namespace only: that view's overlay answers the missing subset with the abort", async () => {
+    const h = createHarness();
+    await h.ingest(
+      ev("ADDED", entry("front")),
+      ev("ADDED", entry("api", "ext")),
+      ev(
+        "ADDED",
+        destinationRule("api.example.com", [{ name: "v1", labels: { version: "v1" } }], {
+          namespace: "ext",
+          name: "api",
+        }),
+      ),
+      ev(
+        "ADDED",
+        virtualService(
+          "front",
+          { exportTo: ["."], http: [to("api.example.com", "v9"), to("api.example.com", "v1")] },
+          { hosts: [FRONT] },
+        ),
+      ),
+    );
+    await h.settle();
+    // The shared route knows nothing of the VirtualService; the namespace's own view routes by it.
+    expect(await routes(h)).toEqual([own]);
+    expect(await routes(h, FRONT, "default")).toEqual([`abort ${own}`, "outbound|9080|v1|api.example.com"]);
   });
 });
