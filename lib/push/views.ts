@@ -4,9 +4,9 @@
  * services not exported to it (a predicate the streams apply, lib/xds/view-table.ts), and, for the
  * view candidates of RoutingConfigs (per host: the namespaces a non-public VirtualService or
  * DestinationRule of it reaches, and those with a DestinationRule for it), the resources whose content differs, stored as overlays under keys.viewResource() and
- * generated only for the services a push touches. Everything is kept in one ViewTable
- * (keys.viewTable()), written only when it changed. A mesh without such config reads one value
- * and lists an empty prefix per flush, and writes nothing.
+ * generated only for the services a push touches. Everything is kept in one ViewTable, stored in
+ * bounded parts (lib/xds/view-store.ts) and written only where it changed. A mesh without such
+ * config reads the head and lists an empty prefix per flush, and writes nothing.
  */
 import { sameJson } from "../ingest/kinds/handler.ts";
 import type { StoredConfig } from "../ingest/kinds/istio-config.ts";
@@ -17,6 +17,7 @@ import { keys, listAll, type Store } from "../store/index.ts";
 import type { GenerateContext, Generator, ServiceView, StoredResource, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { toStored } from "../xds/version.ts";
+import { loadViewTable, saveViewTable } from "../xds/view-store.ts";
 import { emptyViewTable, type OverlayList, type OverlayRecord, type ViewTable } from "../xds/view-table.ts";
 import type { ResourceChange } from "./flush.ts";
 import type { RoutingConfigs } from "./istio-configs.ts";
@@ -28,6 +29,8 @@ export interface ViewDeps {
   generators: readonly Generator[];
   context: GenerateContext;
   routing?: RoutingConfigs;
+  /** Where the one-time move of a table stored whole by an older version is logged. */
+  log?: (line: string) => void;
 }
 
 /** The views of one flush: overlays per published chunk, then the table and its markers. */
@@ -46,7 +49,8 @@ export interface ViewPublisher {
 /** Reads the previous table and the Sidecars once per flush. */
 export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
   const { store } = deps;
-  const prev = (await store.get<ViewTable>(keys.viewTable()))?.value;
+  const loaded = await loadViewTable(store, deps.log);
+  const prev = loaded?.table;
   const { sidecars, notApplied } = await loadSidecars(store);
   const exports: Record<string, string[]> = { ...(prev?.exports ?? {}) };
   // A store that never had a table (a first flush, or one written before views): read every
@@ -98,7 +102,7 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
     };
     const was = prev ?? emptyViewTable();
     if (prev && sameJson(prev, next)) return [];
-    await store.put(keys.viewTable(), next);
+    await saveViewTable(store, next, loaded?.head);
     const everyView = !sameJson(was.sidecars, next.sidecars) || !sameJson(was.exports, next.exports);
     const marked = everyView ? ["*"] : [...reshaped].sort();
     return marked.map((view) => ({ typeUrl: T.listener, name: "", version: null, view }));

@@ -10,6 +10,7 @@ import { createDeltaSession } from "../../../lib/xds/delta.ts";
 import type { createStoreSource } from "../../../lib/xds/source.ts";
 import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { createStreamView } from "../../../lib/xds/view-source.ts";
+import { loadViewTable, saveViewTable } from "../../../lib/xds/view-store.ts";
 import type { ViewTable } from "../../../lib/xds/view-table.ts";
 import { req, sent } from "./delta-harness.ts";
 import { host, mesh, node, RDS, resource, route } from "./view-support.ts";
@@ -157,14 +158,19 @@ describe("Delta streams through their views", () => {
   it("a marker re-reads the view: a namespace whose Sidecar appears stops seeing other namespaces", async () => {
     const { store, base, views } = await mesh();
     const c = await stream(views, base, "c");
-    const table = (await store.get<ViewTable>(keys.viewTable()))?.value as ViewTable;
-    await store.put(keys.viewTable(), {
-      ...table,
-      sidecars: [
-        ...table.sidecars,
-        toSidecar({ name: "default", namespace: "c" }, { egress: [{ hosts: ["./*"] }] }),
-      ],
-    });
+    const loaded = await loadViewTable(store);
+    const table = loaded?.table as ViewTable;
+    await saveViewTable(
+      store,
+      {
+        ...table,
+        sidecars: [
+          ...table.sidecars,
+          toSidecar({ name: "default", namespace: "c" }, { egress: [{ hosts: ["./*"] }] }),
+        ],
+      },
+      loaded?.head,
+    );
     const pushed = await c.push([{ typeUrl: TypeUrl.listener, name: "", version: null, view: "*" }]);
     expect(pushed.flatMap((r) => r.removedResources).sort()).toEqual([route("a"), route("b")]);
   });
