@@ -85,6 +85,15 @@ export const keys = {
     `svc/${e(ns)}/${e(host)}/${e(cluster)}~${e(serviceEntry)}`,
   /** All services. */
   services: () => "svc/",
+  /**
+   * Which ServiceEntries declare a host (any form: `api.example.com`, `*.example.com`, a
+   * Kubernetes-form name declared from another namespace): ExternalHostRecord
+   * (lib/ingest/external-hosts.ts), so a VirtualService naming the host reads one value instead of
+   * listing every service.
+   */
+  externalHost: (host: string) => `sehosts/${e(host)}`,
+  /** Present once the externalHost index covers every stored ServiceEntry record (a store of an older version is indexed once). */
+  externalHostIndex: () => "meta/sehosts",
   /** Every service record of one namespace. */
   servicesIn: (ns: string) => `svc/${e(ns)}/`,
   /** Endpoints of one EndpointSlice (a shard piece): SlicePiece. */

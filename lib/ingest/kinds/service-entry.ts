@@ -29,6 +29,7 @@ import {
 } from "../../registry/istio/service-entry.ts";
 import { keys, listAll } from "../../store/index.ts";
 import type { IngestContext } from "../context.ts";
+import { type ExternalHostEntry, setExternalHost } from "../external-hosts.ts";
 import {
   externalConfigHandler,
   forgetSelectingEntries,
@@ -49,7 +50,10 @@ function noteUnsupported(ctx: IngestContext, se: StoredServiceEntry): void {
     );
 }
 
-/** Writes the entry's External service records: the hosts it declares now, none of those it dropped. */
+/**
+ * Writes the entry's External service records: the hosts it declares now, none of those it
+ * dropped; the host index (external-hosts.ts) follows them.
+ */
 async function writeServices(
   ctx: IngestContext,
   old: StoredServiceEntry | undefined,
@@ -58,10 +62,14 @@ async function writeServices(
   const c = (next ?? old) as StoredServiceEntry;
   const now = next ? externalServices(next) : [];
   const keep = new Set(now.map((s) => s.hostname));
+  const entry: ExternalHostEntry = [c.namespace, ctx.cluster, c.name];
   for (const s of old ? externalServices(old) : [])
-    if (!keep.has(s.hostname))
+    if (!keep.has(s.hostname)) {
       await ctx.store.delete(keys.externalService(c.namespace, s.hostname, ctx.cluster, c.name));
+      await setExternalHost(ctx.store, s.hostname, entry, false);
+    }
   for (const s of now) {
+    await setExternalHost(ctx.store, s.hostname, entry, true);
     const key = keys.externalService(c.namespace, s.hostname, ctx.cluster, c.name);
     const stored = (await ctx.store.get(key))?.value;
     if (!sameJson(stored, s)) await ctx.store.put(key, s);
