@@ -11,7 +11,7 @@
  */
 import { applyEvents, defaultRegistryOptions, validateEvents } from "../../lib/ingest/index.ts";
 import type { Service } from "../../lib/model/index.ts";
-import { keys, listAll, type Store } from "../../lib/store/index.ts";
+import { keys, type ListOptions, listAll, type Store } from "../../lib/store/index.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import { serviceEntry, virtualService } from "../unit/ingest/support/istio.ts";
 
@@ -31,8 +31,8 @@ function counting(store: Store) {
       c.read += ks.length;
       return store.getMany(ks);
     },
-    list: async (p, o) => {
-      const page = await store.list(p, o);
+    list: async <T>(p: string, o?: ListOptions) => {
+      const page = await store.list<T>(p, o);
       c.read += page.entries.length;
       return page;
     },
