@@ -15,9 +15,6 @@ import { keys, type ListOptions, listAll, type Store } from "../../lib/store/ind
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import { serviceEntry, virtualService } from "../unit/ingest/support/istio.ts";
 
-const n = Number(process.argv[2] ?? 10_000);
-const rounds = Number(process.argv[3] ?? 30);
-
 /** Counts the entries read (get, getMany, list). */
 function counting(store: Store) {
   const c = { read: 0 };
@@ -40,72 +37,91 @@ function counting(store: Store) {
   return { store: counted, c };
 }
 
-const { store, c } = counting(createMemoryStore());
-const deps = { store, now: () => 0, registry: defaultRegistryOptions };
-async function apply(events: unknown[]) {
-  const v = validateEvents(events);
-  if (!v.ok) throw new Error(JSON.stringify(v.error));
-  return applyEvents(deps, "east", v.value);
-}
-
-const services = Array.from({ length: n }, (_, i) => ({
-  type: "ADDED",
-  object: {
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name: `svc-${i}`, namespace: `ns-${i % 100}`, resourceVersion: "1" },
-    spec: { clusterIP: `10.96.${Math.floor(i / 250)}.${i % 250}`, ports: [{ name: "grpc", port: 9080 }] },
-  },
-}));
-for (let at = 0; at < services.length; at += 1000) await apply(services.slice(at, at + 1000));
-await apply(
-  Array.from({ length: 100 }, (_, i) => ({
-    type: "ADDED",
-    object: serviceEntry(`api-${i}`, { hosts: [`api-${i}.example.com`] }, { namespace: `ext-${i % 10}` }),
-  })),
-);
-
-let rv = 10;
-/**
- * One event of the VirtualService for `host` (one per host: a change's scope is its old and new
- * hosts; its timeout changes each time, so it is never unchanged).
- */
-const vsEvent = (host: string) => ({
-  type: "MODIFIED",
-  object: virtualService(
-    host.startsWith("*") ? "routes-wildcard" : "routes",
-    { http: [{ timeout: `${++rv}s`, route: [{ destination: { host: "api-7.example.com" } }] }] },
-    { hosts: [host], resourceVersion: String(rv), namespace: "ext-7" },
-  ),
-});
-
 type Row = "index" | "scan (before)" | "wildcard";
-const times: Record<Row, number[]> = { index: [], "scan (before)": [], wildcard: [] };
-const reads: Record<Row, number> = { index: 0, "scan (before)": 0, wildcard: 0 };
-async function measure(row: Row, run: () => Promise<unknown>) {
-  c.read = 0;
-  const t = performance.now();
-  await run();
-  times[row].push(performance.now() - t);
-  reads[row] = c.read;
-}
 
-await apply([vsEvent("api-7.example.com"), vsEvent("*.example.com")]);
-for (let r = 0; r < rounds; r++) {
-  await measure("index", () => apply([vsEvent("api-7.example.com")]));
-  await measure("scan (before)", async () => {
-    await apply([vsEvent("api-7.example.com")]);
-    // What the previous serviceKeys did for a host not in Kubernetes form: list every service.
-    (await listAll<Service>(store, keys.services())).filter((e) => e.value.hostname === "api-7.example.com");
-  });
-  await measure("wildcard", () => apply([vsEvent("*.example.com")]));
-}
+/** Per row: the median ms of one event over `rounds`, and the store entries one event read. */
+export type VsHostIndexResult = Record<Row, { medianMs: number; reads: number }>;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-console.log(
-  `One VirtualService event at ${n} services + 100 ServiceEntries (memory store, median of ${rounds}):`,
-);
-for (const row of Object.keys(times) as Row[])
-  console.log(
-    `  ${row.padEnd(14)} ${median(times[row]).toFixed(3).padStart(9)} ms  ${String(reads[row]).padStart(6)} entries read`,
+
+/** Measures the three rows at `n` services, alternating them round by round. */
+export async function measureVsHostIndex(n: number, rounds = 30): Promise<VsHostIndexResult> {
+  const { store, c } = counting(createMemoryStore());
+  const deps = { store, now: () => 0, registry: defaultRegistryOptions };
+  async function apply(events: unknown[]) {
+    const v = validateEvents(events);
+    if (!v.ok) throw new Error(JSON.stringify(v.error));
+    return applyEvents(deps, "east", v.value);
+  }
+
+  const services = Array.from({ length: n }, (_, i) => ({
+    type: "ADDED",
+    object: {
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: `svc-${i}`, namespace: `ns-${i % 100}`, resourceVersion: "1" },
+      spec: { clusterIP: `10.96.${Math.floor(i / 250)}.${i % 250}`, ports: [{ name: "grpc", port: 9080 }] },
+    },
+  }));
+  for (let at = 0; at < services.length; at += 1000) await apply(services.slice(at, at + 1000));
+  await apply(
+    Array.from({ length: 100 }, (_, i) => ({
+      type: "ADDED",
+      object: serviceEntry(`api-${i}`, { hosts: [`api-${i}.example.com`] }, { namespace: `ext-${i % 10}` }),
+    })),
   );
+
+  let rv = 10;
+  /**
+   * One event of the VirtualService for `host` (one per host: a change's scope is its old and new
+   * hosts; its timeout changes each time, so it is never unchanged).
+   */
+  const vsEvent = (host: string) => ({
+    type: "MODIFIED",
+    object: virtualService(
+      host.startsWith("*") ? "routes-wildcard" : "routes",
+      { http: [{ timeout: `${++rv}s`, route: [{ destination: { host: "api-7.example.com" } }] }] },
+      { hosts: [host], resourceVersion: String(rv), namespace: "ext-7" },
+    ),
+  });
+
+  const times: Record<Row, number[]> = { index: [], "scan (before)": [], wildcard: [] };
+  const reads: Record<Row, number> = { index: 0, "scan (before)": 0, wildcard: 0 };
+  async function measure(row: Row, run: () => Promise<unknown>) {
+    c.read = 0;
+    const t = performance.now();
+    await run();
+    times[row].push(performance.now() - t);
+    reads[row] = c.read;
+  }
+
+  await apply([vsEvent("api-7.example.com"), vsEvent("*.example.com")]);
+  for (let r = 0; r < rounds; r++) {
+    await measure("index", () => apply([vsEvent("api-7.example.com")]));
+    await measure("scan (before)", async () => {
+      await apply([vsEvent("api-7.example.com")]);
+      // What the previous serviceKeys did for a host not in Kubernetes form: list every service.
+      (await listAll<Service>(store, keys.services())).filter(
+        (e) => e.value.hostname === "api-7.example.com",
+      );
+    });
+    await measure("wildcard", () => apply([vsEvent("*.example.com")]));
+  }
+  const out = {} as VsHostIndexResult;
+  for (const row of Object.keys(times) as Row[])
+    out[row] = { medianMs: median(times[row]), reads: reads[row] };
+  return out;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const n = Number(process.argv[2] ?? 10_000);
+  const rounds = Number(process.argv[3] ?? 30);
+  const r = await measureVsHostIndex(n, rounds);
+  console.log(
+    `One VirtualService event at ${n} services + 100 ServiceEntries (memory store, median of ${rounds}):`,
+  );
+  for (const [row, { medianMs, reads }] of Object.entries(r))
+    console.log(
+      `  ${row.padEnd(14)} ${medianMs.toFixed(3).padStart(9)} ms  ${String(reads).padStart(6)} entries read`,
+    );
+}
