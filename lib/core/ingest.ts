@@ -4,6 +4,8 @@
  * (lib/ingest/atomic.ts); then notes the call for start-up sync, asks for a debounce turn when a
  * push was queued, and tells the observers. Transports (the hono app) decode and validate first.
  */
+
+import { indexExternalHosts } from "../ingest/external-hosts.ts";
 import {
   type ApplyDeps,
   type ApplySummary,
@@ -60,6 +62,8 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
             log(`ingest: moved ${moved} reverse-index key(s) of the previous layout into buckets`);
           const ips = await migrateUnbucketedPodIps(deps.store);
           if (ips > 0) log(`ingest: moved ${ips} pod IP key(s) of the previous layout into buckets`);
+          const hosts = await indexExternalHosts(deps.store);
+          if (hosts > 0) log(`ingest: indexed the hosts of ${hosts} ServiceEntry service record(s)`);
         }
         return fn(deps);
       });

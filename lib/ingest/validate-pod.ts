@@ -1,7 +1,7 @@
 /**
  * v1 Pod as the API server validates it (pkg/apis/core/validation), for the fields the registry
- * reads: the node and service account it runs as, its phase and its IPs (each a valid IP; two
- * only for dual-stack, one per family). Status may be absent (a pod not scheduled yet); spec is
+ * reads: the node and service account it runs as, its phase, its IPs (each a valid IP; two
+ * only for dual-stack, one per family) and its conditions (type and status True/False/Unknown). Status may be absent (a pod not scheduled yet); spec is
  * read only for names, so a partial object without it is taken.
  */
 import {
@@ -15,6 +15,7 @@ import {
   oneOf,
   type Problem,
   quote,
+  string,
 } from "./check.ts";
 import { parseIp } from "./ip.ts";
 import { dns1123Subdomain } from "./names.ts";
@@ -29,6 +30,9 @@ const status = object({
   phase: oneOf(["Pending", "Running", "Succeeded", "Failed", "Unknown"]),
   podIP: (v, path) => (v === "" ? undefined : ip()(v, path)),
   podIPs: arrayOf(object({ ip: ip() }, ["ip"])),
+  conditions: arrayOf(
+    object({ type: string, status: oneOf(["True", "False", "Unknown"]) }, ["type", "status"]),
+  ),
 });
 
 /** Checks a Pod's spec and status fields that the registry reads. */

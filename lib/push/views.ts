@@ -7,8 +7,8 @@
  * of it reaches, those with a DestinationRule for it, and the namespaces with a Sidecar of their
  * own that may see it), the resources whose content differs, stored as overlays under
  * keys.viewResource() and generated only for the services a push touches. Everything is kept in
- * one ViewTable (keys.viewTable()), written only when it changed. A mesh without such config reads
- * one value and lists an empty prefix per flush, and writes nothing.
+ * one ViewTable, stored in bounded parts (lib/xds/view-store.ts) and written only where it changed.
+ * A mesh without such config reads the head and lists an empty prefix per flush, and writes nothing.
  */
 import { sameJson } from "../ingest/kinds/handler.ts";
 import type { StoredConfig } from "../ingest/kinds/istio-config.ts";
@@ -20,6 +20,7 @@ import { keys, listAll, type Store } from "../store/index.ts";
 import type { GenerateContext, Generator, ServiceView, StoredResource, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { toStored } from "../xds/version.ts";
+import { loadViewTable, saveViewTable } from "../xds/view-store.ts";
 import {
   emptyViewTable,
   type OverlayList,
@@ -43,6 +44,8 @@ export interface ViewDeps {
   routing?: RoutingConfigs;
   /** The ServiceEntry hosts, on full pushes with routing: overlays judge their routes' destinations too. */
   externalHosts?: ExternalHosts;
+  /** Where the one-time move of a table stored whole by an older version is logged. */
+  log?: (line: string) => void;
 }
 
 /** The views of one flush: overlays per published chunk, then the table and its markers. */
@@ -63,7 +66,8 @@ export interface ViewPublisher {
 /** Reads the previous table and the Sidecars once per flush. */
 export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
   const { store } = deps;
-  const prev = (await store.get<ViewTable>(keys.viewTable()))?.value;
+  const loaded = await loadViewTable(store, deps.log);
+  const prev = loaded?.table;
   const { sidecars, notApplied } = await loadSidecars(store);
   const exports: Record<string, string[]> = { ...(prev?.exports ?? {}) };
   // A store that never had a table (a first flush, or one written before views): read every
@@ -142,7 +146,7 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
     };
     const was = prev ?? emptyViewTable();
     if (prev && sameJson(prev, next)) return [];
-    await store.put(keys.viewTable(), next);
+    await saveViewTable(store, next, loaded?.head);
     const everyView = !sameJson(was.sidecars, next.sidecars) || !sameJson(was.exports, next.exports);
     const marked = everyView ? ["*"] : [...reshaped, ...routedToChanged(was, next, rootNamespace)];
     return [...new Set(marked)]

@@ -85,6 +85,15 @@ export const keys = {
     `svc/${e(ns)}/${e(host)}/${e(cluster)}~${e(serviceEntry)}`,
   /** All services. */
   services: () => "svc/",
+  /**
+   * Which ServiceEntries declare a host (any form: `api.example.com`, `*.example.com`, a
+   * Kubernetes-form name declared from another namespace): ExternalHostRecord
+   * (lib/ingest/external-hosts.ts), so a VirtualService naming the host reads one value instead of
+   * listing every service.
+   */
+  externalHost: (host: string) => `sehosts/${e(host)}`,
+  /** Present once the externalHost index covers every stored ServiceEntry record (a store of an older version is indexed once). */
+  externalHostIndex: () => "meta/sehosts",
   /** Every service record of one namespace. */
   servicesIn: (ns: string) => `svc/${e(ns)}/`,
   /** Endpoints of one EndpointSlice (a shard piece): SlicePiece. */
@@ -109,10 +118,20 @@ export const keys = {
   viewResource: (view: string, typeUrl: string, name: string) =>
     `xdsv/${e(view)}/${typeSegment(typeUrl)}/${e(name)}`,
   /**
-   * Which namespaces see something other than the shared resources, and why (ViewTable,
-   * lib/xds/view-table.ts): one value, read by every stream's view and written by the flush.
+   * The view table (ViewTable, lib/xds/view-table.ts) as one value: the layout before it was split
+   * into parts (viewHead, viewPart). Read only to migrate a store an older version wrote (lib/xds/view-store.ts).
    */
   viewTable: () => "meta/views",
+  /**
+   * Which parts hold the view table now and the content hash of each (ViewHead,
+   * lib/xds/view-store.ts): a few kilobytes whatever the table's size; its version keys readers' caches.
+   */
+  viewHead: () => "views/head",
+  /**
+   * One part of the view table: entries of one section (sidecars, exports, overlays, virtualServices) whose ids hash
+   * to `bucket`, the bucket's `part`-th slice of bounded size (ViewPart, lib/xds/view-store.ts).
+   */
+  viewPart: (section: string, bucket: number, part: number) => `views/${e(section)}/${bucket}/${part}`,
   /** What one service generated last time, so a push can remove what it no longer generates. */
   generated: (ns: string, host: string) => `gen/${e(ns)}/${e(host)}`,
   /** The push counter: PushVersion. */

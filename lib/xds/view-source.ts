@@ -16,7 +16,8 @@ import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
 import type { ResourceSource } from "./source.ts";
 import type { StoredResource } from "./types.ts";
-import { emptyViewTable, type NamespaceView, resolveView, sharedView, type ViewTable } from "./view-table.ts";
+import { createViewTableReader } from "./view-store.ts";
+import { type NamespaceView, resolveView, sharedView, type ViewTable } from "./view-table.ts";
 
 /** The views of one host; also a FeedHub: a push that changes a view makes the next lookup re-read. */
 export interface Views {
@@ -55,10 +56,11 @@ function markerFor(c: Pick<ResourceChange, "name" | "view">, namespace: string):
 
 const byName = (a: StoredResource, b: StoredResource) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-/** Creates the views of one host over `store` (keys.viewTable(), keys.viewResource()). */
+/** Creates the views of one host over `store` (the table through view-store.ts, keys.viewResource()). */
 export function createViews(options: ViewsOptions): Views {
   const { store } = options;
   const cache = options.cache ?? true;
+  const tables = createViewTableReader(store);
   let table: Promise<ViewTable> | undefined;
   let loading = false;
   const seen = new WeakSet<readonly ResourceChange[]>();
@@ -72,10 +74,10 @@ export function createViews(options: ViewsOptions): Views {
   const read = (): Promise<ViewTable> => {
     if (cache && table) return table;
     loading = true;
-    const p = store.get<ViewTable>(keys.viewTable()).then(
-      (e) => {
+    const p = tables.read().then(
+      (t) => {
         loading = false;
-        return e?.value ?? emptyViewTable();
+        return t;
       },
       (err: unknown) => {
         loading = false;

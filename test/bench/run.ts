@@ -15,6 +15,7 @@ import { type MemorySample, measureMemory } from "./memory.ts";
 import { buildMesh, sliceEvent } from "./mesh.ts";
 import { measureSessionPush } from "./session-push.ts";
 import { compareStores } from "./store.ts";
+import { measureVsHostIndex } from "./vs-host-index.ts";
 import { measureBytes } from "./xds-bytes.ts";
 
 function median(xs: number[]): number {
@@ -178,6 +179,21 @@ const ratio = (what: string) =>
   ((cases[`${what}/10000`]?.ms ?? 0) / (cases[`${what}/100`]?.ms ?? 1)).toFixed(2);
 console.log(`ratio 10k/100, focused: ${ratio("focused (3 services)")} (target ≤ 1.2)`);
 console.log(`ratio 10k/100, whole mesh: ${ratio("whole mesh (every EDS)")} (target ≤ 1.5)`);
+
+console.log(
+  "\none VirtualService event for a ServiceEntry host (memory store, + 100 ServiceEntries; A/B alternating, median of 30)",
+);
+console.log(
+  "services | host index ms (entries read) | listing every service, before ms (entries) | wildcard host ms (entries)",
+);
+for (const n of [1000, 10_000]) {
+  const r = await measureVsHostIndex(n);
+  const cell = (x: { medianMs: number; reads: number }, w: number) =>
+    pad(`${x.medianMs.toFixed(2)} (${x.reads})`, w);
+  console.log(
+    `${pad(n, 8)} | ${cell(r.index, 28)} | ${cell(r["scan (before)"], 42)} | ${cell(r.wildcard, 26)}`,
+  );
+}
 
 console.log(
   "\ningest and publish throughput (issue 8 targets; ingest app in-process, 500-event NDJSON batches, memory store," +

@@ -24,6 +24,7 @@ import { hostMatches } from "../../registry/istio/visibility.ts";
 import { keys, listAll } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
 import type { KubeObject } from "../events.ts";
+import { externalHostNamespaces } from "../external-hosts.ts";
 import { type KindHandler, sameJson } from "./handler.ts";
 
 /** The kinds this handler stores. */
@@ -65,25 +66,29 @@ function scopeOf(ctx: IngestContext, old?: StoredConfig, next?: StoredConfig): P
 
 /**
  * The service keys of a scope: a Kubernetes host (`<name>.<ns>.svc.<suffix>`) names its namespace;
- * other hosts and wildcards are matched against the stored services (listed once, only then).
+ * the namespaces whose ServiceEntries declare a host, of any form, come from the host index (one
+ * read for all of them, lib/ingest/external-hosts.ts). A wildcard host may match any service, of
+ * either registry: it alone still lists every stored service (once per event).
  */
 async function serviceKeys(ctx: IngestContext, scope: PushScope): Promise<ConfigKey[]> {
-  const out: ConfigKey[] = [];
+  const out = new Map<string, ConfigKey>();
+  const add = (hostname: string, namespace: string) => {
+    const key = serviceConfigKey(hostname, namespace);
+    out.set(configKeyString(key), key);
+  };
   const svcSuffix = `.svc.${ctx.registry.domainSuffix}`;
-  const lookup: string[] = [];
   for (const host of scope.hosts) {
     const labels = host.endsWith(svcSuffix) ? host.slice(0, -svcSuffix.length).split(".") : [];
-    if (labels.length === 2) out.push(serviceConfigKey(host, labels[1] as string));
-    else lookup.push(host);
+    if (labels.length === 2) add(host, labels[1] as string);
   }
-  if (lookup.length > 0 || scope.wildcards.length > 0) {
+  for (const [host, namespaces] of await externalHostNamespaces(ctx.store, scope.hosts))
+    for (const ns of namespaces) add(host, ns);
+  if (scope.wildcards.length > 0)
     for (const e of await listAll<Service>(ctx.store, keys.services())) {
       const { hostname, namespace } = e.value;
-      if (lookup.includes(hostname) || scope.wildcards.some((w) => hostMatches(w, hostname)))
-        out.push(serviceConfigKey(hostname, namespace));
+      if (scope.wildcards.some((w) => hostMatches(w, hostname))) add(hostname, namespace);
     }
-  }
-  return out;
+  return [...out.values()];
 }
 
 async function configPush(ctx: IngestContext, old?: StoredConfig, next?: StoredConfig) {

@@ -2,7 +2,9 @@
  * Pods as a ServiceEntry's workloadSelector sees them (Istio's serviceentry controller takes the
  * Kubernetes registry's WorkloadInstances): a Pod with an IP that is not terminating is a workload
  * at its first IP, with its labels, service account and its Node's locality, shaped as a
- * WorkloadEntry so the same selection and endpoint conversion apply.
+ * WorkloadEntry so the same selection and endpoint conversion apply. Readiness as the Kubernetes
+ * path treats an endpoint (endpoint-builder.ts unservedReason): a ready Pod is HEALTHY; a Pod not
+ * ready is no workload, or an UNHEALTHY one with PILOT_SEND_UNHEALTHY_ENDPOINTS; terminating never.
  */
 
 import type { WorkloadEntryConfig } from "../../registry/istio/workload-entry.ts";
@@ -16,8 +18,8 @@ export function podWorkloadName(pod: Pick<PodInfo, "name">): string {
 }
 
 /**
- * A Pod as a workload, or undefined when it cannot serve (no IP yet, or terminating). `nodes` caches
- * Node lookups for one call.
+ * A Pod as a workload, or undefined when it cannot serve (no IP yet, terminating, or not ready
+ * without PILOT_SEND_UNHEALTHY_ENDPOINTS). `nodes` caches Node lookups for one call.
  */
 export async function podWorkload(
   ctx: IngestContext,
@@ -26,6 +28,8 @@ export async function podWorkload(
 ): Promise<WorkloadEntryConfig | undefined> {
   const address = pod.ips[0] ?? "";
   if (address === "" || pod.terminating) return undefined;
+  const unhealthy = pod.ready === false;
+  if (unhealthy && !ctx.registry.sendUnhealthy) return undefined;
   let node = nodes.get(pod.nodeName);
   if (!node) {
     node =
@@ -43,6 +47,7 @@ export async function podWorkload(
     clusterId: ctx.cluster,
     resourceVersion: "",
     labels: pod.labels,
+    ...(unhealthy && { unhealthy: true as const }),
     spec: {
       address,
       ...(pod.serviceAccount !== "" && { serviceAccount: pod.serviceAccount }),

@@ -38,7 +38,11 @@ export const podHandler: KindHandler = {
     if (before && sameJson(before, info)) return { kind: "unchanged" };
     await ctx.store.put(key, info);
     await setPodIps(ctx.store, ctx.cluster, info, before?.ips ?? [], info.ips);
-    const push = await refreshDependents(ctx, info, [...new Set([...(before?.ips ?? []), ...info.ips])]);
+    // Kubernetes endpoints take readiness from their slice: a readiness flip alone joins nothing anew.
+    const push =
+      before && sameJson({ ...before, ready: info.ready }, info)
+        ? undefined
+        : await refreshDependents(ctx, info, [...new Set([...(before?.ips ?? []), ...info.ips])]);
     return { kind: "applied", push: merged(push, await podSelectionChange(ctx, before, info)) };
   },
 

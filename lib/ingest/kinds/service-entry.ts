@@ -3,18 +3,33 @@
  * Service records (keys.externalService()) beside the Kubernetes ones, its endpoints in the
  * External shard of each host. As Istio's serviceEntryHandler: an UPDATE changing nothing the
  * registry reads pushes nothing (needsPush); services added, removed or changed are a Full push
- * (reason `service`) naming those hosts, old ∪ new; a change of endpoints only is EDS.
+ * (reason `service`) naming those hosts, old ∪ new; a change of endpoints only is EDS. A change of
+ * creationTimestamp alone (an UPDATE, or an entry re-created under the same name) is Full for the
+ * hosts where it changes which ServiceEntry wins (precedence: oldest first), and nothing elsewhere.
  */
-import { configKeyString, mergeAll, type PushRequest, pushRequest } from "../../model/index.ts";
-import { externalServices } from "../../registry/istio/external-services.ts";
+import {
+  type ConfigKey,
+  configKeyString,
+  mergeAll,
+  type PushRequest,
+  pushRequest,
+  type Service,
+  serviceConfigKey,
+} from "../../model/index.ts";
+import {
+  externalServices,
+  isExternalService,
+  servingServices,
+} from "../../registry/istio/external-services.ts";
 import { serviceEntryPushScope } from "../../registry/istio/push-scope.ts";
 import {
   isDnsServiceEntry,
   type ServiceEntrySpec,
   serviceEntryUnsupportedFields,
 } from "../../registry/istio/service-entry.ts";
-import { keys } from "../../store/index.ts";
+import { keys, listAll } from "../../store/index.ts";
 import type { IngestContext } from "../context.ts";
+import { type ExternalHostEntry, setExternalHost } from "../external-hosts.ts";
 import {
   externalConfigHandler,
   forgetSelectingEntries,
@@ -35,7 +50,10 @@ function noteUnsupported(ctx: IngestContext, se: StoredServiceEntry): void {
     );
 }
 
-/** Writes the entry's External service records: the hosts it declares now, none of those it dropped. */
+/**
+ * Writes the entry's External service records: the hosts it declares now, none of those it
+ * dropped; the host index (external-hosts.ts) follows them.
+ */
 async function writeServices(
   ctx: IngestContext,
   old: StoredServiceEntry | undefined,
@@ -44,10 +62,14 @@ async function writeServices(
   const c = (next ?? old) as StoredServiceEntry;
   const now = next ? externalServices(next) : [];
   const keep = new Set(now.map((s) => s.hostname));
+  const entry: ExternalHostEntry = [c.namespace, ctx.cluster, c.name];
   for (const s of old ? externalServices(old) : [])
-    if (!keep.has(s.hostname))
+    if (!keep.has(s.hostname)) {
       await ctx.store.delete(keys.externalService(c.namespace, s.hostname, ctx.cluster, c.name));
+      await setExternalHost(ctx.store, s.hostname, entry, false);
+    }
   for (const s of now) {
+    await setExternalHost(ctx.store, s.hostname, entry, true);
     const key = keys.externalService(c.namespace, s.hostname, ctx.cluster, c.name);
     const stored = (await ctx.store.get(key))?.value;
     if (!sameJson(stored, s)) await ctx.store.put(key, s);
@@ -70,17 +92,56 @@ async function serviceEntryChange(
     const push = await refreshExternalShard(ctx, namespace, host, configs);
     if (push) pushes.push(push);
   }
-  if (scope.full)
+  const reordered = await precedenceChanged(ctx, old, next);
+  if (scope.full || reordered.length > 0)
     pushes.push(
       pushRequest({
         full: true,
-        configs: scope.configsUpdated.map(configKeyString),
+        configs: [...scope.configsUpdated, ...reordered].map(configKeyString),
         // Istio's serviceEntryHandler pushes with reason ServiceUpdate.
         reason: "service",
         start: ctx.now(),
       }),
     );
   return mergeAll(pushes);
+}
+
+/**
+ * The hosts whose winning ServiceEntry changes because the entry's creationTimestamp changed (its
+ * spec may be the same): for each host it still declares, the stored records of that host (this
+ * entry's already rewritten) decide the winner with the old age and with the new one
+ * (servingServices); a host where a Kubernetes Service wins, or no other entry competes, never
+ * changes. One listing per host of the entry, only when the age changed.
+ */
+async function precedenceChanged(
+  ctx: IngestContext,
+  old: StoredServiceEntry | undefined,
+  next: StoredServiceEntry | undefined,
+): Promise<ConfigKey[]> {
+  if (!old || !next || old.creationTimestamp === next.creationTimestamp) return [];
+  const before = new Map(externalServices(old).map((s) => [s.hostname, s]));
+  const out: ConfigKey[] = [];
+  for (const now of externalServices(next)) {
+    const was = before.get(now.hostname);
+    if (!was) continue; // a host new to the entry is Full already (serviceEntryPushScope)
+    const records = (await listAll<Service>(ctx.store, keys.servicePrefix(next.namespace, now.hostname))).map(
+      (e) => e.value,
+    );
+    const mine = (s: Service) =>
+      isExternalService(s) && s.serviceEntry.name === next.name && s.clusterId === ctx.cluster;
+    const others = records.filter((s) => !mine(s));
+    if (winner([...others, was]) !== winner([...others, now]))
+      out.push(serviceConfigKey(now.hostname, next.namespace));
+  }
+  return out;
+}
+
+/** Which entry serves a host among `records` (its cluster and name), or "kubernetes". */
+function winner(records: readonly Service[]): string {
+  const serving = servingServices(records);
+  const first = serving[0];
+  if (!first || !isExternalService(first)) return "kubernetes";
+  return `${first.clusterId}\n${first.serviceEntry.name}`;
 }
 
 /** ServiceEntry ingest (see the file comment). */

@@ -132,7 +132,8 @@ export function selectsWorkloadEntry(se: ServiceEntryConfig, we: WorkloadEntryCo
 /**
  * The endpoints of every host of a ServiceEntry, per host in host order:
  * - workloadSelector ▶ every WorkloadEntry of `candidates` it selects (selectsWorkloadEntry), one
- *   endpoint per ServiceEntry port; a hostname address only for DNS resolution, as Istio;
+ *   endpoint per ServiceEntry port (UNHEALTHY for a not-ready Pod the caller kept); a hostname
+ *   address only for DNS resolution, as Istio;
  * - inline `endpoints` ▶ one endpoint per endpoint and port (addresses kept: hostnames for DNS);
  * - DNS or DNS_ROUND_ROBIN with neither ▶ the host itself on each port (targetPort, else number),
  *   for a LOGICAL_DNS/STRICT_DNS cluster to resolve; no labels;
@@ -150,15 +151,20 @@ export function serviceEntryEndpoints(
   const ctx = { namespace: se.namespace, clusterId: se.clusterId, trustDomain: options.trustDomain };
   const built: Endpoint[] = [];
   const selected = selectorLabels(spec.workloadSelector) !== undefined;
-  const workloads: { spec: WorkloadEntrySpec; labels: Record<string, string> }[] = selected
+  const workloads: { spec: WorkloadEntrySpec; labels: Record<string, string>; unhealthy?: true }[] = selected
     ? candidates
         .filter((we) => selectsWorkloadEntry(se, we))
-        .map((we) => ({ spec: we.spec, labels: workloadEntryLabels(we) }))
+        .map((we) => ({
+          spec: we.spec,
+          labels: workloadEntryLabels(we),
+          ...(we.unhealthy && { unhealthy: true }),
+        }))
     : (spec.endpoints ?? []).map((e) => ({ spec: e, labels: sortedRecord(e.labels) }));
   for (const w of workloads) {
     const address = w.spec.address ?? "";
     if (!servableAddress(address, dns, parseIp(address).ok)) continue;
-    for (const port of ports) built.push(workloadEndpoint(w.spec, w.labels, port, ctx));
+    const health = w.unhealthy ? "UNHEALTHY" : "HEALTHY";
+    for (const port of ports) built.push(workloadEndpoint(w.spec, w.labels, port, ctx, health));
   }
   const hostsResolveThemselves = dns && !selected && (spec.endpoints ?? []).length === 0;
   const shared = sortUniqueEndpoints(built);

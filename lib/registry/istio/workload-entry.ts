@@ -24,8 +24,11 @@ export interface WorkloadEntrySpec {
   serviceAccount?: string;
 }
 
-/** A stored WorkloadEntry: the shared envelope around a validated spec. */
-export type WorkloadEntryConfig = IstioConfig<WorkloadEntrySpec>;
+/**
+ * A stored WorkloadEntry: the shared envelope around a validated spec. `unhealthy` marks a Pod
+ * taken as a workload while not ready (lib/ingest/kinds/pod-workloads.ts): its endpoints are UNHEALTHY.
+ */
+export type WorkloadEntryConfig = IstioConfig<WorkloadEntrySpec> & { unhealthy?: true };
 
 /** The ServiceEntry port an endpoint is built for. */
 export interface EndpointServicePort {
@@ -87,14 +90,15 @@ export function workloadLocality(we: WorkloadEntrySpec, labels: Readonly<Record<
 /**
  * One model Endpoint for a workload and a service port (Istio convertEndpoint): address as given,
  * port by endpointPort, labels augmented as Istio's AugmentLabels does (locality, cluster and
- * network labels), locality, service account as the SPIFFE identity in `ctx.namespace`, HEALTHY,
- * and weight and network when set. `labels` are the workload's labels (see workloadEntryLabels).
+ * network labels), locality, service account as the SPIFFE identity in `ctx.namespace`, `health`
+ * (HEALTHY unless told), and weight and network when set. `labels` are the workload's labels (see workloadEntryLabels).
  */
 export function workloadEndpoint(
   we: WorkloadEntrySpec,
   labels: Readonly<Record<string, string>>,
   port: EndpointServicePort,
   ctx: EndpointContext,
+  health: Endpoint["health"] = "HEALTHY",
 ): Endpoint {
   const locality = workloadLocality(we, labels);
   const augmented = augmentLabels(labels, locality, ctx.clusterId, "");
@@ -107,7 +111,7 @@ export function workloadEndpoint(
     labels: network === "" ? augmented : sortedRecord({ ...augmented, [NETWORK_LABEL]: network }),
     locality,
     serviceAccount: we.serviceAccount ? spiffeId(ctx.trustDomain, ctx.namespace, we.serviceAccount) : "",
-    health: "HEALTHY",
+    health,
     ...(weight > 0 && { weight }),
     ...(network !== "" && { network }),
   };

@@ -11,7 +11,8 @@ export const DEFAULT_SERVICE_ACCOUNT = "default";
  * (status.podIPs, else status.podIP), none before it has one and none once it has terminated
  * (phase Succeeded or Failed: Istio's pod IP index holds only Pending and Running pods, and
  * the IP may already belong to another pod). The service account falls back to the deprecated
- * spec.serviceAccount, then "default". Labels sorted. Pure.
+ * spec.serviceAccount, then "default". Labels sorted. Ready when its `Ready` condition is "True"
+ * (none, as for a pod not scheduled yet: not ready). Pure.
  */
 export function convertPod(obj: KubePod): PodInfo {
   const { namespace, name } = obj.metadata;
@@ -23,6 +24,7 @@ export function convertPod(obj: KubePod): PodInfo {
     serviceAccount: obj.spec?.serviceAccountName || obj.spec?.serviceAccount || DEFAULT_SERVICE_ACCOUNT,
     nodeName: obj.spec?.nodeName ?? "",
     terminating: Boolean(obj.metadata.deletionTimestamp),
+    ready: obj.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") ?? false,
   };
 }
 

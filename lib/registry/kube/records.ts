@@ -56,6 +56,11 @@ export interface PodInfo {
   nodeName: string;
   /** True once metadata.deletionTimestamp is set. */
   terminating: boolean;
+  /**
+   * Its `Ready` condition is "True" (Istio IsPodReady). Only a ServiceEntry's workloadSelector reads
+   * it (Kubernetes endpoints take readiness from their slice); a record of an older version lacks it: ready.
+   */
+  ready?: boolean;
 }
 
 /** What endpoints need of a Node: its locality labels. */

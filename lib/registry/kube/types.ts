@@ -217,6 +217,8 @@ export interface KubePod {
     podIP?: string;
     /** The pod's IPs, primary (= podIP) first; two for a dual-stack pod. */
     podIPs?: { ip: string }[];
+    /** Pod conditions; the `Ready` one says whether the pod is ready (Istio IsPodReady). */
+    conditions?: { type: string; status: "True" | "False" | "Unknown" }[];
   };
 }
 

@@ -85,7 +85,12 @@ export function pod(serviceName: string, namespace: string, ip: string) {
       nodeName: "node-1",
       containers: [{ name: serviceName, image: "example" }],
     },
-    status: { phase: "Running", podIP: ip, podIPs: [{ ip }] },
+    status: {
+      phase: "Running",
+      podIP: ip,
+      podIPs: [{ ip }],
+      conditions: [{ type: "Ready", status: "True" }],
+    },
   };
 }
 

@@ -8,6 +8,12 @@ ruleTable(
     { name: "no status (not scheduled yet)", object: pod({ status: DROP }) },
     { name: "no spec (a partial object)", object: pod({ spec: DROP }) },
     { name: "an empty podIP and no podIPs", object: pod({ "status.podIP": "", "status.podIPs": DROP }) },
+    {
+      name: "a not-ready pod",
+      object: pod({
+        "status.conditions": [{ type: "Ready", status: "False", reason: "ContainersNotReady" }],
+      }),
+    },
     { name: "a terminating pod", object: pod({ "metadata.deletionTimestamp": "2025-03-14T09:27:41Z" }) },
   ],
   [
@@ -26,6 +32,16 @@ ruleTable(
       name: "a podIPs entry that is no IP",
       object: pod({ "status.podIPs[0].ip": "10.244.1" }),
       field: "object.status.podIPs[0].ip",
+    },
+    {
+      name: "a condition status that is not True/False/Unknown",
+      object: pod({ "status.conditions": [{ type: "Ready", status: "yes" }] }),
+      field: "object.status.conditions[0].status",
+    },
+    {
+      name: "a condition without type",
+      object: pod({ "status.conditions": [{ status: "True" }] }),
+      field: "object.status.conditions[0].type",
     },
     { name: "podIP 999.1.1.1", object: pod({ "status.podIP": "999.1.1.1" }), field: "object.status.podIP" },
     {

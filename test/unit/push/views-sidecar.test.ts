@@ -11,6 +11,7 @@ import { RouteConfigurationSchema } from "../../../lib/gen/envoy/config/route/v3
 import type { ResourceChange } from "../../../lib/push/flush.ts";
 import { keys } from "../../../lib/store/index.ts";
 import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
+import { loadViewTable } from "../../../lib/xds/view-store.ts";
 import { resolveView, type ViewTable } from "../../../lib/xds/view-table.ts";
 import { endpointSlice, event as ev, pod, service } from "../../e2e/support/kube.ts";
 import { createHarness } from "../ingest/support/harness.ts";
@@ -71,8 +72,7 @@ const routingVs = (rv: string, fallback: Record<string, unknown> = { host, subse
     { namespace: "routing", hosts: [host], resourceVersion: rv },
   );
 
-const table = async (h: ReturnType<typeof createHarness>) =>
-  (await h.store.get<ViewTable>(keys.viewTable()))?.value;
+const table = async (h: ReturnType<typeof createHarness>) => (await loadViewTable(h.store))?.table;
 const routesIn = async (h: ReturnType<typeof createHarness>, key: string) => {
   const r = (await h.store.get<StoredResource>(key))?.value;
   return r && fromBinary(RouteConfigurationSchema, r.body).virtualHosts[0]?.routes.length;

@@ -9,6 +9,7 @@ import { RouteConfigurationSchema } from "../../../lib/gen/envoy/config/route/v3
 import type { ResourceChange } from "../../../lib/push/flush.ts";
 import { keys } from "../../../lib/store/index.ts";
 import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
+import { loadViewTable } from "../../../lib/xds/view-store.ts";
 import type { ViewTable } from "../../../lib/xds/view-table.ts";
 import { endpointSlice, event as ev, pod, service } from "../../e2e/support/kube.ts";
 import { createHarness } from "../ingest/support/harness.ts";
@@ -66,8 +67,8 @@ const byHeader = (exportTo: string[] | undefined, rv: string) =>
     { resourceVersion: rv },
   );
 
-const table = async (h: ReturnType<typeof createHarness>) =>
-  (await h.store.get<ViewTable>(keys.viewTable()))?.value;
+const table = async (h: ReturnType<typeof createHarness>): Promise<ViewTable | undefined> =>
+  (await loadViewTable(h.store))?.table;
 const routes = (r: StoredResource | undefined) =>
   r && fromBinary(RouteConfigurationSchema, r.body).virtualHosts[0]?.routes.length;
 const viewed = (changes: readonly ResourceChange[]) =>
@@ -79,11 +80,11 @@ describe("per-namespace views, ingest to publish", () => {
   it("without per-namespace config: an empty table written once, no overlay, no marker", async () => {
     const h = await mesh();
     expect(await table(h)).toEqual({ sidecars: [], exports: {}, overlays: {} });
-    const written = await h.store.get(keys.viewTable());
+    const written = await h.store.get(keys.viewHead());
     await h.ingest(ev("ADDED", destinationRule("reviews", subsets)), ev("ADDED", byHeader(undefined, "5")));
     const [flush] = await h.settle();
     expect(flush && viewed(flush.changes)).toEqual([]);
-    expect((await h.store.get(keys.viewTable()))?.version).toBe(written?.version);
+    expect((await h.store.get(keys.viewHead()))?.version).toBe(written?.version);
   });
 
   it('a VirtualService exported to "." is an overlay of its namespace only; public again, the overlay goes', async () => {

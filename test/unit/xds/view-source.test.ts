@@ -10,6 +10,7 @@ import { createDeltaSession } from "../../../lib/xds/delta.ts";
 import type { createStoreSource } from "../../../lib/xds/source.ts";
 import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { createStreamView, createViews } from "../../../lib/xds/view-source.ts";
+import { loadViewTable, saveViewTable } from "../../../lib/xds/view-store.ts";
 import type { ViewTable } from "../../../lib/xds/view-table.ts";
 import { req, sent } from "./delta-harness.ts";
 import { host, mesh, node, RDS, resource, route } from "./view-support.ts";
@@ -48,9 +49,10 @@ describe("a view's source", () => {
     const { store, base } = await mesh();
     // b's Sidecar sees "./*" only; an overlay of a's route stored for b (a stale one) stays unseen.
     await store.put(keys.viewResource("b", RDS, route("a")), resource("a", "own-b"));
-    const t = (await store.get<ViewTable>(keys.viewTable()))?.value as ViewTable;
+    const loaded = await loadViewTable(store);
+    const t = loaded?.table as ViewTable;
     const stale = { [`a/${host("a")}`]: { [RDS]: { names: [route("a")], versions: ["own-b"], hidden: [] } } };
-    await store.put(keys.viewTable(), { ...t, overlays: { ...t.overlays, b: stale } });
+    await saveViewTable(store, { ...t, overlays: { ...t.overlays, b: stale } }, loaded?.head);
     const views = createViews({ store });
     const b = await views.forNamespace("b");
     const source = views.source(b, base);
@@ -173,14 +175,19 @@ describe("Delta streams through their views", () => {
   it("a marker re-reads the view: a namespace whose Sidecar appears stops seeing other namespaces", async () => {
     const { store, base, views } = await mesh();
     const c = await stream(views, base, "c");
-    const table = (await store.get<ViewTable>(keys.viewTable()))?.value as ViewTable;
-    await store.put(keys.viewTable(), {
-      ...table,
-      sidecars: [
-        ...table.sidecars,
-        toSidecar({ name: "default", namespace: "c" }, { egress: [{ hosts: ["./*"] }] }),
-      ],
-    });
+    const loaded = await loadViewTable(store);
+    const table = loaded?.table as ViewTable;
+    await saveViewTable(
+      store,
+      {
+        ...table,
+        sidecars: [
+          ...table.sidecars,
+          toSidecar({ name: "default", namespace: "c" }, { egress: [{ hosts: ["./*"] }] }),
+        ],
+      },
+      loaded?.head,
+    );
     const pushed = await c.push([{ typeUrl: TypeUrl.listener, name: "", version: null, view: "*" }]);
     expect(pushed.flatMap((r) => r.removedResources).sort()).toEqual([route("a"), route("b")]);
   });

@@ -5,6 +5,7 @@ import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
 import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { createViews } from "../../../lib/xds/view-source.ts";
+import { saveViewTable } from "../../../lib/xds/view-store.ts";
 import { emptyViewTable, type ViewTable } from "../../../lib/xds/view-table.ts";
 
 export const RDS = TypeUrl.route;
@@ -34,7 +35,7 @@ export async function mesh() {
       a: { [`a/${host("a")}`]: { [RDS]: { names: [route("a")], versions: ["own"], hidden: [route("c")] } } },
     },
   };
-  await store.put(keys.viewTable(), table);
+  await saveViewTable(store, table, undefined);
   const base = createStoreSource(store);
   const views = createViews({ store });
   return { store, base, views };

@@ -25,6 +25,7 @@ describe("convertPod", () => {
       serviceAccount: "bookinfo-reviews",
       nodeName: "worker-a",
       terminating: false,
+      ready: true,
     });
   });
 
@@ -71,6 +72,26 @@ describe("convertPod", () => {
       want: { terminating: true },
     },
     { name: "no labels ▶ {}", in: kubePod({ metadata: { labels: undefined } }), want: { labels: {} } },
+    {
+      name: "Ready condition True ▶ ready",
+      in: kubePod({ status: { conditions: [{ type: "Ready", status: "True" }] } }),
+      want: { ready: true },
+    },
+    {
+      name: "Ready condition False ▶ not ready",
+      in: kubePod({ status: { conditions: [{ type: "Ready", status: "False" }] } }),
+      want: { ready: false },
+    },
+    {
+      name: "Ready condition Unknown ▶ not ready",
+      in: kubePod({ status: { conditions: [{ type: "Ready", status: "Unknown" }] } }),
+      want: { ready: false },
+    },
+    {
+      name: "no Ready condition (only ContainersReady) ▶ not ready, as Istio IsPodReady",
+      in: kubePod({ status: { conditions: [{ type: "ContainersReady", status: "True" }] } }),
+      want: { ready: false },
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {

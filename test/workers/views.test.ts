@@ -1,0 +1,96 @@
+/**
+ * Per-namespace views through the Worker on workerd: the view table is stored in parts
+ * (lib/xds/view-store.ts) inside the MeshStore, and the Worker's Fetch answers each node through
+ * its namespace's view. The Worker hears no pushes, so each call reads the table's small head; the
+ * parts are read once per head version, not on every call (counted by the object's entry calls).
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
+import { keys } from "../../lib/store/keys.ts";
+import { createSqlStore } from "../../lib/store/sql.ts";
+import { endpointSlice, event, service, versionedPod } from "../e2e/support/kube.ts";
+import { destinationRule, virtualService } from "../unit/ingest/support/istio.ts";
+import { connectJson, freezeClock, ingest, mesh, runAlarmsUntilIdle, TypeUrl } from "./support.ts";
+
+const name = "reviews.default.svc.cluster.local:9080";
+const nodeIn = (ns: string) => ({
+  id: `sidecar~10.244.9.9~app-1.${ns}~${ns}.svc.cluster.local`,
+  cluster: `app.${ns}`,
+});
+
+/** How many routes the node's namespace is served for `name`. */
+async function routesFor(ns: string): Promise<number | undefined> {
+  const json = await connectJson("envoy.service.route.v3.RouteDiscoveryService/FetchRoutes", {
+    node: nodeIn(ns),
+    typeUrl: TypeUrl.route,
+    resourceNames: [name],
+  });
+  const [route] = (json.resources ?? []) as { virtualHosts?: { routes?: unknown[] }[] }[];
+  return route?.virtualHosts?.[0]?.routes?.length;
+}
+
+const calls = () => runInDurableObject(mesh(), (object) => object.calls);
+
+beforeAll(async () => {
+  freezeClock();
+  const res = await ingest([
+    event("ADDED", service("reviews", "default", [{ name: "grpc", port: 9080 }])),
+    event("ADDED", versionedPod("reviews", "default", "10.244.1.1", "v1")),
+    event("ADDED", versionedPod("reviews", "default", "10.244.1.2", "v2")),
+    event(
+      "ADDED",
+      endpointSlice("reviews-1", "reviews", "default", { name: "grpc", port: 9080 }, [
+        { ip: "10.244.1.1", ready: true },
+        { ip: "10.244.1.2", ready: true },
+      ]),
+    ),
+    event(
+      "ADDED",
+      destinationRule("reviews", [
+        { name: "v1", labels: { version: "v1" } },
+        { name: "v2", labels: { version: "v2" } },
+      ]),
+    ),
+    event(
+      "ADDED",
+      virtualService("reviews", {
+        exportTo: ["."],
+        http: [
+          {
+            match: [{ headers: { "x-user": { exact: "jason" } } }],
+            route: [{ destination: { host: "reviews", subset: "v2" } }],
+          },
+          { route: [{ destination: { host: "reviews", subset: "v1" } }] },
+        ],
+      }),
+    ),
+  ]);
+  expect(res.status, await res.text()).toBe(200);
+  await runAlarmsUntilIdle();
+});
+
+describe("views through the Worker on workerd", () => {
+  it("the table is stored as a head and parts, never as one meta/views value", async () => {
+    const stored = await runInDurableObject(mesh(), async (_object, state) => {
+      const store = createSqlStore(state.storage.sql);
+      return {
+        head: (await store.get(keys.viewHead())) !== undefined,
+        whole: (await store.get(keys.viewTable())) !== undefined,
+      };
+    });
+    expect(stored).toEqual({ head: true, whole: false });
+  });
+
+  it("Fetch answers each namespace through its view; parts are read once, then only the head", async () => {
+    const first = await calls();
+    expect(await routesFor("default")).toBe(2);
+    const afterFirst = await calls();
+    expect(await routesFor("default")).toBe(2);
+    const afterSecond = await calls();
+    expect(await routesFor("other")).toBe(1);
+    const afterOther = await calls();
+    // The first call read the head and the parts; the next ones the head alone (one call fewer).
+    expect(afterFirst - first - (afterSecond - afterFirst)).toBe(1);
+    expect(afterOther - afterSecond).toBe(afterSecond - afterFirst);
+  });
+});
