@@ -104,7 +104,10 @@ export interface MessageReaderOptions<Desc extends DescMessage> {
   paused?: boolean;
 }
 
-/** The consumer's side is an AsyncIterable (runAdsStream's); the transport pushes into the rest. */
+/**
+ * The consumer's side is an AsyncIterable (runAdsStream's), which may also take messages at once
+ * (offerTo, functions/ads-stream.ts OfferingRequests); the transport pushes into the rest.
+ */
 export interface MessageReader<T> extends AsyncIterable<T> {
   /** A DATA chunk from the client. */
   push(chunk: Uint8Array): void;
@@ -112,6 +115,13 @@ export interface MessageReader<T> extends AsyncIterable<T> {
   end(): void;
   /** The transport failed: the next read throws `error`. */
   fail(error: unknown): void;
+  /**
+   * While the consumer waits for a message, each plain (uncompressed) message that arrives is
+   * parsed and checked at once and offered to `take`, in order: taken (true), it is done with and
+   * the consumer keeps waiting, with no promise settled for it; declined (false), it is the
+   * consumer's next read, and the messages after it wait their turn as ever.
+   */
+  offerTo(take: (message: T) => boolean): void;
 }
 
 /** Creates a reader for one stream; only one `for await` may consume it. */
@@ -121,6 +131,9 @@ export function createMessageReader<Desc extends DescMessage>(
   type T = MessageShape<Desc>;
   const splitter = createEnvelopeSplitter(options.readMaxBytes);
   const ready: EnvelopedMessage[] = [];
+  // A message parsed for an offer and declined: the consumer's next read, before `ready`.
+  let declined: { message: T } | undefined;
+  let take: ((message: T) => boolean) | undefined;
   let ended = false;
   let failure: unknown;
   let done = false;
@@ -158,11 +171,38 @@ export function createMessageReader<Desc extends DescMessage>(
     (env.flags & compressedFlag) === compressedFlag
       ? envelopeDecompress(env, options.compression, options.readMaxBytes).then((plain) => parse(plain.data))
       : parse(env.data);
+  /**
+   * Offers the plain messages at the head of `ready` to `consumer` until one is declined (it is the
+   * next read) or compressed (read as ever); a message that does not parse or pass its check
+   * makes the next read throw (the messages after it are never read).
+   */
+  const offer = (consumer: (message: T) => boolean) => {
+    while (declined === undefined && ready.length > 0) {
+      const env = ready[0] as EnvelopedMessage;
+      if ((env.flags & compressedFlag) === compressedFlag) return;
+      ready.shift();
+      let message: T;
+      try {
+        message = parse(env.data);
+      } catch (e) {
+        ready.length = 0;
+        failure = e;
+        return;
+      }
+      if (!consumer(message)) declined = { message };
+    }
+  };
   const next = async (): Promise<IteratorResult<T>> => {
     if (done) return { done: true, value: undefined };
     try {
       if (options.before) throw options.before;
       for (;;) {
+        if (declined) {
+          const { message } = declined;
+          declined = undefined;
+          if (ready.length === 0 && !ended && failure === undefined) resume();
+          return { done: false, value: message };
+        }
         const env = ready.shift();
         if (env) {
           if (ready.length === 0 && !ended && failure === undefined) resume();
@@ -195,9 +235,13 @@ export function createMessageReader<Desc extends DescMessage>(
         // Messages before the refused one are still served; the error comes after them.
         failure = e;
       }
+      if (take && wake && failure === undefined) offer(take);
+      const waiting = ready.length + (declined ? 1 : 0);
+      // Nothing left for the waiting consumer: every message was taken at once; it keeps waiting.
+      if (waiting === 0 && failure === undefined) return;
       // A message handed straight to a waiting consumer waits for nobody: the transport keeps
       // flowing (no pause/resume round per message); one more, or one nobody waits for, pauses it.
-      if (ready.length > (wake ? 1 : 0) || failure !== undefined) pause();
+      if (waiting > (wake ? 1 : 0) || failure !== undefined) pause();
       notify();
     },
     end() {
@@ -207,6 +251,9 @@ export function createMessageReader<Desc extends DescMessage>(
     fail(error) {
       if (failure === undefined) failure = error;
       notify();
+    },
+    offerTo(consumer) {
+      take = consumer;
     },
     [Symbol.asyncIterator]() {
       return {
