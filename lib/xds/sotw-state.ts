@@ -68,6 +68,27 @@ export function subscribe(state: TypeState, resourceNames: readonly string[]): b
   return before.size !== state.names.size || [...before].some((n) => !state.names.has(n));
 }
 
+/**
+ * True when subscribe(state, resourceNames) would change nothing at all (an ACK repeating its
+ * subscription): the caller may skip it. Pure.
+ */
+export function subscribedAlready(state: TypeState, resourceNames: readonly string[]): boolean {
+  const canWildcard = wildcardTypes.has(state.typeUrl);
+  if (resourceNames.length === 0)
+    return state.names.size === 0 && state.wildcard === (canWildcard && !state.explicit);
+  if (!state.explicit) return false;
+  let named = 0;
+  let star = false;
+  for (const n of resourceNames) {
+    if (canWildcard && n === "*") star = true;
+    else if (!state.names.has(n)) return false;
+    else named++;
+  }
+  if (state.wildcard !== star || named !== state.names.size) return false;
+  // Every name held, as many as held: the same set unless one is repeated (then another is missing).
+  return named <= 1 || new Set(resourceNames).size === resourceNames.length;
+}
+
 export function sameVersions(sent: ReadonlyMap<string, string>, resources: StoredResource[]): boolean {
   const now = new Map<string, string>();
   for (const r of resources) if (!now.has(r.name)) now.set(r.name, r.version);

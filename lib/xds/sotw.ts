@@ -22,7 +22,7 @@ import {
   shortType,
   sotwResourceBytes,
 } from "./budget.ts";
-import { changeSource, indexChanges } from "./change-source.ts";
+import { changedNow, changeSource, indexChanges } from "./change-source.ts";
 import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { type SotwAnswer, sotwAnswer, sotwPieces, uniqueByName } from "./response.ts";
@@ -31,6 +31,7 @@ import {
   type SentAnswer,
   sameVersions,
   subscribe,
+  subscribedAlready,
   type TypeState,
   typeStatus,
   wildcardTypes,
@@ -38,7 +39,7 @@ import {
 import type { ResourceSource } from "./source.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
 import { type ProxyStatus, pushOrder, type StoredResource, type TypeUrl } from "./types.ts";
-import { setVersion } from "./version.ts";
+import { setVersion, versionsHashedNow } from "./version.ts";
 
 export interface SotwSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */
@@ -86,6 +87,20 @@ export interface SotwSession {
    * set (state of the world). The responses are the same as without `changed`.
    */
   onPush(typeUrls?: readonly string[], changed?: readonly ResourceChange[]): Promise<DiscoveryResponse[]>;
+  /**
+   * onPush(undefined, changed) answered at once, without a promise, when no call is pending and
+   * the push itself answers every type it touches (EDS/RDS: the change feed carries the changed
+   * names' versions and bytes; LDS/CDS, which answer the whole set, and a first answer still held
+   * need the store), versions hashed synchronously; else undefined, having changed nothing (call
+   * onPush then). The same responses onPush would give.
+   */
+  pushNow(changed?: readonly ResourceChange[]): DiscoveryResponse[] | undefined;
+  /**
+   * onRequest answered at once, without a promise, for an ACK or NACK (or a stale nonce) that
+   * changes no subscription, when no call is pending; else undefined, having changed nothing
+   * (call onRequest then).
+   */
+  requestNow(req: DiscoveryRequest): DiscoveryResponse[] | undefined;
   /** The Node of the first request that carried one. */
   node(): Node | undefined;
   /** The stream's current status (plain data). */
@@ -186,24 +201,45 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     touched: readonly string[],
     from: ResourceSource,
   ): Promise<DiscoveryResponse[]> {
-    const found = new Map((await from.get(state.typeUrl, touched)).map((r) => [r.name, r]));
+    const carried = takeChanges(sent, touched, await from.get(state.typeUrl, touched));
+    return carried ? changesAnswer(state, carried, await sent.versions.version()) : [];
+  }
+
+  /**
+   * The resources of `touched` (as `found` holds them now: a name absent does not exist) the client
+   * does not hold, sorted; the sent map updated to them in place. Undefined when it holds all.
+   */
+  function takeChanges(
+    sent: SentAnswer,
+    touched: readonly string[],
+    found: readonly StoredResource[],
+  ): StoredResource[] | undefined {
+    const byName = new Map(found.map((r) => [r.name, r]));
     const versions = sent.versions;
-    const news = touched.filter((name) => versions.get(name) !== found.get(name)?.version);
-    if (news.length === 0) return [];
+    const news = touched.filter((name) => versions.get(name) !== byName.get(name)?.version);
+    if (news.length === 0) return undefined;
     const carried: StoredResource[] = [];
     for (const name of news.sort()) {
-      const r = found.get(name);
+      const r = byName.get(name);
       if (r) carried.push(r);
       if (r) versions.set(name, r.version);
       else versions.delete(name);
     }
+    return carried;
+  }
+
+  /** The responses carrying `carried` at `versionInfo` (the updated sent map's set version), recorded. */
+  function changesAnswer(
+    state: TypeState,
+    carried: StoredResource[],
+    versionInfo: string,
+  ): DiscoveryResponse[] {
     logOversized(carried);
-    const versionInfo = await versions.version();
     const responses = sotwPieces(state.typeUrl, carried, versionInfo, nextNonce, {
       budget,
       splittable: true,
     });
-    return record(state, { responses, versionInfo, versions });
+    return record(state, { responses, versionInfo, versions: (state.sent as SentAnswer).versions });
   }
 
   /** Whether answering `resources` now could make the client drop something it holds (start-up). */
@@ -258,19 +294,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
       // Only the latest answer (any of its pieces) may be ACKed or NACKed; anything older is superseded.
       const piece = state.sent.nonces.indexOf(req.responseNonce);
       if (piece < 0) return [];
-      const lastPiece = piece === state.sent.nonces.length - 1;
-      if (req.errorDetail) {
-        state.sent.nacked = true;
-        // NACK: the proxy keeps its last good version; do not resend until something changes.
-        state.nack = {
-          versionInfo: req.versionInfo,
-          nonce: req.responseNonce,
-          message: req.errorDetail.message,
-        };
-      } else if (lastPiece && !state.sent.nacked) {
-        state.ackedVersion = req.versionInfo;
-        state.nack = undefined;
-      }
+      const lastPiece = settle(state, state.sent, req, piece);
       const changed = subscribe(state, req.resourceNames);
       // An earlier piece's ACK changes no status: the answer is ACKed with its last piece.
       if (req.errorDetail || lastPiece) emitStatus(req.errorDetail !== undefined);
@@ -283,6 +307,76 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     if (req.versionInfo !== "") state.ackedVersion = req.versionInfo;
     state.waiting = req.versionInfo === "" ? undefined : req.versionInfo;
     return answerUnlessHeld(state);
+  }
+
+  /** Records the ACK or NACK of piece `piece` of the answer `sent`; true when it is the last piece. */
+  function settle(state: TypeState, sent: SentAnswer, req: DiscoveryRequest, piece: number): boolean {
+    const lastPiece = piece === sent.nonces.length - 1;
+    if (req.errorDetail) {
+      sent.nacked = true;
+      // NACK: the proxy keeps its last good version; do not resend until something changes.
+      state.nack = {
+        versionInfo: req.versionInfo,
+        nonce: req.responseNonce,
+        message: req.errorDetail.message,
+      };
+    } else if (lastPiece && !sent.nacked) {
+      state.ackedVersion = req.versionInfo;
+      state.nack = undefined;
+    }
+    return lastPiece;
+  }
+
+  function requestNow(req: DiscoveryRequest): DiscoveryResponse[] | undefined {
+    if (!serialized.idle || (node === undefined && req.node !== undefined)) return undefined;
+    if (req.typeUrl === "") return [];
+    const state = states.get(req.typeUrl);
+    if (!state?.sent || req.responseNonce === "") return undefined;
+    const piece = state.sent.nonces.indexOf(req.responseNonce);
+    if (piece < 0) return [];
+    // An ACK repeats the subscription; one that changes it is answered by onRequest.
+    if (!subscribedAlready(state, req.resourceNames)) return undefined;
+    if (settle(state, state.sent, req, piece) || req.errorDetail) emitStatus(req.errorDetail !== undefined);
+    return [];
+  }
+
+  /** The names of each type the push touches that the client was sent at another version (or not at all). */
+  function touchedBy(state: TypeState, sent: SentAnswer, index: ReturnType<typeof indexChanges>): string[] {
+    const touched: string[] = [];
+    for (const [name, c] of index.get(state.typeUrl) ?? []) {
+      if (inReach(state, name) && sent.versions.get(name) !== (c.version ?? undefined)) touched.push(name);
+    }
+    return touched;
+  }
+
+  function pushNow(changed?: readonly ResourceChange[]): DiscoveryResponse[] | undefined {
+    if (!changed || !serialized.idle || !versionsHashedNow()) return undefined;
+    const index = indexChanges(changed);
+    const answers: { state: TypeState; sent: SentAnswer; touched: string[]; found: StoredResource[] }[] = [];
+    // Nothing changes before every type's answer is known to come from the push alone.
+    for (const typeUrl of pushOrder) {
+      const state = states.get(typeUrl);
+      if (!state) continue;
+      const sent = state.sent;
+      if (!sent) {
+        if (state.waiting !== undefined) return undefined; // a held first answer reads the store
+        continue;
+      }
+      const touched = touchedBy(state, sent, index);
+      if (touched.length === 0) continue;
+      // LDS/CDS answer the whole set (read from the store); an unhashed version waits for a promise.
+      if (wildcardTypes.has(typeUrl) || sent.versions.versionNow() === undefined) return undefined;
+      const found = changedNow(index, typeUrl, touched.sort());
+      if (!found) return undefined;
+      answers.push({ state, sent, touched, found });
+    }
+    const out: DiscoveryResponse[] = [];
+    for (const { state, sent, touched, found } of answers) {
+      const carried = takeChanges(sent, touched, found);
+      // Hashed synchronously (versionsHashedNow) and at hand before: at hand after every set and delete.
+      if (carried) out.push(...changesAnswer(state, carried, sent.versions.versionNow() as string));
+    }
+    return out;
   }
 
   async function onPush(
@@ -303,11 +397,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
         continue;
       }
       if (index) {
-        const touched: string[] = [];
-        for (const [name, c] of index.get(typeUrl) ?? []) {
-          if (inReach(state, name) && sent.versions.get(name) !== (c.version ?? undefined))
-            touched.push(name);
-        }
+        const touched = touchedBy(state, sent, index);
         if (touched.length === 0) continue;
         if (!wildcardTypes.has(typeUrl)) {
           out.push(...(await answerChanges(state, sent, touched, from)));
@@ -330,6 +420,8 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
   return {
     onRequest: (req) => serialized(() => onRequest(req)),
     onPush: (typeUrls, changed) => serialized(() => onPush(typeUrls, changed)),
+    pushNow,
+    requestNow,
     node: () => node,
     status: () => status(),
   };
