@@ -19,6 +19,7 @@ import { createSerial } from "../serial.ts";
 import {
   defaultMaxResponseBytes,
   deltaResourceBytes,
+  envelopeBytes,
   oversized,
   planDeltaPieces,
   shortType,
@@ -44,7 +45,13 @@ import { nodeGenerator, retainedNode } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
 import { statusLists } from "./status-lists.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
-import { type ProxyStatus, type ProxyTypeStatus, pushOrder, type TypeUrl } from "./types.ts";
+import {
+  type ProxyStatus,
+  type ProxyTypeStatus,
+  pushOrder,
+  type StoredResource,
+  type TypeUrl,
+} from "./types.ts";
 import { versionsHashedNow } from "./version.ts";
 
 export interface DeltaSessionOptions {
@@ -184,6 +191,12 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   }
 
   const budget = options.maxResponseBytes ?? defaultMaxResponseBytes;
+  /** Whether a resource of `resources` is too large for any response alone (a loop: no array per answer). */
+  const overBudget = (resources: readonly StoredResource[]) => {
+    for (const r of resources) if (deltaResourceBytes(r) + envelopeBytes > budget) return true;
+    return false;
+  };
+  const noResources: readonly StoredResource[] = [];
 
   /**
    * The parts as responses under the budget (planDeltaPieces), in order, each tracked in flight on
@@ -192,12 +205,13 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   function respond(parts: readonly Part[]): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]> {
     const pieces: Part[] = [];
     for (const { state, resources, removed } of parts) {
-      for (const r of oversized(resources, deltaResourceBytes, budget))
+      for (const r of overBudget(resources) ? oversized(resources, deltaResourceBytes, budget) : noResources)
         options.log?.(
           `xds: delta ${shortType(r.typeUrl)} ${logSafe(r.name)} is ${deltaResourceBytes(r)} bytes, over ` +
             `EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; sent alone in its own response`,
         );
-      for (const piece of planDeltaPieces(resources, removed, budget)) pieces.push({ state, ...piece });
+      for (const piece of planDeltaPieces(resources, removed, budget))
+        pieces.push({ state, resources: piece.resources, removed: piece.removed });
     }
     const out: DeltaDiscoveryResponse[] = [];
     const from = (first: number): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]> => {
