@@ -151,6 +151,11 @@ export function oversized(
   resources: readonly StoredResource[],
   size: (r: StoredResource) => number,
   budget: number,
-): StoredResource[] {
-  return resources.filter((r) => size(r) + envelopeBytes > budget);
+): readonly StoredResource[] {
+  // A loop first: an answer (one per stream per push) with none over the budget makes no array.
+  let any = false;
+  for (const r of resources) if (size(r) + envelopeBytes > budget) any = true;
+  return any ? resources.filter((r) => size(r) + envelopeBytes > budget) : noResources;
 }
+
+const noResources: readonly StoredResource[] = [];

@@ -19,7 +19,6 @@ import { createSerial } from "../serial.ts";
 import {
   defaultMaxResponseBytes,
   deltaResourceBytes,
-  envelopeBytes,
   oversized,
   planDeltaPieces,
   shortType,
@@ -38,20 +37,14 @@ import {
   newTypeState,
   sent,
   settleOldest,
+  typeStatus,
 } from "./delta-state.ts";
 import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { nodeGenerator, retainedNode } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
-import { statusLists } from "./status-lists.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
-import {
-  type ProxyStatus,
-  type ProxyTypeStatus,
-  pushOrder,
-  type StoredResource,
-  type TypeUrl,
-} from "./types.ts";
+import { type ProxyStatus, pushOrder, type TypeUrl } from "./types.ts";
 import { versionsHashedNow } from "./version.ts";
 
 export interface DeltaSessionOptions {
@@ -191,12 +184,6 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   }
 
   const budget = options.maxResponseBytes ?? defaultMaxResponseBytes;
-  /** Whether a resource of `resources` is too large for any response alone (a loop: no array per answer). */
-  const overBudget = (resources: readonly StoredResource[]) => {
-    for (const r of resources) if (deltaResourceBytes(r) + envelopeBytes > budget) return true;
-    return false;
-  };
-  const noResources: readonly StoredResource[] = [];
 
   /**
    * The parts as responses under the budget (planDeltaPieces), in order, each tracked in flight on
@@ -205,7 +192,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   function respond(parts: readonly Part[]): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]> {
     const pieces: Part[] = [];
     for (const { state, resources, removed } of parts) {
-      for (const r of overBudget(resources) ? oversized(resources, deltaResourceBytes, budget) : noResources)
+      for (const r of oversized(resources, deltaResourceBytes, budget))
         options.log?.(
           `xds: delta ${shortType(r.typeUrl)} ${logSafe(r.name)} is ${deltaResourceBytes(r)} bytes, over ` +
             `EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; sent alone in its own response`,
@@ -389,19 +376,4 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     status: () => status(),
     subscribed: (typeUrl) => states.get(typeUrl)?.names ?? none,
   };
-}
-
-function typeStatus(s: DeltaTypeState, bound?: number): ProxyTypeStatus {
-  const { subscribed, subscribedCount, sentCount, versions } = statusLists(
-    s.names,
-    s.last ? s.view : undefined,
-    bound,
-  );
-  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed };
-  if (subscribedCount !== undefined) out.subscribedCount = subscribedCount;
-  if (s.last && versions) out.sent = { versionInfo: s.last.systemVersionInfo, nonce: s.last.nonce, versions };
-  if (sentCount !== undefined) out.sentCount = sentCount;
-  if (s.ackedVersion !== undefined) out.ackedVersion = s.ackedVersion;
-  if (s.nack) out.nack = { ...s.nack };
-  return out;
 }

@@ -27,12 +27,14 @@ import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { type SotwAnswer, sotwAnswer, sotwPieces, uniqueByName } from "./response.ts";
 import {
-  inReach,
   type SentAnswer,
   sameVersions,
+  settleAnswer,
   subscribe,
   subscribedAlready,
   type TypeState,
+  takeChanges,
+  touchedBy,
   typeStatus,
   wildcardTypes,
 } from "./sotw-state.ts";
@@ -205,29 +207,6 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     return carried ? changesAnswer(state, carried, await sent.versions.version()) : [];
   }
 
-  /**
-   * The resources of `touched` (as `found` holds them now: a name absent does not exist) the client
-   * does not hold, sorted; the sent map updated to them in place. Undefined when it holds all.
-   */
-  function takeChanges(
-    sent: SentAnswer,
-    touched: readonly string[],
-    found: readonly StoredResource[],
-  ): StoredResource[] | undefined {
-    const byName = new Map(found.map((r) => [r.name, r]));
-    const versions = sent.versions;
-    const news = touched.filter((name) => versions.get(name) !== byName.get(name)?.version);
-    if (news.length === 0) return undefined;
-    const carried: StoredResource[] = [];
-    for (const name of news.sort()) {
-      const r = byName.get(name);
-      if (r) carried.push(r);
-      if (r) versions.set(name, r.version);
-      else versions.delete(name);
-    }
-    return carried;
-  }
-
   /** The responses carrying `carried` at `versionInfo` (the updated sent map's set version), recorded. */
   function changesAnswer(
     state: TypeState,
@@ -294,7 +273,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
       // Only the latest answer (any of its pieces) may be ACKed or NACKed; anything older is superseded.
       const piece = state.sent.nonces.indexOf(req.responseNonce);
       if (piece < 0) return [];
-      const lastPiece = settle(state, state.sent, req, piece);
+      const lastPiece = settleAnswer(state, state.sent, req, piece);
       const changed = subscribe(state, req.resourceNames);
       // An earlier piece's ACK changes no status: the answer is ACKed with its last piece.
       if (req.errorDetail || lastPiece) emitStatus(req.errorDetail !== undefined);
@@ -309,24 +288,6 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     return answerUnlessHeld(state);
   }
 
-  /** Records the ACK or NACK of piece `piece` of the answer `sent`; true when it is the last piece. */
-  function settle(state: TypeState, sent: SentAnswer, req: DiscoveryRequest, piece: number): boolean {
-    const lastPiece = piece === sent.nonces.length - 1;
-    if (req.errorDetail) {
-      sent.nacked = true;
-      // NACK: the proxy keeps its last good version; do not resend until something changes.
-      state.nack = {
-        versionInfo: req.versionInfo,
-        nonce: req.responseNonce,
-        message: req.errorDetail.message,
-      };
-    } else if (lastPiece && !sent.nacked) {
-      state.ackedVersion = req.versionInfo;
-      state.nack = undefined;
-    }
-    return lastPiece;
-  }
-
   function requestNow(req: DiscoveryRequest): DiscoveryResponse[] | undefined {
     if (!serialized.idle || (node === undefined && req.node !== undefined)) return undefined;
     if (req.typeUrl === "") return [];
@@ -336,17 +297,9 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     if (piece < 0) return [];
     // An ACK repeats the subscription; one that changes it is answered by onRequest.
     if (!subscribedAlready(state, req.resourceNames)) return undefined;
-    if (settle(state, state.sent, req, piece) || req.errorDetail) emitStatus(req.errorDetail !== undefined);
+    if (settleAnswer(state, state.sent, req, piece) || req.errorDetail)
+      emitStatus(req.errorDetail !== undefined);
     return [];
-  }
-
-  /** The names of each type the push touches that the client was sent at another version (or not at all). */
-  function touchedBy(state: TypeState, sent: SentAnswer, index: ReturnType<typeof indexChanges>): string[] {
-    const touched: string[] = [];
-    for (const [name, c] of index.get(state.typeUrl) ?? []) {
-      if (inReach(state, name) && sent.versions.get(name) !== (c.version ?? undefined)) touched.push(name);
-    }
-    return touched;
   }
 
   function pushNow(changed?: readonly ResourceChange[]): DiscoveryResponse[] | undefined {
