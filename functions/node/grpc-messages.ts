@@ -32,17 +32,30 @@ const prefixBytes = 5;
 
 /** Creates a splitter refusing messages over `readMaxBytes` (connect's message and code). */
 export function createEnvelopeSplitter(readMaxBytes: number): EnvelopeSplitter {
-  // The bytes of the current message (or prefix) so far, copied only when it spans chunks.
+  // The bytes of the current message (or prefix) so far, copied only when it spans chunks; `at`
+  // bytes of the first chunk are taken already (an offset, not a view per message).
   let held: Uint8Array[] = [];
-  let heldBytes = 0;
+  let at = 0;
+  let heldBytes = 0; // bytes held past `at`
   let want = -1; // the body length of the current message, once its prefix is known
   let flags = 0;
-  const take = (n: number): Uint8Array => {
-    const out = held.length === 1 ? (held[0] as Uint8Array) : concat(held, heldBytes);
-    const rest = out.subarray(n);
-    held = rest.length > 0 ? [rest] : [];
-    heldBytes = rest.length;
-    return out.subarray(0, n);
+  /** Drops `n` taken bytes of the first chunk (it holds them). */
+  const advance = (first: Uint8Array, n: number) => {
+    at += n;
+    heldBytes -= n;
+    if (at === first.length) {
+      held.shift();
+      at = 0;
+    }
+  };
+  /** The first chunk, holding at least `n` bytes past `at` (the held chunks joined when they must be). */
+  const firstWith = (n: number): Uint8Array => {
+    const first = held[0] as Uint8Array;
+    if (first.length - at >= n) return first;
+    const joined = concat(held, at, heldBytes);
+    held = [joined];
+    at = 0;
+    return joined;
   };
   return {
     decode(chunk, out = []) {
@@ -53,9 +66,13 @@ export function createEnvelopeSplitter(readMaxBytes: number): EnvelopeSplitter {
       for (;;) {
         if (want < 0) {
           if (heldBytes < prefixBytes) break;
-          const prefix = take(prefixBytes);
-          flags = prefix[0] as number;
-          want = new DataView(prefix.buffer, prefix.byteOffset, prefixBytes).getUint32(1);
+          const p = firstWith(prefixBytes);
+          flags = p[at] as number;
+          // Big-endian uint32 (multiplied, not shifted: a shift would make it signed).
+          want =
+            (p[at + 1] as number) * 0x1000000 +
+            (((p[at + 2] as number) << 16) | ((p[at + 3] as number) << 8) | (p[at + 4] as number));
+          advance(p, prefixBytes);
           if (want > readMaxBytes) {
             throw new ConnectError(
               `message size ${want} is larger than configured readMaxBytes ${readMaxBytes}`,
@@ -64,7 +81,10 @@ export function createEnvelopeSplitter(readMaxBytes: number): EnvelopeSplitter {
           }
         }
         if (heldBytes < want) break;
-        out.push({ flags, data: take(want) });
+        const body = want === 0 ? empty : firstWith(want);
+        const data = want === 0 ? empty : body.subarray(at, at + want);
+        if (want > 0) advance(body, want);
+        out.push({ flags, data });
         want = -1;
       }
       return out;
@@ -75,15 +95,19 @@ export function createEnvelopeSplitter(readMaxBytes: number): EnvelopeSplitter {
   };
 }
 
-function concat(parts: Uint8Array[], length: number): Uint8Array {
+/** The bytes of `parts` from offset `from` of the first, `length` of them, in one array. */
+function concat(parts: Uint8Array[], from: number, length: number): Uint8Array {
   const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
+  let to = 0;
+  for (const [i, p] of parts.entries()) {
+    const part = i === 0 ? p.subarray(from) : p;
+    out.set(part, to);
+    to += part.length;
   }
   return out;
 }
+
+const empty = new Uint8Array(0);
 
 export interface MessageReaderOptions<Desc extends DescMessage> {
   schema: Desc;

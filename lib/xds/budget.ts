@@ -129,6 +129,11 @@ export function planDeltaPieces(
   removed: readonly string[],
   budget: number,
 ): DeltaPiece[] {
+  // The usual answer (a push's few changes) fits one response: no cutting, one piece.
+  let used = 0;
+  for (const r of resources) used += deltaResourceBytes(r);
+  for (const name of removed) used += removedNameBytes(name);
+  if (used <= budget - envelopeBytes) return [{ resources: [...resources], removed: [...removed] }];
   const pieces: DeltaPiece[] = splitByBudget(resources, deltaResourceBytes, budget).map((rs) => ({
     resources: rs,
     removed: [],

@@ -169,9 +169,9 @@ export type Answer =
 export function answer(state: DeltaTypeState, nonce: string, error: string | undefined): Answer {
   const i = state.inflight.findIndex((f) => f.nonce === nonce);
   if (i < 0) return { kind: "unknown" };
-  const done = state.inflight.splice(0, i + 1);
-  const answered = done.pop() as InFlight;
-  for (const f of done) applyTo(state, f);
+  // Those before it count as applied; the oldest answered (the usual ACK) makes no array.
+  if (i > 0) for (const f of state.inflight.splice(0, i)) applyTo(state, f);
+  const answered = state.inflight.shift() as InFlight;
   if (error !== undefined) {
     for (const [name, version] of answered.versions) state.rejected.set(name, version);
     unapply(state, answered);
