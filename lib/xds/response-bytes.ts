@@ -95,13 +95,44 @@ function typeUrlBytes(
 
 /**
  * The writer every response is encoded with: encoding is synchronous, so one writer serves all,
- * and its buffer (grown to the usual response) is reused; each response costs one copy (finish).
- * A response past `keptWriterBytes` leaves its grown buffer with a writer that is dropped, and so
- * does a throw (no half-written response stays in it).
+ * and its buffer (grown to the usual response) is reused. A response past `keptWriterBytes` leaves
+ * its grown buffer with a writer that is dropped, and so does a throw (no half-written response
+ * stays in it).
  */
 let writer = new BinaryWriter();
 const keptWriterBytes = 64 * 1024;
 const zeros = new Uint8Array(8);
+
+/**
+ * Small responses (one per stream per push) are copied into slabs of `slabBytes`, each its own
+ * range, as node's Buffer pool does: one ArrayBuffer per slab instead of one per response (finish()
+ * slices a new one each time, the costliest step of a small response). A slab lives while a
+ * response in it is held (a write not yet flushed), so it is small and only small responses go in.
+ */
+const slabBytes = 8 * 1024;
+const pooledMax = slabBytes / 4;
+let slab = new Uint8Array(slabBytes);
+let slabAt = 0;
+
+/** The writer's buffer and position (protobuf-es 2's private fields), when they are as expected. */
+type WriterState = { buffer?: unknown; pos?: unknown };
+
+/** The bytes written, copied into a slab and the writer reset; undefined (finish() then) when its state is not as expected or they are too many. */
+function pooled(w: BinaryWriter): Uint8Array | undefined {
+  const state = w as unknown as WriterState;
+  const { buffer, pos } = state;
+  if (!(buffer instanceof Uint8Array) || typeof pos !== "number" || pos > pooledMax || pos > buffer.length)
+    return undefined;
+  if (slabAt + pos > slabBytes) {
+    slab = new Uint8Array(slabBytes);
+    slabAt = 0;
+  }
+  const out = slab.subarray(slabAt, slabAt + pos);
+  out.set(buffer.subarray(0, pos));
+  slabAt += pos;
+  state.pos = 0; // what finish() does, less the copy (no fork is ever left open here)
+  return out;
+}
 
 /** What `write` writes with the shared writer, after `reserve` zero bytes (a frame prefix the caller fills). */
 function written<M>(reserve: number, message: M, write: (w: BinaryWriter, message: M) => void): Uint8Array {
@@ -113,6 +144,8 @@ function written<M>(reserve: number, message: M, write: (w: BinaryWriter, messag
     writer = new BinaryWriter();
     throw e;
   }
+  const small = pooled(w);
+  if (small) return small;
   const out = w.finish();
   if (out.length > keptWriterBytes) writer = new BinaryWriter();
   return out;
