@@ -33,6 +33,15 @@ export interface StreamSession<Req, Res> {
   requestNow?(req: Req): Res[] | undefined;
 }
 
+/**
+ * Requests that can also be handed over at once (functions/node/grpc-messages.ts MessageReader):
+ * while the stream waits for its next request, each one that arrives is offered to `take` first,
+ * which answers true when it handled it there (a plain ACK: no promise settled for it).
+ */
+export interface OfferingRequests<Req> extends AsyncIterable<Req> {
+  offerTo(take: (req: Req) => boolean): void;
+}
+
 /** What the host does around one stream; the stream runs them itself, so no wrapper generator re-yields each response. */
 export interface StreamHooks {
   /** Runs first (at the transport's first read); a throw refuses the stream with that error. */
@@ -146,26 +155,57 @@ export async function pumpAdsStream<Req, Res>(
     taken?.();
   };
   signal.addEventListener("abort", onAbort);
+  // Set once a request answered at once ended the stream: the reader reads no more.
+  let failed = false;
+  // The last request answerNow left to the loop, and whether its check passed: the reader's next
+  // read when it was offered (OfferingRequests) is that request, not answered twice.
+  let left: { req: Req; checked: boolean } | undefined;
+  /**
+   * A request whose turn is now (the stream idle) answered at once when it is a plain one (an
+   * ACK): true when it was (or it ended the stream: the check refused it, the session threw);
+   * false leaves it to take its turn in the loop. No wake-up, no promise.
+   */
+  const answerNow = (req: Req): boolean => {
+    if (failed) return true;
+    if (!session.requestNow || !idle()) return false;
+    let checked = false;
+    try {
+      const refused = check?.(req);
+      if (refused) throw refused;
+      checked = true;
+      const responses = session.requestNow(req);
+      if (responses !== undefined) {
+        writeNow(responses);
+        return true;
+      }
+    } catch (error) {
+      failed = true;
+      deliver({ kind: "end", error });
+      return true;
+    }
+    left = { req, checked };
+    return false;
+  };
+  const takeLeft = () => {
+    const l = left;
+    left = undefined;
+    return l;
+  };
+  if (session.requestNow && typeof (requests as Partial<OfferingRequests<Req>>).offerTo === "function")
+    (requests as OfferingRequests<Req>).offerTo(answerNow);
   void (async () => {
     try {
       for await (const req of requests) {
         // Idle: the request's turn is now; a plain one (an ACK) is answered here, no loop turn.
-        let checked = false;
-        if (session.requestNow && idle()) {
-          try {
-            const refused = check?.(req);
-            if (refused) throw refused;
-            checked = true;
-            const responses = session.requestNow(req);
-            if (responses !== undefined) {
-              writeNow(responses);
-              continue;
-            }
-          } catch (error) {
-            deliver({ kind: "end", error });
-            return;
+        let turn = takeLeft();
+        if (turn?.req !== req) {
+          if (answerNow(req)) {
+            if (failed) return;
+            continue;
           }
+          turn = takeLeft();
         }
+        const checked = turn?.checked ?? false;
         const wasTaken = new Promise<void>((resolve) => {
           taken = resolve;
         });

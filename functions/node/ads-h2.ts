@@ -221,7 +221,10 @@ const prefixBytes = 5;
 function frame(bytes: Uint8Array): Uint8Array {
   const length = bytes.length - prefixBytes;
   bytes[0] = 0;
-  new DataView(bytes.buffer, bytes.byteOffset, prefixBytes).setUint32(1, length);
+  bytes[1] = length >>> 24;
+  bytes[2] = (length >>> 16) & 255;
+  bytes[3] = (length >>> 8) & 255;
+  bytes[4] = length & 255;
   return bytes;
 }
 

@@ -32,17 +32,30 @@ const prefixBytes = 5;
 
 /** Creates a splitter refusing messages over `readMaxBytes` (connect's message and code). */
 export function createEnvelopeSplitter(readMaxBytes: number): EnvelopeSplitter {
-  // The bytes of the current message (or prefix) so far, copied only when it spans chunks.
+  // The bytes of the current message (or prefix) so far, copied only when it spans chunks; `at`
+  // bytes of the first chunk are taken already (an offset, not a view per message).
   let held: Uint8Array[] = [];
-  let heldBytes = 0;
+  let at = 0;
+  let heldBytes = 0; // bytes held past `at`
   let want = -1; // the body length of the current message, once its prefix is known
   let flags = 0;
-  const take = (n: number): Uint8Array => {
-    const out = held.length === 1 ? (held[0] as Uint8Array) : concat(held, heldBytes);
-    const rest = out.subarray(n);
-    held = rest.length > 0 ? [rest] : [];
-    heldBytes = rest.length;
-    return out.subarray(0, n);
+  /** Drops `n` taken bytes of the first chunk (it holds them). */
+  const advance = (first: Uint8Array, n: number) => {
+    at += n;
+    heldBytes -= n;
+    if (at === first.length) {
+      held.shift();
+      at = 0;
+    }
+  };
+  /** The first chunk, holding at least `n` bytes past `at` (the held chunks joined when they must be). */
+  const firstWith = (n: number): Uint8Array => {
+    const first = held[0] as Uint8Array;
+    if (first.length - at >= n) return first;
+    const joined = concat(held, at, heldBytes);
+    held = [joined];
+    at = 0;
+    return joined;
   };
   return {
     decode(chunk, out = []) {
@@ -53,9 +66,13 @@ export function createEnvelopeSplitter(readMaxBytes: number): EnvelopeSplitter {
       for (;;) {
         if (want < 0) {
           if (heldBytes < prefixBytes) break;
-          const prefix = take(prefixBytes);
-          flags = prefix[0] as number;
-          want = new DataView(prefix.buffer, prefix.byteOffset, prefixBytes).getUint32(1);
+          const p = firstWith(prefixBytes);
+          flags = p[at] as number;
+          // Big-endian uint32 (multiplied, not shifted: a shift would make it signed).
+          want =
+            (p[at + 1] as number) * 0x1000000 +
+            (((p[at + 2] as number) << 16) | ((p[at + 3] as number) << 8) | (p[at + 4] as number));
+          advance(p, prefixBytes);
           if (want > readMaxBytes) {
             throw new ConnectError(
               `message size ${want} is larger than configured readMaxBytes ${readMaxBytes}`,
@@ -64,7 +81,10 @@ export function createEnvelopeSplitter(readMaxBytes: number): EnvelopeSplitter {
           }
         }
         if (heldBytes < want) break;
-        out.push({ flags, data: take(want) });
+        const body = want === 0 ? empty : firstWith(want);
+        const data = want === 0 ? empty : body.subarray(at, at + want);
+        if (want > 0) advance(body, want);
+        out.push({ flags, data });
         want = -1;
       }
       return out;
@@ -75,15 +95,19 @@ export function createEnvelopeSplitter(readMaxBytes: number): EnvelopeSplitter {
   };
 }
 
-function concat(parts: Uint8Array[], length: number): Uint8Array {
+/** The bytes of `parts` from offset `from` of the first, `length` of them, in one array. */
+function concat(parts: Uint8Array[], from: number, length: number): Uint8Array {
   const out = new Uint8Array(length);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
+  let to = 0;
+  for (const [i, p] of parts.entries()) {
+    const part = i === 0 ? p.subarray(from) : p;
+    out.set(part, to);
+    to += part.length;
   }
   return out;
 }
+
+const empty = new Uint8Array(0);
 
 export interface MessageReaderOptions<Desc extends DescMessage> {
   schema: Desc;
@@ -104,7 +128,10 @@ export interface MessageReaderOptions<Desc extends DescMessage> {
   paused?: boolean;
 }
 
-/** The consumer's side is an AsyncIterable (runAdsStream's); the transport pushes into the rest. */
+/**
+ * The consumer's side is an AsyncIterable (runAdsStream's), which may also take messages at once
+ * (offerTo, functions/ads-stream.ts OfferingRequests); the transport pushes into the rest.
+ */
 export interface MessageReader<T> extends AsyncIterable<T> {
   /** A DATA chunk from the client. */
   push(chunk: Uint8Array): void;
@@ -112,6 +139,13 @@ export interface MessageReader<T> extends AsyncIterable<T> {
   end(): void;
   /** The transport failed: the next read throws `error`. */
   fail(error: unknown): void;
+  /**
+   * While the consumer waits for a message, each plain (uncompressed) message that arrives is
+   * parsed and checked at once and offered to `take`, in order: taken (true), it is done with and
+   * the consumer keeps waiting, with no promise settled for it; declined (false), it is the
+   * consumer's next read, and the messages after it wait their turn as ever.
+   */
+  offerTo(take: (message: T) => boolean): void;
 }
 
 /** Creates a reader for one stream; only one `for await` may consume it. */
@@ -121,6 +155,9 @@ export function createMessageReader<Desc extends DescMessage>(
   type T = MessageShape<Desc>;
   const splitter = createEnvelopeSplitter(options.readMaxBytes);
   const ready: EnvelopedMessage[] = [];
+  // A message parsed for an offer and declined: the consumer's next read, before `ready`.
+  let declined: { message: T } | undefined;
+  let take: ((message: T) => boolean) | undefined;
   let ended = false;
   let failure: unknown;
   let done = false;
@@ -158,11 +195,38 @@ export function createMessageReader<Desc extends DescMessage>(
     (env.flags & compressedFlag) === compressedFlag
       ? envelopeDecompress(env, options.compression, options.readMaxBytes).then((plain) => parse(plain.data))
       : parse(env.data);
+  /**
+   * Offers the plain messages at the head of `ready` to `consumer` until one is declined (it is the
+   * next read) or compressed (read as ever); a message that does not parse or pass its check
+   * makes the next read throw (the messages after it are never read).
+   */
+  const offer = (consumer: (message: T) => boolean) => {
+    while (declined === undefined && ready.length > 0) {
+      const env = ready[0] as EnvelopedMessage;
+      if ((env.flags & compressedFlag) === compressedFlag) return;
+      ready.shift();
+      let message: T;
+      try {
+        message = parse(env.data);
+      } catch (e) {
+        ready.length = 0;
+        failure = e;
+        return;
+      }
+      if (!consumer(message)) declined = { message };
+    }
+  };
   const next = async (): Promise<IteratorResult<T>> => {
     if (done) return { done: true, value: undefined };
     try {
       if (options.before) throw options.before;
       for (;;) {
+        if (declined) {
+          const { message } = declined;
+          declined = undefined;
+          if (ready.length === 0 && !ended && failure === undefined) resume();
+          return { done: false, value: message };
+        }
         const env = ready.shift();
         if (env) {
           if (ready.length === 0 && !ended && failure === undefined) resume();
@@ -195,9 +259,13 @@ export function createMessageReader<Desc extends DescMessage>(
         // Messages before the refused one are still served; the error comes after them.
         failure = e;
       }
+      if (take && wake && failure === undefined) offer(take);
+      const waiting = ready.length + (declined ? 1 : 0);
+      // Nothing left for the waiting consumer: every message was taken at once; it keeps waiting.
+      if (waiting === 0 && failure === undefined) return;
       // A message handed straight to a waiting consumer waits for nobody: the transport keeps
       // flowing (no pause/resume round per message); one more, or one nobody waits for, pauses it.
-      if (ready.length > (wake ? 1 : 0) || failure !== undefined) pause();
+      if (waiting > (wake ? 1 : 0) || failure !== undefined) pause();
       notify();
     },
     end() {
@@ -207,6 +275,9 @@ export function createMessageReader<Desc extends DescMessage>(
     fail(error) {
       if (failure === undefined) failure = error;
       notify();
+    },
+    offerTo(consumer) {
+      take = consumer;
     },
     [Symbol.asyncIterator]() {
       return {

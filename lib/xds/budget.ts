@@ -129,6 +129,11 @@ export function planDeltaPieces(
   removed: readonly string[],
   budget: number,
 ): DeltaPiece[] {
+  // The usual answer (a push's few changes) fits one response: no cutting, one piece.
+  let used = 0;
+  for (const r of resources) used += deltaResourceBytes(r);
+  for (const name of removed) used += removedNameBytes(name);
+  if (used <= budget - envelopeBytes) return [{ resources: [...resources], removed: [...removed] }];
   const pieces: DeltaPiece[] = splitByBudget(resources, deltaResourceBytes, budget).map((rs) => ({
     resources: rs,
     removed: [],
@@ -151,6 +156,11 @@ export function oversized(
   resources: readonly StoredResource[],
   size: (r: StoredResource) => number,
   budget: number,
-): StoredResource[] {
-  return resources.filter((r) => size(r) + envelopeBytes > budget);
+): readonly StoredResource[] {
+  // A loop first: an answer (one per stream per push) with none over the budget makes no array.
+  let any = false;
+  for (const r of resources) if (size(r) + envelopeBytes > budget) any = true;
+  return any ? resources.filter((r) => size(r) + envelopeBytes > budget) : noResources;
 }
+
+const noResources: readonly StoredResource[] = [];

@@ -56,15 +56,24 @@ export function diffCurrent(
   wildcard: boolean,
   held: Holdings,
 ): DeltaDiff {
+  const resources = current.filter((r) => held.get(r.name) !== r.version);
+  // Every named resource exists (a push's usual answer): nothing removed or missing, no set built.
+  if (!wildcard && sameNames(current, named)) return { resources, removed: [], missing: [] };
   const exists = new Set<string>();
   for (const r of current) exists.add(r.name);
-  const resources = current.filter((r) => held.get(r.name) !== r.version);
   const gone = (n: string) => !exists.has(n);
   const removed = sortSmall(
     wildcard ? [...held.keys()].filter(gone) : named.filter((n) => held.has(n) && gone(n)),
   );
   const missing = named.filter((n) => !exists.has(n) && !held.has(n));
   return { resources, removed, missing };
+}
+
+/** Whether `current` holds exactly the resources `named` (both sorted by name), one each. */
+function sameNames(current: readonly StoredResource[], named: readonly string[]): boolean {
+  if (current.length !== named.length) return false;
+  for (let i = 0; i < named.length; i++) if ((current[i] as StoredResource).name !== named[i]) return false;
+  return true;
 }
 
 function mergeByName(a: StoredResource[], b: StoredResource[]): StoredResource[] {

@@ -1,5 +1,4 @@
 /** Builds DeltaDiscoveryResponses from stored resources: one place decides packing and versions. */
-import { create } from "@bufbuild/protobuf";
 import {
   type DeltaDiscoveryResponse,
   DeltaDiscoveryResponseSchema,
@@ -35,11 +34,14 @@ export function deltaResponse(
   nonce: string,
   systemVersionInfo: string,
 ): DeltaDiscoveryResponse {
-  return create(DeltaDiscoveryResponseSchema, {
+  // The message create() would make, as a literal: no reflection over the schema per response.
+  return {
+    $typeName: DeltaDiscoveryResponseSchema.typeName,
     systemVersionInfo,
-    typeUrl,
-    nonce,
     resources: resources.map(sharedResource),
-    removedResources: [...removed],
-  });
+    typeUrl,
+    removedResources: removed.length === 0 ? [] : [...removed],
+    removedResourceNames: [],
+    nonce,
+  };
 }

@@ -4,7 +4,8 @@
  * client holds, and ACK/NACK by nonce. Plain data and synchronous functions; delta.ts does the I/O.
  */
 import { wildcardTypes } from "./delta-diff.ts";
-import type { NackStatus } from "./types.ts";
+import { statusLists } from "./status-lists.ts";
+import type { NackStatus, ProxyTypeStatus } from "./types.ts";
 import { createVersionMap, type VersionMap } from "./version.ts";
 
 /** One response sent and not yet ACKed or NACKed. */
@@ -168,9 +169,9 @@ export type Answer =
 export function answer(state: DeltaTypeState, nonce: string, error: string | undefined): Answer {
   const i = state.inflight.findIndex((f) => f.nonce === nonce);
   if (i < 0) return { kind: "unknown" };
-  const done = state.inflight.splice(0, i + 1);
-  const answered = done.pop() as InFlight;
-  for (const f of done) applyTo(state, f);
+  // Those before it count as applied; the oldest answered (the usual ACK) makes no array.
+  if (i > 0) for (const f of state.inflight.splice(0, i)) applyTo(state, f);
+  const answered = state.inflight.shift() as InFlight;
   if (error !== undefined) {
     for (const [name, version] of answered.versions) state.rejected.set(name, version);
     unapply(state, answered);
@@ -206,4 +207,20 @@ function unapply(state: DeltaTypeState, f: InFlight): void {
     if (held === undefined) state.view.delete(name);
     else state.view.set(name, held);
   }
+}
+
+/** The status of one type (status-lists.ts: every list, or the first `bound` of each with the counts). */
+export function typeStatus(s: DeltaTypeState, bound?: number): ProxyTypeStatus {
+  const { subscribed, subscribedCount, sentCount, versions } = statusLists(
+    s.names,
+    s.last ? s.view : undefined,
+    bound,
+  );
+  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed };
+  if (subscribedCount !== undefined) out.subscribedCount = subscribedCount;
+  if (s.last && versions) out.sent = { versionInfo: s.last.systemVersionInfo, nonce: s.last.nonce, versions };
+  if (sentCount !== undefined) out.sentCount = sentCount;
+  if (s.ackedVersion !== undefined) out.ackedVersion = s.ackedVersion;
+  if (s.nack) out.nack = { ...s.nack };
+  return out;
 }

@@ -37,14 +37,14 @@ import {
   newTypeState,
   sent,
   settleOldest,
+  typeStatus,
 } from "./delta-state.ts";
 import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { nodeGenerator, retainedNode } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
-import { statusLists } from "./status-lists.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
-import { type ProxyStatus, type ProxyTypeStatus, pushOrder, type TypeUrl } from "./types.ts";
+import { type ProxyStatus, pushOrder, type TypeUrl } from "./types.ts";
 import { versionsHashedNow } from "./version.ts";
 
 export interface DeltaSessionOptions {
@@ -197,7 +197,8 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
           `xds: delta ${shortType(r.typeUrl)} ${logSafe(r.name)} is ${deltaResourceBytes(r)} bytes, over ` +
             `EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; sent alone in its own response`,
         );
-      for (const piece of planDeltaPieces(resources, removed, budget)) pieces.push({ state, ...piece });
+      for (const piece of planDeltaPieces(resources, removed, budget))
+        pieces.push({ state, resources: piece.resources, removed: piece.removed });
     }
     const out: DeltaDiscoveryResponse[] = [];
     const from = (first: number): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]> => {
@@ -375,19 +376,4 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     status: () => status(),
     subscribed: (typeUrl) => states.get(typeUrl)?.names ?? none,
   };
-}
-
-function typeStatus(s: DeltaTypeState, bound?: number): ProxyTypeStatus {
-  const { subscribed, subscribedCount, sentCount, versions } = statusLists(
-    s.names,
-    s.last ? s.view : undefined,
-    bound,
-  );
-  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed };
-  if (subscribedCount !== undefined) out.subscribedCount = subscribedCount;
-  if (s.last && versions) out.sent = { versionInfo: s.last.systemVersionInfo, nonce: s.last.nonce, versions };
-  if (sentCount !== undefined) out.sentCount = sentCount;
-  if (s.ackedVersion !== undefined) out.ackedVersion = s.ackedVersion;
-  if (s.nack) out.nack = { ...s.nack };
-  return out;
 }

@@ -11,6 +11,7 @@
  * the same message as toBinary of the whole (a parser takes fields in any order).
  */
 import { create, type DescMessage, type MessageShape, toBinary } from "@bufbuild/protobuf";
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { type Any, AnySchema } from "@bufbuild/protobuf/wkt";
 import {
   type DeltaDiscoveryResponse,
@@ -92,39 +93,119 @@ function typeUrlBytes(
   return bytes;
 }
 
-/** `head` then every entry, in one buffer with `reserve` zero bytes before them (for a frame prefix). */
-function join(head: Uint8Array, entries: readonly Uint8Array[], reserve: number): Uint8Array {
-  let length = reserve + head.length;
-  for (const e of entries) length += e.length;
-  const out = new Uint8Array(length);
-  out.set(head, reserve);
-  let at = reserve + head.length;
-  for (const e of entries) {
-    out.set(e, at);
-    at += e.length;
+/**
+ * The writer every response is encoded with: encoding is synchronous, so one writer serves all,
+ * and its buffer (grown to the usual response) is reused. A response past `keptWriterBytes` leaves
+ * its grown buffer with a writer that is dropped, and so does a throw (no half-written response
+ * stays in it).
+ */
+let writer = new BinaryWriter();
+const keptWriterBytes = 64 * 1024;
+const zeros = new Uint8Array(8);
+
+/**
+ * Small responses (one per stream per push) are copied into slabs of `slabBytes`, each its own
+ * range, as node's Buffer pool does: one ArrayBuffer per slab instead of one per response (finish()
+ * slices a new one each time, the costliest step of a small response). A slab lives while a
+ * response in it is held (a write not yet flushed), so it is small and only small responses go in.
+ */
+const slabBytes = 8 * 1024;
+const pooledMax = slabBytes / 4;
+let slab = new Uint8Array(slabBytes);
+let slabAt = 0;
+
+/** The writer's buffer and position (protobuf-es 2's private fields), when they are as expected. */
+type WriterState = { buffer?: unknown; pos?: unknown };
+
+/** The bytes written, copied into a slab and the writer reset; undefined (finish() then) when its state is not as expected or they are too many. */
+function pooled(w: BinaryWriter): Uint8Array | undefined {
+  const state = w as unknown as WriterState;
+  const { buffer, pos } = state;
+  if (!(buffer instanceof Uint8Array) || typeof pos !== "number" || pos > pooledMax || pos > buffer.length)
+    return undefined;
+  if (slabAt + pos > slabBytes) {
+    slab = new Uint8Array(slabBytes);
+    slabAt = 0;
   }
+  const out = slab.subarray(slabAt, slabAt + pos);
+  out.set(buffer.subarray(0, pos));
+  slabAt += pos;
+  state.pos = 0; // what finish() does, less the copy (no fork is ever left open here)
   return out;
 }
 
+/** What `write` writes with the shared writer, after `reserve` zero bytes (a frame prefix the caller fills). */
+function written<M>(reserve: number, message: M, write: (w: BinaryWriter, message: M) => void): Uint8Array {
+  const w = writer;
+  try {
+    if (reserve > 0) w.raw(reserve <= zeros.length ? zeros.subarray(0, reserve) : new Uint8Array(reserve));
+    write(w, message);
+  } catch (e) {
+    writer = new BinaryWriter();
+    throw e;
+  }
+  const small = pooled(w);
+  if (small) return small;
+  const out = w.finish();
+  if (out.length > keptWriterBytes) writer = new BinaryWriter();
+  return out;
+}
+
+/** A singular proto3 string field: written unless empty (as toBinary writes it). */
+function singular(w: BinaryWriter, no: number, value: string): void {
+  if (value !== "") w.tag(no, WireType.LengthDelimited).string(value);
+}
+
+const delta = DeltaDiscoveryResponseSchema.field;
+const sotw = DiscoveryResponseSchema.field;
+
 /**
- * The encoding of `response` (parses equal to toBinary's), after `reserve` zero bytes the caller
- * may fill (a gRPC frame prefix), each resource's bytes taken from the per-message cache.
+ * The encoding of `response` (parses equal to toBinary's, and as long), after `reserve` zero bytes
+ * the caller may fill (a gRPC frame prefix): its envelope fields written with protobuf-es's
+ * BinaryWriter at their schema's field numbers, each resource's bytes from the per-message cache.
  */
 export function encodeDeltaResponse(response: DeltaDiscoveryResponse, reserve = 0): Uint8Array {
-  const head = toBinary(DeltaDiscoveryResponseSchema, { ...response, typeUrl: "", resources: [] });
-  const entries = response.resources.map((r) =>
-    entryOf(DeltaDiscoveryResponseSchema, r, () => create(DeltaDiscoveryResponseSchema, { resources: [r] })),
-  );
-  entries.push(typeUrlBytes(DeltaDiscoveryResponseSchema, response.typeUrl, deltaTypeUrls));
-  return join(head, entries, reserve);
+  return written(reserve, response, writeDelta);
+}
+
+function writeDelta(w: BinaryWriter, response: DeltaDiscoveryResponse): void {
+  singular(w, delta.systemVersionInfo.number, response.systemVersionInfo);
+  for (const r of response.resources)
+    w.raw(
+      entryOf(DeltaDiscoveryResponseSchema, r, () =>
+        create(DeltaDiscoveryResponseSchema, { resources: [r] }),
+      ),
+    );
+  if (response.typeUrl !== "")
+    w.raw(typeUrlBytes(DeltaDiscoveryResponseSchema, response.typeUrl, deltaTypeUrls));
+  singular(w, delta.nonce.number, response.nonce);
+  for (const name of response.removedResources)
+    w.tag(delta.removedResources.number, WireType.LengthDelimited).string(name);
+  // Fields the sessions never set: toBinary's bytes of them alone.
+  const { controlPlane, removedResourceNames } = response;
+  if (controlPlane !== undefined || removedResourceNames.length > 0)
+    w.raw(
+      toBinary(
+        DeltaDiscoveryResponseSchema,
+        create(DeltaDiscoveryResponseSchema, { controlPlane, removedResourceNames }),
+      ),
+    );
 }
 
 /** encodeDeltaResponse's SotW twin: DiscoveryResponse, its `resources` the Any of each resource. */
 export function encodeSotwResponse(response: DiscoveryResponse, reserve = 0): Uint8Array {
-  const head = toBinary(DiscoveryResponseSchema, { ...response, typeUrl: "", resources: [] });
-  const entries = response.resources.map((r) =>
-    entryOf(DiscoveryResponseSchema, r, () => create(DiscoveryResponseSchema, { resources: [r] })),
-  );
-  entries.push(typeUrlBytes(DiscoveryResponseSchema, response.typeUrl, sotwTypeUrls));
-  return join(head, entries, reserve);
+  return written(reserve, response, writeSotw);
+}
+
+function writeSotw(w: BinaryWriter, response: DiscoveryResponse): void {
+  singular(w, sotw.versionInfo.number, response.versionInfo);
+  for (const r of response.resources)
+    w.raw(entryOf(DiscoveryResponseSchema, r, () => create(DiscoveryResponseSchema, { resources: [r] })));
+  if (response.canary) w.tag(sotw.canary.number, WireType.Varint).bool(true);
+  if (response.typeUrl !== "") w.raw(typeUrlBytes(DiscoveryResponseSchema, response.typeUrl, sotwTypeUrls));
+  singular(w, sotw.nonce.number, response.nonce);
+  // A field the sessions never set: toBinary's bytes of it alone.
+  const { controlPlane } = response;
+  if (controlPlane !== undefined)
+    w.raw(toBinary(DiscoveryResponseSchema, create(DiscoveryResponseSchema, { controlPlane })));
 }

@@ -99,12 +99,15 @@ export function sotwPieces(
     pieces = [carried];
   }
   if (pieces.length === 0) pieces = [[]];
-  return pieces.map((piece) =>
-    create(DiscoveryResponseSchema, {
+  // The message create() would make, as a literal: no reflection over the schema per response.
+  return pieces.map(
+    (piece): DiscoveryResponse => ({
+      $typeName: DiscoveryResponseSchema.typeName,
       versionInfo,
+      resources: piece.map(sharedAny),
+      canary: false,
       typeUrl,
       nonce: nonce(),
-      resources: piece.map(sharedAny),
     }),
   );
 }

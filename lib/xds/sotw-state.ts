@@ -4,6 +4,8 @@
  * status a type reports. Plain data and synchronous functions; sotw.ts does the I/O.
  */
 
+import type { DiscoveryRequest } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { ResourceChange } from "../push/flush.ts";
 import { statusLists } from "./status-lists.ts";
 import { type NackStatus, type ProxyTypeStatus, type StoredResource, TypeUrl } from "./types.ts";
 import type { VersionMap } from "./version.ts";
@@ -84,6 +86,89 @@ export function answersOnlyMissing(state: TypeState, resources: readonly StoredR
   const now = new Set(resources.map((r) => r.name));
   for (const name of state.names) if (!now.has(name)) return true;
   return false;
+}
+
+/**
+ * True when subscribe(state, resourceNames) would change nothing at all (an ACK repeating its
+ * subscription): the caller may skip it. Pure.
+ */
+export function subscribedAlready(state: TypeState, resourceNames: readonly string[]): boolean {
+  const canWildcard = wildcardTypes.has(state.typeUrl);
+  if (resourceNames.length === 0)
+    return state.names.size === 0 && state.wildcard === (canWildcard && !state.explicit);
+  if (!state.explicit) return false;
+  let named = 0;
+  let star = false;
+  for (const n of resourceNames) {
+    if (canWildcard && n === "*") star = true;
+    else if (!state.names.has(n)) return false;
+    else named++;
+  }
+  if (state.wildcard !== star || named !== state.names.size) return false;
+  // Every name held, as many as held: the same set unless one is repeated (then another is missing).
+  return named <= 1 || new Set(resourceNames).size === resourceNames.length;
+}
+
+/**
+ * Records the ACK or NACK `req` of piece `piece` of the answer `sent`: a NACK of any piece at once,
+ * an ACK with the last piece only (unless a piece was NACKed). True when it is the last piece.
+ */
+export function settleAnswer(
+  state: TypeState,
+  sent: SentAnswer,
+  req: DiscoveryRequest,
+  piece: number,
+): boolean {
+  const lastPiece = piece === sent.nonces.length - 1;
+  if (req.errorDetail) {
+    sent.nacked = true;
+    // NACK: the proxy keeps its last good version; do not resend until something changes.
+    state.nack = {
+      versionInfo: req.versionInfo,
+      nonce: req.responseNonce,
+      message: req.errorDetail.message,
+    };
+  } else if (lastPiece && !sent.nacked) {
+    state.ackedVersion = req.versionInfo;
+    state.nack = undefined;
+  }
+  return lastPiece;
+}
+
+/** The names of `state`'s type a push changed (`index`: change-source.ts indexChanges) that the client was sent at another version, or not at all. */
+export function touchedBy(
+  state: TypeState,
+  sent: SentAnswer,
+  index: ReadonlyMap<string, ReadonlyMap<string, ResourceChange>>,
+): string[] {
+  const touched: string[] = [];
+  for (const [name, c] of index.get(state.typeUrl) ?? []) {
+    if (inReach(state, name) && sent.versions.get(name) !== (c.version ?? undefined)) touched.push(name);
+  }
+  return touched;
+}
+
+/**
+ * The resources of `touched` (as `found` holds them now: a name absent does not exist) the client
+ * does not hold, sorted; the sent map updated to them in place. Undefined when it holds all.
+ */
+export function takeChanges(
+  sent: SentAnswer,
+  touched: readonly string[],
+  found: readonly StoredResource[],
+): StoredResource[] | undefined {
+  const byName = new Map(found.map((r) => [r.name, r]));
+  const versions = sent.versions;
+  const news = touched.filter((name) => versions.get(name) !== byName.get(name)?.version);
+  if (news.length === 0) return undefined;
+  const carried: StoredResource[] = [];
+  for (const name of news.sort()) {
+    const r = byName.get(name);
+    if (r) carried.push(r);
+    if (r) versions.set(name, r.version);
+    else versions.delete(name);
+  }
+  return carried;
 }
 
 export function sameVersions(

@@ -22,24 +22,27 @@ import {
   shortType,
   sotwResourceBytes,
 } from "./budget.ts";
-import { changeSource, indexChanges } from "./change-source.ts";
+import { changedNow, changeSource, indexChanges } from "./change-source.ts";
 import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { type SotwAnswer, sotwAnswer, sotwPieces, uniqueByName } from "./response.ts";
 import {
   answersOnlyMissing,
-  inReach,
   type SentAnswer,
   sameVersions,
+  settleAnswer,
   subscribe,
+  subscribedAlready,
   type TypeState,
+  takeChanges,
+  touchedBy,
   typeStatus,
   wildcardTypes,
 } from "./sotw-state.ts";
 import type { ResourceSource } from "./source.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
 import { type ProxyStatus, pushOrder, type StoredResource, type TypeUrl } from "./types.ts";
-import { setVersion } from "./version.ts";
+import { setVersion, versionsHashedNow } from "./version.ts";
 
 export interface SotwSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */
@@ -87,6 +90,20 @@ export interface SotwSession {
    * set (state of the world). The responses are the same as without `changed`.
    */
   onPush(typeUrls?: readonly string[], changed?: readonly ResourceChange[]): Promise<DiscoveryResponse[]>;
+  /**
+   * onPush(undefined, changed) answered at once, without a promise, when no call is pending and
+   * the push itself answers every type it touches (EDS/RDS: the change feed carries the changed
+   * names' versions and bytes; LDS/CDS, which answer the whole set, and a first answer still held
+   * need the store), versions hashed synchronously; else undefined, having changed nothing (call
+   * onPush then). The same responses onPush would give.
+   */
+  pushNow(changed?: readonly ResourceChange[]): DiscoveryResponse[] | undefined;
+  /**
+   * onRequest answered at once, without a promise, for an ACK or NACK (or a stale nonce) that
+   * changes no subscription, when no call is pending; else undefined, having changed nothing
+   * (call onRequest then).
+   */
+  requestNow(req: DiscoveryRequest): DiscoveryResponse[] | undefined;
   /** The Node of the first request that carried one. */
   node(): Node | undefined;
   /** The stream's current status (plain data). */
@@ -188,24 +205,22 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     touched: readonly string[],
     from: ResourceSource,
   ): Promise<DiscoveryResponse[]> {
-    const found = new Map((await from.get(state.typeUrl, touched)).map((r) => [r.name, r]));
-    const versions = sent.versions;
-    const news = touched.filter((name) => versions.get(name) !== found.get(name)?.version);
-    if (news.length === 0) return [];
-    const carried: StoredResource[] = [];
-    for (const name of news.sort()) {
-      const r = found.get(name);
-      if (r) carried.push(r);
-      if (r) versions.set(name, r.version);
-      else versions.delete(name);
-    }
+    const carried = takeChanges(sent, touched, await from.get(state.typeUrl, touched));
+    return carried ? changesAnswer(state, carried, await sent.versions.version()) : [];
+  }
+
+  /** The responses carrying `carried` at `versionInfo` (the updated sent map's set version), recorded. */
+  function changesAnswer(
+    state: TypeState,
+    carried: StoredResource[],
+    versionInfo: string,
+  ): DiscoveryResponse[] {
     logOversized(carried);
-    const versionInfo = await versions.version();
     const responses = sotwPieces(state.typeUrl, carried, versionInfo, nextNonce, {
       budget,
       splittable: true,
     });
-    return record(state, { responses, versionInfo, versions });
+    return record(state, { responses, versionInfo, versions: (state.sent as SentAnswer).versions });
   }
 
   /**
@@ -268,19 +283,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
       // Only the latest answer (any of its pieces) may be ACKed or NACKed; anything older is superseded.
       const piece = state.sent.nonces.indexOf(req.responseNonce);
       if (piece < 0) return [];
-      const lastPiece = piece === state.sent.nonces.length - 1;
-      if (req.errorDetail) {
-        state.sent.nacked = true;
-        // NACK: the proxy keeps its last good version; do not resend until something changes.
-        state.nack = {
-          versionInfo: req.versionInfo,
-          nonce: req.responseNonce,
-          message: req.errorDetail.message,
-        };
-      } else if (lastPiece && !state.sent.nacked) {
-        state.ackedVersion = req.versionInfo;
-        state.nack = undefined;
-      }
+      const lastPiece = settleAnswer(state, state.sent, req, piece);
       const changed = subscribe(state, req.resourceNames);
       // An earlier piece's ACK changes no status: the answer is ACKed with its last piece.
       if (req.errorDetail || lastPiece) emitStatus(req.errorDetail !== undefined);
@@ -293,6 +296,50 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     if (req.versionInfo !== "") state.ackedVersion = req.versionInfo;
     state.waiting = req.versionInfo === "" ? undefined : req.versionInfo;
     return answerUnlessHeld(state);
+  }
+
+  function requestNow(req: DiscoveryRequest): DiscoveryResponse[] | undefined {
+    if (!serialized.idle || (node === undefined && req.node !== undefined)) return undefined;
+    if (req.typeUrl === "") return [];
+    const state = states.get(req.typeUrl);
+    if (!state?.sent || req.responseNonce === "") return undefined;
+    const piece = state.sent.nonces.indexOf(req.responseNonce);
+    if (piece < 0) return [];
+    // An ACK repeats the subscription; one that changes it is answered by onRequest.
+    if (!subscribedAlready(state, req.resourceNames)) return undefined;
+    if (settleAnswer(state, state.sent, req, piece) || req.errorDetail)
+      emitStatus(req.errorDetail !== undefined);
+    return [];
+  }
+
+  function pushNow(changed?: readonly ResourceChange[]): DiscoveryResponse[] | undefined {
+    if (!changed || !serialized.idle || !versionsHashedNow()) return undefined;
+    const index = indexChanges(changed);
+    const answers: { state: TypeState; sent: SentAnswer; touched: string[]; found: StoredResource[] }[] = [];
+    // Nothing changes before every type's answer is known to come from the push alone.
+    for (const typeUrl of pushOrder) {
+      const state = states.get(typeUrl);
+      if (!state) continue;
+      const sent = state.sent;
+      if (!sent) {
+        if (state.waiting !== undefined) return undefined; // a held first answer reads the store
+        continue;
+      }
+      const touched = touchedBy(state, sent, index);
+      if (touched.length === 0) continue;
+      // LDS/CDS answer the whole set (read from the store); an unhashed version waits for a promise.
+      if (wildcardTypes.has(typeUrl) || sent.versions.versionNow() === undefined) return undefined;
+      const found = changedNow(index, typeUrl, touched.sort());
+      if (!found) return undefined;
+      answers.push({ state, sent, touched, found });
+    }
+    const out: DiscoveryResponse[] = [];
+    for (const { state, sent, touched, found } of answers) {
+      const carried = takeChanges(sent, touched, found);
+      // Hashed synchronously (versionsHashedNow) and at hand before: at hand after every set and delete.
+      if (carried) out.push(...changesAnswer(state, carried, sent.versions.versionNow() as string));
+    }
+    return out;
   }
 
   async function onPush(
@@ -317,11 +364,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
         continue;
       }
       if (index) {
-        const touched: string[] = [];
-        for (const [name, c] of index.get(typeUrl) ?? []) {
-          if (inReach(state, name) && sent.versions.get(name) !== (c.version ?? undefined))
-            touched.push(name);
-        }
+        const touched = touchedBy(state, sent, index);
         if (touched.length === 0) continue;
         if (!wildcardTypes.has(typeUrl)) {
           out.push(...(await answerChanges(state, sent, touched, from)));
@@ -344,6 +387,8 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
   return {
     onRequest: (req) => serialized(() => onRequest(req)),
     onPush: (typeUrls, changed) => serialized(() => onPush(typeUrls, changed)),
+    pushNow,
+    requestNow,
     node: () => node,
     status: () => status(),
   };

@@ -7,8 +7,20 @@
  */
 import type { ProxyTypeStatus } from "./types.ts";
 
-/** `xs` sorted in place; one item or none without sort's own work array (a status is built per stream). */
-const sorted = (xs: string[]): string[] => (xs.length > 1 ? xs.sort() : xs);
+/** Lists up to this long are sorted by insertion, in place: no work array (Array.prototype.sort allocates ~1 KB). */
+const insertionMax = 16;
+
+/** `xs` sorted in place (default order); a short list without sort's own work arrays (a status is built per stream). */
+function sorted(xs: string[]): string[] {
+  if (xs.length > insertionMax) return xs.sort();
+  for (let i = 1; i < xs.length; i++) {
+    const x = xs[i] as string;
+    let j = i - 1;
+    for (; j >= 0 && (xs[j] as string) > x; j--) xs[j + 1] = xs[j] as string;
+    xs[j + 1] = x;
+  }
+  return xs;
+}
 
 /** The first `bound` items of `items` (all of them, in order, when fewer). */
 function take<T>(items: Iterable<T>, bound: number): T[] {

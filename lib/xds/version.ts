@@ -172,7 +172,12 @@ function addTo(sum: Sum64, d: Pair64, sign: 1 | -1): void {
   sum.hi = (((sum.hi + sign * d.hi + carry) % two32) + two32) % two32;
 }
 
-const hex8 = (n: number) => n.toString(16).padStart(8, "0");
+/** Eight lower-case hex digits of an unsigned 32-bit number (byte table: no radix conversion per call). */
+const hex8 = (n: number) =>
+  (byteHex[n >>> 24] as string) +
+  (byteHex[(n >>> 16) & 255] as string) +
+  (byteHex[(n >>> 8) & 255] as string) +
+  (byteHex[n & 255] as string);
 
 /**
  * An empty SetDigest. With a synchronous SHA-256 (useSyncSha256) every add and remove is folded in

@@ -1,0 +1,244 @@
+/**
+ * A SotW push answered at once (session.pushNow) and a plain ACK recorded at once
+ * (session.requestNow): the same responses, versions and status as onPush / onRequest, or
+ * undefined with nothing changed when the push or request alone cannot answer (then the promise
+ * path runs and answers as ever).
+ */
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeSha256 } from "../../../functions/node/sha256.ts";
+import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
+import {
+  DiscoveryRequestSchema,
+  type DiscoveryResponse,
+} from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { ResourceChange } from "../../../lib/push/flush.ts";
+import { keys } from "../../../lib/store/keys.ts";
+import { createMemoryStore } from "../../../lib/store/memory.ts";
+import { createSotwSession } from "../../../lib/xds/sotw.ts";
+import { createStoreSource } from "../../../lib/xds/source.ts";
+import type { SyncGate } from "../../../lib/xds/sync-gate.ts";
+import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
+import { useSyncSha256 } from "../../../lib/xds/version.ts";
+
+const { cluster: CDS, endpoint: EDS, route: RDS } = TypeUrl;
+
+const stored = (typeUrl: TypeUrl, name: string, version: string): StoredResource => ({
+  typeUrl,
+  name,
+  version,
+  body: new TextEncoder().encode(`${name}@${version}`),
+  service: "ns/h",
+});
+
+/** A request from the proxy; its node is the test's unless `init` names one. */
+const request = (init: MessageInitShape<typeof DiscoveryRequestSchema>) => {
+  const r = create(DiscoveryRequestSchema, init);
+  r.node ??= create(NodeSchema, { id: "sidecar~10.0.0.1~p.ns~ns.svc.cluster.local" });
+  return r;
+};
+
+/** The request answering `r`: its ACK (or NACK with `error`), repeating `names`. */
+const answerTo = (r: DiscoveryResponse, names: string[], error?: string) =>
+  create(DiscoveryRequestSchema, {
+    typeUrl: r.typeUrl,
+    versionInfo: r.versionInfo,
+    responseNonce: r.nonce,
+    resourceNames: names,
+    ...(error !== undefined && { errorDetail: { code: 3, message: error } }),
+  });
+
+/** What is compared: type, version, nonce and the resources carried (name@version). */
+const shape = (rs: DiscoveryResponse[]) =>
+  rs.map((r) => {
+    const names = r.resources.map((a) => new TextDecoder().decode(a.value));
+    return `${r.typeUrl.slice(r.typeUrl.lastIndexOf(".") + 1)} ${r.versionInfo} ${r.nonce} [${names.join(",")}]`;
+  });
+
+/** Two sessions in lockstep over two stores: `later` pushed with onPush, `now` with pushNow (onPush when it declines). */
+function pair(gate?: SyncGate) {
+  const make = () => {
+    const store = createMemoryStore();
+    let n = 0;
+    const session = createSotwSession({ source: createStoreSource(store), nonce: () => `n${++n}`, gate });
+    return { store, session };
+  };
+  const later = make();
+  const now = make();
+  let changes: ResourceChange[] = [];
+  const both = async (f: (s: ReturnType<typeof make>) => Promise<unknown>) => {
+    await f(later);
+    await f(now);
+  };
+  return {
+    later,
+    now,
+    /** Publishes `name@version`; `bytes` false: the change names it without its bytes (the store must be read). */
+    async publish(typeUrl: TypeUrl, name: string, version = "v1", bytes = true) {
+      const r = stored(typeUrl, name, version);
+      await both((s) => s.store.put(keys.resource(typeUrl, name), r));
+      changes.push(bytes ? r : { typeUrl, name, version });
+    },
+    async remove(typeUrl: TypeUrl, name: string) {
+      await both((s) => s.store.delete(keys.resource(typeUrl, name)));
+      changes.push({ typeUrl, name, version: null });
+    },
+    /** Pushes both; `answeredNow` says whether pushNow answered. */
+    async push() {
+      const pushed = changes;
+      changes = [];
+      const a = await later.session.onPush(undefined, pushed);
+      const direct = now.session.pushNow(pushed);
+      const b = direct ?? (await now.session.onPush(undefined, pushed));
+      return { later: a, now: b, answeredNow: direct !== undefined };
+    },
+    /** ACKs every response on both sessions (requestNow on `now`, onRequest when it declines). */
+    async ack(later: DiscoveryResponse[], now: DiscoveryResponse[], names: string[]) {
+      for (const r of later) await this.later.session.onRequest(answerTo(r, names));
+      for (const r of now) {
+        const req = answerTo(r, names);
+        if (this.now.session.requestNow(req) === undefined) await this.now.session.onRequest(req);
+      }
+    },
+  };
+}
+
+describe("SotW pushNow", () => {
+  beforeAll(() => useSyncSha256(nodeSha256));
+  afterAll(() => useSyncSha256(undefined));
+
+  type Step = { publish?: [TypeUrl, string, string?, boolean?]; remove?: [TypeUrl, string] };
+  const cases: { name: string; typeUrl: TypeUrl; names: string[]; steps: Step[][]; now: boolean[] }[] = [
+    {
+      name: "EDS: an update, a removal, a name appearing, an unrelated change, the same version again",
+      typeUrl: EDS,
+      names: ["a", "b", "missing"],
+      steps: [
+        [{ publish: [EDS, "a", "v2"] }],
+        [{ remove: [EDS, "b"] }],
+        [{ publish: [EDS, "missing"] }],
+        [{ publish: [EDS, "other", "v2"] }],
+        [{ publish: [EDS, "a", "v2"] }],
+        [{ publish: [EDS, "a", "v3"] }, { remove: [EDS, "missing"] }],
+      ],
+      now: [true, true, true, true, true, true],
+    },
+    {
+      name: "RDS: two names changed in one push",
+      typeUrl: RDS,
+      names: ["a", "b"],
+      steps: [[{ publish: [RDS, "a", "v2"] }, { publish: [RDS, "b", "v2"] }]],
+      now: [true],
+    },
+    {
+      name: "a change without its bytes: answered by onPush (the store is read)",
+      typeUrl: EDS,
+      names: ["a"],
+      steps: [[{ publish: [EDS, "a", "v2", false] }], [{ publish: [EDS, "a", "v3"] }]],
+      now: [false, true],
+    },
+    {
+      name: "CDS answers the whole set: onPush; untouched by a push, answered at once (nothing)",
+      typeUrl: CDS,
+      names: [],
+      steps: [[{ publish: [CDS, "c2"] }], [{ publish: [EDS, "a", "v2"] }]],
+      now: [false, true],
+    },
+  ];
+  it.each(cases)("$name", async (c) => {
+    const p = pair();
+    for (const name of ["a", "b", "other"]) {
+      await p.publish(EDS, name);
+      await p.publish(RDS, name);
+    }
+    await p.publish(CDS, "c1");
+    await p.push(); // the setup's own changes, before any subscription
+    const first = {
+      later: await p.later.session.onRequest(request({ typeUrl: c.typeUrl, resourceNames: c.names })),
+      now: await p.now.session.onRequest(request({ typeUrl: c.typeUrl, resourceNames: c.names })),
+    };
+    expect(shape(first.now)).toEqual(shape(first.later));
+    await p.ack(first.later, first.now, c.names);
+    for (const [i, step] of c.steps.entries()) {
+      for (const s of step) {
+        if (s.publish) await p.publish(...s.publish);
+        if (s.remove) await p.remove(...s.remove);
+      }
+      const { later, now, answeredNow } = await p.push();
+      expect(shape(now)).toEqual(shape(later));
+      expect(answeredNow).toBe(c.now[i]);
+      expect(p.now.session.status()).toEqual(p.later.session.status());
+      await p.ack(later, now, c.names);
+      expect(p.now.session.status()).toEqual(p.later.session.status());
+    }
+  });
+
+  it("declines, changing nothing, while a call is pending, while a first answer is held, without synchronous hashing", async () => {
+    let open = false;
+    const p = pair({ synced: () => open });
+    await p.publish(EDS, "a");
+    const { session } = p.now;
+    // A first request holding a version while not synced: held until a push after the gate opens.
+    expect(
+      await session.onRequest(request({ typeUrl: EDS, resourceNames: ["a"], versionInfo: "x" })),
+    ).toEqual([]);
+    expect(session.pushNow([stored(EDS, "a", "v2")])).toBeUndefined();
+    open = true;
+    const answered = await session.onPush(undefined, [stored(EDS, "a", "v2")]);
+    expect(answered).toHaveLength(1);
+    const before = session.status();
+    const pending = session.onRequest(answerTo(answered[0] as DiscoveryResponse, ["a"]));
+    expect(session.pushNow([stored(EDS, "a", "v3")])).toBeUndefined();
+    expect(session.status()).toEqual(before);
+    await pending;
+    useSyncSha256(undefined);
+    try {
+      expect(session.pushNow([stored(EDS, "a", "v3")])).toBeUndefined();
+    } finally {
+      useSyncSha256(nodeSha256);
+    }
+    // Idle again, hashing synchronously: answered at once.
+    const direct = session.pushNow([stored(EDS, "a", "v3")]);
+    expect(direct?.map((r) => r.resources.map((a) => new TextDecoder().decode(a.value)))).toEqual([["a@v3"]]);
+  });
+});
+
+describe("SotW requestNow", () => {
+  it("records an ACK, a NACK and a stale nonce as onRequest does; declines a subscription change or a first request", async () => {
+    const p = pair();
+    for (const name of ["a", "b"]) await p.publish(EDS, name);
+    const sub = {
+      later: await p.later.session.onRequest(request({ typeUrl: EDS, resourceNames: ["a"] })),
+      now: await p.now.session.onRequest(request({ typeUrl: EDS, resourceNames: ["a"] })),
+    };
+    const steps: {
+      name: string;
+      make: (r: DiscoveryResponse) => ReturnType<typeof request>;
+      now: boolean;
+    }[] = [
+      { name: "ack", make: (r) => answerTo(r, ["a"]), now: true },
+      { name: "stale nonce", make: (r) => ({ ...answerTo(r, ["a", "b"]), responseNonce: "old" }), now: true },
+      { name: "nack", make: (r) => answerTo(r, ["a"], "bad endpoint"), now: true },
+      { name: "subscribe", make: (r) => answerTo(r, ["a", "b"]), now: false },
+      { name: "the same names again, another order", make: (r) => answerTo(r, ["b", "a"]), now: true },
+      { name: "a name repeated in place of another", make: (r) => answerTo(r, ["a", "a"]), now: false },
+      { name: "no nonce", make: () => request({ typeUrl: EDS, resourceNames: ["a"] }), now: false },
+    ];
+    let later = sub.later.at(-1) as DiscoveryResponse;
+    let now = sub.now.at(-1) as DiscoveryResponse;
+    for (const step of steps) {
+      await p.publish(EDS, "a", `v-${step.name}`);
+      const pushed = await p.push();
+      later = pushed.later.at(-1) ?? later;
+      now = pushed.now.at(-1) ?? now;
+      const a = await p.later.session.onRequest(step.make(later));
+      const direct = p.now.session.requestNow(step.make(now));
+      expect(direct !== undefined, step.name).toBe(step.now);
+      const b = direct ?? (await p.now.session.onRequest(step.make(now)));
+      expect(shape(b), step.name).toEqual(shape(a));
+      expect(p.now.session.status(), step.name).toEqual(p.later.session.status());
+      later = a.at(-1) ?? later;
+      now = b.at(-1) ?? now;
+    }
+  });
+});
