@@ -79,19 +79,20 @@ export function createMemoryStore(): Store {
     async list<T>(prefix: string, options: ListOptions = {}): Promise<ListPage<T>> {
       const limit = pageLimit(options.limit);
       const { cursor } = options;
+      const walk =
+        cursor !== undefined && compareKeys(cursor, prefix) >= 0
+          ? sorted.from(cursor)
+          : sorted.fromInclusive(prefix);
       const entries: Entry<T>[] = [];
       let more = false;
-      const visit = (key: string): boolean => {
-        if (!key.startsWith(prefix)) return false;
+      for (const key of walk) {
+        if (!key.startsWith(prefix)) break;
         if (entries.length === limit) {
           more = true;
-          return false;
+          break;
         }
         entries.push(slots.get(key) as Entry<T>);
-        return true;
-      };
-      if (cursor !== undefined && compareKeys(cursor, prefix) >= 0) sorted.scan(cursor, false, visit);
-      else sorted.scan(prefix, true, visit);
+      }
       return more ? { entries, cursor: entries[entries.length - 1]!.key } : { entries };
     },
   };

@@ -1,24 +1,22 @@
 /**
  * A set of strings kept in code-point order (the Store's key order) as a list of small sorted
  * chunks, so inserting and deleting stay cheap at hundreds of thousands of keys (one flat sorted
- * array moves half of itself on every insert) and a prefix range is a binary search plus a scan.
+ * array moves half of itself on every insert) and a prefix range is a binary search plus a walk.
  * The memory store's index, and the staged store's index of its own writes.
  */
 
 const chunkSize = 512;
 
-/** An ordered set of keys: `add` is idempotent; scans start after (or at) a key. */
+/** An ordered set of keys: `add` is idempotent; walks start after (or at) a key. */
 export interface SortedKeys {
   add(key: string): void;
   /** Removes `key` if present. */
   delete(key: string): void;
   readonly size: number;
-  /**
-   * Calls `visit` on the keys >= `start` (> `start` unless `inclusive`), ascending, until it
-   * returns false: a walk without an iterator result per key (the stores' `list` runs one per call).
-   * `visit` must not add or delete keys.
-   */
-  scan(start: string, inclusive: boolean, visit: (key: string) => boolean): void;
+  /** Keys > `after`, ascending. Do not add keys while walking. */
+  from(after: string): Iterable<string>;
+  /** Keys >= `start`, ascending. */
+  fromInclusive(start: string): Iterable<string>;
 }
 
 /**
@@ -48,6 +46,16 @@ export function createSortedKeys(): SortedKeys {
     }
     return lo;
   };
+
+  function* walk(start: string, bound: Bound) {
+    const cmp = comparing(start);
+    let c = chunkFor(start, cmp);
+    let i = c < chunks.length ? bound(chunks[c] as string[], start, cmp) : 0;
+    for (; c < chunks.length; c++, i = 0) {
+      const chunk = chunks[c] as string[];
+      for (; i < chunk.length; i++) yield chunk[i] as string;
+    }
+  }
 
   return {
     add(key) {
@@ -83,20 +91,17 @@ export function createSortedKeys(): SortedKeys {
     get size() {
       return size;
     },
-    scan(start, inclusive, visit) {
-      const cmp = comparing(start);
-      let c = chunkFor(start, cmp);
-      if (c >= chunks.length) return;
-      let i = (inclusive ? lowerBound : upperBound)(chunks[c] as string[], start, cmp);
-      for (; c < chunks.length; c++, i = 0) {
-        const chunk = chunks[c] as string[];
-        for (; i < chunk.length; i++) if (!visit(chunk[i] as string)) return;
-      }
+    from(after) {
+      return walk(after, upperBound);
+    },
+    fromInclusive(start) {
+      return walk(start, lowerBound);
     },
   };
 }
 
 type Compare = (a: string, b: string) => number;
+type Bound = (sorted: readonly string[], key: string, cmp: Compare) => number;
 
 /** Code-unit order: code-point order when neither string holds a surrogate. */
 function compareUnits(a: string, b: string): number {

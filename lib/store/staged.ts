@@ -196,14 +196,11 @@ export function createStagedStore(base: Store): StagedStore {
         const page = await base.list<T>(prefix, after === undefined ? { limit } : { limit, cursor: after });
         const end = page.cursor;
         const mine: Entry<T>[] = [];
-        const visit = (key: string): boolean => {
-          if (!key.startsWith(prefix) || (end !== undefined && compareKeys(key, end) > 0)) return false;
+        for (const key of after === undefined ? order.fromInclusive(prefix) : order.from(after)) {
+          if (!key.startsWith(prefix) || (end !== undefined && compareKeys(key, end) > 0)) break;
           const entry = (known.get(key) as Slot).entry;
           if (entry) mine.push(entry as Entry<T>);
-          return true;
-        };
-        if (after === undefined) order.scan(prefix, true, visit);
-        else order.scan(after, false, visit);
+        }
         const theirs = page.entries.some((e) => known.get(e.key)?.staged === true)
           ? page.entries.filter((e) => known.get(e.key)?.staged !== true)
           : page.entries;

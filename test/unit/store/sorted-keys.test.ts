@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compareKeys, createSortedKeys, type SortedKeys } from "../../../lib/store/sorted-keys.ts";
+import { compareKeys, createSortedKeys } from "../../../lib/store/sorted-keys.ts";
 
 /** One operation on the set, replayed on a plain sorted array as the reference. */
 type Op = { op: "add" | "delete"; key: string };
@@ -11,16 +11,6 @@ const keyArb = fc
   .array(fc.constantFrom("a", "b", "/", "\ue000", "\uffff", "\u{10000}", "\u{1f600}"), { maxLength: 4 })
   .map((parts) => parts.join(""));
 const opArb: fc.Arbitrary<Op> = fc.record({ op: fc.constantFrom("add", "delete"), key: keyArb });
-
-/** The keys a scan from `start` visits, all of them (or the first `max`). */
-function scanned(set: SortedKeys, start: string, inclusive: boolean, max = Number.POSITIVE_INFINITY) {
-  const out: string[] = [];
-  set.scan(start, inclusive, (key) => {
-    out.push(key);
-    return out.length < max;
-  });
-  return out;
-}
 
 function replay(ops: readonly Op[]) {
   const set = createSortedKeys();
@@ -43,9 +33,9 @@ describe("sorted keys (the memory store's ordered index)", () => {
       fc.property(fc.array(opArb, { maxLength: 60 }), keyArb, (ops, start) => {
         const { set, sorted } = replay(ops);
         expect(set.size).toBe(sorted.length);
-        expect(scanned(set, "", true)).toEqual(sorted);
-        expect(scanned(set, start, true)).toEqual(sorted.filter((k) => compareKeys(k, start) >= 0));
-        expect(scanned(set, start, false)).toEqual(sorted.filter((k) => compareKeys(k, start) > 0));
+        expect([...set.fromInclusive("")]).toEqual(sorted);
+        expect([...set.fromInclusive(start)]).toEqual(sorted.filter((k) => compareKeys(k, start) >= 0));
+        expect([...set.from(start)]).toEqual(sorted.filter((k) => compareKeys(k, start) > 0));
       }),
       { numRuns: 500 },
     );
@@ -55,11 +45,11 @@ describe("sorted keys (the memory store's ordered index)", () => {
     const set = createSortedKeys();
     for (const key of ["a\uffff", "a\ue000", "a"]) set.add(key);
     set.add("a\u{1f600}");
-    expect(scanned(set, "", true)).toEqual(["a", "a\ue000", "a\uffff", "a\u{1f600}"]);
-    expect(scanned(set, "a\uffff", false)).toEqual(["a\u{1f600}"]);
+    expect([...set.fromInclusive("")]).toEqual(["a", "a\ue000", "a\uffff", "a\u{1f600}"]);
+    expect([...set.from("a\uffff")]).toEqual(["a\u{1f600}"]);
     set.delete("a\u{1f600}");
     set.add("a\ufffe");
-    expect(scanned(set, "a\ue001", true)).toEqual(["a\ufffe", "a\uffff"]);
+    expect([...set.fromInclusive("a\ue001")]).toEqual(["a\ufffe", "a\uffff"]);
   });
 
   it("stays ordered across many chunks with inserts in random order and deletes in between", () => {
@@ -72,11 +62,8 @@ describe("sorted keys (the memory store's ordered index)", () => {
     for (const key of keys.slice(0, 1000)) set.delete(key);
     const want = keys.slice(1000).sort();
     expect(set.size).toBe(4000);
-    expect(scanned(set, "k/", true)).toEqual(want);
-    expect(scanned(set, want[1999] as string, false)).toEqual(want.slice(2000));
-    // A visitor that says stop ends the scan, wherever it is.
-    expect(scanned(set, "k/", true, 3)).toEqual(want.slice(0, 3));
-    expect(scanned(set, want[510] as string, true, 5)).toEqual(want.slice(510, 515));
+    expect([...set.fromInclusive("k/")]).toEqual(want);
+    expect([...set.from(want[1999] as string)]).toEqual(want.slice(2000));
     set.add(want[0] as string); // already present: no duplicate
     expect(set.size).toBe(4000);
   });
