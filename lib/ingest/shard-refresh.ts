@@ -73,10 +73,17 @@ export async function refreshShard(
     if (kept) endpoints = kept;
     else stale = [...pieces.keys()];
   }
+  // The cluster's service record, read once: the join needs it, and so does an incremental push.
+  let service: Service | undefined;
+  let serviceRead = false;
+  const readService = async () => {
+    if (!serviceRead) service = (await store.get<Service>(keys.service(namespace, hostname, cluster)))?.value;
+    serviceRead = true;
+    return service;
+  };
   if (stale.length > 0) {
-    const service = (await store.get<Service>(keys.service(namespace, hostname, cluster)))?.value;
     const raws = stale.map((name) => pieces.get(name) as SlicePiece);
-    const joined = await joinPieces(ctx, service, raws);
+    const joined = await joinPieces(ctx, await readService(), raws);
     for (let i = 0; i < stale.length; i++) {
       const name = stale[i] as string;
       const raw = raws[i] as SlicePiece;
@@ -94,8 +101,7 @@ export async function refreshShard(
   });
   // Headless services: proxies route to each endpoint by address, so endpoints shape listeners too.
   if (pushType === "incremental") {
-    const service = (await store.get<Service>(keys.service(namespace, hostname, cluster)))?.value;
-    if (service?.resolution === "Passthrough") {
+    if ((await readService())?.resolution === "Passthrough") {
       const configs = [configKeyString(serviceConfigKey(hostname, namespace))];
       return pushRequest({ full: true, configs, reason: "endpoint", start: ctx.now() });
     }

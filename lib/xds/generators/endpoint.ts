@@ -25,6 +25,7 @@ import {
 import { resolvesByDns } from "../../registry/istio/external-services.ts";
 import { type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
 import {
+  blank,
   clusterName,
   compareStrings,
   mergedPorts,
@@ -196,23 +197,18 @@ function localityEndpoints(group: Endpoint[]): LocalityLbEndpoints {
   });
 }
 
+/** One endpoint, built field by field (blank): it runs once per endpoint of every assignment. */
 function lbEndpoint(e: Endpoint): LbEndpoint {
-  return message(LbEndpointSchema, {
-    hostIdentifier: {
-      case: "endpoint",
-      value: message(EndpointSchema, {
-        address: message(AddressSchema, {
-          address: {
-            case: "socketAddress",
-            value: message(SocketAddressSchema, {
-              address: e.address,
-              portSpecifier: { case: "portValue", value: e.port },
-            }),
-          },
-        }),
-      }),
-    },
-    healthStatus: healthMap[e.health] ?? HealthStatus.UNKNOWN,
-    loadBalancingWeight: 1,
-  });
+  const socket = blank(SocketAddressSchema);
+  socket.address = e.address;
+  socket.portSpecifier = { case: "portValue", value: e.port };
+  const address = blank(AddressSchema);
+  address.address = { case: "socketAddress", value: socket };
+  const endpoint = blank(EndpointSchema);
+  endpoint.address = address;
+  const out = blank(LbEndpointSchema);
+  out.hostIdentifier = { case: "endpoint", value: endpoint };
+  out.healthStatus = healthMap[e.health] ?? HealthStatus.UNKNOWN;
+  out.loadBalancingWeight = 1;
+  return out;
 }
