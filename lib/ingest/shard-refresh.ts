@@ -22,6 +22,7 @@ import { decodeSegment, keys, listAll } from "../store/index.ts";
 import type { EndpointShardsRecord } from "../xds/types.ts";
 import type { IngestContext } from "./context.ts";
 import { joinPieces } from "./endpoint-join.ts";
+import { sameJson } from "./kinds/handler.ts";
 import { type RefChange, type RefOn, refsOf, updateRefs } from "./ref-index.ts";
 
 /** A service by namespace and hostname. */
@@ -47,13 +48,49 @@ export async function refreshShard(
   svc: ServiceKey,
   change: ShardChange = all,
 ): Promise<PushRequest | undefined> {
-  const { store, cluster } = ctx;
-  const { namespace, hostname } = svc;
-  const prefix = keys.slicePrefix(namespace, hostname, cluster);
+  return rebuild(ctx, svc, await storedPieces(ctx, svc), change);
+}
+
+/**
+ * One slice's new raw piece (undefined: the slice is gone) for its service's shard. Unchanged
+ * when the stored piece feeds the same service with the same raw endpoints (what it was joined
+ * to aside); else the shard is refreshed as refreshShard does, from the same one listing.
+ */
+export async function refreshSlice(
+  ctx: IngestContext,
+  svc: ServiceKey,
+  name: string,
+  piece: SlicePiece | undefined,
+): Promise<{ changed: boolean; push: PushRequest | undefined }> {
+  const stored = await storedPieces(ctx, svc);
+  if (sameRaw(stored.get(name), piece)) return { changed: false, push: undefined };
+  return { changed: true, push: await rebuild(ctx, svc, stored, { kind: "slice", name, piece }) };
+}
+
+/** Same slice as stored: the service it feeds and its raw endpoints (what it was joined to aside). */
+function sameRaw(before: SlicePiece | undefined, next: SlicePiece | undefined): boolean {
+  if (before === undefined || next === undefined) return before === next;
+  return before.serviceName === next.serviceName && sameJson(before.endpoints, next.endpoints);
+}
+
+/** The service's stored pieces from this cluster, by slice name. */
+async function storedPieces(ctx: IngestContext, svc: ServiceKey): Promise<Map<string, SlicePiece>> {
+  const prefix = keys.slicePrefix(svc.namespace, svc.hostname, ctx.cluster);
   const stored = new Map<string, SlicePiece>();
-  for (const e of await listAll<SlicePiece>(store, prefix)) {
+  for (const e of await listAll<SlicePiece>(ctx.store, prefix)) {
     stored.set(decodeSegment(e.key.slice(prefix.length)), e.value);
   }
+  return stored;
+}
+
+async function rebuild(
+  ctx: IngestContext,
+  svc: ServiceKey,
+  stored: ReadonlyMap<string, SlicePiece>,
+  change: ShardChange,
+): Promise<PushRequest | undefined> {
+  const { store, cluster } = ctx;
+  const { namespace, hostname } = svc;
   let pieces: ReadonlyMap<string, SlicePiece> = stored;
   if (change.kind === "slice") {
     const next = new Map(stored);
