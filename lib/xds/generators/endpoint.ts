@@ -172,7 +172,10 @@ export function loadAssignment(name: string, endpoints: readonly Endpoint[]): Cl
       const label = localityLabel(l);
       const found = byLocality.get(label);
       if (found) group = found;
-      else byLocality.set(label, (group = []));
+      else {
+        group = [];
+        byLocality.set(label, group);
+      }
       last = l;
     }
     group.push(e);
