@@ -22,6 +22,7 @@ import { decodeSegment, keys, listAll } from "../store/index.ts";
 import type { EndpointShardsRecord } from "../xds/types.ts";
 import type { IngestContext } from "./context.ts";
 import { joinPieces } from "./endpoint-join.ts";
+import { sameJson } from "./kinds/handler.ts";
 import { type RefChange, type RefOn, refsOf, updateRefs } from "./ref-index.ts";
 
 /** A service by namespace and hostname. */
@@ -47,13 +48,49 @@ export async function refreshShard(
   svc: ServiceKey,
   change: ShardChange = all,
 ): Promise<PushRequest | undefined> {
-  const { store, cluster } = ctx;
-  const { namespace, hostname } = svc;
-  const prefix = keys.slicePrefix(namespace, hostname, cluster);
+  return rebuild(ctx, svc, await storedPieces(ctx, svc), change);
+}
+
+/**
+ * One slice's new raw piece (undefined: the slice is gone) for its service's shard. Unchanged
+ * when the stored piece feeds the same service with the same raw endpoints (what it was joined
+ * to aside); else the shard is refreshed as refreshShard does, from the same one listing.
+ */
+export async function refreshSlice(
+  ctx: IngestContext,
+  svc: ServiceKey,
+  name: string,
+  piece: SlicePiece | undefined,
+): Promise<{ changed: boolean; push: PushRequest | undefined }> {
+  const stored = await storedPieces(ctx, svc);
+  if (sameRaw(stored.get(name), piece)) return { changed: false, push: undefined };
+  return { changed: true, push: await rebuild(ctx, svc, stored, { kind: "slice", name, piece }) };
+}
+
+/** Same slice as stored: the service it feeds and its raw endpoints (what it was joined to aside). */
+function sameRaw(before: SlicePiece | undefined, next: SlicePiece | undefined): boolean {
+  if (before === undefined || next === undefined) return before === next;
+  return before.serviceName === next.serviceName && sameJson(before.endpoints, next.endpoints);
+}
+
+/** The service's stored pieces from this cluster, by slice name. */
+async function storedPieces(ctx: IngestContext, svc: ServiceKey): Promise<Map<string, SlicePiece>> {
+  const prefix = keys.slicePrefix(svc.namespace, svc.hostname, ctx.cluster);
   const stored = new Map<string, SlicePiece>();
-  for (const e of await listAll<SlicePiece>(store, prefix)) {
+  for (const e of await listAll<SlicePiece>(ctx.store, prefix)) {
     stored.set(decodeSegment(e.key.slice(prefix.length)), e.value);
   }
+  return stored;
+}
+
+async function rebuild(
+  ctx: IngestContext,
+  svc: ServiceKey,
+  stored: ReadonlyMap<string, SlicePiece>,
+  change: ShardChange,
+): Promise<PushRequest | undefined> {
+  const { store, cluster } = ctx;
+  const { namespace, hostname } = svc;
   let pieces: ReadonlyMap<string, SlicePiece> = stored;
   if (change.kind === "slice") {
     const next = new Map(stored);
@@ -73,10 +110,17 @@ export async function refreshShard(
     if (kept) endpoints = kept;
     else stale = [...pieces.keys()];
   }
+  // The cluster's service record, read once: the join needs it, and so does an incremental push.
+  let service: Service | undefined;
+  let serviceRead = false;
+  const readService = async () => {
+    if (!serviceRead) service = (await store.get<Service>(keys.service(namespace, hostname, cluster)))?.value;
+    serviceRead = true;
+    return service;
+  };
   if (stale.length > 0) {
-    const service = (await store.get<Service>(keys.service(namespace, hostname, cluster)))?.value;
     const raws = stale.map((name) => pieces.get(name) as SlicePiece);
-    const joined = await joinPieces(ctx, service, raws);
+    const joined = await joinPieces(ctx, await readService(), raws);
     for (let i = 0; i < stale.length; i++) {
       const name = stale[i] as string;
       const raw = raws[i] as SlicePiece;
@@ -94,8 +138,7 @@ export async function refreshShard(
   });
   // Headless services: proxies route to each endpoint by address, so endpoints shape listeners too.
   if (pushType === "incremental") {
-    const service = (await store.get<Service>(keys.service(namespace, hostname, cluster)))?.value;
-    if (service?.resolution === "Passthrough") {
+    if ((await readService())?.resolution === "Passthrough") {
       const configs = [configKeyString(serviceConfigKey(hostname, namespace))];
       return pushRequest({ full: true, configs, reason: "endpoint", start: ctx.now() });
     }

@@ -35,8 +35,7 @@ export function createMemoryStore(): Store {
   /** Each key's current entry, shared with readers; replaced whole by every write. */
   const slots = new Map<string, Entry>();
   const sorted = createSortedKeys();
-  const write = (key: string, value: unknown): number => {
-    const slot = slots.get(key);
+  const write = (key: string, value: unknown, slot = slots.get(key)): number => {
     const version = slot ? slot.version + 1 : 1;
     slots.set(key, sharedEntry(key, value, version));
     if (!slot) sorted.add(key);
@@ -67,7 +66,7 @@ export function createMemoryStore(): Store {
       if (options.ifVersion !== undefined && (slot?.version ?? 0) !== options.ifVersion) {
         return { ok: false, current: slot };
       }
-      return { ok: true, version: write(key, ownValue(value)) };
+      return { ok: true, version: write(key, ownValue(value), slot) };
     },
 
     async delete(key: string, options: DeleteOptions = {}) {

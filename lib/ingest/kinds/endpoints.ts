@@ -8,11 +8,10 @@ import { endpointsObjectEndpoints } from "../../registry/kube/endpoints.ts";
 import type { SlicePiece } from "../../registry/kube/records.ts";
 import { serviceNameOfSlice } from "../../registry/kube/service.ts";
 import type { EndpointSlice, KubeEndpoints } from "../../registry/kube/types.ts";
-import { keys } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
 import type { KubeObject } from "../events.ts";
-import { refreshShard } from "../shard-refresh.ts";
-import { type KindHandler, type ObjectRef, sameJson } from "./handler.ts";
+import { refreshSlice } from "../shard-refresh.ts";
+import type { KindHandler, ObjectRef } from "./handler.ts";
 
 /** v1 Endpoints are stored as the piece named "~endpoints" ("~" never occurs in a slice name). */
 const endpointsPieceName = "~endpoints";
@@ -30,12 +29,6 @@ function pieceOf(obj: KubeObject): SlicePiece | undefined {
     : { serviceName, endpoints: sliceEndpoints(obj as unknown as EndpointSlice) };
 }
 
-/** Same slice as stored: the service it feeds and its raw endpoints (what it was joined to aside). */
-function sameRaw(before: SlicePiece | undefined, next: SlicePiece | undefined): boolean {
-  if (before === undefined || next === undefined) return before === next;
-  return before.serviceName === next.serviceName && sameJson(before.endpoints, next.endpoints);
-}
-
 function pieceName(kind: string, name: string): string {
   return kind === "Endpoints" ? endpointsPieceName : name;
 }
@@ -48,11 +41,8 @@ async function writePiece(
   next: SlicePiece | undefined,
 ) {
   const svc = { namespace, hostname: serviceHostname(serviceName, namespace, ctx.registry.domainSuffix) };
-  const key = keys.slice(namespace, svc.hostname, ctx.cluster, piece);
-  const before = (await ctx.store.get<SlicePiece>(key))?.value;
-  if (sameRaw(before, next)) return { changed: false, push: undefined };
-  // The refresh stores the piece with what it contributes and keeps the reverse index.
-  return { changed: true, push: await refreshShard(ctx, svc, { kind: "slice", name: piece, piece: next }) };
+  // Unless the stored piece is the same, the refresh stores it with what it contributes and keeps the reverse index.
+  return refreshSlice(ctx, svc, piece, next);
 }
 
 function handler(kind: "EndpointSlice" | "Endpoints"): KindHandler {

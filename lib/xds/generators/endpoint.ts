@@ -16,6 +16,7 @@ import {
 import { parseIp } from "../../ingest/ip.ts";
 import {
   type Endpoint,
+  type Locality,
   localityLabel,
   type HealthStatus as ModelHealth,
   parseShardKey,
@@ -24,6 +25,7 @@ import {
 import { resolvesByDns } from "../../registry/istio/external-services.ts";
 import { type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
 import {
+  blank,
   clusterName,
   compareStrings,
   mergedPorts,
@@ -82,8 +84,7 @@ export const endpointGenerator: Generator = {
  * port, one per address:port, sorted (what the assignment of the port's default cluster holds).
  */
 export function endpointsByPort(view: ServiceView, ports: readonly ServicePort[]): Endpoint[][] {
-  const candidates = collect(view);
-  return ports.map((p) => dedupe(candidates.filter((c) => c.portName(p) === c.endpoint.servicePortName)));
+  return collect(view, ports).map((onPort) => dedupe(onPort.sort(compareCandidates)));
 }
 
 /** Whether `labels` carry every label of `selector` (Istio's labels.Instance.SubsetOf; empty selects all). */
@@ -98,13 +99,15 @@ export function hasLabels(
 interface Candidate {
   shardKey: string;
   endpoint: Endpoint;
-  /** The name this endpoint's cluster gives service port `p`; undefined when it has no such port. */
-  portName(p: ServicePort): string | undefined;
 }
 
-/** Every sendable endpoint of every shard, in a total order that ignores input order. */
-function collect(view: ServiceView): Candidate[] {
-  const out: Candidate[] = [];
+/**
+ * Every sendable endpoint of every shard, per port of `ports` (same order): those whose port name
+ * is the name the endpoint's own cluster gives the port (a shard without a Service record in view
+ * falls back to the merged port's name). Unsorted.
+ */
+function collect(view: ServiceView, ports: readonly ServicePort[]): Candidate[][] {
+  const out: Candidate[][] = ports.map(() => []);
   const services = sortedServices(view);
   // Hostnames (a DNS ServiceEntry's) are for a client to resolve: only a DNS host's clusters use
   // them; an EDS assignment carries IP addresses only, as Envoy requires.
@@ -113,18 +116,16 @@ function collect(view: ServiceView): Candidate[] {
     const { provider, cluster } = parseShardKey(shardKey);
     const ipOnly = provider === "External" && !hostnamesServed;
     const record = services.find((s) => s.clusterId === cluster);
-    // Endpoints name ports as their own cluster's Service does; a shard without a Service record
-    // in view falls back to the merged port's name.
-    const portName = record
-      ? (p: ServicePort) => record.ports.find((rp) => rp.port === p.port)?.name
-      : (p: ServicePort) => p.name;
+    // Endpoints name ports as their own cluster's Service does: each port's name, once per shard.
+    const names = ports.map((p) => (record ? record.ports.find((rp) => rp.port === p.port)?.name : p.name));
     for (const endpoint of endpoints) {
       if (healthMap[endpoint.health] === undefined) continue;
       if (ipOnly && !parseIp(endpoint.address).ok) continue;
-      out.push({ shardKey, endpoint, portName });
+      for (let i = 0; i < names.length; i++)
+        if (names[i] === endpoint.servicePortName) out[i]?.push({ shardKey, endpoint });
     }
   }
-  return out.sort(compareCandidates);
+  return out;
 }
 
 function compareCandidates(a: Candidate, b: Candidate): number {
@@ -162,17 +163,32 @@ function dedupe(sorted: Candidate[]): Endpoint[] {
  */
 export function loadAssignment(name: string, endpoints: readonly Endpoint[]): ClusterLoadAssignment {
   const byLocality = new Map<string, Endpoint[]>();
+  // Neighbours mostly share a locality: its label is looked up again only when it changes.
+  let last: Locality | undefined;
+  let group: Endpoint[] = [];
   for (const e of endpoints) {
-    const label = localityLabel(e.locality);
-    const group = byLocality.get(label);
-    if (group) group.push(e);
-    else byLocality.set(label, [e]);
+    const l = e.locality;
+    if (last === undefined || !sameLocality(l, last)) {
+      const label = localityLabel(l);
+      const found = byLocality.get(label);
+      if (found) group = found;
+      else {
+        group = [];
+        byLocality.set(label, group);
+      }
+      last = l;
+    }
+    group.push(e);
   }
   const labels = [...byLocality.keys()].sort(compareStrings);
   return message(ClusterLoadAssignmentSchema, {
     clusterName: name,
     endpoints: labels.map((label) => localityEndpoints(byLocality.get(label) ?? [])),
   });
+}
+
+function sameLocality(a: Locality, b: Locality): boolean {
+  return a === b || (a.region === b.region && a.zone === b.zone && a.subzone === b.subzone);
 }
 
 function localityEndpoints(group: Endpoint[]): LocalityLbEndpoints {
@@ -184,23 +200,18 @@ function localityEndpoints(group: Endpoint[]): LocalityLbEndpoints {
   });
 }
 
+/** One endpoint, built field by field (blank): it runs once per endpoint of every assignment. */
 function lbEndpoint(e: Endpoint): LbEndpoint {
-  return message(LbEndpointSchema, {
-    hostIdentifier: {
-      case: "endpoint",
-      value: message(EndpointSchema, {
-        address: message(AddressSchema, {
-          address: {
-            case: "socketAddress",
-            value: message(SocketAddressSchema, {
-              address: e.address,
-              portSpecifier: { case: "portValue", value: e.port },
-            }),
-          },
-        }),
-      }),
-    },
-    healthStatus: healthMap[e.health] ?? HealthStatus.UNKNOWN,
-    loadBalancingWeight: 1,
-  });
+  const socket = blank(SocketAddressSchema);
+  socket.address = e.address;
+  socket.portSpecifier = { case: "portValue", value: e.port };
+  const address = blank(AddressSchema);
+  address.address = { case: "socketAddress", value: socket };
+  const endpoint = blank(EndpointSchema);
+  endpoint.address = address;
+  const out = blank(LbEndpointSchema);
+  out.hostIdentifier = { case: "endpoint", value: endpoint };
+  out.healthStatus = healthMap[e.health] ?? HealthStatus.UNKNOWN;
+  out.loadBalancingWeight = 1;
+  return out;
 }

@@ -1,6 +1,7 @@
 /** LDS for proxyless gRPC: one API listener per service port, as Istio's grpcgen buildOutboundListeners. */
-import { create } from "@bufbuild/protobuf";
-import { anyPack } from "@bufbuild/protobuf/wkt";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import { type Any, AnySchema, anyPack } from "@bufbuild/protobuf/wkt";
 import { AddressSchema, SocketAddressSchema } from "../../gen/envoy/config/core/v3/address_pb.ts";
 import { ApiListenerSchema } from "../../gen/envoy/config/listener/v3/api_listener_pb.ts";
 import { type Listener, ListenerSchema } from "../../gen/envoy/config/listener/v3/listener_pb.ts";
@@ -59,13 +60,6 @@ const routerOnly: readonly HttpFilter[] = Object.freeze([routerFilter]);
 const faultAndRouter: readonly HttpFilter[] = Object.freeze([faultFilter, routerFilter]);
 
 function apiListener(name: string, address: string, port: number, filters: readonly HttpFilter[]): Listener {
-  const hcm = message(HttpConnectionManagerSchema, {
-    routeSpecifier: {
-      case: "rds",
-      value: message(RdsSchema, { configSource: adsConfigSource(), routeConfigName: name }),
-    },
-    httpFilters: [...filters],
-  });
   return message(ListenerSchema, {
     name,
     address: message(AddressSchema, {
@@ -74,8 +68,40 @@ function apiListener(name: string, address: string, port: number, filters: reado
         value: message(SocketAddressSchema, { address, portSpecifier: { case: "portValue", value: port } }),
       },
     }),
-    apiListener: message(ApiListenerSchema, { apiListener: anyPack(HttpConnectionManagerSchema, hcm) }),
+    apiListener: message(ApiListenerSchema, { apiListener: connectionManager(name, filters) }),
   });
+}
+
+const hcmTypeUrl = anyPack(HttpConnectionManagerSchema, create(HttpConnectionManagerSchema)).typeUrl;
+const rdsField = HttpConnectionManagerSchema.field.rds;
+/** Per shared filter list (routerOnly, faultAndRouter): its http_filters field, encoded once. */
+const filtersBytes = new WeakMap<readonly HttpFilter[], Uint8Array>();
+
+/**
+ * The api_listener: an Any of the HttpConnectionManager { rds: { config_source: ADS,
+ * route_config_name: `routeConfigName` }, http_filters: `filters` }, its bytes composed as
+ * lib/xds/response-bytes.ts composes responses (protobuf's merge by concatenation): the Rds
+ * message encoded on its own as the `rds` field, then the http_filters field, encoded once per
+ * shared filter list. Equal byte for byte to anyPack of the whole message (see the listener tests):
+ * protobuf-es writes fields in field-number order, rds (3) before http_filters (5), and nothing
+ * else is set. It spares toBinary's walk over the manager's 40-odd unset fields, once per listener.
+ */
+export function connectionManager(routeConfigName: string, filters: readonly HttpFilter[]): Any {
+  let tail = filtersBytes.get(filters);
+  if (tail === undefined) {
+    tail = toBinary(
+      HttpConnectionManagerSchema,
+      message(HttpConnectionManagerSchema, { httpFilters: [...filters] }),
+    );
+    filtersBytes.set(filters, tail);
+  }
+  const rds = toBinary(RdsSchema, message(RdsSchema, { configSource: adsConfigSource(), routeConfigName }));
+  const value = new BinaryWriter()
+    .tag(rdsField.number, WireType.LengthDelimited)
+    .bytes(rds)
+    .raw(tail)
+    .finish();
+  return message(AnySchema, { typeUrl: hcmTypeUrl, value });
 }
 
 /** The first ClusterIP of the first cluster (clusterId order) that has one, else 0.0.0.0 (as Istio). */

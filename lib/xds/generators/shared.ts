@@ -74,14 +74,7 @@ export function message<Desc extends DescMessage>(
   schema: Desc,
   fields: Partial<Omit<MessageShape<Desc>, "$typeName" | "$unknown">>,
 ): MessageShape<Desc> {
-  let zero = zeros.get(schema);
-  if (zero === undefined) {
-    const made = create(schema) as object;
-    // The zero itself stays unfrozen: a frozen prototype's properties could not be set on the
-    // messages that inherit them. It never leaves this module except as their prototype.
-    zero = Object.getPrototypeOf(made) === Object.prototype ? freezeValues(made) : null;
-    zeros.set(schema, zero);
-  }
+  const zero = zeroOf(schema);
   if (zero === null) return create(schema, fields as never);
   const out = Object.create(zero) as Record<string, unknown>;
   // As create(): a field given as undefined or null keeps its zero value.
@@ -90,6 +83,29 @@ export function message<Desc extends DescMessage>(
     if (value !== undefined && value !== null) out[key] = value;
   }
   return out as MessageShape<Desc>;
+}
+
+/**
+ * An empty message of `schema` made as `message` makes one, for a hot path that sets its fields
+ * one by one (no fields object to copy): the caller sets only fields in message form, never to
+ * undefined or null. A schema `message` would hand to create() (proto2 defaults) gets create().
+ */
+export function blank<Desc extends DescMessage>(schema: Desc): MessageShape<Desc> {
+  const zero = zeroOf(schema);
+  return (zero === null ? create(schema) : Object.create(zero)) as MessageShape<Desc>;
+}
+
+/** The schema's frozen-valued zero message (the prototype `message` gives), or null for create(). */
+function zeroOf(schema: DescMessage): object | null {
+  let zero = zeros.get(schema);
+  if (zero === undefined) {
+    const made = create(schema) as object;
+    // The zero itself stays unfrozen: a frozen prototype's properties could not be set on the
+    // messages that inherit them. It never leaves this module except as their prototype.
+    zero = Object.getPrototypeOf(made) === Object.prototype ? freezeValues(made) : null;
+    zeros.set(schema, zero);
+  }
+  return zero;
 }
 
 /** Freezes a message and everything in it (bytes excepted): for messages many resources share. */

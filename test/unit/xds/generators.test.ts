@@ -1,4 +1,5 @@
-import { anyUnpack } from "@bufbuild/protobuf/wkt";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { anyPack, anyUnpack } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import {
   type Cluster,
@@ -9,7 +10,10 @@ import { ApiVersion, type ConfigSource } from "../../../lib/gen/envoy/config/cor
 import type { Listener } from "../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
 import type { RouteConfiguration } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { RouterSchema } from "../../../lib/gen/envoy/extensions/filters/http/router/v3/router_pb.ts";
-import { HttpConnectionManagerSchema } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
+import {
+  HttpConnectionManagerSchema,
+  HttpFilterSchema,
+} from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
 import {
   clusterGenerator,
   endpointGenerator,
@@ -20,6 +24,7 @@ import {
   routeGenerator,
   virtualHostDomains,
 } from "../../../lib/xds/generators/index.ts";
+import { connectionManager } from "../../../lib/xds/generators/listener.ts";
 import { pushOrder, TypeUrl } from "../../../lib/xds/types.ts";
 import { ctx, HOST, port, service, view } from "./builders.ts";
 
@@ -85,6 +90,41 @@ describe("listener", () => {
     expect(typed?.case).toBe("typedConfig");
     const router = typed?.case === "typedConfig" ? anyUnpack(typed.value, RouterSchema) : undefined;
     expect(router?.$typeName).toBe("envoy.extensions.filters.http.router.v3.Router");
+  });
+
+  it("composes the HCM's bytes exactly as toBinary encodes the whole manager", () => {
+    const filter = (name: string) =>
+      create(HttpFilterSchema, {
+        name,
+        configType: { case: "typedConfig", value: anyPack(RouterSchema, create(RouterSchema)) },
+      });
+    const lists = [
+      [filter("envoy.filters.http.router")],
+      [filter("a"), filter("envoy.filters.http.router")],
+      [],
+    ];
+    // A name past 127 bytes takes a two-byte length; UTF-8 past ASCII counts bytes, not characters.
+    const names = [`${HOST}:9080`, `${"x".repeat(200)}.svc.cluster.local:80`, "é.ns:1", ""];
+    for (const filters of lists) {
+      for (const name of names) {
+        const any = connectionManager(name, filters);
+        const whole = create(HttpConnectionManagerSchema, {
+          routeSpecifier: {
+            case: "rds",
+            value: {
+              configSource: {
+                configSourceSpecifier: { case: "ads", value: {} },
+                resourceApiVersion: ApiVersion.V3,
+              },
+              routeConfigName: name,
+            },
+          },
+          httpFilters: filters,
+        });
+        expect(any.typeUrl).toBe(anyPack(HttpConnectionManagerSchema, whole).typeUrl);
+        expect(any.value).toEqual(toBinary(HttpConnectionManagerSchema, whole));
+      }
+    }
   });
 
   it("uses 0.0.0.0 for a headless service", () => {

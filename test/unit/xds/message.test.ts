@@ -4,7 +4,7 @@ import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_
 import { SocketAddressSchema } from "../../../lib/gen/envoy/config/core/v3/address_pb.ts";
 import { LbEndpointSchema } from "../../../lib/gen/envoy/config/endpoint/v3/endpoint_components_pb.ts";
 import { HttpConnectionManagerSchema } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
-import { adsConfigSource, message } from "../../../lib/xds/generators/shared.ts";
+import { adsConfigSource, blank, message } from "../../../lib/xds/generators/shared.ts";
 
 describe("message(): create() for wide, hot messages", () => {
   const cases = [
@@ -36,5 +36,19 @@ describe("message(): create() for wide, hot messages", () => {
     expect(() => a.transportSocketMatches.push(create(ClusterSchema) as never)).toThrow(TypeError);
     expect(message(ClusterSchema, {}).transportSocketMatches).toEqual([]);
     expect(Object.isFrozen(adsConfigSource())).toBe(true);
+  });
+
+  it("blank(): fields set one by one equal create() and encode to the same bytes", () => {
+    const made = blank(SocketAddressSchema);
+    made.address = "10.0.0.1";
+    made.portSpecifier = { case: "portValue", value: 80 };
+    const want = create(SocketAddressSchema, {
+      address: "10.0.0.1",
+      portSpecifier: { case: "portValue", value: 80 },
+    });
+    expect(equals(SocketAddressSchema, made, want)).toBe(true);
+    expect(toBinary(SocketAddressSchema, made)).toStrictEqual(toBinary(SocketAddressSchema, want));
+    // Each blank is its own message over the shared zero.
+    expect(blank(SocketAddressSchema).address).toBe("");
   });
 });
