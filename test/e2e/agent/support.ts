@@ -94,6 +94,8 @@ export async function resyncMesh(
       endpointSlice("reviews-1", "reviews", ns, port, [{ ip: mesh.reviewsIp, ready: true }]),
     ]),
   );
+  const services = mesh.services.map((n) => service(n, ns, [{ name: "grpc", port: 9080 }]));
+  await resync(cp, "Service", listOf("ServiceList", services));
 }
 
 /** Waits until `cond` holds (at most `ms`), or throws naming `what` with `context()`. */
