@@ -4,7 +4,7 @@ import { agentUsage, cleartextOffHost, parseAgentConfig } from "../../../lib/age
 import { localNodeProblem } from "../../../lib/agent/local-node.ts";
 import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
 
-const env = (o: Record<string, string> = {}) => ({
+const env = (o: Record<string, string | undefined> = {}) => ({
   EDGEPILOT_AGENT_UPSTREAM: "http://edgepilot.edgepilot:15010",
   POD_NAMESPACE: "shop",
   ...o,
