@@ -8,7 +8,13 @@ import { createServer as createHttpServer } from "node:http";
 import { createServer as createH2cServer, type Http2Server } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { type AgentConfig, cleartextOffHost } from "../../lib/agent/config.ts";
-import { type AgentAction, type AgentInput, initialAgentState, step } from "../../lib/agent/machine.ts";
+import {
+  type AgentAction,
+  type AgentInput,
+  initialAgentState,
+  removalsAllowed,
+  step,
+} from "../../lib/agent/machine.ts";
 import type { DeltaDiscoveryResponse } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import type { ResourceChange } from "../../lib/push/flush.ts";
@@ -153,8 +159,8 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     pushes,
     shutdown: shutdown.signal,
     log,
-    // Until a first upstream answer is cached, no local proxy is told to remove what it holds.
-    sync: { synced: () => state.ready },
+    // Until the upstream answered every type asked for, no local proxy is told to remove what it holds.
+    sync: { synced: () => removalsAllowed(state) },
     maxResponseBytes: readMaxBytes,
   });
   const local = tapLocalStreams(ads, {

@@ -37,8 +37,10 @@ export interface AgentState {
   held: Map<string, Map<string, string>>;
   /** The last upstream response per type URL not yet ACKed or NACKed: its nonce and when to ACK it. */
   pendingAck: Map<string, { nonce: string; due: number }>;
-  /** True once a first upstream response was cached: local proxies may then be told of removals. */
+  /** True once a first upstream response was cached (GET /ready). */
   ready: boolean;
+  /** The type URLs an upstream response was cached for since the agent started. */
+  answered: ReadonlySet<string>;
 }
 
 /** One resource of an upstream response: name, version and the encoded resource. */
@@ -118,7 +120,20 @@ export function initialAgentState(): AgentState {
     held: new Map(),
     pendingAck: new Map(),
     ready: false,
+    answered: new Set(),
   };
+}
+
+/**
+ * Whether local proxies may be told to remove what they hold (the local sessions' sync gate): only
+ * once the upstream answered every type they ask for. Before that the cache of a type is not the
+ * upstream's yet (a restarted agent holds nothing), and an empty answer would empty a proxy that
+ * reconnected holding its configuration.
+ */
+export function removalsAllowed(s: AgentState): boolean {
+  if (!s.ready) return false;
+  for (const typeUrl of s.demand.keys()) if (!s.answered.has(typeUrl)) return false;
+  return true;
 }
 
 type Step = [AgentState, AgentAction[]];
@@ -234,7 +249,8 @@ function response(s: AgentState, r: Extract<AgentInput, { type: "response" }>, c
     actions.push({ do: "log", line: `agent: upstream ${ctx.upstream}: first configuration cached; ready` });
   }
   actions.push({ do: "ackAt", at: due });
-  return [{ ...s, held, pendingAck, ready: true, failures: 0 }, actions];
+  const answered = s.answered.has(r.typeUrl) ? s.answered : new Set([...s.answered, r.typeUrl]);
+  return [{ ...s, held, pendingAck, ready: true, answered, failures: 0 }, actions];
 }
 
 /** ACKs every response whose NACK window passed. */

@@ -6,6 +6,7 @@ import {
   type AgentInput,
   type AgentState,
   initialAgentState,
+  removalsAllowed,
   step,
   type UpstreamRequest,
 } from "../../../lib/agent/machine.ts";
@@ -113,6 +114,24 @@ describe("agent machine: the upstream stream", () => {
       { do: "ackAt", at: 1500 },
     ]);
     expect([...(m.state.held.get(CDS) ?? [])]).toEqual([["a", "v1"]]);
+  });
+
+  it("allows local removals only once every type asked for was answered", () => {
+    const m = machine();
+    expect(removalsAllowed(m.state)).toBe(false);
+    m.ask(LDS, [], true);
+    m.ask(CDS, [], true);
+    m.respond(LDS, "n1", [["l", "v1"]]);
+    expect(m.state.ready).toBe(true);
+    expect(removalsAllowed(m.state)).toBe(false);
+    m.respond(CDS, "n2", []);
+    expect(removalsAllowed(m.state)).toBe(true);
+    // A new type closes it until its first answer; a stream ending does not.
+    m.ask(EDS, ["e"]);
+    expect(removalsAllowed(m.state)).toBe(false);
+    m.respond(EDS, "n3", [], ["e"]);
+    m.end();
+    expect(removalsAllowed(m.state)).toBe(true);
   });
 
   it("ACKs the last response of each type once its NACK window passed", () => {
