@@ -1,10 +1,22 @@
 /**
  * `edgepilot agent`: serves ADS to the proxies of its pod from one upstream Delta ADS stream (see
  * lib/agent/index.ts). Configuration from flags and environment (see --help). SIGTERM closes the
- * local streams and the upstream and exits 0.
+ * local streams and the upstream and exits 0. `edgepilot agent bootstrap --generator grpc` prints
+ * the bootstrap of a proxyless gRPC client of this pod (lib/agent/bootstrap.ts).
  */
+import { grpcBootstrap, parseBootstrapArgs } from "../../lib/agent/bootstrap.ts";
 import { agentUsage, parseAgentConfig } from "../../lib/agent/config.ts";
 import { startAgent } from "./agent-runtime.ts";
+
+if (process.argv[2] === "bootstrap") {
+  const args = parseBootstrapArgs(process.env, process.argv.slice(3));
+  if (!args.ok) {
+    for (const e of args.errors) console.error(`agent bootstrap: ${e}`);
+    process.exit(2);
+  }
+  console.log(JSON.stringify(grpcBootstrap(args.input), null, 2));
+  process.exit(0);
+}
 
 const parsed = parseAgentConfig(process.env, process.argv.slice(2));
 if (parsed.ok === "help") {

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningAgent, startAgent } from "../../../functions/node/agent-runtime.ts";
+import { grpcBootstrap } from "../../../lib/agent/bootstrap.ts";
 import { callLoop } from "../restart/support.ts";
 import { openAds } from "../support/ads-client.ts";
 import { type Backend, startBackend } from "../support/backends.ts";
@@ -72,16 +73,18 @@ beforeAll(async () => {
     { log: (l) => lines.push(`${new Date().toISOString()} ${l}`), backoff: { initialMs: 100, maxMs: 800 } },
   );
   registerXdsPerChannel();
-  const bootstrap = JSON.stringify({
-    xds_servers: [
-      { server_uri: `unix:${socket}`, channel_creds: [{ type: "insecure" }], server_features: ["xds_v3"] },
-    ],
-    node: {
-      id: nodeId("e2e-client"),
-      locality: { region: "e2e", zone: "a" },
-      metadata: { GENERATOR: "grpc" },
-    },
-  });
+  // The bootstrap `edgepilot agent bootstrap --generator grpc` prints for this pod.
+  const bootstrap = JSON.stringify(
+    grpcBootstrap({
+      generator: "grpc",
+      podIp: "127.0.0.9",
+      podName: "e2e-client",
+      namespace: ns,
+      domainSuffix: "cluster.local",
+      locality: { region: "e2e", zone: "a", subZone: "" },
+      serverUri: `unix:${socket}`,
+    }),
+  );
   client = whoClient("xds:///reviews.default.svc.cluster.local:9080", bootstrap);
 });
 
