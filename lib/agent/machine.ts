@@ -27,6 +27,12 @@ export interface AgentState {
   failures: number;
   /** When the current stream opened (ms). */
   openedAt: number;
+  /**
+   * What the log last said of the upstream, so a line is written per state change and not per
+   * retry: the last failure's reason ("" once healthy), whether the stream before this one
+   * connected, whether the token changed since the last stream opened.
+   */
+  told: { failure: string; reachedBefore: boolean; reached: boolean; newToken: boolean };
   /** The node sent upstream: the first local proxy's (id, metadata, locality). */
   node: Node | undefined;
   /** What local proxies asked for, per type URL: the union, kept for the agent's life. */
@@ -114,6 +120,7 @@ export function initialAgentState(): AgentState {
     op: 0,
     failures: 0,
     openedAt: 0,
+    told: { failure: "", reachedBefore: false, reached: false, newToken: false },
     node: undefined,
     demand: new Map(),
     sent: new Map(),
@@ -151,20 +158,25 @@ export function step(s: AgentState, input: AgentInput, ctx: AgentContext): Step 
       if (s.phase !== "streaming") return [next, []];
       return subscribeMore(next, input.typeUrl);
     }
-    case "connected":
-      return [
-        { ...s, openedAt: input.now },
-        [{ do: "log", line: `agent: upstream ${ctx.upstream}: connected` }],
-      ];
+    case "connected": {
+      // During a run of failures, said only when it is news: reachable again, or a new token.
+      const t = s.told;
+      const news = s.failures === 0 || !t.reachedBefore || t.newToken;
+      const line = `agent: upstream ${ctx.upstream}: connected${t.newToken && s.failures > 0 ? " with the new token" : ""}`;
+      const told = { ...t, reached: true, newToken: false };
+      return [{ ...s, openedAt: input.now, told }, news ? [{ do: "log", line }] : []];
+    }
     case "response":
       return response(s, input, ctx);
     case "ended":
       return ended(s, input, ctx);
     case "timer":
       return s.phase === "waiting" ? open(s, ctx, s.failures) : [s, []];
-    case "tokenChanged":
+    case "tokenChanged": {
       // A refused token rewritten: try it now rather than at the end of the backoff.
-      return s.phase === "waiting" ? open(s, ctx, s.failures) : [s, []];
+      const next = { ...s, told: { ...s.told, newToken: true } };
+      return s.phase === "waiting" ? open(next, ctx, s.failures) : [next, []];
+    }
     case "tick":
       return acks(s, input.now);
     case "nack":
@@ -177,13 +189,9 @@ export function step(s: AgentState, input: AgentInput, ctx: AgentContext): Step 
 /** A new stream: the node, then per type what local proxies want and what the cache holds. */
 function open(s: AgentState, ctx: AgentContext, failures: number): Step {
   const op = s.op + 1;
-  const actions: AgentAction[] = [
-    { do: "open", op },
-    {
-      do: "log",
-      line: `agent: upstream ${ctx.upstream}: connecting${failures > 0 ? ` (retry ${failures})` : ""}`,
-    },
-  ];
+  const actions: AgentAction[] = [{ do: "open", op }];
+  // Retries are not news: their failures are (ended()).
+  if (failures === 0) actions.push({ do: "log", line: `agent: upstream ${ctx.upstream}: connecting` });
   const sent = new Map<string, TypeDemand>();
   let node = s.node;
   for (const typeUrl of typeOrder(s.demand)) {
@@ -200,7 +208,11 @@ function open(s: AgentState, ctx: AgentContext, failures: number): Step {
     node = undefined;
     actions.push({ do: "send", op, request });
   }
-  return [{ ...s, phase: "streaming", op, failures, openedAt: 0, sent, pendingAck: new Map() }, actions];
+  const told = { ...s.told, reachedBefore: s.told.reached, reached: false };
+  return [
+    { ...s, phase: "streaming", op, failures, openedAt: 0, told, sent, pendingAck: new Map() },
+    actions,
+  ];
 }
 
 /** Asks the open stream for what local proxies want of `typeUrl` and it does not have yet. */
@@ -250,7 +262,8 @@ function response(s: AgentState, r: Extract<AgentInput, { type: "response" }>, c
   }
   actions.push({ do: "ackAt", at: due });
   const answered = s.answered.has(r.typeUrl) ? s.answered : new Set([...s.answered, r.typeUrl]);
-  return [{ ...s, held, pendingAck, ready: true, answered, failures: 0 }, actions];
+  const told = { ...s.told, failure: "" };
+  return [{ ...s, held, pendingAck, ready: true, answered, failures: 0, told }, actions];
 }
 
 /** ACKs every response whose NACK window passed. */
@@ -320,14 +333,25 @@ function ended(s: AgentState, e: Extract<AgentInput, { type: "ended" }>, ctx: Ag
             : "; no token is configured"
         }`
       : `stream ended (${e.code}: ${logSafe(e.message)})`;
+  const failures = attempt + 1;
+  const reason = `${e.code}: ${e.message}`;
+  // The same failure again is said at the 1st, 2nd, 4th, 8th... attempt, not at every retry.
+  const news = reason !== s.told.failure || (failures & (failures - 1)) === 0;
+  const count = failures > 1 ? ` (${failures} failed attempts)` : "";
   const kept = ` local proxies keep the cached configuration; retrying in ${ms}ms`;
+  const actions: AgentAction[] = [{ do: "close" }, { do: "wait", op, ms }];
+  if (news) actions.push({ do: "log", line: `agent: upstream ${ctx.upstream}: ${why}${count};${kept}` });
   return [
-    { ...s, phase: "waiting", op, failures: attempt + 1, sent: new Map(), pendingAck: new Map() },
-    [
-      { do: "close" },
-      { do: "wait", op, ms },
-      { do: "log", line: `agent: upstream ${ctx.upstream}: ${why};${kept}` },
-    ],
+    {
+      ...s,
+      phase: "waiting",
+      op,
+      failures,
+      told: { ...s.told, failure: reason },
+      sent: new Map(),
+      pendingAck: new Map(),
+    },
+    actions,
   ];
 }
 

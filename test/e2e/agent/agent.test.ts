@@ -107,7 +107,8 @@ describe("edgepilot agent", () => {
 
   it("follows an endpoint change", async () => {
     const at = await post(cp, event("MODIFIED", slice("127.0.0.2")));
-    await until(cp, client, at, { accept: (a) => a === "b", what: "backend b through the agent" });
+    const ms = await until(cp, client, at, { accept: (a) => a === "b", what: "backend b through the agent" });
+    console.log(`e2e agent: POST of a moved endpoint ▶ first call on it through the agent: ${ms}ms`);
   });
 
   it("refuses a local proxy whose node claims another namespace, saying why", async () => {
@@ -179,13 +180,17 @@ describe("edgepilot agent", () => {
     );
     writeToken(tokens.c);
     const from = lines.length;
-    await eventually(() => lines.slice(from).some((l) => l.endsWith(": connected")), "reconnected", agentLog);
+    await eventually(() => lines.slice(from).some((l) => l.endsWith(": connected with the new token")), "reconnected", agentLog);
     // The same mesh resynced: the upstream is synced, holds what the agent holds, resends nothing.
     await resyncMesh(cp, { services: ["reviews", "ratings"], reviewsIp: "127.0.0.2", backendPort });
     const at = await post(cp, event("MODIFIED", slice("127.0.0.1")));
     await until(cp, client, at, { accept: (a) => a === "a", what: "backend a after the restart" });
 
     const stats = calls.stop();
+    console.log(
+      `e2e agent: ${stats.ok + stats.failed} calls through token rotation, kill -9, refused token, restart; ` +
+        `lost ${stats.failed}; upstream log:\n${lines.filter((l) => l.includes("upstream")).join("\n")}`,
+    );
     expect(stats.failed, `${stats.errors.join("\n")}\n${cp.output()}\n${agentLog()}`).toBe(0);
     expect(stats.ok).toBeGreaterThan(10);
     expect(watcher.removed).toEqual([]);

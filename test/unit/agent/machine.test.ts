@@ -237,6 +237,41 @@ describe("agent machine: reconnects keep the last good configuration", () => {
     expect(m.send({ type: "tokenChanged" })).toEqual([]);
   });
 
+  it("logs a line per upstream state change, not per retry", () => {
+    const m = machine();
+    const said: string[] = [];
+    const run = (input: AgentInput | ((s: AgentState) => AgentInput)) => said.push(...logs(m.send(input)));
+    const retry = () => run((s) => ({ type: "timer", op: s.op }));
+    const connected = () => run((s) => ({ type: "connected", op: s.op, now: m.now }));
+    said.push(...logs(m.ask(CDS, [], true)));
+    for (let i = 0; i < 5; i++) {
+      run((s) => ({ type: "ended", op: s.op, now: m.now, code: "unavailable", message: "ECONNREFUSED" }));
+      retry();
+    }
+    // Reachable again, but the token is refused, again and again.
+    for (let i = 0; i < 3; i++) {
+      connected();
+      run((s) => ({ type: "ended", op: s.op, now: m.now, code: "unauthenticated", message: "wrong token" }));
+      retry();
+    }
+    run({ type: "tokenChanged" });
+    connected();
+    expect(
+      said.map((l) =>
+        l.replace(/; local proxies keep.*/, "").replace("agent: upstream http://up:15010: ", ""),
+      ),
+    ).toEqual([
+      "connecting",
+      'stream ended (unavailable: "ECONNREFUSED")',
+      'stream ended (unavailable: "ECONNREFUSED") (2 failed attempts)',
+      'stream ended (unavailable: "ECONNREFUSED") (4 failed attempts)',
+      "connected",
+      expect.stringMatching(/^the upstream refused the token .* \(6 failed attempts\)$/),
+      expect.stringMatching(/^the upstream refused the token .* \(8 failed attempts\)$/),
+      "connected with the new token",
+    ]);
+  });
+
   it("stops for good", () => {
     const m = machine();
     m.ask(CDS, [], true);
