@@ -67,6 +67,7 @@ export {
   type AgentInput,
   type AgentState,
   initialAgentState,
+  maxNamesPerUpstreamRequest,
   removalsAllowed,
   step,
   type UpstreamRequest,

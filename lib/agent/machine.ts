@@ -145,12 +145,16 @@ export function removalsAllowed(s: AgentState): boolean {
 
 type Step = [AgentState, AgentAction[]];
 
+const served: ReadonlySet<string> = new Set(pushOrder);
+
 /** Advances the agent by one input. Never throws; stale inputs leave the state unchanged. */
 export function step(s: AgentState, input: AgentInput, ctx: AgentContext): Step {
   if (s.phase === "stopped") return [s, []];
   if ("op" in input && input.op !== s.op) return [s, []];
   switch (input.type) {
     case "demand": {
+      // Only the types the upstream serves: it refuses a whole Delta stream asking for another.
+      if (!served.has(input.typeUrl)) return [s, []];
       const node = s.node ?? input.node;
       const demand = addDemand(s.demand, input.typeUrl, input.names, input.wildcard);
       const next = { ...s, node, demand };
@@ -198,15 +202,11 @@ function open(s: AgentState, ctx: AgentContext, failures: number): Step {
     const want = s.demand.get(typeUrl) as TypeDemand;
     sent.set(typeUrl, { wildcard: want.wildcard, names: new Set(want.names) });
     const held = s.held.get(typeUrl);
-    const request: UpstreamRequest = {
-      typeUrl,
-      subscribe: subscriptionOf(want),
-      initialVersions: held ? Object.fromEntries(held) : {},
-      responseNonce: "",
-      ...(node && { node }),
-    };
+    const initial = held ? Object.fromEntries(held) : {};
+    for (const request of subscriptions(typeUrl, subscriptionOf(want), initial, node)) {
+      actions.push({ do: "send", op, request });
+    }
     node = undefined;
-    actions.push({ do: "send", op, request });
   }
   const told = { ...s.told, reachedBefore: s.told.reached, reached: false };
   return [
@@ -227,13 +227,39 @@ function subscribeMore(s: AgentState, typeUrl: string): Step {
   const sent = new Map<string, TypeDemand>(s.sent);
   sent.set(typeUrl, { wildcard: want.wildcard, names: new Set(want.names) });
   const held = had ? undefined : s.held.get(typeUrl);
-  const request: UpstreamRequest = {
-    typeUrl,
-    subscribe: more,
-    initialVersions: held ? Object.fromEntries(held) : {},
-    responseNonce: "",
-  };
-  return [{ ...s, sent }, [{ do: "send", op: s.op, request }]];
+  const initial = held ? Object.fromEntries(held) : {};
+  const actions: AgentAction[] = subscriptions(typeUrl, more, initial, undefined).map((request) => ({
+    do: "send",
+    op: s.op,
+    request,
+  }));
+  return [{ ...s, sent }, actions];
+}
+
+/**
+ * The most names one upstream request subscribes to: well under the server's
+ * EDGEPILOT_MAX_NAMES_PER_REQUEST (default 10,000), which refuses the whole stream past it.
+ */
+export const maxNamesPerUpstreamRequest = 1000;
+
+/** Requests subscribing `names`, a slice at a time; the first carries the node and what the cache holds. */
+function subscriptions(
+  typeUrl: string,
+  names: readonly string[],
+  initialVersions: Record<string, string>,
+  node: Node | undefined,
+): UpstreamRequest[] {
+  const out: UpstreamRequest[] = [];
+  for (let i = 0; i === 0 || i < names.length; i += maxNamesPerUpstreamRequest) {
+    out.push({
+      typeUrl,
+      subscribe: names.slice(i, i + maxNamesPerUpstreamRequest),
+      initialVersions: i === 0 ? initialVersions : {},
+      responseNonce: "",
+      ...(i === 0 && node && { node }),
+    });
+  }
+  return out;
 }
 
 /** Caches what a response changed, and waits `ackDelayMs` for a local NACK before ACKing it. */
@@ -364,9 +390,7 @@ function subscriptionOf(want: TypeDemand): string[] {
   return [...(want.wildcard ? ["*"] : []), ...[...want.names].sort()];
 }
 
-/** Make before break: CDS, EDS, LDS, RDS, then any other type, sorted. */
+/** Make before break: CDS, EDS, LDS, RDS (the only types asked upstream). */
 function typeOrder(demand: Demand): string[] {
-  const known = pushOrder.filter((t) => demand.has(t));
-  const rest = [...demand.keys()].filter((t) => !(pushOrder as readonly string[]).includes(t)).sort();
-  return [...known, ...rest];
+  return pushOrder.filter((t) => demand.has(t));
 }

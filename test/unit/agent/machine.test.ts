@@ -6,6 +6,7 @@ import {
   type AgentInput,
   type AgentState,
   initialAgentState,
+  maxNamesPerUpstreamRequest,
   removalsAllowed,
   step,
   type UpstreamRequest,
@@ -85,6 +86,38 @@ describe("agent machine: the upstream stream", () => {
     ]);
     expect(m.ask(CDS, ["a"])).toEqual([]);
     expect(sends(m.ask(CDS, ["a", "c"]))[0]?.subscribe).toEqual(["c"]);
+  });
+
+  it("asks upstream only for the types it serves (it refuses a whole stream asking for another)", () => {
+    const m = machine();
+    expect(m.ask("type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret", ["s"])).toEqual([]);
+    expect(m.state.phase).toBe("idle");
+    m.ask(CDS, [], true);
+    expect(m.ask("type.googleapis.com/envoy.service.runtime.v3.Runtime", ["r"])).toEqual([]);
+  });
+
+  it("subscribes many names a slice at a time, the first request carrying the node and the cache", () => {
+    const m = machine();
+    m.ask(CDS, [], true);
+    m.respond(CDS, "n1", [["a", "v1"]]);
+    m.end();
+    const names = Array.from({ length: 2500 }, (_, i) => `e${String(i).padStart(4, "0")}`);
+    m.ask(EDS, names);
+    const requests = sends(m.send((s) => ({ type: "timer", op: s.op })));
+    expect(
+      requests.map((r) => [
+        r.typeUrl,
+        r.subscribe.length,
+        Object.keys(r.initialVersions),
+        r.node !== undefined,
+      ]),
+    ).toEqual([
+      [CDS, 1, ["a"], true],
+      [EDS, maxNamesPerUpstreamRequest, [], false],
+      [EDS, maxNamesPerUpstreamRequest, [], false],
+      [EDS, 500, [], false],
+    ]);
+    expect(requests.slice(1).flatMap((r) => r.subscribe)).toEqual(names);
   });
 
   it("caches only what changed and only removals of names it holds; ready at the first response", () => {
