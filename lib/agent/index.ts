@@ -67,9 +67,8 @@ export {
   type AgentInput,
   type AgentState,
   initialAgentState,
-  maxNamesPerUpstreamRequest,
   removalsAllowed,
   step,
-  type UpstreamRequest,
   type UpstreamResource,
 } from "./machine.ts";
+export { maxNamesPerUpstreamRequest, type UpstreamRequest } from "./requests.ts";

@@ -12,8 +12,17 @@
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { logSafe } from "../log-safe.ts";
 import { type BackoffOptions, backoffDelay } from "../relay/backoff.ts";
-import { pushOrder } from "../xds/types.ts";
 import { addDemand, type Demand, type TypeDemand } from "./demand.ts";
+import {
+  ackOf,
+  servedTypes,
+  subscriptionOf,
+  subscriptions,
+  typeOrder,
+  type UpstreamRequest,
+} from "./requests.ts";
+
+export type { UpstreamRequest } from "./requests.ts";
 
 /** Where the upstream is: no stream yet (nobody asked), one stream open, waiting to retry, stopped. */
 export type UpstreamPhase = "idle" | "streaming" | "waiting" | "stopped";
@@ -54,18 +63,6 @@ export interface UpstreamResource {
   name: string;
   version: string;
   body: Uint8Array;
-}
-
-/** A Delta request to the upstream, as plain data (the driver encodes it). */
-export interface UpstreamRequest {
-  typeUrl: string;
-  /** Set on the first request of the stream only. */
-  node?: Node;
-  subscribe: string[];
-  initialVersions: Record<string, string>;
-  responseNonce: string;
-  /** A NACK: the local proxy's error, kept. */
-  error?: { code: number; message: string };
 }
 
 /** What happened: local proxies' asks, driver results (tagged with their op), timers, commands. */
@@ -145,8 +142,6 @@ export function removalsAllowed(s: AgentState): boolean {
 
 type Step = [AgentState, AgentAction[]];
 
-const served: ReadonlySet<string> = new Set(pushOrder);
-
 /** Advances the agent by one input. Never throws; stale inputs leave the state unchanged. */
 export function step(s: AgentState, input: AgentInput, ctx: AgentContext): Step {
   if (s.phase === "stopped") return [s, []];
@@ -154,7 +149,7 @@ export function step(s: AgentState, input: AgentInput, ctx: AgentContext): Step 
   switch (input.type) {
     case "demand": {
       // Only the types the upstream serves: it refuses a whole Delta stream asking for another.
-      if (!served.has(input.typeUrl)) return [s, []];
+      if (!servedTypes.has(input.typeUrl)) return [s, []];
       const node = s.node ?? input.node;
       const demand = addDemand(s.demand, input.typeUrl, input.names, input.wildcard);
       const next = { ...s, node, demand };
@@ -234,32 +229,6 @@ function subscribeMore(s: AgentState, typeUrl: string): Step {
     request,
   }));
   return [{ ...s, sent }, actions];
-}
-
-/**
- * The most names one upstream request subscribes to: well under the server's
- * EDGEPILOT_MAX_NAMES_PER_REQUEST (default 10,000), which refuses the whole stream past it.
- */
-export const maxNamesPerUpstreamRequest = 1000;
-
-/** Requests subscribing `names`, a slice at a time; the first carries the node and what the cache holds. */
-function subscriptions(
-  typeUrl: string,
-  names: readonly string[],
-  initialVersions: Record<string, string>,
-  node: Node | undefined,
-): UpstreamRequest[] {
-  const out: UpstreamRequest[] = [];
-  for (let i = 0; i === 0 || i < names.length; i += maxNamesPerUpstreamRequest) {
-    out.push({
-      typeUrl,
-      subscribe: names.slice(i, i + maxNamesPerUpstreamRequest),
-      initialVersions: i === 0 ? initialVersions : {},
-      responseNonce: "",
-      ...(i === 0 && node && { node }),
-    });
-  }
-  return out;
 }
 
 /** Caches what a response changed, and waits `ackDelayMs` for a local NACK before ACKing it. */
@@ -379,18 +348,4 @@ function ended(s: AgentState, e: Extract<AgentInput, { type: "ended" }>, ctx: Ag
     },
     actions,
   ];
-}
-
-function ackOf(typeUrl: string, nonce: string): UpstreamRequest {
-  return { typeUrl, subscribe: [], initialVersions: {}, responseNonce: nonce };
-}
-
-/** "*" for a wildcard, then the names, sorted. */
-function subscriptionOf(want: TypeDemand): string[] {
-  return [...(want.wildcard ? ["*"] : []), ...[...want.names].sort()];
-}
-
-/** Make before break: CDS, EDS, LDS, RDS (the only types asked upstream). */
-function typeOrder(demand: Demand): string[] {
-  return pushOrder.filter((t) => demand.has(t));
 }

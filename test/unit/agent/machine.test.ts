@@ -6,11 +6,11 @@ import {
   type AgentInput,
   type AgentState,
   initialAgentState,
-  maxNamesPerUpstreamRequest,
   removalsAllowed,
   step,
   type UpstreamRequest,
 } from "../../../lib/agent/machine.ts";
+import { maxNamesPerUpstreamRequest } from "../../../lib/agent/requests.ts";
 import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 
