@@ -180,7 +180,11 @@ describe("edgepilot agent", () => {
     );
     writeToken(tokens.c);
     const from = lines.length;
-    await eventually(() => lines.slice(from).some((l) => l.endsWith(": connected with the new token")), "reconnected", agentLog);
+    await eventually(
+      () => lines.slice(from).some((l) => l.endsWith(": connected with the new token")),
+      "reconnected",
+      agentLog,
+    );
     // The same mesh resynced: the upstream is synced, holds what the agent holds, resends nothing.
     await resyncMesh(cp, { services: ["reviews", "ratings"], reviewsIp: "127.0.0.2", backendPort });
     const at = await post(cp, event("MODIFIED", slice("127.0.0.1")));
