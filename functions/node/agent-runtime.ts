@@ -169,6 +169,8 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     demand: (node, ask) => dispatch({ type: "demand", node, ...ask }),
     nack: (nack) => dispatch({ type: "nack", ...nack }),
   });
+  // Local callers only (loopback, the pod's socket): a generous rate, no credentials; the node
+  // check above is what scopes them, as the upstream's token scopes the agent.
   const admission = createAdmission({ ratePerSecond: 100 });
   const authenticate = async () => ({
     ok: true as const,
