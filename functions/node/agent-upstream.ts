@@ -92,7 +92,9 @@ export function openUpstreamStream(options: UpstreamOptions, handlers: UpstreamH
     } catch {
       // keep it as it came
     }
-    status = { code: n in Code ? codeToString(n as Code) : `status ${raw}`, message };
+    // OK ends a stream the server closed on purpose (a shutdown): still a stream to reopen.
+    if (n === 0) status = { code: "ok", message: message || "the upstream ended the stream" };
+    else status = { code: n in Code ? codeToString(n as Code) : `status ${raw}`, message };
   };
   stream.on("response", (h) => {
     const code = Number(h[":status"]);
