@@ -127,8 +127,6 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
         stream?.close();
         stream = undefined;
         return;
-      case "ready":
-        return;
       case "log":
         log(a.line);
         return;

@@ -93,7 +93,6 @@ export type AgentAction =
   | { do: "wait"; op: number; ms: number }
   | { do: "ackAt"; at: number }
   | { do: "close" }
-  | { do: "ready" }
   | { do: "log"; line: string };
 
 /** Tunables, and the sources of time and randomness, of step(). */
@@ -252,7 +251,6 @@ function response(s: AgentState, r: Extract<AgentInput, { type: "response" }>, c
   if (upserts.length > 0 || removed.length > 0)
     actions.push({ do: "cache", typeUrl: r.typeUrl, upserts, removed });
   if (!s.ready) {
-    actions.push({ do: "ready" });
     actions.push({ do: "log", line: `agent: upstream ${ctx.upstream}: first configuration cached; ready` });
   }
   actions.push({ do: "ackAt", at: due });

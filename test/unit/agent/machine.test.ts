@@ -137,7 +137,6 @@ describe("agent machine: the upstream stream", () => {
         ],
         removed: [],
       },
-      { do: "ready" },
       { do: "ackAt", at: 1500 },
     ]);
     expect(logs(first)).toEqual(["agent: upstream http://up:15010: first configuration cached; ready"]);
