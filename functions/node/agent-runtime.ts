@@ -38,6 +38,8 @@ export interface RunningAgent {
   readyPort: number;
   /** True once a first upstream response is cached. */
   ready(): boolean;
+  /** Upstream responses and the resources they carried, since start (what reconnects cost). */
+  upstreamStats(): { responses: number; resources: number };
   stop(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     tokenSource: config.tokenFile ? `the token file ${logSafe(config.tokenFile)}` : "",
   };
   let state = initialAgentState();
+  const received = { responses: 0, resources: 0 };
   let stream: UpstreamStream | undefined;
   let waitTimer: ReturnType<typeof setTimeout> | undefined;
   let ackTimer: { at: number; timer: ReturnType<typeof setTimeout> } | undefined;
@@ -92,7 +95,11 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
           { upstream: config.upstream, token: token?.current(), readMaxBytes },
           {
             connected: () => dispatch({ type: "connected", op, now: Date.now() }),
-            response: (res) => dispatch(responseInput(op, res)),
+            response: (res) => {
+              received.responses++;
+              received.resources += res.resources.length;
+              dispatch(responseInput(op, res));
+            },
             ended: (code, message) => dispatch({ type: "ended", op, now: Date.now(), code, message }),
           },
         );
@@ -209,6 +216,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     port,
     readyPort,
     ready: () => state.ready,
+    upstreamStats: () => ({ ...received }),
     async stop() {
       dispatch({ type: "stop" });
       clearTimeout(waitTimer);

@@ -186,7 +186,10 @@ describe("edgepilot agent", () => {
       agentLog,
     );
     // The same mesh resynced: the upstream is synced, holds what the agent holds, resends nothing.
+    const before = agent.upstreamStats();
     await resyncMesh(cp, { services: ["reviews", "ratings"], reviewsIp: "127.0.0.2", backendPort });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(agent.upstreamStats().resources - before.resources).toBe(0);
     const at = await post(cp, event("MODIFIED", slice("127.0.0.1")));
     await until(cp, client, at, { accept: (a) => a === "a", what: "backend a after the restart" });
 
