@@ -18,6 +18,7 @@ export interface LocalNack {
   message: string;
 }
 
+/** What the tap checks local nodes against, and where it hands their asks and NACKs. */
 export interface LocalTapOptions {
   /** POD_NAMESPACE: the namespace every local node must claim. */
   namespace: string;

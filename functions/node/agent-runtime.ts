@@ -43,6 +43,7 @@ export interface RunningAgent {
   stop(): Promise<void>;
 }
 
+/** Where the agent logs, and tunables a test may shorten (defaults are production's). */
 export interface AgentOptions {
   log: (line: string) => void;
   /** How long an upstream response waits for a local NACK before it is ACKed (default 1s). */

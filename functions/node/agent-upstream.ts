@@ -34,6 +34,7 @@ export interface UpstreamStream {
   close(): void;
 }
 
+/** Where the stream goes, with which token, and the largest response it takes. */
 export interface UpstreamOptions {
   /** `http://host:port` (h2c) or `https://host:port` (TLS). */
   upstream: string;

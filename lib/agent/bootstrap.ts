@@ -18,6 +18,7 @@ export interface BootstrapInput {
   serverUri: string;
 }
 
+/** The parsed bootstrap input, or every problem found (each names its variable or flag). */
 export type BootstrapArgs = { ok: true; input: BootstrapInput } | { ok: false; errors: string[] };
 
 const label = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
