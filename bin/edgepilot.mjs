@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// edgepilot's command line: `edgepilot serve` (the control plane on Node) and `edgepilot relay`
-// (the in-cluster list/watch relay). Runs the TypeScript entries in this process through tsx, so
+// edgepilot's command line: `edgepilot serve` (the control plane on Node), `edgepilot relay`
+// (the in-cluster list/watch relay) and `edgepilot agent` (the local xDS proxy beside a workload).
+// Runs the TypeScript entries in this process through tsx, so
 // signals (SIGTERM) reach them directly.
 import { fileURLToPath } from "node:url";
 import { register } from "tsx/esm/api";
@@ -8,6 +9,10 @@ import { register } from "tsx/esm/api";
 const commands = {
   serve: { entry: "../functions/node/main.ts", help: "the control plane: ingest, xDS (npm start)" },
   relay: { entry: "../functions/node/relay.ts", help: "list and watch Kubernetes, post events to ingest" },
+  agent: {
+    entry: "../functions/node/agent.ts",
+    help: "beside a workload: local ADS for its proxies, one upstream",
+  },
 };
 
 const usage = [
@@ -15,7 +20,7 @@ const usage = [
   "",
   ...Object.entries(commands).map(([name, c]) => `  ${name.padEnd(8)}${c.help}`),
   "",
-  "edgepilot relay --help lists the relay's flags and environment variables.",
+  "edgepilot relay --help and edgepilot agent --help list their flags and environment variables.",
 ].join("\n");
 
 const [name, ...rest] = process.argv.slice(2);

@@ -1,0 +1,266 @@
+/**
+ * `edgepilot agent`'s runtime on Node: the driver of the pure machine (lib/agent/machine.ts), the
+ * cache, the local ADS servers (loopback TCP and Unix socket) and GET /ready. See lib/agent/index.ts
+ * for the design; this file only does I/O.
+ */
+import { rmSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
+import { createServer as createH2cServer, type Http2Server } from "node:http2";
+import type { AddressInfo } from "node:net";
+import { type AgentConfig, cleartextOffHost } from "../../lib/agent/config.ts";
+import {
+  type AgentAction,
+  type AgentInput,
+  initialAgentState,
+  removalsAllowed,
+  step,
+} from "../../lib/agent/machine.ts";
+import type { DeltaDiscoveryResponse } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { logSafe } from "../../lib/log-safe.ts";
+import type { ResourceChange } from "../../lib/push/flush.ts";
+import { createPushSignal } from "../../lib/push/signal.ts";
+import { type BackoffOptions, defaultBackoff } from "../../lib/relay/backoff.ts";
+import { createSerial } from "../../lib/serial.ts";
+import { keys } from "../../lib/store/keys.ts";
+import { createMemoryStore } from "../../lib/store/memory.ts";
+import type { StoredResource, TypeUrl } from "../../lib/xds/types.ts";
+import { createAdmission } from "../admission.ts";
+import { createAdsHandlers } from "../ads-handlers.ts";
+import { serveAdsH2 } from "./ads-h2.ts";
+import { tapLocalStreams } from "./agent-local.ts";
+import { watchTokenFile } from "./agent-token.ts";
+import { openUpstreamStream, type UpstreamStream } from "./agent-upstream.ts";
+
+/** A running agent. */
+export interface RunningAgent {
+  /** The local ADS port bound on 127.0.0.1. */
+  port: number;
+  readyPort: number;
+  /** True once a first upstream response is cached. */
+  ready(): boolean;
+  /** Upstream responses and the resources they carried, since start (what reconnects cost). */
+  upstreamStats(): { responses: number; resources: number };
+  stop(): Promise<void>;
+}
+
+/** Where the agent logs, and tunables a test may shorten (defaults are production's). */
+export interface AgentOptions {
+  log: (line: string) => void;
+  /** How long an upstream response waits for a local NACK before it is ACKed (default 1s). */
+  ackDelayMs?: number;
+  backoff?: BackoffOptions;
+  /** The largest message taken from a proxy or the upstream (default 16 MiB). */
+  readMaxBytes?: number;
+}
+
+/** Binds the local ports (and socket) and resolves once they serve; the upstream opens at the first local proxy. */
+export async function startAgent(config: AgentConfig, options: AgentOptions): Promise<RunningAgent> {
+  const { log } = options;
+  const readMaxBytes = options.readMaxBytes ?? 16 * 1024 * 1024;
+  // The cache: what the upstream sent, under keys.resource, served by the server's own sessions.
+  const store = createMemoryStore();
+  const pushes = createPushSignal((e) => log(`agent: a local stream failed a push: ${logSafe(String(e))}`));
+  const writes = createSerial();
+  const shutdown = new AbortController();
+  let pushVersion = 0;
+  const token = config.tokenFile
+    ? watchTokenFile(config.tokenFile, () => dispatch({ type: "tokenChanged" }), log)
+    : undefined;
+  if (token && cleartextOffHost(config.upstream))
+    log(`agent: the token goes to ${config.upstream} over cleartext HTTP/2; use https:// off the host`);
+  const ctx = {
+    backoff: options.backoff ?? { ...defaultBackoff, maxMs: 10_000 },
+    random: Math.random,
+    ackDelayMs: options.ackDelayMs ?? 1000,
+    healthyStreamMs: 10_000,
+    upstream: config.upstream,
+    tokenSource: config.tokenFile ? `the token file ${logSafe(config.tokenFile)}` : "",
+  };
+  let state = initialAgentState();
+  const received = { responses: 0, resources: 0 };
+  let stream: UpstreamStream | undefined;
+  let waitTimer: ReturnType<typeof setTimeout> | undefined;
+  let ackTimer: { at: number; timer: ReturnType<typeof setTimeout> } | undefined;
+
+  function dispatch(input: AgentInput): void {
+    const [next, actions] = step(state, input, ctx);
+    state = next;
+    for (const a of actions) run(a);
+  }
+  function run(a: AgentAction): void {
+    switch (a.do) {
+      case "open": {
+        stream?.close();
+        const { op } = a;
+        stream = openUpstreamStream(
+          { upstream: config.upstream, token: token?.current(), readMaxBytes },
+          {
+            connected: () => dispatch({ type: "connected", op, now: Date.now() }),
+            response: (res) => {
+              received.responses++;
+              received.resources += res.resources.length;
+              dispatch(responseInput(op, res));
+            },
+            ended: (code, message) => dispatch({ type: "ended", op, now: Date.now(), code, message }),
+          },
+        );
+        return;
+      }
+      case "send":
+        if (a.op === state.op) stream?.send(a.request);
+        return;
+      case "cache":
+        void writes(() => cache(a.typeUrl as TypeUrl, a.upserts, a.removed)).catch((e: unknown) =>
+          log(`agent: cache write failed: ${logSafe(String(e))}`),
+        );
+        return;
+      case "wait":
+        clearTimeout(waitTimer);
+        waitTimer = setTimeout(() => dispatch({ type: "timer", op: a.op }), a.ms);
+        return;
+      case "ackAt": {
+        if (ackTimer && ackTimer.at <= a.at) return;
+        if (ackTimer) clearTimeout(ackTimer.timer);
+        const timer = setTimeout(
+          () => {
+            ackTimer = undefined;
+            dispatch({ type: "tick", now: Date.now() });
+          },
+          Math.max(0, a.at - Date.now()),
+        );
+        ackTimer = { at: a.at, timer };
+        return;
+      }
+      case "close":
+        stream?.close();
+        stream = undefined;
+        return;
+      case "log":
+        log(a.line);
+        return;
+    }
+  }
+
+  /** Writes what a response changed into the cache, then pushes it to the local streams with its bytes. */
+  async function cache(
+    typeUrl: TypeUrl,
+    upserts: { name: string; version: string; body: Uint8Array }[],
+    removed: string[],
+  ) {
+    const changes: ResourceChange[] = [];
+    for (const r of upserts) {
+      const value: StoredResource = { typeUrl, name: r.name, version: r.version, body: r.body, service: "" };
+      await store.put(keys.resource(typeUrl, r.name), value);
+      changes.push(value);
+    }
+    for (const name of removed) {
+      await store.delete(keys.resource(typeUrl, name));
+      changes.push({ typeUrl, name, version: null });
+    }
+    pushes.emit(++pushVersion, changes);
+  }
+
+  const ads = createAdsHandlers({
+    store,
+    pushes,
+    shutdown: shutdown.signal,
+    log,
+    // Until the upstream answered every type asked for, no local proxy is told to remove what it holds.
+    sync: { synced: () => removalsAllowed(state) },
+    maxResponseBytes: readMaxBytes,
+  });
+  const local = tapLocalStreams(ads, {
+    namespace: config.namespace,
+    log,
+    demand: (node, ask) => dispatch({ type: "demand", node, ...ask }),
+    nack: (nack) => dispatch({ type: "nack", ...nack }),
+  });
+  // Local callers only (loopback, the pod's socket): a generous rate, no credentials; the node
+  // check above is what scopes them, as the upstream's token scopes the agent.
+  const admission = createAdmission({ ratePerSecond: 100 });
+  const authenticate = async () => ({
+    ok: true as const,
+    identity: { method: "none" as const, subject: "local proxy" },
+  });
+  const notFound = (_req: unknown, res: import("node:http2").Http2ServerResponse) => {
+    res.writeHead(404).end("edgepilot agent serves only ADS here\n");
+  };
+  const servers: Http2Server[] = [];
+  const localServer = () => {
+    const s = createH2cServer();
+    serveAdsH2(s, { ads: local, admission, authenticate, readMaxBytes, log }, notFound);
+    servers.push(s);
+    return s;
+  };
+  const tcp = localServer();
+  await listen(tcp, (s) => s.listen(config.port, "127.0.0.1"));
+  if (config.socket) {
+    rmSync(config.socket, { force: true });
+    const unix = localServer();
+    const path = config.socket;
+    await listen(unix, (s) => s.listen(path));
+  }
+  const readyServer = createHttpServer((req, res) => {
+    if (req.method !== "GET" || req.url?.split("?")[0] !== "/ready") return void res.writeHead(404).end();
+    const ok = state.ready;
+    res.writeHead(ok ? 200 : 503, { "content-type": "text/plain" });
+    res.end(ok ? "ready\n" : "not ready: no upstream configuration cached yet\n");
+  });
+  await listen(readyServer, (s) => s.listen(config.readyPort, "127.0.0.1"));
+  const port = (tcp.address() as AddressInfo).port;
+  const readyPort = (readyServer.address() as AddressInfo).port;
+  log(
+    `agent: ADS on 127.0.0.1:${port}${config.socket ? ` and unix:${config.socket}` : ""}, ready on ` +
+      `http://127.0.0.1:${readyPort}/ready; upstream ${config.upstream} (opened at the first local proxy), namespace ${config.namespace}`,
+  );
+  return {
+    port,
+    readyPort,
+    ready: () => state.ready,
+    upstreamStats: () => ({ ...received }),
+    async stop() {
+      dispatch({ type: "stop" });
+      clearTimeout(waitTimer);
+      if (ackTimer) clearTimeout(ackTimer.timer);
+      token?.close();
+      shutdown.abort();
+      const closing = [...servers, readyServer].map((s) => new Promise<void>((r) => s.close(() => r())));
+      readyServer.closeAllConnections();
+      await Promise.race([Promise.all(closing), new Promise((r) => setTimeout(r, 2000))]);
+      if (config.socket) rmSync(config.socket, { force: true });
+    },
+  };
+}
+
+/** An upstream response as the machine's input: resources with their encoded bytes, and removals. */
+function responseInput(op: number, res: DeltaDiscoveryResponse): AgentInput {
+  const resources = res.resources
+    .filter((r) => r.resource !== undefined)
+    .map((r) => ({ name: r.name, version: r.version, body: (r.resource?.value as Uint8Array).slice() }));
+  return {
+    type: "response",
+    op,
+    now: Date.now(),
+    typeUrl: res.typeUrl,
+    nonce: res.nonce,
+    resources,
+    removed: res.removedResources,
+  };
+}
+
+function listen<
+  S extends {
+    once(e: string, f: (e?: Error) => void): unknown;
+    off(e: string, f: (e?: Error) => void): unknown;
+  },
+>(server: S, start: (s: S) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (e?: Error) => reject(e);
+    server.once("error", failed);
+    server.once("listening", () => {
+      server.off("error", failed);
+      resolve();
+    });
+    start(server);
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * `edgepilot agent`: serves ADS to the proxies of its pod from one upstream Delta ADS stream (see
+ * lib/agent/index.ts). Configuration from flags and environment (see --help). SIGTERM closes the
+ * local streams and the upstream and exits 0. `edgepilot agent bootstrap --generator grpc` prints
+ * the bootstrap of a proxyless gRPC client of this pod (lib/agent/bootstrap.ts).
+ */
+import { grpcBootstrap, parseBootstrapArgs } from "../../lib/agent/bootstrap.ts";
+import { agentUsage, parseAgentConfig } from "../../lib/agent/config.ts";
+import { startAgent } from "./agent-runtime.ts";
+
+if (process.argv[2] === "bootstrap") {
+  const args = parseBootstrapArgs(process.env, process.argv.slice(3));
+  if (!args.ok) {
+    for (const e of args.errors) console.error(`agent bootstrap: ${e}`);
+    process.exit(2);
+  }
+  console.log(JSON.stringify(grpcBootstrap(args.input), null, 2));
+  process.exit(0);
+}
+
+const parsed = parseAgentConfig(process.env, process.argv.slice(2));
+if (parsed.ok === "help") {
+  console.log(agentUsage());
+  process.exit(0);
+}
+if (!parsed.ok) {
+  for (const e of parsed.errors) console.error(`agent: config: ${e}`);
+  process.exit(2);
+}
+const log = (line: string) => console.log(line);
+const agent = await startAgent(parsed.config, { log }).catch((e: unknown) => {
+  console.error(`agent: cannot start: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+});
+let stopping = false;
+for (const sig of ["SIGTERM", "SIGINT"] as const) {
+  process.on(sig, () => {
+    if (stopping) return;
+    stopping = true;
+    log(`agent: ${sig}: closing local streams and the upstream`);
+    agent.stop().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        console.error(`agent: unclean stop: ${String(e)}`);
+        process.exit(1);
+      },
+    );
+  });
+}

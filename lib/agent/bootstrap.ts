@@ -1,0 +1,108 @@
+/**
+ * `edgepilot agent bootstrap --generator grpc`: the xDS bootstrap a proxyless gRPC client (grpc-js-xds,
+ * gRPC C-core, grpc-go) needs to reach the agent of its pod. The node is Istio's, from the pod's
+ * environment (downward API): id `sidecar~<POD_IP>~<POD_NAME>.<POD_NAMESPACE>~<POD_NAMESPACE>.svc.<suffix>`,
+ * metadata GENERATOR=grpc, NAMESPACE and INSTANCE_IPS, as istio-agent's gRPC bootstrap sets them.
+ */
+
+/** What the bootstrap is built from; every field validated by parseBootstrapArgs. */
+export interface BootstrapInput {
+  generator: "grpc";
+  podIp: string;
+  podName: string;
+  namespace: string;
+  domainSuffix: string;
+  /** `region/zone/sub_zone` (any part may be empty); absent: no locality. */
+  locality?: { region: string; zone: string; subZone: string };
+  /** Where the agent serves ADS: `unix:<path>` or `127.0.0.1:<port>`. */
+  serverUri: string;
+}
+
+/** The parsed bootstrap input, or every problem found (each names its variable or flag). */
+export type BootstrapArgs = { ok: true; input: BootstrapInput } | { ok: false; errors: string[] };
+
+const label = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/**
+ * Parses `--generator`, `--locality` over the pod's environment (POD_IP, POD_NAME, POD_NAMESPACE,
+ * DOMAIN_SUFFIX) and the agent's own settings (EDGEPILOT_AGENT_SOCKET, else EDGEPILOT_AGENT_PORT).
+ * Each error names its variable or flag.
+ */
+export function parseBootstrapArgs(
+  env: Record<string, string | undefined>,
+  argv: readonly string[],
+): BootstrapArgs {
+  const errors: string[] = [];
+  const flags = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const m = /^--(generator|locality|socket|port)(?:=(.*))?$/.exec(argv[i] as string);
+    const value = m ? (m[2] ?? argv[++i]) : undefined;
+    if (!m || value === undefined)
+      errors.push(`${JSON.stringify(argv[i - (m ? 1 : 0)])}: unknown argument or missing value`);
+    else flags.set(m[1] as string, value);
+  }
+  const generator = flags.get("generator");
+  if (generator === undefined) errors.push("--generator is required: grpc (envoy is not supported yet)");
+  else if (generator !== "grpc")
+    errors.push(`--generator=${JSON.stringify(generator)}: only grpc is supported (envoy is planned)`);
+  const need = (name: string, rule?: RegExp, what?: string): string => {
+    const v = env[name] ?? "";
+    if (v === "") errors.push(`${name} is not set (the pod's, through the downward API)`);
+    else if (rule && !rule.test(v)) errors.push(`${name}=${JSON.stringify(v)}: not ${what}`);
+    return v;
+  };
+  const podIp = need("POD_IP", /^[0-9a-fA-F.:]+$/, "an IP address");
+  const podName = need("POD_NAME", /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, "a pod name");
+  const namespace = need("POD_NAMESPACE", label, "a namespace name");
+  const domainSuffix = env.DOMAIN_SUFFIX || "cluster.local";
+  let locality: BootstrapInput["locality"];
+  const loc = flags.get("locality");
+  if (loc !== undefined) {
+    const parts = loc.split("/");
+    if (parts.length > 3) errors.push(`--locality=${JSON.stringify(loc)}: want region/zone/sub_zone`);
+    else locality = { region: parts[0] ?? "", zone: parts[1] ?? "", subZone: parts[2] ?? "" };
+  }
+  const socket = flags.get("socket") ?? env.EDGEPILOT_AGENT_SOCKET;
+  const port = flags.get("port") ?? env.EDGEPILOT_AGENT_PORT ?? "15011";
+  if (!socket && !/^\d{1,5}$/.test(port))
+    errors.push(`EDGEPILOT_AGENT_PORT=${JSON.stringify(port)}: not a port`);
+  const serverUri = socket ? `unix:${socket}` : `127.0.0.1:${port}`;
+  if (errors.length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    input: {
+      generator: "grpc",
+      podIp,
+      podName,
+      namespace,
+      domainSuffix,
+      serverUri,
+      ...(locality && { locality }),
+    },
+  };
+}
+
+/** The bootstrap JSON (grpc-js-xds's GRPC_XDS_BOOTSTRAP file), as a plain object. */
+export function grpcBootstrap(input: BootstrapInput): Record<string, unknown> {
+  const ns = input.namespace;
+  return {
+    xds_servers: [
+      {
+        server_uri: input.serverUri,
+        channel_creds: [{ type: "insecure" }],
+        server_features: ["xds_v3"],
+      },
+    ],
+    node: {
+      id: `sidecar~${input.podIp}~${input.podName}.${ns}~${ns}.svc.${input.domainSuffix}`,
+      ...(input.locality && {
+        locality: {
+          region: input.locality.region,
+          zone: input.locality.zone,
+          sub_zone: input.locality.subZone,
+        },
+      }),
+      metadata: { GENERATOR: "grpc", NAMESPACE: ns, INSTANCE_IPS: input.podIp },
+    },
+  };
+}

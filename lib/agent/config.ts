@@ -1,0 +1,168 @@
+/** The agent's configuration from environment variables and command-line flags (flags win), validated in one place. */
+import { isLoopbackHost } from "../auth/config.ts";
+
+/** Validated agent settings. */
+export interface AgentConfig {
+  /** The upstream Node edgepilot's XDS_PORT, as `http://host:port` (h2c) or `https://host:port` (TLS). */
+  upstream: string;
+  /** A file holding the bearer token sent upstream; re-read when it changes. Absent: no token. */
+  tokenFile: string | undefined;
+  /** The namespace of this pod: every local proxy's node must claim it. */
+  namespace: string;
+  /** Loopback TCP port of the local ADS (0: any free port). */
+  port: number;
+  /** Unix socket path of the local ADS; absent: none. */
+  socket: string | undefined;
+  /** Loopback port of GET /ready (0: any free port). */
+  readyPort: number;
+}
+
+/** A setting: its flag, its variable, its default. */
+interface Setting {
+  flag: string;
+  env: string;
+  help: string;
+  fallback?: string;
+}
+
+/** Every setting, for parsing and for --help. */
+export const agentSettings: readonly Setting[] = [
+  {
+    flag: "upstream",
+    env: "EDGEPILOT_AGENT_UPSTREAM",
+    help: "upstream edgepilot's XDS_PORT (required), e.g. http://edgepilot.edgepilot:15010",
+  },
+  {
+    flag: "token-file",
+    env: "EDGEPILOT_AGENT_TOKEN_FILE",
+    help: "file holding the bearer token sent upstream",
+  },
+  { flag: "namespace", env: "POD_NAMESPACE", help: "this pod's namespace (required)" },
+  {
+    flag: "port",
+    env: "EDGEPILOT_AGENT_PORT",
+    fallback: "15011",
+    help: "local ADS port on 127.0.0.1, 0 = any",
+  },
+  { flag: "socket", env: "EDGEPILOT_AGENT_SOCKET", help: "local ADS Unix socket path (off when unset)" },
+  {
+    flag: "ready-port",
+    env: "EDGEPILOT_AGENT_READY_PORT",
+    fallback: "15021",
+    help: "GET /ready port on 127.0.0.1",
+  },
+];
+
+/** The outcome of parsing: a config, a request for help, or every problem found (each names its variable). */
+export type AgentConfigResult =
+  | { ok: true; config: AgentConfig }
+  | { ok: "help" }
+  | { ok: false; errors: string[] };
+
+/** Kubernetes namespace names: DNS-1123 labels. */
+const namespaceRule = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** Parses flags (`--name value`, `--name=value`) over the environment. */
+export function parseAgentConfig(
+  env: Record<string, string | undefined>,
+  argv: readonly string[],
+): AgentConfigResult {
+  const errors: string[] = [];
+  const flags = new Map<string, { value: string; label: string }>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--help" || arg === "-h") return { ok: "help" };
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
+    const setting = m && agentSettings.find((s) => s.flag === m[1]);
+    if (!m || !setting) {
+      errors.push(`${JSON.stringify(arg)}: unknown argument (see edgepilot agent --help)`);
+      continue;
+    }
+    const value = m[2] ?? argv[++i];
+    if (value === undefined) {
+      errors.push(`${arg}: needs a value`);
+      continue;
+    }
+    flags.set(setting.env, { value, label: `--${setting.flag} (${setting.env})` });
+  }
+  const raw = (name: string): { value: string; label: string } | undefined => {
+    const f = flags.get(name);
+    if (f) return f;
+    const e = env[name];
+    if (e !== undefined && e !== "") return { value: e, label: name };
+    const fallback = agentSettings.find((s) => s.env === name)?.fallback;
+    return fallback === undefined ? undefined : { value: fallback, label: `${name} (default)` };
+  };
+  const port = (name: string): number => {
+    const r = raw(name) as { value: string; label: string };
+    const n = Number(r.value);
+    if (!/^\d+$/.test(r.value.trim()) || n > 65535)
+      errors.push(`${r.label}=${JSON.stringify(r.value)}: not a port (0-65535)`);
+    return n;
+  };
+
+  let upstream = "";
+  const up = raw("EDGEPILOT_AGENT_UPSTREAM");
+  if (up === undefined) {
+    errors.push(
+      "EDGEPILOT_AGENT_UPSTREAM is not set: where is the upstream edgepilot's XDS_PORT? e.g. http://edgepilot.edgepilot:15010",
+    );
+  } else {
+    upstream = checkUpstream(up, errors);
+  }
+  const ns = raw("POD_NAMESPACE");
+  if (ns === undefined)
+    errors.push("POD_NAMESPACE is not set: the namespace of this pod (every local proxy must claim it)");
+  else if (!namespaceRule.test(ns.value))
+    errors.push(`${ns.label}=${JSON.stringify(ns.value)}: not a Kubernetes namespace name`);
+  const config: AgentConfig = {
+    upstream,
+    tokenFile: raw("EDGEPILOT_AGENT_TOKEN_FILE")?.value,
+    namespace: ns?.value ?? "",
+    port: port("EDGEPILOT_AGENT_PORT"),
+    socket: raw("EDGEPILOT_AGENT_SOCKET")?.value,
+    readyPort: port("EDGEPILOT_AGENT_READY_PORT"),
+  };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
+}
+
+/** `http://host:port` or `https://host:port`, nothing more; a token over cleartext only to loopback. */
+function checkUpstream(r: { value: string; label: string }, errors: string[]): string {
+  let u: URL;
+  try {
+    u = new URL(r.value);
+  } catch {
+    errors.push(
+      `${r.label}=${JSON.stringify(r.value)}: not a URL (want e.g. http://edgepilot.edgepilot:15010)`,
+    );
+    return "";
+  }
+  if (u.protocol !== "http:" && u.protocol !== "https:")
+    errors.push(`${r.label}: must be http:// (h2c) or https:// (TLS)`);
+  if (u.pathname !== "/" || u.search || u.hash || u.username)
+    errors.push(`${r.label}: only scheme, host and port`);
+  return `${u.protocol}//${u.host}`;
+}
+
+/** Whether a cleartext upstream reaches beyond this host (a token would cross the network in the clear). */
+export function cleartextOffHost(upstream: string): boolean {
+  const u = new URL(upstream);
+  return u.protocol === "http:" && !isLoopbackHost(u.hostname.replace(/^\[|\]$/g, ""));
+}
+
+/** The --help text, listing every flag with its variable and default. */
+export function agentUsage(): string {
+  const rows = agentSettings.map((s) => {
+    const dflt = s.fallback === undefined ? "" : ` (default ${s.fallback})`;
+    return `  ${`--${s.flag} <v>`.padEnd(20)}${s.env.padEnd(28)}${s.help}${dflt}`;
+  });
+  return [
+    "usage: edgepilot agent [flags]",
+    "       edgepilot agent bootstrap --generator grpc",
+    "",
+    "Serves ADS (SotW and Delta) to the proxies of this pod from one upstream Delta ADS stream,",
+    "keeping the last good configuration when the upstream is away.",
+    "",
+    ...rows,
+  ].join("\n");
+}

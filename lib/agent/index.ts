@@ -1,0 +1,74 @@
+/**
+ * `edgepilot agent`: the xDS proxy beside a workload, as Istio's pilot-agent is for its Envoy. It
+ * serves ADS (SotW and Delta) to the proxies of its pod on a loopback port and a Unix socket, and
+ * holds ONE upstream connection for all of them. This module is the pure part; the Node driver is
+ * functions/node/agent*.ts.
+ *
+ * ```
+ *  local proxies (grpc-js-xds, Envoy)          edgepilot agent                         upstream
+ *  ── ADS SotW/Delta ──▶ agent-local.ts tap ──▶ the server's own ADS handlers ─┐
+ *     (namespace check, asks, NACKs)            (functions/ads-handlers.ts)    │ read
+ *                 │ demand / nack                                              ▼
+ *                 ▼                                                   cache: memory Store,
+ *        machine.ts step() ──send──▶ agent-upstream.ts ══ Delta ADS ══▶ Node edgepilot (XDS_PORT)
+ *                 ▲  └──cache──▶ keys.resource(type, name) ─▶ push signal ─▶ local sessions
+ *                 └──── responses, stream end, timers, token file changes
+ * ```
+ *
+ * The cache. Per type URL, name ─▶ version + encoded resource, exactly what the upstream sent
+ * (versions are the upstream's content hashes). It is a memory Store holding StoredResources
+ * under keys.resource, so the local proxies are served by the server's own sessions over it
+ * (lib/xds/sotw.ts, delta.ts through functions/ads-handlers.ts and functions/node/ads-h2.ts):
+ * ACK/NACK, wildcard, initial_resource_versions, removed_resources, response budgets and stream
+ * limits are the server's rules, not reimplemented. Each cache change is announced on a push
+ * signal with its bytes (ResourceChange), so local streams answer from the change, as the
+ * server's streams answer from its flush.
+ *
+ * The upstream. One HTTP/2 connection (h2c or TLS) carrying one Delta ADS stream to a Node
+ * edgepilot. It opens at the first local proxy and subscribes to the union of what local proxies
+ * ask for (names per type, or the wildcard; demand.ts), which only grows while the agent lives.
+ * Its node is the first local proxy's (id, metadata, locality). Every local node must claim the
+ * agent's namespace (POD_NAMESPACE; local-node.ts): a proxy of another namespace is refused with
+ * PermissionDenied saying why, since the one upstream stream asks as that namespace for all.
+ *
+ * Last good configuration (the restart rule of "Do no harm", end to end). The cache changes only
+ * by what an upstream response carries; a stream that ends, a slow or unreachable upstream change
+ * nothing, so local proxies keep what they have and a new local proxy is answered from the cache
+ * at once. Every new upstream stream sends initial_resource_versions of the cache, so an upstream
+ * (restarted, or another instance) that publishes the same resources resends nothing; removals
+ * are applied only as the upstream publishes them, and the upstream holds removals until it is
+ * synced (PILOT_SYNC_TIMEOUT). Locally, no proxy is told to remove what it holds until the
+ * upstream answered every type asked for (removalsAllowed: the local sessions' sync gate), so a
+ * restarted agent with an empty cache never empties a proxy that reconnects holding its config.
+ *
+ * Reconnects: jittered exponential backoff (lib/relay/backoff.ts), reset by a response or a stream
+ * that lived long; one log line per upstream state change (connecting, connected, first
+ * configuration cached, stream ended with its gRPC status, token refused).
+ *
+ * Auth upstream: `authorization: Bearer <token>` from a file, re-read when its directory changes
+ * (fs.watch: a projected service-account token rotates by a symlink swap) and at each new stream;
+ * an open stream keeps the token it was opened with (the server checks it at stream start). A
+ * refused token (UNAUTHENTICATED) is logged naming the file and retried with backoff, and at once
+ * when the file changes.
+ *
+ * NACKs flow through: the agent ACKs an upstream response only after `ackDelayMs` without a local
+ * NACK of its type; a local proxy's NACK in that window answers it upstream with the proxy's
+ * error_detail (prefixed by its node id), so the upstream's proxy status records it. The agent never
+ * NACKs on its own: it cannot judge a resource, only pass on a proxy's judgment.
+ *
+ * Readiness: GET /ready answers 200 once a first upstream response is cached, else 503.
+ */
+export { type AgentConfig, type AgentConfigResult, agentUsage, parseAgentConfig } from "./config.ts";
+export { type Ask, addDemand, type Demand, deltaAsk, sotwAsk } from "./demand.ts";
+export { localNodeProblem } from "./local-node.ts";
+export {
+  type AgentAction,
+  type AgentContext,
+  type AgentInput,
+  type AgentState,
+  initialAgentState,
+  removalsAllowed,
+  step,
+  type UpstreamResource,
+} from "./machine.ts";
+export { maxNamesPerUpstreamRequest, type UpstreamRequest } from "./requests.ts";

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { grpcBootstrap, parseBootstrapArgs } from "../../../lib/agent/bootstrap.ts";
+
+const pod = { POD_IP: "10.1.0.9", POD_NAME: "app-7d9", POD_NAMESPACE: "shop" };
+
+describe("agent bootstrap", () => {
+  it("builds Istio's node for a proxyless gRPC client, pointing at the agent's socket", () => {
+    const args = parseBootstrapArgs({ ...pod, EDGEPILOT_AGENT_SOCKET: "/var/run/xds.sock" }, [
+      "--generator",
+      "grpc",
+      "--locality=r1/z1",
+    ]);
+    expect(args.ok).toBe(true);
+    if (!args.ok) return;
+    expect(grpcBootstrap(args.input)).toEqual({
+      xds_servers: [
+        {
+          server_uri: "unix:/var/run/xds.sock",
+          channel_creds: [{ type: "insecure" }],
+          server_features: ["xds_v3"],
+        },
+      ],
+      node: {
+        id: "sidecar~10.1.0.9~app-7d9.shop~shop.svc.cluster.local",
+        locality: { region: "r1", zone: "z1", sub_zone: "" },
+        metadata: { GENERATOR: "grpc", NAMESPACE: "shop", INSTANCE_IPS: "10.1.0.9" },
+      },
+    });
+  });
+
+  it("points at the loopback port without a socket, with the domain suffix given", () => {
+    const args = parseBootstrapArgs({ ...pod, DOMAIN_SUFFIX: "corp.local" }, [
+      "--generator=grpc",
+      "--port",
+      "16000",
+    ]);
+    expect(args.ok && grpcBootstrap(args.input)).toMatchObject({
+      xds_servers: [{ server_uri: "127.0.0.1:16000" }],
+      node: { id: "sidecar~10.1.0.9~app-7d9.shop~shop.svc.corp.local" },
+    });
+  });
+
+  it.each([
+    { what: "no generator", env: pod, argv: [], error: /^--generator is required/ },
+    { what: "envoy", env: pod, argv: ["--generator", "envoy"], error: /only grpc is supported/ },
+    {
+      what: "no pod IP",
+      env: { ...pod, POD_IP: "" },
+      argv: ["--generator=grpc"],
+      error: /^POD_IP is not set/,
+    },
+    {
+      what: "a bad namespace",
+      env: { ...pod, POD_NAMESPACE: "Shop" },
+      argv: ["--generator=grpc"],
+      error: /^POD_NAMESPACE="Shop": not a namespace/,
+    },
+    {
+      what: "an unknown flag",
+      env: pod,
+      argv: ["--generator=grpc", "--x"],
+      error: /^"--x": unknown argument/,
+    },
+  ])("refuses $what, naming it", ({ env, argv, error }) => {
+    const args = parseBootstrapArgs(env, argv);
+    expect(args.ok).toBe(false);
+    expect(!args.ok && args.errors[0]).toMatch(error);
+  });
+});

@@ -1,0 +1,135 @@
+import { create } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { agentUsage, cleartextOffHost, parseAgentConfig } from "../../../lib/agent/config.ts";
+import { localNodeProblem } from "../../../lib/agent/local-node.ts";
+import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
+
+const env = (o: Record<string, string | undefined> = {}) => ({
+  EDGEPILOT_AGENT_UPSTREAM: "http://edgepilot.edgepilot:15010",
+  POD_NAMESPACE: "shop",
+  ...o,
+});
+
+describe("agent config", () => {
+  it("takes the environment, with defaults", () => {
+    expect(parseAgentConfig(env(), [])).toEqual({
+      ok: true,
+      config: {
+        upstream: "http://edgepilot.edgepilot:15010",
+        tokenFile: undefined,
+        namespace: "shop",
+        port: 15011,
+        socket: undefined,
+        readyPort: 15021,
+      },
+    });
+  });
+
+  it("lets flags win, in both forms", () => {
+    const r = parseAgentConfig(env(), [
+      "--upstream=https://cp:15012",
+      "--token-file",
+      "/var/run/token",
+      "--port=0",
+      "--socket",
+      "/etc/xds/agent.sock",
+      "--ready-port",
+      "9000",
+      "--namespace=web",
+    ]);
+    expect(r).toEqual({
+      ok: true,
+      config: {
+        upstream: "https://cp:15012",
+        tokenFile: "/var/run/token",
+        namespace: "web",
+        port: 0,
+        socket: "/etc/xds/agent.sock",
+        readyPort: 9000,
+      },
+    });
+  });
+
+  it.each([
+    {
+      what: "no upstream",
+      e: { EDGEPILOT_AGENT_UPSTREAM: "" },
+      argv: [],
+      error: /^EDGEPILOT_AGENT_UPSTREAM is not set/,
+    },
+    { what: "no namespace", e: { POD_NAMESPACE: "" }, argv: [], error: /^POD_NAMESPACE is not set/ },
+    {
+      what: "a bad namespace",
+      e: { POD_NAMESPACE: "Shop_1" },
+      argv: [],
+      error: /^POD_NAMESPACE="Shop_1": not a Kubernetes namespace/,
+    },
+    {
+      what: "not a URL",
+      e: { EDGEPILOT_AGENT_UPSTREAM: "cp:15010" },
+      argv: [],
+      error: /^EDGEPILOT_AGENT_UPSTREAM: must be http:\/\/ \(h2c\) or https:\/\//,
+    },
+    {
+      what: "a path",
+      e: {},
+      argv: ["--upstream", "http://cp:1/x"],
+      error: /^--upstream \(EDGEPILOT_AGENT_UPSTREAM\): only scheme, host and port/,
+    },
+    {
+      what: "a bad port",
+      e: { EDGEPILOT_AGENT_PORT: "70000" },
+      argv: [],
+      error: /^EDGEPILOT_AGENT_PORT="70000": not a port/,
+    },
+    { what: "an unknown flag", e: {}, argv: ["--bogus"], error: /^"--bogus": unknown argument/ },
+    { what: "a flag without value", e: {}, argv: ["--socket"], error: /^--socket: needs a value/ },
+  ])("refuses $what, naming the variable", ({ e, argv, error }) => {
+    const r = parseAgentConfig(env(e), argv);
+    expect(r.ok).toBe(false);
+    expect(r.ok === false && r.errors[0]).toMatch(error);
+  });
+
+  it("answers --help with every variable", () => {
+    expect(parseAgentConfig({}, ["--help"])).toEqual({ ok: "help" });
+    for (const v of [
+      "EDGEPILOT_AGENT_UPSTREAM",
+      "EDGEPILOT_AGENT_TOKEN_FILE",
+      "POD_NAMESPACE",
+      "EDGEPILOT_AGENT_SOCKET",
+    ])
+      expect(agentUsage()).toContain(v);
+  });
+
+  it("knows when a token would cross the network in the clear", () => {
+    expect(cleartextOffHost("http://127.0.0.1:15010")).toBe(false);
+    expect(cleartextOffHost("http://[::1]:15010")).toBe(false);
+    expect(cleartextOffHost("http://cp:15010")).toBe(true);
+    expect(cleartextOffHost("https://cp:15010")).toBe(false);
+  });
+});
+
+describe("local nodes", () => {
+  const node = (id: string, metadata: Record<string, string> = {}) => create(NodeSchema, { id, metadata });
+  it.each([
+    { what: "its namespace by domain", n: node("sidecar~10.0.0.1~a.shop~shop.svc.cluster.local"), ok: true },
+    { what: "its namespace by metadata", n: node("sidecar~10.0.0.1~a~x", { NAMESPACE: "shop" }), ok: true },
+    {
+      what: "another namespace",
+      n: node("sidecar~10.0.0.1~a.web~web.svc.cluster.local"),
+      ok: false,
+      msg: /claims namespace "web", but this agent serves the proxies of namespace "shop"/,
+    },
+    { what: "no namespace", n: node("sidecar~10.0.0.1~a~local"), ok: false, msg: /claims no namespace/ },
+    {
+      what: "not Istio's form",
+      n: node("proxy-1"),
+      ok: false,
+      msg: /missing parts in the service node "proxy-1"/,
+    },
+  ])("$what", ({ n, ok, msg }) => {
+    const problem = localNodeProblem(n, "shop");
+    if (ok) expect(problem).toBeUndefined();
+    else expect(problem).toMatch(msg as RegExp);
+  });
+});
