@@ -1,5 +1,7 @@
 /** The agent's configuration from environment variables and command-line flags (flags win), validated in one place. */
+
 import { isLoopbackHost } from "../auth/config.ts";
+import { parseFlags } from "../cli-flags.ts";
 
 /** Validated agent settings. */
 export interface AgentConfig {
@@ -67,27 +69,16 @@ export function parseAgentConfig(
   env: Record<string, string | undefined>,
   argv: readonly string[],
 ): AgentConfigResult {
-  const errors: string[] = [];
-  const flags = new Map<string, { value: string; label: string }>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === "--help" || arg === "-h") return { ok: "help" };
-    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(arg);
-    const setting = m && agentSettings.find((s) => s.flag === m[1]);
-    if (!m || !setting) {
-      errors.push(`${JSON.stringify(arg)}: unknown argument (see edgepilot agent --help)`);
-      continue;
-    }
-    const value = m[2] ?? argv[++i];
-    if (value === undefined) {
-      errors.push(`${arg}: needs a value`);
-      continue;
-    }
-    flags.set(setting.env, { value, label: `--${setting.flag} (${setting.env})` });
-  }
+  const parsed = parseFlags(
+    argv,
+    agentSettings,
+    (arg) => `${JSON.stringify(arg)}: unknown argument (see edgepilot agent --help)`,
+  );
+  if (parsed.help) return { ok: "help" };
+  const { flags, errors } = parsed;
   const raw = (name: string): { value: string; label: string } | undefined => {
     const f = flags.get(name);
-    if (f) return f;
+    if (f) return { value: f.value, label: `${f.flag} (${name})` };
     const e = env[name];
     if (e !== undefined && e !== "") return { value: e, label: name };
     const fallback = agentSettings.find((s) => s.env === name)?.fallback;

@@ -1,4 +1,5 @@
 /** The relay's configuration from environment variables and command-line flags (flags win), validated. */
+import { parseFlags } from "../cli-flags.ts";
 import { parseDuration } from "../push/debounce.ts";
 
 /**
@@ -133,32 +134,17 @@ export function parseRelayConfig(
   env: Record<string, string | undefined>,
   argv: readonly string[],
 ): RelayConfigResult {
-  const errors: string[] = [];
-  const flags = new Map<string, { value: string; label: string }>();
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === "--help" || arg === "-h") return { ok: "help" };
-    const m = /^--(no-)?([a-z-]+)(?:=(.*))?$/.exec(arg);
-    const setting = m && relaySettings.find((s) => s.flag !== "" && s.flag === m[2]);
-    if (!m || !setting) {
-      errors.push(`${arg}: unknown argument (see --help)`);
-      continue;
-    }
-    if (setting.kind === "bool" && m[3] === undefined) {
-      flags.set(setting.env, { value: m[1] ? "false" : "true", label: arg });
-      continue;
-    }
-    const value = m[3] ?? argv[++i];
-    if (m[1] || value === undefined) {
-      errors.push(`${arg}: ${m[1] ? "only boolean flags take --no-" : "needs a value"}`);
-      continue;
-    }
-    flags.set(setting.env, { value, label: `--${setting.flag}` });
-  }
+  const parsed = parseFlags(
+    argv,
+    relaySettings.map((s) => ({ flag: s.flag, env: s.env, bool: s.kind === "bool" })),
+    (arg) => `${arg}: unknown argument (see --help)`,
+  );
+  if (parsed.help) return { ok: "help" };
+  const { flags, errors } = parsed;
 
   const raw = (name: string): { value: string; label: string } | undefined => {
     const f = flags.get(name);
-    if (f) return { value: f.value, label: `${f.label}=${f.value} (${name})` };
+    if (f) return { value: f.value, label: `${f.flag}=${f.value} (${name})` };
     const e = env[name];
     if (e !== undefined && e !== "") return { value: e, label: `${name}=${e}` };
     const fallback = relaySettings.find((s) => s.env === name)?.fallback;

@@ -4,7 +4,6 @@
  * truncated stream, and the pull-based contract (the transport paused while a message waits).
  */
 import { gzipSync } from "node:zlib";
-import { create, toBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { compressionGzip } from "@connectrpc/connect-node";
 import { describe, expect, it } from "vitest";
@@ -13,20 +12,7 @@ import {
   type DiscoveryRequest,
   DiscoveryRequestSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-
-const request = (typeUrl: string) =>
-  toBinary(DiscoveryRequestSchema, create(DiscoveryRequestSchema, { typeUrl }));
-
-/** A gRPC length-prefixed message. */
-function frame(data: Uint8Array, flags = 0): Uint8Array {
-  const out = new Uint8Array(5 + data.length);
-  out[0] = flags;
-  new DataView(out.buffer).setUint32(1, data.length);
-  out.set(data, 5);
-  return out;
-}
-
-const join = (...parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
+import { frame, join, request } from "./grpc-frames.ts";
 
 /** Cuts `bytes` at the given offsets. */
 const cut = (bytes: Uint8Array, at: number[]) =>
