@@ -24,12 +24,14 @@ import { createSerial } from "../../lib/serial.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import type { StoredResource, TypeUrl } from "../../lib/xds/types.ts";
+import { useSyncSha256 } from "../../lib/xds/version.ts";
 import { createAdmission } from "../admission.ts";
 import { createAdsHandlers } from "../ads-handlers.ts";
 import { serveAdsH2 } from "./ads-h2.ts";
 import { tapLocalStreams } from "./agent-local.ts";
 import { watchTokenFile } from "./agent-token.ts";
 import { openUpstreamStream, type UpstreamStream } from "./agent-upstream.ts";
+import { nodeSha256 } from "./sha256.ts";
 
 /** A running agent. */
 export interface RunningAgent {
@@ -57,6 +59,9 @@ export interface AgentOptions {
 export async function startAgent(config: AgentConfig, options: AgentOptions): Promise<RunningAgent> {
   const { log } = options;
   const readMaxBytes = options.readMaxBytes ?? 16 * 1024 * 1024;
+  // As the Node runtime: set versions hashed on this thread, so local streams take the sessions'
+  // synchronous answer paths (pushNow/requestNow) instead of a WebCrypto round trip per answer.
+  useSyncSha256(nodeSha256);
   // The cache: what the upstream sent, under keys.resource, served by the server's own sessions.
   const store = createMemoryStore();
   const pushes = createPushSignal((e) => log(`agent: a local stream failed a push: ${logSafe(String(e))}`));

@@ -320,6 +320,8 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     for (const typeUrl of pushOrder) {
       const state = states.get(typeUrl);
       if (!state) continue;
+      // A held answer (as onPush) reads the store: the push may carry a name it lacked.
+      if (state.missingHeld) return undefined;
       const sent = state.sent;
       if (!sent) {
         if (state.waiting !== undefined) return undefined; // a held first answer reads the store

@@ -12,7 +12,9 @@
  * alternately (agent, direct, direct, agent, ...), each change posted once both processes' event
  * loops are idle again. Both processes' CPU (process.cpuUsage) is read around each change. The
  * agent's RSS is sampled after a full GC (memory-probe.mjs) idle, and with 100 local streams.
- * `npx tsx test/bench/agent-latency.ts [changes per path, default 20]` prints the report as JSON.
+ * `npx tsx test/bench/agent-latency.ts [changes per path, default 20]` prints the report as JSON;
+ * AGENT_CPU_PROFILE=<file.cpuprofile> writes the agent's CPU profile of the changes at 100 streams
+ * (at 1 with AGENT_CPU_PROFILE_STREAMS=1).
  */
 import { type ChildProcess, fork, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -191,9 +193,9 @@ export async function measureAgentLatency(changes = 20): Promise<AgentLatencyRep
       [100, { agent: 3, direct: 2 }],
     ] as const) {
       const ports = { agent: a.port, direct: server.xdsPort };
-      const paths = ["agent", "direct"] as const;
+      const paths: readonly ("agent" | "direct")[] = ["agent", "direct"];
       for (const path of paths) {
-        const open = {
+        const open: ToAgentClients = {
           kind: "open",
           group: path,
           port: ports[path],
@@ -201,15 +203,18 @@ export async function measureAgentLatency(changes = 20): Promise<AgentLatencyRep
           target: targets[path],
           services,
         };
-        await c.request(open as ToAgentClients, "ready");
+        await c.request(open, "ready");
       }
       const samples = {
         agent: { ms: [] as number[], post: [] as number[], agentCpu: 0, serverCpu: 0 },
         direct: { ms: [] as number[], post: [] as number[], agentCpu: 0, serverCpu: 0 },
       };
+      const profiled = Number(process.env.AGENT_CPU_PROFILE_STREAMS ?? 100);
+      const profile = streams === profiled ? process.env.AGENT_CPU_PROFILE : undefined;
+      if (profile) await ask(a.child, { kind: "profile-start" });
       for (let i = 0; i < changes; i++) {
         // Alternating, and each path first in every other pair: agent, direct, direct, agent, ...
-        const order = i % 2 === 0 ? paths : ([...paths].reverse() as typeof paths);
+        const order = i % 2 === 0 ? paths : [...paths].reverse();
         for (const path of order) {
           const target = targets[path];
           const ips = [`10.250.${i % 250}.1`, `10.250.${i % 250}.2`];
@@ -232,6 +237,7 @@ export async function measureAgentLatency(changes = 20): Promise<AgentLatencyRep
           s.agentCpu += after[1] - before[1];
         }
       }
+      if (profile) await ask(a.child, { kind: "profile-stop", file: profile });
       if (streams === 100) streams100 = await memoryOf(a);
       for (const path of paths) {
         const s = samples[path];

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFileStore } from "../../lib/store/file.ts";
 import type { Store } from "../../lib/store/store.ts";
+import { measureAgentLatency } from "./agent-latency.ts";
 import { measureCapacity } from "./do-capacity.ts";
 import { measureFanoutAlone } from "./fanout.ts";
 import { largeBatch, measureIngestStall } from "./ingest-stall.ts";
@@ -131,6 +132,34 @@ for (const n of [0, 100, 1000]) {
   }
 }
 console.log("(target: POST ms independent of the number of streams)");
+
+console.log(
+  "\nthe agent: one endpoint change through `edgepilot agent` (its own process, as `npm run agent`) beside the same" +
+    " change direct to the Node edgepilot (its own process, as `npm start`); real Delta ADS clients in a third process" +
+    " POST each change; time to the LAST stream holding the new ClusterLoadAssignment; agent and direct alternating," +
+    " 20 changes each; CPU: process.cpuUsage per change",
+);
+console.log(
+  "streams | path   | last stream has it p50 ms | p99 ms | agent adds p50/p99 ms | agent CPU µs/change | server CPU µs/change | POST ms",
+);
+{
+  const r = await measureAgentLatency(20);
+  for (const row of r.rows) {
+    const direct = r.rows.find((d) => d.streams === row.streams && d.path === "direct");
+    const adds =
+      row.path === "agent" && direct
+        ? `${(row.p50Ms - direct.p50Ms).toFixed(1)}/${(row.p99Ms - direct.p99Ms).toFixed(1)}`
+        : "(floor)";
+    console.log(
+      `${pad(row.streams, 7)} | ${row.path.padEnd(6)} | ${pad(row.p50Ms.toFixed(1), 25)} | ${pad(row.p99Ms.toFixed(1), 6)} | ${pad(adds, 21)} | ${pad(row.path === "agent" ? row.agentCpuUs.toFixed(0) : "-", 19)} | ${pad(row.serverCpuUs.toFixed(0), 20)} | ${pad(row.postMs.toFixed(1), 7)}`,
+    );
+  }
+  const m = r.memory;
+  console.log(
+    `agent memory after a full GC: idle RSS ${m.idle.rssMb.toFixed(0)} MB (heap ${m.idle.heapUsedMb.toFixed(1)} MB); with 100 local` +
+      ` streams RSS ${m.streams100.rssMb.toFixed(0)} MB (heap ${m.streams100.heapUsedMb.toFixed(1)} MB)`,
+  );
+}
 
 console.log(
   "\nmemory of the server process (its own node --expose-gc process, after a full GC): 10k Services + 10k" +

@@ -201,6 +201,19 @@ describe("SotW pushNow", () => {
     const direct = session.pushNow([stored(EDS, "a", "v3")]);
     expect(direct?.map((r) => r.resources.map((a) => new TextDecoder().decode(a.value)))).toEqual([["a@v3"]]);
   });
+  it("declines while names asked for before sync are held as missing: the push publishing them answers at once", async () => {
+    // The agent's start: a grpc-js-xds client asks for its Listener and Cluster by name while the
+    // agent's cache is empty, and no gate-opening push follows; the push that caches the name must
+    // answer it, as onPush does.
+    const p = pair({ synced: () => false });
+    for (const s of [p.later, p.now])
+      expect(await s.session.onRequest(request({ typeUrl: CDS, resourceNames: ["a"] }))).toEqual([]);
+    await p.publish(CDS, "a");
+    const pushed = await p.push();
+    expect(pushed.answeredNow).toBe(false);
+    expect(shape(pushed.now)).toEqual(shape(pushed.later));
+    expect(pushed.now.map((r) => r.resources.length)).toEqual([1]);
+  });
 });
 
 describe("SotW requestNow", () => {
