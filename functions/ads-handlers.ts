@@ -45,6 +45,11 @@ export interface AdsDeps {
   maxResponseBytes?: number;
   /** The host's per-namespace views (lib/xds/view-source.ts); default: views over `store`. */
   views?: Views;
+  /**
+   * False: no proxy status is built or stored (the agent: nothing reads its local streams' status,
+   * and their NACKs reach the upstream's). Default true.
+   */
+  recordStatus?: boolean;
 }
 
 /**
@@ -62,6 +67,9 @@ export interface AdsHandlers {
   sotw: AdsMethod<DiscoveryRequest, DiscoveryResponse>;
   delta: AdsMethod<DeltaDiscoveryRequest, DeltaDiscoveryResponse>;
 }
+
+/** The recorder of a host that keeps no proxy status (AdsDeps.recordStatus false): sessions build none. */
+const noStatus: ProxyStatusRecorder = { record() {}, close: async () => {} };
 
 /** Creates the ADS methods over `deps.store` and `deps.pushes`; errors they end with are ConnectErrors. */
 export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
@@ -93,18 +101,20 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
     },
     mapError: exhausted,
   });
-  const recorder = () =>
-    createProxyStatusRecorder({
-      store: deps.store,
-      log: deps.log,
-      minIntervalMs: proxyStatusWriteIntervalMs,
-    });
+  const recorder = (): ProxyStatusRecorder =>
+    deps.recordStatus === false
+      ? noStatus
+      : createProxyStatusRecorder({
+          store: deps.store,
+          log: deps.log,
+          minIntervalMs: proxyStatusWriteIntervalMs,
+        });
   // What every session of either kind is built with; `status` is its stream's recorder, `view` its
   // namespace's view of the published resources.
   const sessionOptions = (status: ProxyStatusRecorder, view: StreamView) => ({
     source: view.source,
     gate,
-    onStatus: status.record,
+    ...(status !== noStatus && { onStatus: status.record }),
     maxResponseBytes,
     log: deps.log,
   });

@@ -173,6 +173,8 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     // Until the upstream answered every type asked for, no local proxy is told to remove what it holds.
     sync: { synced: () => removalsAllowed(state) },
     maxResponseBytes: readMaxBytes,
+    // Nothing reads the local streams' status here; their NACKs go upstream (the machine).
+    recordStatus: false,
   });
   const local = tapLocalStreams(ads, {
     namespace: config.namespace,
