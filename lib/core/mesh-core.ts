@@ -122,7 +122,8 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     },
     async turn() {
       const startedAt = now();
-      const turn = await debounceTurn({ store, config, now, log });
+      // Read after startedAt: a turn that counts as begun after sync (notePublished) sees it synced.
+      const turn = await debounceTurn({ store, config, now, log, sync: await sync.state() });
       for (const flush of turn.flushes) {
         const at = now();
         const streams = feed.streams;
