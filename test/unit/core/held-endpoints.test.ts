@@ -32,9 +32,7 @@ const slice = (name: string, ...ips: string[]) =>
 const timeoutMs = 60_000;
 
 /** A core over a fresh memory store (a restart that lost the state), recording every assignment published. */
-function harness() {
-  const clock = createManualClock();
-  const store: Store = createMemoryStore();
+function harness(store: Store = createMemoryStore(), clock = createManualClock()) {
   const lines: string[] = [];
   const core = createMeshCore({
     store,
@@ -50,7 +48,10 @@ function harness() {
     for (const c of changes ?? []) {
       if (c.typeUrl !== TypeUrl.endpoint || c.view !== undefined) continue;
       const endpoints = c.body
-        ? fromBinary(ClusterLoadAssignmentSchema, c.body).endpoints.reduce((n, l) => n + l.lbEndpoints.length, 0)
+        ? fromBinary(ClusterLoadAssignmentSchema, c.body).endpoints.reduce(
+            (n, l) => n + l.lbEndpoints.length,
+            0,
+          )
         : null;
       sent.push({ name: c.name, endpoints, synced: synced });
     }
@@ -78,7 +79,10 @@ function harness() {
     for (const name of names) {
       const r = (await store.get<StoredResource>(keys.resource(TypeUrl.endpoint, name)))?.value;
       out[name] = r
-        ? fromBinary(ClusterLoadAssignmentSchema, r.body).endpoints.reduce((n, l) => n + l.lbEndpoints.length, 0)
+        ? fromBinary(ClusterLoadAssignmentSchema, r.body).endpoints.reduce(
+            (n, l) => n + l.lbEndpoints.length,
+            0,
+          )
         : undefined;
     }
     return out;
@@ -118,14 +122,19 @@ describe("a restart that hears Services before endpoints", () => {
     expect((await h.core.status()).sync).toMatchObject({ synced: true, published: false });
     await h.settle();
     // One turn: reviews with its endpoint, details with its legitimate empty assignment, then the gate.
-    expect(await h.stored(cla("reviews"), cla("details"))).toEqual({ [cla("reviews")]: 1, [cla("details")]: 0 });
+    expect(await h.stored(cla("reviews"), cla("details"))).toEqual({
+      [cla("reviews")]: 1,
+      [cla("details")]: 0,
+    });
     expect(h.sent.sort((a, b) => (a.name < b.name ? -1 : 1))).toEqual([
       { name: cla("details"), endpoints: 0, synced: true },
       { name: cla("reviews"), endpoints: 1, synced: true },
     ]);
     expect(await h.held()).toBeUndefined();
     expect((await h.core.status()).sync).toMatchObject({ synced: true, published: true });
-    expect(h.lines).toContain("push: registry synced: regenerating 2 service(s) whose endpoints were held back");
+    expect(h.lines).toContain(
+      "push: registry synced: regenerating 2 service(s) whose endpoints were held back",
+    );
     // Later pushes are as before: an endpoint change is EDS-only, and nothing is held any more.
     await h.events(event("MODIFIED", slice("reviews")));
     const turn = await h.settle();
@@ -148,7 +157,10 @@ describe("a restart that hears Services before endpoints", () => {
     await h.events(event("MODIFIED", slice("ratings")));
     await h.settle();
     expect((await h.core.status()).sync.synced).toBe(false);
-    expect(await h.stored(cla("reviews"), cla("ratings"))).toEqual({ [cla("reviews")]: 1, [cla("ratings")]: 0 });
+    expect(await h.stored(cla("reviews"), cla("ratings"))).toEqual({
+      [cla("reviews")]: 1,
+      [cla("ratings")]: 0,
+    });
     expect(await h.held()).toBeUndefined();
     expect(h.sent.filter((s) => s.endpoints === 0 && s.name === cla("reviews"))).toEqual([]);
   });
@@ -184,5 +196,21 @@ describe("a restart that hears Services before endpoints", () => {
     await h.settle();
     expect(await h.stored(cla("ratings"))).toEqual({ [cla("ratings")]: 0 });
     expect((await h.core.status()).sync.published).toBe(true);
+  });
+
+  it("keeps what it held in the store: a host restarted before sync (a Durable Object) still releases it", async () => {
+    await h.resync("Service", service("details", "default", [port]));
+    await h.settle();
+    h.core.stop();
+    // The same durable store and clock, a new core: the record loads unsynced, the held set with it.
+    const again = harness(h.core.store, h.clock);
+    await again.core.start();
+    expect((await again.core.status()).sync).toMatchObject({ synced: false, instance: "instance-1" });
+    expect(await again.held()).toEqual([["default", "details.default.svc.cluster.local"]]);
+    await again.resync("EndpointSlice");
+    await again.settle();
+    expect(await again.stored(cla("details"))).toEqual({ [cla("details")]: 0 });
+    expect(await again.held()).toBeUndefined();
+    again.core.stop();
   });
 });
