@@ -135,7 +135,8 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
         hooks.push({ flush, latencyMs: flush.request ? at - flush.request.start : 0, streams });
       }
       hooks.turn({ turn, startedAt, endedAt: now() });
-      await sync.turned(startedAt, turn.flushes.length > 0 || turn.nextAt === null);
+      // Complete: nothing queued before the turn began is left (see DebounceTurn.queuedSince).
+      await sync.turned(startedAt, turn.queuedSince === null || turn.queuedSince > startedAt);
       return turn;
     },
     async status() {

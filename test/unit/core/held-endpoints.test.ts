@@ -32,11 +32,15 @@ const slice = (name: string, ...ips: string[]) =>
 const timeoutMs = 60_000;
 
 /** A core over a fresh memory store (a restart that lost the state), recording every assignment published. */
-function harness(store: Store = createMemoryStore(), clock = createManualClock()) {
+function harness(
+  store: Store = createMemoryStore(),
+  clock = createManualClock(),
+  debounce = defaultDebounceOptions,
+) {
   const lines: string[] = [];
   const core = createMeshCore({
     store,
-    config: { debounce: defaultDebounceOptions, registry: defaultRegistryOptions, syncTimeoutMs: timeoutMs },
+    config: { debounce, registry: defaultRegistryOptions, syncTimeoutMs: timeoutMs },
     timers: clock,
     log: (line) => lines.push(line),
     requestTurn: () => undefined,
@@ -212,5 +216,37 @@ describe("a restart that hears Services before endpoints", () => {
     expect(await again.stored(cla("details"))).toEqual({ [cla("details")]: 0 });
     expect(await again.held()).toBeUndefined();
     again.core.stop();
+  });
+
+  it("with PILOT_ENABLE_EDS_DEBOUNCE=false, opens the gate only once the held services are published", async () => {
+    const g = harness(undefined, undefined, { ...defaultDebounceOptions, enableEdsDebounce: false });
+    await g.core.start();
+    await g.resync("Service", service("reviews", "default", [port]), service("details", "default", [port]));
+    await g.events(
+      ...["10.1.0.1", "10.1.0.2"].map((ip) => event("ADDED", pod("reviews", "default", ip))),
+      event("ADDED", slice("reviews", "10.1.0.1")),
+    );
+    await g.settle();
+    expect(await g.held()).toEqual([["default", "details.default.svc.cluster.local"]]);
+    await g.clock.advance(1000);
+    await g.resync("EndpointSlice", slice("reviews", "10.1.0.1"));
+    // Right as the registry syncs: an endpoint change (EDS-only, not debounced) and a new service.
+    await g.events(event("MODIFIED", slice("reviews", "10.1.0.1", "10.1.0.2")));
+    await g.events(event("ADDED", service("ratings", "default", [port])));
+    const turn = await g.core.turn();
+    // The endpoint change went out; the full pushes (details' release among them) wait for quiet.
+    expect(turn.flushes.map((f) => f.request?.full)).toEqual([false]);
+    expect(await g.stored(cla("reviews"), cla("details"))).toEqual({
+      [cla("reviews")]: 2,
+      [cla("details")]: undefined,
+    });
+    expect((await g.core.status()).sync).toMatchObject({ synced: true, published: false });
+    await g.settle();
+    expect(await g.stored(cla("details"), cla("ratings"))).toEqual({
+      [cla("details")]: 0,
+      [cla("ratings")]: 0,
+    });
+    expect((await g.core.status()).sync).toMatchObject({ synced: true, published: true });
+    g.core.stop();
   });
 });
