@@ -17,6 +17,7 @@ import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { StoredResource } from "../../../lib/xds/types.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 import { endpointSlice, event, pod, service } from "../../e2e/support/kube.ts";
+import { destinationRule } from "../ingest/support/istio.ts";
 import { createManualClock } from "../relay/manual-clock.ts";
 
 const port = { name: "grpc", port: 9080 };
@@ -248,5 +249,33 @@ describe("a restart that hears Services before endpoints", () => {
     });
     expect((await g.core.status()).sync).toMatchObject({ synced: true, published: true });
     g.core.stop();
+  });
+
+  it("holds a namespace view's assignments too (a DestinationRule exported to its own namespace)", async () => {
+    const v1 = `outbound|9080|v1|reviews.default.svc.cluster.local`;
+    const overlay = async () => {
+      const r = await h.core.store.get<StoredResource>(keys.viewResource("default", TypeUrl.endpoint, v1));
+      return r && fromBinary(ClusterLoadAssignmentSchema, r.value.body).endpoints.length;
+    };
+    await h.resync("Pod", pod("reviews", "default", "10.1.0.1"));
+    await h.resync("Service", service("reviews", "default", [port]));
+    await h.events(
+      event(
+        "ADDED",
+        destinationRule("reviews.default.svc.cluster.local", [{ name: "v1", labels: {} }], {
+          name: "reviews",
+          spec: { exportTo: ["."] },
+        }),
+      ),
+    );
+    await h.settle();
+    // The view's subset cluster is there; its assignment, like the shared one, waits for the endpoints.
+    expect(await h.core.store.get(keys.viewResource("default", TypeUrl.cluster, v1))).toBeDefined();
+    expect(await overlay()).toBeUndefined();
+    expect(await h.stored(cla("reviews"))).toEqual({ [cla("reviews")]: undefined });
+    await h.resync("EndpointSlice", slice("reviews", "10.1.0.1"));
+    await h.settle();
+    expect(await overlay()).toBe(1);
+    expect(await h.stored(cla("reviews"))).toEqual({ [cla("reviews")]: 1 });
   });
 });
