@@ -122,7 +122,8 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     },
     async turn() {
       const startedAt = now();
-      const turn = await debounceTurn({ store, config, now, log });
+      // Read after startedAt: a turn that counts as begun after sync (notePublished) sees it synced.
+      const turn = await debounceTurn({ store, config, now, log, sync: await sync.state() });
       for (const flush of turn.flushes) {
         const at = now();
         const streams = feed.streams;
@@ -134,7 +135,8 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
         hooks.push({ flush, latencyMs: flush.request ? at - flush.request.start : 0, streams });
       }
       hooks.turn({ turn, startedAt, endedAt: now() });
-      await sync.turned(startedAt, turn.flushes.length > 0 || turn.nextAt === null);
+      // Complete: nothing queued before the turn began is left (see DebounceTurn.queuedSince).
+      await sync.turned(startedAt, turn.queuedSince === null || turn.queuedSince > startedAt);
       return turn;
     },
     async status() {

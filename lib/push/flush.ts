@@ -13,6 +13,7 @@ import type { GenerateContext, Generator, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
 import { loadExternalHosts } from "./external-hosts.ts";
+import { type EndpointsHeard, noteHeldEndpoints } from "./held-endpoints.ts";
 import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
 import { planChunk, type ServicePlan } from "./plan.ts";
 import type { QueuedPush } from "./queue.ts";
@@ -38,6 +39,11 @@ export interface FlushDeps {
   discoverySelectors?: readonly LabelSelector[];
   /** Where the flush reports what it published but could not honour (dangling routes, configs not applied). */
   log?: (line: string) => void;
+  /**
+   * Given only while the registry is not synced: whose endpoint resync arrived. Services whose
+   * endpoints were not heard get no ClusterLoadAssignment yet (held-endpoints.ts). Absent: synced.
+   */
+  endpointsHeard?: EndpointsHeard;
 }
 
 /**
@@ -149,6 +155,8 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const chunk = deps.chunkServices ?? chunkServices;
       const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };
       const dangling: DanglingRoute[] = [];
+      const held: ServiceRef[] = [];
+      const heard: ServiceRef[] = [];
       // In chunks, so a flush of the whole mesh never holds every plan (a Durable Object has
       // 128 MB); each chunk is checked before any of it is published.
       for (let at = 0; at < refs.length; at += chunk) {
@@ -168,11 +176,13 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
           throw new Error(`flush: inconsistent resources, ${what}: ${problems.join("; ")}`);
         }
         for (const p of plans) dangling.push(...p.dangling);
+        if (deps.endpointsHeard) for (const p of plans) (p.endpointsHeld ? held : heard).push(p.ref);
         publishing = true;
         changes.push(...(await publish(store, plans, feed)));
         changes.push(...(await views.publishChunk(plans, request.full)));
       }
       changes.push(...(await views.finish()));
+      if (deps.endpointsHeard) await noteHeldEndpoints(store, held, heard, deps.now());
       await logDangling(deps, dangling);
     }
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;

@@ -27,6 +27,7 @@ import {
   findDanglingRoutes,
   type NamesByType,
 } from "./consistency.ts";
+import { type EndpointsHeard, endpointsUnheard } from "./held-endpoints.ts";
 import type { RoutingConfigs } from "./istio-configs.ts";
 import type { ServiceRef } from "./scope.ts";
 
@@ -62,6 +63,11 @@ export interface ServicePlan {
   dangling: DanglingRoute[];
   /** What the service was generated from (the public view), for the per-namespace views (views.ts). */
   view: ServiceView;
+  /**
+   * Before sync, the service's endpoints were not heard yet (held-endpoints.ts): no assignment was
+   * generated, upserted or removed; its record keeps the last ones.
+   */
+  endpointsHeld?: true;
 }
 
 /** What planning needs from the flush. */
@@ -75,6 +81,8 @@ export interface PlanDeps {
   routing?: RoutingConfigs;
   /** The ServiceEntry registry's hosts (read once per flush with routing), to judge routes to them. */
   externalHosts?: ExternalHosts;
+  /** Given only before the registry is synced: services whose endpoints were not heard are held (held-endpoints.ts). */
+  endpointsHeard?: EndpointsHeard;
 }
 
 /**
@@ -127,7 +135,8 @@ export async function planChunk(
     // A host both registries declare is generated from one of them (Kubernetes first, as Istio).
     const served = servingServices(visible.services);
     const view = served === visible.services ? visible : { ...visible, services: [...served] };
-    const plan = await planService(deps, ref, view, previous.record, full);
+    const held = deps.endpointsHeard !== undefined && endpointsUnheard(view, deps.endpointsHeard);
+    const plan = await planService(deps, ref, view, previous.record, full, held);
     plan.recordChanged ||= previous.olderLayout;
     plans.push(plan);
   }
@@ -140,6 +149,7 @@ async function planService(
   view: ServiceView,
   previous: GeneratedRecord,
   full: boolean,
+  held = false,
 ): Promise<ServicePlan> {
   const service = `${ref.namespace}/${ref.hostname}`;
   const record: GeneratedRecord = { ...previous };
@@ -152,11 +162,14 @@ async function planService(
     problems: [],
     dangling: [],
     view,
+    ...(held && { endpointsHeld: true }),
   };
   const generatedNames: NamesByType = new Map();
   let routes: RouteConfiguration[] = [];
   for (const generator of deps.generators) {
     if (!full && generator.typeUrl !== T.endpoint) continue;
+    // Held: the record keeps the last assignments, and the consistency check skips EDS (absent).
+    if (held && generator.typeUrl === T.endpoint) continue;
     const generated = generator.generate(view, deps.context);
     if (generator.typeUrl === T.route && view.virtualService)
       routes = generated.map((g) => g.message as RouteConfiguration);

@@ -11,6 +11,20 @@ export interface DebounceTurn {
   flushes: Extract<FlushResult, { kind: "done" }>[];
   /** When to run the next turn (ms since epoch), or null when the queue is empty. */
   nextAt: number | null;
+  /**
+   * When the oldest request the turn left queued arrived (ms), or null when it left none. The turn
+   * flushed everything queued before it began only if this is null or after its start (the same ms
+   * counts as before): with PILOT_ENABLE_EDS_DEBOUNCE=false, endpoint-only requests go out while
+   * full ones still wait.
+   */
+  queuedSince: number | null;
+}
+
+/** When the oldest of `queue` arrived, or null for none. */
+function oldest(queue: readonly { at: number }[]): number | null {
+  let at: number | null = null;
+  for (const q of queue) if (at === null || q.at < at) at = q.at;
+  return at;
 }
 
 /** How long to wait before retrying when another instance holds the flush lease. */
@@ -27,11 +41,11 @@ export async function runDebounceTurn(deps: FlushDeps, options: DebounceOptions)
       now,
       options,
     );
-    if (decision.kind === "idle") return { flushes, nextAt: null };
-    if (decision.kind === "wait") return { flushes, nextAt: decision.until };
+    if (decision.kind === "idle") return { flushes, nextAt: null, queuedSince: null };
+    if (decision.kind === "wait") return { flushes, nextAt: decision.until, queuedSince: oldest(queue) };
     const result = await flush(deps, decision.keys);
-    if (result.kind === "busy") return { flushes, nextAt: now + busyRetryMs };
+    if (result.kind === "busy") return { flushes, nextAt: now + busyRetryMs, queuedSince: oldest(queue) };
     flushes.push(result);
   }
-  return { flushes, nextAt: deps.now() };
+  return { flushes, nextAt: deps.now(), queuedSince: oldest(await readQueue(deps.store)) };
 }

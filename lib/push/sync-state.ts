@@ -131,8 +131,8 @@ export function decideSync(record: SyncRecord, now: number, options: SyncOptions
 }
 
 /**
- * The record after a debounce turn that began at `turnStartedAt` and left nothing queued that was
- * due (`complete`: it flushed, or found the queue empty), or undefined when it changes nothing.
+ * The record after a debounce turn that began at `turnStartedAt` and left nothing queued that
+ * arrived before it began (`complete`), or undefined when it changes nothing.
  * Such a turn flushed everything queued before it began, so once it began after the registry
  * synced, what the sync brought is published.
  */

@@ -45,8 +45,8 @@ export interface SyncTracker extends SyncGate {
   /** Notes an accepted ingest call for `cluster` (a resync of `resyncKind` when given). */
   ingested(cluster: string, resyncKind?: string): Promise<void>;
   /**
-   * Notes a debounce turn that began at `startedAt`; `complete` when it flushed or found the queue
-   * empty. The first complete turn begun after sync opens the gate (sync-state.ts notePublished).
+   * Notes a debounce turn that began at `startedAt`; `complete` when it left nothing queued that
+   * arrived before it began. The first complete turn begun after sync opens the gate (sync-state.ts notePublished).
    */
   turned(startedAt: number, complete: boolean): Promise<void>;
   /** The instance id of this state's lifetime. */

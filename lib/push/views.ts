@@ -244,7 +244,7 @@ async function overlayOf(
   const resources: StoredResource[] = [];
   for (const generator of deps.generators) {
     const type = generator.typeUrl;
-    if (!full && type !== T.endpoint) {
+    if ((!full && type !== T.endpoint) || (type === T.endpoint && plan.endpointsHeld)) {
       const kept = before?.[type];
       if (kept) record[type] = kept;
       continue;

@@ -7,7 +7,7 @@ import {
   type DeltaDiscoveryRequest,
   DeltaDiscoveryRequestSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { listOf, resync } from "../restart/support.ts";
+import { listOf, resync, untilPushed } from "../restart/support.ts";
 import { endpointSlice, pod, service } from "../support/kube.ts";
 import { requestQueue } from "../support/request-queue.ts";
 import type { RunningControlPlane } from "../support/runtime.ts";
@@ -71,10 +71,10 @@ export function watchClusters(port: number, nodeId: string): DeltaWatcher {
 }
 
 /**
- * The whole mesh as resyncs: pods on 127.0.0.1 and .2, reviews' slice on `reviewsIp`, then the
- * Services. Endpoints before Services: a restarted upstream that took the Services first publishes
- * reviews' assignment empty until the endpoints arrive (an update, which the start-up gate does not
- * hold), and a client calling in that moment fails whatever sits between it and the upstream.
+ * The whole mesh as resyncs, in the order that once hurt: pods on 127.0.0.1 and .2, then the
+ * Services, pushed before reviews' slice (on `reviewsIp`) arrives. A restarted upstream holds
+ * reviews' assignment back until its endpoints are heard (lib/push/held-endpoints.ts), so nothing
+ * between it and a calling client ever sees it empty.
  */
 export async function resyncMesh(
   cp: RunningControlPlane,
@@ -86,6 +86,10 @@ export async function resyncMesh(
     "Pod",
     listOf("PodList", [pod("reviews", ns, "127.0.0.1"), pod("reviews", ns, "127.0.0.2")]),
   );
+  const from = cp.output().length;
+  const services = mesh.services.map((n) => service(n, ns, [{ name: "grpc", port: 9080 }]));
+  await resync(cp, "Service", listOf("ServiceList", services));
+  await untilPushed(cp, from);
   const port = { name: "grpc", port: mesh.backendPort };
   await resync(
     cp,
@@ -94,8 +98,6 @@ export async function resyncMesh(
       endpointSlice("reviews-1", "reviews", ns, port, [{ ip: mesh.reviewsIp, ready: true }]),
     ]),
   );
-  const services = mesh.services.map((n) => service(n, ns, [{ name: "grpc", port: 9080 }]));
-  await resync(cp, "Service", listOf("ServiceList", services));
 }
 
 /** Waits until `cond` holds (at most `ms`), or throws naming `what` with `context()`. */

@@ -3,15 +3,27 @@
  * proxies stay connected: a real grpc-js-xds client keeps calling real backends and loses no call;
  * a raw Delta client reconnecting with initial_resource_versions is told to remove nothing it
  * holds before the resync arrives, and gets the real removals after; a raw SotW client gets no
- * CDS answer lacking its clusters before the resync. Takes ~10s: two control-plane starts and a
- * grpc-js-xds reconnect backoff are the point of it.
+ * CDS answer lacking its clusters before the resync. The restarted one hears the Services resync
+ * first and pushes it before the EndpointSlices arrive: no proxy is ever sent reviews'
+ * ClusterLoadAssignment emptied meanwhile (a raw Delta EDS watcher records every one it gets).
+ * Takes ~10s: two control-plane starts and a grpc-js-xds reconnect backoff are the point of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Backend, startBackend } from "../support/backends.ts";
 import { endpointSlice, pod, service } from "../support/kube.ts";
 import { freePort, type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
 import { bootstrapXds, type WhoClient, whoClient } from "../support/xds-client.ts";
-import { callLoop, cdsNames, listOf, resync, statusSync, syncOf, untilStreams } from "./support.ts";
+import {
+  callLoop,
+  cdsNames,
+  listOf,
+  resync,
+  statusSync,
+  syncOf,
+  untilPushed,
+  untilStreams,
+  watchEds,
+} from "./support.ts";
 
 const ns = "default";
 const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
@@ -27,8 +39,16 @@ let backendPort: number;
 let firstInstance: string;
 const grpcPort = { name: "grpc", port: 9080 };
 
-/** The mesh: reviews on 127.0.0.1, ratings on 127.0.0.2; `withRatings: false` is the mesh after ratings was deleted. */
-async function resyncMesh(target: RunningControlPlane, withRatings: boolean): Promise<void> {
+/**
+ * The mesh: reviews on 127.0.0.1, ratings on 127.0.0.2; `withRatings: false` is the mesh after
+ * ratings was deleted. `servicesPushedFirst`: the EndpointSlices arrive only once the Services
+ * resync was pushed and calls went on for 300ms (the relay's watchers list concurrently).
+ */
+async function resyncMesh(
+  target: RunningControlPlane,
+  withRatings: boolean,
+  servicesPushedFirst = false,
+): Promise<void> {
   const port = { name: "grpc", port: backendPort };
   const names = withRatings ? ["reviews", "ratings"] : ["reviews"];
   const ips: Record<string, string> = { reviews: "127.0.0.1", ratings: "127.0.0.2" };
@@ -40,6 +60,7 @@ async function resyncMesh(target: RunningControlPlane, withRatings: boolean): Pr
       names.map((n) => pod(n, ns, ips[n] as string)),
     ),
   );
+  const from = target.output().length;
   await resync(
     target,
     "Service",
@@ -48,6 +69,10 @@ async function resyncMesh(target: RunningControlPlane, withRatings: boolean): Pr
       names.map((n) => service(n, ns, [grpcPort])),
     ),
   );
+  if (servicesPushedFirst) {
+    await untilPushed(target, from);
+    await new Promise((r) => setTimeout(r, 300));
+  }
   await resync(
     target,
     "EndpointSlice",
@@ -75,6 +100,9 @@ beforeAll(async () => {
   firstInstance = synced.instance;
   bootstrapXds(cp.xdsPort, "sidecar~127.0.0.9~restart-client.default~default.svc.cluster.local");
   client = whoClient("xds:///reviews.default.svc.cluster.local:9080");
+  // The first call waits for the client's first name resolution (a loaded machine can take more
+  // than the call loop's 1s deadline): made here, so the loop counts calls through the restart only.
+  expect(await client.who(10_000)).toBe("reviews");
 });
 
 afterAll(async () => {
@@ -85,6 +113,15 @@ afterAll(async () => {
 
 /** The raw clients' node: every ADS stream's first request names one. */
 const proxyNode = "sidecar~127.0.0.8~raw-client.default~default.svc.cluster.local";
+const edsNode = "sidecar~127.0.0.7~eds-watcher.default~default.svc.cluster.local";
+
+async function eventually(cond: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`${what}: never happened`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 describe("kill -9 and restart with an empty memory store", () => {
   it("keeps every proxy's resources until the resync, and loses no call", async () => {
@@ -104,8 +141,14 @@ describe("kill -9 and restart with an empty memory store", () => {
     sotw.send({ typeUrl: CDS, node: { id: proxyNode } });
     const before = await sotw.next();
     expect(cdsNames(before)).toEqual([ratingsCluster, reviewsCluster]);
+    // A Delta EDS watcher holding reviews' assignment with its one endpoint.
+    const eds = watchEds(cp.xdsPort, edsNode, [reviewsCluster]);
+    await eventually(() => eds.held.has(reviewsCluster), "the watcher's first assignment");
+    expect(eds.events).toEqual([{ name: reviewsCluster, endpoints: 1 }]);
+    const edsHeld = Object.fromEntries(eds.held);
     delta.close();
     sotw.close();
+    eds.close();
 
     expect(await cp.stop("SIGKILL")).toBe(null);
     const restartedAt = Date.now();
@@ -143,9 +186,12 @@ describe("kill -9 and restart with an empty memory store", () => {
     console.log(`e2e restart: grpc-js-xds reconnected ${Date.now() - restartedAt}ms after the kill`);
     expect((await delta2.drain(300)).flatMap((r) => r.removedResources)).toEqual([]);
     expect(await sotw2.next(100)).toBeUndefined();
+    // The EDS watcher reconnects saying what it holds (opened after the stream count above).
+    const eds2 = watchEds(cp.xdsPort, edsNode, [reviewsCluster], edsHeld);
 
-    // The relay's lists arrive; ratings was deleted while the control plane was down.
-    await resyncMesh(cp, false);
+    // The relay's lists arrive, Services pushed before EndpointSlices; ratings was deleted while
+    // the control plane was down.
+    await resyncMesh(cp, false, true);
     expect(await syncOf(cp)).toMatchObject({ synced: true, instance: restart.instance });
     const after = await delta2.drain(300);
     expect(after.flatMap((r) => r.removedResources).sort()).toEqual([...probes, ratingsCluster].sort());
@@ -156,6 +202,12 @@ describe("kill -9 and restart with an empty memory store", () => {
     expect(cp.output()).toMatch(/sync: registry synced/);
     delta2.close();
     sotw2.close();
+    // reviews' assignment was never sent emptied nor removed: the same version it held, nothing sent.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(eds2.error()).toBe("");
+    expect(eds2.events).toEqual([]);
+    expect(Object.fromEntries(eds2.held)).toEqual(edsHeld);
+    eds2.close();
 
     // (a) grpc-js-xds reconnected by itself and kept calling reviews the whole time.
     const okNow = calls.stats().ok;

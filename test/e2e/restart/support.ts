@@ -1,12 +1,19 @@
 /** Helpers for the restart suite: resync lists, the /ready sync body, a call loop that counts. */
-import { fromBinary } from "@bufbuild/protobuf";
+import { create, fromBinary } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { expect } from "vitest";
 import { StatusService } from "../../../lib/gen/edgepilot/v1/status_pb.ts";
 import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
-import type { DiscoveryResponse } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { ClusterLoadAssignmentSchema } from "../../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
+import { AggregatedDiscoveryService } from "../../../lib/gen/envoy/service/discovery/v3/ads_pb.ts";
+import {
+  type DeltaDiscoveryRequest,
+  DeltaDiscoveryRequestSchema,
+  type DiscoveryResponse,
+} from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { event, service } from "../support/kube.ts";
+import { requestQueue } from "../support/request-queue.ts";
 import type { RunningControlPlane } from "../support/runtime.ts";
 import type { WhoClient } from "../support/xds-client.ts";
 
@@ -125,4 +132,86 @@ export async function untilStreams(cp: RunningControlPlane, streams: number): Pr
     if (counts.some((n) => n >= streams)) return names;
   }
   throw new Error(`never ${streams} streams:\n${cp.output()}`);
+}
+
+export const EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
+
+/** What an EDS watcher was told about one name: its endpoint count, or null for a removal. */
+export interface EdsEvent {
+  name: string;
+  endpoints: number | null;
+}
+
+/** A Delta EDS stream that ACKs every response and records each assignment it is sent. */
+export interface EdsWatcher {
+  /** Every assignment and removal sent, in order. */
+  events: EdsEvent[];
+  /** name ─▶ version of what it holds. */
+  held: Map<string, string>;
+  error(): string;
+  close(): void;
+}
+
+/**
+ * Subscribes to `names` on a Delta stream (as an Envoy or the agent does for EDS, never wildcard),
+ * saying it holds `initial` (initial_resource_versions after a reconnect).
+ */
+export function watchEds(
+  port: number,
+  nodeId: string,
+  names: string[],
+  initial: Record<string, string> = {},
+): EdsWatcher {
+  const client = createClient(
+    AggregatedDiscoveryService,
+    createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}` }),
+  );
+  const queue = requestQueue<DeltaDiscoveryRequest>();
+  const abort = new AbortController();
+  const w = { events: [] as EdsEvent[], held: new Map(Object.entries(initial)), failure: "" };
+  queue.push(
+    create(DeltaDiscoveryRequestSchema, {
+      node: { id: nodeId, metadata: { GENERATOR: "grpc" } },
+      typeUrl: EDS,
+      resourceNamesSubscribe: names,
+      initialResourceVersions: initial,
+    }),
+  );
+  void (async () => {
+    try {
+      for await (const r of client.deltaAggregatedResources(queue.requests, { signal: abort.signal })) {
+        for (const res of r.resources) {
+          const cla = fromBinary(ClusterLoadAssignmentSchema, res.resource?.value ?? new Uint8Array());
+          const endpoints = cla.endpoints.reduce((n, l) => n + l.lbEndpoints.length, 0);
+          w.events.push({ name: res.name, endpoints });
+          w.held.set(res.name, res.version);
+        }
+        for (const name of r.removedResources) {
+          w.events.push({ name, endpoints: null });
+          w.held.delete(name);
+        }
+        queue.push(create(DeltaDiscoveryRequestSchema, { typeUrl: EDS, responseNonce: r.nonce }));
+      }
+    } catch (e) {
+      if (!abort.signal.aborted) w.failure = String(e);
+    }
+  })();
+  return {
+    events: w.events,
+    held: w.held,
+    error: () => w.failure,
+    close() {
+      queue.close();
+      abort.abort();
+    },
+  };
+}
+
+/** Waits until the control plane logs a push line after output offset `from` (at most 10s). */
+export async function untilPushed(cp: RunningControlPlane, from: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!/push \d+: /.test(cp.output().slice(from))) {
+    if (Date.now() > deadline) throw new Error(`no push after offset ${from}:\n${cp.output()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

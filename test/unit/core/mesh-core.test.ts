@@ -121,8 +121,16 @@ describe("the change feed", () => {
       want: [`ClusterLoadAssignment/outbound|9080||${host}`],
     },
     {
+      // With its endpoints: before sync, a service whose endpoints were not heard has no assignment yet.
       name: "a new service names its cluster, endpoints, listener and route",
-      change: () => [event("ADDED", service("ratings", "default", [port]))],
+      change: () => [
+        event("ADDED", service("ratings", "default", [port])),
+        event("ADDED", pod("ratings", "default", "10.1.0.9")),
+        event(
+          "ADDED",
+          endpointSlice("ratings-1", "ratings", "default", port, [{ ip: "10.1.0.9", ready: true }]),
+        ),
+      ],
       want: [
         "Cluster/outbound|9080||ratings.default.svc.cluster.local",
         "ClusterLoadAssignment/outbound|9080||ratings.default.svc.cluster.local",
@@ -172,6 +180,7 @@ describe("the push log", () => {
       await g.core.start();
       await g.events(
         event("ADDED", service("reviews", "default", [port])),
+        event("ADDED", pod("reviews", "default", "10.1.0.1")),
         event("ADDED", slice("10.1.0.1")),
       );
       await g.settle();

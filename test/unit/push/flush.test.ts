@@ -357,11 +357,13 @@ describe("runDebounceTurn", () => {
   it("waits, then pushes, with the clock passed in", async () => {
     await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
     const first = await runDebounceTurn(deps(), defaultDebounceOptions);
-    expect(first).toEqual({ flushes: [], nextAt: clock + 100 });
+    // What it left queued arrived now (the turn's own start: not "after" it).
+    expect(first).toEqual({ flushes: [], nextAt: clock + 100, queuedSince: clock });
     clock += 100;
     const second = await runDebounceTurn(deps(), defaultDebounceOptions);
     expect(second.flushes).toHaveLength(1);
     expect(second.nextAt).toBeNull();
+    expect(second.queuedSince).toBeNull();
   });
 
   it("with EDS debounce off pushes endpoint changes at once and keeps full ones waiting", async () => {
