@@ -17,6 +17,10 @@ export interface AgentConfig {
   socket: string | undefined;
   /** Loopback port of GET /ready (0: any free port). */
   readyPort: number;
+  /** A directory where the last good configuration is kept across restarts; absent: memory only. */
+  cacheDir?: string | undefined;
+  /** PEM CA bundle that an https:// upstream's certificate must chain to; absent: Node's default roots. */
+  caFile?: string | undefined;
 }
 
 /** A setting: its flag, its variable, its default. */
@@ -52,6 +56,16 @@ export const agentSettings: readonly Setting[] = [
     env: "EDGEPILOT_AGENT_READY_PORT",
     fallback: "15021",
     help: "GET /ready port on 127.0.0.1",
+  },
+  {
+    flag: "cache-dir",
+    env: "EDGEPILOT_AGENT_CACHE_DIR",
+    help: "keep the last good configuration in this directory across restarts (off when unset)",
+  },
+  {
+    flag: "ca-file",
+    env: "EDGEPILOT_AGENT_CA_FILE",
+    help: "PEM CA bundle for an https:// upstream (default: Node's CA store)",
   },
 ];
 
@@ -113,7 +127,14 @@ export function parseAgentConfig(
     port: port("EDGEPILOT_AGENT_PORT"),
     socket: raw("EDGEPILOT_AGENT_SOCKET")?.value,
     readyPort: port("EDGEPILOT_AGENT_READY_PORT"),
+    cacheDir: raw("EDGEPILOT_AGENT_CACHE_DIR")?.value,
+    caFile: raw("EDGEPILOT_AGENT_CA_FILE")?.value,
   };
+  const ca = raw("EDGEPILOT_AGENT_CA_FILE");
+  if (ca && upstream.startsWith("http:"))
+    errors.push(
+      `${ca.label}: set, but the upstream ${upstream} is cleartext (http://); use https:// or unset it`,
+    );
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
 }
 
