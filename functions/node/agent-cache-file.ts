@@ -177,8 +177,9 @@ function load(
   log: (line: string) => void,
 ): LoadedCache | undefined {
   const shown = logSafe(path);
+  /** `why` is safe to log: built here or by decodeSnapshot from escaped parts. */
   const ignored = (why: string) => {
-    log(`agent: cache file ${shown}: ignored (${logSafe(why)}); starting with an empty cache`);
+    log(`agent: cache file ${shown}: ignored (${why}); starting with an empty cache`);
     return undefined;
   };
   let bytes: Uint8Array;
@@ -192,7 +193,7 @@ function load(
       log(`agent: cache file ${shown}: none yet; it is written once the upstream answered`);
       return undefined;
     }
-    return ignored(`unreadable: ${code ?? String(e)}`);
+    return ignored(`unreadable: ${logSafe(code ?? String(e))}`);
   }
   const decoded = decodeSnapshot(bytes, identity, nodeSha256);
   if (!decoded.ok) {

@@ -9,6 +9,7 @@
  * of the body, so a truncated, corrupt or foreign file is recognised before anything of it is used.
  * Decoding is all or nothing: one bad entry refuses the whole file (never served half).
  */
+import { logSafe } from "../log-safe.ts";
 import { base64ToBytes, bytesToBase64 } from "../store/codec.ts";
 import type { Sha256 } from "../xds/version.ts";
 import { servedTypes } from "./requests.ts";
@@ -28,7 +29,10 @@ export interface CacheIdentity {
   upstream: string;
 }
 
-/** The decoded file, or why it is not used (`foreign`: well formed, but not this agent's). */
+/**
+ * The decoded file, or why it is not used (`foreign`: well formed, but not this agent's). A reason
+ * is safe to log as it is: what it quotes of the file went through logSafe.
+ */
 export type DecodedSnapshot =
   | { ok: true; snapshot: CacheSnapshot; savedAt: string; resources: number }
   | { ok: false; foreign: boolean; reason: string };
@@ -109,17 +113,17 @@ export function decodeSnapshot(bytes: Uint8Array, identity: CacheIdentity, sha25
     return {
       ok: false,
       foreign: true,
-      reason: `format version ${String(header.version)}, not ${formatVersion}`,
+      reason: `format version ${logSafe(header.version, 20)}, not ${formatVersion}`,
     };
   if (header.namespace !== identity.namespace || header.upstream !== identity.upstream)
     return {
       ok: false,
       foreign: true,
-      reason: `cached for namespace ${JSON.stringify(header.namespace)} from ${JSON.stringify(header.upstream)}, not this agent's`,
+      reason: `cached for namespace ${logSafe(header.namespace, 253)} from ${logSafe(header.upstream, 200)}, not this agent's`,
     };
   const body = bytes.subarray(newline + 1);
   if (header.bodyBytes !== body.length)
-    return bad(`the body has ${body.length} bytes, the header says ${String(header.bodyBytes)} (truncated?)`);
+    return bad(`the body has ${body.length} bytes, the header says ${logSafe(header.bodyBytes, 20)} (truncated?)`);
   if (header.sha256 !== hex(sha256(body))) return bad("the body's SHA-256 does not match the header's");
   let parsed: unknown;
   try {
@@ -134,7 +138,7 @@ export function decodeSnapshot(bytes: Uint8Array, identity: CacheIdentity, sha25
       return bad(`type entry ${i} is not [typeUrl, resources]`);
     const [typeUrl, list] = entry as [unknown, unknown[]];
     if (typeof typeUrl !== "string" || !servedTypes.has(typeUrl))
-      return bad(`type entry ${i}: ${JSON.stringify(typeUrl).slice(0, 200)} is not a type the agent caches`);
+      return bad(`type entry ${i}: ${logSafe(typeUrl, 200)} is not a type the agent caches`);
     if (snapshot.has(typeUrl)) return bad(`type ${typeUrl} appears twice`);
     const byName = new Map<string, CachedResource>();
     for (const [j, r] of list.entries()) {
@@ -146,7 +150,7 @@ export function decodeSnapshot(bytes: Uint8Array, identity: CacheIdentity, sha25
       if (typeof version !== "string" || version.length > maxVersionChars)
         return bad(`${where}: the version is not a string of at most ${maxVersionChars} characters`);
       if (typeof b64 !== "string") return bad(`${where}: the resource is not base64`);
-      if (byName.has(name)) return bad(`${where}: ${JSON.stringify(name).slice(0, 200)} appears twice`);
+      if (byName.has(name)) return bad(`${where}: ${logSafe(name, 200)} appears twice`);
       let body: Uint8Array;
       try {
         body = base64ToBytes(b64);
@@ -159,6 +163,6 @@ export function decodeSnapshot(bytes: Uint8Array, identity: CacheIdentity, sha25
   }
   const resources = snapshotSize(snapshot);
   if (resources !== header.resources)
-    return bad(`the body holds ${resources} resources, the header says ${String(header.resources)}`);
+    return bad(`the body holds ${resources} resources, the header says ${logSafe(header.resources, 20)}`);
   return { ok: true, snapshot, savedAt: String(header.savedAt ?? ""), resources };
 }
