@@ -70,6 +70,9 @@ const untrusted = new Set([
 
 /** A connection error as the agent logs it: a certificate the agent does not trust says why and what to check. */
 export function describeConnectError(e: Error & { code?: string }, caFile: string | undefined): string {
+  // A stream cancelled by its session's TLS failure carries that failure as its cause.
+  const cause = e.cause as (Error & { code?: string }) | undefined;
+  if (cause?.code !== undefined && untrusted.has(cause.code)) return describeConnectError(cause, caFile);
   if (e.code === undefined || !untrusted.has(e.code)) return e.message;
   const trust = caFile
     ? `EDGEPILOT_AGENT_CA_FILE (${caFile})`

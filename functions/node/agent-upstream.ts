@@ -120,7 +120,7 @@ export function openUpstreamStream(options: UpstreamOptions, handlers: UpstreamH
       end("internal", `bad response from the upstream: ${(e as Error).message}`);
     }
   });
-  stream.on("error", (e) => end("unavailable", e.message));
+  stream.on("error", (e) => end("unavailable", describeConnectError(e, options.caFile)));
   stream.on("close", () =>
     end(status?.code ?? "unavailable", status?.message ?? "the upstream closed the stream"),
   );
