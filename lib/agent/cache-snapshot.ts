@@ -123,7 +123,9 @@ export function decodeSnapshot(bytes: Uint8Array, identity: CacheIdentity, sha25
     };
   const body = bytes.subarray(newline + 1);
   if (header.bodyBytes !== body.length)
-    return bad(`the body has ${body.length} bytes, the header says ${logSafe(header.bodyBytes, 20)} (truncated?)`);
+    return bad(
+      `the body has ${body.length} bytes, the header says ${logSafe(header.bodyBytes, 20)} (truncated?)`,
+    );
   if (header.sha256 !== hex(sha256(body))) return bad("the body's SHA-256 does not match the header's");
   let parsed: unknown;
   try {

@@ -170,7 +170,7 @@ export function agentUsage(): string {
   });
   return [
     "usage: edgepilot agent [flags]",
-    "       edgepilot agent bootstrap --generator grpc",
+    "       edgepilot agent bootstrap --generator grpc|envoy [--locality r/z/s] [--admin-port 15000]",
     "",
     "Serves ADS (SotW and Delta) to the proxies of this pod from one upstream Delta ADS stream,",
     "keeping the last good configuration when the upstream is away.",

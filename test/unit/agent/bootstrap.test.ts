@@ -42,7 +42,7 @@ describe("agent bootstrap", () => {
 
   it.each([
     { what: "no generator", env: pod, argv: [], error: /^--generator is required/ },
-    { what: "envoy", env: pod, argv: ["--generator", "envoy"], error: /only grpc is supported/ },
+    { what: "another generator", env: pod, argv: ["--generator", "istiod"], error: /want grpc or envoy/ },
     {
       what: "no pod IP",
       env: { ...pod, POD_IP: "" },

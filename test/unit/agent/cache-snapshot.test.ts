@@ -63,7 +63,7 @@ describe("agent disk cache format", () => {
       "a flipped byte in the body",
       () => {
         const f = file();
-        f[f.length - 20] ^= 1;
+        f[f.length - 20] = (f[f.length - 20] as number) ^ 1;
         return f;
       },
       /SHA-256 does not match/,
