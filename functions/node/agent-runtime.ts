@@ -230,12 +230,15 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
       : "ready: serving the disk cache; the upstream has not answered yet\n";
     res.end(ok ? from : "not ready: no upstream configuration cached yet\n");
   });
-  await listen(readyServer, (s) => s.listen(config.readyPort, "127.0.0.1"));
+  await listen(readyServer, (s) => s.listen(config.readyPort, config.readyHost ?? "127.0.0.1"));
   const port = (tcp.address() as AddressInfo).port;
+  const readyAt = (config.readyHost ?? "127.0.0.1").includes(":")
+    ? `[${config.readyHost}]`
+    : (config.readyHost ?? "127.0.0.1");
   const readyPort = (readyServer.address() as AddressInfo).port;
   log(
     `agent: ADS on 127.0.0.1:${port}${config.socket ? ` and unix:${config.socket}` : ""}, ready on ` +
-      `http://127.0.0.1:${readyPort}/ready; upstream ${config.upstream} (opened at the first local proxy), namespace ${config.namespace}`,
+      `http://${readyAt}:${readyPort}/ready; upstream ${config.upstream} (opened at the first local proxy), namespace ${config.namespace}`,
   );
   return {
     port,

@@ -29,8 +29,8 @@ export type BootstrapArgs = { ok: true; input: BootstrapInput } | { ok: false; e
 const label = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /**
- * Parses `--generator`, `--locality` over the pod's environment (POD_IP, POD_NAME, POD_NAMESPACE,
- * DOMAIN_SUFFIX) and the agent's own settings (EDGEPILOT_AGENT_SOCKET, else EDGEPILOT_AGENT_PORT).
+ * Parses `--generator`, `--locality` over the pod's environment (POD_IP or INSTANCE_IP, POD_NAME,
+ * POD_NAMESPACE, DOMAIN_SUFFIX) and the agent's own settings (EDGEPILOT_AGENT_SOCKET, else EDGEPILOT_AGENT_PORT).
  * Each error names its variable or flag.
  */
 export function parseBootstrapArgs(
@@ -54,11 +54,19 @@ export function parseBootstrapArgs(
     errors.push("--admin-port: only for --generator envoy");
   const need = (name: string, rule?: RegExp, what?: string): string => {
     const v = env[name] ?? "";
-    if (v === "") errors.push(`${name} is not set (the pod's, through the downward API)`);
+    if (v === "")
+      errors.push(
+        `${name} is not set (the pod's, through the downward API${name === "POD_IP" ? "; or INSTANCE_IP" : ""})`,
+      );
     else if (rule && !rule.test(v)) errors.push(`${name}=${JSON.stringify(v)}: not ${what}`);
     return v;
   };
-  const podIp = need("POD_IP", /^[0-9a-fA-F.:]+$/, "an IP address");
+  // Istio's injector names it INSTANCE_IP; either is the pod's status.podIP.
+  const podIp = need(
+    env.POD_IP || !env.INSTANCE_IP ? "POD_IP" : "INSTANCE_IP",
+    /^[0-9a-fA-F.:]+$/,
+    "an IP address",
+  );
   const podName = need("POD_NAME", /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, "a pod name");
   const namespace = need("POD_NAMESPACE", label, "a namespace name");
   const domainSuffix = env.DOMAIN_SUFFIX || "cluster.local";

@@ -21,6 +21,8 @@ export interface AgentConfig {
   cacheDir?: string | undefined;
   /** PEM CA bundle that an https:// upstream's certificate must chain to; absent: Node's default roots. */
   caFile?: string | undefined;
+  /** The address GET /ready binds (default 127.0.0.1; in a pod 0.0.0.0, so kubelet's probe reaches it). */
+  readyHost?: string | undefined;
 }
 
 /** A setting: its flag, its variable, its default. */
@@ -66,6 +68,11 @@ export const agentSettings: readonly Setting[] = [
     flag: "ca-file",
     env: "EDGEPILOT_AGENT_CA_FILE",
     help: "PEM CA bundle for an https:// upstream (default: Node's CA store)",
+  },
+  {
+    flag: "ready-host",
+    env: "EDGEPILOT_AGENT_READY_HOST",
+    help: "address of GET /ready (default 127.0.0.1); 0.0.0.0 in a pod, for kubelet's probe",
   },
 ];
 
@@ -129,6 +136,7 @@ export function parseAgentConfig(
     readyPort: port("EDGEPILOT_AGENT_READY_PORT"),
     cacheDir: raw("EDGEPILOT_AGENT_CACHE_DIR")?.value,
     caFile: raw("EDGEPILOT_AGENT_CA_FILE")?.value,
+    readyHost: readyHost(raw("EDGEPILOT_AGENT_READY_HOST"), errors),
   };
   const ca = raw("EDGEPILOT_AGENT_CA_FILE");
   if (ca && upstream.startsWith("http:"))
@@ -136,6 +144,15 @@ export function parseAgentConfig(
       `${ca.label}: set, but the upstream ${upstream} is cleartext (http://); use https:// or unset it`,
     );
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
+}
+
+/** An IP address literal (v4 or v6) to bind GET /ready to; absent: the runtime's 127.0.0.1. */
+function readyHost(r: { value: string; label: string } | undefined, errors: string[]): string | undefined {
+  if (r === undefined) return undefined;
+  const v4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
+  if (!v4.test(r.value) && !/^[0-9a-fA-F:]*:[0-9a-fA-F:]*$/.test(r.value))
+    errors.push(`${r.label}=${JSON.stringify(r.value)}: not an IP address (e.g. 127.0.0.1 or 0.0.0.0)`);
+  return r.value;
 }
 
 /** `http://host:port` or `https://host:port`, nothing more; a token over cleartext only to loopback. */
