@@ -105,7 +105,6 @@ describe("agent config", () => {
     const e = parseAgentConfig(
       env({
         EDGEPILOT_AGENT_CACHE_DIR: "/c",
-        EDGEPILOT_AGENT_CA_FILE: "/ca.pem",
         EDGEPILOT_AGENT_READY_HOST: "::",
       }),
       [],
