@@ -57,7 +57,7 @@ export const agentSettings: readonly Setting[] = [
     flag: "ready-port",
     env: "EDGEPILOT_AGENT_READY_PORT",
     fallback: "15021",
-    help: "GET /ready port on 127.0.0.1",
+    help: "GET /ready port (on EDGEPILOT_AGENT_READY_HOST)",
   },
   {
     flag: "cache-dir",
