@@ -4,13 +4,16 @@
  * sent, per type URL: name ─▶ version + encoded resource, byte for byte, whatever the upstream's
  * kind (ADS, Connect Watch or Poll), since it is taken from the agent's cache and not from a stream.
  *
- * Layout: one header line of JSON, then the body (JSON). The header names the format, the pod's
- * namespace and the upstream it was cached from, how many resources the body holds and the SHA-256
- * of the body, so a truncated, corrupt or foreign file is recognised before anything of it is used.
- * Decoding is all or nothing: one bad entry refuses the whole file (never served half).
+ * Layout: one header line of JSON, then the body, binary: per type its URL and resource count, per
+ * resource its name, version and encoded bytes, each a big-endian u32 length then the bytes (names
+ * and versions UTF-8). Binary, so saving is sizing plus copying (no base64 or JSON text of the
+ * bodies on the event loop). The header names the format, the pod's namespace and the upstream it
+ * was cached from, how many resources the body holds and the SHA-256 of the body, so a truncated,
+ * corrupt or foreign file is recognised before anything of it is used. Decoding is all or nothing:
+ * one bad entry refuses the whole file (never served half).
  */
 import { logSafe } from "../log-safe.ts";
-import { base64ToBytes, bytesToBase64 } from "../store/codec.ts";
+import { utf8Length } from "../utf8.ts";
 import type { Sha256 } from "../xds/version.ts";
 import { servedTypes } from "./requests.ts";
 
@@ -41,8 +44,9 @@ export type DecodedSnapshot =
 export const cacheFormat = "edgepilot-agent-cache";
 const formatVersion = 1;
 /** Bounds on one entry, well above what the upstream sends (names are Istio's, versions hashes). */
-const maxNameChars = 4096;
-const maxVersionChars = 256;
+const maxTypeBytes = 256;
+const maxNameBytes = 16384;
+const maxVersionBytes = 256;
 
 const utf8 = new TextEncoder();
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
@@ -63,21 +67,41 @@ export function encodeSnapshot(
   sha256: Sha256,
 ): Uint8Array {
   const types = [...snapshot.keys()].sort();
-  const body = utf8.encode(
-    JSON.stringify(
-      types.map((typeUrl) => {
-        const byName = snapshot.get(typeUrl) as Map<string, CachedResource>;
-        const names = [...byName.keys()].sort();
-        return [
-          typeUrl,
-          names.map((n) => {
-            const r = byName.get(n) as CachedResource;
-            return [n, r.version, bytesToBase64(r.body)];
-          }),
-        ];
-      }),
-    ),
-  );
+  // One pass to size the body, one to write it: no intermediate text, the bodies copied once.
+  let size = 0;
+  const sorted = types.map((typeUrl) => {
+    const byName = snapshot.get(typeUrl) as Map<string, CachedResource>;
+    const names = [...byName.keys()].sort();
+    size += 8 + utf8Length(typeUrl);
+    for (const n of names)
+      size +=
+        12 +
+        utf8Length(n) +
+        utf8Length((byName.get(n) as CachedResource).version) +
+        (byName.get(n) as CachedResource).body.length;
+    return { typeUrl, byName, names };
+  });
+  const body = new Uint8Array(size);
+  const view = new DataView(body.buffer);
+  let at = 0;
+  const text = (t: string) => {
+    const { written } = utf8.encodeInto(t, body.subarray(at + 4));
+    view.setUint32(at, written);
+    at += 4 + written;
+  };
+  for (const { typeUrl, byName, names } of sorted) {
+    text(typeUrl);
+    view.setUint32(at, names.length);
+    at += 4;
+    for (const n of names) {
+      const r = byName.get(n) as CachedResource;
+      text(n);
+      text(r.version);
+      view.setUint32(at, r.body.length);
+      body.set(r.body, at + 4);
+      at += 4 + r.body.length;
+    }
+  }
   const header = utf8.encode(
     `${JSON.stringify({
       format: cacheFormat,
@@ -127,44 +151,61 @@ export function decodeSnapshot(bytes: Uint8Array, identity: CacheIdentity, sha25
       `the body has ${body.length} bytes, the header says ${logSafe(header.bodyBytes, 20)} (truncated?)`,
     );
   if (header.sha256 !== hex(sha256(body))) return bad("the body's SHA-256 does not match the header's");
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(strictUtf8.decode(body));
-  } catch {
-    return bad("the body is not JSON");
-  }
+  const read = readBody(body);
+  if (typeof read === "string") return bad(read);
+  const resources = snapshotSize(read);
+  if (resources !== header.resources)
+    return bad(`the body holds ${resources} resources, the header says ${logSafe(header.resources, 20)}`);
+  return { ok: true, snapshot: read, savedAt: String(header.savedAt ?? ""), resources };
+}
+
+/** The body's types and resources, or what is wrong with it (safe to log). */
+function readBody(body: Uint8Array): CacheSnapshot | string {
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  let at = 0;
+  const u32 = (): number | undefined => {
+    if (at + 4 > body.length) return undefined;
+    const n = view.getUint32(at);
+    at += 4;
+    return n;
+  };
+  const bytes = (max: number): Uint8Array | undefined => {
+    const n = u32();
+    if (n === undefined || n > max || at + n > body.length) return undefined;
+    at += n;
+    return body.subarray(at - n, at);
+  };
+  const text = (max: number): string | undefined => {
+    const b = bytes(max);
+    if (b === undefined) return undefined;
+    try {
+      return strictUtf8.decode(b);
+    } catch {
+      return undefined;
+    }
+  };
   const snapshot: CacheSnapshot = new Map();
-  if (!Array.isArray(parsed)) return bad("the body is not a list of types");
-  for (const [i, entry] of parsed.entries()) {
-    if (!Array.isArray(entry) || entry.length !== 2 || !Array.isArray(entry[1]))
-      return bad(`type entry ${i} is not [typeUrl, resources]`);
-    const [typeUrl, list] = entry as [unknown, unknown[]];
-    if (typeof typeUrl !== "string" || !servedTypes.has(typeUrl))
-      return bad(`type entry ${i}: ${logSafe(typeUrl, 200)} is not a type the agent caches`);
-    if (snapshot.has(typeUrl)) return bad(`type ${typeUrl} appears twice`);
+  for (let i = 0; at < body.length; i++) {
+    const typeUrl = text(maxTypeBytes);
+    const count = u32();
+    if (typeUrl === undefined || count === undefined) return `type entry ${i} is cut or malformed`;
+    if (!servedTypes.has(typeUrl))
+      return `type entry ${i}: ${logSafe(typeUrl, 200)} is not a type the agent caches`;
+    if (snapshot.has(typeUrl)) return `type ${typeUrl} appears twice`;
     const byName = new Map<string, CachedResource>();
-    for (const [j, r] of list.entries()) {
+    for (let j = 0; j < count; j++) {
       const where = `${typeUrl} resource ${j}`;
-      if (!Array.isArray(r) || r.length !== 3) return bad(`${where}: not [name, version, base64]`);
-      const [name, version, b64] = r as unknown[];
-      if (typeof name !== "string" || name === "" || name.length > maxNameChars)
-        return bad(`${where}: the name is not a non-empty string of at most ${maxNameChars} characters`);
-      if (typeof version !== "string" || version.length > maxVersionChars)
-        return bad(`${where}: the version is not a string of at most ${maxVersionChars} characters`);
-      if (typeof b64 !== "string") return bad(`${where}: the resource is not base64`);
-      if (byName.has(name)) return bad(`${where}: ${logSafe(name, 200)} appears twice`);
-      let body: Uint8Array;
-      try {
-        body = base64ToBytes(b64);
-      } catch {
-        return bad(`${where}: the resource is not base64`);
-      }
-      byName.set(name, { version, body });
+      const name = text(maxNameBytes);
+      if (name === undefined || name === "") return `${where}: no name of 1 to ${maxNameBytes} UTF-8 bytes`;
+      const version = text(maxVersionBytes);
+      if (version === undefined) return `${where}: no version of at most ${maxVersionBytes} UTF-8 bytes`;
+      const resource = bytes(body.length);
+      if (resource === undefined) return `${where}: the resource is cut`;
+      if (byName.has(name)) return `${where}: ${logSafe(name, 200)} appears twice`;
+      // A plain Uint8Array of its own (the file may be a Buffer, and one buffer for all would stay alive).
+      byName.set(name, { version, body: new Uint8Array(resource) });
     }
     snapshot.set(typeUrl, byName);
   }
-  const resources = snapshotSize(snapshot);
-  if (resources !== header.resources)
-    return bad(`the body holds ${resources} resources, the header says ${logSafe(header.resources, 20)}`);
-  return { ok: true, snapshot, savedAt: String(header.savedAt ?? ""), resources };
+  return snapshot;
 }

@@ -2,7 +2,6 @@
 import { describe, expect, it } from "vitest";
 import { nodeSha256 } from "../../../functions/node/sha256.ts";
 import { type CacheSnapshot, decodeSnapshot, encodeSnapshot } from "../../../lib/agent/cache-snapshot.ts";
-import { bytesToBase64 } from "../../../lib/store/codec.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 
 const me = { namespace: "shop", upstream: "https://cp.example:15012" };
@@ -30,22 +29,42 @@ function snapshot(n = 2, extra: [string, string, Uint8Array][] = []): CacheSnaps
 
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 const bytes = (s: string) => new TextEncoder().encode(s);
-/** A file with its body replaced by `body` and the header's counts and hash made to fit it. */
-function withBody(body: string, resources: number): Uint8Array {
-  const b = bytes(body);
+/** Body parts: a u32 (big-endian), a length-prefixed string, or length-prefixed bytes. */
+type Part = number | string | Uint8Array;
+function body(...parts: Part[]): Uint8Array {
+  const chunks = parts.map((p) => {
+    if (typeof p === "number") {
+      const b = new Uint8Array(4);
+      new DataView(b.buffer).setUint32(0, p);
+      return b;
+    }
+    const b = typeof p === "string" ? bytes(p) : p;
+    const out = new Uint8Array(4 + b.length);
+    new DataView(out.buffer).setUint32(0, b.length);
+    out.set(b, 4);
+    return out;
+  });
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+/** A file with `b` as its body and the header's counts and hash made to fit it. */
+function withBody(b: Uint8Array, resources: number): Uint8Array {
   const hex = Array.from(nodeSha256(b), (x) => x.toString(16).padStart(2, "0")).join("");
-  const header = {
-    format: "edgepilot-agent-cache",
-    version: 1,
-    ...me,
-    savedAt,
-    resources,
-    bodyBytes: b.length,
-    sha256: hex,
-  };
-  return bytes(`${JSON.stringify(header)}\n${body}`);
+  const header = bytes(
+    `${JSON.stringify({ format: "edgepilot-agent-cache", version: 1, ...me, savedAt, resources, bodyBytes: b.length, sha256: hex })}\n`,
+  );
+  const out = new Uint8Array(header.length + b.length);
+  out.set(header);
+  out.set(b, header.length);
+  return out;
 }
 const file = (s: CacheSnapshot = snapshot()) => encodeSnapshot(s, me, savedAt, nodeSha256);
+const one = new Uint8Array([1]);
 
 describe("agent disk cache format", () => {
   it("round-trips every resource byte for byte, and equal caches give equal files", () => {
@@ -69,61 +88,46 @@ describe("agent disk cache format", () => {
       /SHA-256 does not match/,
     ],
     ["a header that is not JSON", () => bytes("{nope\n[]"), /header is not JSON/],
-    ["a body that is not JSON", () => withBody("[[", 0), /body is not JSON/],
-    ["a body that is no list", () => withBody("{}", 0), /not a list of types/],
+    [
+      "a body cut inside a type entry",
+      () => withBody(body(TypeUrl.cluster).subarray(0, 6), 0),
+      /type entry 0 is cut/,
+    ],
     [
       "an unknown type",
-      () => withBody(JSON.stringify([["type.googleapis.com/x.Secret", []]]), 0),
+      () => withBody(body("type.googleapis.com/x.Secret", 0), 0),
       /not a type the agent caches/,
     ],
-    [
-      "a type twice",
-      () =>
-        withBody(
-          JSON.stringify([
-            [TypeUrl.cluster, []],
-            [TypeUrl.cluster, []],
-          ]),
-          0,
-        ),
-      /appears twice/,
-    ],
-    [
-      "an empty name",
-      () => withBody(JSON.stringify([[TypeUrl.cluster, [["", "v", "AA=="]]]]), 1),
-      /the name is not/,
-    ],
+    ["a type twice", () => withBody(body(TypeUrl.cluster, 0, TypeUrl.cluster, 0), 0), /appears twice/],
+    ["an empty name", () => withBody(body(TypeUrl.cluster, 1, "", "v", one), 1), /no name of 1 to/],
     [
       "a name twice",
-      () =>
-        withBody(
-          JSON.stringify([
-            [
-              TypeUrl.cluster,
-              [
-                ["a", "v", "AA=="],
-                ["a", "v", "AA=="],
-              ],
-            ],
-          ]),
-          2,
-        ),
-      /appears twice/,
+      () => withBody(body(TypeUrl.cluster, 2, "a", "v", one, "a", "v", one), 2),
+      /"a" appears twice/,
     ],
     [
-      "a version that is no string",
-      () => withBody(JSON.stringify([[TypeUrl.cluster, [["a", 1, "AA=="]]]]), 1),
-      /the version is not/,
+      "a name that is not UTF-8",
+      () => withBody(body(TypeUrl.cluster, 1, new Uint8Array([0xff]), "v", one), 1),
+      /no name/,
     ],
     [
-      "a body that is not base64",
-      () => withBody(JSON.stringify([[TypeUrl.cluster, [["a", "v", "!!"]]]]), 1),
-      /not base64/,
+      "a version too long",
+      () => withBody(body(TypeUrl.cluster, 1, "a", "v".repeat(300), one), 1),
+      /no version of at most 256/,
     ],
     [
-      "a count that does not match",
-      () =>
-        withBody(JSON.stringify([[TypeUrl.cluster, [["a", "v", bytesToBase64(new Uint8Array([1]))]]]]), 2),
+      "a resource cut short",
+      () => withBody(body(TypeUrl.cluster, 1, "a", "v", 10), 1),
+      /the resource is cut/,
+    ],
+    [
+      "more resources than the count",
+      () => withBody(body(TypeUrl.cluster, 2, "a", "v", one), 2),
+      /resource 1: no name/,
+    ],
+    [
+      "a count that does not match the header",
+      () => withBody(body(TypeUrl.cluster, 1, "a", "v", one), 2),
       /holds 1 resources, the header says "2"/,
     ],
   ];
