@@ -34,6 +34,9 @@ const envoyFiles = [
   "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto",
   "envoy/extensions/filters/http/router/v3/router.proto",
   "envoy/extensions/filters/http/fault/v3/fault.proto",
+  // `edgepilot agent bootstrap --generator envoy` output is checked against these (test/unit/agent).
+  "envoy/config/bootstrap/v3/bootstrap.proto",
+  "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
 ];
 
 function ownProtos(dir = join(root, "proto")) {

@@ -28,7 +28,9 @@ import { useSyncSha256 } from "../../lib/xds/version.ts";
 import { createAdmission } from "../admission.ts";
 import { createAdsHandlers } from "../ads-handlers.ts";
 import { serveAdsH2 } from "./ads-h2.ts";
+import { type CacheFile, heldVersions, openCacheFile, restoreCache } from "./agent-cache-file.ts";
 import { tapLocalStreams } from "./agent-local.ts";
+import { upstreamTls } from "./agent-tls.ts";
 import { watchTokenFile } from "./agent-token.ts";
 import { openUpstreamStream, type UpstreamStream } from "./agent-upstream.ts";
 import { nodeSha256 } from "./sha256.ts";
@@ -38,7 +40,7 @@ export interface RunningAgent {
   /** The local ADS port bound on 127.0.0.1. */
   port: number;
   readyPort: number;
-  /** True once a first upstream response is cached. */
+  /** True once a first upstream response is cached, or a disk cache was loaded at start (GET /ready). */
   ready(): boolean;
   /** Upstream responses and the resources they carried, since start (what reconnects cost). */
   upstreamStats(): { responses: number; resources: number };
@@ -53,6 +55,8 @@ export interface AgentOptions {
   backoff?: BackoffOptions;
   /** The largest message taken from a proxy or the upstream (default 16 MiB). */
   readMaxBytes?: number;
+  /** How soon a cache change reaches the disk cache (default 2s; EDGEPILOT_AGENT_CACHE_DIR). */
+  cacheSaveAfterMs?: number;
 }
 
 /** Binds the local ports (and socket) and resolves once they serve; the upstream opens at the first local proxy. */
@@ -68,6 +72,16 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
   const writes = createSerial();
   const shutdown = new AbortController();
   let pushVersion = 0;
+  // Start-up errors name their variable: a CA bundle or cache directory the agent cannot use.
+  const tls = upstreamTls(config.caFile, log);
+  const identity = { namespace: config.namespace, upstream: config.upstream };
+  const disk: CacheFile | undefined = config.cacheDir
+    ? openCacheFile({ dir: config.cacheDir, identity, log, saveAfterMs: options.cacheSaveAfterMs })
+    : undefined;
+  // A loaded disk cache is last good configuration: served at once, sent upstream as
+  // initial_resource_versions; it makes the agent ready but allows no removal (removalsAllowed).
+  const restored = disk?.loaded !== undefined;
+  if (disk?.loaded) await restoreCache(store, disk.loaded);
   const token = config.tokenFile
     ? watchTokenFile(config.tokenFile, () => dispatch({ type: "tokenChanged" }), log)
     : undefined;
@@ -81,7 +95,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     upstream: config.upstream,
     tokenSource: config.tokenFile ? `the token file ${logSafe(config.tokenFile)}` : "",
   };
-  let state = initialAgentState();
+  let state = initialAgentState(heldVersions(disk?.loaded));
   const received = { responses: 0, resources: 0 };
   let stream: UpstreamStream | undefined;
   let waitTimer: ReturnType<typeof setTimeout> | undefined;
@@ -98,7 +112,13 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
         stream?.close();
         const { op } = a;
         stream = openUpstreamStream(
-          { upstream: config.upstream, token: token?.current(), readMaxBytes },
+          {
+            upstream: config.upstream,
+            token: token?.current(),
+            readMaxBytes,
+            tls: tls.options(),
+            caFile: config.caFile,
+          },
           {
             connected: () => dispatch({ type: "connected", op, now: Date.now() }),
             response: (res) => {
@@ -163,6 +183,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
       changes.push({ typeUrl, name, version: null });
     }
     pushes.emit(++pushVersion, changes);
+    disk?.record(typeUrl, upserts, removed);
   }
 
   const ads = createAdsHandlers({
@@ -209,21 +230,27 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
   }
   const readyServer = createHttpServer((req, res) => {
     if (req.method !== "GET" || req.url?.split("?")[0] !== "/ready") return void res.writeHead(404).end();
-    const ok = state.ready;
+    const ok = state.ready || restored;
     res.writeHead(ok ? 200 : 503, { "content-type": "text/plain" });
-    res.end(ok ? "ready\n" : "not ready: no upstream configuration cached yet\n");
+    const from = state.ready
+      ? "ready\n"
+      : "ready: serving the disk cache; the upstream has not answered yet\n";
+    res.end(ok ? from : "not ready: no upstream configuration cached yet\n");
   });
-  await listen(readyServer, (s) => s.listen(config.readyPort, "127.0.0.1"));
+  await listen(readyServer, (s) => s.listen(config.readyPort, config.readyHost ?? "127.0.0.1"));
   const port = (tcp.address() as AddressInfo).port;
+  const readyAt = (config.readyHost ?? "127.0.0.1").includes(":")
+    ? `[${config.readyHost}]`
+    : (config.readyHost ?? "127.0.0.1");
   const readyPort = (readyServer.address() as AddressInfo).port;
   log(
     `agent: ADS on 127.0.0.1:${port}${config.socket ? ` and unix:${config.socket}` : ""}, ready on ` +
-      `http://127.0.0.1:${readyPort}/ready; upstream ${config.upstream} (opened at the first local proxy), namespace ${config.namespace}`,
+      `http://${readyAt}:${readyPort}/ready; upstream ${config.upstream} (opened at the first local proxy), namespace ${config.namespace}`,
   );
   return {
     port,
     readyPort,
-    ready: () => state.ready,
+    ready: () => state.ready || restored,
     upstreamStats: () => ({ ...received }),
     async stop() {
       dispatch({ type: "stop" });
@@ -231,6 +258,9 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
       if (ackTimer) clearTimeout(ackTimer.timer);
       token?.close();
       shutdown.abort();
+      // What the last responses cached reaches the disk before the process ends (SIGTERM).
+      await writes(async () => undefined).catch(() => undefined);
+      await disk?.flush();
       const closing = [...servers, readyServer].map((s) => new Promise<void>((r) => s.close(() => r())));
       readyServer.closeAllConnections();
       await Promise.race([Promise.all(closing), new Promise((r) => setTimeout(r, 2000))]);

@@ -16,6 +16,7 @@ import {
   DeltaDiscoveryResponseSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { StatusSchema } from "../../lib/gen/google/rpc/status_pb.ts";
+import { describeConnectError } from "./agent-tls.ts";
 import { createEnvelopeSplitter } from "./grpc-messages.ts";
 
 const path = "/envoy.service.discovery.v3.AggregatedDiscoveryService/DeltaAggregatedResources";
@@ -42,11 +43,15 @@ export interface UpstreamOptions {
   /** The largest response message taken (bytes). */
   readMaxBytes: number;
   pingEveryMs?: number;
+  /** TLS options of an https:// upstream (functions/node/agent-tls.ts): the CA bundle, if any. */
+  tls?: { ca?: string };
+  /** EDGEPILOT_AGENT_CA_FILE, to name it when the upstream's certificate is not trusted. */
+  caFile?: string | undefined;
 }
 
 /** Opens the Delta ADS stream; requests may be sent at once (HTTP/2 buffers them until connected). */
 export function openUpstreamStream(options: UpstreamOptions, handlers: UpstreamHandlers): UpstreamStream {
-  const session: ClientHttp2Session = connect(options.upstream);
+  const session: ClientHttp2Session = connect(options.upstream, options.tls ?? {});
   let done = false;
   let status: { code: string; message: string } | undefined;
   const pinger = setInterval(() => {
@@ -69,7 +74,7 @@ export function openUpstreamStream(options: UpstreamOptions, handlers: UpstreamH
     session.destroy();
     handlers.ended(code, message);
   };
-  session.on("error", (e) => end("unavailable", e.message));
+  session.on("error", (e) => end("unavailable", describeConnectError(e, options.caFile)));
   session.on("connect", () => {
     if (!done) handlers.connected();
   });
@@ -115,7 +120,7 @@ export function openUpstreamStream(options: UpstreamOptions, handlers: UpstreamH
       end("internal", `bad response from the upstream: ${(e as Error).message}`);
     }
   });
-  stream.on("error", (e) => end("unavailable", e.message));
+  stream.on("error", (e) => end("unavailable", describeConnectError(e, options.caFile)));
   stream.on("close", () =>
     end(status?.code ?? "unavailable", status?.message ?? "the upstream closed the stream"),
   );

@@ -1,11 +1,13 @@
 /**
  * `edgepilot agent`: serves ADS to the proxies of its pod from one upstream Delta ADS stream (see
  * lib/agent/index.ts). Configuration from flags and environment (see --help). SIGTERM closes the
- * local streams and the upstream and exits 0. `edgepilot agent bootstrap --generator grpc` prints
- * the bootstrap of a proxyless gRPC client of this pod (lib/agent/bootstrap.ts).
+ * local streams and the upstream (saving the disk cache, if any) and exits 0. `edgepilot agent
+ * bootstrap --generator grpc|envoy` prints the bootstrap of a proxyless gRPC client or an Envoy of
+ * this pod (lib/agent/bootstrap.ts, envoy-bootstrap.ts).
  */
 import { grpcBootstrap, parseBootstrapArgs } from "../../lib/agent/bootstrap.ts";
 import { agentUsage, parseAgentConfig } from "../../lib/agent/config.ts";
+import { envoyBootstrap } from "../../lib/agent/envoy-bootstrap.ts";
 import { startAgent } from "./agent-runtime.ts";
 
 if (process.argv[2] === "bootstrap") {
@@ -14,7 +16,9 @@ if (process.argv[2] === "bootstrap") {
     for (const e of args.errors) console.error(`agent bootstrap: ${e}`);
     process.exit(2);
   }
-  console.log(JSON.stringify(grpcBootstrap(args.input), null, 2));
+  const { input } = args;
+  const bootstrap = input.envoy ? envoyBootstrap({ ...input, envoy: input.envoy }) : grpcBootstrap(input);
+  console.log(JSON.stringify(bootstrap, null, 2));
   process.exit(0);
 }
 

@@ -1,13 +1,16 @@
 /**
- * `edgepilot agent bootstrap --generator grpc`: the xDS bootstrap a proxyless gRPC client (grpc-js-xds,
- * gRPC C-core, grpc-go) needs to reach the agent of its pod. The node is Istio's, from the pod's
+ * `edgepilot agent bootstrap --generator grpc|envoy`: the xDS bootstrap a proxyless gRPC client
+ * (grpc-js-xds, gRPC C-core, grpc-go) or an Envoy (lib/agent/envoy-bootstrap.ts) needs to reach the
+ * agent of its pod. The node is Istio's, from the pod's
  * environment (downward API): id `sidecar~<POD_IP>~<POD_NAME>.<POD_NAMESPACE>~<POD_NAMESPACE>.svc.<suffix>`,
  * metadata GENERATOR=grpc, NAMESPACE and INSTANCE_IPS, as istio-agent's gRPC bootstrap sets them.
  */
 
+import { type EnvoyNodeInput, parseEnvoyInput } from "./envoy-bootstrap.ts";
+
 /** What the bootstrap is built from; every field validated by parseBootstrapArgs. */
 export interface BootstrapInput {
-  generator: "grpc";
+  generator: "grpc" | "envoy";
   podIp: string;
   podName: string;
   namespace: string;
@@ -16,6 +19,8 @@ export interface BootstrapInput {
   locality?: { region: string; zone: string; subZone: string };
   /** Where the agent serves ADS: `unix:<path>` or `127.0.0.1:<port>`. */
   serverUri: string;
+  /** Envoy only: its admin port and what pilot-agent adds to its node from the pod's environment. */
+  envoy?: EnvoyNodeInput;
 }
 
 /** The parsed bootstrap input, or every problem found (each names its variable or flag). */
@@ -24,8 +29,8 @@ export type BootstrapArgs = { ok: true; input: BootstrapInput } | { ok: false; e
 const label = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /**
- * Parses `--generator`, `--locality` over the pod's environment (POD_IP, POD_NAME, POD_NAMESPACE,
- * DOMAIN_SUFFIX) and the agent's own settings (EDGEPILOT_AGENT_SOCKET, else EDGEPILOT_AGENT_PORT).
+ * Parses `--generator`, `--locality` over the pod's environment (POD_IP or INSTANCE_IP, POD_NAME,
+ * POD_NAMESPACE, DOMAIN_SUFFIX) and the agent's own settings (EDGEPILOT_AGENT_SOCKET, else EDGEPILOT_AGENT_PORT).
  * Each error names its variable or flag.
  */
 export function parseBootstrapArgs(
@@ -35,23 +40,33 @@ export function parseBootstrapArgs(
   const errors: string[] = [];
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
-    const m = /^--(generator|locality|socket|port)(?:=(.*))?$/.exec(argv[i] as string);
+    const m = /^--(generator|locality|socket|port|admin-port)(?:=(.*))?$/.exec(argv[i] as string);
     const value = m ? (m[2] ?? argv[++i]) : undefined;
     if (!m || value === undefined)
       errors.push(`${JSON.stringify(argv[i - (m ? 1 : 0)])}: unknown argument or missing value`);
     else flags.set(m[1] as string, value);
   }
   const generator = flags.get("generator");
-  if (generator === undefined) errors.push("--generator is required: grpc (envoy is not supported yet)");
-  else if (generator !== "grpc")
-    errors.push(`--generator=${JSON.stringify(generator)}: only grpc is supported (envoy is planned)`);
+  if (generator === undefined) errors.push("--generator is required: grpc or envoy");
+  else if (generator !== "grpc" && generator !== "envoy")
+    errors.push(`--generator=${JSON.stringify(generator)}: want grpc or envoy`);
+  else if (generator === "grpc" && flags.has("admin-port"))
+    errors.push("--admin-port: only for --generator envoy");
   const need = (name: string, rule?: RegExp, what?: string): string => {
     const v = env[name] ?? "";
-    if (v === "") errors.push(`${name} is not set (the pod's, through the downward API)`);
+    if (v === "")
+      errors.push(
+        `${name} is not set (the pod's, through the downward API${name === "POD_IP" ? "; or INSTANCE_IP" : ""})`,
+      );
     else if (rule && !rule.test(v)) errors.push(`${name}=${JSON.stringify(v)}: not ${what}`);
     return v;
   };
-  const podIp = need("POD_IP", /^[0-9a-fA-F.:]+$/, "an IP address");
+  // Istio's injector names it INSTANCE_IP; either is the pod's status.podIP.
+  const podIp = need(
+    env.POD_IP || !env.INSTANCE_IP ? "POD_IP" : "INSTANCE_IP",
+    /^[0-9a-fA-F.:]+$/,
+    "an IP address",
+  );
   const podName = need("POD_NAME", /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/, "a pod name");
   const namespace = need("POD_NAMESPACE", label, "a namespace name");
   const domainSuffix = env.DOMAIN_SUFFIX || "cluster.local";
@@ -67,17 +82,19 @@ export function parseBootstrapArgs(
   if (!socket && !/^\d{1,5}$/.test(port))
     errors.push(`EDGEPILOT_AGENT_PORT=${JSON.stringify(port)}: not a port`);
   const serverUri = socket ? `unix:${socket}` : `127.0.0.1:${port}`;
+  const envoy = generator === "envoy" ? parseEnvoyInput(env, flags.get("admin-port"), errors) : undefined;
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
     input: {
-      generator: "grpc",
+      generator: generator === "envoy" ? "envoy" : "grpc",
       podIp,
       podName,
       namespace,
       domainSuffix,
       serverUri,
       ...(locality && { locality }),
+      ...(envoy && { envoy }),
     },
   };
 }

@@ -17,6 +17,12 @@ export interface AgentConfig {
   socket: string | undefined;
   /** Loopback port of GET /ready (0: any free port). */
   readyPort: number;
+  /** A directory where the last good configuration is kept across restarts; absent: memory only. */
+  cacheDir?: string | undefined;
+  /** PEM CA bundle that an https:// upstream's certificate must chain to; absent: Node's default roots. */
+  caFile?: string | undefined;
+  /** The address GET /ready binds (default 127.0.0.1; in a pod 0.0.0.0, so kubelet's probe reaches it). */
+  readyHost?: string | undefined;
 }
 
 /** A setting: its flag, its variable, its default. */
@@ -51,7 +57,22 @@ export const agentSettings: readonly Setting[] = [
     flag: "ready-port",
     env: "EDGEPILOT_AGENT_READY_PORT",
     fallback: "15021",
-    help: "GET /ready port on 127.0.0.1",
+    help: "GET /ready port (on EDGEPILOT_AGENT_READY_HOST)",
+  },
+  {
+    flag: "cache-dir",
+    env: "EDGEPILOT_AGENT_CACHE_DIR",
+    help: "keep the last good configuration in this directory across restarts (off when unset)",
+  },
+  {
+    flag: "ca-file",
+    env: "EDGEPILOT_AGENT_CA_FILE",
+    help: "PEM CA bundle for an https:// upstream (default: Node's CA store)",
+  },
+  {
+    flag: "ready-host",
+    env: "EDGEPILOT_AGENT_READY_HOST",
+    help: "address of GET /ready (default 127.0.0.1); 0.0.0.0 in a pod, for kubelet's probe",
   },
 ];
 
@@ -113,8 +134,25 @@ export function parseAgentConfig(
     port: port("EDGEPILOT_AGENT_PORT"),
     socket: raw("EDGEPILOT_AGENT_SOCKET")?.value,
     readyPort: port("EDGEPILOT_AGENT_READY_PORT"),
+    cacheDir: raw("EDGEPILOT_AGENT_CACHE_DIR")?.value,
+    caFile: raw("EDGEPILOT_AGENT_CA_FILE")?.value,
+    readyHost: readyHost(raw("EDGEPILOT_AGENT_READY_HOST"), errors),
   };
+  const ca = raw("EDGEPILOT_AGENT_CA_FILE");
+  if (ca && upstream.startsWith("http:"))
+    errors.push(
+      `${ca.label}: set, but the upstream ${upstream} is cleartext (http://); use https:// or unset it`,
+    );
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
+}
+
+/** An IP address literal (v4 or v6) to bind GET /ready to; absent: the runtime's 127.0.0.1. */
+function readyHost(r: { value: string; label: string } | undefined, errors: string[]): string | undefined {
+  if (r === undefined) return undefined;
+  const v4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
+  if (!v4.test(r.value) && !/^[0-9a-fA-F:]*:[0-9a-fA-F:]*$/.test(r.value))
+    errors.push(`${r.label}=${JSON.stringify(r.value)}: not an IP address (e.g. 127.0.0.1 or 0.0.0.0)`);
+  return r.value;
 }
 
 /** `http://host:port` or `https://host:port`, nothing more; a token over cleartext only to loopback. */
@@ -149,7 +187,7 @@ export function agentUsage(): string {
   });
   return [
     "usage: edgepilot agent [flags]",
-    "       edgepilot agent bootstrap --generator grpc",
+    "       edgepilot agent bootstrap --generator grpc|envoy [--locality r/z/s] [--admin-port 15000]",
     "",
     "Serves ADS (SotW and Delta) to the proxies of this pod from one upstream Delta ADS stream,",
     "keeping the last good configuration when the upstream is away.",

@@ -41,6 +41,19 @@
  * upstream answered every type asked for (removalsAllowed: the local sessions' sync gate), so a
  * restarted agent with an empty cache never empties a proxy that reconnects holding its config.
  *
+ * Disk cache (EDGEPILOT_AGENT_CACHE_DIR; functions/node/agent-cache-file.ts, cache-snapshot.ts). The
+ * cache's writes are mirrored to one file, saved debounced and at stop, atomically (temporary file,
+ * fsync, rename), bounded; it hooks into the cache, not a stream, so any upstream kind feeds it. At
+ * start a file is used whole or not at all (corrupt or foreign: logged, ignored): it fills the cache
+ * before any local proxy is served, and seeds the machine's `held` (initialAgentState), so the first
+ * upstream stream sends it as initial_resource_versions. A loaded cache is last good configuration:
+ * GET /ready answers 200 with it (a restarted agent keeps its pod in its Services), but it answers no
+ * type (`answered`), so removalsAllowed stays false until the upstream answered every type asked for.
+ *
+ * TLS (EDGEPILOT_AGENT_CA_FILE; functions/node/agent-tls.ts): an https:// upstream is verified against
+ * the bundle (re-read at each new connection) or Node's default CA store; an untrusted certificate is
+ * a failed stream, said as such and retried.
+ *
  * Reconnects: jittered exponential backoff (lib/relay/backoff.ts), reset by a response or a stream
  * that lived long; one log line per upstream state change (connecting, connected, first
  * configuration cached, stream ended with its gRPC status, token refused).
@@ -56,7 +69,8 @@
  * error_detail (prefixed by its node id), so the upstream's proxy status records it. The agent never
  * NACKs on its own: it cannot judge a resource, only pass on a proxy's judgment.
  *
- * Readiness: GET /ready answers 200 once a first upstream response is cached, else 503.
+ * Readiness: GET /ready answers 200 once a first upstream response is cached or a disk cache was
+ * loaded, else 503 (on EDGEPILOT_AGENT_READY_HOST, 127.0.0.1 unless set; 0.0.0.0 in a pod for kubelet).
  */
 export { type AgentConfig, type AgentConfigResult, agentUsage, parseAgentConfig } from "./config.ts";
 export { type Ask, addDemand, type Demand, deltaAsk, sotwAsk } from "./demand.ts";

@@ -109,8 +109,15 @@ export interface AgentContext {
   tokenSource: string;
 }
 
-/** The state of an agent that has not connected. */
-export function initialAgentState(): AgentState {
+/**
+ * The state of an agent that has not connected. `held` seeds the cache's versions with what a
+ * disk cache held (EDGEPILOT_AGENT_CACHE_DIR), so the first upstream stream sends them as
+ * initial_resource_versions and an upstream publishing the same resources resends nothing. It
+ * does not make the agent `ready` nor any type `answered`: removals still wait for the upstream.
+ */
+export function initialAgentState(
+  held: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(),
+): AgentState {
   return {
     phase: "idle",
     op: 0,
@@ -120,7 +127,7 @@ export function initialAgentState(): AgentState {
     node: undefined,
     demand: new Map(),
     sent: new Map(),
-    held: new Map(),
+    held: new Map([...held].map(([typeUrl, versions]) => [typeUrl, new Map(versions)])),
     pendingAck: new Map(),
     ready: false,
     answered: new Set(),

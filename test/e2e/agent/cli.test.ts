@@ -1,10 +1,14 @@
 /**
  * `edgepilot agent` as a process: configuration errors exit 2 naming the variable; a configured
- * agent binds its ports, answers GET /ready 503 before any upstream answer, and exits 0 on SIGTERM.
+ * agent binds its ports, answers GET /ready 503 before any upstream answer, and exits 0 on SIGTERM;
+ * `agent bootstrap` prints both generators' JSON (Envoy's parses as its Bootstrap).
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { createRegistry, fromJson } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
+import { BootstrapSchema } from "../../../lib/gen/envoy/config/bootstrap/v3/bootstrap_pb.ts";
+import { HttpProtocolOptionsSchema } from "../../../lib/gen/envoy/extensions/upstreams/http/v3/http_protocol_options_pb.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -54,5 +58,21 @@ describe("edgepilot agent (process)", () => {
     a.child.kill("SIGTERM");
     expect(await a.exited).toBe(0);
     expect(a.output()).toMatch(/agent: SIGTERM: closing local streams and the upstream/);
+  });
+
+  it("prints the bootstrap of an Envoy and of a proxyless gRPC client of this pod", async () => {
+    const pod = {
+      POD_IP: "10.1.0.9",
+      POD_NAME: "app-0",
+      POD_NAMESPACE: "shop",
+      EDGEPILOT_AGENT_SOCKET: "/etc/edgepilot/agent.sock",
+    };
+    const envoy = agent(pod, ["bootstrap", "--generator", "envoy"]);
+    const grpc = agent(pod, ["bootstrap", "--generator=grpc"]);
+    expect([await envoy.exited, await grpc.exited]).toEqual([0, 0]);
+    const registry = createRegistry(HttpProtocolOptionsSchema);
+    const b = fromJson(BootstrapSchema, JSON.parse(envoy.output()), { registry });
+    expect(b.node?.id).toBe("sidecar~10.1.0.9~app-0.shop~shop.svc.cluster.local");
+    expect(JSON.parse(grpc.output()).xds_servers[0].server_uri).toBe("unix:/etc/edgepilot/agent.sock");
   });
 });

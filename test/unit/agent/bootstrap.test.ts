@@ -40,9 +40,17 @@ describe("agent bootstrap", () => {
     });
   });
 
+  it("takes the pod IP as Istio's injector names it (INSTANCE_IP)", () => {
+    const { POD_IP: _, ...rest } = pod;
+    const args = parseBootstrapArgs({ ...rest, INSTANCE_IP: "10.1.0.7" }, ["--generator=grpc"]);
+    expect(args.ok && grpcBootstrap(args.input)).toMatchObject({
+      node: { id: "sidecar~10.1.0.7~app-7d9.shop~shop.svc.cluster.local" },
+    });
+  });
+
   it.each([
     { what: "no generator", env: pod, argv: [], error: /^--generator is required/ },
-    { what: "envoy", env: pod, argv: ["--generator", "envoy"], error: /only grpc is supported/ },
+    { what: "another generator", env: pod, argv: ["--generator", "istiod"], error: /want grpc or envoy/ },
     {
       what: "no pod IP",
       env: { ...pod, POD_IP: "" },

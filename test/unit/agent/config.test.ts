@@ -90,6 +90,45 @@ describe("agent config", () => {
     expect(r.ok === false && r.errors[0]).toMatch(error);
   });
 
+  it("takes the disk cache, the CA bundle and the readiness address", () => {
+    const r = parseAgentConfig(env({ EDGEPILOT_AGENT_UPSTREAM: "https://cp:15012" }), [
+      "--cache-dir=/var/lib/edgepilot",
+      "--ca-file",
+      "/etc/edgepilot/ca.pem",
+      "--ready-host=0.0.0.0",
+    ]);
+    expect(r.ok === true && r.config).toMatchObject({
+      cacheDir: "/var/lib/edgepilot",
+      caFile: "/etc/edgepilot/ca.pem",
+      readyHost: "0.0.0.0",
+    });
+    const e = parseAgentConfig(
+      env({
+        EDGEPILOT_AGENT_CACHE_DIR: "/c",
+        EDGEPILOT_AGENT_READY_HOST: "::",
+      }),
+      [],
+    );
+    expect(e.ok === true && e.config).toMatchObject({ cacheDir: "/c", readyHost: "::" });
+  });
+
+  it.each([
+    {
+      what: "a CA bundle for a cleartext upstream",
+      e: { EDGEPILOT_AGENT_CA_FILE: "/ca.pem" },
+      error:
+        /^EDGEPILOT_AGENT_CA_FILE: set, but the upstream http:\/\/edgepilot\.edgepilot:15010 is cleartext/,
+    },
+    {
+      what: "a readiness address that is no IP",
+      e: { EDGEPILOT_AGENT_READY_HOST: "localhost" },
+      error: /^EDGEPILOT_AGENT_READY_HOST="localhost": not an IP address/,
+    },
+  ])("refuses $what, naming the variable", ({ e, error }) => {
+    const r = parseAgentConfig(env(e), []);
+    expect(r.ok === false && r.errors[0]).toMatch(error);
+  });
+
   it("answers --help with every variable", () => {
     expect(parseAgentConfig({}, ["--help"])).toEqual({ ok: "help" });
     for (const v of [
@@ -97,6 +136,9 @@ describe("agent config", () => {
       "EDGEPILOT_AGENT_TOKEN_FILE",
       "POD_NAMESPACE",
       "EDGEPILOT_AGENT_SOCKET",
+      "EDGEPILOT_AGENT_CACHE_DIR",
+      "EDGEPILOT_AGENT_CA_FILE",
+      "EDGEPILOT_AGENT_READY_HOST",
     ])
       expect(agentUsage()).toContain(v);
   });

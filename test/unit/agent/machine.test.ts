@@ -20,9 +20,9 @@ const LDS = TypeUrl.listener;
 const node = create(NodeSchema, { id: "sidecar~10.0.0.1~app-1.shop~shop.svc.cluster.local" });
 
 /** Drives the machine through inputs, collecting every action; the clock is a variable. */
-function machine(o: Partial<AgentContext> = {}) {
+function machine(o: Partial<AgentContext> = {}, held?: Map<string, Map<string, string>>) {
   let now = 1000;
-  let state: AgentState = initialAgentState();
+  let state: AgentState = initialAgentState(held);
   const ctx: AgentContext = {
     backoff: { initialMs: 100, maxMs: 800 },
     random: () => 1,
@@ -146,6 +146,18 @@ describe("agent machine: the upstream stream", () => {
       { do: "ackAt", at: 1500 },
     ]);
     expect([...(m.state.held.get(CDS) ?? [])]).toEqual([["a", "v1"]]);
+  });
+
+  it("starts from a disk cache's versions: sent as initial_resource_versions, no readiness, no removals", () => {
+    const m = machine({}, new Map([[CDS, new Map([["a", "v1"]])]]));
+    expect(m.state.ready).toBe(false);
+    expect(sends(m.ask(CDS, [], true))).toEqual([
+      { typeUrl: CDS, node, subscribe: ["*"], initialVersions: { a: "v1" }, responseNonce: "" },
+    ]);
+    expect(removalsAllowed(m.state)).toBe(false);
+    // The upstream holds the same: nothing to cache; its answer then allows removals.
+    expect(m.respond(CDS, "n1", [["a", "v1"]]).some((x) => x.do === "cache")).toBe(false);
+    expect(removalsAllowed(m.state)).toBe(true);
   });
 
   it("allows local removals only once every type asked for was answered", () => {
