@@ -15,6 +15,7 @@ import {
   removalsAllowed,
   step,
 } from "../../lib/agent/machine.ts";
+import type { Transport, TransportOptions } from "../../lib/agent/transport.ts";
 import type { DeltaDiscoveryResponse } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import type { ResourceChange } from "../../lib/push/flush.ts";
@@ -27,9 +28,10 @@ import type { StoredResource, TypeUrl } from "../../lib/xds/types.ts";
 import { createAdmission } from "../admission.ts";
 import { createAdsHandlers } from "../ads-handlers.ts";
 import { serveAdsH2 } from "./ads-h2.ts";
+import { openConnectUpstream } from "./agent-connect-upstream.ts";
 import { tapLocalStreams } from "./agent-local.ts";
 import { watchTokenFile } from "./agent-token.ts";
-import { openUpstreamStream, type UpstreamStream } from "./agent-upstream.ts";
+import { openUpstreamStream, type UpstreamHandlers, type UpstreamStream } from "./agent-upstream.ts";
 
 /** A running agent. */
 export interface RunningAgent {
@@ -51,6 +53,8 @@ export interface AgentOptions {
   backoff?: BackoffOptions;
   /** The largest message taken from a proxy or the upstream (default 16 MiB). */
   readMaxBytes?: number;
+  /** The Watch ─▶ Poll fallback rule (lib/agent/transport.ts), a long poll's wait, a Watch's first-answer limit. */
+  transport?: TransportOptions & { pollWaitMs?: number; firstAnswerMs?: number };
 }
 
 /** Binds the local ports (and socket) and resolves once they serve; the upstream opens at the first local proxy. */
@@ -75,8 +79,27 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     healthyStreamMs: 10_000,
     upstream: config.upstream,
     tokenSource: config.tokenFile ? `the token file ${logSafe(config.tokenFile)}` : "",
+    ...(options.transport && { transport: options.transport }),
   };
-  let state = initialAgentState();
+  let state = initialAgentState(config.protocol);
+  // The one place the transport is chosen: each opens the same UpstreamStream for the machine.
+  const openers: Record<Transport, (h: UpstreamHandlers) => UpstreamStream> = {
+    ads: (h) => openUpstreamStream({ upstream: config.upstream, token: token?.current(), readMaxBytes }, h),
+    watch: (h) => openConnect("watch", h),
+    poll: (h) => openConnect("poll", h),
+  };
+  const openConnect = (kind: "watch" | "poll", h: UpstreamHandlers) =>
+    openConnectUpstream(
+      {
+        upstream: config.upstream,
+        http: config.http ?? "2",
+        kind,
+        token: () => token?.current(),
+        readMaxBytes,
+        ...options.transport,
+      },
+      h,
+    );
   const received = { responses: 0, resources: 0 };
   let stream: UpstreamStream | undefined;
   let waitTimer: ReturnType<typeof setTimeout> | undefined;
@@ -92,18 +115,15 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
       case "open": {
         stream?.close();
         const { op } = a;
-        stream = openUpstreamStream(
-          { upstream: config.upstream, token: token?.current(), readMaxBytes },
-          {
-            connected: () => dispatch({ type: "connected", op, now: Date.now() }),
-            response: (res) => {
-              received.responses++;
-              received.resources += res.resources.length;
-              dispatch(responseInput(op, res));
-            },
-            ended: (code, message) => dispatch({ type: "ended", op, now: Date.now(), code, message }),
+        stream = openers[a.transport]({
+          connected: () => dispatch({ type: "connected", op, now: Date.now() }),
+          response: (res) => {
+            received.responses++;
+            received.resources += res.resources.length;
+            dispatch(responseInput(op, res));
           },
-        );
+          ended: (code, message) => dispatch({ type: "ended", op, now: Date.now(), code, message }),
+        });
         return;
       }
       case "send":
