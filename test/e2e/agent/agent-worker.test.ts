@@ -188,7 +188,6 @@ describe("edgepilot agent to the Worker over Connect", () => {
 
 describe("edgepilot agent to the Node runtime over Connect", () => {
   it("serves a grpc-js-xds client from Watch over h2c on XDS_PORT and follows a change", async () => {
-    console.log("T start", Date.now());
     const cp = await startControlPlane({
       XDS_AUTH: "token",
       EDGEPILOT_XDS_TOKEN: workerXdsToken,
@@ -203,18 +202,15 @@ describe("edgepilot agent to the Node runtime over Connect", () => {
     try {
       await resyncMesh(cp, { services: ["reviews"], reviewsIp: "127.0.0.1", backendPort });
       await until(cp, nodeClient, Date.now(), { accept: (a) => a === "a", what: "backend a via Node" });
-      console.log("T a", Date.now());
       const at = await post(cp, event("MODIFIED", slice("127.0.0.2")));
       await until(cp, nodeClient, at, { accept: (a) => a === "b", what: "backend b via Node" });
       const mine = lines.slice(from).join("\n");
       expect(mine).toMatch(/connecting \(Connect Watch\)/);
       expect(mine).not.toMatch(/falling back/);
     } finally {
-      console.log("T b", Date.now());
       nodeClient.close();
       await nodeAgent.stop();
       await cp.stop();
-      console.log("T stopped", Date.now());
     }
   });
 });
