@@ -105,7 +105,8 @@ describe("agent config", () => {
       what: "ADS over HTTP/1.1",
       e: { EDGEPILOT_AGENT_UPSTREAM_HTTP: "1.1" },
       argv: [],
-      error: /^EDGEPILOT_AGENT_UPSTREAM_HTTP=1.1 with EDGEPILOT_AGENT_UPSTREAM_PROTOCOL=ads: ADS is gRPC, HTTP\/2 only/,
+      error:
+        /^EDGEPILOT_AGENT_UPSTREAM_HTTP=1.1 with EDGEPILOT_AGENT_UPSTREAM_PROTOCOL=ads: ADS is gRPC, HTTP\/2 only/,
     },
     { what: "an unknown flag", e: {}, argv: ["--bogus"], error: /^"--bogus": unknown argument/ },
     { what: "a flag without value", e: {}, argv: ["--socket"], error: /^--socket: needs a value/ },
