@@ -72,7 +72,7 @@ const agentConfig = (upstreamUrl: string, o: Partial<AgentConfig>): AgentConfig 
   protocol: "watch",
   ...o,
 });
-// Short retries, and a long poll that ends before the proxy's idle cut below.
+// Short retries, and a long poll that ends well before the proxy's idle cut below.
 const agentOptions = {
   log,
   backoff: { initialMs: 100, maxMs: 800 },
@@ -162,11 +162,12 @@ describe("edgepilot agent to the Worker over Connect", () => {
     expect(watcher.removed).toEqual([]);
     expect(watcher.error()).toBe("");
     watcher.close();
-  });
+  }, 60_000);
 
   it("falls back to long-polled Poll when something between cuts idle streams, and still follows a change", async () => {
-    // A middlebox with a short idle timeout: an idle Watch is cut; a 300 ms long poll never idles that long.
-    proxy.idleCutMs = 1000;
+    // A middlebox with a short idle timeout: an idle Watch is cut; a 300 ms long poll never idles
+    // that long. 2 s leaves a loaded machine's Worker time to answer before the cut.
+    proxy.idleCutMs = 2000;
     proxy.cutAll();
     await eventually(
       () => /falling back to long-polled Poll/.test(agentLog()),
@@ -183,7 +184,7 @@ describe("edgepilot agent to the Worker over Connect", () => {
       `e2e agent/Worker: POST of a moved endpoint ▶ first call on it through the agent (Poll): ${ms}ms`,
     );
     proxy.idleCutMs = undefined;
-  });
+  }, 60_000);
 });
 
 describe("edgepilot agent to the Node runtime over Connect", () => {
@@ -212,5 +213,5 @@ describe("edgepilot agent to the Node runtime over Connect", () => {
       await nodeAgent.stop();
       await cp.stop();
     }
-  });
+  }, 60_000);
 });
