@@ -71,7 +71,9 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     ? watchTokenFile(config.tokenFile, () => dispatch({ type: "tokenChanged" }), log)
     : undefined;
   if (token && cleartextOffHost(config.upstream))
-    log(`agent: the token goes to ${config.upstream} over cleartext HTTP/2; use https:// off the host`);
+    log(
+      `agent: the token goes to ${config.upstream} over cleartext HTTP${config.http === "1.1" ? "/1.1" : "/2"}; use https:// off the host`,
+    );
   const ctx = {
     backoff: options.backoff ?? { ...defaultBackoff, maxMs: 10_000 },
     random: Math.random,
