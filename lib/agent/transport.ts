@@ -7,7 +7,8 @@
  * The rule. A Watch session is "cut" when it had connected (response headers came) and then ended
  * within `watchMinLifeMs` with a transport-ish status (ok, unavailable, internal, unknown,
  * deadline_exceeded, canceled, aborted, data_loss; a stream that ends without Connect's end-of-stream
- * message is reported as unavailable by the driver). `cutsBeforePoll` cuts in a row switch to Poll;
+ * message is reported as unavailable by the driver; a Watch without its first answer in time is
+ * deadline_exceeded, a cut even before headers came). `cutsBeforePoll` cuts in a row switch to Poll;
  * a Watch refused as unsupported (unimplemented: HTTP 404 from something that routes only unary
  * calls) switches at once. An upstream that cannot be reached, or refuses the token, is not a
  * cut: Poll would fare no better, so the agent retries Watch with backoff. While on Poll after a
@@ -104,7 +105,10 @@ export function afterWatchEnded(
     line: `${why}; falling back to long-polled Poll (${retry})`,
   });
   if (e.code === "unimplemented") return poll(`Watch refused as unsupported (${e.code})`);
-  if (!e.connected || !cutCodes.has(e.code)) return { next: t };
+  // No first answer in time (deadline_exceeded) is a cut even before the headers came: a proxy
+  // that buffers the whole response holds those back too.
+  const heldBack = e.code === "deadline_exceeded";
+  if ((!e.connected && !heldBack) || !cutCodes.has(e.code)) return { next: t };
   if (e.livedMs >= o.watchMinLifeMs) return { next: { ...t, cuts: 0 } };
   const cuts = t.cuts + 1;
   if (cuts < o.cutsBeforePoll) return { next: { ...t, cuts } };

@@ -65,6 +65,13 @@ describe("the Watch ─▶ Poll fallback rule", () => {
       cuts: 2,
     },
     {
+      what: "no first answer in time is a cut, headers or not (a buffering proxy)",
+      t: watching({ cuts: 2 }),
+      e: end({ code: "deadline_exceeded", connected: false }),
+      current: "poll",
+      cuts: 0,
+    },
+    {
       what: "a refused token is no cut",
       t: watching({ cuts: 2 }),
       e: end({ code: "unauthenticated" }),
