@@ -15,6 +15,7 @@ import {
   removalsAllowed,
   step,
 } from "../../lib/agent/machine.ts";
+import type { Transport, TransportOptions } from "../../lib/agent/transport.ts";
 import type { DeltaDiscoveryResponse } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import type { ResourceChange } from "../../lib/push/flush.ts";
@@ -29,10 +30,11 @@ import { createAdmission } from "../admission.ts";
 import { createAdsHandlers } from "../ads-handlers.ts";
 import { serveAdsH2 } from "./ads-h2.ts";
 import { type CacheFile, heldVersions, openCacheFile, restoreCache } from "./agent-cache-file.ts";
+import { openConnectUpstream } from "./agent-connect-upstream.ts";
 import { tapLocalStreams } from "./agent-local.ts";
 import { upstreamTls } from "./agent-tls.ts";
 import { watchTokenFile } from "./agent-token.ts";
-import { openUpstreamStream, type UpstreamStream } from "./agent-upstream.ts";
+import { openUpstreamStream, type UpstreamHandlers, type UpstreamStream } from "./agent-upstream.ts";
 import { nodeSha256 } from "./sha256.ts";
 
 /** A running agent. */
@@ -57,6 +59,8 @@ export interface AgentOptions {
   readMaxBytes?: number;
   /** How soon a cache change reaches the disk cache (default 2s; EDGEPILOT_AGENT_CACHE_DIR). */
   cacheSaveAfterMs?: number;
+  /** The Watch ─▶ Poll fallback rule (lib/agent/transport.ts), a long poll's wait, a Watch's first-answer limit. */
+  transport?: TransportOptions & { pollWaitMs?: number; firstAnswerMs?: number };
 }
 
 /** Binds the local ports (and socket) and resolves once they serve; the upstream opens at the first local proxy. */
@@ -86,7 +90,9 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     ? watchTokenFile(config.tokenFile, () => dispatch({ type: "tokenChanged" }), log)
     : undefined;
   if (token && cleartextOffHost(config.upstream))
-    log(`agent: the token goes to ${config.upstream} over cleartext HTTP/2; use https:// off the host`);
+    log(
+      `agent: the token goes to ${config.upstream} over cleartext HTTP${config.http === "1.1" ? "/1.1" : "/2"}; use https:// off the host`,
+    );
   const ctx = {
     backoff: options.backoff ?? { ...defaultBackoff, maxMs: 10_000 },
     random: Math.random,
@@ -94,8 +100,39 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     healthyStreamMs: 10_000,
     upstream: config.upstream,
     tokenSource: config.tokenFile ? `the token file ${logSafe(config.tokenFile)}` : "",
+    ...(options.transport && { transport: options.transport }),
   };
-  let state = initialAgentState(heldVersions(disk?.loaded));
+  let state = initialAgentState(config.protocol, heldVersions(disk?.loaded));
+  // The one place the transport is chosen: each opens the same UpstreamStream for the machine.
+  const openers: Record<Transport, (h: UpstreamHandlers) => UpstreamStream> = {
+    ads: (h) =>
+      openUpstreamStream(
+        {
+          upstream: config.upstream,
+          token: token?.current(),
+          readMaxBytes,
+          tls: tls.options(),
+          caFile: config.caFile,
+        },
+        h,
+      ),
+    watch: (h) => openConnect("watch", h),
+    poll: (h) => openConnect("poll", h),
+  };
+  const openConnect = (kind: "watch" | "poll", h: UpstreamHandlers) =>
+    openConnectUpstream(
+      {
+        upstream: config.upstream,
+        http: config.http ?? "2",
+        kind,
+        token: () => token?.current(),
+        readMaxBytes,
+        tls: tls.options(),
+        caFile: config.caFile,
+        ...options.transport,
+      },
+      h,
+    );
   const received = { responses: 0, resources: 0 };
   let stream: UpstreamStream | undefined;
   let waitTimer: ReturnType<typeof setTimeout> | undefined;
@@ -111,24 +148,15 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
       case "open": {
         stream?.close();
         const { op } = a;
-        stream = openUpstreamStream(
-          {
-            upstream: config.upstream,
-            token: token?.current(),
-            readMaxBytes,
-            tls: tls.options(),
-            caFile: config.caFile,
+        stream = openers[a.transport]({
+          connected: () => dispatch({ type: "connected", op, now: Date.now() }),
+          response: (res) => {
+            received.responses++;
+            received.resources += res.resources.length;
+            dispatch(responseInput(op, res));
           },
-          {
-            connected: () => dispatch({ type: "connected", op, now: Date.now() }),
-            response: (res) => {
-              received.responses++;
-              received.resources += res.resources.length;
-              dispatch(responseInput(op, res));
-            },
-            ended: (code, message) => dispatch({ type: "ended", op, now: Date.now(), code, message }),
-          },
-        );
+          ended: (code, message) => dispatch({ type: "ended", op, now: Date.now(), code, message }),
+        });
         return;
       }
       case "send":

@@ -104,8 +104,12 @@ export function openUpstreamStream(options: UpstreamOptions, handlers: UpstreamH
   };
   stream.on("response", (h) => {
     const code = Number(h[":status"]);
-    if (code !== 200) status = { code: "unavailable", message: `HTTP status ${code} from the upstream` };
-    else statusOf(h);
+    if (code !== 200) {
+      // A Worker (or any host without ADS) answers 404: say which setting reaches it.
+      const hint =
+        code === 404 ? " (no ADS there: for the Worker set EDGEPILOT_AGENT_UPSTREAM_PROTOCOL=watch)" : "";
+      status = { code: "unavailable", message: `HTTP status ${code} from the upstream${hint}` };
+    } else statusOf(h);
   });
   stream.on("trailers", (h) => statusOf(h));
   stream.on("data", (chunk: Buffer) => {

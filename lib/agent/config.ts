@@ -2,6 +2,7 @@
 
 import { isLoopbackHost } from "../auth/config.ts";
 import { parseFlags } from "../cli-flags.ts";
+import { type UpstreamHttp, type UpstreamProtocol, upstreamHttps, upstreamProtocols } from "./transport.ts";
 
 /** Validated agent settings. */
 export interface AgentConfig {
@@ -23,6 +24,10 @@ export interface AgentConfig {
   caFile?: string | undefined;
   /** The address GET /ready binds (default 127.0.0.1; in a pod 0.0.0.0, so kubelet's probe reaches it). */
   readyHost?: string | undefined;
+  /** How the upstream is asked (default ads): Delta ADS, Connect Watch falling back to Poll, or Poll only (transport.ts). */
+  protocol?: UpstreamProtocol;
+  /** The HTTP version of a Connect upstream (default "2"): "2" (h2c for http://, ALPN h2 for https://) or "1.1". */
+  http?: UpstreamHttp;
 }
 
 /** A setting: its flag, its variable, its default. */
@@ -38,7 +43,7 @@ export const agentSettings: readonly Setting[] = [
   {
     flag: "upstream",
     env: "EDGEPILOT_AGENT_UPSTREAM",
-    help: "upstream edgepilot's XDS_PORT (required), e.g. http://edgepilot.edgepilot:15010",
+    help: "upstream (required): a Node XDS_PORT, e.g. http://edgepilot.edgepilot:15010, or a Worker URL",
   },
   {
     flag: "token-file",
@@ -73,6 +78,18 @@ export const agentSettings: readonly Setting[] = [
     flag: "ready-host",
     env: "EDGEPILOT_AGENT_READY_HOST",
     help: "address of GET /ready (default 127.0.0.1); 0.0.0.0 in a pod, for kubelet's probe",
+  },
+  {
+    flag: "upstream-protocol",
+    env: "EDGEPILOT_AGENT_UPSTREAM_PROTOCOL",
+    fallback: "ads",
+    help: "ads (Node XDS_PORT) | watch (Connect Watch, Poll when cut; the Worker) | poll",
+  },
+  {
+    flag: "upstream-http",
+    env: "EDGEPILOT_AGENT_UPSTREAM_HTTP",
+    fallback: "2",
+    help: "HTTP version of a watch/poll upstream: 2 (h2c or TLS ALPN h2) | 1.1",
   },
 ];
 
@@ -112,6 +129,12 @@ export function parseAgentConfig(
       errors.push(`${r.label}=${JSON.stringify(r.value)}: not a port (0-65535)`);
     return n;
   };
+  const choice = <T extends string>(name: string, allowed: readonly T[]): T => {
+    const r = raw(name) as { value: string; label: string };
+    if ((allowed as readonly string[]).includes(r.value)) return r.value as T;
+    errors.push(`${r.label}=${JSON.stringify(r.value)}: want one of ${allowed.join(", ")}`);
+    return allowed[0] as T;
+  };
 
   let upstream = "";
   const up = raw("EDGEPILOT_AGENT_UPSTREAM");
@@ -127,6 +150,12 @@ export function parseAgentConfig(
     errors.push("POD_NAMESPACE is not set: the namespace of this pod (every local proxy must claim it)");
   else if (!namespaceRule.test(ns.value))
     errors.push(`${ns.label}=${JSON.stringify(ns.value)}: not a Kubernetes namespace name`);
+  const protocol = choice("EDGEPILOT_AGENT_UPSTREAM_PROTOCOL", upstreamProtocols);
+  const http = choice("EDGEPILOT_AGENT_UPSTREAM_HTTP", upstreamHttps);
+  if (protocol === "ads" && http === "1.1")
+    errors.push(
+      "EDGEPILOT_AGENT_UPSTREAM_HTTP=1.1 with EDGEPILOT_AGENT_UPSTREAM_PROTOCOL=ads: ADS is gRPC, HTTP/2 only; use watch or poll over HTTP/1.1",
+    );
   const config: AgentConfig = {
     upstream,
     tokenFile: raw("EDGEPILOT_AGENT_TOKEN_FILE")?.value,
@@ -137,6 +166,8 @@ export function parseAgentConfig(
     cacheDir: raw("EDGEPILOT_AGENT_CACHE_DIR")?.value,
     caFile: raw("EDGEPILOT_AGENT_CA_FILE")?.value,
     readyHost: readyHost(raw("EDGEPILOT_AGENT_READY_HOST"), errors),
+    protocol,
+    http,
   };
   const ca = raw("EDGEPILOT_AGENT_CA_FILE");
   if (ca && upstream.startsWith("http:"))
@@ -189,7 +220,7 @@ export function agentUsage(): string {
     "usage: edgepilot agent [flags]",
     "       edgepilot agent bootstrap --generator grpc|envoy [--locality r/z/s] [--admin-port 15000]",
     "",
-    "Serves ADS (SotW and Delta) to the proxies of this pod from one upstream Delta ADS stream,",
+    "Serves ADS (SotW and Delta) to the proxies of this pod from one upstream (Delta ADS, or Connect Watch/Poll),",
     "keeping the last good configuration when the upstream is away.",
     "",
     ...rows,

@@ -24,9 +24,15 @@
  * signal with its bytes (ResourceChange), so local streams answer from the change, as the
  * server's streams answer from its flush.
  *
- * The upstream. One HTTP/2 connection (h2c or TLS) carrying one Delta ADS stream to a Node
- * edgepilot. It opens at the first local proxy and subscribes to the union of what local proxies
- * ask for (names per type, or the wildcard; demand.ts), which only grows while the agent lives.
+ * The upstream (EDGEPILOT_AGENT_UPSTREAM_PROTOCOL; transport.ts). `ads`: one HTTP/2 connection (h2c
+ * or TLS) carrying one Delta ADS stream to a Node edgepilot (functions/node/agent-upstream.ts).
+ * `watch`/`poll`: Connect DeltaPollService calls, one per type URL, each carrying the node, the type's
+ * whole subscription and what the cache holds (functions/node/agent-connect-upstream.ts), to the
+ * Worker or any host; Watch falls back to long-polled Poll where something between cuts streams
+ * (transport.ts's rule), and Poll/Watch carry no ACK or NACK. Either is the same UpstreamStream to
+ * the driver, and a session is one `op` to the machine. It opens at the first local proxy and
+ * subscribes to the union of what local proxies ask for (names per type, or the wildcard;
+ * demand.ts), which only grows while the agent lives.
  * Its node is the first local proxy's (id, metadata, locality). Every local node must claim the
  * agent's namespace (POD_NAMESPACE; local-node.ts): a proxy of another namespace is refused with
  * PermissionDenied saying why, since the one upstream stream asks as that namespace for all.
@@ -86,3 +92,11 @@ export {
   type UpstreamResource,
 } from "./machine.ts";
 export { maxNamesPerUpstreamRequest, type UpstreamRequest } from "./requests.ts";
+export {
+  afterWatchEnded,
+  defaultTransportOptions,
+  pollWaitMs,
+  type TransportOptions,
+  type UpstreamHttp,
+  type UpstreamProtocol,
+} from "./transport.ts";

@@ -13,14 +13,28 @@ import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { logSafe } from "../log-safe.ts";
 import { type BackoffOptions, backoffDelay } from "../relay/backoff.ts";
 import { addDemand, type Demand, type TypeDemand } from "./demand.ts";
+import { nack } from "./nack.ts";
 import {
   ackOf,
+  callOf,
   servedTypes,
   subscriptionOf,
   subscriptions,
   typeOrder,
   type UpstreamRequest,
 } from "./requests.ts";
+import {
+  afterWatchEnded,
+  defaultTransportOptions,
+  initialTransport,
+  retryWatch,
+  type Transport,
+  type TransportOptions,
+  type TransportState,
+  transportName,
+  type UpstreamProtocol,
+  watchDue,
+} from "./transport.ts";
 
 export type { UpstreamRequest } from "./requests.ts";
 
@@ -56,6 +70,8 @@ export interface AgentState {
   ready: boolean;
   /** The type URLs an upstream response was cached for since the agent started. */
   answered: ReadonlySet<string>;
+  /** Delta ADS, or Connect Watch/Poll (one call per type URL), and the Watch ─▶ Poll fallback (transport.ts). */
+  transport: TransportState;
 }
 
 /** One resource of an upstream response: name, version and the encoded resource. */
@@ -87,7 +103,7 @@ export type AgentInput =
 
 /** What to do, in order. `open` and `wait` end the stream in progress first. */
 export type AgentAction =
-  | { do: "open"; op: number }
+  | { do: "open"; op: number; transport: Transport }
   | { do: "send"; op: number; request: UpstreamRequest }
   | { do: "cache"; typeUrl: string; upserts: UpstreamResource[]; removed: string[] }
   | { do: "wait"; op: number; ms: number }
@@ -107,15 +123,19 @@ export interface AgentContext {
   upstream: string;
   /** Where the token comes from, for the log line of a refused token ("" without a token). */
   tokenSource: string;
+  /** The Watch ─▶ Poll fallback rule (default defaultTransportOptions). */
+  transport?: TransportOptions;
 }
 
 /**
- * The state of an agent that has not connected. `held` seeds the cache's versions with what a
- * disk cache held (EDGEPILOT_AGENT_CACHE_DIR), so the first upstream stream sends them as
- * initial_resource_versions and an upstream publishing the same resources resends nothing. It
- * does not make the agent `ready` nor any type `answered`: removals still wait for the upstream.
+ * The state of an agent that has not connected; `protocol` as configured (default ads). `held`
+ * seeds the cache's versions with what a disk cache held (EDGEPILOT_AGENT_CACHE_DIR), so the first
+ * upstream stream sends them as initial_resource_versions and an upstream publishing the same
+ * resources resends nothing. It does not make the agent `ready` nor any type `answered`: removals
+ * still wait for the upstream.
  */
 export function initialAgentState(
+  protocol: UpstreamProtocol = "ads",
   held: ReadonlyMap<string, ReadonlyMap<string, string>> = new Map(),
 ): AgentState {
   return {
@@ -131,6 +151,7 @@ export function initialAgentState(
     pendingAck: new Map(),
     ready: false,
     answered: new Set(),
+    transport: initialTransport(protocol),
   };
 }
 
@@ -161,7 +182,7 @@ export function step(s: AgentState, input: AgentInput, ctx: AgentContext): Step 
       const next = { ...s, node, demand };
       if (s.phase === "idle") return open(next, ctx, 0);
       if (s.phase !== "streaming") return [next, []];
-      return subscribeMore(next, input.typeUrl);
+      return s.transport.current === "ads" ? subscribeMore(next, input.typeUrl) : recall(next, input.typeUrl);
     }
     case "connected": {
       // During a run of failures, said only when it is news: reachable again, or a new token.
@@ -194,14 +215,20 @@ export function step(s: AgentState, input: AgentInput, ctx: AgentContext): Step 
 /** A new stream: the node, then per type what local proxies want and what the cache holds. */
 function open(s: AgentState, ctx: AgentContext, failures: number): Step {
   const op = s.op + 1;
-  const actions: AgentAction[] = [{ do: "open", op }];
+  const transport = s.transport.current;
+  const actions: AgentAction[] = [{ do: "open", op, transport }];
   // Retries are not news: their failures are (ended()).
-  if (failures === 0) actions.push({ do: "log", line: `agent: upstream ${ctx.upstream}: connecting` });
+  const over = transport === "ads" ? "" : ` (${transportName(transport)})`;
+  if (failures === 0) actions.push({ do: "log", line: `agent: upstream ${ctx.upstream}: connecting${over}` });
   const sent = new Map<string, TypeDemand>();
   let node = s.node;
   for (const typeUrl of typeOrder(s.demand)) {
     const want = s.demand.get(typeUrl) as TypeDemand;
     sent.set(typeUrl, { wildcard: want.wildcard, names: new Set(want.names) });
+    if (transport !== "ads") {
+      actions.push({ do: "send", op, request: callOf(typeUrl, want, s.held.get(typeUrl), s.node) });
+      continue;
+    }
     const held = s.held.get(typeUrl);
     const initial = held ? Object.fromEntries(held) : {};
     for (const request of subscriptions(typeUrl, subscriptionOf(want), initial, node)) {
@@ -237,6 +264,17 @@ function subscribeMore(s: AgentState, typeUrl: string): Step {
   return [{ ...s, sent }, actions];
 }
 
+/** Connect: restarts the call of `typeUrl` when local proxies want more of it than it asks for. */
+function recall(s: AgentState, typeUrl: string): Step {
+  const want = s.demand.get(typeUrl);
+  const had = s.sent.get(typeUrl);
+  if (!want || (had && had.names.size === want.names.size && had.wildcard === want.wildcard)) return [s, []];
+  const sent = new Map<string, TypeDemand>(s.sent);
+  sent.set(typeUrl, { wildcard: want.wildcard, names: new Set(want.names) });
+  const request = callOf(typeUrl, want, s.held.get(typeUrl), s.node);
+  return [{ ...s, sent }, [{ do: "send", op: s.op, request }]];
+}
+
 /** Caches what a response changed, and waits `ackDelayMs` for a local NACK before ACKing it. */
 function response(s: AgentState, r: Extract<AgentInput, { type: "response" }>, ctx: AgentContext): Step {
   const before = s.held.get(r.typeUrl) ?? new Map<string, string>();
@@ -251,19 +289,33 @@ function response(s: AgentState, r: Extract<AgentInput, { type: "response" }>, c
   const removed = r.removed.filter((n) => versions.delete(n));
   const held = new Map(s.held);
   held.set(r.typeUrl, versions);
+  const ads = s.transport.current === "ads";
   const pendingAck = new Map(s.pendingAck);
   const due = r.now + ctx.ackDelayMs;
-  pendingAck.set(r.typeUrl, { nonce: r.nonce, due });
+  // Poll and Watch have nothing to ACK: a PollRequest carries no nonce.
+  if (ads) pendingAck.set(r.typeUrl, { nonce: r.nonce, due });
   const actions: AgentAction[] = [];
   if (upserts.length > 0 || removed.length > 0)
     actions.push({ do: "cache", typeUrl: r.typeUrl, upserts, removed });
   if (!s.ready) {
     actions.push({ do: "log", line: `agent: upstream ${ctx.upstream}: first configuration cached; ready` });
   }
-  actions.push({ do: "ackAt", at: due });
+  if (ads) actions.push({ do: "ackAt", at: due });
   const answered = s.answered.has(r.typeUrl) ? s.answered : new Set([...s.answered, r.typeUrl]);
   const told = { ...s.told, failure: "" };
-  return [{ ...s, held, pendingAck, ready: true, answered, failures: 0, told }, actions];
+  const next = { ...s, held, pendingAck, ready: true, answered, failures: 0, told };
+  if (s.transport.current !== "poll") return [next, actions];
+  const o = ctx.transport ?? defaultTransportOptions;
+  if (watchDue(s.transport, r.now)) {
+    const retry = retryWatch(o);
+    actions.push({ do: "log", line: `agent: upstream ${ctx.upstream}: ${retry.line}` });
+    const [opened, more] = open({ ...next, transport: retry.next }, ctx, 0);
+    return [opened, [...actions, ...more]];
+  }
+  // The next long poll of this type, holding what this one brought.
+  const want = s.demand.get(r.typeUrl);
+  if (want) actions.push({ do: "send", op: s.op, request: callOf(r.typeUrl, want, versions, s.node) });
+  return [next, actions];
 }
 
 /** ACKs every response whose NACK window passed. */
@@ -284,44 +336,16 @@ function acks(s: AgentState, now: number): Step {
   return [{ ...s, pendingAck }, actions];
 }
 
-/**
- * A local proxy's NACK answers the upstream response of its type still waiting for its ACK, with
- * the proxy's error (prefixed by its node id), so the upstream's proxy status records it. A NACK
- * that comes after that response was ACKed is only logged: the upstream would ignore its nonce.
- */
-function nack(s: AgentState, n: Extract<AgentInput, { type: "nack" }>): Step {
-  const p = s.pendingAck.get(n.typeUrl);
-  const what = `NACK of ${logSafe(n.typeUrl)} from local proxy ${logSafe(n.nodeId, 256)}: ${logSafe(n.message)}`;
-  if (s.phase !== "streaming" || !p) {
-    return [
-      s,
-      [
-        {
-          do: "log",
-          line: `agent: ${what}; not forwarded (no upstream response of that type awaits an answer)`,
-        },
-      ],
-    ];
-  }
-  const pendingAck = new Map(s.pendingAck);
-  pendingAck.delete(n.typeUrl);
-  const request: UpstreamRequest = {
-    ...ackOf(n.typeUrl, p.nonce),
-    error: { code: n.code, message: `${n.nodeId}: ${n.message}` },
-  };
-  return [
-    { ...s, pendingAck },
-    [
-      { do: "send", op: s.op, request },
-      { do: "log", line: `agent: forwarded upstream: ${what}` },
-    ],
-  ];
-}
-
 /** The stream ended: the cache stays as it is; retry after a jittered backoff. */
 function ended(s: AgentState, e: Extract<AgentInput, { type: "ended" }>, ctx: AgentContext): Step {
   if (s.phase !== "streaming") return [s, []];
-  const healthy = s.openedAt > 0 && e.now - s.openedAt >= ctx.healthyStreamMs;
+  const livedMs = s.openedAt > 0 ? e.now - s.openedAt : 0;
+  const switched = afterWatchEnded(
+    s.transport,
+    { ...e, connected: s.openedAt > 0, livedMs },
+    ctx.transport ?? defaultTransportOptions,
+  );
+  const healthy = (s.openedAt > 0 && livedMs >= ctx.healthyStreamMs) || switched.line !== undefined;
   const attempt = healthy ? 0 : s.failures;
   const ms = backoffDelay(attempt, ctx.backoff, ctx.random);
   const op = s.op + 1;
@@ -341,9 +365,11 @@ function ended(s: AgentState, e: Extract<AgentInput, { type: "ended" }>, ctx: Ag
   const kept = ` local proxies keep the cached configuration; retrying in ${ms}ms`;
   const actions: AgentAction[] = [{ do: "close" }, { do: "wait", op, ms }];
   if (news) actions.push({ do: "log", line: `agent: upstream ${ctx.upstream}: ${why}${count};${kept}` });
+  if (switched.line) actions.push({ do: "log", line: `agent: upstream ${ctx.upstream}: ${switched.line}` });
   return [
     {
       ...s,
+      transport: switched.next,
       phase: "waiting",
       op,
       failures,

@@ -44,6 +44,27 @@ export function subscriptions(
   return out;
 }
 
+/**
+ * A Connect call (Poll or Watch) of `typeUrl`: stateless, so every call carries the node, the whole
+ * subscription in one request, and what the cache holds (Poll/Watch's initial_resource_versions), so
+ * an upstream that publishes the same resources resends nothing. The driver (re)starts the type's
+ * call with it; a PollRequest cannot hold a nonce or error_detail.
+ */
+export function callOf(
+  typeUrl: string,
+  want: TypeDemand,
+  held: ReadonlyMap<string, string> | undefined,
+  node: Node | undefined,
+): UpstreamRequest {
+  return {
+    typeUrl,
+    subscribe: subscriptionOf(want),
+    initialVersions: held ? Object.fromEntries(held) : {},
+    responseNonce: "",
+    ...(node && { node }),
+  };
+}
+
 /** An ACK of the response with `nonce`. */
 export function ackOf(typeUrl: string, nonce: string): UpstreamRequest {
   return { typeUrl, subscribe: [], initialVersions: {}, responseNonce: nonce };

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { createFileStore } from "../../lib/store/file.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { measureAgentLatency } from "./agent-latency.ts";
+import { measureUpstreamBytes, printUpstreamBytes } from "./agent-upstream-bytes.ts";
 import { measureCapacity } from "./do-capacity.ts";
 import { measureFanoutAlone } from "./fanout.ts";
 import { largeBatch, measureIngestStall } from "./ingest-stall.ts";
@@ -57,6 +58,12 @@ for (const n of sizes) {
   row("  same, SotW full EDS", r.endpointMoved.sotwFullEds, r.endpointMoved.delta);
   row("one service added", r.serviceAdded.sotw, r.serviceAdded.delta);
 }
+
+console.log(
+  "\nagent upstream bytes for one endpoint change: Delta ADS vs Connect Watch vs long-polled Poll, one Node" +
+    " edgepilot, counted at the socket (a TCP proxy); one local proxy on the agent (CDS wildcard + every EDS)",
+);
+for (const n of [1, 100]) printUpstreamBytes(await measureUpstreamBytes(n));
 
 console.log(
   "\ningest ▶ published push of one EndpointSlice change (memory store; the debounce wait is not counted)",

@@ -20,7 +20,7 @@ export interface Until {
  * the last answer and the control plane's output when it never converges.
  */
 export async function until(
-  cp: RunningControlPlane,
+  cp: Pick<RunningControlPlane, "output">,
   client: WhoClient,
   since: number,
   { accept, what, settle = 6, headers }: Until,
@@ -45,7 +45,7 @@ export async function until(
 }
 
 /** POSTs watch events to the control plane's ingest, expecting 200; returns when it was posted. */
-export async function post(cp: RunningControlPlane, ...events: unknown[]): Promise<number> {
+export async function post(cp: Pick<RunningControlPlane, "post">, ...events: unknown[]): Promise<number> {
   const at = Date.now();
   const res = await cp.post(events);
   expect(res.status, await res.clone().text()).toBe(200);

@@ -21,6 +21,8 @@ describe("agent config", () => {
         port: 15011,
         socket: undefined,
         readyPort: 15021,
+        protocol: "ads",
+        http: "2",
       },
     });
   });
@@ -36,6 +38,9 @@ describe("agent config", () => {
       "--ready-port",
       "9000",
       "--namespace=web",
+      "--upstream-protocol=watch",
+      "--upstream-http",
+      "1.1",
     ]);
     expect(r).toEqual({
       ok: true,
@@ -46,6 +51,8 @@ describe("agent config", () => {
         port: 0,
         socket: "/etc/xds/agent.sock",
         readyPort: 9000,
+        protocol: "watch",
+        http: "1.1",
       },
     });
   });
@@ -81,6 +88,25 @@ describe("agent config", () => {
       e: { EDGEPILOT_AGENT_PORT: "70000" },
       argv: [],
       error: /^EDGEPILOT_AGENT_PORT="70000": not a port/,
+    },
+    {
+      what: "an unknown protocol",
+      e: { EDGEPILOT_AGENT_UPSTREAM_PROTOCOL: "grpc" },
+      argv: [],
+      error: /^EDGEPILOT_AGENT_UPSTREAM_PROTOCOL="grpc": want one of ads, watch, poll/,
+    },
+    {
+      what: "an unknown HTTP version",
+      e: { EDGEPILOT_AGENT_UPSTREAM_PROTOCOL: "poll" },
+      argv: ["--upstream-http=3"],
+      error: /^--upstream-http \(EDGEPILOT_AGENT_UPSTREAM_HTTP\)="3": want one of 2, 1.1/,
+    },
+    {
+      what: "ADS over HTTP/1.1",
+      e: { EDGEPILOT_AGENT_UPSTREAM_HTTP: "1.1" },
+      argv: [],
+      error:
+        /^EDGEPILOT_AGENT_UPSTREAM_HTTP=1.1 with EDGEPILOT_AGENT_UPSTREAM_PROTOCOL=ads: ADS is gRPC, HTTP\/2 only/,
     },
     { what: "an unknown flag", e: {}, argv: ["--bogus"], error: /^"--bogus": unknown argument/ },
     { what: "a flag without value", e: {}, argv: ["--socket"], error: /^--socket: needs a value/ },
@@ -139,6 +165,8 @@ describe("agent config", () => {
       "EDGEPILOT_AGENT_CACHE_DIR",
       "EDGEPILOT_AGENT_CA_FILE",
       "EDGEPILOT_AGENT_READY_HOST",
+      "EDGEPILOT_AGENT_UPSTREAM_PROTOCOL",
+      "EDGEPILOT_AGENT_UPSTREAM_HTTP",
     ])
       expect(agentUsage()).toContain(v);
   });

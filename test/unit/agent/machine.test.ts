@@ -22,7 +22,7 @@ const node = create(NodeSchema, { id: "sidecar~10.0.0.1~app-1.shop~shop.svc.clus
 /** Drives the machine through inputs, collecting every action; the clock is a variable. */
 function machine(o: Partial<AgentContext> = {}, held?: Map<string, Map<string, string>>) {
   let now = 1000;
-  let state: AgentState = initialAgentState(held);
+  let state: AgentState = initialAgentState("ads", held);
   const ctx: AgentContext = {
     backoff: { initialMs: 100, maxMs: 800 },
     random: () => 1,
@@ -75,7 +75,7 @@ describe("agent machine: the upstream stream", () => {
   it("opens at the first local ask, sending the node once and the ask", () => {
     const m = machine();
     const actions = m.ask(LDS, [], true);
-    expect(actions[0]).toEqual({ do: "open", op: 1 });
+    expect(actions[0]).toEqual({ do: "open", op: 1, transport: "ads" });
     expect(sends(actions)).toEqual([
       { typeUrl: LDS, node, subscribe: ["*"], initialVersions: {}, responseNonce: "" },
     ]);
@@ -228,7 +228,7 @@ describe("agent machine: reconnects keep the last good configuration", () => {
     expect(m.state.ready).toBe(true);
     expect([...(m.state.held.get(CDS) ?? [])]).toEqual([["a", "v1"]]);
     const reopened = m.send({ type: "timer", op: 2 });
-    expect(reopened[0]).toEqual({ do: "open", op: 3 });
+    expect(reopened[0]).toEqual({ do: "open", op: 3, transport: "ads" });
     expect(sends(reopened)).toEqual([
       { typeUrl: CDS, node, subscribe: ["*"], initialVersions: { a: "v1" }, responseNonce: "" },
       { typeUrl: EDS, subscribe: ["e1"], initialVersions: {}, responseNonce: "" },
@@ -276,7 +276,7 @@ describe("agent machine: reconnects keep the last good configuration", () => {
     expect(logs(refused)[0]).toMatch(
       /refused the token \(UNAUTHENTICATED: "invalid token"\); check the token file \/var\/run\/token, it is re-read when it changes/,
     );
-    expect(m.send({ type: "tokenChanged" })[0]).toEqual({ do: "open", op: 3 });
+    expect(m.send({ type: "tokenChanged" })[0]).toEqual({ do: "open", op: 3, transport: "ads" });
     // While streaming a token change waits for the next stream.
     expect(m.send({ type: "tokenChanged" })).toEqual([]);
   });

@@ -1,0 +1,239 @@
+import { create } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import {
+  type AgentAction,
+  type AgentContext,
+  type AgentInput,
+  type AgentState,
+  initialAgentState,
+  step,
+  type UpstreamRequest,
+} from "../../../lib/agent/machine.ts";
+import {
+  afterWatchEnded,
+  initialTransport,
+  retryWatch,
+  type TransportOptions,
+  type TransportState,
+  type UpstreamProtocol,
+  type WatchEnd,
+  watchDue,
+} from "../../../lib/agent/transport.ts";
+import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
+import { TypeUrl } from "../../../lib/xds/types.ts";
+
+const CDS = TypeUrl.cluster;
+const EDS = TypeUrl.endpoint;
+const node = create(NodeSchema, { id: "sidecar~10.0.0.1~app-1.shop~shop.svc.cluster.local" });
+const o: TransportOptions = { watchMinLifeMs: 30_000, cutsBeforePoll: 3, watchRetryMs: 300_000 };
+const watching = (over: Partial<TransportState> = {}): TransportState => ({
+  ...initialTransport("watch"),
+  ...over,
+});
+const end = (over: Partial<WatchEnd> = {}): WatchEnd => ({
+  code: "unavailable",
+  message: "cut",
+  connected: true,
+  livedMs: 1000,
+  now: 50_000,
+  ...over,
+});
+
+describe("the Watch ─▶ Poll fallback rule", () => {
+  it.each([
+    { what: "a first quick cut", t: watching(), e: end(), current: "watch", cuts: 1 },
+    { what: "the third quick cut in a row", t: watching({ cuts: 2 }), e: end(), current: "poll", cuts: 0 },
+    {
+      what: "an end without status (ok) counts",
+      t: watching({ cuts: 2 }),
+      e: end({ code: "ok" }),
+      current: "poll",
+      cuts: 0,
+    },
+    {
+      what: "a stream that lived long resets",
+      t: watching({ cuts: 2 }),
+      e: end({ livedMs: 30_000 }),
+      current: "watch",
+      cuts: 0,
+    },
+    {
+      what: "unreachable is no cut",
+      t: watching({ cuts: 2 }),
+      e: end({ connected: false }),
+      current: "watch",
+      cuts: 2,
+    },
+    {
+      what: "no first answer in time is a cut, headers or not (a buffering proxy)",
+      t: watching({ cuts: 2 }),
+      e: end({ code: "deadline_exceeded", connected: false }),
+      current: "poll",
+      cuts: 0,
+    },
+    {
+      what: "a refused token is no cut",
+      t: watching({ cuts: 2 }),
+      e: end({ code: "unauthenticated" }),
+      current: "watch",
+      cuts: 2,
+    },
+    {
+      what: "Watch refused as unsupported",
+      t: watching(),
+      e: end({ code: "unimplemented", connected: false }),
+      current: "poll",
+      cuts: 0,
+    },
+    {
+      what: "ADS is left alone",
+      t: initialTransport("ads"),
+      e: end({ code: "unimplemented" }),
+      current: "ads",
+      cuts: 0,
+    },
+    {
+      what: "configured Poll is left alone",
+      t: initialTransport("poll"),
+      e: end(),
+      current: "poll",
+      cuts: 0,
+    },
+  ] as const)("$what", ({ t, e, current, cuts }) => {
+    const r = afterWatchEnded(t, e, o);
+    expect(r.next.current).toBe(current);
+    expect(r.next.cuts).toBe(cuts);
+    const switched = t.current === "watch" && current === "poll";
+    expect(r.line !== undefined).toBe(switched);
+    if (switched) expect(r.next.retryWatchAt).toBe(e.now + o.watchRetryMs);
+  });
+
+  it("retries Watch after watchRetryMs, only after a fallback; one more cut goes back", () => {
+    const fell = afterWatchEnded(watching(), end({ code: "unimplemented" }), o).next;
+    expect(watchDue(fell, 50_000 + o.watchRetryMs - 1)).toBe(false);
+    expect(watchDue(fell, 50_000 + o.watchRetryMs)).toBe(true);
+    expect(watchDue(initialTransport("poll"), Number.MAX_SAFE_INTEGER)).toBe(false);
+    const again = retryWatch(o).next;
+    expect(again).toEqual({ current: "watch", cuts: 2, retryWatchAt: 0 });
+    expect(afterWatchEnded(again, end(), o).next.current).toBe("poll");
+  });
+});
+
+/** The machine over a Connect transport, with a clock. */
+function machine(protocol: UpstreamProtocol) {
+  let now = 1000;
+  let state: AgentState = initialAgentState(protocol);
+  const ctx: AgentContext = {
+    backoff: { initialMs: 100, maxMs: 800 },
+    random: () => 1,
+    ackDelayMs: 500,
+    healthyStreamMs: 10_000,
+    upstream: "https://edge.example",
+    tokenSource: "",
+    transport: o,
+  };
+  const m = {
+    send(input: AgentInput | ((s: AgentState) => AgentInput)): AgentAction[] {
+      const [next, actions] = step(state, typeof input === "function" ? input(state) : input, ctx);
+      state = next;
+      return actions;
+    },
+    get state() {
+      return state;
+    },
+    tick: (ms: number) => {
+      now += ms;
+    },
+    ask: (typeUrl: string, names: string[], wildcard = false) =>
+      m.send({ type: "demand", node, typeUrl, names, wildcard }),
+    respond: (typeUrl: string, resources: [string, string][], removed: string[] = []) =>
+      m.send((s) => ({
+        type: "response",
+        op: s.op,
+        now,
+        typeUrl,
+        nonce: "",
+        resources: resources.map(([name, version]) => ({ name, version, body: new Uint8Array([1]) })),
+        removed,
+      })),
+    connected: () => m.send((s) => ({ type: "connected", op: s.op, now })),
+    end: (code = "unavailable") => m.send((s) => ({ type: "ended", op: s.op, now, code, message: "x" })),
+    timer: () => m.send((s) => ({ type: "timer", op: s.op })),
+  };
+  return m;
+}
+
+const sends = (actions: AgentAction[]): UpstreamRequest[] =>
+  actions.flatMap((a) => (a.do === "send" ? [a.request] : []));
+const logs = (actions: AgentAction[]) => actions.flatMap((a) => (a.do === "log" ? [a.line] : []));
+
+describe("agent machine over Connect Watch/Poll", () => {
+  it("opens a Watch session with one whole call per type, each with the node and what the cache holds", () => {
+    const m = machine("watch");
+    const opened = m.ask(CDS, [], true);
+    expect(opened[0]).toEqual({ do: "open", op: 1, transport: "watch" });
+    expect(logs(opened)).toEqual(["agent: upstream https://edge.example: connecting (Connect Watch)"]);
+    expect(sends(opened)).toEqual([
+      { typeUrl: CDS, node, subscribe: ["*"], initialVersions: {}, responseNonce: "" },
+    ]);
+    m.respond(CDS, [["a", "v1"]]);
+    // More names of a type restart its call with the whole subscription, node and cache.
+    m.ask(EDS, ["e1"]);
+    expect(sends(m.ask(EDS, ["e2"]))).toEqual([
+      { typeUrl: EDS, node, subscribe: ["e1", "e2"], initialVersions: {}, responseNonce: "" },
+    ]);
+    expect(m.ask(EDS, ["e1"])).toEqual([]);
+    // Reopened: every type again, holding what the cache holds.
+    m.end();
+    expect(sends(m.timer()).map((r) => [r.typeUrl, r.subscribe, r.initialVersions, r.node?.id])).toEqual([
+      [CDS, ["*"], { a: "v1" }, node.id],
+      [EDS, ["e1", "e2"], {}, node.id],
+    ]);
+  });
+
+  it("ACKs nothing, and says a local NACK cannot be carried", () => {
+    const m = machine("watch");
+    m.ask(CDS, [], true);
+    const actions = m.respond(CDS, [["a", "v1"]]);
+    expect(actions.filter((a) => a.do === "ackAt" || a.do === "send")).toEqual([]);
+    const nack = m.send({ type: "nack", nodeId: "n1", typeUrl: CDS, code: 3, message: "bad" });
+    expect(sends(nack)).toEqual([]);
+    expect(logs(nack)[0]).toMatch(/not forwarded \(Poll and Watch carry no NACK/);
+  });
+
+  it("polls again after each answer, holding what it brought", () => {
+    const m = machine("poll");
+    m.ask(CDS, [], true);
+    const next = m.respond(CDS, [["a", "v1"]]);
+    expect(sends(next)).toEqual([
+      { typeUrl: CDS, node, subscribe: ["*"], initialVersions: { a: "v1" }, responseNonce: "" },
+    ]);
+    // An empty long poll: the same poll again.
+    expect(sends(m.respond(CDS, []))[0]?.initialVersions).toEqual({ a: "v1" });
+  });
+
+  it("falls back to Poll after three quick cuts, and tries Watch again 5 min later", () => {
+    const m = machine("watch");
+    m.ask(CDS, [], true);
+    const said: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      m.connected();
+      m.respond(CDS, [["a", "v1"]]);
+      m.tick(1000);
+      said.push(...logs(m.end("ok")));
+      if (i < 2) expect(sends(m.timer())[0]?.initialVersions).toEqual({ a: "v1" });
+    }
+    expect(said.at(-1)).toMatch(
+      /Watch cut 3 time\(s\) in a row within 30s of connecting \(last: ok\); falling back/,
+    );
+    const polling = m.timer();
+    expect(polling[0]).toEqual({ do: "open", op: m.state.op, transport: "poll" });
+    expect(sends(polling)[0]?.initialVersions).toEqual({ a: "v1" });
+    m.tick(o.watchRetryMs);
+    const retried = m.respond(CDS, []);
+    expect(logs(retried)).toContain(
+      "agent: upstream https://edge.example: trying Watch again (one more cut within 30s goes back to Poll)",
+    );
+    expect(retried.find((a) => a.do === "open")).toEqual({ do: "open", op: m.state.op, transport: "watch" });
+  });
+});
