@@ -69,8 +69,7 @@ async function releaseHeldForPods(deps: DebounceDeps, pending: PodsPending | und
   if (pending && waiting.every((c) => pending.clusters.includes(c))) return;
   const released = await releaseHeldEndpoints(deps.store, keys.heldForPods());
   deps.log?.(
-    `push: ${pending ? "Pod resync arrived" : "Pod resyncs arrived or PILOT_SYNC_TIMEOUT passed"}: ` +
-      `regenerating ${released} service(s) whose endpoints waited for their pods`,
+    `push: Pod resync arrived or PILOT_SYNC_TIMEOUT passed: regenerating ${released} service(s) whose endpoints waited for their pods`,
   );
 }
 

@@ -178,13 +178,20 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
           throw new Error(`flush: inconsistent resources, ${what}: ${problems.join("; ")}`);
         }
         for (const p of plans) dangling.push(...p.dangling);
-        if (deps.endpointsHeard || deps.podsPending) for (const p of plans) holds.push([p.ref, p.endpointsHeld]);
+        if (deps.endpointsHeard || deps.podsPending)
+          for (const p of plans) holds.push([p.ref, p.endpointsHeld]);
         publishing = true;
         changes.push(...(await publish(store, plans, feed)));
         changes.push(...(await views.publishChunk(plans, request.full)));
       }
       changes.push(...(await views.finish()));
-      await noteHolds(store, holds, deps.now(), deps.endpointsHeard !== undefined, deps.podsPending?.clusters);
+      await noteHolds(
+        store,
+        holds,
+        deps.now(),
+        deps.endpointsHeard !== undefined,
+        deps.podsPending?.clusters,
+      );
       await logDangling(deps, dangling);
     }
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;

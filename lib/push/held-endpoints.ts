@@ -103,7 +103,10 @@ export async function noteHolds(
  * Returns how many services it queued. A crash between the two queues them twice: harmless.
  * `key`: the list to release (keys.heldForPods() for those held for pods).
  */
-export async function releaseHeldEndpoints(store: Store, key: string = keys.heldEndpoints()): Promise<number> {
+export async function releaseHeldEndpoints(
+  store: Store,
+  key: string = keys.heldEndpoints(),
+): Promise<number> {
   const held = (await store.get<HeldEndpoints>(key))?.value;
   if (!held) return 0;
   const configs = held.services.map(([ns, host]) => configKeyString(serviceConfigKey(host, ns)));

@@ -67,6 +67,10 @@ export async function podsAwaited(store: Store, view: ServiceView, pending: Pods
   return podKeys.some((k) => !found.has(k));
 }
 
-function served(conditions: SlicePiece["endpoints"][number]["conditions"], service: Service, sendUnhealthy: boolean) {
+function served(
+  conditions: SlicePiece["endpoints"][number]["conditions"],
+  service: Service,
+  sendUnhealthy: boolean,
+) {
   return unservedReason(rawEndpointHealth(conditions, service), service, sendUnhealthy) === undefined;
 }

@@ -124,9 +124,10 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
     );
   }
 
-  /** Became synced, or the timeout passed (what was held for pods is released). */
+  /** Became synced, or the timeout passed with a Pod resync missing (what was held for pods is released). */
   function wakes(before: SyncState, state: SyncState): boolean {
-    return (!before.synced && state.synced) || (!before.timedOut && state.timedOut);
+    if (!before.synced && state.synced) return true;
+    return !before.timedOut && state.timedOut && state.clusters.some((c) => !c.pods);
   }
 
   /** A cluster's Pod resync arrived. */
