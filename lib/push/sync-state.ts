@@ -7,6 +7,8 @@
  *   or Endpoints with PILOT_USE_ENDPOINT_SLICE=false) arrived in this record's lifetime.
  * - The registry is synced once at least one cluster is synced and every cluster heard from is,
  *   or once `timeoutMs` (PILOT_SYNC_TIMEOUT) passed since the record began; then it stays synced.
+ * - Each cluster's Pod resync is noted too, outside "synced": until it arrives (or the timeout),
+ *   assignments with endpoints waiting for their pod are held (held-pods.ts).
  *
  * The record lives in the Store (keys.syncRecord()), so its lifetime is the state's: a memory
  * store starts a new one at every start (unsynced, timeout counting from the process start); a
