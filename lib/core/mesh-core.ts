@@ -135,8 +135,10 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
         hooks.push({ flush, latencyMs: flush.request ? at - flush.request.start : 0, streams });
       }
       hooks.turn({ turn, startedAt, endedAt: now() });
-      // Complete: nothing queued before the turn began is left (see DebounceTurn.queuedSince).
-      await sync.turned(startedAt, turn.queuedSince === null || turn.queuedSince > startedAt);
+      // Complete: nothing queued before the turn began is left (see DebounceTurn.queuedSince), and
+      // no service is held for pods (its names would be missing when the gate opens).
+      const complete = (turn.queuedSince === null || turn.queuedSince > startedAt) && !turn.podsHeld;
+      await sync.turned(startedAt, complete);
       return turn;
     },
     async status() {

@@ -1,10 +1,11 @@
 /** One debounce turn over a store with the configured generators: the flush half of the mesh core. */
 import type { Config } from "../config.ts";
 import type { FlushDeps } from "../push/flush.ts";
-import { releaseHeldEndpoints } from "../push/held-endpoints.ts";
+import { type HeldEndpoints, releaseHeldEndpoints } from "../push/held-endpoints.ts";
+import { type PodsPending, podsPendingIn } from "../push/held-pods.ts";
 import { type DebounceTurn, runDebounceTurn } from "../push/run.ts";
 import type { SyncState } from "../push/sync-state.ts";
-import type { Store } from "../store/index.ts";
+import { keys, type Store } from "../store/index.ts";
 import { generators } from "../xds/generators/index.ts";
 
 /** What a debounce turn needs: the store, the debounce and registry configuration, the clock. */
@@ -18,13 +19,14 @@ export interface DebounceDeps {
    * Start-up sync as the turn began (lib/push/held-endpoints.ts). Not synced: services whose
    * endpoints were not heard get no ClusterLoadAssignment. Synced: those held before are queued
    * once, ahead of the turn's first decision, so the turn that opens the sync gate publishes them.
-   * Absent: synced, nothing held (a host without start-up sync).
+   * Likewise while a cluster's Pod resync is awaited, for services with endpoints waiting for their
+   * pod (held-pods.ts). Absent: synced, nothing held (a host without start-up sync).
    */
-  sync?: Pick<SyncState, "synced" | "clusters">;
+  sync?: Pick<SyncState, "synced" | "clusters" | "timedOut">;
 }
 
 /** Flush dependencies: the store, every generator, the domain suffix, the discovery selectors. */
-export function flushDeps(deps: DebounceDeps): FlushDeps {
+export function flushDeps(deps: DebounceDeps, podsPending?: PodsPending): FlushDeps {
   const heard = deps.sync && !deps.sync.synced ? deps.sync.clusters : undefined;
   return {
     store: deps.store,
@@ -34,17 +36,41 @@ export function flushDeps(deps: DebounceDeps): FlushDeps {
     discoverySelectors: deps.config.registry.discoverySelectors,
     ...(deps.log && { log: deps.log }),
     ...(heard && { endpointsHeard: endpointsHeardIn(heard) }),
+    ...(podsPending && { podsPending }),
   };
 }
 
-/** Runs one debounce turn: pushes what is due and says when to come back (null: queue empty). */
+/**
+ * Runs one debounce turn: pushes what is due and says when to come back (null: queue empty), and
+ * whether services are left held for pods (`podsHeld`: the turn must not open the sync gate).
+ */
 export async function debounceTurn(deps: DebounceDeps): Promise<DebounceTurn> {
-  if (deps.sync?.synced) {
-    const released = await releaseHeldEndpoints(deps.store);
+  const { store, sync } = deps;
+  if (sync?.synced) {
+    const released = await releaseHeldEndpoints(store);
     if (released > 0)
       deps.log?.(`push: registry synced: regenerating ${released} service(s) whose endpoints were held back`);
   }
-  return runDebounceTurn(flushDeps(deps), deps.config.debounce);
+  const pending = sync && podsPendingIn(sync, deps.config.registry.sendUnhealthy);
+  if (sync) await releaseHeldForPods(deps, pending);
+  const turn = await runDebounceTurn(flushDeps(deps, pending), deps.config.debounce);
+  if (pending && (await store.get(keys.heldForPods())) !== undefined) return { ...turn, podsHeld: true };
+  return turn;
+}
+
+/**
+ * Queues once every service held for pods when a cluster they waited for sent its Pod resync or
+ * the timeout passed (the flush holds again those still waiting for another cluster's).
+ */
+async function releaseHeldForPods(deps: DebounceDeps, pending: PodsPending | undefined): Promise<void> {
+  const held = (await deps.store.get<HeldEndpoints>(keys.heldForPods()))?.value;
+  if (!held) return;
+  const waiting = held.clusters ?? [];
+  if (pending && waiting.every((c) => pending.clusters.includes(c))) return;
+  const released = await releaseHeldEndpoints(deps.store, keys.heldForPods());
+  deps.log?.(
+    `push: Pod resync arrived or PILOT_SYNC_TIMEOUT passed: regenerating ${released} service(s) whose endpoints waited for their pods`,
+  );
 }
 
 /** Whose endpoint resync arrived, as the sync state lists the clusters heard from. */

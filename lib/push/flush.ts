@@ -13,7 +13,8 @@ import type { GenerateContext, Generator, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
 import { loadExternalHosts } from "./external-hosts.ts";
-import { type EndpointsHeard, noteHeldEndpoints } from "./held-endpoints.ts";
+import { type EndpointsHeard, type HeldFor, noteHolds } from "./held-endpoints.ts";
+import type { PodsPending } from "./held-pods.ts";
 import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
 import { planChunk, type ServicePlan } from "./plan.ts";
 import type { QueuedPush } from "./queue.ts";
@@ -44,6 +45,8 @@ export interface FlushDeps {
    * endpoints were not heard get no ClusterLoadAssignment yet (held-endpoints.ts). Absent: synced.
    */
   endpointsHeard?: EndpointsHeard;
+  /** Given only while a cluster's Pod resync is awaited: services with endpoints waiting for pods are held (held-pods.ts). */
+  podsPending?: PodsPending;
 }
 
 /**
@@ -155,8 +158,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const chunk = deps.chunkServices ?? chunkServices;
       const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };
       const dangling: DanglingRoute[] = [];
-      const held: ServiceRef[] = [];
-      const heard: ServiceRef[] = [];
+      const holds: HeldFor[] = [];
       // In chunks, so a flush of the whole mesh never holds every plan (a Durable Object has
       // 128 MB); each chunk is checked before any of it is published.
       for (let at = 0; at < refs.length; at += chunk) {
@@ -176,13 +178,20 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
           throw new Error(`flush: inconsistent resources, ${what}: ${problems.join("; ")}`);
         }
         for (const p of plans) dangling.push(...p.dangling);
-        if (deps.endpointsHeard) for (const p of plans) (p.endpointsHeld ? held : heard).push(p.ref);
+        if (deps.endpointsHeard || deps.podsPending)
+          for (const p of plans) holds.push([p.ref, p.endpointsHeld]);
         publishing = true;
         changes.push(...(await publish(store, plans, feed)));
         changes.push(...(await views.publishChunk(plans, request.full)));
       }
       changes.push(...(await views.finish()));
-      if (deps.endpointsHeard) await noteHeldEndpoints(store, held, heard, deps.now());
+      await noteHolds(
+        store,
+        holds,
+        deps.now(),
+        deps.endpointsHeard !== undefined,
+        deps.podsPending?.clusters,
+      );
       await logDangling(deps, dangling);
     }
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;

@@ -31,6 +31,8 @@ export interface HeldEndpoints {
   since: number;
   /** `[namespace, hostname]`, sorted, unique. */
   services: [string, string][];
+  /** Held for pods (keys.heldForPods(), held-pods.ts): the clusters whose Pod resync they wait for, sorted. */
+  clusters?: string[];
 }
 
 /**
@@ -46,42 +48,72 @@ export function endpointsUnheard(view: ServiceView, heard: EndpointsHeard): bool
 
 /**
  * Notes a flush before sync: adds the services it held back, drops those it generated
- * assignments for. Writes only when the set changed.
+ * assignments for. Writes only when the set changed. The list is keys.heldEndpoints() unless
+ * `key` names another (keys.heldForPods(), with the `clusters` whose Pod resync they wait for).
  */
 export async function noteHeldEndpoints(
   store: Store,
   held: readonly ServiceRef[],
   generated: readonly ServiceRef[],
   now: number,
+  key: string = keys.heldEndpoints(),
+  clusters?: readonly string[],
 ): Promise<void> {
   const id = (r: ServiceRef) => `${r.namespace}\n${r.hostname}`;
-  await update<HeldEndpoints>(store, keys.heldEndpoints(), (entry) => {
+  await update<HeldEndpoints>(store, key, (entry) => {
     const before = entry?.value;
     const set = new Map((before?.services ?? []).map(([ns, host]) => [`${ns}\n${host}`, [ns, host]]));
     const size = set.size;
     let changed = false;
     for (const r of generated) changed = set.delete(id(r)) || changed;
     for (const r of held) if (!set.has(id(r))) set.set(id(r), [r.namespace, r.hostname]);
-    if (!changed && set.size === size) return undefined;
+    const waitFor = [...new Set([...(before?.clusters ?? []), ...(held.length > 0 ? (clusters ?? []) : [])])];
+    const more = waitFor.length > (before?.clusters?.length ?? 0);
+    if (!changed && !more && set.size === size) return undefined;
     if (set.size === 0) return null;
     const services = [...set.keys()].sort().map((k) => set.get(k) as [string, string]);
-    return { since: before?.since ?? now, services };
+    return { since: before?.since ?? now, services, ...(waitFor.length > 0 && { clusters: waitFor.sort() }) };
   });
+}
+
+/** A service a flush planned, and why its assignments were held (undefined: generated). */
+export type HeldFor = [ServiceRef, "endpoints" | "pods" | undefined];
+
+/**
+ * Notes a flush's holds in the lists whose rule applied to it: keys.heldEndpoints() when
+ * `endpoints` (before sync), keys.heldForPods() when `podsFor` names the clusters whose Pod resync
+ * is awaited. Each list gains the services held for its reason and loses those generated.
+ */
+export async function noteHolds(
+  store: Store,
+  holds: readonly HeldFor[],
+  now: number,
+  endpoints: boolean,
+  podsFor: readonly string[] | undefined,
+): Promise<void> {
+  const generated = holds.filter(([, why]) => why === undefined).map(([ref]) => ref);
+  const heldFor = (reason: string) => holds.filter(([, why]) => why === reason).map(([ref]) => ref);
+  if (endpoints) await noteHeldEndpoints(store, heldFor("endpoints"), generated, now);
+  if (podsFor) await noteHeldEndpoints(store, heldFor("pods"), generated, now, keys.heldForPods(), podsFor);
 }
 
 /**
  * Once the registry is synced: queues one full push of every service held back (dated from when
  * the first was held, so the turn that runs next flushes it at once) and deletes the record.
  * Returns how many services it queued. A crash between the two queues them twice: harmless.
+ * `key`: the list to release (keys.heldForPods() for those held for pods).
  */
-export async function releaseHeldEndpoints(store: Store): Promise<number> {
-  const held = (await store.get<HeldEndpoints>(keys.heldEndpoints()))?.value;
+export async function releaseHeldEndpoints(
+  store: Store,
+  key: string = keys.heldEndpoints(),
+): Promise<number> {
+  const held = (await store.get<HeldEndpoints>(key))?.value;
   if (!held) return 0;
   const configs = held.services.map(([ns, host]) => configKeyString(serviceConfigKey(host, ns)));
   if (configs.length > 0) {
     const request = pushRequest({ full: true, configs, reason: "endpoint", start: held.since });
     await enqueuePush(store, request, held.since);
   }
-  await store.delete(keys.heldEndpoints());
+  await store.delete(key);
   return configs.length;
 }

@@ -28,6 +28,7 @@ import {
   type NamesByType,
 } from "./consistency.ts";
 import { type EndpointsHeard, endpointsUnheard } from "./held-endpoints.ts";
+import { type PodsPending, podsAwaited } from "./held-pods.ts";
 import type { RoutingConfigs } from "./istio-configs.ts";
 import type { ServiceRef } from "./scope.ts";
 
@@ -64,10 +65,11 @@ export interface ServicePlan {
   /** What the service was generated from (the public view), for the per-namespace views (views.ts). */
   view: ServiceView;
   /**
-   * Before sync, the service's endpoints were not heard yet (held-endpoints.ts): no assignment was
-   * generated, upserted or removed; its record keeps the last ones.
+   * No assignment was generated, upserted or removed; its record keeps the last ones. "endpoints":
+   * before sync, the service's endpoints were not heard yet (held-endpoints.ts); "pods": endpoints
+   * of it wait for a pod whose cluster's Pod resync has not arrived (held-pods.ts).
    */
-  endpointsHeld?: true;
+  endpointsHeld?: "endpoints" | "pods";
 }
 
 /** What planning needs from the flush. */
@@ -83,6 +85,8 @@ export interface PlanDeps {
   externalHosts?: ExternalHosts;
   /** Given only before the registry is synced: services whose endpoints were not heard are held (held-endpoints.ts). */
   endpointsHeard?: EndpointsHeard;
+  /** Given only while a cluster's Pod resync is awaited: services with endpoints waiting for pods are held (held-pods.ts). */
+  podsPending?: PodsPending;
 }
 
 /**
@@ -135,7 +139,12 @@ export async function planChunk(
     // A host both registries declare is generated from one of them (Kubernetes first, as Istio).
     const served = servingServices(visible.services);
     const view = served === visible.services ? visible : { ...visible, services: [...served] };
-    const held = deps.endpointsHeard !== undefined && endpointsUnheard(view, deps.endpointsHeard);
+    const held =
+      deps.endpointsHeard !== undefined && endpointsUnheard(view, deps.endpointsHeard)
+        ? "endpoints"
+        : deps.podsPending !== undefined && (await podsAwaited(store, view, deps.podsPending))
+          ? "pods"
+          : undefined;
     const plan = await planService(deps, ref, view, previous.record, full, held);
     plan.recordChanged ||= previous.olderLayout;
     plans.push(plan);
@@ -149,7 +158,7 @@ async function planService(
   view: ServiceView,
   previous: GeneratedRecord,
   full: boolean,
-  held = false,
+  held: ServicePlan["endpointsHeld"],
 ): Promise<ServicePlan> {
   const service = `${ref.namespace}/${ref.hostname}`;
   const record: GeneratedRecord = { ...previous };
@@ -162,7 +171,7 @@ async function planService(
     problems: [],
     dangling: [],
     view,
-    ...(held && { endpointsHeld: true }),
+    ...(held && { endpointsHeld: held }),
   };
   const generatedNames: NamesByType = new Map();
   let routes: RouteConfiguration[] = [];

@@ -18,6 +18,11 @@ export interface DebounceTurn {
    * full ones still wait.
    */
   queuedSince: number | null;
+  /**
+   * Services are left held for pods (lib/push/held-pods.ts): their assignments are not published,
+   * so the turn does not count as complete for the sync gate. Set by lib/core/turn.ts.
+   */
+  podsHeld?: true;
 }
 
 /** When the oldest of `queue` arrived, or null for none. */

@@ -7,6 +7,8 @@
  *   or Endpoints with PILOT_USE_ENDPOINT_SLICE=false) arrived in this record's lifetime.
  * - The registry is synced once at least one cluster is synced and every cluster heard from is,
  *   or once `timeoutMs` (PILOT_SYNC_TIMEOUT) passed since the record began; then it stays synced.
+ * - Each cluster's Pod resync is noted too, outside "synced": until it arrives (or the timeout),
+ *   assignments with endpoints waiting for their pod are held (held-pods.ts).
  *
  * The record lives in the Store (keys.syncRecord()), so its lifetime is the state's: a memory
  * store starts a new one at every start (unsynced, timeout counting from the process start); a
@@ -19,6 +21,11 @@ export interface ClusterSync {
   services: boolean;
   endpointSlices: boolean;
   endpoints: boolean;
+  /**
+   * A Pod resync arrived (lib/push/held-pods.ts). Not part of "synced"; absent in records stored
+   * before it existed: read as false (such a record's timeout passed long ago, so nothing is held).
+   */
+  pods?: boolean;
 }
 
 /** The stored record: one per state lifetime. */
@@ -57,6 +64,8 @@ export interface ClusterSyncState {
   /** The resync of the endpoint kind in use has arrived. */
   endpoints: boolean;
   synced: boolean;
+  /** A Pod resync has arrived: endpoints waiting for their pod are no longer held (held-pods.ts). */
+  pods: boolean;
 }
 
 /** The decision, plain data: what /ready and StatusService show and what the read paths obey. */
@@ -92,16 +101,18 @@ export function noteIngest(
   resyncKind?: string,
 ): SyncRecord | undefined {
   const had = Object.hasOwn(record.clusters, cluster) ? record.clusters[cluster] : undefined;
-  const before = had ?? { services: false, endpointSlices: false, endpoints: false };
+  const before = had ?? { services: false, endpointSlices: false, endpoints: false, pods: false };
   const after = { ...before };
   if (resyncKind === "Service") after.services = true;
   else if (resyncKind === "EndpointSlice") after.endpointSlices = true;
   else if (resyncKind === "Endpoints") after.endpoints = true;
+  else if (resyncKind === "Pod") after.pods = true;
   if (
     had &&
     after.services === had.services &&
     after.endpointSlices === had.endpointSlices &&
-    after.endpoints === had.endpoints
+    after.endpoints === had.endpoints &&
+    after.pods === had.pods
   )
     return undefined;
   const next: SyncRecord = { ...record, clusters: { ...record.clusters, [cluster]: after } };
@@ -121,7 +132,8 @@ export function decideSync(record: SyncRecord, now: number, options: SyncOptions
     .map((cluster): ClusterSyncState => {
       const c = record.clusters[cluster] as ClusterSync;
       const endpoints = options.useEndpointSlice ? c.endpointSlices : c.endpoints;
-      return { cluster, services: c.services, endpoints, synced: c.services && endpoints };
+      const synced = c.services && endpoints;
+      return { cluster, services: c.services, endpoints, synced, pods: c.pods === true };
     });
   const timeoutAt = record.since + options.timeoutMs;
   const timedOut = now >= timeoutAt;

@@ -28,7 +28,10 @@ export interface SyncTrackerOptions {
   log: (line: string) => void;
   /** Keep the record in memory: only when this process is the store's one writer (Node). */
   cached: boolean;
-  /** Called when the registry becomes synced: run a debounce turn, so its state gets published. */
+  /**
+   * Called when the registry becomes synced, when a cluster's Pod resync arrives and when the
+   * timeout passes: run a debounce turn, so its state (and what was held for pods) gets published.
+   */
   onSynced?: () => void;
   /** Called when the gate opens (synced and published): wake every open stream and waiting poll. */
   onOpen?: () => void;
@@ -105,9 +108,9 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
     if (before?.synced && !state.synced) return; // an older read racing a newer one
     shown = state;
     for (const line of syncTransitions(before, state)) log(line);
-    if (before && !before.synced && state.synced) o.onSynced?.();
+    if (before && (wakes(before, state) || podsArrived(before, state))) o.onSynced?.();
     if (before && !before.published && state.published) o.onOpen?.();
-    if (!state.synced) arm(state);
+    if (!state.synced || (!state.timedOut && state.clusters.some((c) => !c.pods))) arm(state);
   }
 
   function arm(state: SyncState): void {
@@ -119,6 +122,18 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
       },
       Math.max(0, state.timeoutAt - timers.now()),
     );
+  }
+
+  /** Became synced, or the timeout passed with a Pod resync missing (what was held for pods is released). */
+  function wakes(before: SyncState, state: SyncState): boolean {
+    if (!before.synced && state.synced) return true;
+    return !before.timedOut && state.timedOut && state.clusters.some((c) => !c.pods);
+  }
+
+  /** A cluster's Pod resync arrived. */
+  function podsArrived(before: SyncState, state: SyncState): boolean {
+    const had = new Set(before.clusters.filter((c) => c.pods).map((c) => c.cluster));
+    return state.clusters.some((c) => c.pods && !had.has(c.cluster));
   }
 
   async function current(): Promise<SyncState> {

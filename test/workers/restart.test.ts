@@ -18,7 +18,7 @@ import { keys } from "../../lib/store/keys.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
-import { endpointSlice, service } from "../e2e/support/kube.ts";
+import { endpointSlice, pod, service } from "../e2e/support/kube.ts";
 import {
   connectJson,
   freezeClock,
@@ -64,6 +64,7 @@ beforeAll(async () => {
   freezeClock();
   const port = { name: "grpc", port: 9080 };
   const answers = [
+    await resync("Pod", [pod("reviews", "default", "10.1.0.1")]),
     await resync("Service", [service("reviews", "default", [port])]),
     await resync("EndpointSlice", [
       endpointSlice("reviews-1", "reviews", "default", port, [{ ip: "10.1.0.1", ready: true }]),
@@ -78,7 +79,7 @@ beforeAll(async () => {
   );
   instance = ids[0]?.[0] as string;
   expect(instance).toMatch(/^[0-9a-f-]{36}$/);
-  expect(ids.flat()).toEqual([instance, instance, instance, instance]);
+  expect(ids.flat()).toEqual([instance, instance, instance, instance, instance, instance]);
   await runAlarmsUntilIdle();
 });
 
@@ -90,14 +91,14 @@ describe("the Worker across a Durable Object restart", () => {
       synced: true,
       published: true,
       instance,
-      clusters: [{ cluster: "east", services: true, endpoints: true, synced: true }],
+      clusters: [{ cluster: "east", services: true, endpoints: true, synced: true, pods: true }],
     });
     const status = await connectJson("edgepilot.v1.StatusService/GetStatus", {});
     expect(status.sync).toMatchObject({
       synced: true,
       published: true,
       instance,
-      clusters: [{ cluster: "east", services: true, endpoints: true, synced: true }],
+      clusters: [{ cluster: "east", services: true, endpoints: true, synced: true, pods: true }],
     });
   });
 

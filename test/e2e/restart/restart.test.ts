@@ -4,8 +4,9 @@
  * a raw Delta client reconnecting with initial_resource_versions is told to remove nothing it
  * holds before the resync arrives, and gets the real removals after; a raw SotW client gets no
  * CDS answer lacking its clusters before the resync. The restarted one hears the Services resync
- * first and pushes it before the EndpointSlices arrive: no proxy is ever sent reviews'
- * ClusterLoadAssignment emptied meanwhile (a raw Delta EDS watcher records every one it gets).
+ * first and pushes it before the EndpointSlices arrive, and those before the Pods: no proxy is
+ * ever sent reviews' ClusterLoadAssignment emptied meanwhile, for want of endpoints or of their
+ * pods (a raw Delta EDS watcher records every one it gets).
  * Takes ~10s: two control-plane starts and a grpc-js-xds reconnect backoff are the point of it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +21,7 @@ import {
   resync,
   statusSync,
   syncOf,
+  untilOutput,
   untilPushed,
   untilStreams,
   watchEds,
@@ -41,25 +43,29 @@ const grpcPort = { name: "grpc", port: 9080 };
 
 /**
  * The mesh: reviews on 127.0.0.1, ratings on 127.0.0.2; `withRatings: false` is the mesh after
- * ratings was deleted. `servicesPushedFirst`: the EndpointSlices arrive only once the Services
- * resync was pushed and calls went on for 300ms (the relay's watchers list concurrently).
+ * ratings was deleted. `podsLast`: the relay's watchers list concurrently and the Pod list, the
+ * largest, comes last: the Services resync is pushed and calls go on for 300ms, then the
+ * EndpointSlices (the registry is synced; the endpoints wait for their pods) and 300ms more, then
+ * the Pods.
  */
 async function resyncMesh(
   target: RunningControlPlane,
   withRatings: boolean,
-  servicesPushedFirst = false,
+  podsLast = false,
 ): Promise<void> {
   const port = { name: "grpc", port: backendPort };
   const names = withRatings ? ["reviews", "ratings"] : ["reviews"];
   const ips: Record<string, string> = { reviews: "127.0.0.1", ratings: "127.0.0.2" };
-  await resync(
-    target,
-    "Pod",
-    listOf(
-      "PodList",
-      names.map((n) => pod(n, ns, ips[n] as string)),
-    ),
-  );
+  const pods = () =>
+    resync(
+      target,
+      "Pod",
+      listOf(
+        "PodList",
+        names.map((n) => pod(n, ns, ips[n] as string)),
+      ),
+    );
+  if (!podsLast) await pods();
   const from = target.output().length;
   await resync(
     target,
@@ -69,10 +75,11 @@ async function resyncMesh(
       names.map((n) => service(n, ns, [grpcPort])),
     ),
   );
-  if (servicesPushedFirst) {
+  if (podsLast) {
     await untilPushed(target, from);
     await new Promise((r) => setTimeout(r, 300));
   }
+  const slicesFrom = target.output().length;
   await resync(
     target,
     "EndpointSlice",
@@ -81,6 +88,11 @@ async function resyncMesh(
       names.map((n) => endpointSlice(`${n}-1`, n, ns, port, [{ ip: ips[n] as string, ready: true }])),
     ),
   );
+  if (!podsLast) return;
+  // The turn after sync regenerates what was held for the endpoints (and holds it for the pods).
+  await untilOutput(target, slicesFrom, /whose endpoints were held back/);
+  await new Promise((r) => setTimeout(r, 300));
+  await pods();
 }
 
 beforeAll(async () => {
@@ -189,8 +201,8 @@ describe("kill -9 and restart with an empty memory store", () => {
     // The EDS watcher reconnects saying what it holds (opened after the stream count above).
     const eds2 = watchEds(cp.xdsPort, edsNode, [reviewsCluster], edsHeld);
 
-    // The relay's lists arrive, Services pushed before EndpointSlices; ratings was deleted while
-    // the control plane was down.
+    // The relay's lists arrive, Services pushed before EndpointSlices, those before Pods; ratings
+    // was deleted while the control plane was down.
     await resyncMesh(cp, false, true);
     expect(await syncOf(cp)).toMatchObject({ synced: true, instance: restart.instance });
     const after = await delta2.drain(300);

@@ -209,9 +209,14 @@ export function watchEds(
 
 /** Waits until the control plane logs a push line after output offset `from` (at most 10s). */
 export async function untilPushed(cp: RunningControlPlane, from: number): Promise<void> {
+  await untilOutput(cp, from, /push \d+: /);
+}
+
+/** Waits (10s at most) until the control plane's output after offset `from` matches `pattern`. */
+export async function untilOutput(cp: RunningControlPlane, from: number, pattern: RegExp): Promise<void> {
   const deadline = Date.now() + 10_000;
-  while (!/push \d+: /.test(cp.output().slice(from))) {
-    if (Date.now() > deadline) throw new Error(`no push after offset ${from}:\n${cp.output()}`);
+  while (!pattern.test(cp.output().slice(from))) {
+    if (Date.now() > deadline) throw new Error(`no ${pattern} after offset ${from}:\n${cp.output()}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

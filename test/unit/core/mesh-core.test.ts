@@ -254,6 +254,7 @@ describe("start-up sync", () => {
   });
 
   it("a turn that must wait does not open the gate", async () => {
+    await h.resync("Pod", pod("reviews", "default", "10.1.0.1"));
     await h.resync("Service", service("reviews", "default", [port]));
     await h.resync("EndpointSlice", slice("10.1.0.1"));
     const turn = await h.core.turn();

@@ -66,7 +66,7 @@ describe("ingest and start-up sync", () => {
     expect(empty.status).toBe(200);
     expect(await empty.json()).toMatchObject({ instance: "state-1" });
     expect((await h.ready()).clusters).toEqual([
-      { cluster: "east", services: false, endpoints: false, synced: false },
+      { cluster: "east", services: false, endpoints: false, synced: false, pods: false },
     ]);
 
     expect((await h.post("/v1/resync?cluster=east&kind=Service", emptyList("Service"))).status).toBe(200);
@@ -78,7 +78,12 @@ describe("ingest and start-up sync", () => {
       synced: true,
       published: false,
       instance: "state-1",
-      clusters: [{ cluster: "east", services: true, endpoints: true, synced: true }],
+      clusters: [{ cluster: "east", services: true, endpoints: true, synced: true, pods: false }],
     });
+    // The Pod resync is shown beside them (it holds assignments, never "synced": lib/push/held-pods.ts).
+    expect((await h.post("/v1/resync?cluster=east&kind=Pod", emptyList("Pod"))).status).toBe(200);
+    expect((await h.ready()).clusters).toEqual([
+      { cluster: "east", services: true, endpoints: true, synced: true, pods: true },
+    ]);
   });
 });

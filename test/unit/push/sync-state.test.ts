@@ -19,6 +19,7 @@ const cluster = (o: Partial<ClusterSync> = {}): ClusterSync => ({
   services: false,
   endpointSlices: false,
   endpoints: false,
+  pods: false,
   ...o,
 });
 const record = (o: Partial<SyncRecord> = {}): SyncRecord => ({ ...newSyncRecord("id-1", T0), ...o });
@@ -95,10 +96,20 @@ describe("decideSync", () => {
   it("lists clusters sorted, with the endpoint kind in use", () => {
     const s = decideSync(record({ clusters: { z: full, a: cluster({ services: true }) } }), T0, slices);
     expect(s.clusters).toEqual([
-      { cluster: "a", services: true, endpoints: false, synced: false },
-      { cluster: "z", services: true, endpoints: true, synced: true },
+      { cluster: "a", services: true, endpoints: false, synced: false, pods: false },
+      { cluster: "z", services: true, endpoints: true, synced: true, pods: false },
     ]);
     expect(s.timeoutAt).toBe(T0 + 60_000);
+  });
+
+  it("shows whether a cluster's Pod resync arrived, reading a record stored without it as not", () => {
+    const old = { services: true, endpointSlices: true, endpoints: false }; // stored before `pods` existed
+    const s = decideSync(record({ clusters: { a: old, b: cluster({ ...full, pods: true }) } }), T0, slices);
+    expect(s.clusters.map((c) => [c.cluster, c.synced, c.pods])).toEqual([
+      ["a", true, false],
+      ["b", true, true],
+    ]);
+    expect(s.synced).toBe(true); // Pods are not part of synced
   });
 });
 
@@ -111,7 +122,10 @@ describe("noteIngest", () => {
     const r2 = noteIngest(r1 as SyncRecord, T0 + 3, slices, "a", "Service") as SyncRecord;
     expect(r2.clusters.a).toEqual(cluster({ services: true }));
     expect(r2.syncedAt).toBeUndefined();
-    expect(noteIngest(r2, T0 + 4, slices, "a", "Pod")).toBeUndefined();
+    const withPods = noteIngest(r2, T0 + 4, slices, "a", "Pod") as SyncRecord;
+    expect(withPods.clusters.a).toEqual(cluster({ services: true, pods: true }));
+    expect(withPods.syncedAt).toBeUndefined();
+    expect(noteIngest(withPods, T0 + 4, slices, "a", "Pod")).toBeUndefined();
     const r3 = noteIngest(r2, T0 + 5, slices, "a", "EndpointSlice") as SyncRecord;
     expect(r3.syncedAt).toBe(T0 + 5);
     expect(r0.clusters).toEqual({}); // the input is never changed

@@ -61,10 +61,11 @@ describe("createSyncTracker", () => {
           "sync: registry synced (2 cluster(s))",
           "sync: the synced registry is published; proxies may be told to remove what they hold again",
         ]);
-        // More turns and the timeout passing later change nothing and wake nobody again.
+        // More turns change nothing; the timeout passing asks one more turn (neither cluster sent a
+        // Pod resync: what was held for pods is released, lib/push/held-pods.ts) and wakes no stream.
         await h.turn();
         await h.clock.advance(120_000);
-        expect([h.woken(), h.turns()]).toEqual([1, 1]);
+        expect([h.woken(), h.turns()]).toEqual([1, 2]);
         expect(h.lines).toHaveLength(5);
       });
 
@@ -82,6 +83,22 @@ describe("createSyncTracker", () => {
         expect(h.woken()).toBe(1);
         expect(await h.t.synced()).toBe(true);
         expect((await h.t.state()).timedOut).toBe(true);
+      });
+
+      it("asks a turn when a cluster's Pod resync arrives (once), and none at the timeout once every cluster sent one", async () => {
+        const h = tracker({ cached });
+        await h.t.start();
+        await h.t.ingested("east", "Service");
+        await h.t.ingested("east", "EndpointSlice");
+        expect(h.turns()).toBe(1);
+        await h.t.ingested("east", "Pod");
+        expect(h.turns()).toBe(2);
+        expect((await h.t.state()).clusters).toEqual([
+          { cluster: "east", services: true, endpoints: true, synced: true, pods: true },
+        ]);
+        await h.t.ingested("east", "Pod");
+        await h.clock.advance(120_000);
+        expect(h.turns()).toBe(2);
       });
     });
   }
