@@ -139,9 +139,14 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
   let ackTimer: { at: number; timer: ReturnType<typeof setTimeout> } | undefined;
 
   function dispatch(input: AgentInput): void {
+    const gated = !removalsAllowed(state);
     const [next, actions] = step(state, input, ctx);
     state = next;
     for (const a of actions) run(a);
+    // The local sync gate opened (the upstream answered every type asked for): as the server does
+    // when its gate opens, an unnamed push, after the cache writes, makes every local session
+    // re-read what it held back (a SotW answer for a name missing until now, a removal).
+    if (gated && removalsAllowed(state)) void writes(async () => pushes.emit(++pushVersion, undefined));
   }
   function run(a: AgentAction): void {
     switch (a.do) {
