@@ -60,9 +60,10 @@ export function createPollNackRecorder(options: PollNackRecorderOptions): PollNa
       const had = stored?.types.find((t) => t.typeUrl === mine.typeUrl);
       if (had?.nack && had.nack.message === mine.nack?.message) return;
       log(logLine(nack));
-      const types = had && stored
-        ? stored.types.map((t) => (t === had ? { ...t, nack: mine.nack } : t))
-        : [...(stored?.types ?? []), mine];
+      const types =
+        had && stored
+          ? stored.types.map((t) => (t === had ? { ...t, nack: mine.nack } : t))
+          : [...(stored?.types ?? []), mine];
       const record: ProxyRecord = stored
         ? {
             ...stored,

@@ -135,10 +135,15 @@ export function describePollSuite(runtime: string, harness: () => PollHarness) {
     it("a poll or Watch carrying a NACK (error_detail) is answered as without it; a bad one is InvalidArgument", async () => {
       const node = { id: "sidecar~10.9.0.1~nacker.default~default.svc.cluster.local" };
       const held = pick(TypeUrl.endpoint, names.reviews);
-      const nacking = (code: number, message: string): PollInit => {
-        const req = pollRequest(TypeUrl.endpoint, eds, held);
-        return { ...req, request: { ...req.request, node, errorDetail: { code, message } } };
-      };
+      const nacking = (code: number, message: string): PollInit => ({
+        request: {
+          typeUrl: TypeUrl.endpoint,
+          resourceNamesSubscribe: eds,
+          initialResourceVersions: held,
+          node,
+          errorDetail: { code, message },
+        },
+      });
       for (const [name, transport] of Object.entries(h.transports)) {
         const c = createClient(DeltaPollService, transport);
         const want = await summary(await c.poll(pollRequest(TypeUrl.endpoint, eds, held)));
