@@ -24,6 +24,7 @@ import {
   type DeltaDiscoveryRequest,
   DeltaDiscoveryRequestSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { StatusSchema } from "../../lib/gen/google/rpc/status_pb.ts";
 import { describeConnectError } from "./agent-tls.ts";
 import type { UpstreamHandlers, UpstreamStream } from "./agent-upstream.ts";
 
@@ -159,6 +160,8 @@ export function openConnectUpstream(
         resourceNamesSubscribe: request.subscribe,
         initialResourceVersions: request.initialVersions,
         ...(request.node && { node: request.node }),
+        // A local proxy's NACK (lib/agent/nack.ts): this call carries it once.
+        ...(request.error && { errorDetail: create(StatusSchema, request.error) }),
       });
       void (kind === "watch" ? watch : poll)(message, call.signal);
     },

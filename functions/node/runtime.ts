@@ -10,6 +10,7 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import { isLoopback, xdsAuthLogLine } from "../../lib/auth/config.ts";
 import type { Config } from "../../lib/config.ts";
 import { createMeshCore } from "../../lib/core/mesh-core.ts";
+import { createPollNackRecorder } from "../../lib/core/poll-nack.ts";
 import type { Store } from "../../lib/store/index.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
@@ -89,6 +90,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     shutdown: shutdown.signal,
     gate: sync,
     views,
+    // A Poll/Watch NACK (error_detail) goes into the node's proxy status, as an ADS stream's does.
+    onNack: createPollNackRecorder({ store, log, now }),
   });
   core.feed.attach({
     publish: (changes) => pollHub.publish(changes),

@@ -9,6 +9,7 @@ import { createConnectRouter } from "@connectrpc/connect";
 import { createFetchHandler } from "@connectrpc/connect/protocol";
 import type { Limits } from "../../lib/config.ts";
 import type { FeedHub } from "../../lib/core/change-feed.ts";
+import { createPollNackLogger } from "../../lib/core/poll-nack.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
@@ -39,7 +40,11 @@ export function createPollHost(store: Store, limits: Limits, gate?: SyncGate): P
   const hub = createPollHub(source);
   // Per-namespace views over the object's own store, dropped by the pushes that change them.
   const views = createViews({ store });
-  const server = createPollServer({ source, hub, limits, gate, views });
+  // The Worker keeps no proxy status today (it serves no ADS stream, and nothing sweeps expired
+  // proxy/ records in the object): a Poll/Watch NACK is accepted and logged once, not stored. The
+  // Node runtime records it (lib/core/poll-nack.ts createPollNackRecorder).
+  const onNack = createPollNackLogger((line) => console.log(line));
+  const server = createPollServer({ source, hub, limits, gate, views, onNack });
   const router = createConnectRouter({
     interceptors: [createAuthInterceptor(byForwardedIdentity, (line) => console.log(line))],
   });

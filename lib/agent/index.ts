@@ -29,7 +29,7 @@
  * `watch`/`poll`: Connect DeltaPollService calls, one per type URL, each carrying the node, the type's
  * whole subscription and what the cache holds (functions/node/agent-connect-upstream.ts), to the
  * Worker or any host; Watch falls back to long-polled Poll where something between cuts streams
- * (transport.ts's rule), and Poll/Watch carry no ACK or NACK. Either is the same UpstreamStream to
+ * (transport.ts's rule); Poll/Watch carry no ACK, and a NACK only as a restarted call (nack.ts). Either is the same UpstreamStream to
  * the driver, and a session is one `op` to the machine. It opens at the first local proxy and
  * subscribes to the union of what local proxies ask for (names per type, or the wildcard;
  * demand.ts), which only grows while the agent lives.
@@ -72,7 +72,8 @@
  *
  * NACKs flow through: the agent ACKs an upstream response only after `ackDelayMs` without a local
  * NACK of its type; a local proxy's NACK in that window answers it upstream with the proxy's
- * error_detail (prefixed by its node id), so the upstream's proxy status records it. The agent never
+ * error_detail (prefixed by its node id), so the upstream's proxy status records it. Over Watch/Poll
+ * (no nonce) the type's call restarts at once carrying that error_detail in its PollRequest. The agent never
  * NACKs on its own: it cannot judge a resource, only pass on a proxy's judgment.
  *
  * Readiness: GET /ready answers 200 once a first upstream response is cached or a disk cache was

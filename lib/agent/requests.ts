@@ -48,7 +48,7 @@ export function subscriptions(
  * A Connect call (Poll or Watch) of `typeUrl`: stateless, so every call carries the node, the whole
  * subscription in one request, and what the cache holds (Poll/Watch's initial_resource_versions), so
  * an upstream that publishes the same resources resends nothing. The driver (re)starts the type's
- * call with it; a PollRequest cannot hold a nonce or error_detail.
+ * call with it; a PollRequest holds no nonce (a NACK adds error_detail, nack.ts).
  */
 export function callOf(
   typeUrl: string,

@@ -18,7 +18,13 @@
 import type { DeltaDiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { type ClientView, deltaStep, initialView } from "./poll.ts";
 import type { Interest, PollHub } from "./poll-hub.ts";
-import { type PollQuery, type PollRequestLike, readPollRequest } from "./poll-request.ts";
+import {
+  type PollNackReport,
+  type PollQuery,
+  type PollRequestLike,
+  pollNackReport,
+  readPollRequest,
+} from "./poll-request.ts";
 import type { ResourceSource } from "./source.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
 import type { Views } from "./view-source.ts";
@@ -45,6 +51,11 @@ export interface PollServerDeps {
    * woken only by the pushes that concern it. Absent: every call reads the shared resources.
    */
   views?: Views;
+  /**
+   * Told of each valid request's NACK (request.error_detail) before it is answered, to record in
+   * the node's proxy status (lib/core/poll-nack.ts); the answer does not wait for it.
+   */
+  onNack?: (nack: PollNackReport) => void;
 }
 
 /** Why a Poll or Watch was refused: `invalid` request, or `exhausted` (EDGEPILOT_MAX_STREAMS). */
@@ -86,6 +97,8 @@ export function createPollServer(deps: PollServerDeps): PollServer {
   const read = (input: PollRequestLike): PollQuery => {
     const r = readPollRequest(input, deps.limits.maxNamesPerRequest);
     if (!r.ok) throw new PollRefusedError("invalid", r.message);
+    const nack = deps.onNack && pollNackReport(r.query, input.request?.node);
+    if (nack) deps.onNack?.(nack);
     return r.query;
   };
   const take = (what: string): (() => void) => {

@@ -7,7 +7,7 @@
  * state (a redeploy keeps a Durable Object's storage) while the client calls: no call lost, nothing
  * resent, no removal reaches a local proxy. The proxy then cuts idle streams (a CDN idle timeout):
  * the agent falls back to long-polled Poll and the client still follows a change. Last, the Watch
- * upstream to the Node runtime over h2c. ~15 s, most of it two workerd starts and a Node start.
+ * upstream to the Node runtime over h2c, where a local proxy's NACK reaches Node's log. ~15 s, most of it two workerd starts and a Node start.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,13 +17,14 @@ import { type RunningAgent, startAgent } from "../../../functions/node/agent-run
 import { grpcBootstrap } from "../../../lib/agent/bootstrap.ts";
 import type { AgentConfig } from "../../../lib/agent/config.ts";
 import { callLoop } from "../restart/support.ts";
+import { openAds } from "../support/ads-client.ts";
 import { type Backend, startBackend } from "../support/backends.ts";
 import { post, until } from "../support/converge.ts";
 import { endpointSlice, event, pod, service } from "../support/kube.ts";
 import { freePort, startControlPlane } from "../support/runtime.ts";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.ts";
 import { registerXdsPerChannel, type WhoClient, whoClient } from "../support/xds-client.ts";
-import { eventually, resyncMesh, watchClusters } from "./support.ts";
+import { CDS, eventually, resyncMesh, watchClusters } from "./support.ts";
 import { type RunningWorker, startWorker, workerXdsToken } from "./worker.ts";
 
 const ns = "default";
@@ -208,6 +209,31 @@ describe("edgepilot agent to the Node runtime over Connect", () => {
       const mine = lines.slice(from).join("\n");
       expect(mine).toMatch(/connecting \(Connect Watch\)/);
       expect(mine).not.toMatch(/falling back/);
+
+      // A local proxy's NACK rides the restarted CDS Watch (error_detail) to Node's proxy status.
+      const ads = openAds(nodeAgent.port);
+      try {
+        ads.send({ node: { id: nodeId("nacker"), metadata: { GENERATOR: "grpc" } }, typeUrl: CDS });
+        const first = await ads.next(5000);
+        expect(first?.resources.length).toBe(1);
+        ads.send({
+          typeUrl: CDS,
+          responseNonce: first?.nonce,
+          errorDetail: { code: 3, message: "e2e: cluster rejected over Watch" },
+        });
+        await eventually(
+          () => /NACKed .*over Poll\/Watch.*e2e: cluster rejected over Watch/.test(cp.output()),
+          "upstream NACK log",
+          () => `${cp.output()}\nagent log:\n${agentLog()}`,
+        );
+        expect(cp.output()).toContain(`${nodeId("nacker")}: e2e: cluster rejected over Watch`);
+        expect(agentLog()).toMatch(/forwarded upstream: NACK of .* from local proxy/);
+        expect(agentLog()).not.toMatch(/not forwarded/);
+        // Once: the Watch restarted with it, and nothing NACKs again.
+        expect(cp.output().match(/NACKed/g)).toHaveLength(1);
+      } finally {
+        ads.close();
+      }
     } finally {
       nodeClient.close();
       await nodeAgent.stop();

@@ -131,6 +131,31 @@ export function describePollSuite(runtime: string, harness: () => PollHarness) {
       expect((err as ConnectError).code).toBe(3); // InvalidArgument
       expect((err as ConnectError).rawMessage).toMatch(/^request\.response_nonce must be empty/);
     });
+
+    it("a poll or Watch carrying a NACK (error_detail) is answered as without it; a bad one is InvalidArgument", async () => {
+      const node = { id: "sidecar~10.9.0.1~nacker.default~default.svc.cluster.local" };
+      const held = pick(TypeUrl.endpoint, names.reviews);
+      const nacking = (code: number, message: string): PollInit => ({
+        request: {
+          typeUrl: TypeUrl.endpoint,
+          resourceNamesSubscribe: eds,
+          initialResourceVersions: held,
+          node,
+          errorDetail: { code, message },
+        },
+      });
+      for (const [name, transport] of Object.entries(h.transports)) {
+        const c = createClient(DeltaPollService, transport);
+        const want = await summary(await c.poll(pollRequest(TypeUrl.endpoint, eds, held)));
+        expect(await summary(await c.poll(nacking(13, `${name}: rejected`))), name).toEqual(want);
+        const watch = openWatch(c, nacking(13, `${name}: rejected`));
+        expect(await summary(await watch.next()), name).toEqual(want);
+        await watch.close();
+      }
+      const err = await client.poll(nacking(0, "ok is no NACK")).catch((e: unknown) => e);
+      expect((err as ConnectError).code).toBe(3); // InvalidArgument
+      expect((err as ConnectError).rawMessage).toMatch(/^request\.error_detail\.code must be non-zero/);
+    });
   });
 
   describe(`DeltaPollService on ${runtime}: long poll and Watch across pushes`, () => {

@@ -20,6 +20,11 @@ import {
   watchDue,
 } from "../../../lib/agent/transport.ts";
 import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
+import {
+  type DeltaDiscoveryRequest,
+  DeltaDiscoveryRequestSchema,
+} from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { maxPollNackMessageChars, readPollRequest } from "../../../lib/xds/poll-request.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 
 const CDS = TypeUrl.cluster;
@@ -191,14 +196,54 @@ describe("agent machine over Connect Watch/Poll", () => {
     ]);
   });
 
-  it("ACKs nothing, and says a local NACK cannot be carried", () => {
+  it("ACKs nothing over Watch", () => {
     const m = machine("watch");
     m.ask(CDS, [], true);
     const actions = m.respond(CDS, [["a", "v1"]]);
     expect(actions.filter((a) => a.do === "ackAt" || a.do === "send")).toEqual([]);
+  });
+
+  it.each([
+    "watch",
+    "poll",
+  ] as const)("%s: a local NACK restarts that type's call carrying it (prefixed by the node id), once", (protocol) => {
+    const m = machine(protocol);
+    m.ask(CDS, [], true);
+    m.ask(EDS, ["e1"]);
+    m.respond(CDS, [["a", "v1"]]);
     const nack = m.send({ type: "nack", nodeId: "n1", typeUrl: CDS, code: 3, message: "bad" });
-    expect(sends(nack)).toEqual([]);
-    expect(logs(nack)[0]).toMatch(/not forwarded \(Poll and Watch carry no NACK/);
+    expect(sends(nack)).toEqual([
+      {
+        typeUrl: CDS,
+        node,
+        subscribe: ["*"],
+        initialVersions: { a: "v1" },
+        responseNonce: "",
+        error: { code: 3, message: "n1: bad" },
+      },
+    ]);
+    expect(nack.every((a) => a.do !== "open" && a.do !== "close")).toBe(true);
+    expect(logs(nack)).toEqual([
+      expect.stringMatching(/^agent: forwarded upstream: NACK of .*Cluster.* from local proxy "n1": "bad"$/),
+    ]);
+    // Once: the calls after it (the next long poll, more names, a reconnect) carry no error.
+    const after = [...m.respond(CDS, []), ...m.ask(CDS, ["x"], true), ...m.end(), ...m.timer()];
+    expect(sends(after).length).toBeGreaterThan(0);
+    expect(sends(after).filter((r) => r.error)).toEqual([]);
+  });
+
+  it("a NACK message is cut to what a PollRequest takes; without a connected upstream it is only logged", () => {
+    const m = machine("watch");
+    m.ask(CDS, [], true);
+    const long = m.send({ type: "nack", nodeId: "n1", typeUrl: CDS, code: 13, message: "z".repeat(5000) });
+    const message = sends(long)[0]?.error?.message ?? "";
+    expect(message.length).toBe(maxPollNackMessageChars);
+    expect(message).toMatch(/^n1: z+…\(cut\)$/);
+    expect(readPollRequest({ request: { ...deltaOf(sends(long)[0]) } }, 10).ok).toBe(true);
+    m.end();
+    const waiting = m.send({ type: "nack", nodeId: "n1", typeUrl: CDS, code: 3, message: "bad" });
+    expect(sends(waiting)).toEqual([]);
+    expect(logs(waiting)[0]).toMatch(/not forwarded \(the upstream is not connected\)/);
   });
 
   it("polls again after each answer, holding what it brought", () => {
@@ -237,3 +282,15 @@ describe("agent machine over Connect Watch/Poll", () => {
     expect(retried.find((a) => a.do === "open")).toEqual({ do: "open", op: m.state.op, transport: "watch" });
   });
 });
+
+/** The PollRequest.request the driver (agent-connect-upstream.ts) encodes from `r`. */
+function deltaOf(r: UpstreamRequest | undefined): DeltaDiscoveryRequest {
+  if (!r) throw new Error("no request");
+  return create(DeltaDiscoveryRequestSchema, {
+    typeUrl: r.typeUrl,
+    resourceNamesSubscribe: r.subscribe,
+    initialResourceVersions: r.initialVersions,
+    ...(r.node && { node: r.node }),
+    ...(r.error && { errorDetail: r.error }),
+  });
+}

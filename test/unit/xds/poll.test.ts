@@ -155,9 +155,22 @@ describe("readPollRequest refuses what a poll cannot mean, naming the field", ()
       want: /resource_names_unsubscribe must be empty: a poll carries its whole subscription/,
     },
     {
-      name: "error_detail",
+      name: "a NACK with code 0 (OK is no NACK)",
       input: pollRequest(EDS, { errorDetail: create(StatusSchema, { message: "bad" }) }),
-      want: /error_detail must be empty/,
+      want: /^request\.error_detail\.code must be non-zero/,
+    },
+    {
+      name: "a NACK message over 4096 characters",
+      input: pollRequest(EDS, { errorDetail: create(StatusSchema, { code: 13, message: "x".repeat(4097) }) }),
+      want: /^request\.error_detail\.message has 4097 characters; at most 4096/,
+    },
+    {
+      name: "a NACK from a node id no status record can hold",
+      input: pollRequest(EDS, {
+        node: { id: "n\nforged" },
+        errorDetail: create(StatusSchema, { code: 13, message: "bad" }),
+      }),
+      want: /^request\.node\.id has a control character .* at index 1/,
     },
     {
       name: "resource locators",
@@ -203,6 +216,28 @@ describe("readPollRequest refuses what a poll cannot mean, naming the field", ()
     const r = await pollDelta(m.source, pollRequest(EDS, { responseNonce: "x" }));
     expect(r).toEqual({ kind: "invalid", message: expect.stringMatching(/response_nonce/) });
     expect(m.counts).toEqual({ get: 0, list: 0 });
+  });
+
+  it("takes a NACK (error_detail): code and message as sent, details ignored, the query otherwise the same", () => {
+    const plain = pollRequest(EDS, { resourceNamesSubscribe: ["a"], initialResourceVersions: { a: "1" } });
+    const errorDetail = create(StatusSchema, {
+      code: 13,
+      message: "y".repeat(4096),
+      details: [{ typeUrl: "type.googleapis.com/x", value: new Uint8Array([1]) }],
+    });
+    const nacked = pollRequest(EDS, {
+      resourceNamesSubscribe: ["a"],
+      initialResourceVersions: { a: "1" },
+      node: { id: "sidecar~10.0.0.1~a.default~default.svc.cluster.local" },
+      errorDetail,
+    });
+    const a = readPollRequest(plain, 10);
+    const b = readPollRequest(nacked, 10);
+    if (!a.ok || !b.ok) throw new Error("refused");
+    expect(a.query.nack).toBeUndefined();
+    expect(b.query.nack).toEqual({ code: 13, message: "y".repeat(4096) });
+    const { nack: _, ...rest } = b.query;
+    expect(rest).toEqual(a.query);
   });
 
   it("reads wait in ms, capped at 60s", () => {
