@@ -3,7 +3,7 @@
  * and registry output both use it, so equal endpoint sets serialize to equal bytes.
  */
 import type { Endpoint, HealthStatus } from "../model/index.ts";
-import { endpointEquals, endpointKey } from "../model/index.ts";
+import { endpointEquals } from "../model/index.ts";
 
 /** Orders by address, then port, then service port name: the parts of endpointKey. */
 export function compareEndpoints(a: Endpoint, b: Endpoint): number {
@@ -26,15 +26,12 @@ export function sortUniqueEndpoints(endpoints: readonly Endpoint[]): Endpoint[] 
       healthRank[a.health] - healthRank[b.health] ||
       compareStrings(canonical(a), canonical(b)),
   );
-  const out: Endpoint[] = [];
-  let lastKey: string | undefined;
-  for (const e of sorted) {
-    const key = endpointKey(e);
-    if (key === lastKey) continue;
-    lastKey = key;
-    out.push(e);
+  // Same endpointKey ⇔ same (address, port, servicePortName): neighbours compared, no key built.
+  for (let i = 1; i < sorted.length; i++) {
+    if (compareEndpoints(sorted[i - 1] as Endpoint, sorted[i] as Endpoint) === 0)
+      return sorted.filter((e, j) => j === 0 || compareEndpoints(sorted[j - 1] as Endpoint, e) !== 0);
   }
-  return out;
+  return sorted;
 }
 
 /** True when two canonical lists (see sortUniqueEndpoints) hold equal endpoints. */
