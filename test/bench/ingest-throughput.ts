@@ -22,6 +22,7 @@ import type { Store } from "../../lib/store/store.ts";
 import { generators } from "../../lib/xds/generators/index.ts";
 import { type StoredResource, TypeUrl } from "../../lib/xds/types.ts";
 import { useSyncSha256 } from "../../lib/xds/version.ts";
+import { asStarted, runAsStarted } from "./as-started.ts";
 
 const ns = "mesh";
 let revision = 1;
@@ -280,6 +281,15 @@ function mainThreadCpuMs(): number | null {
   }
 }
 
+/**
+ * measureThroughput as `npm start` runs the server (see as-started.ts): compiled, under its node
+ * flags and environment, in a child process. INGEST_BENCH_IN_PROCESS=1 measures in this process.
+ */
+export async function measureThroughputAsStarted(services: number): Promise<ThroughputReport> {
+  if (asStarted || process.env.INGEST_BENCH_IN_PROCESS === "1") return measureThroughput(services);
+  return JSON.parse(runAsStarted("ingest-throughput", [String(services)])) as ThroughputReport;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await measureThroughput(Number(process.argv[2] ?? 1000))));
+  console.log(JSON.stringify(await measureThroughputAsStarted(Number(process.argv[2] ?? 1000))));
 }

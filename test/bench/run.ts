@@ -10,7 +10,7 @@ import type { Store } from "../../lib/store/store.ts";
 import { measureCapacity } from "./do-capacity.ts";
 import { measureFanoutAlone } from "./fanout.ts";
 import { largeBatch, measureIngestStall } from "./ingest-stall.ts";
-import { measureThroughput } from "./ingest-throughput.ts";
+import { measureThroughputAsStarted } from "./ingest-throughput.ts";
 import { type MemorySample, measureMemory } from "./memory.ts";
 import { buildMesh, sliceEvent } from "./mesh.ts";
 import { measureSessionPush } from "./session-push.ts";
@@ -204,7 +204,7 @@ console.log(
   "services | events | ingest events/s (target ≥ 20,000) | ingest s (CPU s) | publish s (CPU s) | resources | floor s | (ingest + publish) / floor (target ≤ 1.5) | parse s | parse + validate s | hash s | work floor s | / work floor",
 );
 for (const n of [1000, 10_000]) {
-  const r = await measureThroughput(n);
+  const r = await measureThroughputAsStarted(n);
   const s = (ms: number) => (ms / 1000).toFixed(2);
   console.log(
     `${pad(n, 8)} | ${pad(r.events, 6)} | ${pad(r.eventsPerSecond.toFixed(0), 33)} | ${pad(`${s(r.ingestMs)} (${s(r.ingestCpuMs)})`, 16)} | ${pad(`${s(r.flushMs)} (${s(r.flushCpuMs)})`, 17)} | ${pad(r.resources, 9)} | ${pad(s(r.floorMs), 7)} | ${pad(`${r.ratio.toFixed(1)}x`, 41)} | ${pad(s(r.parseFloorMs), 7)} | ${pad(s(r.validateFloorMs), 18)} | ${pad(s(r.hashFloorMs), 6)} | ${pad(s(r.workFloorMs), 12)} | ${pad(`${r.workRatio.toFixed(1)}x`, 12)}`,
