@@ -33,7 +33,12 @@ export function pushRequest(p: {
 }): PushRequest {
   return {
     full: p.full,
-    configsUpdated: p.configs === null || p.configs === undefined ? null : [...new Set(p.configs)].sort(),
+    configsUpdated:
+      p.configs === null || p.configs === undefined
+        ? null
+        : p.configs.length <= 1 // most requests name one service: nothing to sort or dedupe
+          ? [...p.configs]
+          : [...new Set(p.configs)].sort(),
     reasons: { [p.reason]: 1 },
     start: p.start,
   };
