@@ -20,12 +20,8 @@ export function compareEndpoints(a: Endpoint, b: Endpoint): number {
  * content sorts first, so the answer never depends on input order. Does not mutate the input.
  */
 export function sortUniqueEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
-  const sorted = [...endpoints].sort(
-    (a, b) =>
-      compareEndpoints(a, b) ||
-      healthRank[a.health] - healthRank[b.health] ||
-      compareStrings(canonical(a), canonical(b)),
-  );
+  // One slice's endpoints come joined in this order already: then the sort would keep them as they are.
+  const sorted = inOrder(endpoints, fullOrder) ? [...endpoints] : [...endpoints].sort(fullOrder);
   // Same endpointKey ⇔ same (address, port, servicePortName): neighbours compared, no key built.
   for (let i = 1; i < sorted.length; i++) {
     if (compareEndpoints(sorted[i - 1] as Endpoint, sorted[i] as Endpoint) === 0)
@@ -37,6 +33,21 @@ export function sortUniqueEndpoints(endpoints: readonly Endpoint[]): Endpoint[] 
 /** True when two canonical lists (see sortUniqueEndpoints) hold equal endpoints. */
 export function endpointListsEqual(a: readonly Endpoint[], b: readonly Endpoint[]): boolean {
   return a.length === b.length && a.every((e, i) => endpointEquals(e, b[i]!));
+}
+
+/** compareEndpoints, then the healthiest, then the content: the order sortUniqueEndpoints sorts by. */
+function fullOrder(a: Endpoint, b: Endpoint): number {
+  return (
+    compareEndpoints(a, b) ||
+    healthRank[a.health] - healthRank[b.health] ||
+    compareStrings(canonical(a), canonical(b))
+  );
+}
+
+/** Whether `list` is already in `order` (non-decreasing): a stable sort would leave it as it is. */
+export function inOrder<T>(list: readonly T[], order: (a: T, b: T) => number): boolean {
+  for (let i = 1; i < list.length; i++) if (order(list[i - 1] as T, list[i] as T) > 0) return false;
+  return true;
 }
 
 const healthRank: Readonly<Record<HealthStatus, number>> = {
