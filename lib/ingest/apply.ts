@@ -3,12 +3,12 @@
  * and older events by resourceVersion, and queues the one merged push the batch needs.
  * Mutations return the push they need (Istio's edsUpdate); nothing here pushes by itself.
  */
-import { mergeAll, type PushRequest } from "../model/index.ts";
 import type { Pace } from "../pace.ts";
 import { enqueuePush } from "../push/queue.ts";
 import type { Store } from "../store/index.ts";
+import { type BatchPushes, createBatchPushes } from "./batch-pushes.ts";
 import type { IngestContext, Outcome, RegistryOptions } from "./context.ts";
-import { danglingOfBatch, routingChanges, serviceHostsOf } from "./dangling.ts";
+import { danglingOfBatch, routingChanges } from "./dangling.ts";
 import type { KubeObject, WatchEvent } from "./events.ts";
 import { kindHandlers } from "./kinds/index.ts";
 import { isNewer, readObject, writeObject } from "./objects.ts";
@@ -95,7 +95,7 @@ export async function applyEvents(
 ): Promise<ApplySummary> {
   const ctx = ingestContext(deps, cluster);
   const summary = emptySummary(cluster, events.length);
-  const pushes: PushRequest[] = [];
+  const pushes = createBatchPushes();
   for (const event of events) {
     await deps.pace?.();
     if (event.type === "BOOKMARK") {
@@ -122,16 +122,16 @@ export async function applyEvents(
 export async function noteConfigs(
   summary: ApplySummary,
   ctx: IngestContext,
-  pushes: readonly PushRequest[] = [],
+  pushes?: BatchPushes,
 ): Promise<void> {
   summary.unsupported = [...(ctx.unsupported ?? [])].sort();
-  summary.dangling = await danglingOfBatch(ctx, serviceHostsOf(pushes));
+  summary.dangling = await danglingOfBatch(ctx, pushes?.serviceHosts);
 }
 
 /** Tallies one outcome into the summary and the batch's pushes. */
 export function count(
   summary: ApplySummary,
-  pushes: PushRequest[],
+  pushes: BatchPushes,
   kind: string,
   outcome: Outcome | "stale",
 ): void {
@@ -140,17 +140,13 @@ export function count(
   else if (outcome.kind === "unchanged") summary.unchanged++;
   else {
     summary.applied++;
-    if (outcome.push) pushes.push(outcome.push);
+    if (outcome.push) pushes.add(outcome.push);
   }
 }
 
 /** Queues the merged push of a batch and notes it in the summary. */
-export async function queuePush(
-  deps: ApplyDeps,
-  summary: ApplySummary,
-  pushes: PushRequest[],
-): Promise<void> {
-  const merged = mergeAll(pushes);
+export async function queuePush(deps: ApplyDeps, summary: ApplySummary, pushes: BatchPushes): Promise<void> {
+  const merged = pushes.merged();
   if (!merged) return;
   await enqueuePush(deps.store, merged, deps.now());
   summary.push = { full: merged.full, configs: merged.configsUpdated?.length ?? "all" };

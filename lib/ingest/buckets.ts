@@ -7,6 +7,8 @@
  * however many entries one bucket gathers, no value passes the limit. Part 0 says how many parts
  * there are. Used by the reverse index (ref-index.ts) and the pod-IP index (pod-ip-index.ts).
  */
+
+import { inOrder } from "../shards/endpoint-order.ts";
 import type { Store } from "../store/index.ts";
 import { parseIp } from "./ip.ts";
 
@@ -108,7 +110,8 @@ export async function writeParts<E extends BucketEntry>(
   refs: E[],
   before: number,
 ): Promise<void> {
-  refs.sort(compareEntries);
+  // A bucket's kept entries are in order and a slice's new ones mostly come in order too.
+  if (!inOrder(refs, compareEntries)) refs.sort(compareEntries);
   const parts = splitParts(refs);
   for (const [i, part] of parts.entries()) {
     const value: BucketPart<E> =

@@ -8,7 +8,7 @@
  * (its full push names the host) re-judges every VirtualService routing to that host, so the POST
  * deleting a destination reports the routes it leaves dangling.
  */
-import { kubeServiceNamespace, type PushRequest, parseConfigKey, type Service } from "../model/index.ts";
+import { kubeServiceNamespace, type Service } from "../model/index.ts";
 import { loadExternalHosts } from "../push/external-hosts.ts";
 import { rootNamespace } from "../push/istio-configs.ts";
 import type { ConfigMeta } from "../registry/istio/config-meta.ts";
@@ -48,26 +48,10 @@ export function routingChanges(): RoutingChanges {
 }
 
 /**
- * The hosts whose services the batch's full pushes name (ServiceEntry config keys: a Kubernetes
- * Service or a ServiceEntry host added, changed or deleted): routes to them are judged again.
- */
-export function serviceHostsOf(pushes: readonly PushRequest[]): Set<string> {
-  const out = new Set<string>();
-  for (const p of pushes) {
-    if (!p.full) continue;
-    for (const key of p.configsUpdated ?? []) {
-      const c = parseConfigKey(key);
-      if (c.kind === "ServiceEntry") out.add(c.name);
-    }
-  }
-  return out;
-}
-
-/**
  * One line per dangling destination, sorted, unique: `VirtualService <ns>/<name>: spec.http[<i>]:
  * <host>[ subset <s>][ port <p>]: <reason>`. Judged: every destination of the batch's
  * VirtualServices, and of the others the destinations to a host whose DestinationRule the batch
- * changed or to a host in `serviceHosts` (see serviceHostsOf): what the batch made dangling.
+ * changed or to a host in `serviceHosts` (see batch-pushes.ts): what the batch made dangling.
  * Empty when the batch changed none of these.
  */
 export async function danglingOfBatch(

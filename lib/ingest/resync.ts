@@ -5,7 +5,7 @@
  * resourceVersion neither deletes nor overwrites it: its items are stale for that object, and an
  * object the list lacks may have been created after the list was taken.
  */
-import type { PushRequest } from "../model/index.ts";
+
 import { keys, listAll } from "../store/index.ts";
 import {
   type ApplyDeps,
@@ -17,6 +17,7 @@ import {
   noteConfigs,
   queuePush,
 } from "./apply.ts";
+import { createBatchPushes } from "./batch-pushes.ts";
 import type { KubeObject } from "./events.ts";
 import { kindHandlers } from "./kinds/index.ts";
 import { compareResourceVersions, type ObjectRecord } from "./objects.ts";
@@ -32,7 +33,7 @@ export interface ResyncList {
 export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList): Promise<ApplySummary> {
   const ctx = ingestContext(deps, cluster);
   const summary: ApplySummary = { ...emptySummary(cluster, list.items.length), deleted: 0 };
-  const pushes: PushRequest[] = [];
+  const pushes = createBatchPushes();
   const present = new Set<string>();
   for (const obj of list.items) {
     await deps.pace?.();
@@ -62,7 +63,7 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
       }
       const outcome = await handler.remove(ctx, ref, e.value);
       if (outcome.kind === "applied") summary.deleted = (summary.deleted ?? 0) + 1;
-      if (outcome.kind === "applied" && outcome.push) pushes.push(outcome.push);
+      if (outcome.kind === "applied" && outcome.push) pushes.add(outcome.push);
       await deps.store.put<ObjectRecord>(e.key, {
         ...e.value,
         deleted: true,

@@ -41,11 +41,11 @@ export function configKeyString(k: ConfigKey): string {
 
 /** Parses the string form back; throws on anything else. */
 export function parseConfigKey(s: string): ConfigKey {
-  const [kind, namespace, ...rest] = s.split("/");
-  if (!kind || namespace === undefined || rest.length === 0) {
-    throw new Error(`not a config key: ${JSON.stringify(s)}`);
-  }
-  return { kind: kind as ConfigKind, namespace, name: rest.join("/") };
+  // The first two "/" end kind and namespace; the name is the rest, "/" included.
+  const k = s.indexOf("/");
+  const n = k < 0 ? -1 : s.indexOf("/", k + 1);
+  if (k <= 0 || n < 0) throw new Error(`not a config key: ${JSON.stringify(s)}`);
+  return { kind: s.slice(0, k) as ConfigKind, namespace: s.slice(k + 1, n), name: s.slice(n + 1) };
 }
 
 /** The ConfigKey for a service hostname, as Istio's EDSUpdate and SvcUpdate use it. */

@@ -33,7 +33,12 @@ export function pushRequest(p: {
 }): PushRequest {
   return {
     full: p.full,
-    configsUpdated: p.configs === null || p.configs === undefined ? null : [...new Set(p.configs)].sort(),
+    configsUpdated:
+      p.configs === null || p.configs === undefined
+        ? null
+        : p.configs.length <= 1 // most requests name one service: nothing to sort or dedupe
+          ? [...p.configs]
+          : [...new Set(p.configs)].sort(),
     reasons: { [p.reason]: 1 },
     start: p.start,
   };
@@ -69,24 +74,48 @@ export function mergePushRequests(a: PushRequest, b: PushRequest): PushRequest {
  */
 export function mergeAll(requests: readonly PushRequest[]): PushRequest | undefined {
   if (requests.length <= 1) return requests[0];
+  const merger = createPushMerger();
+  for (const r of requests) merger.add(r);
+  return merger.result();
+}
+
+/** mergeAll one request at a time: a long (paced) loop adds each as it comes, the work spread with it. */
+export interface PushMerger {
+  add(request: PushRequest): void;
+  /** mergeAll of every request added (the request itself when there was one; undefined for none). */
+  result(): PushRequest | undefined;
+}
+
+/** An empty merger (see mergeAll for the semantics). */
+export function createPushMerger(): PushMerger {
+  let first: PushRequest | undefined;
+  let count = 0;
   let full = false;
   let configs: Set<string> | null = new Set();
   const reasons: Partial<Record<TriggerReason, number>> = {};
   let start = Number.POSITIVE_INFINITY;
-  for (const r of requests) {
-    full ||= r.full;
-    if (r.configsUpdated === null) configs = null;
-    else if (configs) for (const c of r.configsUpdated) configs.add(c);
-    for (const [k, n] of Object.entries(r.reasons) as [TriggerReason, number][])
-      reasons[k] = (reasons[k] ?? 0) + n;
-    start = Math.min(start, r.start);
-  }
   return {
-    full,
-    configsUpdated: configs === null ? null : [...configs].sort(),
-    reasons: Object.fromEntries(Object.entries(reasons).sort(([x], [y]) => (x < y ? -1 : 1))) as Partial<
-      Record<TriggerReason, number>
-    >,
-    start,
+    add(r) {
+      if (count++ === 0) first = r;
+      full ||= r.full;
+      if (r.configsUpdated === null) configs = null;
+      else if (configs) for (const c of r.configsUpdated) configs.add(c);
+      for (const k in r.reasons) {
+        const reason = k as TriggerReason;
+        reasons[reason] = (reasons[reason] ?? 0) + (r.reasons[reason] as number);
+      }
+      start = Math.min(start, r.start);
+    },
+    result() {
+      if (count <= 1) return first;
+      return {
+        full,
+        configsUpdated: configs === null ? null : [...configs].sort(),
+        reasons: Object.fromEntries(Object.entries(reasons).sort(([x], [y]) => (x < y ? -1 : 1))) as Partial<
+          Record<TriggerReason, number>
+        >,
+        start,
+      };
+    },
   };
 }

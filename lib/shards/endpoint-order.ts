@@ -3,7 +3,7 @@
  * and registry output both use it, so equal endpoint sets serialize to equal bytes.
  */
 import type { Endpoint, HealthStatus } from "../model/index.ts";
-import { endpointEquals, endpointKey } from "../model/index.ts";
+import { endpointEquals } from "../model/index.ts";
 
 /** Orders by address, then port, then service port name: the parts of endpointKey. */
 export function compareEndpoints(a: Endpoint, b: Endpoint): number {
@@ -20,26 +20,34 @@ export function compareEndpoints(a: Endpoint, b: Endpoint): number {
  * content sorts first, so the answer never depends on input order. Does not mutate the input.
  */
 export function sortUniqueEndpoints(endpoints: readonly Endpoint[]): Endpoint[] {
-  const sorted = [...endpoints].sort(
-    (a, b) =>
-      compareEndpoints(a, b) ||
-      healthRank[a.health] - healthRank[b.health] ||
-      compareStrings(canonical(a), canonical(b)),
-  );
-  const out: Endpoint[] = [];
-  let lastKey: string | undefined;
-  for (const e of sorted) {
-    const key = endpointKey(e);
-    if (key === lastKey) continue;
-    lastKey = key;
-    out.push(e);
+  // One slice's endpoints come joined in this order already: then the sort would keep them as they are.
+  const sorted = inOrder(endpoints, fullOrder) ? [...endpoints] : [...endpoints].sort(fullOrder);
+  // Same endpointKey ⇔ same (address, port, servicePortName): neighbours compared, no key built.
+  for (let i = 1; i < sorted.length; i++) {
+    if (compareEndpoints(sorted[i - 1] as Endpoint, sorted[i] as Endpoint) === 0)
+      return sorted.filter((e, j) => j === 0 || compareEndpoints(sorted[j - 1] as Endpoint, e) !== 0);
   }
-  return out;
+  return sorted;
 }
 
 /** True when two canonical lists (see sortUniqueEndpoints) hold equal endpoints. */
 export function endpointListsEqual(a: readonly Endpoint[], b: readonly Endpoint[]): boolean {
   return a.length === b.length && a.every((e, i) => endpointEquals(e, b[i]!));
+}
+
+/** compareEndpoints, then the healthiest, then the content: the order sortUniqueEndpoints sorts by. */
+function fullOrder(a: Endpoint, b: Endpoint): number {
+  return (
+    compareEndpoints(a, b) ||
+    healthRank[a.health] - healthRank[b.health] ||
+    compareStrings(canonical(a), canonical(b))
+  );
+}
+
+/** Whether `list` is already in `order` (non-decreasing): a stable sort would leave it as it is. */
+export function inOrder<T>(list: readonly T[], order: (a: T, b: T) => number): boolean {
+  for (let i = 1; i < list.length; i++) if (order(list[i - 1] as T, list[i] as T) > 0) return false;
+  return true;
 }
 
 const healthRank: Readonly<Record<HealthStatus, number>> = {

@@ -12,6 +12,7 @@ import {
   applyStagedWrites,
   type DeleteOptions,
   type Entry,
+  isStagedDelete,
   type ListOptions,
   type ListPage,
   type PutOptions,
@@ -40,6 +41,16 @@ export function createMemoryStore(): Store {
     slots.set(key, sharedEntry(key, value, version));
     if (!slot) sorted.add(key);
     return version;
+  };
+  /** A staged view's entry, kept as it is when it carries the version this write gives (no new entry). */
+  const adopt = (entry: Entry): void => {
+    const slot = slots.get(entry.key);
+    if (entry.version !== (slot ? slot.version + 1 : 1)) {
+      write(entry.key, entry.value, slot);
+      return;
+    }
+    slots.set(entry.key, entry);
+    if (!slot) sorted.add(entry.key);
   };
   const remove = (key: string): boolean => {
     if (!slots.delete(key)) return false;
@@ -101,8 +112,8 @@ export function createMemoryStore(): Store {
   Object.defineProperty(store, applyStagedWrites, {
     value: (writes: readonly StagedWrite[]) => {
       for (const w of writes) {
-        if (w.deleted) remove(w.key);
-        else write(w.key, w.value);
+        if (isStagedDelete(w)) remove(w.key);
+        else adopt(w);
       }
     },
   });

@@ -35,6 +35,7 @@ import {
   type PutOptions,
   type PutResult,
   readNow,
+  type StagedWrite,
   type Store,
   type SyncReadable,
 } from "./store.ts";
@@ -236,13 +237,14 @@ export function createStagedStore(base: Store): StagedStore {
       const writes = [...buckets.keys()].sort((a, b) => a - b).flatMap((r) => buckets.get(r) as string[]);
       if (isBulkWritable(base)) {
         // In-process base: slices of writes applied synchronously, nothing awaited but the pace.
+        // The view's own entries go as they are (the base may keep them): nothing allocated per put.
         for (let at = 0; at < writes.length; at += bulkSlice) {
-          base[applyStagedWrites](
-            writes.slice(at, at + bulkSlice).map((key) => {
-              const { entry } = known.get(key) as Slot;
-              return { key, value: entry?.value, deleted: entry === undefined };
-            }),
-          );
+          const slice: StagedWrite[] = [];
+          for (let i = at; i < Math.min(writes.length, at + bulkSlice); i++) {
+            const key = writes[i] as string;
+            slice.push((known.get(key) as Slot).entry ?? { key, deleted: true });
+          }
+          base[applyStagedWrites](slice);
           await options.pace?.();
         }
         return writes.length;

@@ -76,11 +76,22 @@ export interface Store {
  */
 export const applyStagedWrites: unique symbol = Symbol("store.applyStagedWrites");
 
-/** One staged write: a value to put, or `deleted`. */
-export interface StagedWrite {
-  key: string;
-  value: unknown;
-  deleted: boolean;
+/**
+ * One staged write: a put is the entry the view built for it (key, value, and the version the view
+ * gave it, which the base may keep as its own entry when its own count gives the same version, so a
+ * commit allocates nothing per key), a delete is `{ key, deleted: true }`.
+ */
+export type StagedWrite = Entry | StagedDelete;
+
+/** A staged delete (see StagedWrite). */
+export interface StagedDelete {
+  readonly key: string;
+  readonly deleted: true;
+}
+
+/** Whether a staged write is a delete. */
+export function isStagedDelete(w: StagedWrite): w is StagedDelete {
+  return (w as Partial<StagedDelete>).deleted === true;
 }
 
 /** A Store with the bulk capability. */

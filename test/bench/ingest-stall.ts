@@ -12,6 +12,7 @@ import { startNodeRuntime } from "../../functions/node/runtime.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { ClusterDiscoveryService } from "../../lib/gen/envoy/service/cluster/v3/cds_pb.ts";
 import { DiscoveryRequestSchema } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { asStarted, runAsStarted } from "./as-started.ts";
 import { serviceEvents } from "./mesh.ts";
 
 /**
@@ -134,7 +135,16 @@ export async function measureIngestStall(body: string, events: number): Promise<
   };
 }
 
+/**
+ * The stall of an `n`-event batch as `npm start` runs the server (as-started.ts: compiled, its node
+ * flags and environment, in a child process; the young generation's size bounds each scavenge's
+ * pause). INGEST_BENCH_IN_PROCESS=1 measures in this process.
+ */
+export async function measureIngestStallAsStarted(n: number): Promise<StallReport> {
+  if (asStarted || process.env.INGEST_BENCH_IN_PROCESS === "1") return measureIngestStall(largeBatch(n), n);
+  return JSON.parse(runAsStarted("ingest-stall", [String(n)])) as StallReport;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const n = Number(process.argv[2] ?? 100_000);
-  console.log(JSON.stringify(await measureIngestStall(largeBatch(n), n)));
+  console.log(JSON.stringify(await measureIngestStallAsStarted(Number(process.argv[2] ?? 100_000))));
 }

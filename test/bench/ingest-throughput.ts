@@ -12,7 +12,7 @@ import { ClusterSchema } from "../../lib/gen/envoy/config/cluster/v3/cluster_pb.
 import { ClusterLoadAssignmentSchema } from "../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
 import { ListenerSchema } from "../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
 import { RouteConfigurationSchema } from "../../lib/gen/envoy/config/route/v3/route_pb.ts";
-import { defaultRegistryOptions } from "../../lib/ingest/index.ts";
+import { defaultRegistryOptions, validateEvents } from "../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../lib/push/debounce.ts";
 import { runDebounceTurn } from "../../lib/push/run.ts";
 import { listAll } from "../../lib/store/index.ts";
@@ -22,6 +22,7 @@ import type { Store } from "../../lib/store/store.ts";
 import { generators } from "../../lib/xds/generators/index.ts";
 import { type StoredResource, TypeUrl } from "../../lib/xds/types.ts";
 import { useSyncSha256 } from "../../lib/xds/version.ts";
+import { asStarted, runAsStarted } from "./as-started.ts";
 
 const ns = "mesh";
 let revision = 1;
@@ -102,6 +103,19 @@ export interface ThroughputReport {
   floorMs: number;
   /** (ingest + flush) / floor. */
   ratio: number;
+  /** JSON.parse of every NDJSON line ingested, nothing else (best of three). */
+  parseFloorMs: number;
+  /** JSON.parse plus the whole-batch validation every event must pass before anything is applied (best of three). */
+  validateFloorMs: number;
+  /** SHA-256 of every published resource's bytes (its content-hash version), nothing else (best of three). */
+  hashFloorMs: number;
+  /**
+   * What any ingest + publish of this mesh must at least do, measured in the same run: parse and
+   * validate every event, encode and hash every resource (validateFloorMs + floorMs + hashFloorMs).
+   */
+  workFloorMs: number;
+  /** (ingest + flush) / workFloorMs. */
+  workRatio: number;
 }
 
 /**
@@ -128,7 +142,9 @@ export async function measureThroughput(
   const turn = await bench.turn();
   if (turn.flushes === 0) throw new Error("no flush ran");
   const { ms: flushMs, cpuMs: flushCpuMs } = turn;
-  const { floorMs, resources } = await encodingFloor(store);
+  const { floorMs, resources, hashFloorMs } = await encodingFloor(store);
+  const { parseFloorMs, validateFloorMs } = inputFloor(bodies.map((b) => b.body));
+  const workFloorMs = validateFloorMs + floorMs + hashFloorMs;
   return {
     services,
     events,
@@ -141,7 +157,37 @@ export async function measureThroughput(
     resources,
     floorMs,
     ratio: (ingestMs + flushMs) / floorMs,
+    parseFloorMs,
+    validateFloorMs,
+    hashFloorMs,
+    workFloorMs,
+    workRatio: (ingestMs + flushMs) / workFloorMs,
   };
+}
+
+/**
+ * The input floor of NDJSON `bodies`: JSON.parse of every line alone, and with the validation of
+ * each batch (lib/ingest validateEvents), best of three passes each.
+ */
+export function inputFloor(bodies: readonly string[]): { parseFloorMs: number; validateFloorMs: number } {
+  const parse = (body: string) => body.split("\n").map((line) => JSON.parse(line) as unknown);
+  const best = (pass: () => void) => {
+    let ms = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      pass();
+      ms = Math.min(ms, performance.now() - started);
+    }
+    return ms;
+  };
+  const parseFloorMs = best(() => {
+    for (const body of bodies) parse(body);
+  });
+  const validateFloorMs = best(() => {
+    for (const body of bodies)
+      if (!validateEvents(parse(body)).ok) throw new Error("bench events are invalid");
+  });
+  return { parseFloorMs, validateFloorMs };
 }
 
 /** This process's CPU time (user + system, every thread), in ms. */
@@ -194,14 +240,20 @@ export function createBenchIngest() {
 
 /**
  * The encoding floor of what `store` publishes: toBinary of every published resource, nothing
- * else, best of three passes (the first warms the encoder up as the publish did).
+ * else, best of three passes (the first warms the encoder up as the publish did); and the hashing
+ * floor: SHA-256 of every published body, as the Node runtime versions them.
  */
-export async function encodingFloor(store: Store): Promise<{ floorMs: number; resources: number }> {
+export async function encodingFloor(
+  store: Store,
+): Promise<{ floorMs: number; resources: number; hashFloorMs: number }> {
   const messages: (readonly [DescMessage, Message])[] = [];
+  const bodies: Uint8Array[] = [];
   for (const typeUrl of Object.keys(schemas) as TypeUrl[]) {
     const schema = schemas[typeUrl];
-    for (const e of await listAll<StoredResource>(store, keys.resourcePrefix(typeUrl)))
+    for (const e of await listAll<StoredResource>(store, keys.resourcePrefix(typeUrl))) {
       messages.push([schema, fromBinary(schema, e.value.body)]);
+      bodies.push(e.value.body);
+    }
   }
   let floorMs = Number.POSITIVE_INFINITY;
   for (let pass = 0; pass < 3; pass++) {
@@ -209,7 +261,13 @@ export async function encodingFloor(store: Store): Promise<{ floorMs: number; re
     for (const [schema, message] of messages) toBinary(schema, message);
     floorMs = Math.min(floorMs, performance.now() - started);
   }
-  return { floorMs, resources: messages.length };
+  let hashFloorMs = Number.POSITIVE_INFINITY;
+  for (let pass = 0; pass < 3; pass++) {
+    const started = performance.now();
+    for (const body of bodies) nodeSha256(body);
+    hashFloorMs = Math.min(hashFloorMs, performance.now() - started);
+  }
+  return { floorMs, resources: messages.length, hashFloorMs };
 }
 
 /** The main thread's CPU time (user + system, 10 ms ticks) from /proc; null where there is none. */
@@ -223,6 +281,15 @@ function mainThreadCpuMs(): number | null {
   }
 }
 
+/**
+ * measureThroughput as `npm start` runs the server (see as-started.ts): compiled, under its node
+ * flags and environment, in a child process. INGEST_BENCH_IN_PROCESS=1 measures in this process.
+ */
+export async function measureThroughputAsStarted(services: number): Promise<ThroughputReport> {
+  if (asStarted || process.env.INGEST_BENCH_IN_PROCESS === "1") return measureThroughput(services);
+  return JSON.parse(runAsStarted("ingest-throughput", [String(services)])) as ThroughputReport;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(JSON.stringify(await measureThroughput(Number(process.argv[2] ?? 1000))));
+  console.log(JSON.stringify(await measureThroughputAsStarted(Number(process.argv[2] ?? 1000))));
 }
