@@ -6,7 +6,7 @@
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
-  createProxyStatusRecorder,
+  createProxyStatusRecorders,
   type ProxyStatusRecorder,
   proxyStatusWriteIntervalMs,
 } from "../lib/core/proxy-status.ts";
@@ -93,12 +93,13 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
     },
     mapError: exhausted,
   });
-  const recorder = () =>
-    createProxyStatusRecorder({
-      store: deps.store,
-      log: deps.log,
-      minIntervalMs: proxyStatusWriteIntervalMs,
-    });
+  // Every stream's status through one set of recorders: one write timer for all of them.
+  const statuses = createProxyStatusRecorders({
+    store: deps.store,
+    log: deps.log,
+    minIntervalMs: proxyStatusWriteIntervalMs,
+  });
+  const recorder = () => statuses.recorder();
   // What every session of either kind is built with; `status` is its stream's recorder, `view` its
   // namespace's view of the published resources.
   const sessionOptions = (status: ProxyStatusRecorder, view: StreamView) => ({
