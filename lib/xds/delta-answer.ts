@@ -12,8 +12,8 @@ import type { StoredResource } from "./types.ts";
 /** One type's answer: resources to send, names to remove (sorted). */
 export interface TypeDiff {
   state: DeltaTypeState;
-  resources: StoredResource[];
-  removed: string[];
+  resources: readonly StoredResource[];
+  removed: readonly string[];
 }
 
 /** One part of an answer for one type: planned into responses under the budget (planDeltaPieces). */

@@ -115,8 +115,6 @@ export interface DeltaSession {
 const none: ReadonlySet<string> = new Set();
 /** The answer of a push or request that sends nothing (shared: never mutated). */
 const noResponses: DeltaDiscoveryResponse[] = [];
-/** diffNow's answer for a type the push does not reach. */
-const noDiff: { diff?: TypeDiff } = {};
 
 /** Unanswered responses kept per type before the oldest count as applied (see settleOldest). */
 const maxInFlight = 64;
@@ -156,25 +154,25 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
 
   /**
    * typeDiff of the push's changes in the subscription's reach, answered by the push itself without
-   * a promise: undefined when a name needs the store (or names wait to be resent: they do), else
-   * undefined `diff` when the push changes nothing this type reaches.
+   * a promise: undefined when a name needs the store (or names wait to be resent: they do), null
+   * when the push changes nothing this type reaches.
    */
   function diffNow(
     state: DeltaTypeState,
     changed: ReadonlyMap<string, ResourceChange> | undefined,
-  ): { diff?: TypeDiff } | undefined {
+  ): TypeDiff | null | undefined {
     if (state.resend.size > 0) return undefined;
-    if (changed === undefined) return noDiff;
+    if (changed === undefined) return null;
     let named: string[] | undefined;
     for (const name of changed.keys()) {
       if (!inReach(state, name)) continue;
       named ??= [];
       named.push(name);
     }
-    if (named === undefined) return noDiff;
+    if (named === undefined) return null;
     if (named.length > 1) named.sort();
     const current = changedNow(changed, named);
-    return current && { diff: typeDiff(state, true, diffCurrent(current, named, false, state.view)) };
+    return current && typeDiff(state, true, diffCurrent(current, named, false, state.view));
   }
 
   /** Per type in push order, the names a push makes it look at: its changes in reach, and the names to resend. */
@@ -373,11 +371,11 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     for (const typeUrl of pushOrder) {
       const state = states.get(typeUrl);
       if (state === undefined) continue;
-      const now = state.view.versionNow() === undefined ? undefined : diffNow(state, index.get(typeUrl));
-      if (now === undefined) return undefined;
-      if (now.diff === undefined) continue;
-      removing ||= now.diff.removed.length > 0;
-      diffs.push(now.diff);
+      const d = state.view.versionNow() === undefined ? undefined : diffNow(state, index.get(typeUrl));
+      if (d === undefined) return undefined;
+      if (d === null) continue;
+      removing ||= d.removed.length > 0;
+      diffs.push(d);
     }
     if (removing) {
       const open = gate.synced();
