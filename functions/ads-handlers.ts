@@ -6,7 +6,7 @@
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
-  createProxyStatusRecorder,
+  createProxyStatusRecorders,
   type ProxyStatusRecorder,
   proxyStatusWriteIntervalMs,
 } from "../lib/core/proxy-status.ts";
@@ -101,14 +101,17 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
     },
     mapError: exhausted,
   });
-  const recorder = (): ProxyStatusRecorder =>
+  // Every stream's status through one set of recorders: one write timer for all of them (none for
+  // the agent, whose upstream keeps the status).
+  const statuses =
     deps.recordStatus === false
-      ? noStatus
-      : createProxyStatusRecorder({
+      ? undefined
+      : createProxyStatusRecorders({
           store: deps.store,
           log: deps.log,
           minIntervalMs: proxyStatusWriteIntervalMs,
         });
+  const recorder = (): ProxyStatusRecorder => statuses?.recorder() ?? noStatus;
   // What every session of either kind is built with; `status` is its stream's recorder, `view` its
   // namespace's view of the published resources.
   const sessionOptions = (status: ProxyStatusRecorder, view: StreamView) => ({

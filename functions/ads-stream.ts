@@ -131,7 +131,9 @@ export async function pumpAdsStream<Req, Res>(
       try {
         const responses = session.pushNow(changed);
         if (responses !== undefined) {
-          pendingChanges = [];
+          // The array is only ever read here and in the loop below (never kept): reused.
+          if (pendingChanges) pendingChanges.length = 0;
+          else pendingChanges = [];
           pendingCount = 0;
           writeNow(responses);
           return;

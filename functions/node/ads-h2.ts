@@ -42,6 +42,7 @@ import {
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import { encodeDeltaResponse, encodeSotwResponse } from "../../lib/xds/response-bytes.ts";
+import { zeroDeltaRequest, zeroSotwRequest } from "../../lib/xds/zero-requests.ts";
 import type { Admission } from "../admission.ts";
 import type { AdsHandlers, AdsMethod } from "../ads-handlers.ts";
 import { type Authenticate, nodeChecker } from "../auth.ts";
@@ -70,6 +71,8 @@ interface Method<I extends DescMessage, O extends DescMessage> {
   input: I;
   output: O;
   run: AdsMethod<MessageShape<I>, MessageShape<O>>;
+  /** A new zero request (zero-requests.ts): what each request is parsed into. */
+  zero: () => MessageShape<I>;
   /** The response's bytes after `reserve` free bytes (response-bytes.ts: each resource encoded once). */
   encode: (response: MessageShape<O>, reserve: number) => Uint8Array;
 }
@@ -114,6 +117,7 @@ function createAdsStreamListener(
         name: "StreamAggregatedResources",
         input: DiscoveryRequestSchema,
         output: DiscoveryResponseSchema,
+        zero: zeroSotwRequest,
         run: options.ads.sotw,
         encode: encodeSotwResponse,
       }),
@@ -124,6 +128,7 @@ function createAdsStreamListener(
         name: "DeltaAggregatedResources",
         input: DeltaDiscoveryRequestSchema,
         output: DeltaDiscoveryResponseSchema,
+        zero: zeroDeltaRequest,
         run: options.ads.delta,
         encode: encodeDeltaResponse,
       }),
@@ -183,6 +188,7 @@ async function serve<I extends DescMessage, O extends DescMessage>(
     const checkNode = nodeChecker(auth.identity, method.name, options.log);
     reader = createMessageReader({
       schema: method.input,
+      zero: method.zero,
       readMaxBytes: options.readMaxBytes,
       compression: compression.request,
       before: compression.error ?? timeout.error,

@@ -8,7 +8,7 @@
  * body is read; a truncated one ▶ InvalidArgument; a compressed flag without an encoding ▶ Internal;
  * bytes that do not parse ▶ Internal "parse binary").
  */
-import { type DescMessage, fromBinary, type MessageShape } from "@bufbuild/protobuf";
+import { type DescMessage, fromBinary, type MessageShape, mergeFromBinary } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
   type Compression,
@@ -111,6 +111,11 @@ const empty = new Uint8Array(0);
 
 export interface MessageReaderOptions<Desc extends DescMessage> {
   schema: Desc;
+  /**
+   * A new zero message of `schema` (create()'s, made cheaper: lib/xds/zero-requests.ts): each message
+   * is parsed into one (mergeFromBinary of a zero message is fromBinary). Default: fromBinary.
+   */
+  zero?: () => MessageShape<Desc>;
   readMaxBytes: number;
   /** The request's grpc-encoding (connect's compressionNegotiate), or null for identity. */
   compression: Compression | null;
@@ -154,6 +159,7 @@ export function createMessageReader<Desc extends DescMessage>(
 ): MessageReader<MessageShape<Desc>> {
   type T = MessageShape<Desc>;
   const splitter = createEnvelopeSplitter(options.readMaxBytes);
+  const { zero } = options;
   const ready: EnvelopedMessage[] = [];
   // A message parsed for an offer and declined: the consumer's next read, before `ready`.
   let declined: { message: T } | undefined;
@@ -183,7 +189,7 @@ export function createMessageReader<Desc extends DescMessage>(
   const parse = (data: Uint8Array): T => {
     let message: T;
     try {
-      message = fromBinary(options.schema, data);
+      message = zero ? mergeFromBinary(options.schema, zero(), data) : fromBinary(options.schema, data);
     } catch (e) {
       throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
     }

@@ -43,108 +43,207 @@ export interface ProxyStatusRecorder {
   close(): Promise<void>;
 }
 
+/** The recorders of many streams (an ADS server's), sharing one write timer and one refresh timer. */
+export interface ProxyStatusRecorders {
+  /** A recorder for one more stream. */
+  recorder(): ProxyStatusRecorder;
+}
+
 /**
- * A recorder for one stream. At most one write is in flight and one waits (the latest status),
- * so a proxy ACKing fast costs one store write per round trip (or per minIntervalMs), not one per
- * ACK; the record is built only when written. While the stream
- * lives its record is rewritten every third of the TTL, so only a dead process's records expire.
+ * Records written per turn of the shared timer: a thousand streams whose interval ended together
+ * are written in slices, so one turn never holds the event loop for all of them.
  */
+const writesPerTurn = 256;
+
+/** One stream's recorder state (see createProxyStatusRecorders). */
+interface Entry {
+  streamId: string;
+  lastNack: Map<string, string>;
+  latest: StatusReport | undefined;
+  /** The node id of the last record written: what close() deletes. */
+  written: string | undefined;
+  /** A status came that is not written yet. */
+  dirty: boolean;
+  writing: Promise<void> | undefined;
+  closed: boolean;
+  lastWriteAt: number;
+  /** In `waiting`: its interval is not over yet, the shared timer writes it. */
+  queued: boolean;
+  /** In `live`: it has a status, so the shared refresh keeps its record fresh. */
+  live: boolean;
+}
+
+/** A recorder for one stream (createProxyStatusRecorders with one recorder). */
 export function createProxyStatusRecorder(options: ProxyStatusOptions): ProxyStatusRecorder {
+  return createProxyStatusRecorders(options).recorder();
+}
+
+/**
+ * Recorders for many streams. Per stream at most one write is in flight and one waits (the latest
+ * status), and writes are at least minIntervalMs apart, so a proxy ACKing fast costs one store write
+ * per interval (or per round trip), not one per ACK; the record is built only when written. A status
+ * that finds its stream's interval over is written at once; one that comes sooner only marks the
+ * stream, and ONE timer for all the streams writes every marked stream whose interval ended (an ACK
+ * arms no timer of its own). While a stream lives its record is rewritten every third of the TTL
+ * (one shared refresh timer), so only a dead process's records expire.
+ */
+export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxyStatusRecorders {
   const { store, log } = options;
   const now = options.now ?? Date.now;
   const ttlMs = options.ttlMs ?? proxyRecordTtlMs;
-  const streamId = crypto.randomUUID();
-  const lastNack = new Map<string, string>();
-  let latest: StatusReport | undefined;
-  // The node id of the last record written: what close() deletes.
-  let written: string | undefined;
-  let dirty = false;
-  let writing: Promise<void> | undefined;
-  let closed = false;
   const minIntervalMs = options.minIntervalMs ?? 0;
-  let lastWriteAt = Number.NEGATIVE_INFINITY;
-  let wait: ReturnType<typeof setTimeout> | undefined;
-  // Started by the first status, so a stream refused before any ACK holds no timer.
+  // Streams with a status not written because their interval is not over, oldest first.
+  const waiting = new Set<Entry>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timerAt = Number.POSITIVE_INFINITY;
+  // Streams with a status, for the refresh; its timer runs only while there are some.
+  const live = new Set<Entry>();
   let refresh: ReturnType<typeof setInterval> | undefined;
-  const startRefresh = () => {
-    refresh = setInterval(() => {
-      if (latest) schedule();
-    }, ttlMs / 3);
-    (refresh as { unref?: () => void }).unref?.();
-  };
 
-  function schedule() {
-    dirty = true;
-    if (writing || wait || closed) return;
-    const early = lastWriteAt + minIntervalMs - now();
-    if (early <= 0) {
-      writing = drain();
+  /** The shared timer fires at `at` (on `now`'s clock) or sooner. */
+  function arm(at: number) {
+    if (timer !== undefined && timerAt <= at) return;
+    if (timer !== undefined) clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(writeDue, Math.max(0, at - now()));
+    (timer as { unref?: () => void }).unref?.();
+  }
+
+  /** Writes the waiting streams whose interval is over, a slice at a time; re-arms for the rest. */
+  function writeDue() {
+    timer = undefined;
+    timerAt = Number.POSITIVE_INFINITY;
+    const t = now();
+    let next = Number.POSITIVE_INFINITY;
+    let writes = 0;
+    for (const e of waiting) {
+      const at = e.lastWriteAt + minIntervalMs;
+      if (at > t) {
+        next = Math.min(next, at);
+        continue;
+      }
+      if (writes === writesPerTurn) {
+        next = t;
+        break;
+      }
+      waiting.delete(e);
+      e.queued = false;
+      writes++;
+      e.writing = drain(e);
+    }
+    if (next !== Number.POSITIVE_INFINITY) arm(next);
+  }
+
+  /** A status came (or the refresh wants one): written at once when the interval is over, else marked. */
+  function schedule(e: Entry, atOnce: boolean) {
+    e.dirty = true;
+    if (e.writing || e.queued || e.closed) return;
+    const at = e.lastWriteAt + minIntervalMs;
+    if (atOnce && at <= now()) {
+      e.writing = drain(e);
       return;
     }
-    wait = setTimeout(() => {
-      wait = undefined;
-      schedule();
-    }, early);
-    (wait as { unref?: () => void }).unref?.();
+    e.queued = true;
+    waiting.add(e);
+    arm(at);
   }
-  async function drain(): Promise<void> {
+
+  function startRefresh() {
+    // A sixth of the TTL: each record is rewritten between a third and half of the TTL after its last write.
+    refresh = setInterval(() => {
+      const stale = now() - ttlMs / 3;
+      for (const e of live) if (e.lastWriteAt <= stale) schedule(e, false);
+    }, ttlMs / 6);
+    (refresh as { unref?: () => void }).unref?.();
+  }
+
+  async function drain(e: Entry): Promise<void> {
+    const { latest } = e;
     const status =
-      dirty && !closed && latest ? (typeof latest === "function" ? latest() : latest) : undefined;
-    dirty = false;
+      e.dirty && !e.closed && latest ? (typeof latest === "function" ? latest() : latest) : undefined;
+    e.dirty = false;
     // Streams refuse bad node ids before a session sees them; this guards the key all the same.
     if (status && status.nodeId !== "" && !nodeIdProblem(status.nodeId)) {
-      lastWriteAt = now();
-      const record = proxyRecord(status, { streamId, now: lastWriteAt, ttlMs });
-      written = record.nodeId;
+      e.lastWriteAt = now();
+      const record = proxyRecord(status, { streamId: e.streamId, now: e.lastWriteAt, ttlMs });
+      e.written = record.nodeId;
       try {
         await store.put(keys.proxy(record.nodeId), record);
       } catch (err) {
         log(`xds: could not record the status of ${logSafe(record.nodeId)}: ${logSafe(err)}`);
       }
     }
-    writing = undefined;
-    if (dirty) schedule();
+    e.writing = undefined;
+    if (e.dirty) schedule(e, true);
   }
 
-  return {
-    record(status) {
-      if (closed) return;
-      if (typeof status === "function") {
-        latest = status;
-        if (!refresh) startRefresh();
-        schedule();
-        return;
-      }
-      for (const t of status.types) {
-        if (!t.nack || lastNack.get(t.typeUrl) === t.nack.nonce) continue;
-        lastNack.set(t.typeUrl, t.nack.nonce);
-        log(
-          `xds: ${status.nodeId ? logSafe(status.nodeId) : "(no node id)"} NACKed ${logSafe(t.typeUrl)} ` +
-            `(kept ${t.nack.versionInfo ? logSafe(t.nack.versionInfo) : "nothing"}): ${logSafe(t.nack.message)}`,
-        );
-      }
-      // Streams refuse bad node ids before a session sees them; this guards the key all the same.
-      if (status.nodeId === "" || nodeIdProblem(status.nodeId)) return;
-      latest = status;
-      if (!refresh) startRefresh();
-      schedule();
-    },
-    async close() {
-      closed = true;
-      if (refresh) clearInterval(refresh);
-      if (wait) clearTimeout(wait);
-      await writing;
-      if (written === undefined) return;
-      const key = keys.proxy(written);
-      try {
-        const entry = await store.get<ProxyRecord>(key);
-        // Another stream of the same proxy (a reconnect) may own the record by now: leave it.
-        if (entry?.value.streamId === streamId) await store.delete(key, { ifVersion: entry.version });
-      } catch (err) {
-        log(`xds: could not delete the status of ${logSafe(written)}: ${logSafe(err)}`);
-      }
-    },
-  };
+  /** Takes a status to write: the stream now has one, so the refresh keeps it fresh. */
+  function take(e: Entry, status: StatusReport) {
+    e.latest = status;
+    if (!e.live) {
+      e.live = true;
+      live.add(e);
+      if (refresh === undefined) startRefresh();
+    }
+    schedule(e, true);
+  }
+
+  function recorder(): ProxyStatusRecorder {
+    const e: Entry = {
+      streamId: crypto.randomUUID(),
+      lastNack: new Map(),
+      latest: undefined,
+      written: undefined,
+      dirty: false,
+      writing: undefined,
+      closed: false,
+      lastWriteAt: Number.NEGATIVE_INFINITY,
+      queued: false,
+      live: false,
+    };
+    return {
+      record(status) {
+        if (e.closed) return;
+        if (typeof status === "function") {
+          take(e, status);
+          return;
+        }
+        for (const t of status.types) {
+          if (!t.nack || e.lastNack.get(t.typeUrl) === t.nack.nonce) continue;
+          e.lastNack.set(t.typeUrl, t.nack.nonce);
+          log(
+            `xds: ${status.nodeId ? logSafe(status.nodeId) : "(no node id)"} NACKed ${logSafe(t.typeUrl)} ` +
+              `(kept ${t.nack.versionInfo ? logSafe(t.nack.versionInfo) : "nothing"}): ${logSafe(t.nack.message)}`,
+          );
+        }
+        // Streams refuse bad node ids before a session sees them; this guards the key all the same.
+        if (status.nodeId === "" || nodeIdProblem(status.nodeId)) return;
+        take(e, status);
+      },
+      async close() {
+        e.closed = true;
+        if (e.queued) waiting.delete(e);
+        e.queued = false;
+        if (live.delete(e) && live.size === 0 && refresh !== undefined) {
+          clearInterval(refresh);
+          refresh = undefined;
+        }
+        await e.writing;
+        const { written } = e;
+        if (written === undefined) return;
+        const key = keys.proxy(written);
+        try {
+          const entry = await store.get<ProxyRecord>(key);
+          // Another stream of the same proxy (a reconnect) may own the record by now: leave it.
+          if (entry?.value.streamId === e.streamId) await store.delete(key, { ifVersion: entry.version });
+        } catch (err) {
+          log(`xds: could not delete the status of ${logSafe(written)}: ${logSafe(err)}`);
+        }
+      },
+    };
+  }
+
+  return { recorder };
 }
 
 /** Deletes every proxy record that expired (its process died); returns how many went. */

@@ -91,6 +91,21 @@ export function removedNameBytes(name: string): number {
 }
 
 /**
+ * Whether `resources` and `removed` fit one Delta response under `budget` (then planDeltaPieces
+ * plans exactly one piece of them): the usual answer, which a caller may then send as it is.
+ */
+export function fitsOneDeltaResponse(
+  resources: readonly StoredResource[],
+  removed: readonly string[],
+  budget: number,
+): boolean {
+  let used = 0;
+  for (const r of resources) used += deltaResourceBytes(r);
+  for (const name of removed) used += removedNameBytes(name);
+  return used <= budget - envelopeBytes;
+}
+
+/**
  * Cuts `items` in order into pieces whose sizes plus the envelope stay within `budget`. An item
  * that alone is over the budget goes in a piece of its own (it cannot be cut). No items, no pieces.
  */
@@ -130,10 +145,8 @@ export function planDeltaPieces(
   budget: number,
 ): DeltaPiece[] {
   // The usual answer (a push's few changes) fits one response: no cutting, one piece.
-  let used = 0;
-  for (const r of resources) used += deltaResourceBytes(r);
-  for (const name of removed) used += removedNameBytes(name);
-  if (used <= budget - envelopeBytes) return [{ resources: [...resources], removed: [...removed] }];
+  if (fitsOneDeltaResponse(resources, removed, budget))
+    return [{ resources: [...resources], removed: [...removed] }];
   const pieces: DeltaPiece[] = splitByBudget(resources, deltaResourceBytes, budget).map((rs) => ({
     resources: rs,
     removed: [],

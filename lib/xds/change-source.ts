@@ -77,16 +77,14 @@ export function changeSource(
 }
 
 /**
- * changeSource's get without a promise, for names the push itself answers: the resources of
- * `names` (sorted, unique) that exist as of the push, sorted by name, or undefined when one of
+ * changeSource's get without a promise, for names the push itself answers (`changed`: the push's
+ * changes of their type, from indexChanges): the resources of `names` (sorted, unique) that exist as of the push, sorted by name, or undefined when one of
  * them needs the store (a name the push did not change, or a change that carries no bytes).
  */
 export function changedNow(
-  changes: ReadonlyMap<string, ReadonlyMap<string, ResourceChange>>,
-  typeUrl: string,
+  changed: ReadonlyMap<string, ResourceChange> | undefined,
   names: readonly string[],
 ): StoredResource[] | undefined {
-  const changed = changes.get(typeUrl);
   if (!changed) return names.length === 0 ? [] : undefined;
   const found: StoredResource[] = [];
   for (const name of names) {

@@ -12,8 +12,8 @@ import type { StoredResource } from "./types.ts";
 /** One type's answer: resources to send, names to remove (sorted). */
 export interface TypeDiff {
   state: DeltaTypeState;
-  resources: StoredResource[];
-  removed: string[];
+  resources: readonly StoredResource[];
+  removed: readonly string[];
 }
 
 /** One part of an answer for one type: planned into responses under the budget (planDeltaPieces). */
@@ -21,14 +21,10 @@ export type Part = TypeDiff;
 
 /**
  * What to send and remove for one type, before the sync gate (see gated); consumes the names the
- * client must hear about again. `d` is the diff of `only` (a push's changes in reach and the
- * resend names) or, without `only`, of the whole subscription, against what the client holds.
+ * client must hear about again. `d` is the diff of some names (`partial`: a push's changes in reach
+ * and the resend names) or of the whole subscription, against what the client holds.
  */
-export function typeDiff(
-  state: DeltaTypeState,
-  only: ReadonlySet<string> | undefined,
-  d: DeltaDiff,
-): TypeDiff {
+export function typeDiff(state: DeltaTypeState, partial: boolean, d: DeltaDiff): TypeDiff {
   // No NACKed version and nothing to resend (the usual push): the diff's resources as they are.
   const resources =
     state.resend.size === 0 && state.rejected.size === 0
@@ -39,9 +35,9 @@ export function typeDiff(
   const sending = new Set(resources.map((r) => r.name));
   const removed = new Set(d.removed);
   // A subscribed name that does not exist is reported once; asked for again, it is reported again.
-  // Only explicitly subscribed names are reported missing (`only` may hold wildcard-reached ones).
+  // Only explicitly subscribed names are reported missing (a push's names may be wildcard-reached).
   for (const name of d.missing)
-    if (!state.reportedMissing.has(name) && (!only || state.names.has(name))) removed.add(name);
+    if (!state.reportedMissing.has(name) && (!partial || state.names.has(name))) removed.add(name);
   for (const name of state.resend) if (!sending.has(name)) removed.add(name);
   state.resend.clear();
   return { state, resources, removed: [...removed].sort() };
@@ -62,7 +58,8 @@ export function gated(d: TypeDiff, open: boolean): TypeDiff {
 export function pushParts(diffs: readonly TypeDiff[]): Part[] {
   const out: Part[] = [];
   for (const d of diffs)
-    if (d.resources.length > 0) out.push({ state: d.state, resources: d.resources, removed: [] });
+    if (d.resources.length > 0)
+      out.push(d.removed.length === 0 ? d : { state: d.state, resources: d.resources, removed: [] });
   for (const typeUrl of removalOrder) {
     const d = diffs.find((x) => x.state.typeUrl === typeUrl);
     if (d && d.removed.length > 0) out.push({ state: d.state, resources: [], removed: d.removed });

@@ -17,12 +17,12 @@ export interface DeltaSubscription {
 }
 
 export interface DeltaDiff {
-  /** Resources the client does not hold at their current version, sorted by name. */
-  resources: StoredResource[];
+  /** Resources the client does not hold at their current version, sorted by name (never mutated: may be `current` itself). */
+  resources: readonly StoredResource[];
   /** Names the client holds that no longer exist (or are no longer in a wildcard's reach). */
-  removed: string[];
+  removed: readonly string[];
   /** Subscribed names that do not exist and the client does not hold. */
-  missing: string[];
+  missing: readonly string[];
 }
 
 /** What the client holds, name ─▶ version: a Map, or a view of one (delta.ts masks names to resend). */
@@ -56,9 +56,9 @@ export function diffCurrent(
   wildcard: boolean,
   held: Holdings,
 ): DeltaDiff {
-  const resources = current.filter((r) => held.get(r.name) !== r.version);
+  const resources = notHeld(current, held);
   // Every named resource exists (a push's usual answer): nothing removed or missing, no set built.
-  if (!wildcard && sameNames(current, named)) return { resources, removed: [], missing: [] };
+  if (!wildcard && sameNames(current, named)) return { resources, removed: noNames, missing: noNames };
   const exists = new Set<string>();
   for (const r of current) exists.add(r.name);
   const gone = (n: string) => !exists.has(n);
@@ -67,6 +67,15 @@ export function diffCurrent(
   );
   const missing = named.filter((n) => !exists.has(n) && !held.has(n));
   return { resources, removed, missing };
+}
+
+const noNames: readonly string[] = Object.freeze([]);
+
+/** The resources of `current` the client does not hold at their version: `current` itself when none is held (a push's usual answer). */
+function notHeld(current: readonly StoredResource[], held: Holdings): readonly StoredResource[] {
+  for (const r of current)
+    if (held.get(r.name) === r.version) return current.filter((x) => held.get(x.name) !== x.version);
+  return current;
 }
 
 /** Whether `current` holds exactly the resources `named` (both sorted by name), one each. */

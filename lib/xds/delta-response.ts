@@ -2,6 +2,7 @@
 import {
   type DeltaDiscoveryResponse,
   DeltaDiscoveryResponseSchema,
+  type ResourceName,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { sharedResource } from "./response-bytes.ts";
 import type { StoredResource } from "./types.ts";
@@ -18,6 +19,10 @@ export const removalOrder: readonly string[] = [
   TypeUrl.cluster,
   TypeUrl.endpoint,
 ];
+
+/** The empty lists of a response (shared and frozen: responses are read, never changed). */
+const noNames: readonly string[] = Object.freeze([]);
+const noResourceNames: readonly ResourceName[] = Object.freeze([]);
 
 /**
  * A response carrying `resources` (each as Resource { name, version = content hash, resource =
@@ -40,8 +45,8 @@ export function deltaResponse(
     systemVersionInfo,
     resources: resources.map(sharedResource),
     typeUrl,
-    removedResources: removed.length === 0 ? [] : [...removed],
-    removedResourceNames: [],
+    removedResources: removed.length === 0 ? (noNames as string[]) : [...removed],
+    removedResourceNames: noResourceNames as ResourceName[],
     nonce,
   };
 }

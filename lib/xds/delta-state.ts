@@ -11,9 +11,18 @@ import { createVersionMap, type VersionMap } from "./version.ts";
 /** One response sent and not yet ACKed or NACKed. */
 export interface InFlight {
   nonce: string;
-  /** name ─▶ version of every resource in the response. */
-  versions: Map<string, string>;
-  removed: string[];
+  /**
+   * Every resource in the response (name and version; unique names): the response's own array, no
+   * map built per response (one per stream per push).
+   */
+  resources: readonly Versioned[];
+  removed: readonly string[];
+}
+
+/** A resource's name and version (a StoredResource is one). */
+export interface Versioned {
+  readonly name: string;
+  readonly version: string;
 }
 
 /** The state of one type URL on one Delta stream. */
@@ -70,7 +79,7 @@ export function inReach(state: DeltaTypeState, name: string): boolean {
 /** Records a response going out: it is in flight, and the client is taken to hold what it carries. */
 export function sent(state: DeltaTypeState, flight: InFlight): void {
   state.inflight.push(flight);
-  for (const [name, version] of flight.versions) state.view.set(name, version);
+  for (const r of flight.resources) state.view.set(r.name, r.version);
   for (const name of flight.removed) state.view.delete(name);
 }
 
@@ -82,7 +91,7 @@ function forget(state: DeltaTypeState, name: string): void {
   state.reportedMissing.delete(name);
   state.resend.delete(name);
   for (const f of state.inflight) {
-    f.versions.delete(name);
+    if (f.resources.some((r) => r.name === name)) f.resources = f.resources.filter((r) => r.name !== name);
     if (f.removed.includes(name)) f.removed = f.removed.filter((n) => n !== name);
   }
 }
@@ -173,7 +182,7 @@ export function answer(state: DeltaTypeState, nonce: string, error: string | und
   if (i > 0) for (const f of state.inflight.splice(0, i)) applyTo(state, f);
   const answered = state.inflight.shift() as InFlight;
   if (error !== undefined) {
-    for (const [name, version] of answered.versions) state.rejected.set(name, version);
+    for (const r of answered.resources) state.rejected.set(r.name, r.version);
     unapply(state, answered);
     return { kind: "nack", answered, message: error };
   }
@@ -190,9 +199,10 @@ export function settleOldest(state: DeltaTypeState, keep: number): void {
 }
 
 function applyTo(state: DeltaTypeState, f: InFlight): void {
-  for (const [name, version] of f.versions) {
-    state.held.set(name, version);
-    state.rejected.delete(name);
+  const rejected = state.rejected.size > 0;
+  for (const r of f.resources) {
+    state.held.set(r.name, r.version);
+    if (rejected) state.rejected.delete(r.name);
   }
   for (const name of f.removed) state.held.delete(name);
 }
@@ -200,8 +210,8 @@ function applyTo(state: DeltaTypeState, f: InFlight): void {
 /** A NACKed response leaves the view: each name it touched is as `held` and later responses say. */
 function unapply(state: DeltaTypeState, f: InFlight): void {
   const later = (name: string) =>
-    state.inflight.some((g) => g.versions.has(name) || g.removed.includes(name));
-  for (const name of [...f.versions.keys(), ...f.removed]) {
+    state.inflight.some((g) => g.resources.some((r) => r.name === name) || g.removed.includes(name));
+  for (const name of [...f.resources.map((r) => r.name), ...f.removed]) {
     if (later(name)) continue;
     const held = state.held.get(name);
     if (held === undefined) state.view.delete(name);

@@ -19,13 +19,14 @@ import { createSerial } from "../serial.ts";
 import {
   defaultMaxResponseBytes,
   deltaResourceBytes,
+  fitsOneDeltaResponse,
   oversized,
   planDeltaPieces,
   shortType,
 } from "./budget.ts";
 import { changedNow, changeSource, indexChanges } from "./change-source.ts";
 import { gated, type Part, pushParts, type TypeDiff, typeDiff } from "./delta-answer.ts";
-import { diffCurrent, diffForClient, type Holdings, sortedNames } from "./delta-diff.ts";
+import { diffCurrent, diffForClient, type Holdings } from "./delta-diff.ts";
 import { deltaResponse } from "./delta-response.ts";
 import {
   type Answer,
@@ -112,6 +113,8 @@ export interface DeltaSession {
 }
 
 const none: ReadonlySet<string> = new Set();
+/** The answer of a push or request that sends nothing (shared: never mutated). */
+const noResponses: DeltaDiscoveryResponse[] = [];
 
 /** Unanswered responses kept per type before the oldest count as applied (see settleOldest). */
 const maxInFlight = 64;
@@ -145,20 +148,31 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
             keys: () => [...view.keys()].filter((name) => !state.resend.has(name)).values(),
           };
     const sub = only ? { wildcard: false, names: only } : { wildcard: state.wildcard, names: state.names };
-    const d = typeDiff(state, only, await diffForClient(from, state.typeUrl, sub, held));
+    const d = typeDiff(state, only !== undefined, await diffForClient(from, state.typeUrl, sub, held));
     return d.removed.length === 0 ? d : gated(d, await gate.synced());
   }
 
-  /** typeDiff of `only` answered by the push itself, without a promise; undefined when it needs the store. */
+  /**
+   * typeDiff of the push's changes in the subscription's reach, answered by the push itself without
+   * a promise: undefined when a name needs the store (or names wait to be resent: they do), null
+   * when the push changes nothing this type reaches.
+   */
   function diffNow(
     state: DeltaTypeState,
-    only: ReadonlySet<string>,
-    index: ReturnType<typeof indexChanges>,
-  ): TypeDiff | undefined {
+    changed: ReadonlyMap<string, ResourceChange> | undefined,
+  ): TypeDiff | null | undefined {
     if (state.resend.size > 0) return undefined;
-    const named = sortedNames(only);
-    const current = changedNow(index, state.typeUrl, named);
-    return current && typeDiff(state, only, diffCurrent(current, named, false, state.view));
+    if (changed === undefined) return null;
+    let named: string[] | undefined;
+    for (const name of changed.keys()) {
+      if (!inReach(state, name)) continue;
+      named ??= [];
+      named.push(name);
+    }
+    if (named === undefined) return null;
+    if (named.length > 1) named.sort();
+    const current = changedNow(changed, named);
+    return current && typeDiff(state, true, diffCurrent(current, named, false, state.view));
   }
 
   /** Per type in push order, the names a push makes it look at: its changes in reach, and the names to resend. */
@@ -185,11 +199,11 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
 
   const budget = options.maxResponseBytes ?? defaultMaxResponseBytes;
 
-  /**
-   * The parts as responses under the budget (planDeltaPieces), in order, each tracked in flight on
-   * its own. Without a promise when every set version is at hand (versionNow), else one per response.
-   */
-  function respond(parts: readonly Part[]): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]> {
+  /** The parts cut into pieces under the budget (planDeltaPieces); the parts themselves when each fits one response. */
+  function piecesOf(parts: readonly Part[]): readonly Part[] {
+    let fit = true;
+    for (const p of parts) if (!fitsOneDeltaResponse(p.resources, p.removed, budget)) fit = false;
+    if (fit) return parts;
     const pieces: Part[] = [];
     for (const { state, resources, removed } of parts) {
       for (const r of oversized(resources, deltaResourceBytes, budget))
@@ -200,36 +214,54 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       for (const piece of planDeltaPieces(resources, removed, budget))
         pieces.push({ state, resources: piece.resources, removed: piece.removed });
     }
+    return pieces;
+  }
+
+  /**
+   * The parts as responses under the budget (piecesOf), in order, each tracked in flight on its
+   * own. Without a promise when every set version is at hand (versionNow), else one per response.
+   */
+  function respond(parts: readonly Part[]): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]> {
+    const pieces = piecesOf(parts);
     const out: DeltaDiscoveryResponse[] = [];
-    const from = (first: number): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]> => {
-      for (let i = first; i < pieces.length; i++) {
-        const piece = pieces[i] as Part;
-        const nonce = track(piece);
-        const version = piece.state.view.versionNow();
-        if (version === undefined)
-          return piece.state.view.version().then((v) => {
-            out.push(response(piece, nonce, v));
-            return from(i + 1);
-          });
-        out.push(response(piece, nonce, version));
-      }
-      return out;
-    };
-    return from(0);
+    for (let i = 0; i < pieces.length; i++) {
+      const piece = pieces[i] as Part;
+      const nonce = track(piece);
+      const version = piece.state.view.versionNow();
+      if (version === undefined) return respondLater(pieces, i, nonce, out);
+      out.push(response(piece, nonce, version));
+    }
+    return out;
+  }
+
+  /** respond from piece `i` on (tracked already with `nonce`), awaiting each set version. */
+  async function respondLater(
+    pieces: readonly Part[],
+    i: number,
+    nonce: string,
+    out: DeltaDiscoveryResponse[],
+  ): Promise<DeltaDiscoveryResponse[]> {
+    let piece = pieces[i] as Part;
+    out.push(response(piece, nonce, await piece.state.view.version()));
+    for (let j = i + 1; j < pieces.length; j++) {
+      piece = pieces[j] as Part;
+      const next = track(piece);
+      out.push(response(piece, next, await piece.state.view.version()));
+    }
+    return out;
   }
 
   /** Records a response going out (in flight, what the client is taken to hold); returns its nonce. */
   function track({ state, resources, removed }: Part): string {
     const nonce = nextNonce();
-    const versions = new Map<string, string>();
-    for (const r of resources) versions.set(r.name, r.version);
-    const flight: InFlight = { nonce, versions, removed };
+    const flight: InFlight = { nonce, resources, removed };
     sent(state, flight);
     settleOldest(state, maxInFlight);
-    for (const r of resources) {
-      state.reportedMissing.delete(r.name);
-      state.rejected.delete(r.name);
-    }
+    if (state.reportedMissing.size > 0 || state.rejected.size > 0)
+      for (const r of resources) {
+        state.reportedMissing.delete(r.name);
+        state.rejected.delete(r.name);
+      }
     for (const name of removed) if (state.names.has(name)) state.reportedMissing.add(name);
     return nonce;
   }
@@ -308,7 +340,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     if (!state || state.held.versionNow() === undefined) return undefined;
     const answered = answerOf(state, req);
     if (answered.kind !== "unknown") settle(state, req, answered, state.held.versionNow() as string);
-    return [];
+    return noResponses;
   }
 
   async function onPush(
@@ -336,9 +368,12 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     const diffs: TypeDiff[] = [];
     let removing = false;
     // Nothing changes before every type's answer is known to come from the push alone.
-    for (const { state, only } of pushReach(index)) {
-      const d = state.view.versionNow() === undefined ? undefined : diffNow(state, only, index);
-      if (!d) return undefined;
+    for (const typeUrl of pushOrder) {
+      const state = states.get(typeUrl);
+      if (state === undefined) continue;
+      const d = state.view.versionNow() === undefined ? undefined : diffNow(state, index.get(typeUrl));
+      if (d === undefined) return undefined;
+      if (d === null) continue;
       removing ||= d.removed.length > 0;
       diffs.push(d);
     }
@@ -347,6 +382,8 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       if (typeof open !== "boolean") return undefined;
       for (let i = 0; i < diffs.length; i++) diffs[i] = gated(diffs[i] as TypeDiff, open);
     }
+    // Nothing in reach: no response, nothing tracked.
+    if (diffs.length === 0) return noResponses;
     const out = respond(pushParts(diffs));
     // Every view's version was at hand and versions hash synchronously: respond made no promise.
     if (!Array.isArray(out)) throw new Error("xds: a synchronous delta push needed a promise");

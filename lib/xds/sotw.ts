@@ -331,7 +331,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
       if (touched.length === 0) continue;
       // LDS/CDS answer the whole set (read from the store); an unhashed version waits for a promise.
       if (wildcardTypes.has(typeUrl) || sent.versions.versionNow() === undefined) return undefined;
-      const found = changedNow(index, typeUrl, touched.sort());
+      const found = changedNow(index.get(typeUrl), touched.sort());
       if (!found) return undefined;
       answers.push({ state, sent, touched, found });
     }

@@ -172,12 +172,32 @@ function addTo(sum: Sum64, d: Pair64, sign: 1 | -1): void {
   sum.hi = (((sum.hi + sign * d.hi + carry) % two32) + two32) % two32;
 }
 
-/** Eight lower-case hex digits of an unsigned 32-bit number (byte table: no radix conversion per call). */
-const hex8 = (n: number) =>
-  (byteHex[n >>> 24] as string) +
-  (byteHex[(n >>> 16) & 255] as string) +
-  (byteHex[(n >>> 8) & 255] as string) +
-  (byteHex[n & 255] as string);
+/** The char code of a lower-case hex digit (0-15). */
+const digit = (n: number) => (n < 10 ? 48 + n : 87 + n);
+
+/**
+ * Sixteen lower-case hex digits of the 64-bit `hi`:`lo`, made as ONE flat string (no concatenations,
+ * no radix conversion): every stream makes one per push and one per ACK.
+ */
+const hex64 = (hi: number, lo: number) =>
+  String.fromCharCode(
+    digit(hi >>> 28),
+    digit((hi >>> 24) & 15),
+    digit((hi >>> 20) & 15),
+    digit((hi >>> 16) & 15),
+    digit((hi >>> 12) & 15),
+    digit((hi >>> 8) & 15),
+    digit((hi >>> 4) & 15),
+    digit(hi & 15),
+    digit(lo >>> 28),
+    digit((lo >>> 24) & 15),
+    digit((lo >>> 20) & 15),
+    digit((lo >>> 16) & 15),
+    digit((lo >>> 12) & 15),
+    digit((lo >>> 8) & 15),
+    digit((lo >>> 4) & 15),
+    digit(lo & 15),
+  );
 
 /**
  * An empty SetDigest. With a synchronous SHA-256 (useSyncSha256) every add and remove is folded in
@@ -198,7 +218,7 @@ export function createSetDigest(): SetDigest {
     }
   };
   const hex = () => {
-    hexed ??= hex8(sum.hi) + hex8(sum.lo);
+    hexed ??= hex64(sum.hi, sum.lo);
     return hexed;
   };
   return {

@@ -64,11 +64,9 @@ export function createViews(options: ViewsOptions): Views {
   let table: Promise<ViewTable> | undefined;
   let loading = false;
   const seen = new WeakSet<readonly ResourceChange[]>();
-  // Per push and view key: the filtered changes (1,000 streams of one view filter once).
-  const filtered = new WeakMap<
-    readonly ResourceChange[],
-    Map<string, readonly ResourceChange[] | undefined>
-  >();
+  // Per push, view key and namespace: the filtered changes (1,000 streams of one view filter once).
+  type PerView = Map<string, Map<string, readonly ResourceChange[] | undefined>>;
+  const filtered = new WeakMap<readonly ResourceChange[], PerView>();
   const resolved = new Map<string, NamespaceView>();
 
   const read = (): Promise<ViewTable> => {
@@ -114,13 +112,20 @@ export function createViews(options: ViewsOptions): Views {
     source: (view, base) => (view.key === "" ? base : viewedSource(store, view, base)),
     changesFor(view, changes) {
       if (changes === undefined) return undefined;
-      const perView = filtered.get(changes) ?? new Map<string, readonly ResourceChange[] | undefined>();
-      filtered.set(changes, perView);
+      let perView = filtered.get(changes);
+      if (perView === undefined) {
+        perView = new Map();
+        filtered.set(changes, perView);
+      }
       // Markers name namespaces, not view keys: a namespace that gains a view must hear of it.
-      const at = `${view.key}\n${view.namespace}`;
-      if (perView.has(at)) return perView.get(at);
+      let byNamespace = perView.get(view.key);
+      if (byNamespace === undefined) {
+        byNamespace = new Map();
+        perView.set(view.key, byNamespace);
+      }
+      if (byNamespace.has(view.namespace)) return byNamespace.get(view.namespace);
       const out = filterChanges(view, changes);
-      perView.set(at, out);
+      byNamespace.set(view.namespace, out);
       return out;
     },
     concerns(view, c) {

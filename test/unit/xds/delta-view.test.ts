@@ -20,7 +20,7 @@ import { seededInt } from "../../fixtures/seeded.ts";
 function rebuilt(state: DeltaTypeState): Map<string, string> {
   const view = new Map(state.held);
   for (const f of state.inflight) {
-    for (const [name, version] of f.versions) view.set(name, version);
+    for (const { name, version } of f.resources) view.set(name, version);
     for (const name of f.removed) view.delete(name);
   }
   return view;
@@ -45,7 +45,11 @@ describe("the Delta client view", () => {
           if (random(3) === 0) removed.push(name);
           else versions.set(name, `v${random(3)}`);
         }
-        sent(state, { nonce: `n${++nonce}`, versions, removed: removed.filter((n) => !versions.has(n)) });
+        sent(state, {
+          nonce: `n${++nonce}`,
+          resources: [...versions].map(([name, version]) => ({ name, version })),
+          removed: removed.filter((n) => !versions.has(n)),
+        });
       } else if (op <= 3 && state.inflight.length > 0) {
         const f = state.inflight[random(state.inflight.length)];
         answer(state, f?.nonce ?? "", random(3) === 0 ? "rejected" : undefined);

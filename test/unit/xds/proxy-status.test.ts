@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   createProxyStatusRecorder,
+  createProxyStatusRecorders,
   startProxyStatusSweep,
   sweepProxyStatus,
 } from "../../../lib/core/proxy-status.ts";
@@ -188,6 +189,78 @@ describe("proxy status recorder", () => {
     expect(lines[0]).toBe(
       `xds: "${NODE}" NACKed "${EDS}" (kept "v1"): "bad\\nedgepilot: push 99: full, 0 resource(s) changed\\u2028\\""`,
     );
+  });
+});
+
+describe("proxy status recorders of many streams", () => {
+  const nodeOf = (i: number) => `sidecar~10.1.0.${i}~p${i}.default~default.svc.cluster.local`;
+  const ackedBy = (i: number, v: number) => () =>
+    status({
+      nodeId: nodeOf(i),
+      types: [{ typeUrl: EDS, wildcard: false, subscribed: [], ackedVersion: `v${v}` }],
+    });
+  const held = async (store: Store, i: number) =>
+    (await store.get<ProxyRecord>(keys.proxy(nodeOf(i))))?.value.types[0]?.ackedVersion;
+
+  it("share one write timer: ACKs within the interval arm no timer per stream, and each latest status is written once it ends", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = countingStore();
+    const recorders = createProxyStatusRecorders({
+      store,
+      log: () => {},
+      now: () => Date.now(),
+      ttlMs: 60_000,
+      minIntervalMs: 1000,
+    });
+    const streams = Array.from({ length: 600 }, () => recorders.recorder());
+    streams.forEach((r, i) => {
+      r.record(ackedBy(i, 1));
+    });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(store.puts()).toBe(600); // each stream's first status: written at once
+    const timersBefore = vi.getTimerCount(); // the shared refresh timer
+    for (let v = 2; v <= 5; v++) {
+      await vi.advanceTimersByTimeAsync(100);
+      streams.forEach((r, i) => {
+        r.record(ackedBy(i, v));
+      });
+    }
+    expect(vi.getTimerCount() - timersBefore).toBe(1); // one write timer for 600 streams
+    expect(store.puts()).toBe(600);
+    // The interval ends: every stream's latest written, in slices of the event loop, once each.
+    await vi.advanceTimersByTimeAsync(600);
+    expect(store.puts()).toBeGreaterThan(600);
+    expect(store.puts()).toBeLessThan(1200); // a slice at a time
+    await vi.advanceTimersByTimeAsync(10);
+    expect(store.puts()).toBe(1200);
+    expect(await held(store, 0)).toBe("v5");
+    expect(await held(store, 599)).toBe("v5");
+    await Promise.all(streams.map((r) => r.close()));
+    expect((await store.list(keys.proxyPrefix())).entries).toEqual([]);
+    expect(vi.getTimerCount()).toBeLessThanOrEqual(1); // no refresh left (at most a spent write timer)
+  });
+
+  it("a stream closed while it waits for its interval is not written", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = countingStore();
+    const recorders = createProxyStatusRecorders({
+      store,
+      log: () => {},
+      now: () => Date.now(),
+      minIntervalMs: 1000,
+    });
+    const [a, b] = [recorders.recorder(), recorders.recorder()];
+    a.record(ackedBy(1, 1));
+    b.record(ackedBy(2, 1));
+    await vi.advanceTimersByTimeAsync(100);
+    a.record(ackedBy(1, 2));
+    b.record(ackedBy(2, 2));
+    await a.close();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(store.puts()).toBe(3);
+    expect(await held(store, 1)).toBeUndefined();
+    expect(await held(store, 2)).toBe("v2");
+    await b.close();
   });
 });
 
