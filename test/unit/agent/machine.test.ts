@@ -1,79 +1,16 @@
-import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import {
-  type AgentAction,
-  type AgentContext,
-  type AgentInput,
-  type AgentState,
-  initialAgentState,
-  removalsAllowed,
-  step,
-  type UpstreamRequest,
-} from "../../../lib/agent/machine.ts";
+import { type AgentInput, type AgentState, removalsAllowed } from "../../../lib/agent/machine.ts";
 import { maxNamesPerUpstreamRequest } from "../../../lib/agent/requests.ts";
-import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
+import { driveMachine, logs, node, sends } from "./machine-driver.ts";
 
 const CDS = TypeUrl.cluster;
 const EDS = TypeUrl.endpoint;
 const LDS = TypeUrl.listener;
-const node = create(NodeSchema, { id: "sidecar~10.0.0.1~app-1.shop~shop.svc.cluster.local" });
-
-/** Drives the machine through inputs, collecting every action; the clock is a variable. */
-function machine(o: Partial<AgentContext> = {}, held?: Map<string, Map<string, string>>) {
-  let now = 1000;
-  let state: AgentState = initialAgentState("ads", held);
-  const ctx: AgentContext = {
-    backoff: { initialMs: 100, maxMs: 800 },
-    random: () => 1,
-    ackDelayMs: 500,
-    healthyStreamMs: 10_000,
-    upstream: "http://up:15010",
-    tokenSource: "the token file /var/run/token",
-    ...o,
-  };
-  const m = {
-    send(input: AgentInput | ((s: AgentState) => AgentInput)): AgentAction[] {
-      const [next, actions] = step(state, typeof input === "function" ? input(state) : input, ctx);
-      state = next;
-      return actions;
-    },
-    get state() {
-      return state;
-    },
-    tick(ms: number) {
-      now += ms;
-    },
-    get now() {
-      return now;
-    },
-    /** A local ask. */
-    ask: (typeUrl: string, names: string[], wildcard = false): AgentAction[] =>
-      m.send({ type: "demand", node, typeUrl, names, wildcard }),
-    /** An upstream response on the current stream. */
-    respond: (typeUrl: string, nonce: string, resources: [string, string][], removed: string[] = []) =>
-      m.send((s) => ({
-        type: "response",
-        op: s.op,
-        now,
-        typeUrl,
-        nonce,
-        resources: resources.map(([name, version]) => ({ name, version, body: new Uint8Array([1]) })),
-        removed,
-      })),
-    end: (code = "unavailable", message = "connection refused") =>
-      m.send((s) => ({ type: "ended", op: s.op, now, code, message })),
-  };
-  return m;
-}
-
-const sends = (actions: AgentAction[]): UpstreamRequest[] =>
-  actions.flatMap((a) => (a.do === "send" ? [a.request] : []));
-const logs = (actions: AgentAction[]) => actions.flatMap((a) => (a.do === "log" ? [a.line] : []));
 
 describe("agent machine: the upstream stream", () => {
   it("opens at the first local ask, sending the node once and the ask", () => {
-    const m = machine();
+    const m = driveMachine();
     const actions = m.ask(LDS, [], true);
     expect(actions[0]).toEqual({ do: "open", op: 1, transport: "ads" });
     expect(sends(actions)).toEqual([
@@ -89,7 +26,7 @@ describe("agent machine: the upstream stream", () => {
   });
 
   it("asks upstream only for the types it serves (it refuses a whole stream asking for another)", () => {
-    const m = machine();
+    const m = driveMachine();
     expect(m.ask("type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret", ["s"])).toEqual([]);
     expect(m.state.phase).toBe("idle");
     m.ask(CDS, [], true);
@@ -97,7 +34,7 @@ describe("agent machine: the upstream stream", () => {
   });
 
   it("subscribes many names a slice at a time, the first request carrying the node and the cache", () => {
-    const m = machine();
+    const m = driveMachine();
     m.ask(CDS, [], true);
     m.respond(CDS, "n1", [["a", "v1"]]);
     m.end();
@@ -121,7 +58,7 @@ describe("agent machine: the upstream stream", () => {
   });
 
   it("caches only what changed and only removals of names it holds; ready at the first response", () => {
-    const m = machine();
+    const m = driveMachine();
     m.ask(CDS, [], true);
     const first = m.respond(CDS, "n1", [
       ["a", "v1"],
@@ -149,7 +86,7 @@ describe("agent machine: the upstream stream", () => {
   });
 
   it("starts from a disk cache's versions: sent as initial_resource_versions, no readiness, no removals", () => {
-    const m = machine({}, new Map([[CDS, new Map([["a", "v1"]])]]));
+    const m = driveMachine({ held: new Map([[CDS, new Map([["a", "v1"]])]]) });
     expect(m.state.ready).toBe(false);
     expect(sends(m.ask(CDS, [], true))).toEqual([
       { typeUrl: CDS, node, subscribe: ["*"], initialVersions: { a: "v1" }, responseNonce: "" },
@@ -161,7 +98,7 @@ describe("agent machine: the upstream stream", () => {
   });
 
   it("allows local removals only once every type asked for was answered", () => {
-    const m = machine();
+    const m = driveMachine();
     expect(removalsAllowed(m.state)).toBe(false);
     m.ask(LDS, [], true);
     m.ask(CDS, [], true);
@@ -179,7 +116,7 @@ describe("agent machine: the upstream stream", () => {
   });
 
   it("ACKs the last response of each type once its NACK window passed", () => {
-    const m = machine();
+    const m = driveMachine();
     m.ask(CDS, [], true);
     m.respond(CDS, "n1", [["a", "v1"]]);
     m.tick(200);
@@ -194,7 +131,7 @@ describe("agent machine: the upstream stream", () => {
   });
 
   it("forwards a local NACK with the proxy's error on the response awaiting its ACK, never its own", () => {
-    const m = machine();
+    const m = driveMachine();
     m.ask(CDS, [], true);
     m.respond(CDS, "n1", [["a", "v1"]]);
     const nack = m.send({ type: "nack", nodeId: "p1", typeUrl: CDS, code: 3, message: "bad cluster" });
@@ -217,7 +154,7 @@ describe("agent machine: the upstream stream", () => {
 
 describe("agent machine: reconnects keep the last good configuration", () => {
   it("retries with a growing backoff, telling the upstream what the cache holds", () => {
-    const m = machine();
+    const m = driveMachine();
     m.ask(CDS, [], true);
     m.ask(EDS, ["e1"]);
     m.respond(CDS, "n1", [["a", "v1"]]);
@@ -242,7 +179,7 @@ describe("agent machine: reconnects keep the last good configuration", () => {
   });
 
   it("ignores what an ended stream says afterwards (stale op)", () => {
-    const m = machine();
+    const m = driveMachine();
     m.ask(CDS, [], true);
     m.end();
     const stale: AgentInput = {
@@ -260,7 +197,7 @@ describe("agent machine: reconnects keep the last good configuration", () => {
   });
 
   it("starts over from the first delay after a stream that lived long", () => {
-    const m = machine();
+    const m = driveMachine();
     m.ask(CDS, [], true);
     m.end();
     m.send((s) => ({ type: "timer", op: s.op }));
@@ -270,7 +207,7 @@ describe("agent machine: reconnects keep the last good configuration", () => {
   });
 
   it("says a refused token is the file's, and tries a rewritten token at once", () => {
-    const m = machine();
+    const m = driveMachine();
     m.ask(CDS, [], true);
     const refused = m.end("unauthenticated", "invalid token");
     expect(logs(refused)[0]).toMatch(
@@ -282,7 +219,7 @@ describe("agent machine: reconnects keep the last good configuration", () => {
   });
 
   it("logs a line per upstream state change, not per retry", () => {
-    const m = machine();
+    const m = driveMachine();
     const said: string[] = [];
     const run = (input: AgentInput | ((s: AgentState) => AgentInput)) => said.push(...logs(m.send(input)));
     const retry = () => run((s) => ({ type: "timer", op: s.op }));
@@ -317,7 +254,7 @@ describe("agent machine: reconnects keep the last good configuration", () => {
   });
 
   it("stops for good", () => {
-    const m = machine();
+    const m = driveMachine();
     m.ask(CDS, [], true);
     expect(m.send({ type: "stop" })).toEqual([{ do: "close" }]);
     expect(m.ask(LDS, [], true)).toEqual([]);

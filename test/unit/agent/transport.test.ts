@@ -1,14 +1,6 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import {
-  type AgentAction,
-  type AgentContext,
-  type AgentInput,
-  type AgentState,
-  initialAgentState,
-  step,
-  type UpstreamRequest,
-} from "../../../lib/agent/machine.ts";
+import type { UpstreamRequest } from "../../../lib/agent/machine.ts";
 import {
   afterWatchEnded,
   initialTransport,
@@ -19,17 +11,16 @@ import {
   type WatchEnd,
   watchDue,
 } from "../../../lib/agent/transport.ts";
-import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
 import {
   type DeltaDiscoveryRequest,
   DeltaDiscoveryRequestSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { maxPollNackMessageChars, readPollRequest } from "../../../lib/xds/poll-request.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
+import { driveMachine, logs, node, sends } from "./machine-driver.ts";
 
 const CDS = TypeUrl.cluster;
 const EDS = TypeUrl.endpoint;
-const node = create(NodeSchema, { id: "sidecar~10.0.0.1~app-1.shop~shop.svc.cluster.local" });
 const o: TransportOptions = { watchMinLifeMs: 30_000, cutsBeforePoll: 3, watchRetryMs: 300_000 };
 const watching = (over: Partial<TransportState> = {}): TransportState => ({
   ...initialTransport("watch"),
@@ -124,53 +115,9 @@ describe("the Watch ─▶ Poll fallback rule", () => {
   });
 });
 
-/** The machine over a Connect transport, with a clock. */
-function machine(protocol: UpstreamProtocol) {
-  let now = 1000;
-  let state: AgentState = initialAgentState(protocol);
-  const ctx: AgentContext = {
-    backoff: { initialMs: 100, maxMs: 800 },
-    random: () => 1,
-    ackDelayMs: 500,
-    healthyStreamMs: 10_000,
-    upstream: "https://edge.example",
-    tokenSource: "",
-    transport: o,
-  };
-  const m = {
-    send(input: AgentInput | ((s: AgentState) => AgentInput)): AgentAction[] {
-      const [next, actions] = step(state, typeof input === "function" ? input(state) : input, ctx);
-      state = next;
-      return actions;
-    },
-    get state() {
-      return state;
-    },
-    tick: (ms: number) => {
-      now += ms;
-    },
-    ask: (typeUrl: string, names: string[], wildcard = false) =>
-      m.send({ type: "demand", node, typeUrl, names, wildcard }),
-    respond: (typeUrl: string, resources: [string, string][], removed: string[] = []) =>
-      m.send((s) => ({
-        type: "response",
-        op: s.op,
-        now,
-        typeUrl,
-        nonce: "",
-        resources: resources.map(([name, version]) => ({ name, version, body: new Uint8Array([1]) })),
-        removed,
-      })),
-    connected: () => m.send((s) => ({ type: "connected", op: s.op, now })),
-    end: (code = "unavailable") => m.send((s) => ({ type: "ended", op: s.op, now, code, message: "x" })),
-    timer: () => m.send((s) => ({ type: "timer", op: s.op })),
-  };
-  return m;
-}
-
-const sends = (actions: AgentAction[]): UpstreamRequest[] =>
-  actions.flatMap((a) => (a.do === "send" ? [a.request] : []));
-const logs = (actions: AgentAction[]) => actions.flatMap((a) => (a.do === "log" ? [a.line] : []));
+/** The machine over a Connect transport, with a clock; its responses carry no nonce (""). */
+const machine = (protocol: UpstreamProtocol) =>
+  driveMachine({ protocol, context: { upstream: "https://edge.example", tokenSource: "", transport: o } });
 
 describe("agent machine over Connect Watch/Poll", () => {
   it("opens a Watch session with one whole call per type, each with the node and what the cache holds", () => {
@@ -181,7 +128,7 @@ describe("agent machine over Connect Watch/Poll", () => {
     expect(sends(opened)).toEqual([
       { typeUrl: CDS, node, subscribe: ["*"], initialVersions: {}, responseNonce: "" },
     ]);
-    m.respond(CDS, [["a", "v1"]]);
+    m.respond(CDS, "", [["a", "v1"]]);
     // More names of a type restart its call with the whole subscription, node and cache.
     m.ask(EDS, ["e1"]);
     expect(sends(m.ask(EDS, ["e2"]))).toEqual([
@@ -199,7 +146,7 @@ describe("agent machine over Connect Watch/Poll", () => {
   it("ACKs nothing over Watch", () => {
     const m = machine("watch");
     m.ask(CDS, [], true);
-    const actions = m.respond(CDS, [["a", "v1"]]);
+    const actions = m.respond(CDS, "", [["a", "v1"]]);
     expect(actions.filter((a) => a.do === "ackAt" || a.do === "send")).toEqual([]);
   });
 
@@ -210,7 +157,7 @@ describe("agent machine over Connect Watch/Poll", () => {
     const m = machine(protocol);
     m.ask(CDS, [], true);
     m.ask(EDS, ["e1"]);
-    m.respond(CDS, [["a", "v1"]]);
+    m.respond(CDS, "", [["a", "v1"]]);
     const nack = m.send({ type: "nack", nodeId: "n1", typeUrl: CDS, code: 3, message: "bad" });
     expect(sends(nack)).toEqual([
       {
@@ -227,7 +174,7 @@ describe("agent machine over Connect Watch/Poll", () => {
       expect.stringMatching(/^agent: forwarded upstream: NACK of .*Cluster.* from local proxy "n1": "bad"$/),
     ]);
     // Once: the calls after it (the next long poll, more names, a reconnect) carry no error.
-    const after = [...m.respond(CDS, []), ...m.ask(CDS, ["x"], true), ...m.end(), ...m.timer()];
+    const after = [...m.respond(CDS, "", []), ...m.ask(CDS, ["x"], true), ...m.end(), ...m.timer()];
     expect(sends(after).length).toBeGreaterThan(0);
     expect(sends(after).filter((r) => r.error)).toEqual([]);
   });
@@ -249,12 +196,12 @@ describe("agent machine over Connect Watch/Poll", () => {
   it("polls again after each answer, holding what it brought", () => {
     const m = machine("poll");
     m.ask(CDS, [], true);
-    const next = m.respond(CDS, [["a", "v1"]]);
+    const next = m.respond(CDS, "", [["a", "v1"]]);
     expect(sends(next)).toEqual([
       { typeUrl: CDS, node, subscribe: ["*"], initialVersions: { a: "v1" }, responseNonce: "" },
     ]);
     // An empty long poll: the same poll again.
-    expect(sends(m.respond(CDS, []))[0]?.initialVersions).toEqual({ a: "v1" });
+    expect(sends(m.respond(CDS, "", []))[0]?.initialVersions).toEqual({ a: "v1" });
   });
 
   it("falls back to Poll after three quick cuts, and tries Watch again 5 min later", () => {
@@ -263,7 +210,7 @@ describe("agent machine over Connect Watch/Poll", () => {
     const said: string[] = [];
     for (let i = 0; i < 3; i++) {
       m.connected();
-      m.respond(CDS, [["a", "v1"]]);
+      m.respond(CDS, "", [["a", "v1"]]);
       m.tick(1000);
       said.push(...logs(m.end("ok")));
       if (i < 2) expect(sends(m.timer())[0]?.initialVersions).toEqual({ a: "v1" });
@@ -275,7 +222,7 @@ describe("agent machine over Connect Watch/Poll", () => {
     expect(polling[0]).toEqual({ do: "open", op: m.state.op, transport: "poll" });
     expect(sends(polling)[0]?.initialVersions).toEqual({ a: "v1" });
     m.tick(o.watchRetryMs);
-    const retried = m.respond(CDS, []);
+    const retried = m.respond(CDS, "", []);
     expect(logs(retried)).toContain(
       "agent: upstream https://edge.example: trying Watch again (one more cut within 30s goes back to Poll)",
     );

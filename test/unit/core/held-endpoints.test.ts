@@ -6,96 +6,37 @@
  */
 import { fromBinary } from "@bufbuild/protobuf";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createMeshCore } from "../../../lib/core/mesh-core.ts";
 import { ClusterLoadAssignmentSchema } from "../../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
-import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
-import { validateEvents, validateList } from "../../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
 import type { HeldEndpoints } from "../../../lib/push/held-endpoints.ts";
-import { keys, type Store } from "../../../lib/store/index.ts";
-import { createMemoryStore } from "../../../lib/store/memory.ts";
+import { keys } from "../../../lib/store/index.ts";
 import type { StoredResource } from "../../../lib/xds/types.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
-import { endpointSlice, event, pod, service } from "../../e2e/support/kube.ts";
+import { event, pod, service } from "../../e2e/support/kube.ts";
 import { destinationRule } from "../ingest/support/istio.ts";
-import { createManualClock } from "../relay/manual-clock.ts";
+import {
+  cla,
+  createRestartHarness,
+  port,
+  type RestartHarnessOptions,
+  slice,
+  timeoutMs,
+} from "./restart-harness.ts";
 
-const port = { name: "grpc", port: 9080 };
-const cla = (name: string) => `outbound|9080||${name}.default.svc.cluster.local`;
-const slice = (name: string, ...ips: string[]) =>
-  endpointSlice(
-    `${name}-1`,
-    name,
-    "default",
-    port,
-    ips.map((ip) => ({ ip, ready: true })),
-  );
-const timeoutMs = 60_000;
-
-/** A core over a fresh memory store (a restart that lost the state), recording every assignment published. */
-function harness(
-  store: Store = createMemoryStore(),
-  clock = createManualClock(),
-  debounce = defaultDebounceOptions,
-) {
-  const lines: string[] = [];
-  const core = createMeshCore({
-    store,
-    config: { debounce, registry: defaultRegistryOptions, syncTimeoutMs: timeoutMs },
-    timers: clock,
-    log: (line) => lines.push(line),
-    requestTurn: () => undefined,
-    newId: () => "instance-1",
-  });
-  /** Every ClusterLoadAssignment a push carried: name, endpoint count (null: removed), whether synced then. */
-  const sent: { name: string; endpoints: number | null; synced: boolean }[] = [];
-  core.feed.subscribe((_, changes) => {
-    for (const c of changes ?? []) {
-      if (c.typeUrl !== TypeUrl.endpoint || c.view !== undefined) continue;
-      const endpoints = c.body
-        ? fromBinary(ClusterLoadAssignmentSchema, c.body).endpoints.reduce(
-            (n, l) => n + l.lbEndpoints.length,
-            0,
-          )
-        : null;
-      sent.push({ name: c.name, endpoints, synced: synced });
-    }
-  });
-  let synced = false;
-  const resync = async (kind: string, ...items: unknown[]) => {
-    const v = await validateList(kind, { kind: `${kind}List`, metadata: { resourceVersion: "1" }, items });
-    if (!v.ok) throw new Error(v.error.message);
-    await core.ingest.resync("east", v.value);
-  };
-  const events = async (...raw: unknown[]) => {
-    const v = validateEvents(raw);
-    if (!v.ok) throw new Error(v.error.message);
-    await core.ingest.events("east", v.value);
-  };
-  /** Moves past the debounce and runs one turn; notes whether the registry was synced as it began. */
-  const settle = async () => {
-    await clock.advance(defaultDebounceOptions.debounceAfter);
-    synced = (await core.sync.state()).synced;
-    return core.turn();
-  };
+/** The restart harness, reading stored assignments by name, a stored cluster, and the held services. */
+function harness(options: RestartHarnessOptions = {}) {
+  const h = createRestartHarness(options);
+  const store = h.core.store;
   /** The endpoint count of each stored assignment, by name. */
   const stored = async (...names: string[]) => {
     const out: Record<string, number | undefined> = {};
-    for (const name of names) {
-      const r = (await store.get<StoredResource>(keys.resource(TypeUrl.endpoint, name)))?.value;
-      out[name] = r
-        ? fromBinary(ClusterLoadAssignmentSchema, r.body).endpoints.reduce(
-            (n, l) => n + l.lbEndpoints.length,
-            0,
-          )
-        : undefined;
-    }
+    for (const name of names) out[name] = await h.stored(name);
     return out;
   };
   const cluster = async (name: string) =>
     (await store.get<StoredResource>(keys.resource(TypeUrl.cluster, name)))?.value !== undefined;
   const held = async () => (await store.get<HeldEndpoints>(keys.heldEndpoints()))?.value?.services;
-  return { core, clock, lines, sent, resync, events, settle, stored, cluster, held };
+  return { ...h, stored, cluster, held };
 }
 
 let h: ReturnType<typeof harness>;
@@ -106,9 +47,14 @@ beforeEach(async () => {
 
 describe("a restart that hears Services before endpoints", () => {
   it("publishes no assignment before sync, then each one with what the resync brought, before the gate opens", async () => {
-    await h.resync("Pod", pod("reviews", "default", "10.1.0.1"));
+    await h.resync("east", "Pod", pod("reviews", "default", "10.1.0.1"));
     // reviews has endpoints in the cluster; details truly has none.
-    await h.resync("Service", service("reviews", "default", [port]), service("details", "default", [port]));
+    await h.resync(
+      "east",
+      "Service",
+      service("reviews", "default", [port]),
+      service("details", "default", [port]),
+    );
     await h.settle();
     // Clusters go out (nothing to hold there), assignments do not: neither empty nor removed.
     expect(await h.cluster(cla("reviews"))).toBe(true);
@@ -123,7 +69,7 @@ describe("a restart that hears Services before endpoints", () => {
     ]);
     expect(h.lines.filter((l) => /inconsistent|dangling/.test(l))).toEqual([]);
 
-    await h.resync("EndpointSlice", slice("reviews", "10.1.0.1"));
+    await h.resync("east", "EndpointSlice", slice("reviews", "10.1.0.1"));
     expect((await h.core.status()).sync).toMatchObject({ synced: true, published: false });
     await h.settle();
     // One turn: reviews with its endpoint, details with its legitimate empty assignment, then the gate.
@@ -141,25 +87,31 @@ describe("a restart that hears Services before endpoints", () => {
       "push: registry synced: regenerating 2 service(s) whose endpoints were held back",
     );
     // Later pushes are as before: an endpoint change is EDS-only, and nothing is held any more.
-    await h.events(event("MODIFIED", slice("reviews")));
+    await h.events("east", event("MODIFIED", slice("reviews")));
     const turn = await h.settle();
     expect(turn.flushes.map((f) => f.request?.full)).toEqual([false]);
     expect(await h.stored(cla("reviews"))).toEqual({ [cla("reviews")]: 0 });
   });
 
   it("publishes an assignment before sync once its endpoints are heard, and a heard-then-emptied one empty", async () => {
-    await h.resync("Service", service("reviews", "default", [port]), service("ratings", "default", [port]));
+    await h.resync(
+      "east",
+      "Service",
+      service("reviews", "default", [port]),
+      service("ratings", "default", [port]),
+    );
     await h.settle();
     expect(await h.held()).toHaveLength(2);
     // Watch events before the endpoint resync: reviews' slice arrives, ratings' comes and goes.
     await h.events(
+      "east",
       event("ADDED", pod("reviews", "default", "10.1.0.1")),
       event("ADDED", pod("ratings", "default", "10.1.0.2")),
       event("ADDED", slice("reviews", "10.1.0.1")),
       event("ADDED", slice("ratings", "10.1.0.2")),
     );
     await h.settle();
-    await h.events(event("MODIFIED", slice("ratings")));
+    await h.events("east", event("MODIFIED", slice("ratings")));
     await h.settle();
     expect((await h.core.status()).sync.synced).toBe(false);
     expect(await h.stored(cla("reviews"), cla("ratings"))).toEqual({
@@ -171,7 +123,7 @@ describe("a restart that hears Services before endpoints", () => {
   });
 
   it("publishes what was held once PILOT_SYNC_TIMEOUT passed without the endpoint resync", async () => {
-    await h.resync("Service", service("reviews", "default", [port]));
+    await h.resync("east", "Service", service("reviews", "default", [port]));
     await h.settle();
     expect(await h.stored(cla("reviews"))).toEqual({ [cla("reviews")]: undefined });
     await h.clock.advance(timeoutMs);
@@ -181,38 +133,33 @@ describe("a restart that hears Services before endpoints", () => {
   });
 
   it("holds only services of clusters whose endpoint resync has not arrived", async () => {
-    const resyncIn = async (cluster: string, kind: string, ...items: unknown[]) => {
-      const v = await validateList(kind, { kind: `${kind}List`, metadata: { resourceVersion: "1" }, items });
-      if (!v.ok) throw new Error(v.error.message);
-      await h.core.ingest.resync(cluster, v.value);
-    };
     // Both clusters heard from; east has sent both resyncs (its empty endpoint list is the truth),
     // west only its Services: the registry is not synced.
-    await resyncIn("west", "Service", service("ratings", "default", [port]));
-    await resyncIn("east", "Service", service("reviews", "default", [port]));
-    await resyncIn("east", "EndpointSlice");
+    await h.resync("west", "Service", service("ratings", "default", [port]));
+    await h.resync("east", "Service", service("reviews", "default", [port]));
+    await h.resync("east", "EndpointSlice");
     await h.settle();
     expect((await h.core.status()).sync.synced).toBe(false);
     expect(await h.stored(cla("reviews"), cla("ratings"))).toEqual({
       [cla("reviews")]: 0,
       [cla("ratings")]: undefined,
     });
-    await resyncIn("west", "EndpointSlice");
+    await h.resync("west", "EndpointSlice");
     await h.settle();
     expect(await h.stored(cla("ratings"))).toEqual({ [cla("ratings")]: 0 });
     expect((await h.core.status()).sync.published).toBe(true);
   });
 
   it("keeps what it held in the store: a host restarted before sync (a Durable Object) still releases it", async () => {
-    await h.resync("Service", service("details", "default", [port]));
+    await h.resync("east", "Service", service("details", "default", [port]));
     await h.settle();
     h.core.stop();
     // The same durable store and clock, a new core: the record loads unsynced, the held set with it.
-    const again = harness(h.core.store, h.clock);
+    const again = harness({ store: h.core.store, clock: h.clock });
     await again.core.start();
     expect((await again.core.status()).sync).toMatchObject({ synced: false, instance: "instance-1" });
     expect(await again.held()).toEqual([["default", "details.default.svc.cluster.local"]]);
-    await again.resync("EndpointSlice");
+    await again.resync("east", "EndpointSlice");
     await again.settle();
     expect(await again.stored(cla("details"))).toEqual({ [cla("details")]: 0 });
     expect(await again.held()).toBeUndefined();
@@ -220,20 +167,26 @@ describe("a restart that hears Services before endpoints", () => {
   });
 
   it("with PILOT_ENABLE_EDS_DEBOUNCE=false, opens the gate only once the held services are published", async () => {
-    const g = harness(undefined, undefined, { ...defaultDebounceOptions, enableEdsDebounce: false });
+    const g = harness({ debounce: { ...defaultDebounceOptions, enableEdsDebounce: false } });
     await g.core.start();
-    await g.resync("Service", service("reviews", "default", [port]), service("details", "default", [port]));
+    await g.resync(
+      "east",
+      "Service",
+      service("reviews", "default", [port]),
+      service("details", "default", [port]),
+    );
     await g.events(
+      "east",
       ...["10.1.0.1", "10.1.0.2"].map((ip) => event("ADDED", pod("reviews", "default", ip))),
       event("ADDED", slice("reviews", "10.1.0.1")),
     );
     await g.settle();
     expect(await g.held()).toEqual([["default", "details.default.svc.cluster.local"]]);
     await g.clock.advance(1000);
-    await g.resync("EndpointSlice", slice("reviews", "10.1.0.1"));
+    await g.resync("east", "EndpointSlice", slice("reviews", "10.1.0.1"));
     // Right as the registry syncs: an endpoint change (EDS-only, not debounced) and a new service.
-    await g.events(event("MODIFIED", slice("reviews", "10.1.0.1", "10.1.0.2")));
-    await g.events(event("ADDED", service("ratings", "default", [port])));
+    await g.events("east", event("MODIFIED", slice("reviews", "10.1.0.1", "10.1.0.2")));
+    await g.events("east", event("ADDED", service("ratings", "default", [port])));
     const turn = await g.core.turn();
     // The endpoint change went out; the full pushes (details' release among them) wait for quiet.
     expect(turn.flushes.map((f) => f.request?.full)).toEqual([false]);
@@ -257,9 +210,10 @@ describe("a restart that hears Services before endpoints", () => {
       const r = await h.core.store.get<StoredResource>(keys.viewResource("default", TypeUrl.endpoint, v1));
       return r && fromBinary(ClusterLoadAssignmentSchema, r.value.body).endpoints.length;
     };
-    await h.resync("Pod", pod("reviews", "default", "10.1.0.1"));
-    await h.resync("Service", service("reviews", "default", [port]));
+    await h.resync("east", "Pod", pod("reviews", "default", "10.1.0.1"));
+    await h.resync("east", "Service", service("reviews", "default", [port]));
     await h.events(
+      "east",
       event(
         "ADDED",
         destinationRule("reviews.default.svc.cluster.local", [{ name: "v1", labels: {} }], {
@@ -273,7 +227,7 @@ describe("a restart that hears Services before endpoints", () => {
     expect(await h.core.store.get(keys.viewResource("default", TypeUrl.cluster, v1))).toBeDefined();
     expect(await overlay()).toBeUndefined();
     expect(await h.stored(cla("reviews"))).toEqual({ [cla("reviews")]: undefined });
-    await h.resync("EndpointSlice", slice("reviews", "10.1.0.1"));
+    await h.resync("east", "EndpointSlice", slice("reviews", "10.1.0.1"));
     await h.settle();
     expect(await overlay()).toBe(1);
     expect(await h.stored(cla("reviews"))).toEqual({ [cla("reviews")]: 1 });

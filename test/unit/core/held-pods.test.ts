@@ -5,77 +5,19 @@
  * PILOT_SYNC_TIMEOUT) — lib/push/held-pods.ts. The mesh core on a manual clock over the memory
  * store, no sleeps; every published assignment is recorded with the gate's state as it went out.
  */
-import { fromBinary } from "@bufbuild/protobuf";
 import { beforeEach, describe, expect, it } from "vitest";
-import { createMeshCore } from "../../../lib/core/mesh-core.ts";
-import { ClusterLoadAssignmentSchema } from "../../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
-import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
-import { validateEvents, validateList } from "../../../lib/ingest/index.ts";
-import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
 import type { HeldEndpoints } from "../../../lib/push/held-endpoints.ts";
 import { keys } from "../../../lib/store/index.ts";
-import { createMemoryStore } from "../../../lib/store/memory.ts";
-import type { StoredResource } from "../../../lib/xds/types.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
-import { endpointSlice, event, pod, service } from "../../e2e/support/kube.ts";
-import { createManualClock } from "../relay/manual-clock.ts";
+import { event, pod, service } from "../../e2e/support/kube.ts";
+import { cla, createRestartHarness, host, port, slice, timeoutMs } from "./restart-harness.ts";
 
-const port = { name: "grpc", port: 9080 };
-const host = (name: string) => `${name}.default.svc.cluster.local`;
-const cla = (name: string) => `outbound|9080||${host(name)}`;
-const slice = (name: string, ...ips: string[]) =>
-  endpointSlice(
-    `${name}-1`,
-    name,
-    "default",
-    port,
-    ips.map((ip) => ({ ip, ready: true })),
-  );
-const timeoutMs = 60_000;
-const count = (body: Uint8Array) =>
-  fromBinary(ClusterLoadAssignmentSchema, body).endpoints.reduce((n, l) => n + l.lbEndpoints.length, 0);
-
+/** The restart harness, reading a service's stored assignment by service name, what waits for pods, and the gate. */
 function harness() {
-  const store = createMemoryStore();
-  const clock = createManualClock();
-  const lines: string[] = [];
-  const core = createMeshCore({
-    store,
-    config: { debounce: defaultDebounceOptions, registry: defaultRegistryOptions, syncTimeoutMs: timeoutMs },
-    timers: clock,
-    log: (line) => lines.push(line),
-    requestTurn: () => undefined,
-    newId: () => "instance-1",
-  });
-  /** Every shared ClusterLoadAssignment a push carried: name and endpoint count (null: removed). */
-  const sent: { name: string; endpoints: number | null }[] = [];
-  core.feed.subscribe((_, changes) => {
-    for (const c of changes ?? []) {
-      if (c.typeUrl !== TypeUrl.endpoint || c.view !== undefined) continue;
-      sent.push({ name: c.name, endpoints: c.body ? count(c.body) : null });
-    }
-  });
-  const resync = async (cluster: string, kind: string, ...items: unknown[]) => {
-    const v = await validateList(kind, { kind: `${kind}List`, metadata: { resourceVersion: "1" }, items });
-    if (!v.ok) throw new Error(v.error.message);
-    await core.ingest.resync(cluster, v.value);
-  };
-  const events = async (cluster: string, ...raw: unknown[]) => {
-    const v = validateEvents(raw);
-    if (!v.ok) throw new Error(v.error.message);
-    await core.ingest.events(cluster, v.value);
-  };
-  const settle = async () => {
-    await clock.advance(defaultDebounceOptions.debounceAfter);
-    return core.turn();
-  };
-  const stored = async (name: string) => {
-    const r = (await store.get<StoredResource>(keys.resource(TypeUrl.endpoint, cla(name))))?.value;
-    return r ? count(r.body) : undefined;
-  };
-  const held = async () => (await store.get<HeldEndpoints>(keys.heldForPods()))?.value;
-  const gate = async () => (await core.status()).sync;
-  return { core, clock, lines, sent, resync, events, settle, stored, held, gate };
+  const h = createRestartHarness();
+  const stored = (name: string) => h.stored(cla(name));
+  const held = async () => (await h.core.store.get<HeldEndpoints>(keys.heldForPods()))?.value;
+  const gate = async () => (await h.core.status()).sync;
+  return { ...h, stored, held, gate };
 }
 
 let h: ReturnType<typeof harness>;

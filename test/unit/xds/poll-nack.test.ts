@@ -11,29 +11,15 @@ import {
 } from "../../../lib/core/poll-nack.ts";
 import { StatusSchema } from "../../../lib/gen/google/rpc/status_pb.ts";
 import { keys, type Store } from "../../../lib/store/index.ts";
-import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createPollHub } from "../../../lib/xds/poll-hub.ts";
 import type { PollNackReport } from "../../../lib/xds/poll-request.ts";
 import { createPollServer } from "../../../lib/xds/poll-serve.ts";
 import { type ProxyRecord, proxyRecord, recordBounds } from "../../../lib/xds/proxy-record.ts";
+import { countingStore } from "./counting-store.ts";
 import { CDS, EDS, mutableSource, pollRequest, res, summary } from "./poll-support.ts";
 
 const NODE = "sidecar~10.1.0.9~client.default~default.svc.cluster.local";
 const NOW = 1_700_000_000_000;
-
-/** A memory store that counts puts. */
-function countingStore(): Store & { puts: () => number } {
-  const store = createMemoryStore();
-  let puts = 0;
-  return {
-    ...store,
-    put(key, value, options) {
-      puts++;
-      return store.put(key, value, options);
-    },
-    puts: () => puts,
-  };
-}
 
 /** A Poll server whose NACKs go to a recorder over `store`; `settled` waits for the recorder's writes. */
 function setup(store = countingStore()) {

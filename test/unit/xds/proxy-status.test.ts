@@ -10,6 +10,7 @@ import { keys, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { ProxyRecord } from "../../../lib/xds/proxy-record.ts";
 import type { ProxyStatus } from "../../../lib/xds/types.ts";
+import { countingStore } from "./counting-store.ts";
 
 const EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
 const NODE = "sidecar~10.1.0.9~client.default~default.svc.cluster.local";
@@ -26,20 +27,6 @@ const nack = (nonce: string, message: string): ProxyStatus =>
       { typeUrl: EDS, wildcard: false, subscribed: ["a"], nack: { versionInfo: "v1", nonce, message } },
     ],
   });
-
-/** A memory store that counts puts. */
-function countingStore(): Store & { puts: () => number } {
-  const store = createMemoryStore();
-  let puts = 0;
-  return {
-    ...store,
-    put(key, value, options) {
-      puts++;
-      return store.put(key, value, options);
-    },
-    puts: () => puts,
-  };
-}
 
 const settle = () => new Promise((r) => setImmediate(r));
 
@@ -201,17 +188,14 @@ describe("proxy status recorders of many streams", () => {
     });
   const held = async (store: Store, i: number) =>
     (await store.get<ProxyRecord>(keys.proxy(nodeOf(i))))?.value.types[0]?.ackedVersion;
+  /** Recorders on the fake clock that write each stream at most once a second (the record's ttlMs when given). */
+  const throttledRecorders = (store: Store, o: { ttlMs?: number } = {}) =>
+    createProxyStatusRecorders({ store, log: () => {}, now: () => Date.now(), minIntervalMs: 1000, ...o });
 
   it("share one write timer: ACKs within the interval arm no timer per stream, and each latest status is written once it ends", async () => {
     vi.useFakeTimers({ now: 0 });
     const store = countingStore();
-    const recorders = createProxyStatusRecorders({
-      store,
-      log: () => {},
-      now: () => Date.now(),
-      ttlMs: 60_000,
-      minIntervalMs: 1000,
-    });
+    const recorders = throttledRecorders(store, { ttlMs: 60_000 });
     const streams = Array.from({ length: 600 }, () => recorders.recorder());
     streams.forEach((r, i) => {
       r.record(ackedBy(i, 1));
@@ -243,12 +227,7 @@ describe("proxy status recorders of many streams", () => {
   it("a stream closed while it waits for its interval is not written", async () => {
     vi.useFakeTimers({ now: 0 });
     const store = countingStore();
-    const recorders = createProxyStatusRecorders({
-      store,
-      log: () => {},
-      now: () => Date.now(),
-      minIntervalMs: 1000,
-    });
+    const recorders = throttledRecorders(store);
     const [a, b] = [recorders.recorder(), recorders.recorder()];
     a.record(ackedBy(1, 1));
     b.record(ackedBy(2, 1));
