@@ -40,7 +40,10 @@ export interface ConfigDump {
   edgepilot: { proxy: string; view: string; updated_at: string; types: DumpType[] };
 }
 
-const dumpKinds: Record<string, { type: string; list: string; wrap: (v: string, r: unknown, name: string) => unknown }> = {
+const dumpKinds: Record<
+  string,
+  { type: string; list: string; wrap: (v: string, r: unknown, name: string) => unknown }
+> = {
   [TypeUrl.cluster]: {
     type: "ClustersConfigDump",
     list: "dynamic_active_clusters",
@@ -68,10 +71,16 @@ export function resourceJson(r: StoredResource): unknown {
   const schema = xdsRegistry.getMessage(r.typeUrl.slice(r.typeUrl.lastIndexOf("/") + 1));
   if (!schema) return { "@type": r.typeUrl, "@error": "no schema for this type" };
   try {
-    const json = toJson(schema, fromBinary(schema, r.body), { registry: xdsRegistry, useProtoFieldName: true });
+    const json = toJson(schema, fromBinary(schema, r.body), {
+      registry: xdsRegistry,
+      useProtoFieldName: true,
+    });
     return { "@type": r.typeUrl, ...(json as object) };
   } catch (err) {
-    return { "@type": r.typeUrl, "@error": `cannot render: ${err instanceof Error ? err.message : String(err)}` };
+    return {
+      "@type": r.typeUrl,
+      "@error": `cannot render: ${err instanceof Error ? err.message : String(err)}`,
+    };
   }
 }
 
@@ -82,7 +91,9 @@ export function compareType(t: ProxyRecordType, published: ReadonlyMap<string, S
     type_url: t.typeUrl,
     ...(t.sent && { version_sent: t.sent.versionInfo }),
     ...(t.ackedVersion !== undefined && { version_acked: t.ackedVersion }),
-    ...(t.nack && { nack: { nonce: t.nack.nonce, version_info: t.nack.versionInfo, message: t.nack.message } }),
+    ...(t.nack && {
+      nack: { nonce: t.nack.nonce, version_info: t.nack.versionInfo, message: t.nack.message },
+    }),
     sent_count: t.sentCount,
     resources: Object.entries(versions).map(([name, sent]) => ({
       name,
@@ -102,7 +113,8 @@ export async function readConfigDump(
   if (!entry || isExpired(entry.value, q.now))
     return {
       ok: false,
-      error: "no live status record for this proxyID: it is not connected to this control plane (or its record expired)",
+      error:
+        "no live status record for this proxyID: it is not connected to this control plane (or its record expired)",
     };
   const record = entry.value;
   const view = await views.forNode(create(NodeSchema, { id: record.nodeId }));

@@ -87,7 +87,10 @@ export async function readEndpointShardz(
   q: ShardzQuery,
 ): Promise<Parsed<{ shardz: Shardz; next?: string }>> {
   if (q.hostname !== undefined && q.namespace === undefined)
-    return { ok: false, error: "query parameter hostname needs namespace (shards are kept per namespace and hostname)" };
+    return {
+      ok: false,
+      error: "query parameter hostname needs namespace (shards are kept per namespace and hostname)",
+    };
   const shardz: Shardz = {};
   const add = (r: EndpointShardsRecord) => {
     const { entry, endpoints } = shardzEntry(r);
@@ -107,7 +110,8 @@ export async function readEndpointShardz(
   const { entries } = page.value;
   for (const [i, e] of entries.entries()) {
     total += add(e.value);
-    if (total >= maxPageEndpoints && i < entries.length - 1) return { ok: true, value: { shardz, next: e.key } };
+    if (total >= maxPageEndpoints && i < entries.length - 1)
+      return { ok: true, value: { shardz, next: e.key } };
   }
   return { ok: true, value: { shardz, ...(page.value.next !== undefined && { next: page.value.next }) } };
 }

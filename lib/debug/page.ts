@@ -41,7 +41,10 @@ export async function readPage<T>(
   let after = cursor;
   // Adapters may return short pages: follow them until the page is full or the prefix ends.
   for (;;) {
-    const page = await store.list<T>(prefix, { limit: limit - entries.length, ...(after !== undefined && { cursor: after }) });
+    const page = await store.list<T>(prefix, {
+      limit: limit - entries.length,
+      ...(after !== undefined && { cursor: after }),
+    });
     for (const e of page.entries) entries.push(e);
     if (page.cursor === undefined) return { ok: true, value: { entries } };
     after = page.cursor;

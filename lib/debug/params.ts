@@ -25,18 +25,30 @@ export const maxParamChars = 2048;
 export function parseParams<S extends Record<string, ParamSpec>>(
   query: Readonly<Record<string, readonly string[]>>,
   specs: S,
-): Parsed<{ [K in keyof S]: S[K] extends { kind: "limit" } ? number : S[K] extends { kind: "flag" } ? boolean : S[K] extends { kind: "int" } ? number | undefined : string | undefined }> {
+): Parsed<{
+  [K in keyof S]: S[K] extends { kind: "limit" }
+    ? number
+    : S[K] extends { kind: "flag" }
+      ? boolean
+      : S[K] extends { kind: "int" }
+        ? number | undefined
+        : string | undefined;
+}> {
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(query)) {
     if (name === "pretty") continue;
     if (!Object.hasOwn(specs, name)) {
       const known = ["pretty", ...Object.keys(specs)].join(", ");
-      return { ok: false, error: `unknown query parameter ${JSON.stringify(name.slice(0, 64))}; this path takes ${known}` };
+      return {
+        ok: false,
+        error: `unknown query parameter ${JSON.stringify(name.slice(0, 64))}; this path takes ${known}`,
+      };
     }
   }
   for (const [name, spec] of Object.entries(specs)) {
     const values = query[name] ?? [];
-    if (values.length > 1) return { ok: false, error: `query parameter ${name} is given ${values.length} times; give it once` };
+    if (values.length > 1)
+      return { ok: false, error: `query parameter ${name} is given ${values.length} times; give it once` };
     const raw = values[0];
     if (spec.kind === "flag") {
       out[name] = raw !== undefined;
@@ -49,15 +61,22 @@ export function parseParams<S extends Record<string, ParamSpec>>(
     if (spec.kind === "string") {
       if (raw === "") return { ok: false, error: `query parameter ${name} is empty` };
       if (raw.length > spec.maxChars)
-        return { ok: false, error: `query parameter ${name} is ${raw.length} characters; at most ${spec.maxChars} are accepted` };
+        return {
+          ok: false,
+          error: `query parameter ${name} is ${raw.length} characters; at most ${spec.maxChars} are accepted`,
+        };
       out[name] = raw;
       continue;
     }
     if (!/^[0-9]{1,15}$/.test(raw))
-      return { ok: false, error: `query parameter ${name} must be a whole number, got ${JSON.stringify(raw.slice(0, 32))}` };
+      return {
+        ok: false,
+        error: `query parameter ${name} must be a whole number, got ${JSON.stringify(raw.slice(0, 32))}`,
+      };
     const n = Number(raw);
     if (spec.kind === "limit") {
-      if (n < 1 || n > spec.max) return { ok: false, error: `query parameter ${name} must be 1 to ${spec.max}, got ${n}` };
+      if (n < 1 || n > spec.max)
+        return { ok: false, error: `query parameter ${name} must be 1 to ${spec.max}, got ${n}` };
     } else if (n < spec.min) {
       return { ok: false, error: `query parameter ${name} must be at least ${spec.min}, got ${n}` };
     }

@@ -70,7 +70,10 @@ export interface PushStatusQuery {
  * Up to `limit` pushes numbered below `before` (default: all), newest first, read in one getMany;
  * `next` is the `before` of the next page when older pushes may be logged.
  */
-export async function readPushStatus(store: Store, q: PushStatusQuery): Promise<{ status: PushStatus; next?: number }> {
+export async function readPushStatus(
+  store: Store,
+  q: PushStatusQuery,
+): Promise<{ status: PushStatus; next?: number }> {
   const current = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
   const top = Math.min(current, (q.before ?? current + 1) - 1);
   const seqs: number[] = [];

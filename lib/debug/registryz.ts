@@ -55,7 +55,10 @@ export interface RegistryzQuery {
 }
 
 /** The service records of one page, in key order (namespace, host, cluster). */
-export async function readRegistryz(store: Store, q: RegistryzQuery): Promise<Parsed<DebugList<RegistryzItem>>> {
+export async function readRegistryz(
+  store: Store,
+  q: RegistryzQuery,
+): Promise<Parsed<DebugList<RegistryzItem>>> {
   const prefix = q.namespace === undefined ? keys.services() : keys.servicesIn(q.namespace);
   const page = await readPage<Service>(store, prefix, q.limit, q.cursor);
   if (!page.ok) return page;

@@ -63,7 +63,13 @@ export function tabulate(rows: readonly (readonly string[])[], padding = 5): str
     });
   return rows
     .map((row) =>
-      row.map((cell, i) => (i < row.length - 1 ? cell.padEnd((widths[i] ?? 0) + padding + cell.length - [...cell].length) : cell)).join(""),
+      row
+        .map((cell, i) =>
+          i < row.length - 1
+            ? cell.padEnd((widths[i] ?? 0) + padding + cell.length - [...cell].length)
+            : cell,
+        )
+        .join(""),
     )
     .map((line) => `${line}\n`)
     .join("");

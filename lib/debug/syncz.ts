@@ -70,7 +70,12 @@ export function syncStatusOf(record: ProxyRecord): SyncStatus {
     const s = short[t.typeUrl];
     if (s !== undefined) setSent(out, s, t);
     if (t.nack)
-      nacks.push({ type_url: t.typeUrl, nonce: t.nack.nonce, version_info: t.nack.versionInfo, message: t.nack.message });
+      nacks.push({
+        type_url: t.typeUrl,
+        nonce: t.nack.nonce,
+        version_info: t.nack.versionInfo,
+        message: t.nack.message,
+      });
   }
   if (nacks.length > 0) out.nacks = nacks;
   return out;
@@ -103,7 +108,10 @@ export interface SynczQuery {
 export async function readSyncz(store: Store, q: SynczQuery): Promise<Parsed<DebugList<SyncStatus>>> {
   if (q.proxyID !== undefined) {
     const entry = await store.get<ProxyRecord>(keys.proxy(q.proxyID));
-    return { ok: true, value: { items: entry && !isExpired(entry.value, q.now) ? [syncStatusOf(entry.value)] : [] } };
+    return {
+      ok: true,
+      value: { items: entry && !isExpired(entry.value, q.now) ? [syncStatusOf(entry.value)] : [] },
+    };
   }
   const page = await readPage<ProxyRecord>(store, keys.proxyPrefix(), q.limit, q.cursor);
   if (!page.ok) return page;
