@@ -10,17 +10,17 @@ const specs = {
 } as const;
 
 describe("parseParams", () => {
-  it.each([
+  it.each<{ q: Record<string, string[]>; want: unknown }>([
     { q: {}, want: { limit: 10, cursor: undefined, before: undefined, brief: false } },
     {
       q: { limit: ["50"], cursor: ["abc"], before: ["3"], brief: [""], pretty: [""] },
       want: { limit: 50, cursor: "abc", before: 3, brief: true },
     },
   ])("accepts $q", ({ q, want }) => {
-    expect(parseParams(q as Record<string, string[]>, specs)).toEqual({ ok: true, value: want });
+    expect(parseParams(q, specs)).toEqual({ ok: true, value: want });
   });
 
-  it.each([
+  it.each<{ q: Record<string, string[]>; error: string }>([
     { q: { limit: ["0"] }, error: "query parameter limit must be 1 to 50, got 0" },
     { q: { limit: ["51"] }, error: "query parameter limit must be 1 to 50, got 51" },
     { q: { limit: ["-1"] }, error: 'query parameter limit must be a whole number, got "-1"' },
@@ -34,7 +34,7 @@ describe("parseParams", () => {
       error: 'unknown query parameter "nope"; this path takes pretty, limit, cursor, before, brief',
     },
   ])("refuses $q", ({ q, error }) => {
-    expect(parseParams(q as Record<string, string[]>, specs)).toEqual({ ok: false, error });
+    expect(parseParams(q, specs)).toEqual({ ok: false, error });
   });
 });
 
