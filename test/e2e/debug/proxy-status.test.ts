@@ -115,6 +115,15 @@ describe("edgepilot proxy-status", () => {
     );
   });
 
+  it("/debug/syncz says since when each proxy is connected", async () => {
+    const rows = (await (await fetch(`http://127.0.0.1:${cp.port}/debug/syncz`)).json()) as {
+      connected_since: string;
+      updated_at: string;
+    }[];
+    expect(rows).toHaveLength(3);
+    for (const r of rows) expect(Date.parse(r.connected_since)).toBeLessThanOrEqual(Date.parse(r.updated_at));
+  });
+
   it("compares one proxy's record with what is published", async () => {
     const nacked = await run(["--url", `http://127.0.0.1:${cp.port}`, nodes.nacking.id]);
     expect(nacked.code).toBe(0);
