@@ -1,7 +1,7 @@
 /**
  * /debug/configz: the Istio configs held (keys.configs()), as Kubernetes objects like istiod's
- * configz (kind, apiVersion, metadata, spec), each with the cluster that reported it. Paged:
- * one page is at most `limit` configs.
+ * configz (kind, apiVersion, metadata, spec), each with the cluster that reported it. Paged: a
+ * page is at most `limit` configs and ends early past maxPageBytes of JSON (specs can be large).
  */
 import { type IstioConfig, type IstioKind, istioKinds } from "../registry/istio/common.ts";
 import { keys } from "../store/keys.ts";
@@ -65,5 +65,5 @@ export async function readConfigz(store: Store, q: ConfigzQuery): Promise<Parsed
         : keys.configsIn(kind, q.namespace);
   const page = await readPage<IstioConfig>(store, prefix, q.limit, q.cursor);
   if (!page.ok) return page;
-  return { ok: true, value: mapPage(page.value, (e) => configzItem(e.value)) };
+  return { ok: true, value: mapPage(page.value, (e) => configzItem(e.value), true) };
 }

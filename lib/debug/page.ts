@@ -18,12 +18,27 @@ export interface DebugList<T> {
   next?: string;
 }
 
-/** Maps a page's entries to items, keeping its cursor. */
-export function mapPage<T, U>(page: DebugPage<T>, f: (entry: Entry<T>) => U | undefined): DebugList<U> {
+/** The most JSON one page of items may take, whatever their number: a page ends early past it. */
+export const maxPageBytes = 8 * 1024 * 1024;
+
+/**
+ * Maps a page's entries to items, keeping its cursor. With `sized`, the page ends after the item
+ * that takes its JSON past maxPageBytes (at least one item), and the cursor resumes after it.
+ */
+export function mapPage<T, U>(
+  page: DebugPage<T>,
+  f: (entry: Entry<T>) => U | undefined,
+  sized = false,
+): DebugList<U> {
   const items: U[] = [];
-  for (const e of page.entries) {
+  let bytes = 0;
+  for (const [i, e] of page.entries.entries()) {
     const u = f(e);
-    if (u !== undefined) items.push(u);
+    if (u === undefined) continue;
+    items.push(u);
+    if (!sized) continue;
+    bytes += JSON.stringify(u).length;
+    if (bytes >= maxPageBytes && i < page.entries.length - 1) return { items, next: e.key };
   }
   return { items, ...(page.next !== undefined && { next: page.next }) };
 }

@@ -1,7 +1,7 @@
 /**
  * /debug/registryz: the services held, one item per cluster's record (keys.services()), shaped like
  * istiod's registryz (model.Service: Attributes, ports, hostname, ...). Kubernetes Services and
- * ServiceEntry hosts alike (ServiceRegistry says which). Paged.
+ * ServiceEntry hosts alike (ServiceRegistry says which). Paged: `limit` records, at most maxPageBytes of JSON.
  */
 import type { Service } from "../model/service.ts";
 import { keys } from "../store/keys.ts";
@@ -62,5 +62,5 @@ export async function readRegistryz(
   const prefix = q.namespace === undefined ? keys.services() : keys.servicesIn(q.namespace);
   const page = await readPage<Service>(store, prefix, q.limit, q.cursor);
   if (!page.ok) return page;
-  return { ok: true, value: mapPage(page.value, (e) => registryzItem(e.value, e.key)) };
+  return { ok: true, value: mapPage(page.value, (e) => registryzItem(e.value, e.key), true) };
 }

@@ -7,6 +7,7 @@ import {
   readEndpointShardz,
   shardzEndpoint,
 } from "../../../lib/debug/endpoint-shardz.ts";
+import { maxPageBytes } from "../../../lib/debug/page.ts";
 import { readRegistryz, registryzItem } from "../../../lib/debug/registryz.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
@@ -191,5 +192,22 @@ describe("endpointShardz", () => {
     expect(Object.keys(one.shardz)).toEqual(["reviews.default.svc.cluster.local"]);
     const r = await readEndpointShardz(store, { limit: 1, hostname: "x" });
     expect(r.ok ? "" : r.error).toMatch(/hostname needs namespace/);
+  });
+});
+
+describe("the page byte budget", () => {
+  it("ends a configz page after the config that takes it past maxPageBytes", async () => {
+    const store = createMemoryStore();
+    const big = "x".repeat(Math.ceil(maxPageBytes / 2));
+    for (const name of ["a", "b", "c", "d"])
+      await store.put(
+        keys.config("DestinationRule", "default", name, "east"),
+        config({ name, spec: { host: big } }),
+      );
+    const first = ok(await readConfigz(store, { limit: 10 }));
+    expect(first.items.map((c) => c.metadata.name)).toEqual(["a", "b"]);
+    const rest = ok(await readConfigz(store, { limit: 10, cursor: first.next }));
+    expect(rest.items.map((c) => c.metadata.name)).toEqual(["c", "d"]);
+    expect(rest.next).toBeUndefined();
   });
 });
