@@ -76,7 +76,7 @@ export function mountDebug(app: Hono, deps: DebugDeps, auth: MiddlewareHandler):
     if (q.proxyID !== undefined) {
       const problem = nodeIdProblem(q.proxyID);
       if (problem)
-        return { ok: false, error: `query parameter proxyID: ${problem.replace(/^node\.id /, "")}` };
+        return { ok: false, error: `query parameter proxyID ${problem.replace(/^node\.id /, "")}` };
     }
     return page(await readSyncz(store, { ...q, now: deps.now() }), "/debug/syncz", q);
   });
@@ -103,7 +103,7 @@ export function mountDebug(app: Hono, deps: DebugDeps, auth: MiddlewareHandler):
         error: "query parameter proxyID is required (a node id, as /debug/syncz lists them)",
       };
     const problem = nodeIdProblem(q.proxyID);
-    if (problem) return { ok: false, error: `query parameter proxyID: ${problem.replace(/^node\.id /, "")}` };
+    if (problem) return { ok: false, error: `query parameter proxyID ${problem.replace(/^node\.id /, "")}` };
     const r = await readConfigDump(store, deps.views, { proxyID: q.proxyID, now: deps.now() });
     if (!r.ok) return { ok: false, error: r.error, status: 404 };
     return { ok: true, value: { body: r.dump } };
