@@ -8,6 +8,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ConfigDump } from "../../../lib/debug/config-dump.ts";
+import { openDelta } from "../delta/delta-client.ts";
 import { type AdsStream, openAds } from "../support/ads-client.ts";
 import { endpointSlice, event, pod, service } from "../support/kube.ts";
 import { type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
@@ -160,6 +161,23 @@ describe("edgepilot proxy-status", () => {
       ].join("\n"),
     );
   }, 20_000);
+
+  it("a Delta proxy that ACKed is SYNCED too (system_version_info sent = set version ACKed)", async () => {
+    const delta = openDelta(cp.xdsPort);
+    const deltaNode = { id: id("delta-proxy"), metadata: { CLUSTER_ID: "east" } };
+    delta.send({ node: deltaNode, typeUrl: CDS, resourceNamesSubscribe: ["*"] });
+    const r = await delta.next();
+    delta.send({ typeUrl: CDS, responseNonce: r?.nonce ?? "" });
+    let row: { cluster_sent?: string; cluster_acked?: string } | undefined;
+    for (let i = 0; i < 100 && row?.cluster_acked === undefined; i++) {
+      const url = `http://127.0.0.1:${cp.port}/debug/syncz?proxyID=${encodeURIComponent(deltaNode.id)}`;
+      [row] = (await (await fetch(url)).json()) as (typeof row)[];
+      if (row?.cluster_acked === undefined) await new Promise((res) => setTimeout(res, 50));
+    }
+    delta.close();
+    expect(row?.cluster_sent).toBe(r?.systemVersionInfo);
+    expect(row?.cluster_acked).toBe(row?.cluster_sent);
+  });
 
   it("says why when the proxy has no record", async () => {
     const r = await run([
