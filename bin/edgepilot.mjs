@@ -13,6 +13,10 @@ const commands = {
     entry: "../functions/node/agent.ts",
     help: "beside a workload: local ADS for its proxies, one upstream",
   },
+  "proxy-status": {
+    entry: "../functions/node/proxy-status.ts",
+    help: "each proxy's xDS sync status (as istioctl proxy-status); with a proxyID, its diff",
+  },
 };
 
 const usage = [

@@ -19,9 +19,10 @@ import { useSyncSha256 } from "../../lib/xds/version.ts";
 import { createViews } from "../../lib/xds/view-source.ts";
 import { createAdmission, createAdmissionInterceptor } from "../admission.ts";
 import { createAdsHandlers } from "../ads-handlers.ts";
-import { byGuard, createAuthInterceptor } from "../auth.ts";
+import { byGuard, createAuthInterceptor, restAuth } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
+import { mountDebug } from "../debug.ts";
 import { createIngestApp } from "../ingest.ts";
 import { createPollRoutes } from "../poll.ts";
 import { mountRest } from "../rest.ts";
@@ -142,6 +143,12 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   // PORT also serves REST-JSON xDS and DeltaPollService for HTTP/1.1 Connect clients.
   mountRest(app, { source, views, limits: config.limits, gate: sync, guard, log });
   mountConnect(app, pollRoutes, auth);
+  // /debug/* (syncz, configz, ...): read paths, so behind XDS_AUTH like REST.
+  mountDebug(
+    app,
+    { store, views, now, instance: async () => (await sync.state()).instance },
+    restAuth(guard),
+  );
 
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
   await listening(http);

@@ -18,7 +18,9 @@ import { logSafe } from "../../lib/log-safe.ts";
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { DeleteOptions, ListOptions, PutOptions, Store } from "../../lib/store/store.ts";
+import { isDebugPath } from "../debug.ts";
 import { ConfigError, workerConfig } from "./config.ts";
+import { createDebugHost } from "./debug-host.ts";
 import type { Env } from "./index.ts";
 import { createIngestHost, isIngestPath } from "./ingest-host.ts";
 import { createPollHost, type PollHost } from "./poll-host.ts";
@@ -29,6 +31,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   readonly #rpc: StoreRpc;
   #polls: PollHost | undefined;
   #ingest: Hono | undefined;
+  #debug: Hono | undefined;
   #core: MeshCore | undefined;
   /** The core's start (settled, failed or not): served calls and turns wait for it. */
   #started: Promise<void> = Promise.resolve();
@@ -92,7 +95,11 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
       const config = workerConfig(this.env);
       const core = this.#mesh(config);
       await this.#started;
-      if (isIngestPath(new URL(request.url).pathname)) {
+      const path = new URL(request.url).pathname;
+      if (isDebugPath(path)) {
+        this.#debug ??= createDebugHost(core);
+        host = this.#debug;
+      } else if (isIngestPath(path)) {
         const log = (line: string) => console.log(line);
         this.#ingest ??= createIngestHost({ core: core.ingest, config, log });
         host = this.#ingest;

@@ -58,6 +58,8 @@ const writesPerTurn = 256;
 /** One stream's recorder state (see createProxyStatusRecorders). */
 interface Entry {
   streamId: string;
+  /** When the recorder (its stream) began: the record's connectedAt. */
+  connectedAt: number;
   lastNack: Map<string, string>;
   latest: StatusReport | undefined;
   /** The node id of the last record written: what close() deletes. */
@@ -165,7 +167,12 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
     // Streams refuse bad node ids before a session sees them; this guards the key all the same.
     if (status && status.nodeId !== "" && !nodeIdProblem(status.nodeId)) {
       e.lastWriteAt = now();
-      const record = proxyRecord(status, { streamId: e.streamId, now: e.lastWriteAt, ttlMs });
+      const record = proxyRecord(status, {
+        streamId: e.streamId,
+        now: e.lastWriteAt,
+        ttlMs,
+        connectedAt: e.connectedAt,
+      });
       e.written = record.nodeId;
       try {
         await store.put(keys.proxy(record.nodeId), record);
@@ -191,6 +198,7 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
   function recorder(): ProxyStatusRecorder {
     const e: Entry = {
       streamId: crypto.randomUUID(),
+      connectedAt: now(),
       lastNack: new Map(),
       latest: undefined,
       written: undefined,

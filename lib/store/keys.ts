@@ -103,6 +103,10 @@ export const keys = {
   slicePrefix: (ns: string, host: string, cluster: string) => `eps/${e(ns)}/${e(host)}/${e(cluster)}/`,
   /** The EndpointShards of one service (all clusters): EndpointShardsRecord. */
   shards: (ns: string, host: string) => `shard/${e(ns)}/${e(host)}`,
+  /** Every service's EndpointShards (what /debug/endpointShardz pages through). */
+  allShards: () => "shard/",
+  /** The EndpointShards of every service of one namespace. */
+  shardsIn: (ns: string) => `shard/${e(ns)}/`,
   /** A queued PushRequest: QueuedPush. Ordered by arrival. */
   pending: (at: number, id: string) => `push/pending/${pad(at)}-${e(id)}`,
   pendingPrefix: () => "push/pending/",
@@ -171,6 +175,8 @@ export const keys = {
    */
   config: (kind: string, ns: string, name: string, cluster: string) =>
     `cfg/${e(kind)}/${e(ns)}/${e(name)}/${e(cluster)}`,
+  /** Every Istio config of every kind (what /debug/configz pages through). */
+  configs: () => "cfg/",
   /** Every config of one kind, all namespaces and clusters (a flush reads them once). */
   configPrefix: (kind: string) => `cfg/${e(kind)}/`,
   /** Every config of one kind in one namespace, all clusters (the ServiceEntries a WorkloadEntry may join). */

@@ -42,7 +42,7 @@ import {
 } from "./delta-state.ts";
 import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
-import { nodeGenerator, retainedNode } from "./sotw.ts";
+import { nodeGenerator, nodeLabels, retainedNode } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
 import { type ProxyStatus, pushOrder, type TypeUrl } from "./types.ts";
@@ -401,7 +401,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     if (list.length > 1)
       list.sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1));
     const types = list.map((s) => typeStatus(s, bound));
-    return { nodeId: node?.id ?? "", generator: nodeGenerator(node), types };
+    return { nodeId: node?.id ?? "", generator: nodeGenerator(node), ...nodeLabels(node), types };
   }
 
   return {

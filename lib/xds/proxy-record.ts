@@ -46,8 +46,13 @@ export interface ProxyRecordType extends ProxyTypeStatus {
 export interface ProxyRecord {
   nodeId: string;
   generator: string;
+  /** Node metadata CLUSTER_ID and ISTIO_VERSION (cut to recordBounds.chars), when the node has them. */
+  cluster?: string;
+  istioVersion?: string;
   /** The stream that wrote it: only that stream deletes it when it ends. */
   streamId: string;
+  /** When that stream began (ms since the epoch): the proxy is connected since then. */
+  connectedAt?: number;
   /** When it was written (ms since the epoch). */
   updatedAt: number;
   /** After this (ms since the epoch) the record is stale: readers skip it and the sweep deletes it. */
@@ -75,13 +80,16 @@ export function nodeIdProblem(id: string): string | undefined {
 /** The bounded record of `status`, written at `now` by stream `streamId`. */
 export function proxyRecord(
   status: ProxyStatus,
-  options: { streamId: string; now: number; ttlMs?: number },
+  options: { streamId: string; now: number; ttlMs?: number; connectedAt?: number },
 ): ProxyRecord {
   const { now, streamId } = options;
   return {
     nodeId: status.nodeId,
     generator: cut(status.generator),
+    ...(status.cluster !== undefined && { cluster: cut(status.cluster) }),
+    ...(status.istioVersion !== undefined && { istioVersion: cut(status.istioVersion) }),
     streamId,
+    ...(options.connectedAt !== undefined && { connectedAt: options.connectedAt }),
     updatedAt: now,
     expiresAt: now + (options.ttlMs ?? proxyRecordTtlMs),
     types: status.types.slice(0, recordBounds.types).map(boundType),

@@ -117,7 +117,26 @@ export interface SotwSession {
  */
 export function retainedNode(node: Node): Node {
   const generator = nodeGenerator(node);
-  return create(NodeSchema, { id: node.id, ...(generator && { metadata: { GENERATOR: generator } }) });
+  const { cluster, istioVersion } = nodeLabels(node);
+  const metadata = {
+    ...(generator && { GENERATOR: generator }),
+    ...(cluster !== undefined && { CLUSTER_ID: cluster }),
+    ...(istioVersion !== undefined && { ISTIO_VERSION: istioVersion }),
+  };
+  return create(NodeSchema, { id: node.id, ...(Object.keys(metadata).length > 0 && { metadata }) });
+}
+
+/**
+ * What a proxy status shows of a node beside its id (istiod's SyncStatus cluster_id and
+ * istio_version): metadata CLUSTER_ID and ISTIO_VERSION when they are strings, else absent.
+ */
+export function nodeLabels(node: Node | undefined): { cluster?: string; istioVersion?: string } {
+  const c = node?.metadata?.CLUSTER_ID;
+  const v = node?.metadata?.ISTIO_VERSION;
+  return {
+    ...(typeof c === "string" && { cluster: c }),
+    ...(typeof v === "string" && { istioVersion: v }),
+  };
 }
 
 /** The GENERATOR metadata of a node (`grpc` for proxyless gRPC), "" when absent or not a string. */
@@ -268,7 +287,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     const types = [...states.values()]
       .sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1))
       .map((s) => typeStatus(s, bound));
-    return { nodeId: node?.id ?? "", generator: nodeGenerator(node), types };
+    return { nodeId: node?.id ?? "", generator: nodeGenerator(node), ...nodeLabels(node), types };
   }
 
   async function onRequest(req: DiscoveryRequest): Promise<DiscoveryResponse[]> {

@@ -132,6 +132,10 @@ export interface ProxyStatus {
   nodeId: string;
   /** Node metadata GENERATOR (`grpc` for proxyless gRPC), "" when absent. */
   generator: string;
+  /** Node metadata CLUSTER_ID (the proxy's cluster, as istiod's SyncStatus cluster_id), when set. */
+  cluster?: string;
+  /** Node metadata ISTIO_VERSION, when set. */
+  istioVersion?: string;
   /** In push order (CDS, EDS, LDS, RDS), then any other type URL the proxy asked for, sorted. */
   types: ProxyTypeStatus[];
 }

@@ -1,0 +1,117 @@
+/**
+ * /debug/endpointShardz: the endpoint shards of each service (keys.allShards()), shaped like
+ * istiod's Shardz: hostname ─▶ namespace ─▶ { Shards: shard key ─▶ endpoints, ServiceAccounts }.
+ * Bounded twice: a page holds at most `limit` services and stops early past maxPageEndpoints
+ * endpoints; each shard lists at most maxShardEndpoints and counts the rest in EndpointsOmitted.
+ */
+import type { Endpoint } from "../model/endpoint.ts";
+import { keys } from "../store/keys.ts";
+import type { Store } from "../store/store.ts";
+import type { EndpointShardsRecord } from "../xds/types.ts";
+import { readPage } from "./page.ts";
+import type { Parsed } from "./params.ts";
+
+/** Endpoints listed per shard; the rest are counted. */
+export const maxShardEndpoints = 1000;
+/** A page ends after the service that takes it past this many endpoints. */
+export const maxPageEndpoints = 10_000;
+
+/** One endpoint as istiod's IstioEndpoint JSON names its fields. */
+export interface ShardzEndpoint {
+  Labels?: Record<string, string>;
+  Address: string;
+  ServicePortName: string;
+  ServiceAccount?: string;
+  Network?: string;
+  Locality: { Label: string };
+  EndpointPort: number;
+  LbWeight?: number;
+  HealthStatus: string;
+}
+
+/** One service's shards. */
+export interface ShardzEntry {
+  Shards: Record<string, ShardzEndpoint[]>;
+  ServiceAccounts: string[];
+  /** Shard key ─▶ endpoints not listed (over maxShardEndpoints). */
+  EndpointsOmitted?: Record<string, number>;
+}
+
+/** hostname ─▶ namespace ─▶ shards, as istiod answers. */
+export type Shardz = Record<string, Record<string, ShardzEntry>>;
+
+/** istiod's JSON of one endpoint. Pure. */
+export function shardzEndpoint(e: Endpoint): ShardzEndpoint {
+  const { region, zone, subzone } = e.locality;
+  return {
+    ...(Object.keys(e.labels).length > 0 && { Labels: e.labels }),
+    Address: e.address,
+    ServicePortName: e.servicePortName,
+    ...(e.serviceAccount !== "" && { ServiceAccount: e.serviceAccount }),
+    ...(e.network !== undefined && { Network: e.network }),
+    // istiod's locality label: region/zone/subzone, empty trailing parts dropped.
+    Locality: { Label: [region, zone, subzone].join("/").replace(/\/+$/, "") },
+    EndpointPort: e.port,
+    ...(e.weight !== undefined && { LbWeight: e.weight }),
+    HealthStatus: e.health,
+  };
+}
+
+/** One record's entry, each shard cut to maxShardEndpoints. Pure. */
+export function shardzEntry(r: EndpointShardsRecord): { entry: ShardzEntry; endpoints: number } {
+  const entry: ShardzEntry = { Shards: {}, ServiceAccounts: r.serviceAccounts };
+  let endpoints = 0;
+  for (const [shard, eps] of Object.entries(r.shards)) {
+    const listed = eps.slice(0, maxShardEndpoints);
+    entry.Shards[shard] = listed.map(shardzEndpoint);
+    endpoints += listed.length;
+    if (eps.length > listed.length) {
+      entry.EndpointsOmitted ??= {};
+      entry.EndpointsOmitted[shard] = eps.length - listed.length;
+    }
+  }
+  return { entry, endpoints };
+}
+
+/** What GET /debug/endpointShardz was asked: a namespace narrows it, a hostname (with it) names one service. */
+export interface ShardzQuery {
+  limit: number;
+  cursor?: string;
+  namespace?: string;
+  hostname?: string;
+}
+
+/** A page of services' shards and the cursor of the next page. */
+export async function readEndpointShardz(
+  store: Store,
+  q: ShardzQuery,
+): Promise<Parsed<{ shardz: Shardz; next?: string }>> {
+  if (q.hostname !== undefined && q.namespace === undefined)
+    return {
+      ok: false,
+      error: "query parameter hostname needs namespace (shards are kept per namespace and hostname)",
+    };
+  const shardz: Shardz = {};
+  const add = (r: EndpointShardsRecord) => {
+    const { entry, endpoints } = shardzEntry(r);
+    shardz[r.hostname] ??= {};
+    (shardz[r.hostname] as Record<string, ShardzEntry>)[r.namespace] = entry;
+    return endpoints;
+  };
+  if (q.hostname !== undefined && q.namespace !== undefined) {
+    const one = await store.get<EndpointShardsRecord>(keys.shards(q.namespace, q.hostname));
+    if (one) add(one.value);
+    return { ok: true, value: { shardz } };
+  }
+  const prefix = q.namespace === undefined ? keys.allShards() : keys.shardsIn(q.namespace);
+  const page = await readPage<EndpointShardsRecord>(store, prefix, q.limit, q.cursor);
+  if (!page.ok) return page;
+  let total = 0;
+  const { entries } = page.value;
+  for (const [i, e] of entries.entries()) {
+    total += add(e.value);
+    if (total >= maxPageEndpoints && i < entries.length - 1)
+      return { ok: true, value: { shardz, next: e.key } };
+  }
+  return { ok: true, value: { shardz, ...(page.value.next !== undefined && { next: page.value.next }) } };
+}
