@@ -21,7 +21,7 @@ const commands = {
 const usage = [
   "usage: edgepilot <command> [flags]",
   "",
-  ...Object.entries(commands).map(([name, c]) => `  ${name.padEnd(8)}${c.help}`),
+  ...Object.entries(commands).map(([name, c]) => `  ${name.padEnd(14)}${c.help}`),
   "",
   "edgepilot <command> --help lists its flags and environment variables.",
 ].join("\n");
