@@ -154,7 +154,7 @@ describe("Dockerfile", () => {
 
 describe("the image's stages, performed", () => {
   const ctx = () => join(tmp, "context");
-  const dirs: Record<string, () => string> = {
+  const dirs = {
     build: () => join(tmp, "build"),
     deps: () => join(tmp, "deps"),
   };
@@ -221,7 +221,7 @@ describe("the image's stages, performed", () => {
     for (const c of copies(final)) {
       for (const src of c.sources) {
         const origin = c.from
-          ? join(dirs[c.from]?.() as string, relative(workdir(stage(c.from)), src))
+          ? join(dirs[c.from as keyof typeof dirs](), relative(workdir(stage(c.from)), src))
           : join(ctx(), src);
         const dest = join(app(), c.dest === "./" ? (c.from ? "" : src) : c.dest);
         if (c.from) execFileSync("cp", ["-al", origin, dest]);

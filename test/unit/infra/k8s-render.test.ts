@@ -38,7 +38,7 @@ const kubectl = (() => {
     return false;
   }
 })();
-const renderers: Record<string, (dir: string) => K8sObject[]> = {
+const renderers: { lite: (dir: string) => K8sObject[]; kubectl?: (dir: string) => K8sObject[] } = {
   lite: renderKustomization,
   ...(kubectl && {
     kubectl: (dir: string) =>
