@@ -269,8 +269,11 @@ describe("the image's stages, performed", () => {
       });
     const commit = fresh ? "([0-9a-f]{40}|unknown)" : "0123456789abcdef0123456789abcdef01234567";
     expect(run(["version"])).toMatch(new RegExp(`^edgepilot \\d+\\.\\d+\\.\\d+\\ncommit ${commit}\\nnode v`));
-    expect(run(["relay", "--help"])).toMatch(/^usage: edgepilot relay/);
-    expect(run(["agent", "--help"])).toMatch(/^usage: edgepilot agent/);
+    // Every command the usage lists has its compiled entry (tsconfig.build.json) and answers --help.
+    const listed = [...run(["--help"]).matchAll(/^ {2}([a-z-]+) {2,}/gm)].map((m) => m[1] as string);
+    expect(listed).toEqual(expect.arrayContaining(["serve", "relay", "agent", "version"]));
+    for (const command of listed)
+      expect(run([command, "--help"])).toMatch(new RegExp(`^usage: edgepilot ${command}`));
 
     const [port, xdsPort] = [await freePort(), await freePort()];
     const serve = spawn(process.execPath, [join(app(), "bin/edgepilot.mjs"), "serve"], {
