@@ -145,8 +145,9 @@ describe("edgepilot (bin/edgepilot.mjs)", () => {
         `agent: cannot start: EDGEPILOT_AGENT_READY_PORT=${p}: port ${p} on 127.0.0.1 is already in use by another process`,
     },
   ];
+  // Concurrent: each is a Node start of a few seconds on this machine.
   for (const c of inUse) {
-    it(`a port in use (${c.name}): one line naming it, exit 2, no stack`, async () => {
+    it.concurrent(`a port in use (${c.name}): one line naming it, exit 2, no stack`, async ({ expect }) => {
       const port = await holdPort();
       const r = await run(c.args(port), c.env(port));
       expect(r.code, r.stdout + r.stderr).toBe(2);
