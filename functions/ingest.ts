@@ -1,6 +1,7 @@
 /**
  * The ingest webhooks, runtime-neutral (hono): POST /v1/events (watch events), /v1/resync (a
- * complete list of one kind), /v1/admission (AdmissionReview), with bearer-token auth and
+ * complete list of one kind), /v1/admission and /v1/admission/<cluster> (AdmissionReview; the
+ * path form is for clientConfig.url, which may not carry a query), with bearer-token auth and
  * whole-body validation before anything is applied; plus GET /ready. Bodies are limited while they
  * stream; decoding, validation, applying and committing are paced (lib/pace.ts) so serving never
  * starves; each batch applies all or nothing (lib/ingest/atomic.ts).
@@ -105,7 +106,7 @@ export function createIngestApp(options: IngestOptions): Hono {
     return answer(c, await core.resync(cluster, list.value, pace));
   });
 
-  app.post("/v1/admission", async (c) => {
+  const admission = async (c: Context) => {
     const pace = createPace();
     const { cluster, body } = await readCall(c, options.clusterId, pace);
     const parsed = await parseJsonSliced(body, pace);
@@ -114,7 +115,10 @@ export function createIngestApp(options: IngestOptions): Hono {
     const { uid, event, dryRun } = review.value;
     if (event && !dryRun) await core.admission(cluster, event, pace);
     return c.json(admissionResponse(uid));
-  });
+  };
+  app.post("/v1/admission", admission);
+  // The admissionregistration API forbids a query in clientConfig.url: the cluster goes in the path.
+  app.post("/v1/admission/:cluster", admission);
 
   app.onError((err, c) => {
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);
@@ -165,7 +169,13 @@ async function readCall(
   defaultCluster: string,
   pace: Pace,
 ): Promise<{ cluster: string; body: string }> {
-  const cluster = c.req.query("cluster") ?? defaultCluster;
+  const inPath = c.req.param("cluster");
+  const inQuery = c.req.query("cluster");
+  if (inPath !== undefined && inQuery !== undefined && inPath !== inQuery)
+    throw new HTTPException(400, {
+      message: `cluster ${JSON.stringify(inPath)} in the path and ${JSON.stringify(inQuery)} in the query differ`,
+    });
+  const cluster = inPath ?? inQuery ?? defaultCluster;
   if (!isClusterId(cluster))
     throw new HTTPException(400, { message: `cluster ${JSON.stringify(cluster)}: ${clusterIdRule}` });
   const tooBig = () => new HTTPException(413, { message: `body over ${maxBodyBytes} bytes` });

@@ -17,6 +17,7 @@ import {
 } from "../../lib/agent/machine.ts";
 import type { Transport, TransportOptions } from "../../lib/agent/transport.ts";
 import type { DeltaDiscoveryResponse } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import type { ResourceChange } from "../../lib/push/flush.ts";
 import { createPushSignal } from "../../lib/push/signal.ts";
@@ -254,12 +255,16 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     return s;
   };
   const tcp = localServer();
-  await listen(tcp, (s) => s.listen(config.port, "127.0.0.1"));
+  await listen(tcp, (s) => s.listen(config.port, "127.0.0.1"), {
+    variable: "EDGEPILOT_AGENT_PORT",
+    port: config.port,
+    host: "127.0.0.1",
+  });
   if (config.socket) {
     rmSync(config.socket, { force: true });
     const unix = localServer();
     const path = config.socket;
-    await listen(unix, (s) => s.listen(path));
+    await listen(unix, (s) => s.listen(path), { variable: "EDGEPILOT_AGENT_SOCKET", port: path });
   }
   const readyServer = createHttpServer((req, res) => {
     if (req.method !== "GET" || req.url?.split("?")[0] !== "/ready") return void res.writeHead(404).end();
@@ -270,7 +275,11 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
       : "ready: serving the disk cache; the upstream has not answered yet\n";
     res.end(ok ? from : "not ready: no upstream configuration cached yet\n");
   });
-  await listen(readyServer, (s) => s.listen(config.readyPort, config.readyHost ?? "127.0.0.1"));
+  await listen(readyServer, (s) => s.listen(config.readyPort, config.readyHost ?? "127.0.0.1"), {
+    variable: "EDGEPILOT_AGENT_READY_PORT",
+    port: config.readyPort,
+    host: config.readyHost ?? "127.0.0.1",
+  });
   const port = (tcp.address() as AddressInfo).port;
   const readyAt = (config.readyHost ?? "127.0.0.1").includes(":")
     ? `[${config.readyHost}]`
@@ -323,9 +332,10 @@ function listen<
     once(e: string, f: (e?: Error) => void): unknown;
     off(e: string, f: (e?: Error) => void): unknown;
   },
->(server: S, start: (s: S) => void): Promise<void> {
+>(server: S, start: (s: S) => void, target: ListenTarget): Promise<void> {
   return new Promise((resolve, reject) => {
-    const failed = (e?: Error) => reject(e);
+    // One line naming the port and its variable (a port in use), not a stack.
+    const failed = (e?: Error) => reject(listenError(e, target));
     server.once("error", failed);
     server.once("listening", () => {
       server.off("error", failed);

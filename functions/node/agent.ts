@@ -5,12 +5,16 @@
  * bootstrap --generator grpc|envoy` prints the bootstrap of a proxyless gRPC client or an Envoy of
  * this pod (lib/agent/bootstrap.ts, envoy-bootstrap.ts).
  */
-import { grpcBootstrap, parseBootstrapArgs } from "../../lib/agent/bootstrap.ts";
+import { bootstrapUsage, grpcBootstrap, parseBootstrapArgs } from "../../lib/agent/bootstrap.ts";
 import { agentUsage, parseAgentConfig } from "../../lib/agent/config.ts";
 import { envoyBootstrap } from "../../lib/agent/envoy-bootstrap.ts";
 import { startAgent } from "./agent-runtime.ts";
 
 if (process.argv[2] === "bootstrap") {
+  if (process.argv.slice(3).some((a) => a === "--help" || a === "-h")) {
+    console.log(bootstrapUsage());
+    process.exit(0);
+  }
   const args = parseBootstrapArgs(process.env, process.argv.slice(3));
   if (!args.ok) {
     for (const e of args.errors) console.error(`agent bootstrap: ${e}`);
@@ -33,8 +37,9 @@ if (!parsed.ok) {
 }
 const log = (line: string) => console.log(line);
 const agent = await startAgent(parsed.config, { log }).catch((e: unknown) => {
+  // One line an operator can act on (a port in use names its variable), not a stack; 2 as for config.
   console.error(`agent: cannot start: ${e instanceof Error ? e.message : String(e)}`);
-  process.exit(1);
+  process.exit(2);
 });
 let stopping = false;
 for (const sig of ["SIGTERM", "SIGINT"] as const) {

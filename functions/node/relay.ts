@@ -7,6 +7,7 @@
 import { parseRelayConfig, relayUsage } from "../../lib/relay/config.ts";
 import { loadKubeConfig } from "./relay/kubeconfig.ts";
 import { createRelay } from "./relay/relay.ts";
+import { startRelayHealth } from "./relay-health.ts";
 
 const parsed = parseRelayConfig(process.env, process.argv.slice(2));
 if (parsed.ok === "help") {
@@ -29,9 +30,22 @@ const cluster = kc.getCurrentCluster();
 console.log(`relay: Kubernetes API at ${cluster?.server} (context ${kc.getCurrentContext()})`);
 
 const relay = createRelay({ kc, config, log: (line) => console.log(line) });
+let stopping = false;
+if (config.healthPort !== undefined) {
+  const health = await startRelayHealth(
+    { health: () => relay.health(), stats: () => relay.stats(), stopping: () => stopping },
+    config.healthPort,
+    config.healthHost,
+  ).catch((err: unknown) => {
+    // One line an operator can act on (the port in use, named with its variable), not a stack.
+    console.error(`relay: cannot start: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(2);
+  });
+  const at = config.healthHost.includes(":") ? `[${config.healthHost}]` : config.healthHost;
+  console.log(`relay: health on http://${at}:${health.port}/healthz and /ready`);
+}
 relay.start();
 
-let stopping = false;
 for (const sig of ["SIGTERM", "SIGINT"] as const) {
   process.on(sig, () => {
     if (stopping) return;

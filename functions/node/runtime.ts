@@ -11,6 +11,7 @@ import { isLoopback, xdsAuthLogLine } from "../../lib/auth/config.ts";
 import type { Config } from "../../lib/config.ts";
 import { createMeshCore } from "../../lib/core/mesh-core.ts";
 import { createPollNackRecorder } from "../../lib/core/poll-nack.ts";
+import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
 import type { Store } from "../../lib/store/index.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
@@ -151,7 +152,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   );
 
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
-  await listening(http);
+  await listening(http, { variable: "PORT", port: config.port, host: config.host });
   const connectListener = connectNodeAdapter({
     routes: (router) => {
       xdsRoutes(router);
@@ -183,7 +184,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     socket.on("close", () => sockets.delete(socket));
   });
   h2.listen(config.xdsPort, config.host);
-  await listening(h2);
+  await listening(h2, { variable: "XDS_PORT", port: config.xdsPort, host: config.host });
   serving = true;
   // A durable store may hold pushes queued, or a flush cut short, before a restart: finish them now.
   timer.poke();
@@ -228,13 +229,17 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   };
 }
 
-function listening(server: {
-  listening: boolean;
-  once(event: "listening" | "error", f: (e?: Error) => void): unknown;
-}) {
+function listening(
+  server: {
+    listening: boolean;
+    once(event: "listening" | "error", f: (e?: Error) => void): unknown;
+  },
+  target: ListenTarget,
+) {
   return new Promise<void>((resolve, reject) => {
     if (server.listening) return resolve();
     server.once("listening", () => resolve());
-    server.once("error", (e) => reject(e));
+    // One line naming the port and its variable (a port in use), not a stack.
+    server.once("error", (e) => reject(listenError(e, target)));
   });
 }

@@ -14,7 +14,7 @@ import { readUpTo } from "../body.ts";
 import { type IngestAuthOptions, ingestAuth, maxBodyBytes } from "../ingest.ts";
 
 /** The ingest routes the Worker forwards. */
-export const ingestPaths = ["/v1/events", "/v1/resync", "/v1/admission"] as const;
+export const ingestPaths = ["/v1/events", "/v1/resync", "/v1/admission", "/v1/admission/:cluster"] as const;
 
 /** What the Worker vouches for in `x-edgepilot-identity` once a call showed EDGEPILOT_TOKEN. */
 const ingestIdentity: Identity = { method: "token", subject: "EDGEPILOT_TOKEN" };

@@ -28,6 +28,18 @@ export type BootstrapArgs = { ok: true; input: BootstrapInput } | { ok: false; e
 
 const label = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
+/** `edgepilot agent bootstrap --help`: the flags and the pod variables the bootstrap is built from. */
+export function bootstrapUsage(): string {
+  return [
+    "usage: edgepilot agent bootstrap --generator grpc|envoy [--locality region/zone/sub_zone]",
+    "                                 [--socket path | --port n] [--admin-port n (envoy)]",
+    "",
+    "Prints the xDS bootstrap (JSON) of a proxyless gRPC client or an Envoy of this pod, its server the agent.",
+    "From the pod (downward API): POD_IP (or INSTANCE_IP), POD_NAME, POD_NAMESPACE; DOMAIN_SUFFIX (cluster.local);",
+    "the agent's EDGEPILOT_AGENT_SOCKET, else EDGEPILOT_AGENT_PORT (15011).",
+  ].join("\n");
+}
+
 /**
  * Parses `--generator`, `--locality` over the pod's environment (POD_IP or INSTANCE_IP, POD_NAME,
  * POD_NAMESPACE, DOMAIN_SUFFIX) and the agent's own settings (EDGEPILOT_AGENT_SOCKET, else EDGEPILOT_AGENT_PORT).

@@ -29,6 +29,10 @@ export interface RelayConfig {
   shutdownTimeoutMs: number;
   /** Log one line per event queued (debugging). */
   logEvents: boolean;
+  /** GET /healthz and /ready on this port (0 = any free port); undefined: no health endpoint. */
+  healthPort: number | undefined;
+  /** The address the health endpoint binds (0.0.0.0 for kubelet's probes). */
+  healthHost: string;
 }
 
 /** A setting: its flag, its variable, and how it is read. */
@@ -121,6 +125,21 @@ export const relaySettings: readonly Setting[] = [
     fallback: "false",
     help: "log one line per event queued",
   },
+  {
+    flag: "health-port",
+    env: "RELAY_HEALTH_PORT",
+    kind: "int",
+    min: 0,
+    max: 65_535,
+    help: "GET /healthz and /ready on this port (unset = off, 0 = any free port)",
+  },
+  {
+    flag: "health-host",
+    env: "RELAY_HEALTH_HOST",
+    kind: "string",
+    fallback: "127.0.0.1",
+    help: "address the health endpoint binds (0.0.0.0 for kubelet)",
+  },
 ];
 
 /** The outcome of parsing: a config, a request for help, or every problem found (each names its variable). */
@@ -194,6 +213,8 @@ export function parseRelayConfig(
     watchIstio: bool("RELAY_WATCH_ISTIO"),
     shutdownTimeoutMs: duration("RELAY_SHUTDOWN_TIMEOUT"),
     logEvents: bool("RELAY_LOG_EVENTS"),
+    healthPort: raw("RELAY_HEALTH_PORT") === undefined ? undefined : int("RELAY_HEALTH_PORT"),
+    healthHost: (raw("RELAY_HEALTH_HOST") as { value: string }).value,
   };
   if (errors.length === 0 && config.maxQueuedEvents < config.batchSize) {
     errors.push(

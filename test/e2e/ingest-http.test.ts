@@ -202,6 +202,37 @@ describe("admission webhook", () => {
     expect(Object.keys(listeners)).toContain("ratings.default.svc.cluster.local:7070");
   });
 
+  it("/v1/admission/<cluster>: the cluster in the path (clientConfig.url takes no query)", async () => {
+    const before = await settled();
+    const body = review("CREATE", service("path-cluster", "default", [{ name: "grpc", port: 7071 }]));
+    const res = await call("/v1/admission/Kubernetes", body);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { response: { uid: string } }).response.uid).toBe(body.request.uid);
+    const after = await settled();
+    expect(after.pushVersion).toBe(before.pushVersion + 1n);
+  });
+
+  const badPaths: [string, string, RegExp][] = [
+    ["an invalid cluster id in the path", "/v1/admission/bad%20id", /cluster "bad id": /],
+    [
+      "path and query that differ",
+      "/v1/admission/east?cluster=west",
+      /"east" in the path and "west" in the query differ/,
+    ],
+  ];
+  for (const [name, path, error] of badPaths) {
+    it(`${name} ▶ 400, nothing applied`, async () => {
+      const before = await settled();
+      const res = await call(
+        path,
+        review("CREATE", service("never", "default", [{ name: "grpc", port: 1 }])),
+      );
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toMatch(error);
+      expect(await settled()).toEqual(before);
+    });
+  }
+
   it("a dry run is allowed and changes nothing", async () => {
     const before = await settled();
     const res = await call("/v1/admission", review("DELETE", null, { oldObject: ratings, dryRun: true }));

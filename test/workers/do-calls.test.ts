@@ -133,6 +133,11 @@ describe("Durable Object calls per ingest batch ▶ one, whatever its size", () 
       send: () => post("/v1/admission", review("admitted")),
       want: { response: expect.objectContaining({ allowed: true }) },
     },
+    {
+      name: "an AdmissionReview with the cluster in the path",
+      send: () => post("/v1/admission/east", review("admitted-east")),
+      want: { response: expect.objectContaining({ allowed: true }) },
+    },
   ];
   for (const c of cases) {
     it(`${c.name}: 1 call`, async () => {

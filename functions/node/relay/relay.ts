@@ -6,6 +6,7 @@ import type { KubeConfig } from "@kubernetes/client-node";
 import { type BackoffOptions, createBackoff, defaultBackoff } from "../../../lib/relay/backoff.ts";
 import type { RelayConfig } from "../../../lib/relay/config.ts";
 import { createDeliverySender, type DeliveryStats, type Timers } from "../../../lib/relay/delivery.ts";
+import type { KindHealth } from "../../../lib/relay/health.ts";
 import { coreKinds, endpointsKind, type KindSpec } from "../../../lib/relay/kinds.ts";
 import { discoverIstioKinds } from "./discovery.ts";
 import { createIngestPoster } from "./ingest-client.ts";
@@ -31,6 +32,8 @@ export interface Relay {
   stop(timeoutMs: number): Promise<{ flushed: boolean; stats: DeliveryStats }>;
   /** The kinds being watched now. */
   kinds(): string[];
+  /** Each watched kind and whether its first list came back (the health endpoint's readiness). */
+  health(): KindHealth[];
   stats(): DeliveryStats;
 }
 
@@ -168,6 +171,8 @@ export function createRelay(o: RelayOptions): Relay {
       return { flushed, stats: sender.stats() };
     },
     kinds: () => [...watchers.keys()],
+    health: () =>
+      [...watchers.values()].map((w) => ({ kind: w.kind.kind, listed: w.state().rv !== undefined })),
     stats: () => sender.stats(),
   };
 }

@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -102,6 +103,34 @@ describe("edgepilot relay (process)", () => {
     expect(rx.requests.filter((q) => q.path === "/v1/events")).toHaveLength(1);
     expect(r.output()).toMatch(/SIGTERM: stopping watches and flushing the queue/);
     expect(r.output()).toMatch(/queue flushed/);
+  });
+
+  it("RELAY_HEALTH_PORT: /healthz 200, /ready 200 once every kind is listed (JSON)", async () => {
+    const { rx, env } = await setup();
+    const r = run({ ...env, RELAY_HEALTH_PORT: "0" });
+    await eventually("health endpoint", () => /health on http:\/\/127\.0\.0\.1:\d+/.test(r.output()));
+    const base = (/health on (http:\/\/127\.0\.0\.1:\d+)/.exec(r.output()) as RegExpExecArray)[1];
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    await eventually("initial resyncs", () => rx.resyncs().length === 5, 20_000);
+    const ready = await fetch(`${base}/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ ready: true, stopping: false, waitingFor: [], kinds: 5 });
+    expect((await fetch(`${base}/other`)).status).toBe(404);
+  });
+
+  it("a health port in use: one line naming RELAY_HEALTH_PORT, exit 2, nothing watched", async () => {
+    const { api, env } = await setup();
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    closers.push(() => new Promise((resolve) => taken.close(resolve)));
+    const port = (taken.address() as AddressInfo).port;
+    const r = run({ ...env, RELAY_HEALTH_PORT: String(port) });
+    expect(await r.exited).toBe(2);
+    expect(r.output()).toContain(
+      `relay: cannot start: RELAY_HEALTH_PORT=${port}: port ${port} on 127.0.0.1 is already in use by another process`,
+    );
+    expect(r.output()).not.toMatch(/\n\s+at /);
+    expect(api.openWatches()).toBe(0);
   });
 
   it("SIGTERM with ingest down gives up after RELAY_SHUTDOWN_TIMEOUT and still exits 0", async () => {

@@ -35,7 +35,12 @@ function setup(answer: (request: Request) => Promise<Response>) {
 const ok = async () => Response.json({ applied: 1 }, { headers: { "x-edgepilot-instance": "i-1" } });
 
 describe("mountIngestForward", () => {
-  for (const path of ["/v1/events?cluster=east", "/v1/resync?kind=Service&cluster=east", "/v1/admission"]) {
+  for (const path of [
+    "/v1/events?cluster=east",
+    "/v1/resync?kind=Service&cluster=east",
+    "/v1/admission",
+    "/v1/admission/east",
+  ]) {
     it(`${path}: one forward with the query, content type and body; the object's answer as is`, async () => {
       const { app, seen } = setup(ok);
       const res = await app.request(path, {

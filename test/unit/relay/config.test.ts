@@ -20,6 +20,8 @@ describe("parseRelayConfig", () => {
         watchIstio: true,
         shutdownTimeoutMs: 10_000,
         logEvents: false,
+        healthPort: undefined,
+        healthHost: "127.0.0.1",
       } satisfies RelayConfig,
     });
   });
@@ -59,6 +61,10 @@ describe("parseRelayConfig", () => {
     expect(parseRelayConfig({ ...base, RELAY_RESYNC_PERIOD: "0" }, [])).toMatchObject({
       config: { resyncPeriodMs: 0 },
     });
+    expect(
+      parseRelayConfig({ ...base, RELAY_HEALTH_PORT: "9090" }, ["--health-host", "0.0.0.0"]),
+    ).toMatchObject({ config: { healthPort: 9090, healthHost: "0.0.0.0" } });
+    expect(parseRelayConfig(base, ["--health-port=0"])).toMatchObject({ config: { healthPort: 0 } });
   });
 
   const bad: { name: string; env?: Record<string, string>; argv?: string[]; error: RegExp }[] = [
@@ -81,6 +87,11 @@ describe("parseRelayConfig", () => {
       error: /^RELAY_BATCH_SIZE=0: not a whole number from 1 to 10000/,
     },
     { name: "batch size text", env: { RELAY_BATCH_SIZE: "lots" }, error: /^RELAY_BATCH_SIZE=lots/ },
+    {
+      name: "health port",
+      env: { RELAY_HEALTH_PORT: "70000" },
+      error: /^RELAY_HEALTH_PORT=70000: not a whole number from 0 to 65535/,
+    },
     {
       name: "boolean",
       env: { RELAY_WATCH_ENDPOINTS: "maybe" },
