@@ -22,6 +22,7 @@ import type { PushSignal } from "../lib/push/signal.ts";
 import type { SyncTracker } from "../lib/push/sync-tracker.ts";
 import type { Store } from "../lib/store/index.ts";
 import { defaultMaxResponseBytes, ResponseTooLargeError } from "../lib/xds/budget.ts";
+import { createConnectionLog, type StreamConnectionLog } from "../lib/xds/connection-log.ts";
 import { createDeltaSession } from "../lib/xds/delta.ts";
 import { type AdsLimits, checkDeltaRequest, defaultAdsLimits } from "../lib/xds/delta-limits.ts";
 import { nodeIdProblem } from "../lib/xds/proxy-record.ts";
@@ -50,6 +51,8 @@ export interface AdsDeps {
    * and their NACKs reach the upstream's). Default true.
    */
   recordStatus?: boolean;
+  /** The clock of the connect/disconnect lines (default Date.now). */
+  now?: () => number;
 }
 
 /**
@@ -80,11 +83,17 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
   const limits: AdsLimits = { ...defaultAdsLimits, ...deps.limits };
   const { pushes } = deps;
   let openStreams = 0;
+  // One connect and one disconnect line per stream that got as far as a valid request.
+  const connection = createConnectionLog({
+    log: deps.log,
+    now: deps.now ?? Date.now,
+    streams: () => openStreams,
+  });
   /**
    * The hooks of one ADS stream: counts it for its whole life; over maxStreams, refuses it before
    * it starts; an answer too large to cut ends it with ResourceExhausted; `closed` runs at its end.
    */
-  const streamHooks = (closed: () => void): StreamHooks => ({
+  const streamHooks = (closed: () => void, conn: StreamConnectionLog): StreamHooks => ({
     open() {
       if (openStreams >= limits.maxStreams) {
         throw new ConnectError(
@@ -97,6 +106,7 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
     },
     close(opened) {
       if (opened) openStreams--;
+      conn.closed();
       closed();
     },
     mapError: exhausted,
@@ -129,35 +139,41 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
       const view = createStreamView(views, source);
       const session = createSotwSession(sessionOptions(status, view));
       const types = new Set<string>();
+      const conn = connection("sotw");
       const check = (req: DiscoveryRequest) =>
-        nodeIdError(req.node?.id) ??
-        typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
-        (req.resourceNames.length > limits.maxNamesPerRequest
-          ? new ConnectError(
-              `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
-                `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
-              Code.ResourceExhausted,
-            )
-          : undefined);
+        accepted(
+          conn,
+          req,
+          nodeIdError(req.node?.id) ??
+            typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
+            (req.resourceNames.length > limits.maxNamesPerRequest
+              ? new ConnectError(
+                  `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
+                    `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
+                  Code.ResourceExhausted,
+                )
+              : undefined),
+        );
       // A push naming its changes touches only those names (EDS/RDS answer just them).
       const handlers = viewed(view, session);
-      const hooks = streamHooks(() => void status.close());
+      const hooks = streamHooks(() => void status.close(), conn);
       return pumpAdsStream(requests, handlers, pushes, withShutdown(signal), send, check, hooks);
     },
     delta(requests, signal, send) {
       const status = recorder();
       const view = createStreamView(views, source);
       const session = createDeltaSession(sessionOptions(status, view));
+      const conn = connection("delta");
       const check = (req: DeltaDiscoveryRequest) => {
         const badNode = nodeIdError(req.node?.id);
         if (badNode) return badNode;
         const problem = checkDeltaRequest(req, limits, session.subscribed(req.typeUrl));
-        if (!problem) return undefined;
+        if (!problem) return accepted(conn, req, undefined);
         const code = problem.code === "invalid-argument" ? Code.InvalidArgument : Code.ResourceExhausted;
         return new ConnectError(problem.message, code);
       };
       const changeAware = viewed(view, session);
-      const hooks = streamHooks(() => void status.close());
+      const hooks = streamHooks(() => void status.close(), conn);
       return pumpAdsStream(requests, changeAware, pushes, withShutdown(signal), send, check, hooks);
     },
   };
@@ -200,6 +216,16 @@ function viewed<Req extends { node?: Node | undefined }, Res>(
         : session.onPush(undefined, taken.changes);
     },
   };
+}
+
+/** `error` (the request's refusal), after noting an accepted request's node: its first logs the connection. */
+function accepted(
+  conn: StreamConnectionLog,
+  req: { node?: Node | undefined },
+  error: ConnectError | undefined,
+): ConnectError | undefined {
+  if (!error) conn.connected(req.node?.id);
+  return error;
 }
 
 /** A node id the stream cannot serve (too long for a status record, control characters) ▶ InvalidArgument. */
