@@ -35,8 +35,9 @@ export function formatEntry(entry: LogEntry, format: LogFormat): string {
 }
 
 // C0 controls, DEL, C1 controls and the two Unicode line separators: each would split or forge a line.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped
 const unsafe = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
-const escape = (c: string): string => {
+const escapeChar = (c: string): string => {
   const named: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
   return named[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 };
@@ -49,7 +50,7 @@ function textValue(value: LogValue): string {
 
 /** `time\tlevel\tscope\tmessage key=value …`; the message's control characters are escaped. */
 export function formatText(entry: LogEntry): string {
-  let line = `${rfc3339(entry.time)}\t${entry.level}\t${entry.scope}\t${entry.msg.replace(unsafe, escape)}`;
+  let line = `${rfc3339(entry.time)}\t${entry.level}\t${entry.scope}\t${entry.msg.replace(unsafe, escapeChar)}`;
   if (entry.fields)
     for (const [k, v] of Object.entries(entry.fields))
       line += ` ${k.replace(/[^\w.-]/g, "_")}=${textValue(v)}`;

@@ -1,5 +1,7 @@
 /** The relay's configuration from environment variables and command-line flags (flags win), validated. */
 import { parseFlags } from "../cli-flags.ts";
+import { logUsage, parseLogConfig } from "../log/config.ts";
+import type { LogConfig } from "../log/logger.ts";
 import { parseDuration } from "../push/debounce.ts";
 
 /**
@@ -29,6 +31,8 @@ export interface RelayConfig {
   shutdownTimeoutMs: number;
   /** Log one line per event queued (debugging). */
   logEvents: boolean;
+  /** LOG_FORMAT and LOG_LEVEL (lib/log/config.ts); absent: text, info. */
+  log?: LogConfig;
 }
 
 /** A setting: its flag, its variable, and how it is read. */
@@ -194,6 +198,7 @@ export function parseRelayConfig(
     watchIstio: bool("RELAY_WATCH_ISTIO"),
     shutdownTimeoutMs: duration("RELAY_SHUTDOWN_TIMEOUT"),
     logEvents: bool("RELAY_LOG_EVENTS"),
+    log: parseLogConfig(env, errors),
   };
   if (errors.length === 0 && config.maxQueuedEvents < config.batchSize) {
     errors.push(
@@ -231,5 +236,7 @@ export function relayUsage(): string {
     "Kubernetes access: KUBECONFIG, ~/.kube/config, or the pod's service account.",
     "",
     ...rows,
+    "",
+    logUsage,
   ].join("\n");
 }

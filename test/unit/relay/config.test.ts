@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { defaultLogConfig } from "../../../lib/log/config.ts";
 import { parseRelayConfig, type RelayConfig, relayUsage } from "../../../lib/relay/config.ts";
 
 const base = { EDGEPILOT_URL: "http://edgepilot.edgepilot:8080/" };
@@ -20,6 +21,7 @@ describe("parseRelayConfig", () => {
         watchIstio: true,
         shutdownTimeoutMs: 10_000,
         logEvents: false,
+        log: defaultLogConfig,
       } satisfies RelayConfig,
     });
   });
