@@ -8,7 +8,9 @@
 import { grpcBootstrap, parseBootstrapArgs } from "../../lib/agent/bootstrap.ts";
 import { agentUsage, parseAgentConfig } from "../../lib/agent/config.ts";
 import { envoyBootstrap } from "../../lib/agent/envoy-bootstrap.ts";
+import { logError } from "../../lib/log/line-log.ts";
 import { startAgent } from "./agent-runtime.ts";
+import { bootLogger, createNodeLogger } from "./log.ts";
 
 if (process.argv[2] === "bootstrap") {
   const args = parseBootstrapArgs(process.env, process.argv.slice(3));
@@ -28,12 +30,14 @@ if (parsed.ok === "help") {
   process.exit(0);
 }
 if (!parsed.ok) {
-  for (const e of parsed.errors) console.error(`agent: config: ${e}`);
+  const boot = bootLogger(process.env).line;
+  for (const e of parsed.errors) logError(boot, `agent: config: ${e}`);
   process.exit(2);
 }
-const log = (line: string) => console.log(line);
+// LOG_FORMAT / LOG_LEVEL: every line goes through the structured logger.
+const log = createNodeLogger(parsed.config.log).line;
 const agent = await startAgent(parsed.config, { log }).catch((e: unknown) => {
-  console.error(`agent: cannot start: ${e instanceof Error ? e.message : String(e)}`);
+  logError(log, `agent: cannot start: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);
 });
 let stopping = false;
@@ -45,7 +49,7 @@ for (const sig of ["SIGTERM", "SIGINT"] as const) {
     agent.stop().then(
       () => process.exit(0),
       (e: unknown) => {
-        console.error(`agent: unclean stop: ${String(e)}`);
+        logError(log, `agent: unclean stop: ${String(e)}`);
         process.exit(1);
       },
     );

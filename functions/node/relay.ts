@@ -4,7 +4,9 @@
  * ~/.kube/config or the pod's service account. SIGTERM stops the watches, flushes the queue
  * (RELAY_SHUTDOWN_TIMEOUT at most) and exits 0.
  */
+import { logError } from "../../lib/log/line-log.ts";
 import { parseRelayConfig, relayUsage } from "../../lib/relay/config.ts";
+import { bootLogger, createNodeLogger } from "./log.ts";
 import { loadKubeConfig } from "./relay/kubeconfig.ts";
 import { createRelay } from "./relay/relay.ts";
 
@@ -14,21 +16,24 @@ if (parsed.ok === "help") {
   process.exit(0);
 }
 if (!parsed.ok) {
-  for (const e of parsed.errors) console.error(`relay: config: ${e}`);
+  const boot = bootLogger(process.env).line;
+  for (const e of parsed.errors) logError(boot, `relay: config: ${e}`);
   process.exit(2);
 }
 const { config } = parsed;
+// LOG_FORMAT / LOG_LEVEL: every line goes through the structured logger.
+const log = createNodeLogger(config.log).line;
 
 const loaded = loadKubeConfig(process.env);
 if (!loaded.ok) {
-  console.error(`relay: config: ${loaded.error}`);
+  logError(log, `relay: config: ${loaded.error}`);
   process.exit(2);
 }
 const { kc } = loaded;
 const cluster = kc.getCurrentCluster();
-console.log(`relay: Kubernetes API at ${cluster?.server} (context ${kc.getCurrentContext()})`);
+log(`relay: Kubernetes API at ${cluster?.server} (context ${kc.getCurrentContext()})`);
 
-const relay = createRelay({ kc, config, log: (line) => console.log(line) });
+const relay = createRelay({ kc, config, log });
 relay.start();
 
 let stopping = false;
@@ -36,22 +41,19 @@ for (const sig of ["SIGTERM", "SIGINT"] as const) {
   process.on(sig, () => {
     if (stopping) return;
     stopping = true;
-    console.log(
-      `relay: ${sig}: stopping watches and flushing the queue (at most ${config.shutdownTimeoutMs}ms)`,
-    );
+    log(`relay: ${sig}: stopping watches and flushing the queue (at most ${config.shutdownTimeoutMs}ms)`);
     relay.stop(config.shutdownTimeoutMs).then(
       ({ flushed, stats }) => {
-        if (flushed)
-          console.log(`relay: queue flushed (${stats.deliveredEvents} events delivered in all); bye`);
+        if (flushed) log(`relay: queue flushed (${stats.deliveredEvents} events delivered in all); bye`);
         else
-          console.log(
+          log(
             `relay: ${stats.queuedEvents} events and ${stats.queuedEntries - stats.queuedEvents} resyncs not ` +
               "delivered in time; the next relay's initial lists cover them",
           );
         process.exit(0);
       },
       (err) => {
-        console.error(`relay: unclean stop: ${err}`);
+        logError(log, `relay: unclean stop: ${err}`);
         process.exit(1);
       },
     );

@@ -5,7 +5,7 @@
  */
 import type { LogFields } from "./format.ts";
 import type { Level } from "./levels.ts";
-import { scopeLine } from "./scopes.ts";
+import { scopeOf } from "./scopes.ts";
 
 /** What every component takes: one line of text with its scope prefix (`xds: …`). */
 export type LogLine = (line: string) => void;
@@ -22,10 +22,8 @@ interface Writer {
 
 /** The adapter over `logger`: `log(line)` is info; `log.at(level, line, fields)` says more. */
 export function createLineLog(logger: Writer): LineLog {
-  const at = (level: Level, line: string, fields?: LogFields) => {
-    const { scope, msg } = scopeLine(line);
-    logger.write(level, scope, msg, fields);
-  };
+  const at = (level: Level, line: string, fields?: LogFields) =>
+    logger.write(level, scopeOf(line), line, fields);
   return Object.assign((line: string) => at("info", line), { at });
 }
 

@@ -21,22 +21,14 @@ export const scopeOfPrefix: Readonly<Record<string, string>> = {
 /** Every scope a line can land in: what LOG_LEVEL may name. */
 export const logScopes: ReadonlySet<string> = new Set([...Object.values(scopeOfPrefix), "default"]);
 
-/** A line split into its scope and the message after its prefix. */
-export interface ScopedLine {
-  scope: string;
-  msg: string;
-}
-
 /**
- * The scope of `line` from its first word: `xds: could not…` ▶ ads, message `could not…` (the
- * prefix is the scope column now); `push 12: full…` ▶ push, kept whole (the word belongs to the
- * message). A line whose first word is no known prefix is kept whole in `default`.
+ * The scope of `line` from its first word: `xds: could not…` ▶ ads, `push 12: full…` ▶ push; a line
+ * whose first word is no known prefix is in `default`. The line itself stays the message, prefix
+ * and all, so what operators and tests grep for (`relay: config: …`) reads the same in every format.
  */
-export function scopeLine(line: string): ScopedLine {
-  const word = /^([a-z]{2,12})(: | )/.exec(line);
-  if (word && Object.hasOwn(scopeOfPrefix, word[1] as string)) {
-    const scope = scopeOfPrefix[word[1] as string] as string;
-    return { scope, msg: word[2] === ": " ? line.slice(word[0].length) : line };
-  }
-  return { scope: "default", msg: line };
+export function scopeOf(line: string): string {
+  const word = /^([a-z]{2,12})[: ]/.exec(line)?.[1];
+  return word !== undefined && Object.hasOwn(scopeOfPrefix, word)
+    ? (scopeOfPrefix[word] as string)
+    : "default";
 }

@@ -35,7 +35,7 @@ export function createConnectionLog(options: ConnectionLogOptions) {
         logAt(
           options.log,
           "info",
-          `xds: ADS: new ${kind} connection for node ${logSafe(node)}, ${streams} stream(s) open`,
+          `xds: proxy ${logSafe(node)} connected (${kind} ADS), ${streams} stream(s) open`,
           { node, type: kind, streams },
         );
       },
@@ -46,7 +46,7 @@ export function createConnectionLog(options: ConnectionLogOptions) {
         logAt(
           options.log,
           "info",
-          `xds: ADS: ${kind} connection for node ${logSafe(node)} closed after ${ms}ms, ${streams} stream(s) open`,
+          `xds: proxy ${logSafe(node)} disconnected after ${ms}ms (${kind} ADS), ${streams} stream(s) open`,
           { node, type: kind, streams, connected_ms: ms },
         );
         node = undefined;
