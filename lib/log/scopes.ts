@@ -9,6 +9,7 @@ export const scopeOfPrefix: Readonly<Record<string, string>> = {
   ads: "ads",
   push: "push",
   debounce: "push",
+  views: "push",
   ingest: "ingest",
   sync: "ingest",
   auth: "security",
