@@ -1,11 +1,11 @@
 /**
  * The bridge from today's `log: (line: string) => void` to the structured logger: a line's prefix
  * gives its scope (lib/log/scopes.ts), its level is info unless the call site says otherwise
- * through logAt/logWarn/logError. A plain function (a test's array) still gets the bare line.
+ * through logAt/logWarn/logError (or the line starts `<prefix>: WARNING:` / `ERROR:`). A plain function (a test's array) still gets the bare line.
  */
 import type { LogFields } from "./format.ts";
 import type { Level } from "./levels.ts";
-import { scopeOf } from "./scopes.ts";
+import { levelWord, scopeOf } from "./scopes.ts";
 
 /** What every component takes: one line of text with its scope prefix (`xds: …`). */
 export type LogLine = (line: string) => void;
@@ -24,7 +24,8 @@ interface Writer {
 export function createLineLog(logger: Writer): LineLog {
   const at = (level: Level, line: string, fields?: LogFields) =>
     logger.write(level, scopeOf(line), line, fields);
-  return Object.assign((line: string) => at("info", line), { at });
+  // A plain line is info, unless it names its level (`relay: ERROR: …`).
+  return Object.assign((line: string) => at(levelWord(line) ?? "info", line), { at });
 }
 
 /**

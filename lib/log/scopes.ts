@@ -33,3 +33,12 @@ export function scopeOf(line: string): string {
     ? (scopeOfPrefix[word] as string)
     : "default";
 }
+
+/**
+ * The level a line names itself after its prefix (`relay: ERROR: …` ▶ error, `edgepilot: WARNING:
+ * …` ▶ warn), the convention some lines used before levels existed; undefined for the others.
+ */
+export function levelWord(line: string): "warn" | "error" | undefined {
+  const word = /^[a-z]{2,12}: (WARNING|ERROR): /.exec(line)?.[1];
+  return word === "ERROR" ? "error" : word === "WARNING" ? "warn" : undefined;
+}

@@ -123,6 +123,14 @@ describe("the line adapter", () => {
     expect(l.enabled("ingest", "debug")).toBe(false);
   });
 
+  it("reads WARNING: and ERROR: after the prefix as the level of a plain line", () => {
+    const { logger: l, lines } = logger("text");
+    l.line("edgepilot: WARNING: XDS_AUTH=none");
+    l.line("relay: ERROR: ingest rejected event 3");
+    l.line("relay: the word ERROR: later is not a level");
+    expect(lines.map((x) => x.level)).toEqual(["warn", "error", "info"]);
+  });
+
   it("gives a plain (line) => void the bare line, fields left out", () => {
     const got: string[] = [];
     const plain = (line: string) => got.push(line);
