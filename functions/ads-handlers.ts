@@ -139,42 +139,46 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
       const view = createStreamView(views, source);
       const session = createSotwSession(sessionOptions(status, view));
       const types = new Set<string>();
-      const conn = connection("sotw");
       const check = (req: DiscoveryRequest) =>
-        accepted(
-          conn,
-          req,
-          nodeIdError(req.node?.id) ??
-            typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
-            (req.resourceNames.length > limits.maxNamesPerRequest
-              ? new ConnectError(
-                  `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
-                    `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
-                  Code.ResourceExhausted,
-                )
-              : undefined),
-        );
+        nodeIdError(req.node?.id) ??
+        typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
+        (req.resourceNames.length > limits.maxNamesPerRequest
+          ? new ConnectError(
+              `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
+                `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
+              Code.ResourceExhausted,
+            )
+          : undefined);
       // A push naming its changes touches only those names (EDS/RDS answer just them).
       const handlers = viewed(view, session);
+      const conn = connection("sotw");
       const hooks = streamHooks(() => void status.close(), conn);
-      return pumpAdsStream(requests, handlers, pushes, withShutdown(signal), send, check, hooks);
+      return pumpAdsStream(requests, handlers, pushes, withShutdown(signal), send, noted(conn, check), hooks);
     },
     delta(requests, signal, send) {
       const status = recorder();
       const view = createStreamView(views, source);
       const session = createDeltaSession(sessionOptions(status, view));
-      const conn = connection("delta");
       const check = (req: DeltaDiscoveryRequest) => {
         const badNode = nodeIdError(req.node?.id);
         if (badNode) return badNode;
         const problem = checkDeltaRequest(req, limits, session.subscribed(req.typeUrl));
-        if (!problem) return accepted(conn, req, undefined);
+        if (!problem) return undefined;
         const code = problem.code === "invalid-argument" ? Code.InvalidArgument : Code.ResourceExhausted;
         return new ConnectError(problem.message, code);
       };
       const changeAware = viewed(view, session);
+      const conn = connection("delta");
       const hooks = streamHooks(() => void status.close(), conn);
-      return pumpAdsStream(requests, changeAware, pushes, withShutdown(signal), send, check, hooks);
+      return pumpAdsStream(
+        requests,
+        changeAware,
+        pushes,
+        withShutdown(signal),
+        send,
+        noted(conn, check),
+        hooks,
+      );
     },
   };
 }
@@ -218,14 +222,16 @@ function viewed<Req extends { node?: Node | undefined }, Res>(
   };
 }
 
-/** `error` (the request's refusal), after noting an accepted request's node: its first logs the connection. */
-function accepted(
+/** `check`, noting the node of each request it accepts: the stream's first logs its connection. */
+function noted<Req extends { node?: Node | undefined }>(
   conn: StreamConnectionLog,
-  req: { node?: Node | undefined },
-  error: ConnectError | undefined,
-): ConnectError | undefined {
-  if (!error) conn.connected(req.node?.id);
-  return error;
+  check: (req: Req) => ConnectError | undefined,
+): (req: Req) => ConnectError | undefined {
+  return (req) => {
+    const error = check(req);
+    if (!error) conn.connected(req.node?.id);
+    return error;
+  };
 }
 
 /** A node id the stream cannot serve (too long for a status record, control characters) ▶ InvalidArgument. */
