@@ -1,7 +1,8 @@
 /**
  * The bridge from today's `log: (line: string) => void` to the structured logger: a line's prefix
  * gives its scope (lib/log/scopes.ts), its level is info unless the call site says otherwise
- * through logAt/logWarn/logError (or the line starts `<prefix>: WARNING:` / `ERROR:`). A plain function (a test's array) still gets the bare line.
+ * through logAt/logWarn/logError (or the line starts `<prefix>: WARNING:` / `ERROR:`). A plain
+ * function (a test's array) still gets the bare line.
  */
 import type { LogFields } from "./format.ts";
 import type { Level } from "./levels.ts";
