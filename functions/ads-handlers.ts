@@ -22,6 +22,7 @@ import type { PushSignal } from "../lib/push/signal.ts";
 import type { SyncTracker } from "../lib/push/sync-tracker.ts";
 import type { Store } from "../lib/store/index.ts";
 import { defaultMaxResponseBytes, ResponseTooLargeError } from "../lib/xds/budget.ts";
+import { createConnectionLog, type StreamConnectionLog } from "../lib/xds/connection-log.ts";
 import { createDeltaSession } from "../lib/xds/delta.ts";
 import { type AdsLimits, checkDeltaRequest, defaultAdsLimits } from "../lib/xds/delta-limits.ts";
 import { nodeIdProblem } from "../lib/xds/proxy-record.ts";
@@ -50,6 +51,8 @@ export interface AdsDeps {
    * and their NACKs reach the upstream's). Default true.
    */
   recordStatus?: boolean;
+  /** The clock of the connect/disconnect lines (default Date.now). */
+  now?: () => number;
 }
 
 /**
@@ -80,11 +83,17 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
   const limits: AdsLimits = { ...defaultAdsLimits, ...deps.limits };
   const { pushes } = deps;
   let openStreams = 0;
+  // One connect and one disconnect line per stream that got as far as a valid request.
+  const connection = createConnectionLog({
+    log: deps.log,
+    now: deps.now ?? Date.now,
+    streams: () => openStreams,
+  });
   /**
    * The hooks of one ADS stream: counts it for its whole life; over maxStreams, refuses it before
    * it starts; an answer too large to cut ends it with ResourceExhausted; `closed` runs at its end.
    */
-  const streamHooks = (closed: () => void): StreamHooks => ({
+  const streamHooks = (closed: () => void, conn: StreamConnectionLog): StreamHooks => ({
     open() {
       if (openStreams >= limits.maxStreams) {
         throw new ConnectError(
@@ -97,6 +106,7 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
     },
     close(opened) {
       if (opened) openStreams--;
+      conn.closed();
       closed();
     },
     mapError: exhausted,
@@ -141,8 +151,9 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
           : undefined);
       // A push naming its changes touches only those names (EDS/RDS answer just them).
       const handlers = viewed(view, session);
-      const hooks = streamHooks(() => void status.close());
-      return pumpAdsStream(requests, handlers, pushes, withShutdown(signal), send, check, hooks);
+      const conn = connection("sotw");
+      const hooks = streamHooks(() => void status.close(), conn);
+      return pumpAdsStream(requests, handlers, pushes, withShutdown(signal), send, noted(conn, check), hooks);
     },
     delta(requests, signal, send) {
       const status = recorder();
@@ -157,8 +168,17 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
         return new ConnectError(problem.message, code);
       };
       const changeAware = viewed(view, session);
-      const hooks = streamHooks(() => void status.close());
-      return pumpAdsStream(requests, changeAware, pushes, withShutdown(signal), send, check, hooks);
+      const conn = connection("delta");
+      const hooks = streamHooks(() => void status.close(), conn);
+      return pumpAdsStream(
+        requests,
+        changeAware,
+        pushes,
+        withShutdown(signal),
+        send,
+        noted(conn, check),
+        hooks,
+      );
     },
   };
 }
@@ -199,6 +219,18 @@ function viewed<Req extends { node?: Node | undefined }, Res>(
         ? taken.then((t) => session.onPush(undefined, t.changes))
         : session.onPush(undefined, taken.changes);
     },
+  };
+}
+
+/** `check`, noting the node of each request it accepts: the stream's first logs its connection. */
+function noted<Req extends { node?: Node | undefined }>(
+  conn: StreamConnectionLog,
+  check: (req: Req) => ConnectError | undefined,
+): (req: Req) => ConnectError | undefined {
+  return (req) => {
+    const error = check(req);
+    if (!error) conn.connected(req.node?.id);
+    return error;
   };
 }
 

@@ -15,6 +15,7 @@ import {
   type XdsGuard,
 } from "../lib/auth/index.ts";
 import type { Node } from "../lib/gen/envoy/config/core/v3/base_pb.ts";
+import { logWarn } from "../lib/log/line-log.ts";
 
 /** The caller's identity, set by the interceptor before any handler runs. */
 export const identityKey = createContextKey<Identity | undefined>(undefined, { description: "xds identity" });
@@ -98,7 +99,8 @@ export function nodeChecker(
     if (!carried.carries) return;
     const decision = checkNode(identity, carried.node, position);
     if (decision.ok) return;
-    if (decision.code === "permission-denied") log?.(`xds: refused ${methodName}: ${decision.message}`);
+    if (decision.code === "permission-denied" && log)
+      logWarn(log, `xds: refused ${methodName}: ${decision.message}`);
     throw nodeRefusal(decision);
   };
 }

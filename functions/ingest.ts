@@ -21,6 +21,7 @@ import {
   validateEventsPaced,
   validateList,
 } from "../lib/ingest/index.ts";
+import { logError, logWarn } from "../lib/log/line-log.ts";
 import { logSafe } from "../lib/log-safe.ts";
 import { createPace, type Pace } from "../lib/pace.ts";
 import { CommitError } from "../lib/store/staged.ts";
@@ -84,7 +85,7 @@ export function createIngestApp(options: IngestOptions): Hono {
   const answer = async (c: Context, summary: object) =>
     c.json(sync ? { ...summary, instance: await sync.instance() } : summary);
   const reject = (c: Context, what: string, cluster: string, error: IngestError) => {
-    log(`ingest: rejected ${what} for cluster ${cluster}: ${formatIngestError(error)}`);
+    logWarn(log, `ingest: rejected ${what} for cluster ${cluster}: ${formatIngestError(error)}`);
     return c.json(errorBody(error), 400);
   };
 
@@ -125,7 +126,8 @@ export function createIngestApp(options: IngestOptions): Hono {
     // A bug or a failing store: the batch was staged and dropped (or its commit rolled back).
     const partly = err instanceof CommitError && !err.rolledBack;
     const detail = logSafe(err instanceof Error ? (err.stack ?? err.message) : String(err), 4096);
-    log(
+    logError(
+      log,
       `ingest: internal error on ${c.req.method} ${c.req.path}, ${partly ? "PARTLY APPLIED" : "nothing applied"}: ${detail}`,
     );
     const error = partly

@@ -1,6 +1,8 @@
 /** Runtime configuration from environment variables, validated, with Istio's defaults. */
 import { parseXdsAuth, type XdsAuthConfig } from "./auth/config.ts";
 import type { RegistryOptions } from "./ingest/context.ts";
+import { parseLogConfig } from "./log/config.ts";
+import type { LogConfig } from "./log/logger.ts";
 import { type DebounceOptions, parseDuration } from "./push/debounce.ts";
 import { parseDiscoverySelectors } from "./registry/kube/selectors.ts";
 import { defaultMaxResponseBytes, envelopeBytes } from "./xds/budget.ts";
@@ -22,6 +24,8 @@ export interface Config {
   syncTimeoutMs: number;
   /** XDS_AUTH: how every read path authenticates (lib/auth/config.ts). */
   xdsAuth: XdsAuthConfig;
+  /** LOG_FORMAT (text or json) and LOG_LEVEL (per scope, istiod's --log_output_level): lib/log/config.ts. */
+  log: LogConfig;
 }
 
 /** EDGEPILOT_STORE: `memory` (the default; gone on restart) or `file` in EDGEPILOT_DATA_DIR (durable). */
@@ -180,6 +184,7 @@ export function parseConfig(
     store: parseStore(env, errors),
     syncTimeoutMs: duration("PILOT_SYNC_TIMEOUT", 60_000),
     xdsAuth,
+    log: parseLogConfig(env, errors),
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
 }

@@ -12,8 +12,12 @@ export const maxLoggedChars = 512;
  * Non-strings are stringified first.
  */
 export function logSafe(value: unknown, max = maxLoggedChars): string {
-  const text = typeof value === "string" ? value : String(value);
-  const cut = text.length > max ? `${text.slice(0, max)}…(+${text.length - max} chars)` : text;
+  const cut = clipLogged(typeof value === "string" ? value : String(value), max);
   // JSON.stringify escapes control characters and lone surrogates; U+2028/2029 end lines for some readers.
   return JSON.stringify(cut).replace(/[\u2028\u2029]/g, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029"));
+}
+
+/** `text` cut to `max` characters, saying how many were elided (logSafe's cut, for structured fields). */
+export function clipLogged(text: string, max = maxLoggedChars): string {
+  return text.length > max ? `${text.slice(0, max)}…(+${text.length - max} chars)` : text;
 }

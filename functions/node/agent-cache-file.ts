@@ -18,6 +18,7 @@ import {
   decodeSnapshot,
   encodeSnapshot,
 } from "../../lib/agent/cache-snapshot.ts";
+import { logError, logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import { keys } from "../../lib/store/keys.ts";
 import type { Store } from "../../lib/store/store.ts";
@@ -94,7 +95,8 @@ export function openCacheFile(options: CacheFileOptions): CacheFile {
     const bytes = encodeSnapshot(mirror, identity, new Date().toISOString(), nodeSha256);
     if (bytes.length > maxBytes) {
       if (!tooBig)
-        log(
+        logWarn(
+          log,
           `agent: cache file ${shown}: the cache (${bytes.length} bytes) is over ${maxBytes} bytes; not saved, and the old file removed`,
         );
       tooBig = true;
@@ -113,7 +115,10 @@ export function openCacheFile(options: CacheFileOptions): CacheFile {
       await rename(tmp, path);
     } catch (e) {
       dirty = true;
-      log(`agent: cache file ${shown}: cannot save (${logSafe(String(e))}); retried at the next change`);
+      logError(
+        log,
+        `agent: cache file ${shown}: cannot save (${logSafe(String(e))}); retried at the next change`,
+      );
       await rm(tmp, { force: true }).catch(() => undefined);
     }
   }
@@ -179,7 +184,7 @@ function load(
   const shown = logSafe(path);
   /** `why` is safe to log: built here or by decodeSnapshot from escaped parts. */
   const ignored = (why: string) => {
-    log(`agent: cache file ${shown}: ignored (${why}); starting with an empty cache`);
+    logWarn(log, `agent: cache file ${shown}: ignored (${why}); starting with an empty cache`);
     return undefined;
   };
   let bytes: Uint8Array;

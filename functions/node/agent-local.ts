@@ -8,6 +8,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { type Ask, deltaAsk, sotwAsk } from "../../lib/agent/demand.ts";
 import { localNodeProblem } from "../../lib/agent/local-node.ts";
 import type { Node } from "../../lib/gen/envoy/config/core/v3/base_pb.ts";
+import { logWarn } from "../../lib/log/line-log.ts";
 import type { AdsHandlers } from "../ads-handlers.ts";
 
 /** A local proxy's NACK, as handed upstream. */
@@ -64,7 +65,7 @@ async function* tap<Req extends AnyRequest>(
     if (node === undefined && req.node !== undefined && req.node.id !== "") {
       const problem = localNodeProblem(req.node, options.namespace);
       if (problem) {
-        options.log(`agent: refused a local proxy: ${problem}`);
+        logWarn(options.log, `agent: refused a local proxy: ${problem}`);
         throw new ConnectError(problem, Code.PermissionDenied);
       }
       node = req.node;

@@ -18,6 +18,7 @@ import {
 import type { Transport, TransportOptions } from "../../lib/agent/transport.ts";
 import type { DeltaDiscoveryResponse } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
+import { logError, logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import type { ResourceChange } from "../../lib/push/flush.ts";
 import { createPushSignal } from "../../lib/push/signal.ts";
@@ -73,7 +74,9 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
   useSyncSha256(nodeSha256);
   // The cache: what the upstream sent, under keys.resource, served by the server's own sessions.
   const store = createMemoryStore();
-  const pushes = createPushSignal((e) => log(`agent: a local stream failed a push: ${logSafe(String(e))}`));
+  const pushes = createPushSignal((e) =>
+    logWarn(log, `agent: a local stream failed a push: ${logSafe(String(e))}`),
+  );
   const writes = createSerial();
   const shutdown = new AbortController();
   let pushVersion = 0;
@@ -91,7 +94,8 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     ? watchTokenFile(config.tokenFile, () => dispatch({ type: "tokenChanged" }), log)
     : undefined;
   if (token && cleartextOffHost(config.upstream))
-    log(
+    logWarn(
+      log,
       `agent: the token goes to ${config.upstream} over cleartext HTTP${config.http === "1.1" ? "/1.1" : "/2"}; use https:// off the host`,
     );
   const ctx = {
@@ -170,7 +174,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
         return;
       case "cache":
         void writes(() => cache(a.typeUrl as TypeUrl, a.upserts, a.removed)).catch((e: unknown) =>
-          log(`agent: cache write failed: ${logSafe(String(e))}`),
+          logError(log, `agent: cache write failed: ${logSafe(String(e))}`),
         );
         return;
       case "wait":

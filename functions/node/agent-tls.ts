@@ -7,6 +7,7 @@
  * `node --use-openssl-ca` for OpenSSL's system store). Any upstream kind takes its options from here.
  */
 import { readFileSync } from "node:fs";
+import { logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 
 /** The TLS options of an upstream connection. */
@@ -43,7 +44,8 @@ export function upstreamTls(caFile: string | undefined, log: (line: string) => v
       } catch (e) {
         const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
         if (why !== problem)
-          log(
+          logWarn(
+            log,
             `agent: EDGEPILOT_AGENT_CA_FILE ${logSafe(caFile)}: cannot read it (${logSafe(why)}); the last good bundle is used`,
           );
         problem = why;

@@ -6,6 +6,7 @@
  */
 import { type FSWatcher, readFileSync, watch } from "node:fs";
 import { basename, dirname } from "node:path";
+import { logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 
 /** The token as the file last held it. */
@@ -29,7 +30,11 @@ export function watchTokenFile(path: string, changed: () => void, log: (line: st
     }
     if (why !== problem) {
       problem = why;
-      if (why) log(`agent: token file ${logSafe(path)}: ${logSafe(why)}; no token is sent until it is fixed`);
+      if (why)
+        logWarn(
+          log,
+          `agent: token file ${logSafe(path)}: ${logSafe(why)}; no token is sent until it is fixed`,
+        );
     }
     if (next === token) return false;
     token = next;
@@ -51,7 +56,8 @@ export function watchTokenFile(path: string, changed: () => void, log: (line: st
       }, 20);
     });
   } catch (e) {
-    log(
+    logWarn(
+      log,
       `agent: cannot watch ${logSafe(dirname(path))} (${logSafe(String(e))}): the token is read only at start`,
     );
   }

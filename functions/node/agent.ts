@@ -8,7 +8,9 @@
 import { bootstrapUsage, grpcBootstrap, parseBootstrapArgs } from "../../lib/agent/bootstrap.ts";
 import { agentUsage, parseAgentConfig } from "../../lib/agent/config.ts";
 import { envoyBootstrap } from "../../lib/agent/envoy-bootstrap.ts";
+import { logError } from "../../lib/log/line-log.ts";
 import { startAgent } from "./agent-runtime.ts";
+import { bootLogger, createNodeLogger } from "./log.ts";
 
 if (process.argv[2] === "bootstrap") {
   if (process.argv.slice(3).some((a) => a === "--help" || a === "-h")) {
@@ -32,13 +34,15 @@ if (parsed.ok === "help") {
   process.exit(0);
 }
 if (!parsed.ok) {
-  for (const e of parsed.errors) console.error(`agent: config: ${e}`);
+  const boot = bootLogger(process.env).line;
+  for (const e of parsed.errors) logError(boot, `agent: config: ${e}`);
   process.exit(2);
 }
-const log = (line: string) => console.log(line);
+// LOG_FORMAT / LOG_LEVEL: every line goes through the structured logger.
+const log = createNodeLogger(parsed.config.log).line;
 const agent = await startAgent(parsed.config, { log }).catch((e: unknown) => {
   // One line an operator can act on (a port in use names its variable), not a stack; 2 as for config.
-  console.error(`agent: cannot start: ${e instanceof Error ? e.message : String(e)}`);
+  logError(log, `agent: cannot start: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(2);
 });
 let stopping = false;
@@ -50,7 +54,7 @@ for (const sig of ["SIGTERM", "SIGINT"] as const) {
     agent.stop().then(
       () => process.exit(0),
       (e: unknown) => {
-        console.error(`agent: unclean stop: ${String(e)}`);
+        logError(log, `agent: unclean stop: ${String(e)}`);
         process.exit(1);
       },
     );

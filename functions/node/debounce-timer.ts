@@ -3,6 +3,7 @@
  * runs another right after it, so nothing that arrives mid-push waits past its own debounce.
  */
 import { turnFailedLine, turnRetryMs } from "../../lib/core/push-log.ts";
+import { logError } from "../../lib/log/line-log.ts";
 
 export interface DebounceTimer {
   /** Something was queued: run a turn now (it decides whether to push or wait). */
@@ -53,7 +54,7 @@ export function createDebounceTimer(options: DebounceTimerOptions): DebounceTime
         const turn = await options.turn();
         if (turn.nextAt !== null) schedule(turn.nextAt);
       } catch (err) {
-        options.log?.(turnFailedLine(err));
+        if (options.log) logError(options.log, turnFailedLine(err));
         schedule(options.now() + (options.retryMs ?? turnRetryMs));
       } finally {
         running = undefined;

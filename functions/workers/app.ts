@@ -8,6 +8,7 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { xdsAuthLogLine } from "../../lib/auth/config.ts";
+import { logError, logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
 import { createDurableObjectStore, type StoreRpc } from "../../lib/store/durable-object.ts";
@@ -22,6 +23,7 @@ import { createXdsRoutes } from "../xds.ts";
 import { ConfigError, workerConfig } from "./config.ts";
 import type { Env } from "./index.ts";
 import { mountIngestForward } from "./ingest-forward.ts";
+import { workerLog } from "./log.ts";
 import type { MeshStore } from "./mesh-store.ts";
 import { mountPollForward } from "./poll-forward.ts";
 
@@ -61,12 +63,12 @@ export function serve(request: Request, env: Env, ctx: ExecutionContext): Respon
 
 function buildApp(env: Env): Hono {
   const config = workerConfig(env);
-  const log = (line: string) => console.log(line);
+  const log = workerLog(config.log);
   const store = createDurableObjectStore(meshRpc(env));
   const kick = () =>
     meshStub(env)
       .kick()
-      .catch((err: unknown) => log(`sync: kick failed, the cron trigger will push: ${err}`));
+      .catch((err: unknown) => logWarn(log, `sync: kick failed, the cron trigger will push: ${err}`));
   // The read paths' gate: the sync record in the MeshStore, read on every use (isolates come and
   // go). The object's own tracker writes it (ingest runs there) and keeps the timer; should this
   // one see the registry become synced first, it kicks the object.
@@ -79,7 +81,9 @@ function buildApp(env: Env): Hono {
     onSynced: () => void kick(),
   });
   const { guard, ready } = setupGuard(config.xdsAuth, { now: () => Date.now(), log });
-  ready.catch((err: unknown) => log(`edgepilot: config: ${err instanceof Error ? err.message : err}`));
+  ready.catch((err: unknown) =>
+    logError(log, `edgepilot: config: ${err instanceof Error ? err.message : err}`),
+  );
   log(xdsAuthLogLine(config.xdsAuth, { host: "", worker: true }));
   const app = new Hono();
   const forward = (request: Request) => meshStub(env).fetch(request);
@@ -128,7 +132,7 @@ function buildApp(env: Env): Hono {
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);
     // The object answers its own errors; this is the call to it (or a read path) failing.
     const detail = logSafe(err instanceof Error ? (err.stack ?? err.message) : String(err), 4096);
-    log(`edgepilot: internal error on ${c.req.method} ${c.req.path}: ${detail}`);
+    logError(log, `edgepilot: internal error on ${c.req.method} ${c.req.path}: ${detail}`);
     return c.json({ error: "internal error; see the Worker's log" }, 500);
   });
   return app;

@@ -23,6 +23,8 @@ export function configEnv(env: Env): Record<string, string | undefined> {
     XDS_JWKS_URL: env.XDS_JWKS_URL,
     XDS_JWKS: env.XDS_JWKS,
     XDS_JWT_HMAC_SECRET: env.XDS_JWT_HMAC_SECRET,
+    LOG_FORMAT: env.LOG_FORMAT,
+    LOG_LEVEL: env.LOG_LEVEL,
   };
 }
 

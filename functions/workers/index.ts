@@ -29,6 +29,9 @@ export interface Env {
   XDS_JWKS_URL?: string;
   XDS_JWKS?: string;
   XDS_JWT_HMAC_SECRET?: string;
+  /** LOG_FORMAT (text or json) and LOG_LEVEL (per scope): lib/log/config.ts. */
+  LOG_FORMAT?: string;
+  LOG_LEVEL?: string;
 }
 
 /** `fetch` serves app.ts's routes; `scheduled` (the cron) makes sure a debounce turn runs. */

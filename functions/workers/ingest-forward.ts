@@ -8,6 +8,7 @@
  */
 import type { Hono } from "hono";
 import type { Identity } from "../../lib/auth/identity.ts";
+import { logError } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import { forwardedIdentityHeader } from "../auth.ts";
 import { readUpTo } from "../body.ts";
@@ -47,7 +48,7 @@ export function mountIngestForward(
         // No abort signal: a batch the object started applies whole even if the caller left.
         return await forward(new Request(c.req.raw.url, { method: "POST", headers, body: bytes }));
       } catch (err) {
-        log(`ingest: the Durable Object failed on ${c.req.path}: ${logSafe(String(err), 4096)}`);
+        logError(log, `ingest: the Durable Object failed on ${c.req.path}: ${logSafe(String(err), 4096)}`);
         return c.json({ error: forwardFailure }, 500);
       }
     });

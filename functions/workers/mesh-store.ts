@@ -14,6 +14,7 @@ import type { Hono } from "hono";
 import type { Config } from "../../lib/config.ts";
 import { createMeshCore, type MeshCore } from "../../lib/core/mesh-core.ts";
 import { turnFailedLine, turnRetryMs } from "../../lib/core/push-log.ts";
+import { type LineLog, logError, logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
@@ -23,6 +24,7 @@ import { ConfigError, workerConfig } from "./config.ts";
 import { createDebugHost } from "./debug-host.ts";
 import type { Env } from "./index.ts";
 import { createIngestHost, isIngestPath } from "./ingest-host.ts";
+import { workerLog } from "./log.ts";
 import { createPollHost, type PollHost } from "./poll-host.ts";
 
 /** Serves the Store port over RPC; each call runs in one event, so compare-and-set is atomic. */
@@ -33,6 +35,8 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   #ingest: Hono | undefined;
   #debug: Hono | undefined;
   #core: MeshCore | undefined;
+  /** The core's log (LOG_FORMAT / LOG_LEVEL), once a configuration parsed. */
+  #log: LineLog | undefined;
   /** The core's start (settled, failed or not): served calls and turns wait for it. */
   #started: Promise<void> = Promise.resolve();
   #calls = 0;
@@ -100,8 +104,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
         this.#debug ??= createDebugHost(core);
         host = this.#debug;
       } else if (isIngestPath(path)) {
-        const log = (line: string) => console.log(line);
-        this.#ingest ??= createIngestHost({ core: core.ingest, config, log });
+        this.#ingest ??= createIngestHost({ core: core.ingest, config, log: workerLog(config.log) });
         host = this.#ingest;
       } else {
         if (!this.#polls) {
@@ -128,6 +131,8 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
    */
   #mesh(config: Config): MeshCore {
     if (!this.#core) {
+      const log = workerLog(config.log);
+      this.#log = log;
       this.#core = createMeshCore({
         store: this.#store,
         config,
@@ -136,16 +141,16 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
           setTimeout: (f, ms) => setTimeout(f, ms),
           clearTimeout: (h) => clearTimeout(h as number),
         },
-        log: (line) => console.log(line),
+        log,
         // The batch is applied and queued already; the cron kick is the safety net for a lost one.
         requestTurn: () =>
           this.#arm().catch((err: unknown) =>
-            console.error(`debounce: arming the alarm failed, the cron trigger will push: ${logSafe(err)}`),
+            logWarn(log, `debounce: arming the alarm failed, the cron trigger will push: ${logSafe(err)}`),
           ),
       });
       this.#started = this.#core.start().then(
         () => undefined,
-        (err: unknown) => console.error(`sync: loading the sync record failed: ${err}`),
+        (err: unknown) => logError(log, `sync: loading the sync record failed: ${err}`),
       );
       this.ctx.waitUntil(this.#started);
     }
@@ -190,7 +195,8 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
         console.error(`debounce: not running: ${err.message}`);
         return;
       }
-      console.error(turnFailedLine(err));
+      if (this.#log) logError(this.#log, turnFailedLine(err));
+      else console.error(turnFailedLine(err));
       nextAt = now() + turnRetryMs;
     }
     if (nextAt === null) return;

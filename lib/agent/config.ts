@@ -2,6 +2,8 @@
 
 import { isLoopbackHost } from "../auth/config.ts";
 import { parseFlags } from "../cli-flags.ts";
+import { logUsage, parseLogConfig } from "../log/config.ts";
+import type { LogConfig } from "../log/logger.ts";
 import { type UpstreamHttp, type UpstreamProtocol, upstreamHttps, upstreamProtocols } from "./transport.ts";
 
 /** Validated agent settings. */
@@ -28,6 +30,8 @@ export interface AgentConfig {
   protocol?: UpstreamProtocol;
   /** The HTTP version of a Connect upstream (default "2"): "2" (h2c for http://, ALPN h2 for https://) or "1.1". */
   http?: UpstreamHttp;
+  /** LOG_FORMAT and LOG_LEVEL (lib/log/config.ts); absent: text, info. */
+  log?: LogConfig;
 }
 
 /** A setting: its flag, its variable, its default. */
@@ -168,6 +172,7 @@ export function parseAgentConfig(
     readyHost: readyHost(raw("EDGEPILOT_AGENT_READY_HOST"), errors),
     protocol,
     http,
+    log: parseLogConfig(env, errors),
   };
   const ca = raw("EDGEPILOT_AGENT_CA_FILE");
   if (ca && upstream.startsWith("http:"))
@@ -224,5 +229,7 @@ export function agentUsage(): string {
     "keeping the last good configuration when the upstream is away.",
     "",
     ...rows,
+    "",
+    logUsage,
   ].join("\n");
 }

@@ -4,6 +4,8 @@
  * cached, refetched when older than maxAgeMs and on an unknown kid — at most once per
  * minRefreshMs, so a client sending random kids cannot make us hammer the issuer.
  */
+
+import { logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
 import { importJwks, type JwsAlg, type VerifyKey, verifyParams } from "./jwks.ts";
 import type { JwsHeader, KeyResolver } from "./jwt.ts";
@@ -71,7 +73,7 @@ export function createKeySet(options: KeySetOptions): KeySet {
         lastError = undefined;
       } catch (e) {
         lastError = e instanceof Error ? e.message : String(e);
-        log(`auth: JWKS from ${logSafe(url.href)} not refreshed: ${logSafe(lastError)}`);
+        logWarn(log, `auth: JWKS from ${logSafe(url.href)} not refreshed: ${logSafe(lastError)}`);
       } finally {
         inflight = undefined;
       }

@@ -18,7 +18,7 @@ import { type ChangeFeed, createChangeFeed } from "./change-feed.ts";
 import { createMeshHooks, type MeshObserver } from "./hooks.ts";
 import { createIngestCore, type IngestCore } from "./ingest.ts";
 import { startProxyStatusSweep } from "./proxy-status.ts";
-import { pushLogLine } from "./push-log.ts";
+import { createPushLogObserver, isQuietFlush } from "./push-log.ts";
 import { debounceTurn } from "./turn.ts";
 
 /** What a host gives the core. */
@@ -85,6 +85,8 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
   const { store, config, timers, log, requestTurn } = options;
   const now = () => timers.now();
   const hooks = createMeshHooks(log);
+  // The push log: one line per push, written by an observer like any other surface.
+  hooks.observe(createPushLogObserver(log, { streams: options.logStreams === true }));
   const feed = createChangeFeed((err) => log(`xds: push listener failed: ${logSafe(err)}`));
   const ask = () => void requestTurn();
   let stopSweep: (() => void) | undefined;
@@ -127,9 +129,7 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
       for (const flush of turn.flushes) {
         const at = now();
         const streams = feed.streams;
-        const line = pushLogLine(flush, at, options.logStreams ? streams : undefined);
-        if (line === undefined) continue;
-        log(line);
+        if (isQuietFlush(flush)) continue;
         // Streams re-diff only what changed; a recovered flush cannot name it, so they re-read all.
         feed.emit(flush.version, flush.recovered ? undefined : flush.changes);
         hooks.push({ flush, latencyMs: flush.request ? at - flush.request.start : 0, streams });

@@ -6,6 +6,8 @@
  * no write and no log line. A record an ADS stream owns keeps its owner and other types; a
  * record written here belongs to no stream and expires by its TTL (the sweep deletes it).
  */
+
+import { logError, logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
 import { keys, type Store } from "../store/index.ts";
 import type { PollNackReport } from "../xds/poll-request.ts";
@@ -41,7 +43,7 @@ export function createPollNackRecorder(options: PollNackRecorderOptions): PollNa
   const inFlight = new Set<string>();
   return async (nack) => {
     if (nack.nodeId === "") {
-      log(logLine(nack));
+      logWarn(log, logLine(nack));
       return;
     }
     const at = now();
@@ -59,7 +61,7 @@ export function createPollNackRecorder(options: PollNackRecorderOptions): PollNa
       const stored = entry && !isExpired(entry.value, at) ? entry.value : undefined;
       const had = stored?.types.find((t) => t.typeUrl === mine.typeUrl);
       if (had?.nack && had.nack.message === mine.nack?.message) return;
-      log(logLine(nack));
+      logWarn(log, logLine(nack));
       const types =
         had && stored
           ? stored.types.map((t) => (t === had ? { ...t, nack: mine.nack } : t))
@@ -76,7 +78,7 @@ export function createPollNackRecorder(options: PollNackRecorderOptions): PollNa
       // Conditional: a stream's write in between wins (it is the live truth); this NACK is logged.
       await store.put(key, record, { ifVersion: entry?.version ?? 0 });
     } catch (err) {
-      log(`xds: could not record the NACK of ${logSafe(nack.nodeId)}: ${logSafe(err)}`);
+      logError(log, `xds: could not record the NACK of ${logSafe(nack.nodeId)}: ${logSafe(err)}`);
     } finally {
       inFlight.delete(flight);
     }
@@ -96,7 +98,7 @@ export function createPollNackLogger(log: (line: string) => void, remember = 102
     last.delete(key);
     last.set(key, nack.message);
     if (last.size > remember) last.delete(last.keys().next().value as string);
-    log(logLine(nack));
+    logWarn(log, logLine(nack));
   };
 }
 

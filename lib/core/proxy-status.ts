@@ -3,6 +3,8 @@
  * deletes it when the stream ends, keeps it fresh while the stream lives, sweeps records whose
  * process died, and logs every new NACK once with the proxy's text escaped.
  */
+
+import { logError, logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 import {
@@ -177,7 +179,7 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
       try {
         await store.put(keys.proxy(record.nodeId), record);
       } catch (err) {
-        log(`xds: could not record the status of ${logSafe(record.nodeId)}: ${logSafe(err)}`);
+        logError(log, `xds: could not record the status of ${logSafe(record.nodeId)}: ${logSafe(err)}`);
       }
     }
     e.writing = undefined;
@@ -219,7 +221,8 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
         for (const t of status.types) {
           if (!t.nack || e.lastNack.get(t.typeUrl) === t.nack.nonce) continue;
           e.lastNack.set(t.typeUrl, t.nack.nonce);
-          log(
+          logWarn(
+            log,
             `xds: ${status.nodeId ? logSafe(status.nodeId) : "(no node id)"} NACKed ${logSafe(t.typeUrl)} ` +
               `(kept ${t.nack.versionInfo ? logSafe(t.nack.versionInfo) : "nothing"}): ${logSafe(t.nack.message)}`,
           );
@@ -245,7 +248,7 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
           // Another stream of the same proxy (a reconnect) may own the record by now: leave it.
           if (entry?.value.streamId === e.streamId) await store.delete(key, { ifVersion: entry.version });
         } catch (err) {
-          log(`xds: could not delete the status of ${logSafe(written)}: ${logSafe(err)}`);
+          logError(log, `xds: could not delete the status of ${logSafe(written)}: ${logSafe(err)}`);
         }
       },
     };
@@ -277,7 +280,7 @@ export function startProxyStatusSweep(options: {
       (n) => {
         if (n > 0) options.log(`xds: removed ${n} expired proxy status record(s)`);
       },
-      (err) => options.log(`xds: proxy status sweep failed: ${logSafe(err)}`),
+      (err) => logWarn(options.log, `xds: proxy status sweep failed: ${logSafe(err)}`),
     );
   sweep();
   const timer = setInterval(sweep, options.intervalMs ?? proxyRecordTtlMs / 3);

@@ -6,6 +6,8 @@
  * its store's only writer, ingest runs in it), so their gate costs no store read; the Worker
  * isolate's read paths read the record every time.
  */
+
+import { logWarn } from "../log/line-log.ts";
 import type { Timers } from "../relay/delivery.ts";
 import { keys } from "../store/keys.ts";
 import { type Store, update } from "../store/store.ts";
@@ -118,7 +120,7 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
     timer = timers.setTimeout(
       () => {
         timer = undefined;
-        void current().catch((err) => log(`sync: reading the sync record failed: ${err}`));
+        void current().catch((err) => logWarn(log, `sync: reading the sync record failed: ${err}`));
       },
       Math.max(0, state.timeoutAt - timers.now()),
     );

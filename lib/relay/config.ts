@@ -1,5 +1,7 @@
 /** The relay's configuration from environment variables and command-line flags (flags win), validated. */
 import { parseFlags } from "../cli-flags.ts";
+import { logUsage, parseLogConfig } from "../log/config.ts";
+import type { LogConfig } from "../log/logger.ts";
 import { parseDuration } from "../push/debounce.ts";
 
 /**
@@ -33,6 +35,8 @@ export interface RelayConfig {
   healthPort: number | undefined;
   /** The address the health endpoint binds (0.0.0.0 for kubelet's probes). */
   healthHost: string;
+  /** LOG_FORMAT and LOG_LEVEL (lib/log/config.ts); absent: text, info. */
+  log?: LogConfig;
 }
 
 /** A setting: its flag, its variable, and how it is read. */
@@ -215,6 +219,7 @@ export function parseRelayConfig(
     logEvents: bool("RELAY_LOG_EVENTS"),
     healthPort: raw("RELAY_HEALTH_PORT") === undefined ? undefined : int("RELAY_HEALTH_PORT"),
     healthHost: (raw("RELAY_HEALTH_HOST") as { value: string }).value,
+    log: parseLogConfig(env, errors),
   };
   if (errors.length === 0 && config.maxQueuedEvents < config.batchSize) {
     errors.push(
@@ -252,5 +257,7 @@ export function relayUsage(): string {
     "Kubernetes access: KUBECONFIG, ~/.kube/config, or the pod's service account.",
     "",
     ...rows,
+    "",
+    logUsage,
   ].join("\n");
 }

@@ -8,6 +8,8 @@
  * empty (the relay then relists every kind). Nothing queued is dropped to make room, and what the
  * stopped watches would have brought comes with the relists.
  */
+
+import { logError, logWarn } from "../log/line-log.ts";
 import { type BackoffOptions, createBackoff } from "./backoff.ts";
 import type { KubeList, WatchEvent } from "./list.ts";
 import { classifyPost, type PostResult, restarted } from "./outcome.ts";
@@ -185,7 +187,7 @@ export function createDeliverySender(o: DeliveryOptions): DeliverySender {
         const ms = backoff.next();
         const hint =
           outcome.kind === "unauthorized" ? " (check EDGEPILOT_TOKEN against the control plane's)" : "";
-        o.log(`relay: ${what} failed: ${outcome.why}${hint}; retrying the same batch in ${ms}ms`);
+        logWarn(o.log, `relay: ${what} failed: ${outcome.why}${hint}; retrying the same batch in ${ms}ms`);
         setTimer("retry", ms);
         return;
       }
@@ -195,7 +197,8 @@ export function createDeliverySender(o: DeliveryOptions): DeliverySender {
           delivery.type === "events" && outcome.index !== undefined && queue.dropEvent(outcome.index);
         if (line) {
           stats.rejectedEvents++;
-          o.log(
+          logError(
+            o.log,
             `relay: ERROR: ingest rejected event ${outcome.index} of ${what}: ${outcome.why}; ` +
               `dropping that event and resending the other ${delivery.type === "events" ? delivery.lines.length - 1 : 0}. ` +
               `This is a relay or API server bug; the event was: ${line.slice(0, 2000)}`,
@@ -204,7 +207,8 @@ export function createDeliverySender(o: DeliveryOptions): DeliverySender {
         }
         if (delivery.type === "events") stats.rejectedEvents += delivery.lines.length;
         else stats.rejectedResyncs++;
-        o.log(
+        logError(
+          o.log,
           `relay: ERROR: ingest rejected ${what}: ${outcome.why}; skipping it (a relay bug: please report)`,
         );
         queue.ack();
@@ -219,7 +223,8 @@ export function createDeliverySender(o: DeliveryOptions): DeliverySender {
       queue.pushEvent(kind, JSON.stringify({ type: event.type, object: event.object }), timers.now());
       if (!overflowed && queue.events > o.maxQueuedEvents) {
         overflowed = true;
-        o.log(
+        logWarn(
+          o.log,
           `relay: queue holds ${queue.events} events (limit ${o.maxQueuedEvents}): ingest is not keeping up. ` +
             "Stopping every watch; the queue keeps draining, then every kind is relisted and resynced.",
         );

@@ -12,6 +12,7 @@
 import { create } from "@bufbuild/protobuf";
 import { type Node, NodeSchema } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
 import type { ResourceChange } from "../push/flush.ts";
 import { createSerial } from "../serial.ts";
@@ -177,8 +178,9 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     try {
       a = await sotwAnswer(state.typeUrl, resources, nextNonce, { budget, splittable, only });
     } catch (e) {
-      if (e instanceof ResponseTooLargeError)
-        options.log?.(
+      if (e instanceof ResponseTooLargeError && options.log)
+        logWarn(
+          options.log,
           `xds: sotw ${shortType(state.typeUrl)} answer for ${who} is ${e.bytes} bytes, over ` +
             `EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; cannot be split, stream refused with ResourceExhausted`,
         );

@@ -77,7 +77,7 @@ describe("alarm()", () => {
     expect(await runDurableObjectAlarm(mesh())).toBe(true);
     expect(await alarmAt()).toBe(at + 1000);
     expect(errors.mock.calls.map((c) => String(c[0]))).toEqual([
-      expect.stringMatching(/^debounce: turn failed, retrying: TypeError/),
+      expect.stringMatching(/\terror\tpush\tdebounce: turn failed, retrying: TypeError/),
     ]);
 
     await runInDurableObject(mesh(), (object) => object.store.delete(corrupt));

@@ -115,7 +115,11 @@ describe("Worker pipeline on workerd", () => {
     expect(await alarmAt()).toBeNull();
     published = await getStatus();
     expect(published).toMatchObject({ pushVersion: 1, pendingPushes: 0 });
-    expect(logged()).toContain("push 1: full, 12 resource(s) changed, 100ms after the first event");
+    expect(logged()).toContainEqual(
+      expect.stringMatching(
+        /\tinfo\tpush\tpush 1: full, 12 resource\(s\) changed, 100ms after the first event /,
+      ),
+    );
   });
 
   it("serves FetchClusters/Endpoints/Listeners/Routes over Connect JSON, as GetStatus lists them", async () => {
@@ -196,7 +200,11 @@ describe("Worker pipeline on workerd", () => {
     expect(JSON.stringify((await fetchJson(TypeUrl.endpoint, [reviewsCluster])).resources)).toContain(
       "10.244.2.7",
     );
-    expect(logged()).toContain("push 2: incremental, 2 resource(s) changed, 100ms after the first event");
+    expect(logged()).toContainEqual(
+      expect.stringMatching(
+        /\tinfo\tpush\tpush 2: incremental, 2 resource\(s\) changed, 100ms after the first event /,
+      ),
+    );
     published = after;
   });
 

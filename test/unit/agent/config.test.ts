@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { agentUsage, cleartextOffHost, parseAgentConfig } from "../../../lib/agent/config.ts";
 import { localNodeProblem } from "../../../lib/agent/local-node.ts";
 import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
+import { defaultLogConfig } from "../../../lib/log/config.ts";
 
 const env = (o: Record<string, string | undefined> = {}) => ({
   EDGEPILOT_AGENT_UPSTREAM: "http://edgepilot.edgepilot:15010",
@@ -23,6 +24,7 @@ describe("agent config", () => {
         readyPort: 15021,
         protocol: "ads",
         http: "2",
+        log: defaultLogConfig,
       },
     });
   });
@@ -53,6 +55,7 @@ describe("agent config", () => {
         readyPort: 9000,
         protocol: "watch",
         http: "1.1",
+        log: defaultLogConfig,
       },
     });
   });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { defaultLogConfig } from "../../../lib/log/config.ts";
 import { parseRelayConfig, type RelayConfig, relayUsage } from "../../../lib/relay/config.ts";
 
 const base = { EDGEPILOT_URL: "http://edgepilot.edgepilot:8080/" };
@@ -22,6 +23,7 @@ describe("parseRelayConfig", () => {
         logEvents: false,
         healthPort: undefined,
         healthHost: "127.0.0.1",
+        log: defaultLogConfig,
       } satisfies RelayConfig,
     });
   });
