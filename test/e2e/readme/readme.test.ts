@@ -137,6 +137,16 @@ const covered: Covered[] = [
     by: "test/workers/support.ts",
     marker: "getStatus",
   },
+  {
+    match: /^edgepilot proxy-status /,
+    by: "test/e2e/debug/proxy-status.test.ts",
+    marker: '[bin, "proxy-status", ...args]',
+  },
+  {
+    match: /^curl -s localhost:8787\/debug\/syncz /,
+    by: "test/workers/debug.test.ts",
+    marker: "/debug/syncz",
+  },
   { match: /^docker build -t edgepilot /, by: "test/e2e/image/image.test.ts", marker: "Dockerfile" },
   {
     match: /^kubectl create namespace edgepilot$/,
@@ -204,6 +214,25 @@ const runs: Run[] = [
   {
     match: /^curl -s --http2-prior-knowledge localhost:15010\/edgepilot\.v1\.StatusService\/GetStatus /,
     check: (out) => expect(JSON.parse(out)).toHaveProperty("pushVersion"),
+  },
+  {
+    match: /^curl -s localhost:8080\/debug\/syncz\?pretty$/,
+    check: (out) => expect(Array.isArray(JSON.parse(out))).toBe(true),
+  },
+  {
+    match: /^curl -s 'localhost:8080\/debug\/push_status\?limit=1'$/,
+    check: (out) =>
+      expect(JSON.parse(out)).toMatchObject({ pushVersion: expect.any(Number), pushes: expect.any(Array) }),
+  },
+  {
+    match: /^curl -s 'localhost:8080\/debug\/configz\?kind=VirtualService&namespace=default'$/,
+    check: (out) => expect(JSON.parse(out)).toBeDefined(),
+  },
+  {
+    match: /^curl -s 'localhost:8080\/debug\/config_dump\?proxyID=/,
+    // No such proxy is connected while the README runs: a 404 saying so.
+    check: (out) =>
+      expect(out).toContain("sidecar~10.1.0.7~reviews-v1-7d9f.default~default.svc.cluster.local"),
   },
   {
     match: /^node bin\/edgepilot\.mjs version$/,
