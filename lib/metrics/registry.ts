@@ -187,7 +187,10 @@ function createHistogram(bounds: readonly number[]): Histogram {
     snapshot() {
       const buckets: number[] = [];
       let acc = 0;
-      for (const c of counts) buckets.push((acc += c));
+      for (const c of counts) {
+        acc += c;
+        buckets.push(acc);
+      }
       return { buckets, sum, count };
     },
   };

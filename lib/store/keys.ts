@@ -103,6 +103,8 @@ export const keys = {
   slicePrefix: (ns: string, host: string, cluster: string) => `eps/${e(ns)}/${e(host)}/${e(cluster)}/`,
   /** The EndpointShards of one service (all clusters): EndpointShardsRecord. */
   shards: (ns: string, host: string) => `shard/${e(ns)}/${e(host)}`,
+  /** Every service's EndpointShards. */
+  allShards: () => "shard/",
   /** A queued PushRequest: QueuedPush. Ordered by arrival. */
   pending: (at: number, id: string) => `push/pending/${pad(at)}-${e(id)}`,
   pendingPrefix: () => "push/pending/",
