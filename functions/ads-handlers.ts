@@ -5,6 +5,7 @@
  * limit, the request checks and the error mapping are one.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { XdsReporter } from "../lib/core/hooks.ts";
 import {
   createProxyStatusRecorders,
   type ProxyStatusRecorder,
@@ -30,6 +31,7 @@ import { createStoreSource } from "../lib/xds/source.ts";
 import { openGate } from "../lib/xds/sync-gate.ts";
 import { createStreamView, createViews, type StreamView, type Views } from "../lib/xds/view-source.ts";
 import { pumpAdsStream, type ResponseSink, type StreamHooks } from "./ads-stream.ts";
+import { streamReports } from "./xds-reports.ts";
 
 export interface AdsDeps {
   store: Store;
@@ -50,6 +52,10 @@ export interface AdsDeps {
    * and their NACKs reach the upstream's). Default true.
    */
   recordStatus?: boolean;
+  /** Where streams report opening, closing, responses, ACKs and NACKs: the mesh core's `xds` (metrics). */
+  xds?: XdsReporter;
+  /** The core's clock (ms), for convergence; default Date.now. */
+  now?: () => number;
 }
 
 /**
@@ -79,6 +85,7 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
   const maxResponseBytes = deps.maxResponseBytes ?? defaultMaxResponseBytes;
   const limits: AdsLimits = { ...defaultAdsLimits, ...deps.limits };
   const { pushes } = deps;
+  const now = deps.now ?? Date.now;
   let openStreams = 0;
   /**
    * The hooks of one ADS stream: counts it for its whole life; over maxStreams, refuses it before
@@ -129,26 +136,41 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
       const view = createStreamView(views, source);
       const session = createSotwSession(sessionOptions(status, view));
       const types = new Set<string>();
-      const check = (req: DiscoveryRequest) =>
-        nodeIdError(req.node?.id) ??
-        typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
-        (req.resourceNames.length > limits.maxNamesPerRequest
-          ? new ConnectError(
-              `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
-                `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
-              Code.ResourceExhausted,
-            )
-          : undefined);
+      const reports = streamReports<DiscoveryResponse>("sotw", deps.xds, now);
+      const check = (req: DiscoveryRequest) => {
+        reports.request(req);
+        return (
+          nodeIdError(req.node?.id) ??
+          typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
+          (req.resourceNames.length > limits.maxNamesPerRequest
+            ? new ConnectError(
+                `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
+                  `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
+                Code.ResourceExhausted,
+              )
+            : undefined)
+        );
+      };
       // A push naming its changes touches only those names (EDS/RDS answer just them).
       const handlers = viewed(view, session);
-      const hooks = streamHooks(() => void status.close());
-      return pumpAdsStream(requests, handlers, pushes, withShutdown(signal), send, check, hooks);
+      const hooks = { ...streamHooks(() => closed(status, reports)), ...reports.hooks };
+      return pumpAdsStream(
+        requests,
+        handlers,
+        pushes,
+        withShutdown(signal),
+        reports.sink(send),
+        check,
+        hooks,
+      );
     },
     delta(requests, signal, send) {
       const status = recorder();
       const view = createStreamView(views, source);
       const session = createDeltaSession(sessionOptions(status, view));
+      const reports = streamReports<DeltaDiscoveryResponse>("delta", deps.xds, now);
       const check = (req: DeltaDiscoveryRequest) => {
+        reports.request(req);
         const badNode = nodeIdError(req.node?.id);
         if (badNode) return badNode;
         const problem = checkDeltaRequest(req, limits, session.subscribed(req.typeUrl));
@@ -157,10 +179,24 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
         return new ConnectError(problem.message, code);
       };
       const changeAware = viewed(view, session);
-      const hooks = streamHooks(() => void status.close());
-      return pumpAdsStream(requests, changeAware, pushes, withShutdown(signal), send, check, hooks);
+      const hooks = { ...streamHooks(() => closed(status, reports)), ...reports.hooks };
+      return pumpAdsStream(
+        requests,
+        changeAware,
+        pushes,
+        withShutdown(signal),
+        reports.sink(send),
+        check,
+        hooks,
+      );
     },
   };
+}
+
+/** A stream ended: its status record goes, and its reports say it closed. */
+function closed(status: ProxyStatusRecorder, reports: { close(): void }): void {
+  void status.close();
+  reports.close();
 }
 
 /**

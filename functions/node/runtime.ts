@@ -11,6 +11,7 @@ import { isLoopback, xdsAuthLogLine } from "../../lib/auth/config.ts";
 import type { Config } from "../../lib/config.ts";
 import { createMeshCore } from "../../lib/core/mesh-core.ts";
 import { createPollNackRecorder } from "../../lib/core/poll-nack.ts";
+import { attachMetrics } from "../../lib/metrics/index.ts";
 import type { Store } from "../../lib/store/index.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
@@ -23,11 +24,13 @@ import { byGuard, createAuthInterceptor } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
 import { createIngestApp } from "../ingest.ts";
+import { mountMetrics } from "../metrics.ts";
 import { createPollRoutes } from "../poll.ts";
 import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
 import { serveAdsH2 } from "./ads-h2.ts";
 import { createDebounceTimer } from "./debounce-timer.ts";
+import { addEventLoopLag } from "./event-loop-lag.ts";
 import { nodeSha256 } from "./sha256.ts";
 import { openStore } from "./store.ts";
 import { xdsServerOptions } from "./xds-server-options.ts";
@@ -77,6 +80,9 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     sweepProxyStatus: true,
   });
   const { sync } = core;
+  // GET /metrics: the core's metrics (its hooks and store) and this process's event-loop lag.
+  const metrics = attachMetrics(core);
+  const stopLag = addEventLoopLag(metrics.registry);
   const source = createStoreSource(store);
   // Per-namespace views, one table for every read path; a push that changes a view drops it.
   const views = createViews({ store });
@@ -92,6 +98,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     views,
     // A Poll/Watch NACK (error_detail) goes into the node's proxy status, as an ADS stream's does.
     onNack: createPollNackRecorder({ store, log, now }),
+    xds: core.xds,
   });
   core.feed.attach({
     publish: (changes) => pollHub.publish(changes),
@@ -124,6 +131,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     maxResponseBytes: config.limits.maxResponseBytes,
     sync,
     views,
+    xds: core.xds,
+    now,
   });
   const xdsRoutes = createXdsRoutes({
     store,
@@ -142,6 +151,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   // PORT also serves REST-JSON xDS and DeltaPollService for HTTP/1.1 Connect clients.
   mountRest(app, { source, views, limits: config.limits, gate: sync, guard, log });
   mountConnect(app, pollRoutes, auth);
+  mountMetrics(app, guard, metrics.expose);
 
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
   await listening(http);
@@ -199,6 +209,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
       shutdown.abort();
       await timer.stop();
       core.stop();
+      stopLag();
+      metrics.detach();
       for (const s of sessions) s.close();
       const closed = Promise.all([
         new Promise<void>((resolve) => http.close(() => resolve())),

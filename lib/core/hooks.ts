@@ -56,9 +56,10 @@ export interface MeshObserver {
   onStreamClosed?(kind: StreamKind, version: string): void;
   /**
    * A response was handed to the transport: its type URL, seconds since the stream began answering
-   * the push or request it answers, and seconds the transport took to take it.
+   * the push or request it answers, and seconds the transport took to take it (undefined when the
+   * transport does not say: a unary Poll).
    */
-  onResponse?(typeUrl: string, answerSeconds: number, sendSeconds: number): void;
+  onResponse?(typeUrl: string, answerSeconds: number, sendSeconds: number | undefined): void;
   /** A stream handed the transport every response a push asked of it, `seconds` after the push's first event. */
   onConverged?(seconds: number): void;
   /** A request ACKed a response of `typeUrl` (a response_nonce and no error_detail). */
@@ -71,7 +72,7 @@ export interface MeshObserver {
 export interface XdsReporter {
   streamOpened(kind: StreamKind, version: string): void;
   streamClosed(kind: StreamKind, version: string): void;
-  response(typeUrl: string, answerSeconds: number, sendSeconds: number): void;
+  response(typeUrl: string, answerSeconds: number, sendSeconds: number | undefined): void;
   /** `at`: now on the core's clock; the observers get the seconds since the latest push's first event. */
   converged(at: number): void;
   ack(typeUrl: string): void;

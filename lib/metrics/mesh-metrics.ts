@@ -237,7 +237,7 @@ export function createMeshMetrics(registry: Registry = createRegistry()): MeshMe
     onResponse(typeUrl, answerSeconds, sendSeconds) {
       pushes(typeUrl).inc();
       pushTime(typeUrl).observe(answerSeconds);
-      sendTime.observe(sendSeconds);
+      if (sendSeconds !== undefined) sendTime.observe(sendSeconds);
     },
     onConverged(seconds) {
       convergence.observe(seconds);
