@@ -16,6 +16,7 @@ import { createViews } from "../../lib/xds/view-source.ts";
 import { byGuard, createAuthInterceptor } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
+import { mountMetrics } from "../metrics.ts";
 import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
 import { ConfigError, workerConfig } from "./config.ts";
@@ -120,6 +121,8 @@ function buildApp(env: Env): Hono {
   // Poll and Watch run inside the MeshStore: its alarm wakes them (the response streams through).
   // Credentials are checked here; the object checks the node against the identity forwarded with the call.
   mountPollForward(app, config.limits.maxRequestBytes, guard, forward);
+  // GET /metrics: the core lives in the object, so its exposition is one call there.
+  mountMetrics(app, guard, () => meshStub(env).metrics());
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);

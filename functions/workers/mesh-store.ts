@@ -15,6 +15,7 @@ import type { Config } from "../../lib/config.ts";
 import { createMeshCore, type MeshCore } from "../../lib/core/mesh-core.ts";
 import { turnFailedLine, turnRetryMs } from "../../lib/core/push-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
+import { attachMetrics, type CoreMetrics } from "../../lib/metrics/index.ts";
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { DeleteOptions, ListOptions, PutOptions, Store } from "../../lib/store/store.ts";
@@ -30,6 +31,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   #polls: PollHost | undefined;
   #ingest: Hono | undefined;
   #core: MeshCore | undefined;
+  #metrics: CoreMetrics | undefined;
   /** The core's start (settled, failed or not): served calls and turns wait for it. */
   #started: Promise<void> = Promise.resolve();
   #calls = 0;
@@ -98,7 +100,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
         host = this.#ingest;
       } else {
         if (!this.#polls) {
-          this.#polls = createPollHost(this.#store, config.limits, core.sync);
+          this.#polls = createPollHost(this.#store, config.limits, core.sync, core.xds);
           core.feed.attach(this.#polls);
         }
         host = this.#polls;
@@ -136,6 +138,8 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
             console.error(`debounce: arming the alarm failed, the cron trigger will push: ${logSafe(err)}`),
           ),
       });
+      // The core's metrics live here with it; the Worker's GET /metrics asks for them (metrics()).
+      this.#metrics = attachMetrics(this.#core);
       this.#started = this.#core.start().then(
         () => undefined,
         (err: unknown) => console.error(`sync: loading the sync record failed: ${err}`),
@@ -143,6 +147,17 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
       this.ctx.waitUntil(this.#started);
     }
     return this.#core;
+  }
+
+  /**
+   * The core's metrics as Prometheus text (format 0.0.4): one call for the Worker's GET /metrics.
+   * A bad configuration throws its ConfigError (the Worker answers 500 naming it).
+   */
+  async metrics(): Promise<string> {
+    this.#calls++;
+    this.#mesh(workerConfig(this.env));
+    await this.#started;
+    return (this.#metrics as CoreMetrics).expose();
   }
 
   /** Open Watch streams and waiting polls in this object. */
