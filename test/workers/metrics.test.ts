@@ -61,7 +61,8 @@ afterAll(() => {
 
 describe("GET /metrics on the Worker", () => {
   it("refuses a read without the xDS token, and with the ingest token", async () => {
-    for (const headers of [{}, { authorization: "Bearer workers-test-token" }]) {
+    const refused: Record<string, string>[] = [{}, { authorization: "Bearer workers-test-token" }];
+    for (const headers of refused) {
       const r = await worker("/metrics", { headers });
       expect(r.status).toBe(401);
       expect(r.headers.get("www-authenticate")).toMatch(/^Bearer/);
