@@ -11,7 +11,7 @@ import { isLoopback, xdsAuthLogLine } from "../../lib/auth/config.ts";
 import type { Config } from "../../lib/config.ts";
 import { createMeshCore } from "../../lib/core/mesh-core.ts";
 import { createPollNackRecorder } from "../../lib/core/poll-nack.ts";
-import { attachMetrics } from "../../lib/metrics/index.ts";
+import { attachMetrics, createRegistry, measureStore } from "../../lib/metrics/index.ts";
 import type { Store } from "../../lib/store/index.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
@@ -55,7 +55,9 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   // Versions hash on this thread: the same SHA-256 as WebCrypto, without a thread-pool trip each.
   useSyncSha256(nodeSha256);
   const opened = openStore(config.store, log);
-  const { store } = opened;
+  // Every store call is counted (and sampled for latency) on the registry GET /metrics exposes.
+  const registry = createRegistry();
+  const store = measureStore(opened.store, registry);
   const now = () => Date.now();
   // Every read path (ADS, Fetch, Poll/Watch, REST, StatusService) on both ports asks this guard.
   const { guard, ready } = setupGuard(config.xdsAuth, { now, log, readFile: (p) => readFile(p, "utf8") });
@@ -81,7 +83,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   });
   const { sync } = core;
   // GET /metrics: the core's metrics (its hooks and store) and this process's event-loop lag.
-  const metrics = attachMetrics(core);
+  const metrics = attachMetrics(core, registry);
   const stopLag = addEventLoopLag(metrics.registry);
   const source = createStoreSource(store);
   // Per-namespace views, one table for every read path; a push that changes a view drops it.

@@ -15,7 +15,13 @@ import type { Config } from "../../lib/config.ts";
 import { createMeshCore, type MeshCore } from "../../lib/core/mesh-core.ts";
 import { turnFailedLine, turnRetryMs } from "../../lib/core/push-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
-import { attachMetrics, type CoreMetrics } from "../../lib/metrics/index.ts";
+import {
+  attachMetrics,
+  type CoreMetrics,
+  createRegistry,
+  measureStore,
+  type Registry,
+} from "../../lib/metrics/index.ts";
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { DeleteOptions, ListOptions, PutOptions, Store } from "../../lib/store/store.ts";
@@ -32,13 +38,15 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   #ingest: Hono | undefined;
   #core: MeshCore | undefined;
   #metrics: CoreMetrics | undefined;
+  /** The registry of this object's metrics: its store's calls from the start, the core's once built. */
+  readonly #registry: Registry = createRegistry();
   /** The core's start (settled, failed or not): served calls and turns wait for it. */
   #started: Promise<void> = Promise.resolve();
   #calls = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#store = createSqlStore(ctx.storage.sql);
+    this.#store = measureStore(createSqlStore(ctx.storage.sql), this.#registry);
     this.#rpc = serveStoreRpc(this.#store);
   }
 
@@ -139,7 +147,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
           ),
       });
       // The core's metrics live here with it; the Worker's GET /metrics asks for them (metrics()).
-      this.#metrics = attachMetrics(this.#core);
+      this.#metrics = attachMetrics(this.#core, this.#registry);
       this.#started = this.#core.start().then(
         () => undefined,
         (err: unknown) => console.error(`sync: loading the sync record failed: ${err}`),

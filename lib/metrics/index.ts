@@ -8,7 +8,8 @@ import { addInventory } from "./inventory.ts";
 import { createMeshMetrics } from "./mesh-metrics.ts";
 import { createRegistry, type Registry } from "./registry.ts";
 
-export { exposition, type Registry } from "./registry.ts";
+export { createRegistry, exposition, type Registry } from "./registry.ts";
+export { measureStore } from "./store-metrics.ts";
 
 /** The metrics of a core: its registry (hosts may add their own) and what detaches them. */
 export interface CoreMetrics {
@@ -19,9 +20,14 @@ export interface CoreMetrics {
   detach(): void;
 }
 
-/** Declares the metrics on a new registry and observes `core` from now on. */
-export function attachMetrics(core: Pick<MeshCore, "observe" | "store">): CoreMetrics {
-  const registry = createRegistry();
+/**
+ * Declares the metrics on `registry` (default a new one; a host that measures its store with
+ * store-metrics.ts passes that store's) and observes `core` from now on.
+ */
+export function attachMetrics(
+  core: Pick<MeshCore, "observe" | "store">,
+  registry: Registry = createRegistry(),
+): CoreMetrics {
   const { observer } = createMeshMetrics(registry);
   const stops = [core.observe(observer), core.observe(addInventory(registry, core.store))];
   return {

@@ -85,6 +85,9 @@ describe("GET /metrics on the Worker", () => {
     expect(ingested.histogram("pilot_debounce_time").count).toBe(1);
     expect(ingested.histogram("pilot_pushcontext_init_seconds").count).toBe(1);
     expect(ingested.value("pilot_services")).toBe(1);
+    // The store under the core is measured: the flush read through it.
+    expect(ingested.value("edgepilot_store_operations", { op: "getMany" })).toBeGreaterThan(0);
+    expect(ingested.family("edgepilot_store_seconds").type).toBe("HISTOGRAM");
 
     // A Watch opens and gets its first answer.
     const client = createClient(DeltaPollService, workerTransport(true));

@@ -157,6 +157,9 @@ describe("GET /metrics on Node", () => {
     expect(ingested.histogram("pilot_debounce_time").count).toBe(1);
     expect(ingested.histogram("pilot_pushcontext_init_seconds").count).toBe(1);
     expect(ingested.value("pilot_services")).toBe(1);
+    // The store under the core is measured: the flush read through it.
+    expect(ingested.value("edgepilot_store_operations", { op: "getMany" })).toBeGreaterThan(0);
+    expect(ingested.family("edgepilot_store_seconds").type).toBe("HISTOGRAM");
     expect(ingested.value("pilot_endpoint_not_ready")).toBe(0);
     expect(ingested.value("edgepilot_push_resources_changed")).toBeGreaterThan(0);
 

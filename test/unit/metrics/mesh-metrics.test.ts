@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { createMeshHooks, type Flush } from "../../../lib/core/hooks.ts";
 import { createMeshMetrics, maxVersionLabels } from "../../../lib/metrics/mesh-metrics.ts";
 import { createRegistry } from "../../../lib/metrics/registry.ts";
-import { measureStore } from "../../../lib/metrics/store-metrics.ts";
+import { measureStore, sampleEvery } from "../../../lib/metrics/store-metrics.ts";
 import { applyStagedWrites, isBulkWritable, isSyncReadable, readNow } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
@@ -102,9 +102,10 @@ describe("mesh metrics through the hooks", () => {
 });
 
 describe("the measuring Store decorator", () => {
-  it("counts and times each call and keeps readNow and the bulk commit", async () => {
+  it("counts each call, times one in sampleEvery, and keeps readNow and the bulk commit", async () => {
     const registry = createRegistry();
     const store = measureStore(createMemoryStore(), registry);
+    for (let i = 0; i < sampleEvery - 1; i++) await store.get("a/none");
     await store.put("a/1", { n: 1 });
     await store.get("a/1");
     await store.getMany(["a/1", "a/2"]);
@@ -117,7 +118,7 @@ describe("the measuring Store decorator", () => {
     expect((await store.get("b/1"))?.value).toBe(2);
     const text = await registry.expose();
     for (const [op, n] of [
-      ["get", 2],
+      ["get", sampleEvery + 1],
       ["getMany", 1],
       ["put", 1],
       ["delete", 1],
@@ -126,7 +127,10 @@ describe("the measuring Store decorator", () => {
       ["commit", 1],
     ] as const) {
       expect(text).toContain(`edgepilot_store_operations{op="${op}"} ${n}\n`);
-      if (op !== "readNow") expect(text).toContain(`edgepilot_store_seconds_count{op="${op}"} ${n}\n`);
+      if (op !== "readNow") {
+        const timed = op === "commit" ? 1 : Math.floor(n / sampleEvery);
+        expect(text).toContain(`edgepilot_store_seconds_count{op="${op}"} ${timed}\n`);
+      }
     }
   });
 });
