@@ -1,7 +1,8 @@
 /**
  * The core's observers: what metrics and debug surfaces hang on (one list per core, so every host
- * reports the same events). Observers are told after the fact and cannot change what the core
- * does; one that throws is logged and the others still run.
+ * reports the same events). Observers are told after the fact (a push as it goes out, before
+ * streams answer it) and cannot change what the core does; one that throws is logged and the
+ * others still run.
  */
 import type { ApplySummary } from "../ingest/apply.ts";
 import type { WatchEvent } from "../ingest/events.ts";
@@ -93,17 +94,17 @@ export interface MeshHooks {
 /** An empty list; `log` takes the line for an observer that threw. */
 export function createMeshHooks(log: (line: string) => void): MeshHooks {
   const observers = new Set<MeshObserver>();
+  const failed = (method: keyof MeshObserver, err: unknown) =>
+    log(`core: an ${method} observer failed: ${logSafe(err instanceof Error ? err.message : err)}`);
   const tell = (method: keyof MeshObserver, call: (o: MeshObserver) => void) => {
     for (const o of [...observers]) {
       try {
         call(o);
       } catch (err) {
-        log(`core: an ${method} observer failed: ${logSafe(err instanceof Error ? err.message : err)}`);
+        failed(method, err);
       }
     }
   };
-  const failed = (method: keyof MeshObserver, err: unknown) =>
-    log(`core: an ${method} observer failed: ${logSafe(err instanceof Error ? err.message : err)}`);
   // The first event of the latest push announced (the core's clock), for convergence.
   let pushStart: number | undefined;
   // The per-event xDS reports read `list`, a copy-on-write array of the observers (replaced, never
