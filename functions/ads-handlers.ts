@@ -5,6 +5,7 @@
  * limit, the request checks and the error mapping are one.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
+import type { XdsReporter } from "../lib/core/hooks.ts";
 import {
   createProxyStatusRecorders,
   type ProxyStatusRecorder,
@@ -31,6 +32,7 @@ import { createStoreSource } from "../lib/xds/source.ts";
 import { openGate } from "../lib/xds/sync-gate.ts";
 import { createStreamView, createViews, type StreamView, type Views } from "../lib/xds/view-source.ts";
 import { pumpAdsStream, type ResponseSink, type StreamHooks } from "./ads-stream.ts";
+import { streamReports } from "./xds-reports.ts";
 
 export interface AdsDeps {
   store: Store;
@@ -51,7 +53,9 @@ export interface AdsDeps {
    * and their NACKs reach the upstream's). Default true.
    */
   recordStatus?: boolean;
-  /** The clock of the connect/disconnect lines (default Date.now). */
+  /** Where streams report opening, closing, responses, ACKs and NACKs: the mesh core's `xds` (metrics). */
+  xds?: XdsReporter;
+  /** The core's clock (ms): convergence and the connect/disconnect lines; default Date.now. */
   now?: () => number;
 }
 
@@ -82,11 +86,12 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
   const maxResponseBytes = deps.maxResponseBytes ?? defaultMaxResponseBytes;
   const limits: AdsLimits = { ...defaultAdsLimits, ...deps.limits };
   const { pushes } = deps;
+  const now = deps.now ?? Date.now;
   let openStreams = 0;
   // One connect and one disconnect line per stream that got as far as a valid request.
   const connection = createConnectionLog({
     log: deps.log,
-    now: deps.now ?? Date.now,
+    now,
     streams: () => openStreams,
   });
   /**
@@ -139,27 +144,42 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
       const view = createStreamView(views, source);
       const session = createSotwSession(sessionOptions(status, view));
       const types = new Set<string>();
-      const check = (req: DiscoveryRequest) =>
-        nodeIdError(req.node?.id) ??
-        typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
-        (req.resourceNames.length > limits.maxNamesPerRequest
-          ? new ConnectError(
-              `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
-                `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
-              Code.ResourceExhausted,
-            )
-          : undefined);
+      const reports = streamReports<DiscoveryResponse>("sotw", deps.xds, now);
+      const check = (req: DiscoveryRequest) => {
+        reports.request(req);
+        return (
+          nodeIdError(req.node?.id) ??
+          typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
+          (req.resourceNames.length > limits.maxNamesPerRequest
+            ? new ConnectError(
+                `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
+                  `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
+                Code.ResourceExhausted,
+              )
+            : undefined)
+        );
+      };
       // A push naming its changes touches only those names (EDS/RDS answer just them).
       const handlers = viewed(view, session);
       const conn = connection("sotw");
-      const hooks = streamHooks(() => void status.close(), conn);
-      return pumpAdsStream(requests, handlers, pushes, withShutdown(signal), send, noted(conn, check), hooks);
+      const hooks = { ...streamHooks(() => closed(status, reports), conn), ...reports.hooks };
+      return pumpAdsStream(
+        requests,
+        handlers,
+        pushes,
+        withShutdown(signal),
+        reports.sink(send),
+        noted(conn, check),
+        hooks,
+      );
     },
     delta(requests, signal, send) {
       const status = recorder();
       const view = createStreamView(views, source);
       const session = createDeltaSession(sessionOptions(status, view));
+      const reports = streamReports<DeltaDiscoveryResponse>("delta", deps.xds, now);
       const check = (req: DeltaDiscoveryRequest) => {
+        reports.request(req);
         const badNode = nodeIdError(req.node?.id);
         if (badNode) return badNode;
         const problem = checkDeltaRequest(req, limits, session.subscribed(req.typeUrl));
@@ -169,18 +189,24 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
       };
       const changeAware = viewed(view, session);
       const conn = connection("delta");
-      const hooks = streamHooks(() => void status.close(), conn);
+      const hooks = { ...streamHooks(() => closed(status, reports), conn), ...reports.hooks };
       return pumpAdsStream(
         requests,
         changeAware,
         pushes,
         withShutdown(signal),
-        send,
+        reports.sink(send),
         noted(conn, check),
         hooks,
       );
     },
   };
+}
+
+/** A stream ended: its status record goes, and its reports say it closed. */
+function closed(status: ProxyStatusRecorder, reports: { close(): void }): void {
+  void status.close();
+  reports.close();
 }
 
 /**

@@ -50,6 +50,10 @@ export interface StreamHooks {
   close?: (opened: boolean) => void;
   /** Maps an error ending the stream (e.g. a response too large) to the one the transport sends. */
   mapError?: (error: unknown) => unknown;
+  /** Runs as the session begins answering a push (`push`) or a request (metrics: answer time). */
+  answer?: (push: boolean) => void;
+  /** Runs when the session answered, before its `responses` responses are written (metrics: convergence). */
+  answered?: (push: boolean, responses: number) => void;
 }
 
 /**
@@ -129,8 +133,10 @@ export async function pumpAdsStream<Req, Res>(
     if (session.pushNow && idle()) {
       const changed = pendingChanges?.length === 1 ? pendingChanges[0] : pendingChanges?.flat();
       try {
+        hooks.answer?.(true);
         const responses = session.pushNow(changed);
         if (responses !== undefined) {
+          hooks.answered?.(true, responses.length);
           // The array is only ever read here and in the loop below (never kept): reused.
           if (pendingChanges) pendingChanges.length = 0;
           else pendingChanges = [];
@@ -175,8 +181,10 @@ export async function pumpAdsStream<Req, Res>(
       const refused = check?.(req);
       if (refused) throw refused;
       checked = true;
+      hooks.answer?.(false);
       const responses = session.requestNow(req);
       if (responses !== undefined) {
+        hooks.answered?.(false, responses.length);
         writeNow(responses);
         return true;
       }
@@ -250,12 +258,15 @@ export async function pumpAdsStream<Req, Res>(
         const changed = pendingChanges?.length === 1 ? pendingChanges[0] : pendingChanges?.flat();
         pendingChanges = [];
         pendingCount = 0;
+        hooks.answer?.(true);
         responses = await session.onPush(changed);
       } else {
         const refused = input.checked ? undefined : check?.(input.req);
         if (refused) throw refused;
+        hooks.answer?.(false);
         responses = await session.onRequest(input.req);
       }
+      hooks.answered?.(input.kind === "push", responses.length);
       for (const r of responses) {
         const writing = send(r);
         if (writing) await writing;

@@ -12,6 +12,7 @@ import type { Config } from "../../lib/config.ts";
 import { createMeshCore } from "../../lib/core/mesh-core.ts";
 import { createPollNackRecorder } from "../../lib/core/poll-nack.ts";
 import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
+import { attachMetrics, createRegistry, measureStore } from "../../lib/metrics/index.ts";
 import type { Store } from "../../lib/store/index.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
@@ -25,11 +26,13 @@ import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
 import { mountDebug } from "../debug.ts";
 import { createIngestApp } from "../ingest.ts";
+import { mountMetrics } from "../metrics.ts";
 import { createPollRoutes } from "../poll.ts";
 import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
 import { serveAdsH2 } from "./ads-h2.ts";
 import { createDebounceTimer } from "./debounce-timer.ts";
+import { addEventLoopLag } from "./event-loop-lag.ts";
 import { nodeSha256 } from "./sha256.ts";
 import { openStore } from "./store.ts";
 import { xdsServerOptions } from "./xds-server-options.ts";
@@ -54,7 +57,9 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   // Versions hash on this thread: the same SHA-256 as WebCrypto, without a thread-pool trip each.
   useSyncSha256(nodeSha256);
   const opened = openStore(config.store, log);
-  const { store } = opened;
+  // Every store call is counted (and sampled for latency) on the registry GET /metrics exposes.
+  const registry = createRegistry();
+  const store = measureStore(opened.store, registry);
   const now = () => Date.now();
   // Every read path (ADS, Fetch, Poll/Watch, REST, StatusService) on both ports asks this guard.
   const { guard, ready } = setupGuard(config.xdsAuth, { now, log, readFile: (p) => readFile(p, "utf8") });
@@ -79,6 +84,9 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     sweepProxyStatus: true,
   });
   const { sync } = core;
+  // GET /metrics: the core's metrics (its hooks and store) and this process's event-loop lag.
+  const metrics = attachMetrics(core, registry);
+  const stopLag = addEventLoopLag(metrics.registry);
   const source = createStoreSource(store);
   // Per-namespace views, one table for every read path; a push that changes a view drops it.
   const views = createViews({ store });
@@ -94,6 +102,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     views,
     // A Poll/Watch NACK (error_detail) goes into the node's proxy status, as an ADS stream's does.
     onNack: createPollNackRecorder({ store, log, now }),
+    xds: core.xds,
   });
   core.feed.attach({
     publish: (changes) => pollHub.publish(changes),
@@ -126,6 +135,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     maxResponseBytes: config.limits.maxResponseBytes,
     sync,
     views,
+    xds: core.xds,
+    now,
   });
   const xdsRoutes = createXdsRoutes({
     store,
@@ -150,6 +161,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     { store, views, now, instance: async () => (await sync.state()).instance },
     restAuth(guard),
   );
+  mountMetrics(app, guard, metrics.expose);
 
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
   await listening(http, { variable: "PORT", port: config.port, host: config.host });
@@ -207,6 +219,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
       shutdown.abort();
       await timer.stop();
       core.stop();
+      stopLag();
+      metrics.detach();
       for (const s of sessions) s.close();
       const closed = Promise.all([
         new Promise<void>((resolve) => http.close(() => resolve())),

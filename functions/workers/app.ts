@@ -18,6 +18,7 @@ import { byGuard, createAuthInterceptor } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
 import { mountDebugForward } from "../debug.ts";
+import { mountMetrics } from "../metrics.ts";
 import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
 import { ConfigError, workerConfig } from "./config.ts";
@@ -127,6 +128,8 @@ function buildApp(env: Env): Hono {
   mountPollForward(app, config.limits.maxRequestBytes, guard, forward);
   // /debug/* is authenticated here and answered inside the object from its store: one call each.
   mountDebugForward(app, guard, forward);
+  // GET /metrics: the core lives in the object, so its exposition is one call there.
+  mountMetrics(app, guard, () => meshStub(env).metrics());
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);

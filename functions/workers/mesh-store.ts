@@ -16,6 +16,13 @@ import { createMeshCore, type MeshCore } from "../../lib/core/mesh-core.ts";
 import { turnFailedLine, turnRetryMs } from "../../lib/core/push-log.ts";
 import { type LineLog, logError, logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
+import {
+  attachMetrics,
+  type CoreMetrics,
+  createRegistry,
+  measureStore,
+  type Registry,
+} from "../../lib/metrics/index.ts";
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { DeleteOptions, ListOptions, PutOptions, Store } from "../../lib/store/store.ts";
@@ -37,13 +44,16 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   #core: MeshCore | undefined;
   /** The core's log (LOG_FORMAT / LOG_LEVEL), once a configuration parsed. */
   #log: LineLog | undefined;
+  #metrics: CoreMetrics | undefined;
+  /** The registry of this object's metrics: its store's calls from the start, the core's once built. */
+  readonly #registry: Registry = createRegistry();
   /** The core's start (settled, failed or not): served calls and turns wait for it. */
   #started: Promise<void> = Promise.resolve();
   #calls = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#store = createSqlStore(ctx.storage.sql);
+    this.#store = measureStore(createSqlStore(ctx.storage.sql), this.#registry);
     this.#rpc = serveStoreRpc(this.#store);
   }
 
@@ -108,7 +118,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
         host = this.#ingest;
       } else {
         if (!this.#polls) {
-          this.#polls = createPollHost(this.#store, config.limits, core.sync);
+          this.#polls = createPollHost(this.#store, config.limits, core.sync, core.xds);
           core.feed.attach(this.#polls);
         }
         host = this.#polls;
@@ -148,6 +158,8 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
             logWarn(log, `debounce: arming the alarm failed, the cron trigger will push: ${logSafe(err)}`),
           ),
       });
+      // The core's metrics live here with it; the Worker's GET /metrics asks for them (metrics()).
+      this.#metrics = attachMetrics(this.#core, this.#registry);
       this.#started = this.#core.start().then(
         () => undefined,
         (err: unknown) => logError(log, `sync: loading the sync record failed: ${err}`),
@@ -155,6 +167,17 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
       this.ctx.waitUntil(this.#started);
     }
     return this.#core;
+  }
+
+  /**
+   * The core's metrics as Prometheus text (format 0.0.4): one call for the Worker's GET /metrics.
+   * A bad configuration throws its ConfigError (the Worker answers 500 naming it).
+   */
+  async metrics(): Promise<string> {
+    this.#calls++;
+    this.#mesh(workerConfig(this.env));
+    await this.#started;
+    return (this.#metrics as CoreMetrics).expose();
   }
 
   /** Open Watch streams and waiting polls in this object. */

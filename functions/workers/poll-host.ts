@@ -9,6 +9,7 @@ import { createConnectRouter } from "@connectrpc/connect";
 import { createFetchHandler } from "@connectrpc/connect/protocol";
 import type { Limits } from "../../lib/config.ts";
 import type { FeedHub } from "../../lib/core/change-feed.ts";
+import type { XdsReporter } from "../../lib/core/hooks.ts";
 import { createPollNackLogger } from "../../lib/core/poll-nack.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
@@ -35,7 +36,7 @@ export interface PollHost extends FeedHub {
  * verified (poll-forward.ts): a call without one is Unauthenticated, and the node's namespace is
  * checked against it here, where the body is read.
  */
-export function createPollHost(store: Store, limits: Limits, gate?: SyncGate): PollHost {
+export function createPollHost(store: Store, limits: Limits, gate?: SyncGate, xds?: XdsReporter): PollHost {
   const source = createStoreSource(store);
   const hub = createPollHub(source);
   // Per-namespace views over the object's own store, dropped by the pushes that change them.
@@ -44,7 +45,7 @@ export function createPollHost(store: Store, limits: Limits, gate?: SyncGate): P
   // proxy/ records in the object): a Poll/Watch NACK is accepted and logged once, not stored. The
   // Node runtime records it (lib/core/poll-nack.ts createPollNackRecorder).
   const onNack = createPollNackLogger((line) => console.log(line));
-  const server = createPollServer({ source, hub, limits, gate, views, onNack });
+  const server = createPollServer({ source, hub, limits, gate, views, onNack, ...(xds && { xds }) });
   const router = createConnectRouter({
     interceptors: [createAuthInterceptor(byForwardedIdentity, (line) => console.log(line))],
   });

@@ -80,7 +80,7 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
     sync,
     async events(cluster, events, pace) {
       const summary = await apply(pace, (deps) => applyEvents(deps, cluster, events));
-      return after({ call: "events", cluster, summary });
+      return after({ call: "events", cluster, summary, events });
     },
     async resync(cluster, list, pace) {
       const summary = await apply(pace, (deps) => resync(deps, cluster, list));
@@ -92,7 +92,7 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
       const summary = await apply(pace, (deps) =>
         applyEvents(deps, cluster, [event], { trackVersions: false }),
       );
-      return after({ call: "admission", cluster, summary });
+      return after({ call: "admission", cluster, summary, events: [event] });
     },
   };
 }

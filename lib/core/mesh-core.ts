@@ -15,7 +15,7 @@ import { createSyncTracker, type SyncTracker } from "../push/sync-tracker.ts";
 import type { Timers } from "../relay/delivery.ts";
 import type { Store } from "../store/store.ts";
 import { type ChangeFeed, createChangeFeed } from "./change-feed.ts";
-import { createMeshHooks, type MeshObserver } from "./hooks.ts";
+import { createMeshHooks, type MeshObserver, type XdsReporter } from "./hooks.ts";
 import { createIngestCore, type IngestCore } from "./ingest.ts";
 import { startProxyStatusSweep } from "./proxy-status.ts";
 import { createPushLogObserver, isQuietFlush } from "./push-log.ts";
@@ -76,6 +76,8 @@ export interface MeshCore {
   status(): Promise<MeshStatus>;
   /** Adds an observer (metrics, debug surfaces); returns the function that removes it. */
   observe(observer: MeshObserver): () => void;
+  /** Where this host's xDS transports (ADS streams, Poll/Watch) report streams, responses, ACKs and NACKs. */
+  readonly xds: XdsReporter;
   /** Disarms the sync timeout and stops the proxy status sweep. The host stops its driver first. */
   stop(): void;
 }
@@ -130,9 +132,10 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
         const at = now();
         const streams = feed.streams;
         if (isQuietFlush(flush)) continue;
+        // Observers hear of the push before streams answer it (convergence is measured from it).
+        hooks.push({ flush, latencyMs: flush.request ? at - flush.request.start : 0, streams });
         // Streams re-diff only what changed; a recovered flush cannot name it, so they re-read all.
         feed.emit(flush.version, flush.recovered ? undefined : flush.changes);
-        hooks.push({ flush, latencyMs: flush.request ? at - flush.request.start : 0, streams });
       }
       hooks.turn({ turn, startedAt, endedAt: now() });
       // Complete: nothing queued before the turn began is left (see DebounceTurn.queuedSince), and
@@ -145,6 +148,7 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
       return { published: await publishedStatus(store), sync: await sync.state() };
     },
     observe: hooks.observe,
+    xds: hooks.xds,
     stop() {
       sync.stop();
       stopSweep?.();

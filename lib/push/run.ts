@@ -7,8 +7,11 @@ import { type FlushDeps, type FlushResult, flush } from "./flush.ts";
 import { readQueue } from "./queue.ts";
 
 export interface DebounceTurn {
-  /** The flushes this turn ran (more than one when EDS-only requests skipped the wait). */
-  flushes: Extract<FlushResult, { kind: "done" }>[];
+  /**
+   * The flushes this turn ran (more than one when EDS-only requests skipped the wait), each with
+   * when it began and ended (the turn's clock; metrics: debounce time, flush time).
+   */
+  flushes: (Extract<FlushResult, { kind: "done" }> & { startedAt?: number; endedAt?: number })[];
   /** When to run the next turn (ms since epoch), or null when the queue is empty. */
   nextAt: number | null;
   /**
@@ -48,9 +51,10 @@ export async function runDebounceTurn(deps: FlushDeps, options: DebounceOptions)
     );
     if (decision.kind === "idle") return { flushes, nextAt: null, queuedSince: null };
     if (decision.kind === "wait") return { flushes, nextAt: decision.until, queuedSince: oldest(queue) };
+    const startedAt = deps.now();
     const result = await flush(deps, decision.keys);
     if (result.kind === "busy") return { flushes, nextAt: now + busyRetryMs, queuedSince: oldest(queue) };
-    flushes.push(result);
+    flushes.push({ ...result, startedAt, endedAt: deps.now() });
   }
   return { flushes, nextAt: deps.now(), queuedSince: oldest(await readQueue(deps.store)) };
 }

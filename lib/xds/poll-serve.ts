@@ -15,7 +15,9 @@
  * piece of such a delta (a unary call has one answer); the client's next poll, holding what it
  * got, fetches the rest. A long poll returns that first piece at once.
  */
+import type { XdsReporter } from "../core/hooks.ts";
 import type { DeltaDiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { seconds } from "../metrics/clock.ts";
 import { type ClientView, deltaStep, initialView } from "./poll.ts";
 import type { Interest, PollHub } from "./poll-hub.ts";
 import {
@@ -56,6 +58,11 @@ export interface PollServerDeps {
    * the node's proxy status (lib/core/poll-nack.ts); the answer does not wait for it.
    */
   onNack?: (nack: PollNackReport) => void;
+  /**
+   * Where calls report (the mesh core's `xds`, metrics): each Watch opened and closed, each
+   * response answered (Poll and Watch) and each NACK.
+   */
+  xds?: XdsReporter;
 }
 
 /** Why a Poll or Watch was refused: `invalid` request, or `exhausted` (EDGEPILOT_MAX_STREAMS). */
@@ -97,6 +104,7 @@ export function createPollServer(deps: PollServerDeps): PollServer {
   const read = (input: PollRequestLike): PollQuery => {
     const r = readPollRequest(input, deps.limits.maxNamesPerRequest);
     if (!r.ok) throw new PollRefusedError("invalid", r.message);
+    if (r.query.nack) deps.xds?.nack(r.query.typeUrl);
     const nack = deps.onNack && pollNackReport(r.query, input.request?.node);
     if (nack) deps.onNack?.(nack);
     return r.query;
@@ -116,6 +124,13 @@ export function createPollServer(deps: PollServerDeps): PollServer {
     };
   };
 
+  // A response handed to the transport, `since` the call (or its wake-up) began answering; a Watch
+  // says how long the transport took to take it (`at`: when it was yielded), a Poll cannot.
+  const answered = (response: DeltaDiscoveryResponse, since: number, at?: number) => {
+    const end = seconds();
+    deps.xds?.response(response.typeUrl, end - since, at === undefined ? undefined : end - at);
+    return response;
+  };
   const { views } = deps;
   // A call's view is looked up at its start and after each wake-up (a push may have changed it).
   const through = (view: NamespaceView | undefined, source: ResourceSource) =>
@@ -129,6 +144,7 @@ export function createPollServer(deps: PollServerDeps): PollServer {
 
   return {
     async poll(input, options) {
+      let since = seconds();
       const query = read(input);
       const view = { current: undefined as NamespaceView | undefined };
       const listener = listen(query, view);
@@ -136,17 +152,18 @@ export function createPollServer(deps: PollServerDeps): PollServer {
         if (views) view.current = await views.forNode(input.request?.node);
         const first = await step(through(view.current, deps.source), query, initialView(query));
         const waitMs = Math.min(query.waitMs, options.maxWaitMs ?? Number.POSITIVE_INFINITY);
-        if (first.changed || waitMs <= 0) return first.response;
+        if (first.changed || waitMs <= 0) return answered(first.response, since);
         const release = take("long poll");
         const timer = timeout(waitMs);
         const until = anySignal([options.signal, timer.signal, deps.shutdown]);
         try {
           for (;;) {
             const snapshot = await listener.next(until.signal);
-            if (!snapshot) return first.response;
+            if (!snapshot) return answered(first.response, since);
+            since = seconds();
             if (views) view.current = await views.forNode(input.request?.node);
             const next = await step(through(view.current, snapshot), query, initialView(query));
-            if (next.changed) return next.response;
+            if (next.changed) return answered(next.response, since);
           }
         } finally {
           until.dispose();
@@ -159,30 +176,44 @@ export function createPollServer(deps: PollServerDeps): PollServer {
     },
 
     async *watch(input, options) {
+      let since = seconds();
       const query = read(input);
       const release = take("Watch");
+      const version = istioVersion(input.request?.node?.metadata?.ISTIO_VERSION);
+      deps.xds?.streamOpened("watch", version);
       const viewOfCall = { current: undefined as NamespaceView | undefined };
       const listener = listen(query, viewOfCall);
       const stop = anySignal([options.signal, deps.shutdown]);
       try {
         if (views) viewOfCall.current = await views.forNode(input.request?.node);
         const first = await step(through(viewOfCall.current, deps.source), query, initialView(query));
-        yield* first.responses;
+        for (const r of first.responses) {
+          const at = seconds();
+          yield r;
+          answered(r, since, at);
+        }
         let view = first.view;
         for (;;) {
           const snapshot: ResourceSource | undefined = await listener.next(stop.signal);
           if (!snapshot) return;
+          since = seconds();
           if (views) viewOfCall.current = await views.forNode(input.request?.node);
           const next = await step(through(viewOfCall.current, snapshot), query, view);
           // Absent names were all reported in the first answer; later ones are held names removed.
           if (!next.changed) continue;
           view = next.view;
-          yield* next.responses;
+          for (const r of next.responses) {
+            const at = seconds();
+            yield r;
+            answered(r, since, at);
+          }
+          deps.xds?.converged(Date.now());
         }
       } finally {
         stop.dispose();
         listener.close();
         release();
+        deps.xds?.streamClosed("watch", version);
       }
     },
 
@@ -190,6 +221,11 @@ export function createPollServer(deps: PollServerDeps): PollServer {
       return open;
     },
   };
+}
+
+/** A node's ISTIO_VERSION metadata as the pilot_xds label takes it ("" when absent or not a string). */
+function istioVersion(v: unknown): string {
+  return typeof v === "string" ? v : "";
 }
 
 /** A push matters to a query when it changes a resource of its type within its reach. */

@@ -13,6 +13,8 @@ import { ClusterLoadAssignmentSchema } from "../../lib/gen/envoy/config/endpoint
 import { ListenerSchema } from "../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
 import { RouteConfigurationSchema } from "../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { defaultRegistryOptions, validateEvents } from "../../lib/ingest/index.ts";
+import { createRegistry } from "../../lib/metrics/registry.ts";
+import { measureStore } from "../../lib/metrics/store-metrics.ts";
 import { defaultDebounceOptions } from "../../lib/push/debounce.ts";
 import { runDebounceTurn } from "../../lib/push/run.ts";
 import { listAll } from "../../lib/store/index.ts";
@@ -203,7 +205,10 @@ export function cpuMs(): number {
  */
 export function createBenchIngest() {
   useSyncSha256(nodeSha256); // as the Node runtime does
-  const store = createMemoryStore();
+  // BENCH_STORE_METRICS=1: through the measuring decorator (lib/metrics/store-metrics.ts), for its A/B.
+  const store = process.env.BENCH_STORE_METRICS
+    ? measureStore(createMemoryStore(), createRegistry())
+    : createMemoryStore();
   let clock = 1_700_000_000_000;
   const now = () => clock;
   const app = createIngestApp({
