@@ -83,6 +83,8 @@ export function createStagedStore(base: Store): StagedStore {
   const known = new Map<string, Slot>();
   /** Staged keys in the order first staged (commit order within a rank). */
   const stagedKeys: string[] = [];
+  /** Their slots, index for index (commit reads them without a lookup). */
+  const stagedSlots: Slot[] = [];
   /** Staged keys in key order, for `list`. */
   const order = createSortedKeys();
   let committed = false;
@@ -117,12 +119,17 @@ export function createStagedStore(base: Store): StagedStore {
     if (e === undefined && !known.has(key)) known.set(key, missing);
     return e;
   };
+  /** A key staged again keeps its slot (only staged slots are ever changed in place): no new slot, no Map write. */
   const stage = (key: string, entry: Entry | undefined, cur: Slot) => {
-    known.set(key, { entry, staged: true, before: cur.staged ? cur.before : cur });
-    if (!cur.staged) {
-      stagedKeys.push(key);
-      order.add(key);
+    if (cur.staged) {
+      cur.entry = entry;
+      return;
     }
+    const slot: Slot = { entry, staged: true, before: cur };
+    known.set(key, slot);
+    stagedKeys.push(key);
+    stagedSlots.push(slot);
+    order.add(key);
   };
 
   return {
@@ -225,24 +232,25 @@ export function createStagedStore(base: Store): StagedStore {
       committed = true;
       // Bucketed by rank in staging order (no sort: a commit may hold hundreds of thousands of keys).
       const rank = options.rank ?? (() => 0);
-      const buckets = new Map<number, string[]>();
+      // Indexes into stagedKeys/stagedSlots.
+      const buckets = new Map<number, number[]>();
       for (let i = 0; i < stagedKeys.length; i++) {
-        const key = stagedKeys[i] as string;
         if (i % bulkSlice === 0) await options.pace?.();
-        const r = rank(key);
+        const r = rank(stagedKeys[i] as string);
         const bucket = buckets.get(r);
-        if (bucket) bucket.push(key);
-        else buckets.set(r, [key]);
+        if (bucket) bucket.push(i);
+        else buckets.set(r, [i]);
       }
-      const writes = [...buckets.keys()].sort((a, b) => a - b).flatMap((r) => buckets.get(r) as string[]);
+      const sequence = [...buckets.keys()].sort((a, b) => a - b).flatMap((r) => buckets.get(r) as number[]);
+      const writes = sequence.map((i) => stagedKeys[i] as string);
       if (isBulkWritable(base)) {
         // In-process base: slices of writes applied synchronously, nothing awaited but the pace.
         // The view's own entries go as they are (the base may keep them): nothing allocated per put.
-        for (let at = 0; at < writes.length; at += bulkSlice) {
+        for (let at = 0; at < sequence.length; at += bulkSlice) {
           const slice: StagedWrite[] = [];
-          for (let i = at; i < Math.min(writes.length, at + bulkSlice); i++) {
-            const key = writes[i] as string;
-            slice.push((known.get(key) as Slot).entry ?? { key, deleted: true });
+          for (let i = at; i < Math.min(sequence.length, at + bulkSlice); i++) {
+            const k = sequence[i] as number;
+            slice.push((stagedSlots[k] as Slot).entry ?? { key: stagedKeys[k] as string, deleted: true });
           }
           base[applyStagedWrites](slice);
           await options.pace?.();
