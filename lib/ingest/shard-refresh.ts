@@ -8,7 +8,6 @@
 import {
   configKeyString,
   type Endpoint,
-  endpointKey,
   mergeAll,
   type PushRequest,
   pushRequest,
@@ -177,16 +176,39 @@ async function keptEndpoints(
   const record = (await ctx.store.get<EndpointShardsRecord>(keys.shards(svc.namespace, svc.hostname)))?.value;
   const old = record?.shards[shardKeyString(ctx.shard)];
   if (!old) return undefined;
-  const changed = new Set<string>();
+  const changed = endpointKeySet();
   for (const [name, p] of stored)
-    if (touches(change, name) || !pieces.has(name)) for (const r of p.endpoints) changed.add(endpointKey(r));
-  for (const [name, p] of pieces)
-    if (touches(change, name)) for (const r of p.endpoints) changed.add(endpointKey(r));
+    if (touches(change, name) || !pieces.has(name)) for (const r of p.endpoints) changed.add(r);
+  for (const [name, p] of pieces) if (touches(change, name)) for (const r of p.endpoints) changed.add(r);
   for (const [name, p] of pieces) {
     if (touches(change, name)) continue;
-    for (const r of p.endpoints) if (changed.has(endpointKey(r))) return undefined;
+    for (const r of p.endpoints) if (changed.has(r)) return undefined;
   }
-  return old.filter((e) => !changed.has(endpointKey(e)));
+  return old.filter((e) => !changed.has(e));
+}
+
+type KeyParts = Pick<Endpoint, "address" | "port" | "servicePortName">;
+
+/**
+ * A set of endpointKeys without building them: by address, then the few (port, port name) pairs
+ * of that address. keptEndpoints asks it about every endpoint of the service on every slice change.
+ */
+function endpointKeySet(): { add(e: KeyParts): void; has(e: KeyParts): boolean } {
+  const byAddress = new Map<string, KeyParts[]>();
+  const has = (e: KeyParts) => {
+    const same = byAddress.get(e.address);
+    if (same === undefined) return false;
+    for (const k of same) if (k.port === e.port && k.servicePortName === e.servicePortName) return true;
+    return false;
+  };
+  return {
+    add(e) {
+      const same = byAddress.get(e.address);
+      if (same === undefined) byAddress.set(e.address, [e]);
+      else if (!has(e)) same.push(e);
+    },
+    has,
+  };
 }
 
 /** A service and the slices of it a pod or node change touches. */

@@ -16,7 +16,7 @@ import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
 import { listAll, update } from "../store/store.ts";
 import type { EndpointShardsRecord } from "../xds/types.ts";
-import { endpointListsEqual, sortUniqueEndpoints } from "./endpoint-order.ts";
+import { compareEndpoints, endpointListsEqual, sortUniqueEndpoints } from "./endpoint-order.ts";
 
 /** What an endpoint change needs: nothing, an EDS-only push, or a full push (CDS and the rest too). */
 export type PushType = "none" | "incremental" | "full";
@@ -97,6 +97,9 @@ export function endpointUpdateRequiresPush(
   sendUnhealthy: boolean,
 ): boolean {
   if (old === undefined) return true;
+  // Canonical lists (every stored shard, every sortUniqueEndpoints answer): one merge walk, no keys built.
+  if (strictlyOrdered(old) && strictlyOrdered(incoming))
+    return requiresPushOrdered(old, incoming, sendUnhealthy);
   const byKey = new Map(old.map((e) => [endpointKey(e), e]));
   for (const e of incoming) {
     const before = byKey.get(endpointKey(e));
@@ -104,6 +107,38 @@ export function endpointUpdateRequiresPush(
   }
   const incomingKeys = new Set(incoming.map(endpointKey));
   return old.some((e) => !incomingKeys.has(endpointKey(e)));
+}
+
+/** Whether `list` is sorted by compareEndpoints with no two endpoints of one endpointKey. */
+function strictlyOrdered(list: readonly Endpoint[]): boolean {
+  for (let i = 1; i < list.length; i++)
+    if (compareEndpoints(list[i - 1] as Endpoint, list[i] as Endpoint) >= 0) return false;
+  return true;
+}
+
+/**
+ * endpointUpdateRequiresPush over two strictly ordered lists: endpoints of one endpointKey meet
+ * in one walk (same key ⇔ compareEndpoints 0), so the answer is the keyed one's without a Map.
+ */
+function requiresPushOrdered(
+  old: readonly Endpoint[],
+  incoming: readonly Endpoint[],
+  sendUnhealthy: boolean,
+): boolean {
+  let i = 0;
+  for (const e of incoming) {
+    if (i < old.length) {
+      const c = compareEndpoints(old[i] as Endpoint, e);
+      if (c < 0) return true; // old[i] is before every incoming endpoint left: it went away
+      if (c === 0) {
+        if (!endpointEquals(old[i] as Endpoint, e)) return true;
+        i++;
+        continue;
+      }
+    }
+    if (e.health !== "UNHEALTHY" || sendUnhealthy) return true; // a new endpoint
+  }
+  return i < old.length; // old ones past the last incoming are gone
 }
 
 /**
