@@ -61,13 +61,15 @@ export function setStoreFreezing(on: boolean): boolean {
  * frozen too (bytes cannot be), so a later mutation throws instead of changing the store.
  */
 export function ownValue<T>(value: T): T {
+  const passed: object[] = [];
   try {
-    checkPlain(value);
+    checkPlain(value, passed);
   } catch (e) {
     if (!(e instanceof NotPlainData)) throw e;
     assertPlainValue(value); // the slow walk names where
     throw new TypeError(`store: value ${e.message}`);
   }
+  for (const item of passed) ownedItems.add(item);
   if (freezing) deepFreeze(value); // after the check: a refused value is left as it was
   return value;
 }
@@ -82,8 +84,24 @@ export function sharedEntry<T>(
   return freezing ? Object.freeze(entry) : entry;
 }
 
-/** Throws NotPlainData (without a path) on anything that is not plain data; allocates nothing. */
-function checkPlain(value: unknown): void {
+/** Arrays at least this long have their object items remembered once a value holding them was owned. */
+const rememberedLength = 32;
+
+/**
+ * Object items of long arrays in values a store took (see `ownValue`): plain data then, and never
+ * changed since, by the Store port's contracts (a put hands its value over; what is read is
+ * read-only). A shard or a bucket rewritten with one item changed keeps the others, read from the
+ * store: they are not walked again, so a write costs the items it changed, not the whole list.
+ * Weak: items dropped from every value are collected as ever.
+ */
+const ownedItems = new WeakSet<object>();
+
+/**
+ * Throws NotPlainData (without a path) on anything that is not plain data; allocates nothing but
+ * the list of long arrays' object items that passed (`passed`, remembered by the caller only once
+ * the whole value passed: a refused value's items stay the caller's, free to change).
+ */
+function checkPlain(value: unknown, passed: object[]): void {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -94,14 +112,25 @@ function checkPlain(value: unknown): void {
     case "object": {
       if (value === null || value instanceof Uint8Array) return;
       if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) checkPlain(value[i]);
+        if (value.length < rememberedLength) {
+          for (let i = 0; i < value.length; i++) checkPlain(value[i], passed);
+          return;
+        }
+        for (let i = 0; i < value.length; i++) {
+          const item: unknown = value[i];
+          if (typeof item !== "object" || item === null) checkPlain(item, passed);
+          else if (!ownedItems.has(item)) {
+            checkPlain(item, passed);
+            passed.push(item);
+          }
+        }
         return;
       }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) throw new NotPlainData("is not plain data");
       for (const key in value) {
         const item = (value as Record<string, unknown>)[key];
-        if (item !== undefined) checkPlain(item);
+        if (item !== undefined) checkPlain(item, passed);
       }
       return;
     }
