@@ -276,7 +276,7 @@ export async function encodingFloor(
 }
 
 /** The main thread's CPU time (user + system, 10 ms ticks) from /proc; null where there is none. */
-function mainThreadCpuMs(): number | null {
+export function mainThreadCpuMs(): number | null {
   try {
     const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
