@@ -9,6 +9,7 @@ import type { Store } from "../store/index.ts";
 import { type BatchPushes, createBatchPushes } from "./batch-pushes.ts";
 import type { IngestContext, Outcome, RegistryOptions } from "./context.ts";
 import { danglingOfBatch, routingChanges } from "./dangling.ts";
+import { createDeferredSlices, deferredKinds } from "./deferred-slices.ts";
 import type { KubeObject, WatchEvent } from "./events.ts";
 import { kindHandlers } from "./kinds/index.ts";
 import { isNewer, readObject, writeObject } from "./objects.ts";
@@ -93,15 +94,22 @@ export async function applyEvents(
   events: readonly WatchEvent[],
   options: ApplyOptions = { trackVersions: true },
 ): Promise<ApplySummary> {
-  const ctx = ingestContext(deps, cluster);
+  const slices = createDeferredSlices();
+  const ctx = { ...ingestContext(deps, cluster), slices };
   const summary = emptySummary(cluster, events.length);
   const pushes = createBatchPushes();
+  const flushSlices = async () => {
+    const push = slices.pending === 0 ? undefined : await slices.flush(ctx);
+    if (push) pushes.add(push);
+  };
   for (const event of events) {
     await deps.pace?.();
     if (event.type === "BOOKMARK") {
       summary.bookmarks++;
       continue;
     }
+    // Other kinds read shards and pieces: they find the noted slice changes applied.
+    if (!deferredKinds.has(event.object.kind)) await flushSlices();
     count(
       summary,
       pushes,
@@ -109,6 +117,7 @@ export async function applyEvents(
       await applyEvent(ctx, event.type === "DELETED", event.object, options),
     );
   }
+  await flushSlices();
   await noteConfigs(summary, ctx, pushes);
   await queuePush(deps, summary, pushes);
   return summary;

@@ -4,6 +4,7 @@ import type { Pace } from "../pace.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import type { Store } from "../store/index.ts";
 import type { RoutingChanges } from "./dangling.ts";
+import type { DeferredSlices } from "./deferred-slices.ts";
 
 /** How Kubernetes objects are read, with Istio's defaults. */
 export interface RegistryOptions {
@@ -42,6 +43,11 @@ export interface IngestContext {
   unsupported?: Set<string>;
   /** Where the VirtualService/DestinationRule handlers note what may make routes dangle (dangling.ts). */
   routing?: RoutingChanges;
+  /**
+   * Where slice events note their changes for one refresh per service (deferred-slices.ts); without
+   * it each slice event refreshes its shard at once. Set by applyEvents, which flushes it.
+   */
+  slices?: DeferredSlices;
 }
 
 /** What applying one object did: nothing new, ignored by design, or applied with the push it needs. */

@@ -31,12 +31,12 @@ export interface ServiceKey {
 }
 
 /**
- * What changed for a shard: everything (the service record), one slice's raw endpoints (its new
- * piece, or undefined when it is gone), or the joins of some slices (a pod or node they name).
+ * What changed for a shard: everything (the service record), some slices' raw endpoints (each
+ * one's new piece, or undefined when it is gone), or the joins of some slices (a pod or node they name).
  */
 export type ShardChange =
   | { kind: "all" }
-  | { kind: "slice"; name: string; piece: SlicePiece | undefined }
+  | { kind: "slices"; pieces: ReadonlyMap<string, SlicePiece | undefined> }
   | { kind: "joins"; slices: ReadonlySet<string> };
 
 const all: ShardChange = { kind: "all" };
@@ -63,11 +63,36 @@ export async function refreshSlice(
 ): Promise<{ changed: boolean; push: PushRequest | undefined }> {
   const stored = await storedPieces(ctx, svc);
   if (sameRaw(stored.get(name), piece)) return { changed: false, push: undefined };
-  return { changed: true, push: await rebuild(ctx, svc, stored, { kind: "slice", name, piece }) };
+  const pieces = new Map([[name, piece]]);
+  return { changed: true, push: await rebuild(ctx, svc, stored, { kind: "slices", pieces }) };
+}
+
+/**
+ * Several slices' new raw pieces (undefined: gone) for one service's shard, refreshed in one
+ * rebuild as refreshSlice refreshes one: those the same as stored are left out; none left, no push.
+ * The push counts one trigger per slice refreshed (istiod's ReasonStats count one EDSUpdate per
+ * slice event), as the per-slice refreshes' merged pushes did whenever each slice's change reached
+ * proxies.
+ */
+export async function refreshSlices(
+  ctx: IngestContext,
+  svc: ServiceKey,
+  changes: ReadonlyMap<string, SlicePiece | undefined>,
+): Promise<PushRequest | undefined> {
+  const stored = await storedPieces(ctx, svc);
+  const pieces = new Map<string, SlicePiece | undefined>();
+  for (const [name, piece] of changes) if (!sameRaw(stored.get(name), piece)) pieces.set(name, piece);
+  if (pieces.size === 0) return undefined;
+  const push = await rebuild(ctx, svc, stored, { kind: "slices", pieces });
+  if (!push || pieces.size === 1) return push;
+  const reasons: PushRequest["reasons"] = {};
+  for (const [k, n] of Object.entries(push.reasons) as [keyof PushRequest["reasons"], number][])
+    reasons[k] = n * pieces.size;
+  return { ...push, reasons };
 }
 
 /** Same slice as stored: the service it feeds and its raw endpoints (what it was joined to aside). */
-function sameRaw(before: SlicePiece | undefined, next: SlicePiece | undefined): boolean {
+export function sameRaw(before: SlicePiece | undefined, next: SlicePiece | undefined): boolean {
   if (before === undefined || next === undefined) return before === next;
   return before.serviceName === next.serviceName && sameJson(before.endpoints, next.endpoints);
 }
@@ -91,12 +116,14 @@ async function rebuild(
   const { store, cluster } = ctx;
   const { namespace, hostname } = svc;
   let pieces: ReadonlyMap<string, SlicePiece> = stored;
-  if (change.kind === "slice") {
+  if (change.kind === "slices") {
     const next = new Map(stored);
-    if (change.piece) next.set(change.name, change.piece);
-    else if (next.delete(change.name)) {
-      await store.delete(keys.slice(namespace, hostname, cluster, change.name));
-      await reindexSlice(ctx, svc, change.name, stored.get(change.name), undefined);
+    for (const [name, piece] of change.pieces) {
+      if (piece) next.set(name, piece);
+      else if (next.delete(name)) {
+        await store.delete(keys.slice(namespace, hostname, cluster, name));
+        await reindexSlice(ctx, svc, name, stored.get(name), undefined);
+      }
     }
     pieces = next;
   }
@@ -147,7 +174,9 @@ async function rebuild(
 
 /** Whether `change` rebuilds the piece `name`. */
 function touches(change: ShardChange, name: string): boolean {
-  return change.kind === "all" || (change.kind === "slice" ? name === change.name : change.slices.has(name));
+  return (
+    change.kind === "all" || (change.kind === "slices" ? change.pieces.has(name) : change.slices.has(name))
+  );
 }
 
 function samePiece(a: SlicePiece, b: SlicePiece): boolean {

@@ -42,6 +42,7 @@ async function writePiece(
 ) {
   const svc = { namespace, hostname: serviceHostname(serviceName, namespace, ctx.registry.domainSuffix) };
   // Unless the stored piece is the same, the refresh stores it with what it contributes and keeps the reverse index.
+  if (ctx.slices) return { changed: await ctx.slices.note(ctx, svc, piece, next), push: undefined };
   return refreshSlice(ctx, svc, piece, next);
 }
 
