@@ -1,0 +1,133 @@
+/**
+ * A watch batch refreshes each service's shard once for all its slice events (deferred-slices.ts):
+ * the state it leaves is the state the same events leave one batch each (each refreshed at once),
+ * and the queued push follows Istio's rules for the batch as a whole.
+ */
+import { describe, expect, it } from "vitest";
+import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
+import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
+import { readQueue } from "../../../lib/push/queue.ts";
+import { keys, listAll, type Store } from "../../../lib/store/index.ts";
+import { createMemoryStore } from "../../../lib/store/memory.ts";
+
+const svc = (name: string) => ({
+  apiVersion: "v1",
+  kind: "Service",
+  metadata: { name, namespace: "shop" },
+  spec: { clusterIP: "10.0.0.7", ports: [{ name: "grpc", port: 7070 }] },
+});
+const slice = (name: string, service: string, ips: string[]) => ({
+  apiVersion: "discovery.k8s.io/v1",
+  kind: "EndpointSlice",
+  metadata: { name, namespace: "shop", labels: { "kubernetes.io/service-name": service } },
+  addressType: "IPv4",
+  endpoints: ips.map((ip) => ({ addresses: [ip], conditions: { ready: true } })),
+  ports: [{ name: "grpc", port: 7070 }],
+});
+const pod = (name: string, ip: string) => ({
+  apiVersion: "v1",
+  kind: "Pod",
+  metadata: { name, namespace: "shop", labels: { app: "ratings" } },
+  spec: { nodeName: "n1", serviceAccountName: "ratings" },
+  status: { podIP: ip, podIPs: [{ ip }], phase: "Running" },
+});
+const ev = (type: string, object: unknown) => ({ type, object });
+
+async function apply(store: Store, events: unknown[]) {
+  const v = validateEvents(events);
+  if (!v.ok) throw new Error(v.error.message);
+  return applyEvents({ store, registry: defaultRegistryOptions, now: () => 5000 }, "east", v.value);
+}
+
+/** What the store serves from: every key and value but version records, queued pushes and markers. */
+async function state(store: Store) {
+  const skip = [keys.objects(), keys.pendingPrefix(), keys.commitMarker()];
+  return (await listAll(store, ""))
+    .filter((e) => !skip.some((p) => e.key.startsWith(p)))
+    .map((e) => [e.key, e.value]);
+}
+
+interface Case {
+  name: string;
+  /** Applied first, one batch, to both stores. */
+  before?: unknown[];
+  events: unknown[];
+}
+
+const cases: Case[] = [
+  {
+    name: "a service and three slices",
+    events: [
+      ev("ADDED", svc("ratings")),
+      ev("ADDED", slice("r-a", "ratings", ["10.1.0.1", "10.1.0.2"])),
+      ev("ADDED", slice("r-b", "ratings", ["10.1.0.3"])),
+      ev("ADDED", slice("r-c", "ratings", ["10.1.0.2", "10.1.0.4"])),
+    ],
+  },
+  {
+    name: "slices before their service, and a pod between them",
+    events: [
+      ev("ADDED", slice("r-a", "ratings", ["10.1.0.1"])),
+      ev("ADDED", pod("ratings-1", "10.1.0.1")),
+      ev("ADDED", slice("r-b", "ratings", ["10.1.0.2"])),
+      ev("ADDED", svc("ratings")),
+    ],
+  },
+  {
+    name: "a slice changed, changed back, another deleted",
+    before: [
+      ev("ADDED", svc("ratings")),
+      ev("ADDED", slice("r-a", "ratings", ["10.1.0.1"])),
+      ev("ADDED", slice("r-b", "ratings", ["10.1.0.2"])),
+    ],
+    events: [
+      ev("MODIFIED", slice("r-a", "ratings", ["10.1.0.9"])),
+      ev("DELETED", slice("r-b", "ratings", ["10.1.0.2"])),
+      ev("MODIFIED", slice("r-a", "ratings", ["10.1.0.1"])),
+    ],
+  },
+  {
+    name: "a slice moved to another service",
+    before: [ev("ADDED", svc("ratings")), ev("ADDED", svc("reviews"))],
+    events: [
+      ev("ADDED", slice("s-a", "ratings", ["10.1.0.1"])),
+      ev("MODIFIED", slice("s-a", "reviews", ["10.1.0.1", "10.1.0.5"])),
+      ev("ADDED", slice("s-b", "ratings", ["10.1.0.2"])),
+    ],
+  },
+];
+
+describe("a watch batch's slice changes, one refresh per service", () => {
+  it.each(cases)("$name: the state one batch leaves is the state of one batch per event", async (c) => {
+    const batched = createMemoryStore();
+    const perEvent = createMemoryStore();
+    for (const store of [batched, perEvent]) if (c.before) await apply(store, c.before);
+    await apply(batched, c.events);
+    for (const e of c.events) await apply(perEvent, [e]);
+    expect(await state(batched)).toEqual(await state(perEvent));
+  });
+
+  it("a new service's slices in one batch: one full push, one trigger per slice", async () => {
+    const store = createMemoryStore();
+    await apply(store, [ev("ADDED", svc("ratings"))]);
+    const before = (await readQueue(store)).length;
+    const s = await apply(store, [
+      ev("ADDED", slice("r-a", "ratings", ["10.1.0.1"])),
+      ev("ADDED", slice("r-b", "ratings", ["10.1.0.2"])),
+    ]);
+    expect(s).toMatchObject({ applied: 2, push: { full: true, configs: 1 } });
+    const queue = await readQueue(store);
+    expect(queue).toHaveLength(before + 1);
+    expect(queue.at(-1)?.request).toMatchObject({ full: true, reasons: { endpoint: 2 } });
+  });
+
+  it("a slice changed and changed back within a batch needs no push (Istio's debounce merges the same way)", async () => {
+    const store = createMemoryStore();
+    await apply(store, [ev("ADDED", svc("ratings")), ev("ADDED", slice("r-a", "ratings", ["10.1.0.1"]))]);
+    const s = await apply(store, [
+      ev("MODIFIED", slice("r-a", "ratings", ["10.1.0.9"])),
+      ev("MODIFIED", slice("r-a", "ratings", ["10.1.0.1"])),
+    ]);
+    expect(s).toMatchObject({ applied: 2, unchanged: 0, push: null });
+  });
+});
