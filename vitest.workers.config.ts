@@ -8,7 +8,7 @@ const testToken = "workers-test-token";
 const testXdsToken = "workers-test-xds-token";
 
 /**
- * Tests that run inside real workerd (vitest-pool-workers 0.15, the Vite-plugin API for vitest 4).
+ * Tests that run inside real workerd (vitest-pool-workers 0.23, the Vite-plugin API for vitest 4).
  * Bindings, vars and the main module (which exports MeshStore) come from wrangler.toml, plus
  * EDGEPILOT_TOKEN, XDS_AUTH=token with its EDGEPILOT_XDS_TOKEN, and the limits suite's small limits; storage is isolated per test file.
  */

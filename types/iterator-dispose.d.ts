@@ -6,4 +6,4 @@
  * node:url's URL (node:child_process cwd, node:http request, ...). Declaring IterableIterator Disposable
  * too makes the two URL types agree; it states what both runtimes do.
  */
-interface IterableIterator<T, TReturn = any, TNext = any> extends Disposable {}
+interface IterableIterator<T, TReturn, TNext> extends Disposable {}
