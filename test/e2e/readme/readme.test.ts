@@ -138,6 +138,11 @@ const covered: Covered[] = [
     marker: "getStatus",
   },
   {
+    match: /^curl -H "authorization: Bearer \$EDGEPILOT_XDS_TOKEN" http:\/\/127\.0\.0\.1:8080\/metrics$/,
+    by: "test/e2e/metrics/metrics-node.test.ts",
+    marker: "authorization: `Bearer ${token}`",
+  },
+  {
     match: /^edgepilot proxy-status /,
     by: "test/e2e/debug/proxy-status.test.ts",
     marker: '[bin, "proxy-status", ...args]',
