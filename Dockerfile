@@ -10,7 +10,7 @@
 # Base: node:24-slim (Debian bookworm, glibc: libsql's prebuilt binary is glibc-only). Not distroless:
 # the agent's bootstrap init container runs `sh -c "edgepilot agent bootstrap ... > file"`
 # (infra/k8s/agent) and every manifest calls `edgepilot` by name, which needs a shell and PATH.
-# Node 24 is the current LTS; the code supports Node >= 20.19 (package.json engines).
+# Node 24 is the active LTS and the project's Node (package.json engines >=24 and its devDependency node).
 # test/e2e/image/image.test.ts performs these stages' steps without a Docker engine.
 
 # 1. build: every dependency (buf and protoc-gen-es run in postinstall: npm run gen), then tsc.

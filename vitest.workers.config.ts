@@ -1,4 +1,4 @@
-import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineProject } from "vitest/config";
 import { testLimits } from "./test/e2e/poll/test-limits.ts";
 
@@ -8,7 +8,7 @@ const testToken = "workers-test-token";
 const testXdsToken = "workers-test-xds-token";
 
 /**
- * Tests that run inside real workerd (vitest-pool-workers 0.15, the Vite-plugin API for vitest 4).
+ * Tests that run inside real workerd (@cloudflare/vitest-plugin 1.4, formerly vitest-pool-workers).
  * Bindings, vars and the main module (which exports MeshStore) come from wrangler.toml, plus
  * EDGEPILOT_TOKEN, XDS_AUTH=token with its EDGEPILOT_XDS_TOKEN, and the limits suite's small limits; storage is isolated per test file.
  */

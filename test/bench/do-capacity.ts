@@ -118,7 +118,7 @@ export async function measureCapacity(
       PILOT_DEBOUNCE_MAX: perBatch ? "10s" : "3600s",
     },
     // No file watching: an edit elsewhere in the tree would restart workerd mid-run.
-    experimental: { disableExperimentalWarning: true, testMode: true, watch: false },
+    experimental: { disableExperimentalWarning: true, watch: false },
   });
   let cdp: Awaited<ReturnType<typeof inspector>> | undefined;
   let row: CapacityRow | undefined;

@@ -1,4 +1,4 @@
-/// <reference types="@cloudflare/vitest-pool-workers/types" />
+/// <reference types="@cloudflare/vitest-plugin/types" />
 // Types `env` and `exports` from "cloudflare:workers" in workerd tests as the Worker's Env and main module.
 import type { Env } from "../../functions/workers/index.ts";
 

@@ -8,7 +8,7 @@
 import { createClient } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DeltaPollService } from "../../lib/gen/edgepilot/xds/v1/poll_pb.ts";
-import { Scrape } from "../e2e/metrics/scrape.ts";
+import { Scrape, scrapeUntil } from "../e2e/metrics/scrape.ts";
 import { endpointSlice, event, pod, service } from "../e2e/support/kube.ts";
 import { workerTransport } from "./poll-support.ts";
 import { freezeClock, ingest, runAlarmsUntilIdle, TypeUrl, worker, xdsAuth } from "./support.ts";
@@ -37,20 +37,7 @@ async function applied(events: unknown[]): Promise<void> {
 }
 
 /** Scrapes until `check` passes: a Watch's end reaches the object a moment after the abort. */
-async function eventually(check: (s: Scrape) => void): Promise<Scrape> {
-  let last: unknown;
-  for (let i = 0; i < 50; i++) {
-    const s = await scrape();
-    try {
-      check(s);
-      return s;
-    } catch (e) {
-      last = e;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-  throw last;
-}
+const eventually = (check: (s: Scrape) => void) => scrapeUntil(scrape, check, 50);
 
 beforeAll(() => {
   freezeClock();

@@ -1,6 +1,6 @@
 /**
  * The Worker keeps its state and its start-up sync across a restart of the Durable Object.
- * vitest-pool-workers cannot restart an object, so the most honest stand-in is used: what a
+ * @cloudflare/vitest-plugin cannot restart an object, so the most honest stand-in is used: what a
  * restarted MeshStore runs at construction (createSqlStore over the object's storage, a new sync
  * tracker) is run again inside the object, over the same SQLite storage, with a long
  * PILOT_SYNC_TIMEOUT so only the loaded record can make it synced. It loads the same instance id,

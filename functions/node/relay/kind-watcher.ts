@@ -1,6 +1,7 @@
 /**
  * Runs lib/relay/kind-machine for one kind with real I/O: paged lists over kube-http, watches with
- * client-node's Watch (allowWatchBookmarks, resume from the last resourceVersion), waits on timers.
+ * client-node's Watch (allowWatchBookmarks, resume from the last resourceVersion; its 30s inactivity
+ * timeout is a clean end, lib/relay/watch-end.ts), waits on timers.
  * One operation at a time; starting one ends the one before.
  */
 import { type KubeConfig, Watch } from "@kubernetes/client-node";
@@ -16,6 +17,7 @@ import {
 } from "../../../lib/relay/kind-machine.ts";
 import { type KindSpec, kindPath } from "../../../lib/relay/kinds.ts";
 import { objectResourceVersion, type WatchEvent } from "../../../lib/relay/list.ts";
+import { watchEnd } from "../../../lib/relay/watch-end.ts";
 import { KubeHttpError } from "./kube-http.ts";
 import { listKind } from "./lister.ts";
 
@@ -144,14 +146,7 @@ export function createKindWatcher(kind: KindSpec, deps: KindWatcherDeps): KindWa
         (type: string, object: unknown) => dispatch({ type: "watchEvent", op, event: { type, object } }),
         (err: unknown) => {
           clearTimeout(ceiling);
-          const status = (err as { statusCode?: unknown } | null)?.statusCode;
-          dispatch({
-            type: "watchEnded",
-            op,
-            now: Date.now(),
-            ...(typeof status === "number" && { status }),
-            ...(err != null && { error: err instanceof Error ? err.message : String(err) }),
-          });
+          dispatch({ type: "watchEnded", op, now: Date.now(), ...watchEnd(err) });
         },
       )
       .then(

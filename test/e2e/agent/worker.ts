@@ -37,7 +37,7 @@ export async function startWorker(dir: string, vars: Record<string, string> = {}
       ...vars,
     },
     // No file watching: an edit elsewhere in the tree would restart workerd mid-test.
-    experimental: { disableExperimentalWarning: true, testMode: true, watch: false },
+    experimental: { disableExperimentalWarning: true, watch: false },
   });
   const base = `http://${worker.address}:${worker.port}`;
   const call = (path: string, body: unknown) =>

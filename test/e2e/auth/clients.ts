@@ -25,7 +25,7 @@ export function h2cPost(
     req.on("close", () => session.close());
     req.on("response", (h) => {
       const status = Number(h[":status"]);
-      resolve(new Response(Readable.toWeb(req) as ReadableStream<Uint8Array>, { status }));
+      resolve(new Response(Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>, { status }));
     });
     req.end(typeof body === "string" ? Buffer.from(body) : Buffer.from(body));
   });

@@ -16,7 +16,7 @@ import {
   DiscoveryResponseSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { endpointSlice, event, pod, service } from "../support/kube.ts";
-import { Scrape } from "./scrape.ts";
+import { Scrape, scrapeUntil } from "./scrape.ts";
 
 const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
 const EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
@@ -45,20 +45,7 @@ async function scrape(token: string | undefined = xdsToken): Promise<Scrape> {
 }
 
 /** Polls `check` (a scrape each time) until it passes: pushes and closes happen a moment later. */
-async function eventually(check: (s: Scrape) => void): Promise<Scrape> {
-  let last: unknown;
-  for (let i = 0; i < 100; i++) {
-    const s = await scrape();
-    try {
-      check(s);
-      return s;
-    } catch (e) {
-      last = e;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-  throw last;
-}
+const eventually = (check: (s: Scrape) => void) => scrapeUntil(scrape, check);
 
 async function ingest(events: unknown[]): Promise<void> {
   const r = await fetch(`http://127.0.0.1:${runtime.port}/v1/events`, {

@@ -47,3 +47,26 @@ function sameLabels(a: Record<string, string>, b: Record<string, string>): boole
   const ka = Object.keys(a);
   return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 }
+
+/**
+ * Scrapes (with `scrape`) until `check` passes, `tries` times 20 ms apart: pushes, stream ends and
+ * closes reach the metrics a moment after the call that caused them. Throws the last failure.
+ */
+export async function scrapeUntil(
+  scrape: () => Promise<Scrape>,
+  check: (s: Scrape) => void,
+  tries = 100,
+): Promise<Scrape> {
+  let last: unknown;
+  for (let i = 0; i < tries; i++) {
+    const s = await scrape();
+    try {
+      check(s);
+      return s;
+    } catch (e) {
+      last = e;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  throw last;
+}
