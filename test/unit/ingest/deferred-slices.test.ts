@@ -9,6 +9,8 @@ import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
+import type { EndpointShardsRecord } from "../../../lib/xds/types.ts";
+import { countingStore } from "../xds/counting-store.ts";
 
 const svc = (name: string) => ({
   apiVersion: "v1",
@@ -130,5 +132,22 @@ describe("a watch batch's slice changes, one refresh per service", () => {
       ev("MODIFIED", slice("r-a", "ratings", ["10.1.0.1"])),
     ]);
     expect(s).toMatchObject({ applied: 2, unchanged: 0, push: null });
+  });
+
+  it.each([1, 2, 7])("%i slice events of a service in one batch write its shard once", async (n) => {
+    const store = countingStore();
+    await apply(store, [ev("ADDED", svc("ratings")), ev("ADDED", svc("reviews"))]);
+    const ratings = keys.shards("shop", "ratings.shop.svc.cluster.local");
+    const reviews = keys.shards("shop", "reviews.shop.svc.cluster.local");
+    const [r0, v0] = [store.putsTo(ratings), store.putsTo(reviews)];
+    // The two services' slices interleaved: each service is still refreshed (and written) once.
+    const events = Array.from({ length: n }, (_, i) => [
+      ev("ADDED", slice(`ra-${i}`, "ratings", [`10.1.0.${i + 1}`])),
+      ev("ADDED", slice(`rv-${i}`, "reviews", [`10.2.0.${i + 1}`])),
+    ]).flat();
+    expect(await apply(store, events)).toMatchObject({ applied: 2 * n });
+    expect([store.putsTo(ratings) - r0, store.putsTo(reviews) - v0]).toEqual([1, 1]);
+    const shard = (await store.get<EndpointShardsRecord>(ratings))?.value;
+    expect(Object.values(shard?.shards ?? {}).flat()).toHaveLength(n);
   });
 });
