@@ -4,6 +4,8 @@
  * and one that had to read the store decide alike: what to send, what to remove, the sync gate,
  * and the make-before-break order of a push's answer.
  */
+import { logSafe } from "../log-safe.ts";
+import { deltaResourceBytes, fitsOneDeltaResponse, oversized, planDeltaPieces, shortType } from "./budget.ts";
 import type { DeltaDiff } from "./delta-diff.ts";
 import { removalOrder } from "./delta-response.ts";
 import type { DeltaTypeState } from "./delta-state.ts";
@@ -65,4 +67,30 @@ export function pushParts(diffs: readonly TypeDiff[]): Part[] {
     if (d && d.removed.length > 0) out.push({ state: d.state, resources: [], removed: d.removed });
   }
   return out;
+}
+
+/**
+ * The parts cut into pieces under `budget` (planDeltaPieces), in order; the parts themselves when
+ * each fits one response (the usual case: nothing copied). A resource over the budget alone is
+ * sent alone, with a log line naming it and the limit.
+ */
+export function partsUnderBudget(
+  parts: readonly Part[],
+  budget: number,
+  log: ((line: string) => void) | undefined,
+): readonly Part[] {
+  let fit = true;
+  for (const p of parts) if (!fitsOneDeltaResponse(p.resources, p.removed, budget)) fit = false;
+  if (fit) return parts;
+  const pieces: Part[] = [];
+  for (const { state, resources, removed } of parts) {
+    for (const r of oversized(resources, deltaResourceBytes, budget))
+      log?.(
+        `xds: delta ${shortType(r.typeUrl)} ${logSafe(r.name)} is ${deltaResourceBytes(r)} bytes, over ` +
+          `EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; sent alone in its own response`,
+      );
+    for (const piece of planDeltaPieces(resources, removed, budget))
+      pieces.push({ state, resources: piece.resources, removed: piece.removed });
+  }
+  return pieces;
 }

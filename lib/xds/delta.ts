@@ -13,19 +13,11 @@ import type {
   DeltaDiscoveryRequest,
   DeltaDiscoveryResponse,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { logSafe } from "../log-safe.ts";
 import type { ResourceChange } from "../push/flush.ts";
 import { createSerial } from "../serial.ts";
-import {
-  defaultMaxResponseBytes,
-  deltaResourceBytes,
-  fitsOneDeltaResponse,
-  oversized,
-  planDeltaPieces,
-  shortType,
-} from "./budget.ts";
+import { defaultMaxResponseBytes } from "./budget.ts";
 import { changedNow, changeSource, indexChanges } from "./change-source.ts";
-import { gated, type Part, pushParts, type TypeDiff, typeDiff } from "./delta-answer.ts";
+import { gated, type Part, partsUnderBudget, pushParts, type TypeDiff, typeDiff } from "./delta-answer.ts";
 import { diffCurrent, diffForClient, type Holdings } from "./delta-diff.ts";
 import { deltaResponse } from "./delta-response.ts";
 import {
@@ -40,9 +32,9 @@ import {
   settleOldest,
   typeStatus,
 } from "./delta-state.ts";
+import { nodeGenerator, nodeLabels, retainedNode } from "./node-meta.ts";
 import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
-import { nodeGenerator, nodeLabels, retainedNode } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
 import { type ProxyStatus, pushOrder, type TypeUrl } from "./types.ts";
@@ -199,30 +191,12 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
 
   const budget = options.maxResponseBytes ?? defaultMaxResponseBytes;
 
-  /** The parts cut into pieces under the budget (planDeltaPieces); the parts themselves when each fits one response. */
-  function piecesOf(parts: readonly Part[]): readonly Part[] {
-    let fit = true;
-    for (const p of parts) if (!fitsOneDeltaResponse(p.resources, p.removed, budget)) fit = false;
-    if (fit) return parts;
-    const pieces: Part[] = [];
-    for (const { state, resources, removed } of parts) {
-      for (const r of oversized(resources, deltaResourceBytes, budget))
-        options.log?.(
-          `xds: delta ${shortType(r.typeUrl)} ${logSafe(r.name)} is ${deltaResourceBytes(r)} bytes, over ` +
-            `EDGEPILOT_MAX_RESPONSE_BYTES=${budget}; sent alone in its own response`,
-        );
-      for (const piece of planDeltaPieces(resources, removed, budget))
-        pieces.push({ state, resources: piece.resources, removed: piece.removed });
-    }
-    return pieces;
-  }
-
   /**
-   * The parts as responses under the budget (piecesOf), in order, each tracked in flight on its
+   * The parts as responses under the budget (partsUnderBudget), in order, each tracked in flight on its
    * own. Without a promise when every set version is at hand (versionNow), else one per response.
    */
   function respond(parts: readonly Part[]): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]> {
-    const pieces = piecesOf(parts);
+    const pieces = partsUnderBudget(parts, budget, options.log);
     const out: DeltaDiscoveryResponse[] = [];
     for (let i = 0; i < pieces.length; i++) {
       const piece = pieces[i] as Part;

@@ -9,8 +9,7 @@
  * (non-gRPC) generation does not exist yet, so every proxy is served the proxyless gRPC resources.
  */
 
-import { create } from "@bufbuild/protobuf";
-import { type Node, NodeSchema } from "../gen/envoy/config/core/v3/base_pb.ts";
+import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
@@ -24,6 +23,7 @@ import {
   sotwResourceBytes,
 } from "./budget.ts";
 import { changedNow, changeSource, indexChanges } from "./change-source.ts";
+import { nodeGenerator, nodeLabels, retainedNode } from "./node-meta.ts";
 import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { type SotwAnswer, sotwAnswer, sotwPieces, uniqueByName } from "./response.ts";
@@ -109,41 +109,6 @@ export interface SotwSession {
   node(): Node | undefined;
   /** The stream's current status (plain data). */
   status(): ProxyStatus;
-}
-
-/**
- * What a stream keeps of the node of its first request: the id and GENERATOR only. A node's
- * metadata can be as large as a whole request message (EDGEPILOT_MAX_REQUEST_BYTES), and a stream
- * lives for hours, so the rest is dropped instead of held once per stream.
- */
-export function retainedNode(node: Node): Node {
-  const generator = nodeGenerator(node);
-  const { cluster, istioVersion } = nodeLabels(node);
-  const metadata = {
-    ...(generator && { GENERATOR: generator }),
-    ...(cluster !== undefined && { CLUSTER_ID: cluster }),
-    ...(istioVersion !== undefined && { ISTIO_VERSION: istioVersion }),
-  };
-  return create(NodeSchema, { id: node.id, ...(Object.keys(metadata).length > 0 && { metadata }) });
-}
-
-/**
- * What a proxy status shows of a node beside its id (istiod's SyncStatus cluster_id and
- * istio_version): metadata CLUSTER_ID and ISTIO_VERSION when they are strings, else absent.
- */
-export function nodeLabels(node: Node | undefined): { cluster?: string; istioVersion?: string } {
-  const c = node?.metadata?.CLUSTER_ID;
-  const v = node?.metadata?.ISTIO_VERSION;
-  return {
-    ...(typeof c === "string" && { cluster: c }),
-    ...(typeof v === "string" && { istioVersion: v }),
-  };
-}
-
-/** The GENERATOR metadata of a node (`grpc` for proxyless gRPC), "" when absent or not a string. */
-export function nodeGenerator(node: Node | undefined): string {
-  const g = node?.metadata?.GENERATOR;
-  return typeof g === "string" ? g : "";
 }
 
 /**

@@ -8,7 +8,8 @@ import {
 import { StatusSchema } from "../../../lib/gen/google/rpc/status_pb.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import { createSotwSession, nodeGenerator } from "../../../lib/xds/sotw.ts";
+import { nodeGenerator } from "../../../lib/xds/node-meta.ts";
+import { createSotwSession } from "../../../lib/xds/sotw.ts";
 import { createStoreSource, type ResourceSource } from "../../../lib/xds/source.ts";
 import type { ProxyStatus, StoredResource } from "../../../lib/xds/types.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";

@@ -1,0 +1,42 @@
+/**
+ * What the xDS sessions read of a proxy's node: its GENERATOR, the labels a proxy status shows
+ * (CLUSTER_ID, ISTIO_VERSION), and the small copy a stream keeps for its whole life. Shared by the
+ * SotW and Delta sessions and the Poll reader.
+ */
+import { create } from "@bufbuild/protobuf";
+import { type Node, NodeSchema } from "../gen/envoy/config/core/v3/base_pb.ts";
+
+/**
+ * What a stream keeps of the node of its first request: the id and GENERATOR only. A node's
+ * metadata can be as large as a whole request message (EDGEPILOT_MAX_REQUEST_BYTES), and a stream
+ * lives for hours, so the rest is dropped instead of held once per stream.
+ */
+export function retainedNode(node: Node): Node {
+  const generator = nodeGenerator(node);
+  const { cluster, istioVersion } = nodeLabels(node);
+  const metadata = {
+    ...(generator && { GENERATOR: generator }),
+    ...(cluster !== undefined && { CLUSTER_ID: cluster }),
+    ...(istioVersion !== undefined && { ISTIO_VERSION: istioVersion }),
+  };
+  return create(NodeSchema, { id: node.id, ...(Object.keys(metadata).length > 0 && { metadata }) });
+}
+
+/**
+ * What a proxy status shows of a node beside its id (istiod's SyncStatus cluster_id and
+ * istio_version): metadata CLUSTER_ID and ISTIO_VERSION when they are strings, else absent.
+ */
+export function nodeLabels(node: Node | undefined): { cluster?: string; istioVersion?: string } {
+  const c = node?.metadata?.CLUSTER_ID;
+  const v = node?.metadata?.ISTIO_VERSION;
+  return {
+    ...(typeof c === "string" && { cluster: c }),
+    ...(typeof v === "string" && { istioVersion: v }),
+  };
+}
+
+/** The GENERATOR metadata of a node (`grpc` for proxyless gRPC), "" when absent or not a string. */
+export function nodeGenerator(node: Node | undefined): string {
+  const g = node?.metadata?.GENERATOR;
+  return typeof g === "string" ? g : "";
+}
