@@ -75,6 +75,11 @@ export const dynamoMaxItemBytes = 400 * 1024;
 /** Room in an item for attribute names, the version, the TTL and DynamoDB's own overhead. */
 const itemOverhead = 128;
 
+/** The bytes of value one chunk item holds under `maxItemBytes` (the rest: its keys and attribute names). */
+export function chunkPayloadBytes(maxItemBytes: number): number {
+  return maxItemBytes - itemOverhead - chunkPk(crypto.randomUUID()).length - 4;
+}
+
 /** Creates the Store over `options.table`; nothing is called until the first store call. */
 export function createDynamoStore(options: DynamoStoreOptions): Store {
   const { client, table } = options;
@@ -82,7 +87,7 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
   const maxTornReads = options.maxTornReads ?? 32;
   const batch = { client, table, ...(options.sleep && { sleep: options.sleep }) };
   const utf8 = new TextEncoder();
-  const chunkBytes = maxItemBytes - itemOverhead - chunkPk(crypto.randomUUID()).length - 4;
+  const chunkBytes = chunkPayloadBytes(maxItemBytes);
   /** Partitions this process has named in the directory (the promise, so concurrent writers share one call). */
   const named = new Map<string, Promise<void>>();
 

@@ -10,7 +10,7 @@ import { createDynamoStore } from "../../../lib/store/dynamodb.ts";
 import { tableActions } from "../../../lib/store/dynamodb-table.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { listAll, type Store } from "../../../lib/store/store.ts";
-import { type RunningDynalite, startDynalite } from "../../support/dynalite.ts";
+import { type RunningDynalite, recordCommands, startDynalite } from "../../support/dynalite.ts";
 import { storeCases } from "./store.cases.ts";
 
 let dynalite: RunningDynalite;
@@ -20,18 +20,12 @@ const sent = new Set<string>();
 /** Commands sent since the last reset, by name (for counting Queries). */
 let counted: string[] = [];
 
-/** Records every command `client` sends (a middleware at the first step, so retries count once). */
+/** Records every command `client` sends. */
 function recorded(client: DynamoDBClient): DynamoDBClient {
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const action = `dynamodb:${context.commandName.replace(/Command$/, "")}`;
-      sent.add(action);
-      counted.push(action);
-      return next(args);
-    },
-    { step: "initialize", name: "recordActions" },
-  );
-  return client;
+  return recordCommands(client, ({ action }) => {
+    sent.add(action);
+    counted.push(action);
+  });
 }
 
 let client: DynamoDBClient;
