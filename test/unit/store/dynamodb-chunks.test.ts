@@ -12,6 +12,7 @@ import {
   type DynamoStoreOptions,
   dynamoMaxItemBytes,
 } from "../../../lib/store/dynamodb.ts";
+import { tableActions } from "../../../lib/store/dynamodb-table.ts";
 import { valueToBytes } from "../../../lib/store/dynamodb-values.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import type { Store } from "../../../lib/store/store.ts";
@@ -159,5 +160,11 @@ describe("dynamodb store: chunked values", () => {
     expect((await itemsIn(table)).chunks).toBe(
       Math.ceil(valueToBytes(last.value).length / chunkPayloadBytes(1024)),
     );
+  });
+
+  it("used only actions the table's IAM policy grants, the batch calls included", () => {
+    expect(new Set(actions)).toContain("dynamodb:BatchWriteItem");
+    expect(new Set(actions)).toContain("dynamodb:BatchGetItem");
+    expect([...new Set(actions)].filter((a) => !(tableActions as readonly string[]).includes(a))).toEqual([]);
   });
 });

@@ -60,6 +60,16 @@ describe("dynamodb store", () => {
     expect([...sent].filter((a) => !(tableActions as readonly string[]).includes(a))).toEqual([]);
   });
 
+  it("refuses a key longer than DynamoDB's sort key holds, naming it, before writing anything", async () => {
+    const { store } = await freshStore();
+    const key = `svc/${"x".repeat(1100)}`;
+    await expect(store.put(key, 1)).rejects.toThrow(
+      /^dynamodb store: key "svc\/x+.*is too long for DynamoDB \(partition 5 of 2048 bytes, sort 1101 of 1024\)$/,
+    );
+    await expect(store.get(key)).rejects.toThrow(RangeError);
+    expect(await store.list("svc/")).toEqual({ entries: [] });
+  });
+
   it("two writers on two clients: each version of a key has exactly one winner, no update is lost", async () => {
     const { table } = await freshStore();
     const writers = [dynalite.client(), dynalite.client()].map((c) =>
