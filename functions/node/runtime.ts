@@ -56,7 +56,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   const { log } = options;
   // Versions hash on this thread: the same SHA-256 as WebCrypto, without a thread-pool trip each.
   useSyncSha256(nodeSha256);
-  const opened = openStore(config.store, log);
+  const opened = await openStore(config.store, log);
   // Every store call is counted (and sampled for latency) on the registry GET /metrics exposes.
   const registry = createRegistry();
   const store = measureStore(opened.store, registry);
