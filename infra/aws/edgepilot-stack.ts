@@ -58,7 +58,11 @@ export class EdgepilotStack extends Stack {
       removalPolicy: RemovalPolicy.RETAIN,
       deletionProtection: true,
     });
-    const storeEnv = { EDGEPILOT_STORE: "dynamodb", DYNAMODB_TABLE: this.table.tableName, LOG_FORMAT: "json" };
+    const storeEnv = {
+      EDGEPILOT_STORE: "dynamodb",
+      DYNAMODB_TABLE: this.table.tableName,
+      LOG_FORMAT: "json",
+    };
     const common = { projectRoot, logRetentionDays: settings.logRetentionDays };
 
     // Ingest's bearer token: generated here, read by the function, shown to the relay by
@@ -126,7 +130,10 @@ export class EdgepilotStack extends Stack {
       );
     const readSecret = (f: typeof ingest, secret: secretsmanager.Secret) => {
       f.role.addToPolicy(
-        new iam.PolicyStatement({ actions: ["secretsmanager:GetSecretValue"], resources: [secret.secretArn] }),
+        new iam.PolicyStatement({
+          actions: ["secretsmanager:GetSecretValue"],
+          resources: [secret.secretArn],
+        }),
       );
     };
     readSecret(ingest, ingestToken);

@@ -3,7 +3,7 @@
  * by the local esbuild (never Docker, so synth runs offline), its own role with no managed policy
  * (the stack grants each role exactly what it calls), and its own log group with a retention.
  */
-import { Duration, RemovalPolicy } from "aws-cdk-lib";
+import { type Duration, RemovalPolicy } from "aws-cdk-lib";
 import * as iam from "aws-cdk-lib/aws-iam";
 import * as lambda from "aws-cdk-lib/aws-lambda";
 import { LogLevel, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
@@ -44,7 +44,8 @@ export const bundling = {
   sourceMap: false,
   externalModules: [],
   mainFields: ["module", "main"],
-  banner: "import { createRequire as edgepilotRequire } from 'node:module'; const require = edgepilotRequire(import.meta.url);",
+  banner:
+    "import { createRequire as edgepilotRequire } from 'node:module'; const require = edgepilotRequire(import.meta.url);",
   forceDockerBundling: false,
   logLevel: LogLevel.WARNING,
 };
