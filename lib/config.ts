@@ -71,9 +71,11 @@ export const defaultLimits: Limits = {
 
 export type Env = Record<string, string | undefined>;
 
-/** Where the configuration runs: the Worker is never on loopback, so it must choose XDS_AUTH. */
+/** Where the configuration runs: the Worker and a Lambda are never on loopback, so they must choose XDS_AUTH. */
 export interface ParseOptions {
   worker?: boolean;
+  /** An AWS Lambda behind a function URL (functions/lambda/): reachable from anywhere. */
+  lambda?: boolean;
 }
 
 /** Parses the environment; every problem is reported at once, naming the variable. */
@@ -149,7 +151,12 @@ export function parseConfig(
   const host = env.HOST || (token ? "0.0.0.0" : "127.0.0.1");
   const xdsAuth = parseXdsAuth(
     env,
-    { host, hostFromToken: !env.HOST && token !== undefined, worker: options.worker === true },
+    {
+      host,
+      hostFromToken: !env.HOST && token !== undefined,
+      worker: options.worker === true,
+      lambda: options.lambda === true,
+    },
     errors,
   );
   const config: Config = {
