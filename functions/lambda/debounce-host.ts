@@ -57,7 +57,10 @@ export interface DebounceHostDeps extends LambdaDeps {
 }
 
 /** The debounce handler; its event (a schedule's or ingest's) says nothing it needs. */
-export type DebounceHandler = (event: unknown, context: Pick<LambdaContext, "getRemainingTimeInMillis">) => Promise<DebounceSummary>;
+export type DebounceHandler = (
+  event: unknown,
+  context: Pick<LambdaContext, "getRemainingTimeInMillis">,
+) => Promise<DebounceSummary>;
 
 /** Builds the container's core now; each invocation runs turns as above. */
 export function createDebounceHandler(deps: DebounceHostDeps): DebounceHandler {
@@ -78,7 +81,12 @@ export function createDebounceHandler(deps: DebounceHostDeps): DebounceHandler {
         next = afterTurn(turn, now(), context.getRemainingTimeInMillis(), deps.marginMs);
       } catch (err) {
         logError(log, turnFailedLine(err));
-        const retry = afterTurn({ nextAt: now() + turnRetryMs }, now(), context.getRemainingTimeInMillis(), deps.marginMs);
+        const retry = afterTurn(
+          { nextAt: now() + turnRetryMs },
+          now(),
+          context.getRemainingTimeInMillis(),
+          deps.marginMs,
+        );
         if (retry.kind === "leave") {
           summary.ended = "failed";
           break;
@@ -93,7 +101,10 @@ export function createDebounceHandler(deps: DebounceHostDeps): DebounceHandler {
       if (next.kind === "busy")
         logDebug(log, "debounce: another invocation holds the flush lease; the queue is left to it");
       if (next.kind === "leave")
-        logDebug(log, `debounce: the next turn is due in ${next.dueInMs}ms, past this invocation's time; left to the next one`);
+        logDebug(
+          log,
+          `debounce: the next turn is due in ${next.dueInMs}ms, past this invocation's time; left to the next one`,
+        );
       break;
     }
     cold();

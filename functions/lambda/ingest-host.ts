@@ -39,7 +39,11 @@ export function createIngestHandler(deps: IngestHostDeps): IngestHandler {
   const { config, log } = deps;
   let wanted = false;
   // A batch that queued a push (or the registry becoming synced) asks for a turn: noted here, sent once.
-  const mesh = createLambdaMesh(deps, { requestTurn: () => void (wanted = true) });
+  const mesh = createLambdaMesh(deps, {
+    requestTurn: () => {
+      wanted = true;
+    },
+  });
   const app = createIngestApp({
     core: mesh.core.ingest,
     token: config.token,
@@ -56,12 +60,14 @@ export function createIngestHandler(deps: IngestHostDeps): IngestHandler {
     const result = await serve(event, context);
     if (wanted) {
       wanted = false;
-      await deps.invokeDebounce().catch((err: unknown) =>
-        logWarn(
-          log,
-          `debounce: invoking the debounce function failed, its one-minute schedule will push: ${logSafe(err)}`,
-        ),
-      );
+      await deps
+        .invokeDebounce()
+        .catch((err: unknown) =>
+          logWarn(
+            log,
+            `debounce: invoking the debounce function failed, its one-minute schedule will push: ${logSafe(err)}`,
+          ),
+        );
     }
     cold();
     return result;

@@ -66,6 +66,8 @@ export function coldStartLogger(log: LogLine, fn: string, loadedAt: number): () 
   return () => {
     if (!first) return;
     first = false;
-    log(`edgepilot: ${fn}: cold start: ${Math.round(performance.now() - loadedAt)}ms from module load to the first answer`);
+    log(
+      `edgepilot: ${fn}: cold start: ${Math.round(performance.now() - loadedAt)}ms from module load to the first answer`,
+    );
   };
 }

@@ -127,7 +127,11 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
     [createAuthInterceptor(byGuard(guard), log)],
   );
   mountRest(app, { source, views, limits: config.limits, gate: sync, guard, log });
-  mountDebug(app, { store, views, now, instance: async () => (await sync.state()).instance }, restAuth(guard));
+  mountDebug(
+    app,
+    { store, views, now, instance: async () => (await sync.state()).instance },
+    restAuth(guard),
+  );
   mountMetrics(app, guard, metrics.expose);
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

@@ -55,7 +55,8 @@ export function parseXdsAuth(
 ): XdsAuthConfig {
   const raw = env.XDS_AUTH ?? "";
   if (raw === "") {
-    if (!where.worker && !where.lambda && isLoopbackHost(where.host)) return { mode: "none", explicit: false };
+    if (!where.worker && !where.lambda && isLoopbackHost(where.host))
+      return { mode: "none", explicit: false };
     if (where.lambda)
       errors.push(
         `XDS_AUTH is not set: a Lambda function URL is reachable from anywhere, so choose how proxies authenticate: ${choices} ` +
