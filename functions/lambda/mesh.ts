@@ -31,12 +31,10 @@ export interface LambdaMesh {
  * The core over `deps.store` (counted on `registry` when given), started at once: a container
  * begins loading during its init phase, and every invocation awaits `started`. `requestTurn` is
  * what a batch that queued a push asks for (the ingest function invokes the debounce function).
- * `start` false: a container that neither ingests nor flushes (the xDS one) never loads or begins a
- * sync state through its core.
  */
 export function createLambdaMesh(
   deps: LambdaDeps,
-  options: { requestTurn?: () => void; registry?: Registry; start?: boolean } = {},
+  options: { requestTurn?: () => void; registry?: Registry } = {},
 ): LambdaMesh {
   const now = deps.now ?? Date.now;
   const store = options.registry ? measureStore(deps.store, options.registry) : deps.store;
@@ -50,8 +48,12 @@ export function createLambdaMesh(
     },
     log: deps.log,
     requestTurn: options.requestTurn ?? (() => undefined),
+    // Every container is one of many writers and readers of the store: ingest takes the store's
+    // ingest lease, the sync gate reads the stored record, and a follower announces others' pushes.
+    shared: true,
+    pollIntervalMs: deps.config.storePollIntervalMs,
   });
-  const started = options.start === false ? Promise.resolve() : core.start();
+  const started = core.start();
   // Awaited by every invocation, which then fails with the cause; not "unhandled" meanwhile.
   started.catch(() => undefined);
   return { core, store, started };

@@ -5,20 +5,20 @@
  * (server streaming until near the invocation's end, then a clean end-of-stream the agent
  * reconnects from with what it holds), REST-JSON /v3/discovery:*, StatusService, /ready, /metrics
  * and /debug/*, every read behind XDS_AUTH as on Node and the Worker. The container hears of the
- * pushes other functions made through the store (a store follower announcing them on its core's
- * change feed), never from them directly.
+ * pushes other functions made through the store, never from them directly: its core (shared) runs a
+ * store follower every EDGEPILOT_STORE_POLL_INTERVAL while an invocation is open, and each
+ * invocation first checks the store once (a container thawed after minutes catches up at once).
  */
 import type { Context as LambdaContext } from "aws-lambda";
 import { Hono } from "hono";
 import { streamHandle } from "hono/aws-lambda";
 import { HTTPException } from "hono/http-exception";
 import { xdsAuthLogLine } from "../../lib/auth/config.ts";
-import type { MeshCore } from "../../lib/core/mesh-core.ts";
 import { createPollNackRecorder } from "../../lib/core/poll-nack.ts";
+import { createStoreFollower } from "../../lib/core/store-follower.ts";
 import { logError } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import { attachMetrics, createRegistry } from "../../lib/metrics/index.ts";
-import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
@@ -33,18 +33,7 @@ import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
 import { coldStartLogger, createLambdaMesh, type LambdaDeps } from "./mesh.ts";
 
-/** How a container learns of pushes made elsewhere: lib/core/store-follower.ts's shape. */
-export interface Follower {
-  /** Reads the store once and announces on the core's feed any push it had not seen. */
-  check(): Promise<void>;
-  /** Keeps checking while streams wait (until stop). */
-  start(): void;
-  stop(): void;
-}
-
 export interface XdsHostDeps extends LambdaDeps {
-  /** The store follower over this container's core (none: pushes made elsewhere wake nothing). */
-  follow?: (core: MeshCore) => Follower;
   /** performance.now() when the entry module was loaded (cold start). */
   loadedAt?: number;
 }
@@ -66,25 +55,24 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
   const { config, log } = deps;
   const now = deps.now ?? Date.now;
   const registry = createRegistry();
-  // The core here only carries the feed, the hooks and the metrics: this function never ingests and
-  // never flushes, so it does not start it (starting could begin a sync state under a running batch).
-  const mesh = createLambdaMesh(deps, { registry, start: false });
+  // The core here carries the feed (fed by its follower), the sync gate (read from the store), the
+  // hooks and the metrics: this function never ingests and never flushes.
+  const mesh = createLambdaMesh(deps, { registry });
   const { core, store } = mesh;
+  const { sync } = core;
   const metrics = attachMetrics(core, registry);
-  const follower = deps.follow?.(core);
-  // Read paths read the sync record every time (the Worker isolate's way): ingest runs elsewhere.
-  const sync = createSyncTracker({
-    store,
-    options: { timeoutMs: config.syncTimeoutMs, useEndpointSlice: config.registry.useEndpointSlice },
+  // One check at the start of each invocation; the core's own follower polls while it runs.
+  const catchUp = createStoreFollower({
+    core,
+    intervalMs: config.storePollIntervalMs,
     timers: { now, setTimeout: () => undefined, clearTimeout: () => undefined },
     log,
-    cached: false,
   });
   const { guard, ready } = setupGuard(config.xdsAuth, { now, log });
   log(xdsAuthLogLine(config.xdsAuth, { host: "this function's URL", worker: false }));
   const source = createStoreSource(store);
-  // Cached views are kept fresh by the pushes the follower announces; without one, re-read per call.
-  const views = createViews({ store, cache: follower !== undefined });
+  // Per-namespace views, dropped by the pushes the follower announces (as on Node).
+  const views = createViews({ store });
   core.feed.attach(views);
   const hub = createPollHub(source);
   const polls = createPollServer({
@@ -146,36 +134,13 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
   // its signal (a Watch ends cleanly, a long poll answers what it has).
   const outer = new Hono<{ Bindings: { context: LambdaContext } }>();
   outer.all("*", async (c) => {
-    await ready;
+    await Promise.all([ready, mesh.started]);
     const window = callWindowMs(c.env.context.getRemainingTimeInMillis());
     const deadline = AbortSignal.timeout(window);
-    if (follower) {
-      await follower.check();
-      follower.start();
-    }
-    const stop = () => follower?.stop();
-    let res: Response;
-    try {
-      res = await app.fetch(new Request(c.req.raw, { signal: deadline }));
-    } catch (err) {
-      stop();
-      throw err;
-    }
+    await catchUp.check();
+    const res = await app.fetch(new Request(c.req.raw, { signal: deadline }));
     cold();
-    if (!res.body) {
-      stop();
-      return res;
-    }
-    return new Response(untilDone(res.body, stop), res);
+    return res;
   });
   return streamHandle(outer);
-}
-
-/** `body` passed through; `done` once it ended (a Watch's stream outlives the handler's return). */
-function untilDone(body: ReadableStream<Uint8Array>, done: () => void): ReadableStream<Uint8Array> {
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      flush: done,
-    }),
-  );
 }
