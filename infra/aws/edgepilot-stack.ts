@@ -24,8 +24,6 @@ export interface EdgepilotStackProps extends StackProps {
   settings: StackSettings;
   /** The repository root (bundling's working directory). */
   projectRoot: string;
-  /** Entry files, default `<projectRoot>/functions/lambda/<name>.ts`. */
-  entries?: Partial<Record<FunctionName, string>>;
 }
 
 /** Secrets are read by the function at cold start through the Parameters and Secrets extension. */
@@ -41,8 +39,11 @@ export class EdgepilotStack extends Stack {
   constructor(scope: Construct, id: string, props: EdgepilotStackProps) {
     super(scope, id, props);
     const { settings, projectRoot } = props;
+    // Ingest and xds read a secret: their deployed entries fill it in before the function loads.
     const entry = (name: FunctionName) =>
-      props.entries?.[name] ?? join(projectRoot, "functions", "lambda", `${name}.ts`);
+      name === "debounce"
+        ? join(projectRoot, "functions", "lambda", "debounce.ts")
+        : join(projectRoot, "infra", "aws", "entries", `${name}.ts`);
 
     this.table = new dynamodb.Table(this, "Table", {
       partitionKey: {
