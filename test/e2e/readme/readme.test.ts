@@ -190,7 +190,7 @@ const covered: Covered[] = [
   {
     match: /^TOKEN=\$\(aws secretsmanager get-secret-value --secret-id <IngestTokenSecret> /,
     by: "test/unit/infra/aws-cdk.test.ts",
-    marker: '"IngestTokenSecret"',
+    marker: "outputs.IngestTokenSecret",
   },
   {
     match:

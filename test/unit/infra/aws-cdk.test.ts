@@ -90,7 +90,7 @@ describe("infra/aws (CDK synth)", () => {
     expect(outputs.IngestUrl?.Value).toEqual(url("Ingest"));
     expect(outputs.XdsUrl?.Value).toEqual(url("Xds"));
     expect(outputs.TableName?.Value).toEqual(ref(idOf(t, "AWS::DynamoDB::Table", "Table")));
-    expect(outputs["IngestTokenSecret"]?.Value).toEqual(
+    expect(outputs.IngestTokenSecret?.Value).toEqual(
       ref(idOf(t, "AWS::SecretsManager::Secret", "IngestToken")),
     );
     expect(outputs).not.toHaveProperty("XdsTokenSecret");
