@@ -39,7 +39,7 @@ describe("lambda-secrets: secrets into the environment at cold start", () => {
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
-  const env = (over: Record<string, string>) => ({
+  const env = (over: Record<string, string>): Record<string, string | undefined> => ({
     AWS_SESSION_TOKEN: "session",
     PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(port),
     ...over,
