@@ -65,6 +65,10 @@ export class EdgepilotStack extends Stack {
       LOG_FORMAT: "json",
     };
     const common = { projectRoot, logRetentionDays: settings.logRetentionDays };
+    // Every edgepilot Lambda must name its XDS_AUTH (lib/config.ts: a function URL is reachable from
+    // anywhere). Ingest and debounce serve no xDS read (ingest's /ready is unauthenticated on every
+    // host), so they say `none` rather than hold the proxies' settings or secret.
+    const noReads = { XDS_AUTH: "none" };
 
     // Ingest's bearer token: generated here, read by the function, shown to the relay by
     // `aws secretsmanager get-secret-value` (README: Deploy to AWS).
@@ -78,7 +82,7 @@ export class EdgepilotStack extends Stack {
       entry: entry("debounce"),
       memorySize: 1024,
       timeout: Duration.minutes(5),
-      environment: { ...storeEnv },
+      environment: { ...storeEnv, ...noReads },
       description: "edgepilot debounce: coalesces queued pushes and publishes (schedule and after ingest)",
     });
     // A failed turn is not retried by Lambda: the next ingest or the schedule's next minute runs it.
@@ -91,6 +95,7 @@ export class EdgepilotStack extends Stack {
       timeout: Duration.seconds(60),
       environment: {
         ...storeEnv,
+        ...noReads,
         EDGEPILOT_DEBOUNCE_FUNCTION: debounce.fn.functionName,
         EDGEPILOT_TOKEN_SECRET_ARN: ingestToken.secretArn,
       },

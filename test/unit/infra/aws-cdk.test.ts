@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { App } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
+import { parseLambdaEnv } from "../../../functions/lambda/env.ts";
 import { parseStackSettings, type StackSettings } from "../../../infra/aws/context.ts";
 import { EdgepilotStack, type FunctionName } from "../../../infra/aws/edgepilot-stack.ts";
 import { tableActions } from "../../../lib/store/dynamodb-table.ts";
@@ -161,11 +162,15 @@ describe("infra/aws (CDK synth)", () => {
       EDGEPILOT_TOKEN_SECRET_ARN: ref(ingestToken),
       PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: "2773",
     });
+    // Ingest and debounce serve no xDS read: XDS_AUTH is chosen (every Lambda must) as none.
     expect(Object.keys(env(t, "Debounce")).sort()).toEqual([
       "DYNAMODB_TABLE",
       "EDGEPILOT_STORE",
       "LOG_FORMAT",
+      "XDS_AUTH",
     ]);
+    expect(env(t, "Debounce").XDS_AUTH).toBe("none");
+    expect(env(t, "Ingest").XDS_AUTH).toBe("none");
     expect(env(t, "Xds")).toMatchObject({
       XDS_AUTH: "jwt",
       XDS_JWT_ISSUER: jwt.xdsAuth.mode === "jwt" ? jwt.xdsAuth.issuer : "",
@@ -182,6 +187,33 @@ describe("infra/aws (CDK synth)", () => {
     expect(xdsToken).not.toHaveProperty("XDS_JWT_ISSUER");
     expect(ofType(t, "AWS::SecretsManager::Secret")).toHaveLength(1);
     expect(ofType(tk, "AWS::SecretsManager::Secret")).toHaveLength(2);
+  });
+
+  it("each function's environment, as deployed, is one functions/lambda/env.ts starts with", () => {
+    // What CloudFormation and Lambda make of it: references resolved, AWS_REGION set, and the
+    // secrets filled in by infra/aws/entries/ (lambda-secrets.ts) before the function loads.
+    const resolve = (v: unknown) =>
+      typeof v === "string" ? v : JSON.stringify(v).includes("Table") ? "Edgepilot-Table-1A2B3C" : "resolved";
+    for (const [r, mode] of [
+      [t, "jwt"],
+      [tk, "token"],
+    ] as const)
+      for (const [fn, required] of [
+        ["Ingest", ["EDGEPILOT_DEBOUNCE_FUNCTION"]],
+        ["Debounce", []],
+        ["Xds", []],
+      ] as const) {
+        const vars = (r[idOf(r, "AWS::Lambda::Function", fn)]?.Properties?.Environment as { Variables: Json })
+          .Variables;
+        const env: Record<string, string> = { AWS_REGION: "eu-west-1" };
+        for (const [k, v] of Object.entries(vars)) env[k] = resolve(v);
+        if (env.EDGEPILOT_TOKEN_SECRET_ARN) env.EDGEPILOT_TOKEN = "ingest-token-0123456789abcdef";
+        if (env.EDGEPILOT_XDS_TOKEN_SECRET_ARN) env.EDGEPILOT_XDS_TOKEN = "xds-token-0123456789abcdef";
+        const parsed = parseLambdaEnv(env, required);
+        expect(parsed.ok ? [] : parsed.errors, `${mode} ${fn}`).toEqual([]);
+        if (parsed.ok && fn === "Ingest") expect(parsed.config.token).toBe("ingest-token-0123456789abcdef");
+        if (parsed.ok && fn === "Xds") expect(parsed.config.xdsAuth.mode).toBe(mode);
+      }
   });
 
   it("Function URLs: ingest buffered, xds streaming, both authenticated by the app; none for debounce", () => {
