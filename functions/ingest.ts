@@ -11,6 +11,7 @@ import { HTTPException } from "hono/http-exception";
 import { timingSafeEqual } from "../lib/auth/timing-safe.ts";
 import { clusterIdRule, isClusterId } from "../lib/config.ts";
 import { createIngestCore, type IngestCore, type IngestCoreOptions } from "../lib/core/ingest.ts";
+import { IngestBusyError, IngestLeaseLostError } from "../lib/core/ingest-lease.ts";
 import {
   admissionResponse,
   decodeAdmissionReview,
@@ -123,6 +124,12 @@ export function createIngestApp(options: IngestOptions): Hono {
 
   app.onError((err, c) => {
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);
+    // Another instance over the shared store held the ingest lease too long: nothing applied, retry.
+    if (err instanceof IngestBusyError || err instanceof IngestLeaseLostError) {
+      logWarn(log, `ingest: ${c.req.method} ${c.req.path} answered 503: ${err.message}`);
+      c.header("retry-after", String(err instanceof IngestBusyError ? err.retryAfterSeconds : 1));
+      return c.json({ error: err.message }, 503);
+    }
     // A bug or a failing store: the batch was staged and dropped (or its commit rolled back).
     const partly = err instanceof CommitError && !err.rolledBack;
     const detail = logSafe(err instanceof Error ? (err.stack ?? err.message) : String(err), 4096);

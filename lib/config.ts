@@ -1,5 +1,6 @@
 /** Runtime configuration from environment variables, validated, with Istio's defaults. */
 import { parseXdsAuth, type XdsAuthConfig } from "./auth/config.ts";
+import { defaultPollIntervalMs } from "./core/store-follower.ts";
 import type { RegistryOptions } from "./ingest/context.ts";
 import { parseLogConfig } from "./log/config.ts";
 import type { LogConfig } from "./log/logger.ts";
@@ -22,6 +23,11 @@ export interface Config {
   store: StoreConfig;
   /** PILOT_SYNC_TIMEOUT (ms): the longest proxies keep what they hold while the registry is not synced. */
   syncTimeoutMs: number;
+  /**
+   * EDGEPILOT_STORE_POLL_INTERVAL (ms, default 1s): how often an instance over a shared store
+   * (sharedStore) reads it for pushes other instances made (lib/core/store-follower.ts).
+   */
+  storePollIntervalMs: number;
   /** XDS_AUTH: how every read path authenticates (lib/auth/config.ts). */
   xdsAuth: XdsAuthConfig;
   /** LOG_FORMAT (text or json) and LOG_LEVEL (per scope, istiod's --log_output_level): lib/log/config.ts. */
@@ -87,9 +93,11 @@ export const defaultLimits: Limits = {
 
 export type Env = Record<string, string | undefined>;
 
-/** Where the configuration runs: the Worker is never on loopback, so it must choose XDS_AUTH. */
+/** Where the configuration runs: the Worker and a Lambda are never on loopback, so they must choose XDS_AUTH. */
 export interface ParseOptions {
   worker?: boolean;
+  /** An AWS Lambda behind a function URL (functions/lambda/): reachable from anywhere. */
+  lambda?: boolean;
 }
 
 /** Parses the environment; every problem is reported at once, naming the variable. */
@@ -112,6 +120,12 @@ export function parseConfig(
     const d = parseDuration(raw);
     if (!d.ok) errors.push(`${name}: ${d.error}`);
     return d.ok ? d.ms : fallback;
+  };
+  const pollInterval = (): number => {
+    const ms = duration("EDGEPILOT_STORE_POLL_INTERVAL", defaultPollIntervalMs);
+    if (ms > 0) return ms;
+    errors.push(`EDGEPILOT_STORE_POLL_INTERVAL=${env.EDGEPILOT_STORE_POLL_INTERVAL}: must be more than 0`);
+    return defaultPollIntervalMs;
   };
   const bool = (name: string, fallback: boolean): boolean => {
     const raw = env[name]?.toLowerCase();
@@ -165,7 +179,12 @@ export function parseConfig(
   const host = env.HOST || (token ? "0.0.0.0" : "127.0.0.1");
   const xdsAuth = parseXdsAuth(
     env,
-    { host, hostFromToken: !env.HOST && token !== undefined, worker: options.worker === true },
+    {
+      host,
+      hostFromToken: !env.HOST && token !== undefined,
+      worker: options.worker === true,
+      lambda: options.lambda === true,
+    },
     errors,
   );
   const config: Config = {
@@ -199,6 +218,7 @@ export function parseConfig(
     },
     store: parseStore(env, errors),
     syncTimeoutMs: duration("PILOT_SYNC_TIMEOUT", 60_000),
+    storePollIntervalMs: pollInterval(),
     xdsAuth,
     log: parseLogConfig(env, errors),
   };
@@ -275,4 +295,14 @@ export const clusterIdRule = "a cluster id is 1-63 characters of letters, digits
 /** True for a cluster id we accept: it becomes part of store keys, so no "/" and no spaces. */
 export function isClusterId(s: string): boolean {
   return /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(s);
+}
+
+/**
+ * Whether other instances may write the store at the same time (EDGEPILOT_STORE=dynamodb: several
+ * instances behind a load balancer over one table): the mesh core then serializes ingest across
+ * them and follows the pushes they make (MeshCoreOptions.shared). Memory and file stores belong
+ * to one process.
+ */
+export function sharedStore(store: StoreConfig): boolean {
+  return (store.kind as string) === "dynamodb";
 }

@@ -8,7 +8,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { isLoopback, xdsAuthLogLine } from "../../lib/auth/config.ts";
-import type { Config } from "../../lib/config.ts";
+import { type Config, sharedStore } from "../../lib/config.ts";
 import { createMeshCore } from "../../lib/core/mesh-core.ts";
 import { createPollNackRecorder } from "../../lib/core/poll-nack.ts";
 import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
@@ -49,6 +49,11 @@ export interface NodeRuntimeOptions {
   log: (line: string) => void;
   /** How long stop() waits for connections to close by themselves before cutting them (ms). */
   shutdownGraceMs?: number;
+  /**
+   * A store the caller opened instead of config.store's (tests: several runtimes over one store),
+   * and whether other instances write it too (then as with a shared config.store: see sharedStore).
+   */
+  store?: { store: Store; shared: boolean };
 }
 
 /** Binds both ports and resolves once both serve; rejects (naming the variable) when an XDS_AUTH key source is bad. */
@@ -56,7 +61,10 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   const { log } = options;
   // Versions hash on this thread: the same SHA-256 as WebCrypto, without a thread-pool trip each.
   useSyncSha256(nodeSha256);
-  const opened = await openStore(config.store, log);
+  const opened = options.store
+    ? { store: options.store.store, close: () => {} }
+    : await openStore(config.store, log);
+  const shared = options.store ? options.store.shared : sharedStore(config.store);
   // Every store call is counted (and sampled for latency) on the registry GET /metrics exposes.
   const registry = createRegistry();
   const store = measureStore(opened.store, registry);
@@ -82,6 +90,10 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     logStreams: true,
     // Proxy status records left by a process that died (durable stores) expire and are swept.
     sweepProxyStatus: true,
+    // Other instances write a shared store too: ingest takes its lease, and this instance follows
+    // their pushes (and turns for what they queued) every EDGEPILOT_STORE_POLL_INTERVAL.
+    shared,
+    pollIntervalMs: config.storePollIntervalMs,
   });
   const { sync } = core;
   // GET /metrics: the core's metrics (its hooks and store) and this process's event-loop lag.

@@ -38,6 +38,8 @@ export interface XdsAuthContext {
   hostFromToken: boolean;
   /** The Worker: reachable from anywhere, never loopback. */
   worker: boolean;
+  /** An AWS Lambda function URL: reachable from anywhere, never loopback. */
+  lambda?: boolean;
 }
 
 const choices =
@@ -53,8 +55,14 @@ export function parseXdsAuth(
 ): XdsAuthConfig {
   const raw = env.XDS_AUTH ?? "";
   if (raw === "") {
-    if (!where.worker && isLoopbackHost(where.host)) return { mode: "none", explicit: false };
-    if (where.worker)
+    if (!where.worker && !where.lambda && isLoopbackHost(where.host))
+      return { mode: "none", explicit: false };
+    if (where.lambda)
+      errors.push(
+        `XDS_AUTH is not set: a Lambda function URL is reachable from anywhere, so choose how proxies authenticate: ${choices} ` +
+          "(the function's environment)",
+      );
+    else if (where.worker)
       errors.push(
         `XDS_AUTH is not set: a Worker is reachable from anywhere, so choose how proxies authenticate: ${choices} ` +
           "(wrangler.toml [vars], `wrangler secret put` for the secrets, or --var for wrangler dev)",

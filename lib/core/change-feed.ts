@@ -15,8 +15,20 @@ export interface FeedHub {
   readonly open: number;
 }
 
-/** The feed: a PushSignal (what ADS streams subscribe to) plus attached hubs. */
+/**
+ * The feed: a PushSignal (what ADS streams subscribe to) plus attached hubs. Push versions go out
+ * strictly increasing: a push version at or below `version` is dropped (it was announced already,
+ * by the core that ran the flush or by the store follower that read it from the push log, so a
+ * push is never announced twice); version 0 (the sync gate opening) always goes out.
+ */
 export interface ChangeFeed extends PushSignal {
+  /** The highest push version announced (or skipped to); 0 before any. */
+  readonly version: number;
+  /**
+   * Moves `version` up to `version` without announcing anything: what a host's streams read from
+   * the store at start already includes every push up to it (a no-op when it is not higher).
+   */
+  skipTo(version: number): void;
   /** Attaches a hub: it gets every announcement after the listeners; returns the detach function. */
   attach(hub: FeedHub): () => void;
   /** Streams the feed reaches now: its listeners plus every hub's open streams. */
@@ -27,9 +39,14 @@ export interface ChangeFeed extends PushSignal {
 export function createChangeFeed(onError: (err: unknown) => void): ChangeFeed {
   const signal = createPushSignal(onError);
   const hubs = new Set<FeedHub>();
+  let announced = 0;
   return {
     subscribe: signal.subscribe,
     emit(version, changes) {
+      if (version > 0) {
+        if (version <= announced) return;
+        announced = version;
+      }
       signal.emit(version, changes);
       for (const hub of [...hubs]) {
         try {
@@ -38,6 +55,12 @@ export function createChangeFeed(onError: (err: unknown) => void): ChangeFeed {
           onError(err);
         }
       }
+    },
+    get version() {
+      return announced;
+    },
+    skipTo(version) {
+      if (version > announced) announced = version;
     },
     attach(hub) {
       hubs.add(hub);

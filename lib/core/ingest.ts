@@ -1,6 +1,7 @@
 /**
  * The ingest half of the mesh core: applies watch-event batches, resyncs and admissions one at a
- * time (an object's events apply in the order they arrived), each all or nothing on a staged view
+ * time (an object's events apply in the order they arrived; over a shared store, one at a time
+ * across every core, under the store's ingest lease), each all or nothing on a staged view
  * (lib/ingest/atomic.ts); then notes the call for start-up sync, asks for a debounce turn when a
  * push was queued, and tells the observers. Transports (the hono app) decode and validate first.
  */
@@ -21,6 +22,7 @@ import type { Pace } from "../pace.ts";
 import type { SyncTracker } from "../push/sync-tracker.ts";
 import { createSerial } from "../serial.ts";
 import type { IngestReport } from "./hooks.ts";
+import { createIngestLease, type IngestLeaseOptions } from "./ingest-lease.ts";
 
 /** What the ingest core needs: the store, clock and registry options, and who to tell. */
 export interface IngestCoreOptions extends Omit<ApplyDeps, "pace"> {
@@ -31,6 +33,12 @@ export interface IngestCoreOptions extends Omit<ApplyDeps, "pace"> {
   /** Told of every applied call (the core's observers). */
   onIngest?: (report: IngestReport) => void;
   log?: (line: string) => void;
+  /**
+   * Set when the store is shared with other cores: each batch also holds the store's ingest lease
+   * (lib/core/ingest-lease.ts) from its first read to its commit, so batches of every core apply
+   * in one serial order.
+   */
+  lease?: Omit<IngestLeaseOptions, "store">;
 }
 
 /** The calls a transport maps its requests to. Each throws what applying threw (nothing applied). */
@@ -50,12 +58,20 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
   const { store, now, registry, sync } = options;
   const log = options.log ?? ((line: string) => console.log(line));
   const serial = createSerial();
+  const lease = options.lease && createIngestLease({ store, ...options.lease });
   // A durable store may hold the reverse index and the pod IPs in the layout of an older version:
   // the first batch rewrites them, inside the batch (all or nothing with it), before any event reads them.
   let migrated = false;
   const apply = <T>(pace: Pace | undefined, fn: (deps: ApplyDeps) => Promise<T>): Promise<T> =>
-    serial(async () => {
-      const result = await applyAtomically({ store, now, registry, ...(pace && { pace }) }, async (deps) => {
+    serial(() => (lease ? lease.run((held) => applyOnce(pace, fn, held.renew)) : applyOnce(pace, fn)));
+  const applyOnce = async <T>(
+    pace: Pace | undefined,
+    fn: (deps: ApplyDeps) => Promise<T>,
+    beforeCommit?: () => Promise<void>,
+  ): Promise<T> => {
+    const result = await applyAtomically(
+      { store, now, registry, ...(pace && { pace }) },
+      async (deps) => {
         if (!migrated) {
           const moved = await migrateLegacyRefs(deps.store);
           if (moved > 0)
@@ -66,10 +82,12 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
           if (hosts > 0) log(`ingest: indexed the hosts of ${hosts} ServiceEntry service record(s)`);
         }
         return fn(deps);
-      });
-      migrated = true;
-      return result;
-    });
+      },
+      beforeCommit && { beforeCommit },
+    );
+    migrated = true;
+    return result;
+  };
   const after = async (report: IngestReport): Promise<ApplySummary> => {
     await sync?.ingested(report.cluster, report.kind);
     if (report.summary.push) await options.onEnqueued?.();

@@ -8,17 +8,20 @@
  */
 import type { Config } from "../config.ts";
 import { logSafe } from "../log-safe.ts";
+import type { PushVersion } from "../push/flush.ts";
 import type { DebounceTurn } from "../push/run.ts";
 import { type PublishedStatus, publishedStatus } from "../push/status.ts";
 import type { SyncState } from "../push/sync-state.ts";
 import { createSyncTracker, type SyncTracker } from "../push/sync-tracker.ts";
 import type { Timers } from "../relay/delivery.ts";
+import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
 import { type ChangeFeed, createChangeFeed } from "./change-feed.ts";
 import { createMeshHooks, type MeshObserver, type XdsReporter } from "./hooks.ts";
 import { createIngestCore, type IngestCore } from "./ingest.ts";
 import { startProxyStatusSweep } from "./proxy-status.ts";
 import { createPushLogObserver, isQuietFlush } from "./push-log.ts";
+import { announceUpTo, createStoreFollower, defaultPollIntervalMs } from "./store-follower.ts";
 import { debounceTurn } from "./turn.ts";
 
 /** What a host gives the core. */
@@ -43,6 +46,15 @@ export interface MeshCoreOptions {
   sweepProxyStatus?: boolean;
   /** A new instance id for a new state lifetime; default crypto.randomUUID(). */
   newId?: () => string;
+  /**
+   * The store is shared with other cores (several Node instances over one DynamoDB table, Lambda
+   * invocations): ingest batches take the store's ingest lease (lib/core/ingest-lease.ts), the sync
+   * gate reads its record from the store, and from start() to stop() a store follower
+   * (store-follower.ts) announces the pushes other cores made and runs turns for pushes they queued.
+   */
+  shared?: boolean;
+  /** How often the follower of a shared store checks it (ms); default defaultPollIntervalMs. */
+  pollIntervalMs?: number;
 }
 
 /** The store's published state and start-up sync state, as StatusService and /ready show them. */
@@ -54,7 +66,10 @@ export interface MeshStatus {
 /** One mesh over one store. Call start() before serving anything. */
 export interface MeshCore {
   readonly store: Store;
-  /** Start-up sync: the gate every read path obeys (answers from memory: the core is the one writer). */
+  /**
+   * Start-up sync: the gate every read path obeys (answers from memory when the core is the one
+   * writer; over a shared store, from the record the store holds).
+   */
   readonly sync: SyncTracker;
   /** Applies ingest calls, one at a time. */
   readonly ingest: IngestCore;
@@ -97,8 +112,10 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     options: { timeoutMs: config.syncTimeoutMs, useEndpointSlice: config.registry.useEndpointSlice },
     timers,
     log,
-    // Ingest runs in the core, so it is the record's one writer: the gate answers from memory.
-    cached: true,
+    // Ingest runs in the core, so alone over its store it is the record's one writer: the gate
+    // answers from memory. Over a shared store another core may change the record at any time.
+    cached: !options.shared,
+    ...(options.shared && { shared: true }),
     onSynced: ask,
     // The gate opened: every stream and poll re-reads everything, and held removals go out.
     onOpen: () => feed.emit(0),
@@ -112,7 +129,17 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     onEnqueued: requestTurn,
     onIngest: hooks.ingest,
     log,
+    ...(options.shared && { lease: { timers, onTakeover: async () => void (await sync.recoverCutShort()) } }),
   });
+  const follower = options.shared
+    ? createStoreFollower({
+        core: { store, feed, sync },
+        intervalMs: options.pollIntervalMs ?? defaultPollIntervalMs,
+        timers,
+        log,
+        onQueued: ask,
+      })
+    : undefined;
 
   return {
     store,
@@ -120,7 +147,10 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     ingest,
     feed,
     async start() {
+      // Streams opened from now on read the store as published: the feed announces what follows.
+      feed.skipTo((await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0);
       const state = await sync.start();
+      follower?.start();
       if (options.sweepProxyStatus) stopSweep ??= startProxyStatusSweep({ store, log, now });
       return state;
     },
@@ -134,6 +164,8 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
         if (isQuietFlush(flush)) continue;
         // Observers hear of the push before streams answer it (convergence is measured from it).
         hooks.push({ flush, latencyMs: flush.request ? at - flush.request.start : 0, streams });
+        // Over a shared store, pushes another core made before this one are announced first.
+        if (follower) await announceUpTo(store, feed, flush.version - 1);
         // Streams re-diff only what changed; a recovered flush cannot name it, so they re-read all.
         feed.emit(flush.version, flush.recovered ? undefined : flush.changes);
       }
@@ -150,6 +182,7 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     observe: hooks.observe,
     xds: hooks.xds,
     stop() {
+      follower?.stop();
       sync.stop();
       stopSweep?.();
       stopSweep = undefined;

@@ -23,6 +23,15 @@ export interface CommitMarker {
   writes: number;
 }
 
+/** Options of applyAtomically. */
+export interface AtomicOptions {
+  /**
+   * Awaited after the batch ran and before anything is committed; what it throws drops the batch
+   * (nothing applied). Over a shared store the ingest lease renews itself here (lib/core/ingest-lease.ts).
+   */
+  beforeCommit?: () => Promise<void>;
+}
+
 /**
  * Runs `batch` on a staged view of `deps.store` and commits what it wrote only if it returns.
  * The commit is many writes, so it is bracketed by keys.commitMarker(): a process that dies
@@ -34,10 +43,12 @@ export interface CommitMarker {
 export async function applyAtomically<T>(
   deps: ApplyDeps,
   batch: (deps: ApplyDeps) => Promise<T>,
+  options: AtomicOptions = {},
 ): Promise<T> {
   const staged = createStagedStore(deps.store);
   const result = await batch({ ...deps, store: staged });
   if (staged.staged === 0) return result;
+  await options.beforeCommit?.();
   const marker: CommitMarker = { at: deps.now(), writes: staged.staged };
   await deps.store.put(keys.commitMarker(), marker);
   try {

@@ -99,6 +99,11 @@ export interface PushLogEntry {
   changes: ResourceChange[];
   /** How many resources the push changed. */
   changeCount: number;
+  /**
+   * Set when the flush took over from one that crashed: the crashed one may have published changes
+   * nobody announced, so a reader of the log (lib/core/store-follower.ts) re-reads everything.
+   */
+  recovered?: true;
 }
 
 /** The push counter under keys.pushVersion(). */
@@ -196,7 +201,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     }
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
     if (request && (changes.length > 0 || lease.recovered)) {
-      version = await bumpVersion(deps, request, changes);
+      version = await bumpVersion(deps, request, changes, lease.recovered);
     }
     for (const key of queued.keys()) await store.delete(key);
     done = true;
@@ -323,6 +328,7 @@ async function bumpVersion(
   deps: FlushDeps,
   request: PushRequest,
   changes: ResourceChange[],
+  recovered: boolean,
 ): Promise<number> {
   const at = deps.now();
   const next = await update<PushVersion>(deps.store, keys.pushVersion(), (current) => ({
@@ -347,6 +353,7 @@ async function bumpVersion(
         : request,
     changes: logged,
     changeCount: changes.length,
+    ...(recovered && { recovered: true as const }),
   };
   await deps.store.put(keys.pushLog(seq), entry);
   const keep = deps.keepLog ?? 1000;

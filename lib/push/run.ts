@@ -26,6 +26,12 @@ export interface DebounceTurn {
    * so the turn does not count as complete for the sync gate. Set by lib/core/turn.ts.
    */
   podsHeld?: true;
+  /**
+   * Another flush held the lease (another instance or invocation is publishing): this turn flushed
+   * nothing more and left the queue to it. A driver that coalesces across instances (the Lambda
+   * debounce) stops here; a timer retries at nextAt.
+   */
+  busy?: true;
 }
 
 /** When the oldest of `queue` arrived, or null for none. */
@@ -53,7 +59,8 @@ export async function runDebounceTurn(deps: FlushDeps, options: DebounceOptions)
     if (decision.kind === "wait") return { flushes, nextAt: decision.until, queuedSince: oldest(queue) };
     const startedAt = deps.now();
     const result = await flush(deps, decision.keys);
-    if (result.kind === "busy") return { flushes, nextAt: now + busyRetryMs, queuedSince: oldest(queue) };
+    if (result.kind === "busy")
+      return { flushes, nextAt: now + busyRetryMs, queuedSince: oldest(queue), busy: true };
     flushes.push({ ...result, startedAt, endedAt: deps.now() });
   }
   return { flushes, nextAt: deps.now(), queuedSince: oldest(await readQueue(deps.store)) };

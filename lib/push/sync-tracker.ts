@@ -31,6 +31,13 @@ export interface SyncTrackerOptions {
   /** Keep the record in memory: only when this process is the store's one writer (Node). */
   cached: boolean;
   /**
+   * The store is shared with other writers (not cached): the record is read from the store by
+   * state() (the store follower calls it every poll interval), and the gate answers from the last
+   * record read once that one was published, so a read path costs no store read once the gate is
+   * open; a new state lifetime another writer began closes it at the next read.
+   */
+  shared?: boolean;
+  /**
    * Called when the registry becomes synced, when a cluster's Pod resync arrives and when the
    * timeout passes: run a debounce turn, so its state (and what was held for pods) gets published.
    */
@@ -56,6 +63,13 @@ export interface SyncTracker extends SyncGate {
   turned(startedAt: number, complete: boolean): Promise<void>;
   /** The instance id of this state's lifetime. */
   instance(): Promise<string>;
+  /**
+   * Looks for the commit marker a batch cut short left (lib/ingest/atomic.ts) and, when there is
+   * one, begins a new state lifetime. start() does it for a sole writer; over a shared store the
+   * ingest lease does it when it takes over from a holder that died (lib/core/ingest-lease.ts).
+   * True when it found one.
+   */
+  recoverCutShort(): Promise<boolean>;
   /** Disarms the timeout timer. */
   stop(): void;
 }
@@ -65,6 +79,8 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
   const { store, options, timers, log } = o;
   const newId = o.newId ?? (() => crypto.randomUUID());
   let cache: SyncRecord | undefined;
+  /** The record last read (shared stores: what the gate answers from once it was published). */
+  let lastRead: SyncRecord | undefined;
   let shown: SyncState | undefined;
   let timer: unknown;
 
@@ -82,6 +98,7 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
     }
     if (!record) throw new Error(`${keys.syncRecord()} vanished while it was read`);
     if (o.cached) cache = record;
+    lastRead = record;
     return record;
   }
 
@@ -90,18 +107,20 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
    * may hold part of a batch: begin a new state lifetime (unsynced, new instance id, so the relay
    * relists every kind at once and no proxy is told to remove anything until it has).
    */
-  async function restartIfCutShort(): Promise<void> {
+  async function recoverCutShort(): Promise<boolean> {
     const marker = await store.get<{ at: number; writes: number }>(keys.commitMarker());
-    if (!marker) return;
+    if (!marker) return false;
     const record = newSyncRecord(newId(), timers.now());
     await store.put(keys.syncRecord(), record);
     await store.delete(keys.commitMarker());
-    cache = record;
+    if (o.cached) cache = record;
+    lastRead = record;
     log(
       `sync: WARNING: an ingest batch of ${marker.value.writes} write(s) was cut off mid-commit before this start; ` +
         `the stored state may hold part of it, so a new state begins (instance ${record.instance}): ` +
         "the relay relists every kind, and proxies keep what they hold until the resyncs arrive",
     );
+    return true;
   }
 
   /** Logs what changed since the state last shown; wakes the runtime when it became synced. */
@@ -157,13 +176,14 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
   return {
     async start() {
       // Only a sole writer can tell a dead process's marker from a commit running elsewhere.
-      if (o.cached) await restartIfCutShort();
+      if (o.cached) await recoverCutShort();
       const state = decideSync(await load(), timers.now(), options);
       show(state);
       return state;
     },
     state: current,
     synced() {
+      if (o.shared && lastRead?.publishedAt !== undefined) return true;
       if (!o.cached || !cache) return current().then((s) => s.published);
       return cache.publishedAt !== undefined;
     },
@@ -176,6 +196,7 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
       });
       if (!next) return;
       if (o.cached) cache = next;
+      lastRead = next;
       if (!o.cached && before) shown = decideSync(before, startedAt, options);
       show(decideSync(next, timers.now(), options));
     },
@@ -188,6 +209,7 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
       });
       if (!next) return;
       if (o.cached) cache = next;
+      lastRead = next;
       // Another process may have written the record since this one last looked (the Worker).
       if (!o.cached && before) shown = decideSync(before, now, options);
       show(decideSync(next, timers.now(), options));
@@ -195,6 +217,7 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
     async instance() {
       return (await load()).instance;
     },
+    recoverCutShort,
     stop() {
       if (timer !== undefined) timers.clearTimeout(timer);
       timer = undefined;

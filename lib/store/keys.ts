@@ -160,6 +160,11 @@ export const keys = {
    * means the last process died mid-commit and the state may hold part of a batch (sync-tracker.ts).
    */
   commitMarker: () => "meta/committing",
+  /**
+   * The ingest lease of a store shared by several cores (lib/core/ingest-lease.ts): which batch
+   * may read and commit now, and until when. Absent when none does.
+   */
+  ingestLease: () => "meta/ingest-lease",
   /** What push number `seq` changed: PushLogEntry. */
   pushLog: (seq: number) => `pushlog/${pad(seq)}`,
   /** Last seen resourceVersion of one object, and what it fed: ObjectRecord. "_" for cluster-scoped. */

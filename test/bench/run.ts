@@ -9,6 +9,7 @@ import { createFileStore } from "../../lib/store/file.ts";
 import type { Store } from "../../lib/store/store.ts";
 import { measureAgentLatency } from "./agent-latency.ts";
 import { measureUpstreamBytes, printUpstreamBytes } from "./agent-upstream-bytes.ts";
+import { measureAwsUnits, printAwsCost } from "./aws-cost.ts";
 import { measureCapacity } from "./do-capacity.ts";
 import { measureDynamo, printDynamo } from "./dynamodb.ts";
 import { measureFanoutAlone } from "./fanout.ts";
@@ -65,6 +66,12 @@ console.log(
     " edgepilot, counted at the socket (a TCP proxy); one local proxy on the agent (CDS wildcard + every EDS)",
 );
 for (const n of [1, 100]) printUpstreamBytes(await measureUpstreamBytes(n));
+
+console.log(
+  "\nthe AWS host: DynamoDB request units per event, per push and per Watch stream, and list-price dollars" +
+    " (test/bench/aws-cost.ts; README: What it costs)",
+);
+printAwsCost(await measureAwsUnits(100, 50));
 
 console.log(
   "\ningest ▶ published push of one EndpointSlice change (memory store; the debounce wait is not counted)",

@@ -179,6 +179,31 @@ const covered: Covered[] = [
     by: "test/unit/infra/wrangler-deploy.test.ts",
     marker: "wrangler secret put",
   },
+  { match: /^npm install$/, by: "package.json", marker: '"postinstall": "npm run gen"' },
+  // infra/aws: the CLI cannot deploy here (no AWS account, no network); the synth test runs the
+  // same app, and `npx cdk synth` itself, offline.
+  {
+    match: /^cd infra\/aws$/,
+    by: "test/unit/infra/aws-cdk.test.ts",
+    marker: 'cwd: join(root, "infra", "aws")',
+  },
+  { match: /^npx cdk bootstrap$/, by: "test/unit/infra/aws-cdk.test.ts", marker: '["cdk", "synth"' },
+  {
+    match: /^npx cdk deploy -c xdsJwtIssuer=\S+ +-c xdsJwksUrl=\S+$/,
+    by: "test/unit/infra/aws-cdk.test.ts",
+    marker: '["cdk", "synth"',
+  },
+  {
+    match: /^TOKEN=\$\(aws secretsmanager get-secret-value --secret-id <IngestTokenSecret> /,
+    by: "test/unit/infra/aws-cdk.test.ts",
+    marker: "outputs.IngestTokenSecret",
+  },
+  {
+    match:
+      /^POD_NAMESPACE=default EDGEPILOT_AGENT_UPSTREAM=https:\/\/<xds-id>\.lambda-url\.\S+ .*PROTOCOL=watch .*UPSTREAM_HTTP=1\.1 .* npm run agent$/,
+    by: "test/e2e/agent/agent-worker.test.ts",
+    marker: "watch",
+  },
   {
     match: /^npx wrangler deploy$/,
     by: "test/unit/infra/wrangler-deploy.test.ts",

@@ -47,3 +47,17 @@ export function createManualClock(): ManualClock {
     pending: () => timers.size,
   };
 }
+
+/**
+ * Moves `clock` in steps of `stepMs` until `p` settles, then returns it: for code that waits on the
+ * clock (a backoff, a lease renewal) while the test awaits its outcome.
+ */
+export async function advanceUntilSettled<T>(clock: ManualClock, p: Promise<T>, stepMs = 5): Promise<T> {
+  let settled = false;
+  const done = () => {
+    settled = true;
+  };
+  p.then(done, done);
+  while (!settled) await clock.advance(stepMs);
+  return p;
+}

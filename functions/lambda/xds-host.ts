@@ -1,0 +1,147 @@
+/**
+ * The xDS function's handler, built once per container: Connect over a function URL with response
+ * streaming (hono/aws-lambda streamHandle over awslambda.streamifyResponse). Envoy's unary Fetch*,
+ * DeltaPollService Poll (a long poll held within the invocation's remaining time) and Watch
+ * (server streaming until near the invocation's end, then a clean end-of-stream the agent
+ * reconnects from with what it holds), REST-JSON /v3/discovery:*, StatusService, /ready, /metrics
+ * and /debug/*, every read behind XDS_AUTH as on Node and the Worker. The container hears of the
+ * pushes other functions made through the store, never from them directly: its core (shared) runs a
+ * store follower every EDGEPILOT_STORE_POLL_INTERVAL while an invocation is open, and each
+ * invocation first checks the store once (a container thawed after minutes catches up at once).
+ */
+import type { Context as LambdaContext } from "aws-lambda";
+import { Hono } from "hono";
+import { streamHandle } from "hono/aws-lambda";
+import { HTTPException } from "hono/http-exception";
+import { xdsAuthLogLine } from "../../lib/auth/config.ts";
+import { createPollNackRecorder } from "../../lib/core/poll-nack.ts";
+import { createStoreFollower } from "../../lib/core/store-follower.ts";
+import { logError } from "../../lib/log/line-log.ts";
+import { logSafe } from "../../lib/log-safe.ts";
+import { attachMetrics, createRegistry } from "../../lib/metrics/index.ts";
+import { createPollHub } from "../../lib/xds/poll-hub.ts";
+import { createPollServer } from "../../lib/xds/poll-serve.ts";
+import { createStoreSource } from "../../lib/xds/source.ts";
+import { createViews } from "../../lib/xds/view-source.ts";
+import { byGuard, createAuthInterceptor, restAuth } from "../auth.ts";
+import { setupGuard } from "../auth-setup.ts";
+import { mountConnect } from "../connect.ts";
+import { mountDebug } from "../debug.ts";
+import { mountMetrics } from "../metrics.ts";
+import { createPollRoutes } from "../poll.ts";
+import { mountRest } from "../rest.ts";
+import { createXdsRoutes } from "../xds.ts";
+import { coldStartLogger, createLambdaMesh, type LambdaDeps } from "./mesh.ts";
+
+export interface XdsHostDeps extends LambdaDeps {
+  /** performance.now() when the entry module was loaded (cold start). */
+  loadedAt?: number;
+}
+
+/**
+ * The part of the invocation's remaining time a call may use: a long poll answers, and a Watch
+ * ends with its end-of-stream message, this long before Lambda would cut the invocation (ms).
+ */
+export function callWindowMs(remainingMs: number): number {
+  // A tenth of the time, between 1 s and 3 s: ending a stream takes a store read or two at most.
+  const margin = Math.min(3_000, Math.max(1_000, Math.floor(remainingMs / 10)));
+  return Math.max(0, remainingMs - margin);
+}
+
+/** The streaming handler (awslambda.streamifyResponse's), for a function URL with InvokeMode RESPONSE_STREAM. */
+export type XdsHandler = ReturnType<typeof streamHandle>;
+
+/** Builds the container's routes now; every invocation serves one request. */
+export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
+  const { config, log } = deps;
+  const now = deps.now ?? Date.now;
+  const registry = createRegistry();
+  // The core here carries the feed (fed by its follower), the sync gate (read from the store), the
+  // hooks and the metrics: this function never ingests and never flushes.
+  const mesh = createLambdaMesh(deps, { registry });
+  const { core, store } = mesh;
+  const { sync } = core;
+  const metrics = attachMetrics(core, registry);
+  // One check at the start of each invocation; the core's own follower polls while it runs.
+  const catchUp = createStoreFollower({
+    core,
+    intervalMs: config.storePollIntervalMs,
+    timers: { now, setTimeout: () => undefined, clearTimeout: () => undefined },
+    log,
+  });
+  const { guard, ready } = setupGuard(config.xdsAuth, { now, log });
+  log(xdsAuthLogLine(config.xdsAuth, { host: "this function's URL", worker: false }));
+  const source = createStoreSource(store);
+  // Per-namespace views, dropped by the pushes the follower announces (as on Node).
+  const views = createViews({ store });
+  core.feed.attach(views);
+  const hub = createPollHub(source);
+  const polls = createPollServer({
+    source,
+    hub,
+    limits: config.limits,
+    gate: sync,
+    views,
+    onNack: createPollNackRecorder({ store, log, now }),
+    xds: core.xds,
+  });
+  core.feed.attach({
+    publish: (changes) => hub.publish(changes),
+    get open() {
+      return polls.open;
+    },
+  });
+  const { maxStreams, maxNamesPerRequest } = config.limits;
+  const xdsRoutes = createXdsRoutes({
+    store,
+    views,
+    log,
+    limits: { maxStreams, maxNamesPerRequest },
+    maxRequestBytes: config.limits.maxRequestBytes,
+    maxResponseBytes: config.limits.maxResponseBytes,
+    sync,
+  });
+  const pollRoutes = createPollRoutes(polls, config.limits);
+  const app = new Hono();
+  app.get("/ready", async (c) => {
+    const { synced, published, timedOut, instance, clusters } = await sync.state();
+    return c.json({ ready: true, synced, published, timedOut, instance, clusters });
+  });
+  mountConnect(
+    app,
+    (router) => {
+      xdsRoutes(router);
+      pollRoutes(router);
+    },
+    [createAuthInterceptor(byGuard(guard), log)],
+  );
+  mountRest(app, { source, views, limits: config.limits, gate: sync, guard, log });
+  mountDebug(
+    app,
+    { store, views, now, instance: async () => (await sync.state()).instance },
+    restAuth(guard),
+  );
+  mountMetrics(app, guard, metrics.expose);
+  app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((err, c) => {
+    if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);
+    const detail = logSafe(err instanceof Error ? (err.stack ?? err.message) : String(err), 4096);
+    logError(log, `edgepilot: internal error on ${c.req.method} ${c.req.path}: ${detail}`);
+    return c.json({ error: "internal error; see the function's log" }, 500);
+  });
+
+  const cold = coldStartLogger(log, "xds", deps.loadedAt ?? performance.now());
+  // Each invocation: news from the store first, then the request with the invocation's deadline as
+  // its signal (a Watch ends cleanly, a long poll answers what it has).
+  const outer = new Hono<{ Bindings: { context: LambdaContext } }>();
+  outer.all("*", async (c) => {
+    await Promise.all([ready, mesh.started]);
+    const window = callWindowMs(c.env.context.getRemainingTimeInMillis());
+    const deadline = AbortSignal.timeout(window);
+    await catchUp.check();
+    const res = await app.fetch(new Request(c.req.raw, { signal: deadline }));
+    cold();
+    return res;
+  });
+  return streamHandle(outer);
+}

@@ -1,0 +1,7 @@
+/**
+ * The xds function as infra/aws deploys it: its secrets put in the environment (lambda-secrets.ts),
+ * then functions/lambda/xds.ts, which reads the environment at load.
+ */
+import "../lambda-secrets-init.ts";
+
+export { handler } from "../../../functions/lambda/xds.ts";

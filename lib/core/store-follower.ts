@@ -1,0 +1,142 @@
+/**
+ * The store follower: how a mesh core learns of pushes another core made over the same shared
+ * store (several Node instances behind a load balancer over one DynamoDB table, Lambda
+ * invocations). Every intervalMs it reads the published push version (keys.pushVersion()) and,
+ * when it moved past what this core's feed announced, announces the pushes since, in order, with
+ * the changes their push log entries (keys.pushLog(seq)) name: names and versions without bodies,
+ * so streams read the bodies from the store (lib/xds/change-source.ts reads what a change does not
+ * carry). An entry that is gone, truncated (changeCount > changes.length) or written by a flush
+ * that took over a crashed one announces `undefined` changes: every stream re-reads everything.
+ *
+ * No push is announced twice: the feed drops versions at or below the last it announced
+ * (change-feed.ts), and every announcer (this follower, the core's own turn through
+ * announceUpTo before it announces its own flush) first announces the versions before its own, so
+ * the feed's versions stay contiguous whoever got there first.
+ */
+import { logWarn } from "../log/line-log.ts";
+import { logSafe } from "../log-safe.ts";
+import type { PushLogEntry, PushVersion, ResourceChange } from "../push/flush.ts";
+import type { SyncTracker } from "../push/sync-tracker.ts";
+import type { Timers } from "../relay/delivery.ts";
+import { keys } from "../store/keys.ts";
+import type { Store } from "../store/store.ts";
+import type { ChangeFeed } from "./change-feed.ts";
+
+/**
+ * The most push log entries one catch-up reads; a feed further behind announces the newest version
+ * once with `undefined` changes (every stream re-reads everything, which covers every push between).
+ */
+export const maxCatchUp = 64;
+
+/** The default interval between checks (EDGEPILOT_STORE_POLL_INTERVAL's default), ms. */
+export const defaultPollIntervalMs = 1000;
+
+/** What the follower follows: a MeshCore fits (store, feed and its sync tracker). */
+export interface FollowedCore {
+  readonly store: Store;
+  readonly feed: ChangeFeed;
+  /**
+   * The sync tracker of a shared store: read at each check, so a gate another writer opened (or a
+   * state lifetime it began) reaches this instance's streams within intervalMs.
+   */
+  readonly sync?: Pick<SyncTracker, "state">;
+}
+
+/** Options of createStoreFollower. */
+export interface StoreFollowerOptions {
+  core: FollowedCore;
+  /** Time between checks from start() (ms); EDGEPILOT_STORE_POLL_INTERVAL on Node. */
+  intervalMs: number;
+  timers: Timers;
+  log: (line: string) => void;
+  /**
+   * Called when a check finds pushes queued (push/pending/): the host runs a debounce turn, so a
+   * push queued by an instance that died before its turn is still flushed (the flush lease makes
+   * one flush run at a time; the others find it busy).
+   */
+  onQueued?: () => void;
+}
+
+/** A follower; nothing runs until start() or check(). */
+export interface StoreFollower {
+  /** One check: announces the pushes the store published since the feed's last one. */
+  check(): Promise<void>;
+  /** Checks every intervalMs (after the one before finished) until stop(). */
+  start(): void;
+  /** Stops checking; a check running finishes. */
+  stop(): void;
+}
+
+/** Builds a follower of `options.core`'s store for its feed. */
+export function createStoreFollower(options: StoreFollowerOptions): StoreFollower {
+  const { core, timers, log } = options;
+  if (!(Number.isFinite(options.intervalMs) && options.intervalMs > 0))
+    throw new RangeError(`store follower: interval ${options.intervalMs} ms is not a positive number`);
+  let running: Promise<void> | undefined;
+  let timer: unknown;
+  let started = false;
+
+  const once = async () => {
+    const stored = await core.store.get<PushVersion>(keys.pushVersion());
+    await announceUpTo(core.store, core.feed, stored?.value.version ?? 0);
+    await core.sync?.state();
+    if (options.onQueued) {
+      const queued = await core.store.list(keys.pendingPrefix(), { limit: 1 });
+      if (queued.entries.length > 0) options.onQueued();
+    }
+  };
+  const check = () => {
+    // Concurrent callers share the running check (its announcements are theirs too).
+    running ??= once().finally(() => {
+      running = undefined;
+    });
+    return running;
+  };
+  const schedule = () => {
+    if (!started) return;
+    timer = timers.setTimeout(() => {
+      timer = undefined;
+      void check()
+        .catch((err) => logWarn(log, `store follower: check failed, retrying: ${logSafe(err)}`))
+        .finally(schedule);
+    }, options.intervalMs);
+  };
+  return {
+    check,
+    start() {
+      if (started) return;
+      started = true;
+      schedule();
+    },
+    stop() {
+      started = false;
+      if (timer !== undefined) timers.clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
+
+/**
+ * Announces on `feed`, in order, every push after its version up to `target`, from the push log;
+ * what another announcer announced meanwhile is skipped (the feed drops it). The core calls it
+ * before announcing a flush of its own over a shared store, so a push another core made just
+ * before it is never lost behind its own.
+ */
+export async function announceUpTo(store: Store, feed: ChangeFeed, target: number): Promise<void> {
+  const from = feed.version;
+  if (target <= from) return;
+  if (target - from > maxCatchUp) {
+    feed.emit(target, undefined);
+    return;
+  }
+  const seqs: number[] = [];
+  for (let seq = from + 1; seq <= target; seq++) seqs.push(seq);
+  const entries = await store.getMany<PushLogEntry>(seqs.map((seq) => keys.pushLog(seq)));
+  for (const seq of seqs) feed.emit(seq, loggedChanges(entries.get(keys.pushLog(seq))?.value));
+}
+
+/** The changes a push log entry names, or undefined when it cannot name them all. */
+export function loggedChanges(entry: PushLogEntry | undefined): readonly ResourceChange[] | undefined {
+  if (!entry || entry.recovered || entry.changeCount > entry.changes.length) return undefined;
+  return entry.changes;
+}

@@ -1,0 +1,106 @@
+/**
+ * The AWS host through the local invoke harness: ingest (function URL) ▶ debounce (invoked by
+ * ingest through @aws-sdk/client-lambda, InvocationType Event) ▶ Poll and Watch answers on the xDS
+ * function (function URL, response streaming), the three sharing only the store. The parity
+ * fixture publishes the versions Node and the Worker publish; a Watch ends cleanly before the
+ * invocation's timeout and a reconnect holding what it got is resent nothing; reads without
+ * credentials are refused.
+ */
+import { Code, ConnectError } from "@connectrpc/connect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publishedStatus } from "../../../lib/push/status.ts";
+import { createMemoryStore } from "../../../lib/store/memory.ts";
+import { TypeUrl } from "../../../lib/xds/types.ts";
+import events from "../../fixtures/parity/events.json";
+import versions from "../../fixtures/parity/versions.json";
+import type { LambdaHarness } from "../../support/lambda-harness.ts";
+import { ingest, pollClient, startFunctions, xdsAuth } from "./support.ts";
+
+const node = {
+  id: "sidecar~10.0.0.9~app-1.default~default.svc.cluster.local",
+  metadata: { GENERATOR: "grpc" },
+};
+const clusters = versions[TypeUrl.cluster as keyof typeof versions] as Record<string, string>;
+const assignments = versions[TypeUrl.endpoint as keyof typeof versions] as Record<string, string>;
+
+describe("Lambda host over a shared store (memory)", () => {
+  const store = createMemoryStore();
+  const lines: string[] = [];
+  let harness: LambdaHarness;
+  beforeAll(async () => {
+    harness = await startFunctions(store, { lines });
+  });
+  afterAll(async () => {
+    if (process.env.LAMBDA_LINES) console.log(lines.join("\n"));
+    await harness.close();
+  });
+
+  it("ingest applies the batch and invokes the debounce function once, which publishes the parity versions", async () => {
+    const res = await ingest(harness, events);
+    expect(res.status, await res.clone().text()).toBe(200);
+    await harness.idle();
+    expect(harness.stats("debounce").invocations).toBe(1);
+    const status = await publishedStatus(store);
+    expect(Object.fromEntries(status.types.map((t) => [t.typeUrl, t.versions]))).toEqual(versions);
+    expect(status).toMatchObject({ pushVersion: 1, pendingPushes: 0 });
+  });
+
+  it("Poll on the xDS function answers the published versions", async () => {
+    const client = pollClient(harness);
+    const cds = await client.poll({ request: { typeUrl: TypeUrl.cluster, node } }, { headers: xdsAuth });
+    expect(Object.fromEntries(cds.resources.map((r) => [r.name, r.version]))).toEqual(clusters);
+    const eds = await client.poll(
+      { request: { typeUrl: TypeUrl.endpoint, node, resourceNamesSubscribe: Object.keys(assignments) } },
+      { headers: xdsAuth },
+    );
+    expect(Object.fromEntries(eds.resources.map((r) => [r.name, r.version]))).toEqual(assignments);
+  });
+
+  it("a Watch holding everything is resent nothing and ends cleanly before the invocation's timeout", async () => {
+    const client = pollClient(harness);
+    const started = Date.now();
+    const got: number[] = [];
+    for await (const res of client.watch(
+      { request: { typeUrl: TypeUrl.cluster, node, initialResourceVersions: clusters } },
+      { headers: xdsAuth },
+    ))
+      got.push(res.resources.length + res.removedResources.length);
+    const lived = Date.now() - started;
+    // The xDS function's timeout is 2.5 s; the stream ends with its end-of-stream message 1 s before.
+    expect(lived).toBeGreaterThan(1_000);
+    expect(lived).toBeLessThan(2_500);
+    expect(got.every((n) => n === 0)).toBe(true);
+  });
+
+  it("a long poll with nothing new answers within the invocation's time, not at its wait", async () => {
+    const client = pollClient(harness);
+    const started = Date.now();
+    const res = await client.poll(
+      {
+        request: { typeUrl: TypeUrl.cluster, node, initialResourceVersions: clusters },
+        wait: { seconds: 60n },
+      },
+      { headers: xdsAuth },
+    );
+    expect(res.resources).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(2_500);
+  });
+
+  it("refuses reads without credentials: Poll Unauthenticated, REST 401", async () => {
+    const client = pollClient(harness);
+    const err = await client.poll({ request: { typeUrl: TypeUrl.cluster, node } }).catch((e: unknown) => e);
+    expect(ConnectError.from(err).code).toBe(Code.Unauthenticated);
+    const rest = await fetch(`${harness.url("xds")}/v3/discovery:clusters`, {
+      method: "POST",
+      body: JSON.stringify({ node }),
+    });
+    expect(rest.status).toBe(401);
+  });
+
+  it("refuses ingest without the token, and invokes nothing", async () => {
+    const before = harness.stats("debounce").invocations;
+    expect((await ingest(harness, events, null)).status).toBe(401);
+    expect((await ingest(harness, events, "wrong")).status).toBe(401);
+    expect(harness.stats("debounce").invocations).toBe(before);
+  });
+});

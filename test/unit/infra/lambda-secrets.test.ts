@@ -1,0 +1,98 @@
+/**
+ * infra/aws/lambda-secrets.ts against a real HTTP server answering as the AWS Parameters and
+ * Secrets extension does (GET /secretsmanager/get?secretId=..., the session token in
+ * X-Aws-Parameters-Secrets-Token, GetSecretValue's JSON): each `_SECRET_ARN` fills its variable,
+ * and every failure names the variable.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveSecretEnv } from "../../../infra/aws/lambda-secrets.ts";
+
+const arn = (name: string) => `arn:aws:secretsmanager:eu-west-1:123456789012:secret:${name}-AbCdEf`;
+const secrets: Record<string, unknown> = {
+  [arn("IngestToken")]: { ARN: arn("IngestToken"), SecretString: "ingest-token-0123456789abcdef" },
+  [arn("XdsToken")]: { ARN: arn("XdsToken"), SecretString: "xds-token-0123456789abcdef" },
+  [arn("Binary")]: { ARN: arn("Binary"), SecretBinary: "AAEC" },
+};
+
+describe("lambda-secrets: secrets into the environment at cold start", () => {
+  let server: Server;
+  let port = 0;
+  const asked: string[] = [];
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const url = new URL(req.url ?? "/", "http://localhost");
+      const id = url.searchParams.get("secretId") ?? "";
+      asked.push(id);
+      if (
+        url.pathname !== "/secretsmanager/get" ||
+        req.headers["x-aws-parameters-secrets-token"] !== "session"
+      )
+        return void res.writeHead(401).end("unauthorized");
+      const secret = secrets[id];
+      if (!secret) return void res.writeHead(400).end(`ResourceNotFoundException: ${id}`);
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(secret));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  const env = (over: Record<string, string>): Record<string, string | undefined> => ({
+    AWS_SESSION_TOKEN: "session",
+    PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: String(port),
+    ...over,
+  });
+
+  it("fills EDGEPILOT_TOKEN and EDGEPILOT_XDS_TOKEN from their ARNs, and nothing else", async () => {
+    const e: Record<string, string | undefined> = env({
+      EDGEPILOT_TOKEN_SECRET_ARN: arn("IngestToken"),
+      EDGEPILOT_XDS_TOKEN_SECRET_ARN: arn("XdsToken"),
+      OTHER_SECRET_ARN: arn("IngestToken"),
+    });
+    expect(await resolveSecretEnv(e)).toEqual(["EDGEPILOT_TOKEN", "EDGEPILOT_XDS_TOKEN"]);
+    expect(e.EDGEPILOT_TOKEN).toBe("ingest-token-0123456789abcdef");
+    expect(e.EDGEPILOT_XDS_TOKEN).toBe("xds-token-0123456789abcdef");
+    expect(e).not.toHaveProperty("OTHER");
+  });
+
+  it("asks nothing when no ARN is set, or the variable is set already", async () => {
+    const before = asked.length;
+    expect(await resolveSecretEnv(env({}))).toEqual([]);
+    const e = env({ EDGEPILOT_TOKEN: "set", EDGEPILOT_TOKEN_SECRET_ARN: arn("IngestToken") });
+    expect(await resolveSecretEnv(e)).toEqual([]);
+    expect(e.EDGEPILOT_TOKEN).toBe("set");
+    expect(asked.length).toBe(before);
+  });
+
+  const failures: { name: string; env: Record<string, string>; error: RegExp }[] = [
+    {
+      name: "a secret the role may not read (the extension's 4xx)",
+      env: { EDGEPILOT_TOKEN_SECRET_ARN: arn("Missing") },
+      error:
+        /^EDGEPILOT_TOKEN_SECRET_ARN: reading the secret failed with HTTP 400 .*ResourceNotFoundException/,
+    },
+    {
+      name: "a wrong session token",
+      env: { EDGEPILOT_XDS_TOKEN_SECRET_ARN: arn("XdsToken"), AWS_SESSION_TOKEN: "other" },
+      error: /^EDGEPILOT_XDS_TOKEN_SECRET_ARN: reading the secret failed with HTTP 401/,
+    },
+    {
+      name: "a binary secret",
+      env: { EDGEPILOT_TOKEN_SECRET_ARN: arn("Binary") },
+      error: /^EDGEPILOT_TOKEN_SECRET_ARN: the secret holds no SecretString/,
+    },
+    {
+      name: "no extension listening",
+      env: { EDGEPILOT_TOKEN_SECRET_ARN: arn("IngestToken"), PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: "1" },
+      error: /^EDGEPILOT_TOKEN_SECRET_ARN: the Parameters and Secrets extension on port 1 did not answer/,
+    },
+  ];
+  for (const f of failures)
+    it(`fails naming the variable: ${f.name}`, async () => {
+      const e: Record<string, string | undefined> = env(f.env);
+      await expect(resolveSecretEnv(e)).rejects.toThrow(f.error);
+      expect(e.EDGEPILOT_TOKEN).toBeUndefined();
+    });
+});
