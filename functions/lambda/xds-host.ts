@@ -136,12 +136,26 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
   const outer = new Hono<{ Bindings: { context: LambdaContext } }>();
   outer.all("*", async (c) => {
     await Promise.all([ready, mesh.started]);
-    const window = callWindowMs(c.env.context.getRemainingTimeInMillis());
-    const deadline = AbortSignal.timeout(window);
+    const deadline = callDeadline(callWindowMs(c.env.context.getRemainingTimeInMillis()));
     await catchUp.check();
-    const res = await app.fetch(new Request(c.req.raw, { signal: deadline }));
+    const res = await app.fetch(new Request(c.req.raw, { signal: deadline.signal }));
     cold();
-    return res;
+    if (!res.body) {
+      deadline.clear();
+      return res;
+    }
+    return new Response(res.body.pipeThrough(new TransformStream({ flush: deadline.clear })), res);
   });
   return streamHandle(outer);
+}
+
+/**
+ * A signal aborted after `ms`, held by its own timer. Not AbortSignal.timeout: a Request follows
+ * its init's signal weakly, and once the handler has returned a streaming response nothing else
+ * holds that signal, so it could be collected before it fires and a Watch would never end.
+ */
+function callDeadline(ms: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
