@@ -97,6 +97,35 @@ describe("Lambda host over a shared store (memory)", () => {
     expect(rest.status).toBe(401);
   });
 
+  it("two batches at once: one debounce invocation each, both published, nothing left queued", async () => {
+    const service = (name: string, rv: string) => ({
+      type: "ADDED",
+      object: {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name, namespace: "default", resourceVersion: rv },
+        spec: { clusterIP: "10.96.0.77", ports: [{ name: "grpc", port: 7000, protocol: "TCP" }] },
+      },
+    });
+    const before = harness.stats("debounce").invocations;
+    const answers = await Promise.all([
+      ingest(harness, [service("one", "90001")]),
+      ingest(harness, [service("two", "90002")]),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    await harness.idle();
+    expect(harness.stats("debounce").invocations).toBe(before + 2);
+    const status = await publishedStatus(store);
+    const names = Object.keys(status.types.find((t) => t.typeUrl === TypeUrl.cluster)?.versions ?? {});
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "outbound|7000||one.default.svc.cluster.local",
+        "outbound|7000||two.default.svc.cluster.local",
+      ]),
+    );
+    expect(status.pendingPushes).toBe(0);
+  });
+
   it("refuses ingest without the token, and invokes nothing", async () => {
     const before = harness.stats("debounce").invocations;
     expect((await ingest(harness, events, null)).status).toBe(401);
