@@ -136,7 +136,8 @@ export function createSqlStore(sql: SqlExec): Store {
   };
 }
 
-function pageLimit(limit: number | undefined): number {
+/** The page size a list call asks for, refused unless a positive integer, capped at MAX_LIST_LIMIT (every adapter's rule). */
+export function pageLimit(limit: number | undefined): number {
   if (limit === undefined) return MAX_LIST_LIMIT;
   if (!Number.isInteger(limit) || limit < 1)
     throw new RangeError(`store: list limit ${limit} is not a positive integer`);
