@@ -235,4 +235,25 @@ describe("a core that dies mid-commit", () => {
     expect(b.lines.join("\n")).toMatch(/cut off mid-commit before this start.*new state begins/);
     expect((await b.core.sync.state()).synced).toBe(false);
   });
+
+  it("a core starting over a marker nobody's lease covers begins a new lifetime; one covered by a live lease is left alone", async () => {
+    for (const [lease, restarts] of [
+      [undefined, true],
+      [{ owner: "dead", expiresAt: 0 }, true],
+      [{ owner: "alive", expiresAt: 60_000 }, false],
+    ] as const) {
+      const store = createMemoryStore();
+      const clock = createManualClock();
+      await store.put(keys.commitMarker(), { at: 0, writes: 7 });
+      if (lease) await store.put(keys.ingestLease(), lease);
+      const c = instance(store, clock, "c");
+      await c.core.start();
+      expect((await store.get(keys.commitMarker())) === undefined, JSON.stringify(lease)).toBe(restarts);
+      expect(
+        c.lines.some((l) => l.includes("cut off mid-commit")),
+        JSON.stringify(lease),
+      ).toBe(restarts);
+      c.core.stop();
+    }
+  });
 });
