@@ -34,8 +34,24 @@ export interface Config {
   log: LogConfig;
 }
 
-/** EDGEPILOT_STORE: `memory` (the default; gone on restart) or `file` in EDGEPILOT_DATA_DIR (durable). */
-export type StoreConfig = { kind: "memory" } | { kind: "file"; dataDir: string };
+/**
+ * EDGEPILOT_STORE: `memory` (the default; gone on restart), `file` in EDGEPILOT_DATA_DIR (durable),
+ * or `dynamodb` (durable and shared: lib/store/dynamodb.ts).
+ */
+export type StoreConfig = { kind: "memory" } | { kind: "file"; dataDir: string } | DynamoStoreConfig;
+
+/** EDGEPILOT_STORE=dynamodb: the table, and where it is (a local server, or AWS in a region). */
+export interface DynamoStoreConfig {
+  kind: "dynamodb";
+  /** DYNAMODB_TABLE (default `edgepilot`). */
+  table: string;
+  /** DYNAMODB_ENDPOINT: a local server (dynalite, DynamoDB Local); start-up then creates the table if missing. */
+  endpoint?: string;
+  /** AWS_REGION (required without an endpoint; `us-east-1` for a local server when unset). */
+  region: string;
+  /** A local endpoint and no AWS credentials in the environment: placeholder ones (local servers check none). */
+  localCredentials: boolean;
+}
 
 /** Per-request and per-instance limits; each refusal names its variable. */
 export interface Limits {
@@ -217,6 +233,12 @@ export function parseConfig(
 function parseStore(env: Env, errors: string[]): StoreConfig {
   const kind = env.EDGEPILOT_STORE || "memory";
   const dataDir = env.EDGEPILOT_DATA_DIR || undefined;
+  if (kind !== "dynamodb")
+    for (const name of ["DYNAMODB_TABLE", "DYNAMODB_ENDPOINT"] as const)
+      if (env[name])
+        errors.push(
+          `${name}=${env[name]}: set EDGEPILOT_STORE=dynamodb to use it (the ${kind} store ignores it)`,
+        );
   switch (kind) {
     case "memory":
       if (dataDir !== undefined)
@@ -228,11 +250,43 @@ function parseStore(env: Env, errors: string[]): StoreConfig {
       if (dataDir === undefined) errors.push("EDGEPILOT_DATA_DIR: required with EDGEPILOT_STORE=file");
       return { kind, dataDir: dataDir ?? "" };
     case "dynamodb":
-      errors.push("EDGEPILOT_STORE=dynamodb: not yet supported; use memory or file");
-      return { kind: "memory" };
+      if (dataDir !== undefined)
+        errors.push(`EDGEPILOT_DATA_DIR=${dataDir}: the dynamodb store keeps nothing on disk`);
+      return parseDynamoStore(env, errors);
     default:
-      errors.push(`EDGEPILOT_STORE=${kind}: not a store (memory or file)`);
+      errors.push(`EDGEPILOT_STORE=${kind}: not a store (memory, file or dynamodb)`);
       return { kind: "memory" };
+  }
+}
+
+/** DYNAMODB_TABLE, DYNAMODB_ENDPOINT and AWS_REGION for EDGEPILOT_STORE=dynamodb. */
+function parseDynamoStore(env: Env, errors: string[]): DynamoStoreConfig {
+  const table = env.DYNAMODB_TABLE || "edgepilot";
+  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(table))
+    errors.push(`DYNAMODB_TABLE=${table}: a table name is 3-255 letters, digits, '_', '-' or '.'`);
+  const endpoint = env.DYNAMODB_ENDPOINT || undefined;
+  if (endpoint !== undefined && !isHttpUrl(endpoint))
+    errors.push(`DYNAMODB_ENDPOINT=${endpoint}: not an http(s) URL (e.g. http://127.0.0.1:4567)`);
+  const region = env.AWS_REGION || undefined;
+  if (region === undefined && endpoint === undefined)
+    errors.push(
+      "AWS_REGION: required with EDGEPILOT_STORE=dynamodb (or DYNAMODB_ENDPOINT for a local server)",
+    );
+  return {
+    kind: "dynamodb",
+    table,
+    ...(endpoint !== undefined && { endpoint }),
+    region: region ?? "us-east-1",
+    localCredentials: endpoint !== undefined && !env.AWS_ACCESS_KEY_ID && !env.AWS_PROFILE,
+  };
+}
+
+function isHttpUrl(s: string): boolean {
+  try {
+    const url = new URL(s);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
   }
 }
 
@@ -250,5 +304,5 @@ export function isClusterId(s: string): boolean {
  * to one process.
  */
 export function sharedStore(store: StoreConfig): boolean {
-  return (store.kind as string) === "dynamodb";
+  return store.kind === "dynamodb";
 }

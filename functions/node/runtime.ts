@@ -63,7 +63,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   useSyncSha256(nodeSha256);
   const opened = options.store
     ? { store: options.store.store, close: () => {} }
-    : openStore(config.store, log);
+    : await openStore(config.store, log);
   const shared = options.store ? options.store.shared : sharedStore(config.store);
   // Every store call is counted (and sampled for latency) on the registry GET /metrics exposes.
   const registry = createRegistry();

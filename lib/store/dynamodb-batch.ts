@@ -41,8 +41,8 @@ function backoffMs(round: number): number {
 /** Every item of `keys` (unique table keys) that exists, read strongly consistent. */
 export async function batchGet(options: BatchOptions, keys: readonly Item[]): Promise<Item[]> {
   const out: Item[] = [];
-  for (let at = 0; at < keys.length; at += getBatchSize) {
-    let pending: Item[] = keys.slice(at, at + getBatchSize);
+  const one = async (batch: Item[]) => {
+    let pending = batch;
     for (let round = 1; pending.length > 0; round++) {
       if (round > 1)
         await waitRound(options, round, `BatchGetItem left ${pending.length} key(s) unprocessed`);
@@ -54,9 +54,17 @@ export async function batchGet(options: BatchOptions, keys: readonly Item[]): Pr
       for (const item of answer.Responses?.[options.table] ?? []) out.push(item);
       pending = answer.UnprocessedKeys?.[options.table]?.Keys ?? [];
     }
-  }
+  };
+  // A few calls in flight at once: a publish reads hundreds of keys per getMany.
+  const batches: Item[][] = [];
+  for (let at = 0; at < keys.length; at += getBatchSize) batches.push(keys.slice(at, at + getBatchSize));
+  for (let at = 0; at < batches.length; at += getsInFlight)
+    await Promise.all(batches.slice(at, at + getsInFlight).map(one));
   return out;
 }
+
+/** BatchGetItem calls in flight at once. */
+const getsInFlight = 4;
 
 /** Applies every write request (puts and deletes of distinct keys), 25 per call. */
 export async function batchWrite(options: BatchOptions, requests: readonly WriteRequest[]): Promise<void> {

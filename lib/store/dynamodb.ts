@@ -42,6 +42,7 @@ import {
   QueryCommand,
   UpdateItemCommand,
 } from "@aws-sdk/client-dynamodb";
+import { logSafe } from "../log-safe.ts";
 import { batchGet, batchWrite, type Item } from "./dynamodb-batch.ts";
 import {
   chunkPk,
@@ -75,14 +76,18 @@ export const dynamoMaxItemBytes = 400 * 1024;
 /** Room in an item for attribute names, the version, the TTL and DynamoDB's own overhead. */
 const itemOverhead = 128;
 
+/** The bytes of value one chunk item holds under `maxItemBytes` (the rest: its keys and attribute names). */
+export function chunkPayloadBytes(maxItemBytes: number): number {
+  return maxItemBytes - itemOverhead - chunkPk(crypto.randomUUID()).length - 4;
+}
+
 /** Creates the Store over `options.table`; nothing is called until the first store call. */
 export function createDynamoStore(options: DynamoStoreOptions): Store {
   const { client, table } = options;
   const maxItemBytes = options.maxItemBytes ?? dynamoMaxItemBytes;
   const maxTornReads = options.maxTornReads ?? 32;
   const batch = { client, table, ...(options.sleep && { sleep: options.sleep }) };
-  const utf8 = new TextEncoder();
-  const chunkBytes = maxItemBytes - itemOverhead - chunkPk(crypto.randomUUID()).length - 4;
+  const chunkBytes = chunkPayloadBytes(maxItemBytes);
   /** Partitions this process has named in the directory (the promise, so concurrent writers share one call). */
   const named = new Map<string, Promise<void>>();
 
@@ -171,10 +176,11 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
 
     async put<T>(key: string, value: T, put: PutOptions = {}): Promise<PutResult> {
       const bytes = valueToBytes(value);
-      const { pk, sk } = itemKey(key);
+      const head = keyOf(key);
+      const [pk, sk] = [head.pk?.S as string, head.sk?.S as string];
       await nameInDirectory(pk);
       const ttl = ttlOf(key, value);
-      const inline = bytes.length <= maxItemBytes - itemOverhead - utf8.encode(pk + sk).length;
+      const inline = bytes.length <= maxItemBytes - itemOverhead - utf8Length(pk) - utf8Length(sk);
       const set = inline ? undefined : await writeChunks(bytes);
       const body: Item = set ? { c: s(set.id), n: n(set.count) } : { b: { B: bytes } };
       if (ttl !== undefined) body.ttl = n(ttl);
@@ -254,9 +260,25 @@ function n(value: number): AttributeValue.NMember {
   return { N: String(value) };
 }
 
+/** DynamoDB's limits on key attributes, in UTF-8 bytes. */
+const maxPkBytes = 2048;
+const maxSkBytes = 1024;
+
+/** The table key of a store key; throws, naming the key, when it is longer than DynamoDB's key attributes hold. */
 function keyOf(key: string): Item {
   const { pk, sk } = itemKey(key);
+  const [pkBytes, skBytes] = [utf8Length(pk), utf8Length(sk)];
+  if (pkBytes > maxPkBytes || skBytes > maxSkBytes)
+    throw new RangeError(
+      `dynamodb store: key ${logSafe(key)} is too long for DynamoDB (partition ${pkBytes} of ${maxPkBytes} bytes, sort ${skBytes} of ${maxSkBytes})`,
+    );
   return { pk: s(pk), sk: s(sk) };
+}
+
+const encoder = new TextEncoder();
+
+function utf8Length(text: string): number {
+  return encoder.encode(text).length;
 }
 
 /** The condition of a compare-and-set: absent for 0, else at exactly that version. */

@@ -257,23 +257,34 @@ export function createStagedStore(base: Store): StagedStore {
         }
         return writes.length;
       }
+      // A base that answers over the network (DynamoDB): the writes of one rank go `asyncWindow` at a
+      // time, a rank only once the one before it landed, so the commit order above still holds.
       const done: string[] = [];
-      try {
-        for (const key of writes) {
-          // The value is the view's, checked and owned: an in-process base keeps it as it is.
-          const { entry } = known.get(key) as Slot;
-          if (entry) await base.put(key, entry.value);
-          else await base.delete(key);
-          done.push(key);
+      const write = async (key: string) => {
+        // The value is the view's, checked and owned: an in-process base keeps it as it is.
+        const { entry } = known.get(key) as Slot;
+        if (entry) await base.put(key, entry.value);
+        else await base.delete(key);
+        done.push(key);
+      };
+      let failure: { err: unknown } | undefined;
+      for (const r of [...buckets.keys()].sort((a, b) => a - b)) {
+        const rank = (buckets.get(r) as number[]).map((i) => stagedKeys[i] as string);
+        for (let at = 0; at < rank.length && !failure; at += asyncWindow) {
+          const settled = await Promise.allSettled(rank.slice(at, at + asyncWindow).map(write));
+          const rejected = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+          if (rejected) failure = { err: rejected.reason };
           await options.pace?.();
         }
-      } catch (err) {
-        throw await rollBack(base, done, known, err);
+        if (failure) throw await rollBack(base, done, known, failure.err);
       }
       return writes.length;
     },
   };
 }
+
+/** Writes in flight at once when the base is not in-process (one awaited call per key otherwise). */
+const asyncWindow = 16;
 
 /**
  * Undoes the writes a failed commit made, newest first, restoring what the base held (values, not

@@ -10,6 +10,7 @@ import type { Store } from "../../lib/store/store.ts";
 import { measureAgentLatency } from "./agent-latency.ts";
 import { measureUpstreamBytes, printUpstreamBytes } from "./agent-upstream-bytes.ts";
 import { measureCapacity } from "./do-capacity.ts";
+import { measureDynamo, printDynamo } from "./dynamodb.ts";
 import { measureFanoutAlone } from "./fanout.ts";
 import { measureIngestStallAsStarted } from "./ingest-stall.ts";
 import { measureThroughputAsStarted } from "./ingest-throughput.ts";
@@ -91,6 +92,13 @@ for (const n of sizes) {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+console.log(
+  "\nDynamoDB (EDGEPILOT_STORE=dynamodb) over dynalite in this process, beside the memory store: calls, items and" +
+    " request units per ingested event and per push (50 services, 5 events each, one batch; then one EndpointSlice" +
+    " change at a time), and ingest ▶ published push (dynalite's latency, not AWS's)",
+);
+printDynamo(await measureDynamo(50, 10));
 
 console.log(
   "\nstore throughput: 10k services + 10k slices (operations per second; list: entries per second)",

@@ -58,3 +58,80 @@ export async function startDynalite(table = "edgepilot"): Promise<RunningDynalit
     },
   };
 }
+
+/** One command a client sent, as `recordCommands` reports it. */
+export interface SentCommand {
+  /** The IAM action name, e.g. `dynamodb:GetItem`. */
+  action: string;
+  /** Items the command read or wrote (returned, or in its request for writes). */
+  items: number;
+  /** Read and write capacity units DynamoDB says it consumed (ReturnConsumedCapacity TOTAL). */
+  readUnits: number;
+  writeUnits: number;
+}
+
+const capacityCommands = new Set([
+  "GetItemCommand",
+  "BatchGetItemCommand",
+  "QueryCommand",
+  "PutItemCommand",
+  "UpdateItemCommand",
+  "DeleteItemCommand",
+  "BatchWriteItemCommand",
+]);
+
+/**
+ * Reports every command `client` sends (a middleware at the first step, so SDK retries count once),
+ * asking DynamoDB for the capacity each consumed: what the action-set test and the bench count.
+ */
+export function recordCommands(client: DynamoDBClient, onCommand: (c: SentCommand) => void): DynamoDBClient {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const name = context.commandName ?? "unknown";
+      const input = args.input as Record<string, unknown>;
+      if (capacityCommands.has(name)) input.ReturnConsumedCapacity = "TOTAL";
+      const result = await next(args);
+      const output = result.output as unknown as Record<string, unknown>;
+      const capacity = (
+        [] as { ReadCapacityUnits?: number; WriteCapacityUnits?: number; CapacityUnits?: number }[]
+      ).concat((output.ConsumedCapacity as never) ?? []);
+      let readUnits = 0;
+      let writeUnits = 0;
+      const writes = /Put|Update|Delete|Write/.test(name);
+      for (const c of capacity) {
+        const units = c.CapacityUnits ?? 0;
+        if (writes) writeUnits += c.WriteCapacityUnits ?? units;
+        else readUnits += c.ReadCapacityUnits ?? units;
+      }
+      onCommand({
+        action: `dynamodb:${name.replace(/Command$/, "")}`,
+        items: itemsOf(name, input, output),
+        readUnits,
+        writeUnits,
+      });
+      return result;
+    },
+    { step: "initialize", name: "recordCommands" },
+  );
+  return client;
+}
+
+function itemsOf(name: string, input: Record<string, unknown>, output: Record<string, unknown>): number {
+  const count = (m: unknown, field?: string) =>
+    Object.values((m ?? {}) as Record<string, unknown>).reduce<number>(
+      (n, v) => n + ((field ? (v as Record<string, unknown[]>)[field] : (v as unknown[])) ?? []).length,
+      0,
+    );
+  switch (name) {
+    case "GetItemCommand":
+      return output.Item ? 1 : 0;
+    case "QueryCommand":
+      return (output.Items as unknown[] | undefined)?.length ?? 0;
+    case "BatchGetItemCommand":
+      return count(output.Responses);
+    case "BatchWriteItemCommand":
+      return count(input.RequestItems) - count(output.UnprocessedItems);
+    default:
+      return /Put|Update|Delete/.test(name) ? 1 : 0;
+  }
+}

@@ -94,6 +94,12 @@ const covered: Covered[] = [
     by: "test/e2e/restart-file.test.ts",
     marker: 'EDGEPILOT_STORE: "file"',
   },
+  { match: /^npx dynalite --port 4567 &$/, by: "test/support/dynalite.ts", marker: "dynalite({" },
+  {
+    match: /^EDGEPILOT_STORE=dynamodb DYNAMODB_ENDPOINT=http:\/\/127\.0\.0\.1:4567 npm start$/,
+    by: "test/e2e/proxyless-grpc-dynamodb.test.ts",
+    marker: 'EDGEPILOT_STORE: "dynamodb", DYNAMODB_ENDPOINT',
+  },
   {
     match: /^EDGEPILOT_URL=\S+ EDGEPILOT_TOKEN=\S+ CLUSTER_ID=\S+ npm run relay$/,
     by: "test/e2e/relay/relay-process.test.ts",
@@ -101,7 +107,7 @@ const covered: Covered[] = [
   },
   {
     match: /^GRPC_XDS_BOOTSTRAP=bootstrap\.json your-grpc-app$/,
-    by: "test/e2e/proxyless-grpc.test.ts",
+    by: "test/e2e/support/proxyless-suite.ts",
     marker: "xds:///",
   },
   { match: /^npm start &$/, by: "test/e2e/support/runtime.ts", marker: "functions/node/main.ts" },

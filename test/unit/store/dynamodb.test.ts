@@ -10,7 +10,7 @@ import { createDynamoStore } from "../../../lib/store/dynamodb.ts";
 import { tableActions } from "../../../lib/store/dynamodb-table.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { listAll, type Store } from "../../../lib/store/store.ts";
-import { type RunningDynalite, startDynalite } from "../../support/dynalite.ts";
+import { type RunningDynalite, recordCommands, startDynalite } from "../../support/dynalite.ts";
 import { storeCases } from "./store.cases.ts";
 
 let dynalite: RunningDynalite;
@@ -20,18 +20,12 @@ const sent = new Set<string>();
 /** Commands sent since the last reset, by name (for counting Queries). */
 let counted: string[] = [];
 
-/** Records every command `client` sends (a middleware at the first step, so retries count once). */
+/** Records every command `client` sends. */
 function recorded(client: DynamoDBClient): DynamoDBClient {
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const action = `dynamodb:${context.commandName.replace(/Command$/, "")}`;
-      sent.add(action);
-      counted.push(action);
-      return next(args);
-    },
-    { step: "initialize", name: "recordActions" },
-  );
-  return client;
+  return recordCommands(client, ({ action }) => {
+    sent.add(action);
+    counted.push(action);
+  });
 }
 
 let client: DynamoDBClient;
@@ -64,6 +58,16 @@ describe("dynamodb store", () => {
     // Runs after the suite above (vitest runs a file's tests in order).
     expect(sent.size).toBeGreaterThanOrEqual(6);
     expect([...sent].filter((a) => !(tableActions as readonly string[]).includes(a))).toEqual([]);
+  });
+
+  it("refuses a key longer than DynamoDB's sort key holds, naming it, before writing anything", async () => {
+    const { store } = await freshStore();
+    const key = `svc/${"x".repeat(1100)}`;
+    await expect(store.put(key, 1)).rejects.toThrow(
+      /^dynamodb store: key "svc\/x+.*is too long for DynamoDB \(partition 5 of 2048 bytes, sort 1101 of 1024\)$/,
+    );
+    await expect(store.get(key)).rejects.toThrow(RangeError);
+    expect(await store.list("svc/")).toEqual({ entries: [] });
   });
 
   it("two writers on two clients: each version of a key has exactly one winner, no update is lost", async () => {

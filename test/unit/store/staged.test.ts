@@ -113,7 +113,7 @@ describe("staged view over a populated store", () => {
     expect(await base.get("k")).toEqual({ key: "k", value: { base: "k" }, version: 1 });
   });
 
-  it("commits by rank, staging order within a rank, pacing between writes, and only once", async () => {
+  it("commits by rank, staging order within a rank, pacing between windows of writes, and only once", async () => {
     const base = createMemoryStore();
     const seen: string[] = [];
     const watched: Store = {
@@ -138,9 +138,38 @@ describe("staged view over a populated store", () => {
     const rank = (key: string) => (key.startsWith("push/") ? 2 : key.startsWith("obj/") ? 1 : 0);
     expect(await staged.commit({ rank, pace: async () => void paced++ })).toBe(5);
     expect(seen).toEqual(["put svc/2", "put svc/1", "delete gone", "put obj/1", "put push/1"]);
-    expect(paced).toBe(6); // once per 1,024 keys while ordering, once per write
+    expect(paced).toBe(4); // once per 1,024 keys while ordering, once per window of writes of a rank (3 ranks)
     await expect(staged.commit()).rejects.toThrow(/committed already/);
     await expect(staged.get("svc/1")).rejects.toThrow(/committed already/);
+  });
+
+  it("into a base over the network: up to 16 writes of a rank in flight, a rank only once the one before landed", async () => {
+    const base = createMemoryStore();
+    let inFlight = 0;
+    let most = 0;
+    const events: string[] = [];
+    const slow: Store = {
+      ...base,
+      put: async (key, value, options) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        events.push(`start ${key.slice(0, 4)}`);
+        await new Promise<void>((done) => queueMicrotask(done));
+        await Promise.resolve();
+        inFlight--;
+        events.push(`end ${key.slice(0, 4)}`);
+        return base.put(key, value, options);
+      },
+    };
+    const staged = createStagedStore(slow);
+    for (let i = 0; i < 40; i++) await staged.put(`svc/${String(i).padStart(2, "0")}`, i);
+    await staged.put("obj/1", 1);
+    const rank = (key: string) => (key.startsWith("obj/") ? 1 : 0);
+    expect(await staged.commit({ rank })).toBe(41);
+    expect(most).toBe(16);
+    // obj/ started after every svc/ write ended.
+    expect(events.indexOf("start obj/")).toBeGreaterThan(events.lastIndexOf("end svc/"));
+    expect((await base.get("svc/39"))?.value).toBe(39);
   });
 
   it("commits into an in-process base in bulk, a slice of writes between paces, versions as put gives", async () => {

@@ -29,11 +29,16 @@ function reachable(entry: string): Set<string> {
 }
 
 describe("the Worker bundle", () => {
-  it("reaches the SQL store but never the file store or libsql", () => {
+  it("reaches the SQL store but never the file store, libsql, the DynamoDB store or the AWS SDK", () => {
     const modules = reachable("functions/workers/index.ts");
     expect(modules).toContain("lib/store/sql.ts");
     const nodeOnly = [...modules].filter(
-      (m) => m === "lib/store/file.ts" || m === "libsql" || m.startsWith("functions/node/"),
+      (m) =>
+        m === "lib/store/file.ts" ||
+        m === "libsql" ||
+        m.startsWith("functions/node/") ||
+        m.startsWith("lib/store/dynamodb") ||
+        m.startsWith("@aws-sdk/"),
     );
     expect(nodeOnly).toEqual([]);
   });
@@ -42,5 +47,6 @@ describe("the Worker bundle", () => {
     const modules = reachable("functions/node/main.ts");
     expect(modules).toContain("lib/store/file.ts");
     expect(modules).toContain("libsql");
+    expect(modules).toContain("lib/store/dynamodb.ts");
   });
 });
