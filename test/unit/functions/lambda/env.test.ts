@@ -10,7 +10,12 @@ const good = { AWS_REGION: "eu-west-1", XDS_AUTH: "token", EDGEPILOT_XDS_TOKEN: 
 describe("parseLambdaEnv", () => {
   it("takes the table's default, the region and no endpoint on AWS", () => {
     const r = parseLambdaEnv(good);
-    expect(r.ok && r.dynamo).toEqual({ table: "edgepilot", region: "eu-west-1" });
+    expect(r.ok && r.dynamo).toEqual({
+      kind: "dynamodb",
+      table: "edgepilot",
+      region: "eu-west-1",
+      localCredentials: false,
+    });
     expect(r.ok && r.config.xdsAuth.mode).toBe("token");
   });
 
@@ -22,15 +27,17 @@ describe("parseLambdaEnv", () => {
       DYNAMODB_ENDPOINT: "http://127.0.0.1:4567",
     });
     expect(r.ok && r.dynamo).toEqual({
+      kind: "dynamodb",
       table: "mesh-prod",
       region: "eu-west-1",
       endpoint: "http://127.0.0.1:4567",
+      localCredentials: true,
     });
   });
 
   const bad: [string, Record<string, string>, string[], RegExp][] = [
     ["no XDS_AUTH", { AWS_REGION: "eu-west-1" }, [], /^XDS_AUTH is not set: a Lambda function URL/],
-    ["no region", { ...good, AWS_REGION: "" }, [], /^AWS_REGION: not set/],
+    ["no region", { ...good, AWS_REGION: "" }, [], /^AWS_REGION: required with EDGEPILOT_STORE=dynamodb/],
     [
       "another store",
       { ...good, EDGEPILOT_STORE: "file" },
@@ -41,13 +48,13 @@ describe("parseLambdaEnv", () => {
       "a bad table name",
       { ...good, DYNAMODB_TABLE: "a/b" },
       [],
-      /^DYNAMODB_TABLE=a\/b: not a DynamoDB table name/,
+      /^DYNAMODB_TABLE=a\/b: a table name is 3-255/,
     ],
     [
       "a bad endpoint",
       { ...good, DYNAMODB_ENDPOINT: "localhost 4567" },
       [],
-      /^DYNAMODB_ENDPOINT=localhost 4567: not a URL/,
+      /^DYNAMODB_ENDPOINT=localhost 4567: not an http\(s\) URL/,
     ],
     [
       "a bad debounce",
