@@ -26,7 +26,8 @@
  *   @aws-sdk/client-lambda's InvokeCommand sends. X-Amz-Invocation-Type Event ▶ 202 at once, then
  *   the function runs (`idle()` waits for such runs); RequestResponse ▶ 200 with the result as JSON
  *   (X-Amz-Function-Error: Unhandled when it threw); DryRun ▶ 204; an unknown function ▶ 404
- *   ResourceNotFoundException. Signatures are not checked.
+ *   ResourceNotFoundException. Signatures are not checked, and a failed Event invocation is logged,
+ *   not retried (Lambda retries it twice).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
