@@ -201,9 +201,9 @@ export function createDynamoStore(options: DynamoStoreOptions): Store {
         await dropReplaced(answer.Attributes);
         return { ok: true, version: put.ifVersion + 1 };
       } catch (e) {
-        if (set) await deleteChunks(set.id, set.count).catch(() => {});
-        if (e instanceof ConditionalCheckFailedException) return { ok: false, current: await get(key) };
-        throw e;
+        if (!(e instanceof ConditionalCheckFailedException)) throw e; // the new set stays: the write may have landed
+        if (set) await deleteChunks(set.id, set.count).catch(() => {}); // refused: no head names the new set
+        return { ok: false, current: await get(key) };
       }
     },
 

@@ -86,7 +86,8 @@ describe("two Node instances over one DynamoDB table", () => {
     const posted = Date.now();
     const res = await a.post(serviceEvents("reviews", ["10.7.0.1"]));
     expect(res.status, await res.text()).toBe(200);
-    await eventually("A pushed", async () => (await pushVersion(a)) > 0n);
+    const answered = Date.now() - posted;
+    const pushed = await eventually("A pushed", async () => (await pushVersion(a)) > 0n);
     const version = await pushVersion(a);
 
     // Delta on B: the cluster, its endpoints, the listener and route A published.
@@ -94,6 +95,7 @@ describe("two Node instances over one DynamoDB table", () => {
       for (const r of await delta.drain(50, 200)) delta.send({ typeUrl: r.typeUrl, responseNonce: r.nonce });
       return delta.holds(EDS).has(reviews.cluster) && delta.holds(RDS).has(reviews.listener);
     });
+    const convergedAt = Date.now();
     expect(delta.holds(CDS).has(reviews.cluster)).toBe(true);
     expect(await pushVersion(b)).toBe(version);
     // SotW on B: the ClusterLoadAssignment with the endpoint A ingested.
@@ -114,7 +116,8 @@ describe("two Node instances over one DynamoDB table", () => {
       watched.includes(`${reviews.cluster}@${edsVersion}`),
     );
     console.log(
-      `shared DynamoDB: B converged ${converged} ms after A's push (${Date.now() - posted} ms since the POST)`,
+      `shared DynamoDB: the POST to A answered in ${answered} ms; A's push seen ${pushed} ms later; ` +
+        `B's Delta stream held it ${converged} ms after that (${convergedAt - posted} ms after the POST)`,
     );
 
     // The other way: B ingests an endpoint change, A's Delta stream follows.

@@ -70,6 +70,36 @@ describe("dynamodb store", () => {
     expect(await store.list("svc/")).toEqual({ entries: [] });
   });
 
+  it("getMany retries what BatchGetItem leaves unprocessed (over its response cap), with backoff, until every key is read", async () => {
+    const table = `table-${++tables}`;
+    await dynalite.createTable(table);
+    const waits: number[] = [];
+    const store = createDynamoStore({
+      client,
+      table,
+      sleep: async (ms) => void waits.push(ms),
+    });
+    // 60 values of 30 KB that do not deflate: about 2.4 MB, over dynalite's (and DynamoDB's) cap per answer.
+    const value = (i: number) => {
+      let x = i + 1;
+      const noise = Uint8Array.from({ length: 30_000 }, () => {
+        x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+        return x >>> 24;
+      });
+      return { i, noise };
+    };
+    const keysToRead = Array.from({ length: 60 }, (_, i) => `big/${String(i).padStart(2, "0")}`);
+    for (const [i, key] of keysToRead.entries()) await store.put(key, value(i));
+    counted = [];
+    const got = await store.getMany([...keysToRead, "big/missing"]);
+    expect(got.size).toBe(60);
+    for (const [i, key] of keysToRead.entries()) expect(got.get(key)?.value, key).toStrictEqual(value(i));
+    const calls = counted.filter((c) => c === "dynamodb:BatchGetItem").length;
+    expect(calls).toBeGreaterThan(1);
+    expect(waits).toHaveLength(calls - 1);
+    expect(waits.every((ms) => ms > 0 && ms <= 2000)).toBe(true);
+  });
+
   it("two writers on two clients: each version of a key has exactly one winner, no update is lost", async () => {
     const { table } = await freshStore();
     const writers = [dynalite.client(), dynalite.client()].map((c) =>
