@@ -14,7 +14,7 @@ import { TypeUrl } from "../../../lib/xds/types.ts";
 import events from "../../fixtures/parity/events.json";
 import versions from "../../fixtures/parity/versions.json";
 import type { LambdaHarness } from "../../support/lambda-harness.ts";
-import { ingest, pollClient, startFunctions, xdsAuth } from "./support.ts";
+import { ingest, lambdaTestConfig, pollClient, startFunctions, xdsAuth } from "./support.ts";
 
 const node = {
   id: "sidecar~10.0.0.9~app-1.default~default.svc.cluster.local",
@@ -131,5 +131,28 @@ describe("Lambda host over a shared store (memory)", () => {
     expect((await ingest(harness, events, null)).status).toBe(401);
     expect((await ingest(harness, events, "wrong")).status).toBe(401);
     expect(harness.stats("debounce").invocations).toBe(before);
+  });
+});
+
+describe("Lambda xDS function with a bad XDS_JWKS", () => {
+  it("answers every call 500 naming the variable, and logs it once", async () => {
+    const lines: string[] = [];
+    const config = lambdaTestConfig({
+      XDS_AUTH: "jwt",
+      XDS_JWT_ISSUER: "https://issuer.example",
+      XDS_JWT_AUDIENCE: "edgepilot",
+      XDS_JWKS: "{not json",
+    });
+    const harness = await startFunctions(createMemoryStore(), { config, lines });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${harness.url("xds")}/ready`);
+        expect(res.status).toBe(500);
+        expect(((await res.json()) as { error: string }).error).toMatch(/^edgepilot: config: XDS_JWKS: /);
+      }
+      expect(lines.filter((l) => l.startsWith("edgepilot: config: XDS_JWKS"))).toHaveLength(1);
+    } finally {
+      await harness.close();
+    }
   });
 });
