@@ -304,5 +304,5 @@ export function isClusterId(s: string): boolean {
  * to one process.
  */
 export function sharedStore(store: StoreConfig): boolean {
-  return (store.kind as string) === "dynamodb";
+  return store.kind === "dynamodb";
 }

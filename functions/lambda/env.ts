@@ -1,24 +1,16 @@
 /**
  * The environment of the Lambda functions, read once per container at module load: the usual
  * edgepilot variables (lib/config.ts parseConfig, as on Node and the Worker; XDS_AUTH must be chosen,
- * a function URL being reachable from anywhere) plus the store's, always DynamoDB: DYNAMODB_TABLE
- * (default `edgepilot`), AWS_REGION (set by Lambda), DYNAMODB_ENDPOINT (local runs only). A bad
+ * a function URL being reachable from anywhere), the store always DynamoDB (EDGEPILOT_STORE=dynamodb
+ * as Node parses it: DYNAMODB_TABLE, AWS_REGION set by Lambda, DYNAMODB_ENDPOINT for local runs). A bad
  * variable writes one line naming it and throws, so the container's init fails and Lambda reports it.
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { type Config, parseConfig } from "../../lib/config.ts";
+import { type Config, type DynamoStoreConfig, parseConfig } from "../../lib/config.ts";
 import { logError } from "../../lib/log/line-log.ts";
 import { createDynamoStore } from "../../lib/store/dynamodb.ts";
 import { bootLogger, createNodeLogger } from "../node/log.ts";
 import type { LambdaDeps } from "./mesh.ts";
-
-/** Where the store is. */
-export interface DynamoEnv {
-  table: string;
-  region: string;
-  /** A local DynamoDB-compatible server (dynalite); unset on AWS. */
-  endpoint?: string;
-}
 
 /** A configuration a Lambda refuses to start with; `errors` name each variable. */
 export class LambdaConfigError extends Error {
@@ -28,34 +20,26 @@ export class LambdaConfigError extends Error {
   }
 }
 
-/** Parses everything a function reads; every problem at once, each naming its variable. */
+/**
+ * Parses everything a function reads with lib/config.ts (EDGEPILOT_STORE defaulting to dynamodb,
+ * the only store a Lambda takes); every problem at once, each naming its variable. `required`:
+ * variables this function cannot do without.
+ */
 export function parseLambdaEnv(
   env: Record<string, string | undefined>,
   required: readonly string[] = [],
-): { ok: true; config: Config; dynamo: DynamoEnv } | { ok: false; errors: string[] } {
+): { ok: true; config: Config; dynamo: DynamoStoreConfig } | { ok: false; errors: string[] } {
   const errors: string[] = [];
-  const store = env.EDGEPILOT_STORE;
-  if (store !== undefined && store !== "" && store !== "dynamodb")
+  const store = env.EDGEPILOT_STORE || "dynamodb";
+  if (store !== "dynamodb")
     errors.push(
       `EDGEPILOT_STORE=${store}: a Lambda keeps its state in DynamoDB only (unset it, or set dynamodb)`,
     );
-  // The store is ours to open; parseConfig's EDGEPILOT_STORE covers Node's choices.
-  const { EDGEPILOT_STORE: _, ...rest } = env;
-  const parsed = parseConfig(rest, { lambda: true });
+  const parsed = parseConfig({ ...env, EDGEPILOT_STORE: "dynamodb" }, { lambda: true });
   if (!parsed.ok) errors.push(...parsed.errors);
-  const table = env.DYNAMODB_TABLE || "edgepilot";
-  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(table))
-    errors.push(
-      `DYNAMODB_TABLE=${table}: not a DynamoDB table name (3-255 of letters, digits, '_', '-', '.')`,
-    );
-  const region = env.AWS_REGION ?? "";
-  if (region === "") errors.push("AWS_REGION: not set (Lambda sets it; set it for a local run)");
-  const endpoint = env.DYNAMODB_ENDPOINT || undefined;
-  if (endpoint !== undefined && !URL.canParse(endpoint))
-    errors.push(`DYNAMODB_ENDPOINT=${endpoint}: not a URL (e.g. http://127.0.0.1:4567)`);
   for (const name of required) if (!env[name]) errors.push(`${name}: required by this function, not set`);
   if (!parsed.ok || errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: parsed.config, dynamo: { table, region, ...(endpoint && { endpoint }) } };
+  return { ok: true, config: parsed.config, dynamo: parsed.config.store as DynamoStoreConfig };
 }
 
 /**

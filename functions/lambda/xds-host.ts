@@ -70,6 +70,12 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
     log,
   });
   const { guard, ready } = setupGuard(config.xdsAuth, { now, log });
+  // A bad static key source (XDS_JWKS) is said once per container, and every call answers it.
+  let keysProblem: string | undefined;
+  ready.catch((err: unknown) => {
+    keysProblem = err instanceof Error ? err.message : String(err);
+    logError(log, `edgepilot: config: ${keysProblem}`);
+  });
   log(xdsAuthLogLine(config.xdsAuth, { host: "this function's URL", worker: false }));
   const source = createStoreSource(store);
   // Per-namespace views, dropped by the pushes the follower announces (as on Node).
@@ -135,13 +141,28 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
   // its signal (a Watch ends cleanly, a long poll answers what it has).
   const outer = new Hono<{ Bindings: { context: LambdaContext } }>();
   outer.all("*", async (c) => {
-    await Promise.all([ready, mesh.started]);
-    const window = callWindowMs(c.env.context.getRemainingTimeInMillis());
-    const deadline = AbortSignal.timeout(window);
+    await Promise.all([ready.catch(() => undefined), mesh.started]);
+    if (keysProblem !== undefined) return c.json({ error: `edgepilot: config: ${keysProblem}` }, 500);
+    const deadline = callDeadline(callWindowMs(c.env.context.getRemainingTimeInMillis()));
     await catchUp.check();
-    const res = await app.fetch(new Request(c.req.raw, { signal: deadline }));
+    const res = await app.fetch(new Request(c.req.raw, { signal: deadline.signal }));
     cold();
-    return res;
+    if (!res.body) {
+      deadline.clear();
+      return res;
+    }
+    return new Response(res.body.pipeThrough(new TransformStream({ flush: deadline.clear })), res);
   });
   return streamHandle(outer);
+}
+
+/**
+ * A signal aborted after `ms`, held by its own timer. Not AbortSignal.timeout: a Request follows
+ * its init's signal weakly, and once the handler has returned a streaming response nothing else
+ * holds that signal, so it could be collected before it fires and a Watch would never end.
+ */
+function callDeadline(ms: number): { signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), ms);
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }

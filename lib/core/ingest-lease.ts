@@ -8,8 +8,9 @@
  * batch cannot check at commit that nothing it read changed, so its reads and its commit must run
  * while no other batch commits: one item, keys.ingestLease(), names the holder and when its hold
  * expires. It is taken by compare-and-set (absent: ifVersion 0; expired: ifVersion of the expired
- * one), renewed by compare-and-set every ttlMs/3 while the batch runs and once more right before
- * the commit (so a commit starts with a whole ttlMs ahead of it), and released by a conditional
+ * one), renewed by compare-and-set every ttlMs/3 while the batch runs and right before the commit
+ * unless renewed within ttlMs/3 (so a commit starts with at least 2/3 of ttlMs ahead of it, and a
+ * short batch costs a get, a put and a delete), and released by a conditional
  * delete. A holder that died (kill -9, a Lambda timeout) is taken over once its hold expired; a
  * holder whose batch failed releases by expiring it. Whoever takes over an expired hold runs
  * `onTakeover` (the core: the sync tracker looks for the commit marker keys.commitMarker() the
@@ -59,6 +60,11 @@ export interface IngestLeaseOptions {
 export interface HeldLease {
   /** Renews the hold now; throws IngestLeaseLostError when another writer took it. */
   renew(): Promise<void>;
+  /**
+   * Before the commit: renews unless the hold was taken or renewed less than ttlMs/3 ago (then
+   * it holds for at least 2/3 of ttlMs more, and nobody can have taken it); throws like renew().
+   */
+  beforeCommit(): Promise<void>;
 }
 
 /** Runs batches one at a time across every core over the store. */
@@ -133,14 +139,17 @@ export function createIngestLease(options: IngestLeaseOptions): IngestLease {
     async run(batch) {
       const owner = newId();
       let version = await acquire(owner);
+      let renewedAt = timers.now();
       let lost: Error | undefined;
       let renewing: Promise<void> | undefined;
       const renew = async () => {
         if (lost) throw lost;
-        const record: IngestLeaseRecord = { owner, expiresAt: timers.now() + ttlMs };
+        const at = timers.now();
+        const record: IngestLeaseRecord = { owner, expiresAt: at + ttlMs };
         const put = await store.put(keys.ingestLease(), record, { ifVersion: version });
         if (put.ok) {
           version = put.version;
+          renewedAt = at;
           return;
         }
         lost = new IngestLeaseLostError(
@@ -168,6 +177,11 @@ export function createIngestLease(options: IngestLeaseOptions): IngestLease {
             await renewing;
             await renew();
           },
+          beforeCommit: async () => {
+            await renewing;
+            if (lost) throw lost;
+            if (timers.now() - renewedAt >= ttlMs / 3) await renew();
+          },
         });
         ok = true;
         return result;
@@ -180,6 +194,15 @@ export function createIngestLease(options: IngestLeaseOptions): IngestLease {
       }
     },
   };
+}
+
+/**
+ * Whether no batch holds the lease now (absent or expired): a commit marker found then was left by
+ * a holder that died mid-commit, not by a commit running elsewhere (a committing holder renews).
+ */
+export async function ingestLeaseFree(store: Store, now: number): Promise<boolean> {
+  const current = await store.get<IngestLeaseRecord>(keys.ingestLease());
+  return current === undefined || current.value.expiresAt <= now;
 }
 
 /**

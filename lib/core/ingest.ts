@@ -63,7 +63,7 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
   // the first batch rewrites them, inside the batch (all or nothing with it), before any event reads them.
   let migrated = false;
   const apply = <T>(pace: Pace | undefined, fn: (deps: ApplyDeps) => Promise<T>): Promise<T> =>
-    serial(() => (lease ? lease.run((held) => applyOnce(pace, fn, held.renew)) : applyOnce(pace, fn)));
+    serial(() => (lease ? lease.run((held) => applyOnce(pace, fn, held.beforeCommit)) : applyOnce(pace, fn)));
   const applyOnce = async <T>(
     pace: Pace | undefined,
     fn: (deps: ApplyDeps) => Promise<T>,

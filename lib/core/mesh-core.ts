@@ -19,6 +19,7 @@ import type { Store } from "../store/store.ts";
 import { type ChangeFeed, createChangeFeed } from "./change-feed.ts";
 import { createMeshHooks, type MeshObserver, type XdsReporter } from "./hooks.ts";
 import { createIngestCore, type IngestCore } from "./ingest.ts";
+import { ingestLeaseFree } from "./ingest-lease.ts";
 import { startProxyStatusSweep } from "./proxy-status.ts";
 import { createPushLogObserver, isQuietFlush } from "./push-log.ts";
 import { announceUpTo, createStoreFollower, defaultPollIntervalMs } from "./store-follower.ts";
@@ -149,6 +150,8 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     async start() {
       // Streams opened from now on read the store as published: the feed announces what follows.
       feed.skipTo((await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0);
+      // Over a shared store, a marker is a dead holder's only when nobody holds the ingest lease.
+      if (options.shared && (await ingestLeaseFree(store, now()))) await sync.recoverCutShort();
       const state = await sync.start();
       follower?.start();
       if (options.sweepProxyStatus) stopSweep ??= startProxyStatusSweep({ store, log, now });

@@ -188,6 +188,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         publishing = true;
         changes.push(...(await publish(store, plans, feed)));
         changes.push(...(await views.publishChunk(plans, request.full)));
+        await renewLease(deps, lease);
       }
       changes.push(...(await views.finish()));
       await noteHolds(
@@ -270,13 +271,40 @@ async function expireLease(store: Store, version: number): Promise<void> {
   await store.put(keys.flushing(), failed, { ifVersion: version }).catch(() => undefined);
 }
 
-async function acquireLease(deps: FlushDeps): Promise<{ version: number; recovered: boolean } | undefined> {
+/** A lease this flush holds: its record and the store version it holds it at. */
+interface HeldLease {
+  owner: string;
+  at: number;
+  version: number;
+  recovered: boolean;
+}
+
+async function acquireLease(deps: FlushDeps): Promise<HeldLease | undefined> {
   const now = deps.now();
   const current = await deps.store.get<FlushLease>(keys.flushing());
   if (current && now - current.value.at < (deps.leaseMs ?? 30_000)) return undefined;
   const lease: FlushLease = { owner: crypto.randomUUID(), at: now };
   const put = await deps.store.put(keys.flushing(), lease, { ifVersion: current?.version ?? 0 });
-  return put.ok ? { version: put.version, recovered: current !== undefined } : undefined;
+  return put.ok ? { ...lease, version: put.version, recovered: current !== undefined } : undefined;
+}
+
+/**
+ * Renews the lease once a third of leaseMs passed since it was taken or last renewed (checked
+ * after each chunk), so a long flush over a slow shared store (a whole mesh on DynamoDB) is never
+ * taken over by another instance while it still publishes. When another instance took it anyway
+ * (this one was stalled past leaseMs), the flush stops: that one runs as recovered and re-announces all.
+ */
+async function renewLease(deps: FlushDeps, lease: HeldLease): Promise<void> {
+  const now = deps.now();
+  if (now - lease.at < (deps.leaseMs ?? 30_000) / 3) return;
+  const renewed: FlushLease = { owner: lease.owner, at: now };
+  const put = await deps.store.put(keys.flushing(), renewed, { ifVersion: lease.version });
+  if (!put.ok)
+    throw new Error(
+      "flush: another instance took over the flush lease (this flush stalled past it); stopping",
+    );
+  lease.at = now;
+  lease.version = put.version;
 }
 
 /**

@@ -120,6 +120,9 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
         `the stored state may hold part of it, so a new state begins (instance ${record.instance}): ` +
         "the relay relists every kind, and proxies keep what they hold until the resyncs arrive",
     );
+    // A new lifetime, shown from scratch: its state is logged and its sync timeout armed.
+    shown = undefined;
+    show(decideSync(record, timers.now(), options));
     return true;
   }
 

@@ -15,6 +15,7 @@ import { measureDynamo, printDynamo } from "./dynamodb.ts";
 import { measureFanoutAlone } from "./fanout.ts";
 import { measureIngestStallAsStarted } from "./ingest-stall.ts";
 import { measureThroughputAsStarted } from "./ingest-throughput.ts";
+import { measureLambdaColdStart } from "./lambda-cold-start.ts";
 import { type MemorySample, measureMemory } from "./memory.ts";
 import { buildMesh, sliceEvent } from "./mesh.ts";
 import { measureSessionPush } from "./session-push.ts";
@@ -282,3 +283,12 @@ for (const [mode, sizes] of [
     );
   }
 }
+
+console.log(
+  "\nLambda cold start (each entry bundled by esbuild as deployed, a fresh node process per run over dynalite; medians of 5)",
+);
+console.log("function | bundle KiB | module load ms | first answer ms | load to answer ms");
+for (const r of await measureLambdaColdStart(5))
+  console.log(
+    `${r.fn.padEnd(8)} | ${pad(r.bundleKiB, 10)} | ${pad(r.importMs, 14)} | ${pad(r.firstAnswerMs, 15)} | ${r.loadToAnswerMs}`,
+  );

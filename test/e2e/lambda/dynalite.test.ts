@@ -164,6 +164,19 @@ describe("Lambda entry files over DynamoDB (dynalite)", () => {
     expect(ended.responses).toBeGreaterThan(0);
   });
 
+  it("a bad variable fails the container's init naming it; its URL answers 502", async () => {
+    const saved = process.env.XDS_AUTH;
+    delete process.env.XDS_AUTH;
+    const path = new URL("../../../functions/lambda/xds.ts", import.meta.url).pathname;
+    try {
+      await expect(import(/* @vite-ignore */ `${path}?container=broken`)).rejects.toThrow(
+        /edgepilot: config: XDS_AUTH is not set: a Lambda function URL is reachable from anywhere/,
+      );
+    } finally {
+      process.env.XDS_AUTH = saved;
+    }
+  });
+
   it("measured each function's cold start (init and first answer)", () => {
     for (const fn of ["ingest", "debounce", "xds"])
       expect(harness.coldStarts.some((c) => c.function === fn && c.firstAnswerMs >= c.initMs)).toBe(true);

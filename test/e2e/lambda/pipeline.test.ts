@@ -14,7 +14,7 @@ import { TypeUrl } from "../../../lib/xds/types.ts";
 import events from "../../fixtures/parity/events.json";
 import versions from "../../fixtures/parity/versions.json";
 import type { LambdaHarness } from "../../support/lambda-harness.ts";
-import { ingest, pollClient, startFunctions, xdsAuth } from "./support.ts";
+import { ingest, lambdaTestConfig, pollClient, startFunctions, xdsAuth } from "./support.ts";
 
 const node = {
   id: "sidecar~10.0.0.9~app-1.default~default.svc.cluster.local",
@@ -97,10 +97,62 @@ describe("Lambda host over a shared store (memory)", () => {
     expect(rest.status).toBe(401);
   });
 
+  it("two batches at once: one debounce invocation each, both published, nothing left queued", async () => {
+    const service = (name: string, rv: string) => ({
+      type: "ADDED",
+      object: {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name, namespace: "default", resourceVersion: rv },
+        spec: { clusterIP: "10.96.0.77", ports: [{ name: "grpc", port: 7000, protocol: "TCP" }] },
+      },
+    });
+    const before = harness.stats("debounce").invocations;
+    const answers = await Promise.all([
+      ingest(harness, [service("one", "90001")]),
+      ingest(harness, [service("two", "90002")]),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    await harness.idle();
+    expect(harness.stats("debounce").invocations).toBe(before + 2);
+    const status = await publishedStatus(store);
+    const names = Object.keys(status.types.find((t) => t.typeUrl === TypeUrl.cluster)?.versions ?? {});
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "outbound|7000||one.default.svc.cluster.local",
+        "outbound|7000||two.default.svc.cluster.local",
+      ]),
+    );
+    expect(status.pendingPushes).toBe(0);
+  });
+
   it("refuses ingest without the token, and invokes nothing", async () => {
     const before = harness.stats("debounce").invocations;
     expect((await ingest(harness, events, null)).status).toBe(401);
     expect((await ingest(harness, events, "wrong")).status).toBe(401);
     expect(harness.stats("debounce").invocations).toBe(before);
+  });
+});
+
+describe("Lambda xDS function with a bad XDS_JWKS", () => {
+  it("answers every call 500 naming the variable, and logs it once", async () => {
+    const lines: string[] = [];
+    const config = lambdaTestConfig({
+      XDS_AUTH: "jwt",
+      XDS_JWT_ISSUER: "https://issuer.example",
+      XDS_JWT_AUDIENCE: "edgepilot",
+      XDS_JWKS: "{not json",
+    });
+    const harness = await startFunctions(createMemoryStore(), { config, lines });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${harness.url("xds")}/ready`);
+        expect(res.status).toBe(500);
+        expect(((await res.json()) as { error: string }).error).toMatch(/^edgepilot: config: XDS_JWKS: /);
+      }
+      expect(lines.filter((l) => l.startsWith("edgepilot: config: XDS_JWKS"))).toHaveLength(1);
+    } finally {
+      await harness.close();
+    }
   });
 });

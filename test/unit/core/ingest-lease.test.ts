@@ -136,4 +136,26 @@ describe("the ingest lease", () => {
     await h.lease.run(async () => {});
     expect(h.takeovers()).toBe(1);
   });
+
+  it("before the commit: no write when the hold is fresh; the loss a heartbeat found stops the batch", async () => {
+    const h = harness();
+    const fresh = await h.lease.run(async (held) => {
+      await held.beforeCommit();
+      return h.held();
+    });
+    expect(fresh).toEqual({ owner: "owner-1", expiresAt: 30_000 });
+
+    const err = await h
+      .drive(
+        h.lease.run(async (held) => {
+          await h.store.put<IngestLeaseRecord>(keys.ingestLease(), { owner: "thief", expiresAt: 1e12 });
+          await new Promise<void>((r) => h.clock.setTimeout(r, 11_000)); // the heartbeat at 10 s finds it gone
+          await held.beforeCommit();
+        }),
+        100,
+      )
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(IngestLeaseLostError);
+    expect((await h.held())?.owner).toBe("thief");
+  });
 });
