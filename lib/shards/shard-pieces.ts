@@ -1,0 +1,184 @@
+/**
+ * A service's EndpointShards in bounded pieces, placed the way Kubernetes' EndpointSlice
+ * controller places endpoints in slices (pkg/controller/endpointslice reconciler,
+ * reconcileByAddressType): an endpoint changed is updated in the piece that holds it, one gone is
+ * removed from it, a piece left empty is deleted, and new endpoints first fill the pieces that are
+ * rewritten anyway (fullest first), then, when fewer than a piece's worth are left, the unchanged
+ * piece closest to full that takes them all, and only then new pieces. So one endpoint changed
+ * rewrites one piece, and what a store writes per change does not grow with the service. Pure.
+ *
+ * A record of at most maxPieceEndpoints endpoints in all is stored whole, as it always was (the
+ * head is then its only item: the common small service costs one read and one write, and stores an
+ * older version wrote read as they are); a larger one is a head (service, service accounts, which
+ * pieces each shard has) plus pieces under keys.shardPiece.
+ */
+import type { Endpoint } from "../model/index.ts";
+import { endpointEquals, endpointKey } from "../model/index.ts";
+import type { EndpointShardsRecord } from "../xds/types.ts";
+import { compareEndpoints } from "./endpoint-order.ts";
+
+/**
+ * At most this many endpoints per piece, and in a record stored whole. Kubernetes' default
+ * maxEndpointsPerSlice. A joined endpoint encodes to about 0.4-0.6 KB of JSON with a pod's usual
+ * labels (test/unit/shards/shard-pieces.test.ts measures one), so a full piece is about 50 KB:
+ * within DynamoDB's 400 KB item limit with 4x and more to spare for pods with many labels, under a
+ * Durable Object value's 128 KiB, and a rewrite costs ~50 write units, not the megabytes a
+ * 5,000-endpoint record costs; 5,000 endpoints are 50 pieces, one BatchGetItem (100 keys) to read.
+ */
+export const maxPieceEndpoints = 100;
+
+/** The value under keys.shards(): the whole record (small services) or the head of its pieces. */
+export type EndpointShardsStored = EndpointShardsRecord | EndpointShardsHead;
+
+/** The head of a record kept in pieces: everything but the endpoints, and where they are. */
+export interface EndpointShardsHead {
+  hostname: string;
+  namespace: string;
+  /** Sorted, unique service accounts of all endpoints in all shards (as EndpointShardsRecord's). */
+  serviceAccounts: string[];
+  /** shardKeyString ─▶ the ids of its pieces, ascending; shard keys sorted. A shard with none is absent. */
+  pieces: Record<string, number[]>;
+}
+
+/** The value under keys.shardPiece(): some endpoints of one shard, in canonical order. */
+export interface EndpointShardsPiece {
+  endpoints: Endpoint[];
+}
+
+/** Whether a stored value is a head of pieces (else it is the whole record). */
+export function isPiecedHead(v: EndpointShardsStored): v is EndpointShardsHead {
+  return (v as Partial<EndpointShardsHead>).pieces !== undefined;
+}
+
+/** One piece as placement sees it. */
+export interface PieceSlot {
+  id: number;
+  endpoints: readonly Endpoint[];
+}
+
+/** Where one shard's endpoints go: the pieces after, which of them to write, which to delete. */
+export interface Placement {
+  /** Every piece of the shard after the change, ascending id, none empty. */
+  pieces: PieceSlot[];
+  /** Ids of pieces whose content is new or changed (each in canonical order). */
+  written: number[];
+  /** Ids of pieces no longer used. */
+  removed: number[];
+}
+
+/**
+ * Places a shard's desired endpoints (unique by endpointKey) into pieces of at most `max`, from the
+ * pieces it has now, with the EndpointSlice controller's rules (see the file comment). A piece id
+ * freed in this change is reused before a new one is taken, so a piece emptied and one created
+ * become one rewrite. Deterministic: new endpoints are placed in canonical order.
+ */
+export function placeEndpoints(
+  current: readonly PieceSlot[],
+  desired: readonly Endpoint[],
+  max: number = maxPieceEndpoints,
+): Placement {
+  const wanted = new Map<string, Endpoint>();
+  for (const e of desired) wanted.set(endpointKey(e), e);
+  const next = new Map<number, Endpoint[]>();
+  const updated: number[] = [];
+  const unchanged: number[] = [];
+  const freed: number[] = [];
+  // 1. Every piece keeps what is still wanted (updated in place) and drops the rest.
+  for (const slot of current) {
+    const kept: Endpoint[] = [];
+    let changed = false;
+    for (const e of slot.endpoints) {
+      const k = endpointKey(e);
+      const d = wanted.get(k);
+      if (d === undefined) {
+        changed = true; // gone (or a second copy of one already placed)
+        continue;
+      }
+      wanted.delete(k);
+      if (endpointEquals(d, e)) kept.push(e);
+      else {
+        kept.push(d);
+        changed = true;
+      }
+    }
+    if (kept.length === 0) freed.push(slot.id);
+    else {
+      next.set(slot.id, kept);
+      (changed ? updated : unchanged).push(slot.id);
+    }
+  }
+  const rest = [...wanted.values()].sort(compareEndpoints);
+  let at = 0;
+  // 2. New endpoints fill the pieces rewritten anyway, the fullest first.
+  const fill = (id: number) => {
+    const list = next.get(id) as Endpoint[];
+    while (at < rest.length && list.length < max) list.push(rest[at++] as Endpoint);
+  };
+  for (const id of bySize(updated, next)) fill(id);
+  // 3. Then fewer than a piece's worth go into the unchanged piece closest to full that takes them all; else new pieces.
+  const used = new Set([...current.map((s) => s.id)]);
+  let fresh = 0;
+  const created: number[] = [];
+  while (at < rest.length) {
+    const left = rest.length - at;
+    let target: number | undefined;
+    if (left < max) {
+      for (const id of bySize(unchanged, next))
+        if ((next.get(id) as Endpoint[]).length + left <= max) {
+          target = id;
+          break;
+        }
+    }
+    if (target !== undefined) {
+      unchanged.splice(unchanged.indexOf(target), 1);
+      updated.push(target);
+    } else {
+      target = freed.length > 0 ? (freed.shift() as number) : nextFreeId(used, fresh);
+      fresh = target + 1;
+      used.add(target);
+      next.set(target, []);
+      created.push(target);
+    }
+    fill(target);
+  }
+  const written = [...updated, ...created].sort((a, b) => a - b);
+  for (const id of written) (next.get(id) as Endpoint[]).sort(compareEndpoints);
+  const pieces = [...next.entries()].sort(([a], [b]) => a - b).map(([id, endpoints]) => ({ id, endpoints }));
+  return { pieces, written, removed: freed };
+}
+
+/** Ids by their piece's size, largest first, then by id (so the choice never depends on order). */
+function bySize(ids: readonly number[], next: ReadonlyMap<number, Endpoint[]>): number[] {
+  const size = (id: number) => (next.get(id) as Endpoint[]).length;
+  return [...ids].sort((a, b) => size(b) - size(a) || a - b);
+}
+
+function nextFreeId(used: ReadonlySet<number>, from: number): number {
+  let id = from;
+  while (used.has(id)) id++;
+  return id;
+}
+
+/**
+ * One shard's endpoints from its pieces: in canonical order (sortUniqueEndpoints' for endpoints of
+ * distinct keys), each key once, so the record equals the one that was stored whole. A piece
+ * missing (read while a writer deleted it) contributes nothing.
+ */
+export function shardFromPieces(pieces: readonly (readonly Endpoint[] | undefined)[]): Endpoint[] {
+  const out: Endpoint[] = [];
+  for (const p of pieces) if (p) for (const e of p) out.push(e);
+  out.sort(compareEndpoints);
+  let w = 0;
+  for (let i = 0; i < out.length; i++)
+    if (w === 0 || compareEndpoints(out[w - 1] as Endpoint, out[i] as Endpoint) !== 0)
+      out[w++] = out[i] as Endpoint;
+  out.length = w;
+  return out;
+}
+
+/** How many endpoints a record holds over all its shards. */
+export function endpointCount(record: EndpointShardsRecord): number {
+  let n = 0;
+  for (const list of Object.values(record.shards)) n += list.length;
+  return n;
+}
