@@ -18,12 +18,13 @@ import type { EndpointShardsRecord } from "../xds/types.ts";
 import { compareEndpoints } from "./endpoint-order.ts";
 
 /**
- * At most this many endpoints per piece, and in a record stored whole. Kubernetes' default
- * maxEndpointsPerSlice. A joined endpoint encodes to about 0.4-0.6 KB of JSON with a pod's usual
- * labels (test/unit/shards/shard-pieces.test.ts measures one), so a full piece is about 50 KB:
- * within DynamoDB's 400 KB item limit with 4x and more to spare for pods with many labels, under a
- * Durable Object value's 128 KiB, and a rewrite costs ~50 write units, not the megabytes a
- * 5,000-endpoint record costs; 5,000 endpoints are 50 pieces, one BatchGetItem (100 keys) to read.
+ * At most this many endpoints per piece, and in a record stored whole: Kubernetes' default
+ * maxEndpointsPerSlice. A joined endpoint with a Deployment pod's usual labels (Istio's and the
+ * topology ones included) encodes to about 0.7 KB of JSON (test/unit/shards/shard-pieces.test.ts
+ * measures one), so a full piece is about 67 KB: a DynamoDB item (400 KB) with 6x room for pods
+ * with more labels, under a Durable Object value (128 KiB), and a rewrite costs ~67 write units
+ * instead of the megabytes of a 5,000-endpoint record. Smaller pieces would make writes cheaper
+ * still but reads longer: 5,000 endpoints are 50 pieces, one BatchGetItem (at most 100 keys).
  */
 export const maxPieceEndpoints = 100;
 
