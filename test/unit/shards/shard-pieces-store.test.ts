@@ -178,6 +178,47 @@ describe("a large shard in pieces", () => {
     expect(await readShards(store, NS, HOST)).toEqual(wholeRecord([[east, endpoints]]));
   });
 
+  it("two clusters writing at once both land, each needing the head or not (compare-and-set on the head and each piece)", async () => {
+    const { store: inner, endpoints } = await stored(5000);
+    let conflicts = 0;
+    const store: Store = {
+      ...inner,
+      async put(key, value, options) {
+        const result = await inner.put(key, value, options);
+        if (!result.ok) conflicts++;
+        return result;
+      },
+    };
+    const changed = [...endpoints];
+    changed[1] = numbered(1, { health: "UNHEALTHY" });
+    const grown = [...changed, numbered(6000)];
+    const remote = [numbered(9000)];
+    // East rewrites one piece, west makes its first (and the head): only west writes the head.
+    await Promise.all([
+      updateServiceEndpoints(store, east, HOST, NS, changed),
+      updateServiceEndpoints(store, west, HOST, NS, remote),
+    ]);
+    expect(conflicts).toBe(0);
+    // East needs a new piece, west drops its only one: both rewrite the head from one version, the loser retries.
+    await Promise.all([
+      updateServiceEndpoints(store, east, HOST, NS, grown),
+      updateServiceEndpoints(store, west, HOST, NS, []),
+    ]);
+    expect(conflicts).toBe(1);
+    expect(await readShards(store, NS, HOST)).toEqual(
+      wholeRecord([
+        [east, changed],
+        [west, remote],
+        [east, grown],
+        [west, []],
+      ]),
+    );
+    // No piece is left over that the head does not name.
+    const head = (await store.get<EndpointShardsHead>(headKey))?.value;
+    const named = Object.values(head?.pieces ?? {}).flat().length;
+    expect((await pieces(store)).size).toBe(named);
+  });
+
   it("a changed set of service accounts ▶ full push, the head rewritten with them", async () => {
     const { store, writes, endpoints } = await stored(5000);
     const next = [...endpoints];
