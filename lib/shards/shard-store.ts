@@ -8,7 +8,7 @@
  * finds what it names (an endpoint moving between pieces may be read twice, never half).
  */
 import { keys } from "../store/keys.ts";
-import type { Entry, Store } from "../store/store.ts";
+import { type Entry, listAll, type Store } from "../store/store.ts";
 import type { EndpointShardsRecord } from "../xds/types.ts";
 import {
   type EndpointShardsHead,
@@ -126,16 +126,19 @@ export async function writeShards(
   if (!owner) return true;
   const key = keys.shards(owner.namespace, owner.hostname);
   const stale: [string, number | undefined][] = [];
-  const dropAll = () => {
-    for (const [shard, list] of loaded.pieces)
-      for (const p of list)
-        stale.push([keys.shardPiece(owner.namespace, owner.hostname, shard, p.id), p.version]);
-  };
   if (next === null || endpointCount(next) <= maxPieceEndpoints) {
     if (next === null) {
       if (entry && !(await store.delete(key, { ifVersion }))) return false;
     } else if (!(await store.put(key, next, { ifVersion })).ok) return false;
-    dropAll();
+    // Pieces no more: every one under the prefix, one a lost compare-and-set left unnamed too.
+    if (loaded.pieces.size > 0) {
+      const versions = new Map<string, number | undefined>();
+      for (const [shard, list] of loaded.pieces)
+        for (const p of list)
+          versions.set(keys.shardPiece(owner.namespace, owner.hostname, shard, p.id), p.version);
+      for (const e of await listAll(store, keys.shardPiecePrefix(owner.namespace, owner.hostname)))
+        stale.push([e.key, versions.has(e.key) ? versions.get(e.key) : e.version]);
+    }
     await deleteStale(store, stale);
     return true;
   }

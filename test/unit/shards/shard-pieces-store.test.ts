@@ -144,8 +144,10 @@ describe("a large shard in pieces", () => {
     expect((await pieces(store)).size).toBe(0);
   });
 
-  it("a service that shrinks to one piece's worth is stored whole again, its pieces deleted", async () => {
+  it("a service that shrinks to one piece's worth is stored whole again, its pieces deleted (one left unnamed too)", async () => {
     const { store, endpoints } = await stored(5000);
+    // A piece no head names (a writer that lost the head's compare-and-set and then needed it no more).
+    await store.put<EndpointShardsPiece>(keys.shardPiece(NS, HOST, EAST, 77), { endpoints: [numbered(1)] });
     const few = endpoints.slice(0, maxPieceEndpoints);
     expect(await updateServiceEndpoints(store, east, HOST, NS, few)).toBe("incremental");
     expect((await pieces(store)).size).toBe(0);
