@@ -13,7 +13,7 @@
  * pieces each shard has) plus pieces under keys.shardPiece.
  */
 import type { Endpoint } from "../model/index.ts";
-import { endpointEquals, endpointKey } from "../model/index.ts";
+import { endpointEquals } from "../model/index.ts";
 import type { EndpointShardsRecord } from "../xds/types.ts";
 import { compareEndpoints } from "./endpoint-order.ts";
 
@@ -78,37 +78,61 @@ export function placeEndpoints(
   desired: readonly Endpoint[],
   max: number = maxPieceEndpoints,
 ): Placement {
-  const wanted = new Map<string, Endpoint>();
-  for (const e of desired) wanted.set(endpointKey(e), e);
+  // Every stored endpoint with its piece, in canonical order (one key twice: piece order), walked beside `desired`.
+  const held: { e: Endpoint; id: number }[] = [];
+  for (const slot of current) for (const e of slot.endpoints) held.push({ e, id: slot.id });
+  held.sort((a, b) => compareEndpoints(a.e, b.e));
+  // What becomes of a stored endpoint, by piece: replaced by the desired one, or dropped (null). Kept: absent.
+  const fate = new Map<number, Map<Endpoint, Endpoint | null>>();
+  const note = (id: number, e: Endpoint, to: Endpoint | null) => {
+    const m = fate.get(id);
+    if (m) m.set(e, to);
+    else fate.set(id, new Map([[e, to]]));
+  };
+  const rest: Endpoint[] = [];
+  let i = 0;
+  for (const d of desired) {
+    while (i < held.length && compareEndpoints((held[i] as (typeof held)[number]).e, d) < 0) {
+      const gone = held[i++] as (typeof held)[number];
+      note(gone.id, gone.e, null);
+    }
+    const h = held[i];
+    if (h === undefined || compareEndpoints(h.e, d) !== 0) {
+      rest.push(d); // new
+      continue;
+    }
+    if (h.e !== d && !endpointEquals(h.e, d)) note(h.id, h.e, d);
+    // A second stored copy of one key (a torn write) is dropped.
+    for (i++; i < held.length && compareEndpoints((held[i] as (typeof held)[number]).e, d) === 0; i++)
+      note((held[i] as (typeof held)[number]).id, (held[i] as (typeof held)[number]).e, null);
+  }
+  for (; i < held.length; i++)
+    note((held[i] as (typeof held)[number]).id, (held[i] as (typeof held)[number]).e, null);
+
   const next = new Map<number, Endpoint[]>();
   const updated: number[] = [];
   const unchanged: number[] = [];
   const freed: number[] = [];
   // 1. Every piece keeps what is still wanted (updated in place) and drops the rest.
   for (const slot of current) {
+    const f = fate.get(slot.id);
+    if (f === undefined) {
+      next.set(slot.id, slot.endpoints as Endpoint[]); // copied before it is filled
+      unchanged.push(slot.id);
+      continue;
+    }
     const kept: Endpoint[] = [];
-    let changed = false;
     for (const e of slot.endpoints) {
-      const k = endpointKey(e);
-      const d = wanted.get(k);
-      if (d === undefined) {
-        changed = true; // gone (or a second copy of one already placed)
-        continue;
-      }
-      wanted.delete(k);
-      if (endpointEquals(d, e)) kept.push(e);
-      else {
-        kept.push(d);
-        changed = true;
-      }
+      const to = f.get(e);
+      if (to === undefined) kept.push(e);
+      else if (to !== null) kept.push(to);
     }
     if (kept.length === 0) freed.push(slot.id);
     else {
       next.set(slot.id, kept);
-      (changed ? updated : unchanged).push(slot.id);
+      updated.push(slot.id);
     }
   }
-  const rest = [...wanted.values()].sort(compareEndpoints);
   let at = 0;
   // 2. New endpoints fill the pieces rewritten anyway, the fullest first.
   const fill = (id: number) => {
@@ -133,6 +157,7 @@ export function placeEndpoints(
     if (target !== undefined) {
       unchanged.splice(unchanged.indexOf(target), 1);
       updated.push(target);
+      next.set(target, [...(next.get(target) as Endpoint[])]);
     } else {
       target = freed.length > 0 ? (freed.shift() as number) : nextFreeId(used, fresh);
       fresh = target + 1;
