@@ -5,7 +5,9 @@
  * endpoints; each shard lists at most maxShardEndpoints and counts the rest in EndpointsOmitted.
  */
 import type { Endpoint } from "../model/endpoint.ts";
-import { keys } from "../store/keys.ts";
+import type { EndpointShardsStored } from "../shards/shard-pieces.ts";
+import { assembleShards, readShards } from "../shards/shard-store.ts";
+import { isShardPiece, keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
 import type { EndpointShardsRecord } from "../xds/types.ts";
 import { readPage } from "./page.ts";
@@ -99,17 +101,22 @@ export async function readEndpointShardz(
     return endpoints;
   };
   if (q.hostname !== undefined && q.namespace !== undefined) {
-    const one = await store.get<EndpointShardsRecord>(keys.shards(q.namespace, q.hostname));
-    if (one) add(one.value);
+    const one = await readShards(store, q.namespace, q.hostname);
+    if (one) add(one);
     return { ok: true, value: { shardz } };
   }
   const prefix = q.namespace === undefined ? keys.allShards() : keys.shardsIn(q.namespace);
-  const page = await readPage<EndpointShardsRecord>(store, prefix, q.limit, q.cursor);
+  const page = await readPage<EndpointShardsStored>(store, prefix, q.limit, q.cursor);
   if (!page.ok) return page;
   let total = 0;
-  const { entries } = page.value;
+  // The pieces of large records are listed beside them: each record is read whole instead.
+  const entries = page.value.entries.filter((e) => !isShardPiece(e.key));
+  const records = await assembleShards(
+    store,
+    entries.map((e) => e.value),
+  );
   for (const [i, e] of entries.entries()) {
-    total += add(e.value);
+    total += add(records[i] as EndpointShardsRecord);
     if (total >= maxPageEndpoints && i < entries.length - 1)
       return { ok: true, value: { shardz, next: e.key } };
   }

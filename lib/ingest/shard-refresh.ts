@@ -17,8 +17,8 @@ import {
 } from "../model/index.ts";
 import type { SlicePiece } from "../registry/kube/records.ts";
 import { pushForShardUpdate, updateServiceEndpoints } from "../shards/endpoint-shards.ts";
+import { readShards } from "../shards/shard-store.ts";
 import { decodeSegment, keys, listAll } from "../store/index.ts";
-import type { EndpointShardsRecord } from "../xds/types.ts";
 import type { IngestContext } from "./context.ts";
 import { joinPieces } from "./endpoint-join.ts";
 import { sameJson } from "./kinds/handler.ts";
@@ -202,7 +202,7 @@ async function keptEndpoints(
   pieces: ReadonlyMap<string, SlicePiece>,
   change: ShardChange,
 ): Promise<Endpoint[] | undefined> {
-  const record = (await ctx.store.get<EndpointShardsRecord>(keys.shards(svc.namespace, svc.hostname)))?.value;
+  const record = await readShards(ctx.store, svc.namespace, svc.hostname);
   const old = record?.shards[shardKeyString(ctx.shard)];
   if (!old) return undefined;
   const changed = endpointKeySet();

@@ -4,7 +4,8 @@
  * last count (what they count changes only with a push), so an idle mesh's scrapes read nothing.
  */
 import type { MeshObserver } from "../core/hooks.ts";
-import { keys, listAll, type Store } from "../store/index.ts";
+import type { EndpointShardsPiece, EndpointShardsStored } from "../shards/shard-pieces.ts";
+import { isShardPiece, keys, listAll, type Store } from "../store/index.ts";
 import type { EndpointShardsRecord } from "../xds/types.ts";
 import type { Registry } from "./registry.ts";
 
@@ -27,9 +28,16 @@ export function addInventory(registry: Registry, store: Store): MeshObserver {
       services.set(distinctParents(await listAll(store, keys.services())));
       virtualServices.set(distinctParents(await listAll(store, keys.configPrefix("VirtualService"))));
       let unready = 0;
-      for (const { value } of await listAll<EndpointShardsRecord>(store, keys.allShards()))
-        for (const endpoints of Object.values(value.shards))
-          for (const e of endpoints) if (e.health !== "HEALTHY") unready++;
+      // Records stored whole and the pieces of large ones (lib/shards/shard-pieces.ts) list together.
+      for (const { key, value } of await listAll<EndpointShardsStored | EndpointShardsPiece>(
+        store,
+        keys.allShards(),
+      )) {
+        const lists = isShardPiece(key)
+          ? [(value as EndpointShardsPiece).endpoints]
+          : Object.values((value as EndpointShardsRecord).shards ?? {});
+        for (const endpoints of lists) for (const e of endpoints) if (e.health !== "HEALTHY") unready++;
+      }
       notReady.set(unready);
     } catch (err) {
       stale = true;

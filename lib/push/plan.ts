@@ -8,16 +8,11 @@ import type { RouteConfiguration } from "../gen/envoy/config/route/v3/route_pb.t
 import type { Service } from "../model/index.ts";
 import { servingServices } from "../registry/istio/external-services.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
+import type { EndpointShardsStored } from "../shards/shard-pieces.ts";
+import { assembleShards } from "../shards/shard-store.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 import { danglingDestinations } from "../xds/generators/route-vs.ts";
-import type {
-  EndpointShardsRecord,
-  GenerateContext,
-  Generator,
-  ServiceView,
-  StoredResource,
-  TypeUrl,
-} from "../xds/types.ts";
+import type { GenerateContext, Generator, ServiceView, StoredResource, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { toStored } from "../xds/version.ts";
 import {
@@ -104,6 +99,11 @@ export async function planChunk(
     wanted.push(keys.shards(namespace, hostname), keys.generated(namespace, hostname));
   }
   const read = await store.getMany<unknown>(wanted);
+  // Records kept in pieces (lib/shards/shard-store.ts): every piece of the chunk in one more getMany.
+  const records = await assembleShards(
+    store,
+    refs.map((_, i) => read.get(wanted[2 * i] as string)?.value as EndpointShardsStored | undefined),
+  );
   const plans: ServicePlan[] = [];
   for (let i = 0; i < refs.length; i++) {
     const ref = refs[i] as ServiceRef;
@@ -111,7 +111,7 @@ export async function planChunk(
     const services =
       ref.services ??
       (await listAll<Service>(store, keys.servicePrefix(namespace, hostname))).map((e) => e.value);
-    const shards = read.get(wanted[2 * i] as string)?.value as EndpointShardsRecord | undefined;
+    const shards = records[i];
     const previous = readGeneratedRecord(read.get(wanted[2 * i + 1] as string)?.value);
     const routing = deps.routing?.forService(namespace, hostname);
     const destinationPorts =

@@ -14,9 +14,10 @@ import {
 } from "../model/index.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
-import { listAll, update } from "../store/store.ts";
+import { ConflictError, listAll } from "../store/store.ts";
 import type { EndpointShardsRecord } from "../xds/types.ts";
 import { compareEndpoints, endpointListsEqual, sortUniqueEndpoints } from "./endpoint-order.ts";
+import { loadShards, writeShards } from "./shard-store.ts";
 
 /** What an endpoint change needs: nothing, an EDS-only push, or a full push (CDS and the rest too). */
 export type PushType = "none" | "incremental" | "full";
@@ -172,7 +173,8 @@ export function serviceAccountsOf(shards: Readonly<Record<string, readonly Endpo
 
 /**
  * Applies applyShardUpdate to the stored record with compare-and-set, retrying on conflict, and
- * returns the push it needs. Writes nothing when nothing changed.
+ * returns the push it needs. Writes nothing when nothing changed; a record kept in pieces
+ * (shard-store.ts) rewrites only the pieces whose endpoints changed.
  */
 export async function updateServiceEndpoints(
   store: Store,
@@ -182,18 +184,19 @@ export async function updateServiceEndpoints(
   endpoints: readonly Endpoint[],
   options: ShardUpdateOptions = {},
 ): Promise<PushType> {
-  let pushType: PushType = "none";
-  await update<EndpointShardsRecord>(store, keys.shards(namespace, hostname), (entry) => {
-    const result = applyShardUpdate(entry?.value, shard, hostname, namespace, endpoints, options);
-    pushType = result.pushType;
-    return result.changed ? result.record : undefined;
-  });
-  return pushType;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const loaded = await loadShards(store, namespace, hostname);
+    const result = applyShardUpdate(loaded.record, shard, hostname, namespace, endpoints, options);
+    if (!result.changed || !result.record) return result.pushType;
+    if (await writeShards(store, loaded, result.record)) return result.pushType;
+  }
+  throw new ConflictError(keys.shards(namespace, hostname), maxAttempts);
 }
 
 /**
  * The service was deleted in one cluster: drops that shard with compare-and-set, and the record
- * when no shard is left. True when the store changed. The caller pushes for the service event.
+ * (pieces and all) when no shard is left. True when the store changed. The caller pushes for the
+ * service event.
  */
 export async function deleteServiceShard(
   store: Store,
@@ -201,14 +204,18 @@ export async function deleteServiceShard(
   hostname: string,
   namespace: string,
 ): Promise<boolean> {
-  let changed = false;
-  await update<EndpointShardsRecord>(store, keys.shards(namespace, hostname), (entry) => {
-    const next = deleteShard(entry?.value, shard, { keepKey: false });
-    changed = entry !== undefined && next !== entry.value;
-    return changed ? next : undefined;
-  });
-  return changed;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const loaded = await loadShards(store, namespace, hostname);
+    if (!loaded.record) return false;
+    const next = deleteShard(loaded.record, shard, { keepKey: false });
+    if (next === loaded.record) return false;
+    if (await writeShards(store, loaded, next)) return true;
+  }
+  throw new ConflictError(keys.shards(namespace, hostname), maxAttempts);
 }
+
+/** Compare-and-set attempts before a writer gives up (as store.ts update). */
+const maxAttempts = 16;
 
 /**
  * The endpoints of one cluster's shard of a service: the union of every slice piece stored

@@ -103,7 +103,16 @@ export const keys = {
   slicePrefix: (ns: string, host: string, cluster: string) => `eps/${e(ns)}/${e(host)}/${e(cluster)}/`,
   /** The EndpointShards of one service (all clusters): EndpointShardsRecord. */
   shards: (ns: string, host: string) => `shard/${e(ns)}/${e(host)}`,
-  /** Every service's EndpointShards (what /debug/endpointShardz pages through). */
+  /**
+   * One bounded piece of a large EndpointShards (EndpointShardsPiece, lib/shards/shard-pieces.ts):
+   * piece `id` of the shard `shard` (a shardKeyString). Under the service's record, so one prefix
+   * holds a service's head and pieces; the shard in the segment keeps two clusters' pieces apart.
+   */
+  shardPiece: (ns: string, host: string, shard: string, id: number) =>
+    `shard/${e(ns)}/${e(host)}/${e(shard)}~${id}`,
+  /** Every piece of one service's EndpointShards. */
+  shardPiecePrefix: (ns: string, host: string) => `shard/${e(ns)}/${e(host)}/`,
+  /** Every service's EndpointShards (what /debug/endpointShardz pages through; pieces too, see isShardPiece). */
   allShards: () => "shard/",
   /** The EndpointShards of every service of one namespace. */
   shardsIn: (ns: string) => `shard/${e(ns)}/`,
@@ -234,3 +243,10 @@ export const keys = {
   proxy: (nodeId: string) => `proxy/${e(nodeId)}`,
   proxyPrefix: () => "proxy/",
 } as const;
+
+/** Whether a key listed under keys.allShards() is a piece (keys.shardPiece), not a service's record: it has one segment more. */
+export function isShardPiece(key: string): boolean {
+  let slashes = 0;
+  for (let i = key.indexOf("/"); i >= 0; i = key.indexOf("/", i + 1)) slashes++;
+  return key.startsWith("shard/") && slashes === 3;
+}

@@ -31,8 +31,8 @@ import {
   pushForShardUpdate,
   updateServiceEndpoints,
 } from "../../shards/endpoint-shards.ts";
+import { readShards } from "../../shards/shard-store.ts";
 import { keys, listAll } from "../../store/index.ts";
-import type { EndpointShardsRecord } from "../../xds/types.ts";
 import type { IngestContext, Outcome } from "../context.ts";
 import { type KindHandler, sameJson } from "./handler.ts";
 import { type StoredConfig, toStored } from "./istio-config.ts";
@@ -199,7 +199,7 @@ async function workloadDelta(
   configs: NamespaceConfigs,
   { old, next }: WorkloadChange,
 ): Promise<Endpoint[] | undefined> {
-  const record = (await ctx.store.get<EndpointShardsRecord>(keys.shards(namespace, host)))?.value;
+  const record = await readShards(ctx.store, namespace, host);
   const current = record?.shards[shardKeyString(externalShard(ctx))];
   if (!current) return undefined;
   const options = { trustDomain: ctx.registry.trustDomain };
