@@ -197,15 +197,6 @@ export function createIngestLease(options: IngestLeaseOptions): IngestLease {
 }
 
 /**
- * Whether no batch holds the lease now (absent or expired): a commit marker found then was left by
- * a holder that died mid-commit, not by a commit running elsewhere (a committing holder renews).
- */
-export async function ingestLeaseFree(store: Store, now: number): Promise<boolean> {
-  const current = await store.get<IngestLeaseRecord>(keys.ingestLease());
-  return current === undefined || current.value.expiresAt <= now;
-}
-
-/**
  * Gives the lease back: deleted after a batch that succeeded; after one that failed, left expired,
  * so the next taker runs onTakeover (a commit cut short may have left its marker).
  */

@@ -19,7 +19,7 @@ import type { Store } from "../store/store.ts";
 import { type ChangeFeed, createChangeFeed } from "./change-feed.ts";
 import { createMeshHooks, type MeshObserver, type XdsReporter } from "./hooks.ts";
 import { createIngestCore, type IngestCore } from "./ingest.ts";
-import { ingestLeaseFree } from "./ingest-lease.ts";
+import { createIngestLease, IngestBusyError } from "./ingest-lease.ts";
 import { startProxyStatusSweep } from "./proxy-status.ts";
 import { createPushLogObserver, isQuietFlush } from "./push-log.ts";
 import { announceUpTo, createStoreFollower, defaultPollIntervalMs } from "./store-follower.ts";
@@ -122,6 +122,14 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     onOpen: () => feed.emit(0),
     ...(options.newId && { newId: options.newId }),
   });
+  // A commit marker a dead ingest lease holder left (lib/ingest/atomic.ts): a new state lifetime.
+  const recover = async () => void (await sync.recoverCutShort());
+  const recoverUnderLease = () =>
+    createIngestLease({ store, timers, maxWaitMs: 0, onTakeover: recover })
+      .run(recover)
+      .catch((err) => {
+        if (!(err instanceof IngestBusyError)) throw err;
+      });
   const ingest = createIngestCore({
     store,
     now,
@@ -130,7 +138,7 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     onEnqueued: requestTurn,
     onIngest: hooks.ingest,
     log,
-    ...(options.shared && { lease: { timers, onTakeover: async () => void (await sync.recoverCutShort()) } }),
+    ...(options.shared && { lease: { timers, onTakeover: recover } }),
   });
   const follower = options.shared
     ? createStoreFollower({
@@ -150,8 +158,9 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     async start() {
       // Streams opened from now on read the store as published: the feed announces what follows.
       feed.skipTo((await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0);
-      // Over a shared store, a marker is a dead holder's only when nobody holds the ingest lease.
-      if (options.shared && (await ingestLeaseFree(store, now()))) await sync.recoverCutShort();
+      // Over a shared store, a marker is a dead holder's only when this core can take the ingest
+      // lease (a committing holder keeps it): look under the lease, and leave it to the holder if held.
+      if (options.shared) await recoverUnderLease();
       const state = await sync.start();
       follower?.start();
       if (options.sweepProxyStatus) stopSweep ??= startProxyStatusSweep({ store, log, now });

@@ -3,10 +3,11 @@
  * store (several Node instances behind a load balancer over one DynamoDB table, Lambda
  * invocations). Every intervalMs it reads the published push version (keys.pushVersion()) and,
  * when it moved past what this core's feed announced, announces the pushes since, in order, with
- * the changes their push log entries (keys.pushLog(seq)) name: names and versions without bodies,
- * so streams read the bodies from the store (lib/xds/change-source.ts reads what a change does not
- * carry). An entry that is gone, truncated (changeCount > changes.length) or written by a flush
- * that took over a crashed one announces `undefined` changes: every stream re-reads everything.
+ * the changes their push log entries (keys.pushLog(seq)) name, with the published bodies read once
+ * for all of this instance's streams (withBodies; what a change does not carry, a stream reads from
+ * the store: lib/xds/change-source.ts). An entry that is gone, truncated (changeCount >
+ * changes.length) or written by a flush that took over a crashed one announces `undefined`
+ * changes: every stream re-reads everything.
  *
  * No push is announced twice: the feed drops versions at or below the last it announced
  * (change-feed.ts), and every announcer (this follower, the core's own turn through
@@ -15,11 +16,12 @@
  */
 import { logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
-import type { PushLogEntry, PushVersion, ResourceChange } from "../push/flush.ts";
+import { maxFeedBodyBytes, type PushLogEntry, type PushVersion, type ResourceChange } from "../push/flush.ts";
 import type { SyncTracker } from "../push/sync-tracker.ts";
 import type { Timers } from "../relay/delivery.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
+import type { StoredResource } from "../xds/types.ts";
 import type { ChangeFeed } from "./change-feed.ts";
 
 /**
@@ -132,7 +134,44 @@ export async function announceUpTo(store: Store, feed: ChangeFeed, target: numbe
   const seqs: number[] = [];
   for (let seq = from + 1; seq <= target; seq++) seqs.push(seq);
   const entries = await store.getMany<PushLogEntry>(seqs.map((seq) => keys.pushLog(seq)));
-  for (const seq of seqs) feed.emit(seq, loggedChanges(entries.get(keys.pushLog(seq))?.value));
+  const pushes = await withBodies(
+    store,
+    seqs.map((seq) => loggedChanges(entries.get(keys.pushLog(seq))?.value)),
+  );
+  seqs.forEach((seq, i) => feed.emit(seq, pushes[i]));
+}
+
+/** The most upserts one catch-up reads the bodies of (one getMany); past it, streams read them. */
+export const maxPreloadedBodies = 4096;
+
+/**
+ * The pushes' changes with the published resources' bodies, read once for every stream of this
+ * instance (each would otherwise read them itself: 1,000 ADS streams, 1,000 reads of the same
+ * items). A change carries the resource the store holds now (a later push may have changed it
+ * again; that push is announced next and changes nothing more for a stream that has it). Changes of
+ * a view's overlay, names no longer published, and bodies past maxFeedBodyBytes stay as logged.
+ */
+async function withBodies(
+  store: Store,
+  pushes: readonly (readonly ResourceChange[] | undefined)[],
+): Promise<(readonly ResourceChange[] | undefined)[]> {
+  const wanted = new Set<string>();
+  for (const changes of pushes)
+    for (const c of changes ?? [])
+      if (c.version !== null && c.view === undefined) wanted.add(keys.resource(c.typeUrl, c.name));
+  if (wanted.size === 0 || wanted.size > maxPreloadedBodies) return [...pushes];
+  const found = await store.getMany<StoredResource>([...wanted]);
+  let bytes = 0;
+  return pushes.map((changes) =>
+    changes?.map((c) => {
+      if (c.version === null || c.view !== undefined) return c;
+      const stored = found.get(keys.resource(c.typeUrl, c.name))?.value;
+      if (!stored || bytes + stored.body.byteLength > maxFeedBodyBytes) return c;
+      bytes += stored.body.byteLength;
+      const { typeUrl, name, version, body, service } = stored;
+      return { typeUrl, name, version, body, service };
+    }),
+  );
 }
 
 /** The changes a push log entry names, or undefined when it cannot name them all. */

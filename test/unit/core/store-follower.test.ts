@@ -12,7 +12,8 @@ import { enqueuePush } from "../../../lib/push/queue.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { Store } from "../../../lib/store/store.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { publishedBy } from "../../../lib/xds/change-source.ts";
+import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { createManualClock } from "../relay/manual-clock.ts";
 
 /** A change naming one ClusterLoadAssignment at `version`. */
@@ -163,6 +164,32 @@ describe("check", () => {
       announceUpTo(h.store, h.feed, 3),
     ]);
     expect(h.heard.map((x) => x.version)).toEqual([1, 2, 3]);
+  });
+
+  it("reads the published bodies once for every stream: upserts carry the stored resource, a view's overlay and a removal do not", async () => {
+    const h = harness();
+    const stored: StoredResource = {
+      typeUrl: TypeUrl.endpoint,
+      name: "a",
+      version: "v2",
+      body: new Uint8Array([1, 2, 3]),
+      service: "default/a.default.svc.cluster.local",
+    };
+    await h.store.put(keys.resource(stored.typeUrl, stored.name), stored);
+    const overlay: ResourceChange = { ...eds("a", "v9"), view: "default" };
+    await publish(
+      h.store,
+      entry(1, { changes: [eds("a", "v1"), eds("gone", null), overlay, eds("missing")] }),
+    );
+    const got: (readonly ResourceChange[] | undefined)[] = [];
+    h.feed.subscribe((_, changes) => got.push(changes));
+    await h.follower.check();
+    const [a, gone, view, missing] = got[0] ?? [];
+    // The resource the store holds now (a later push changed it again: announced next, no-op then).
+    expect(publishedBy(a as ResourceChange)).toEqual(stored);
+    expect(gone).toEqual(eds("gone", null));
+    expect(view).toEqual(overlay);
+    expect(missing && publishedBy(missing)).toBeUndefined();
   });
 
   it("asks for a turn when pushes are queued, and only then", async () => {
