@@ -138,7 +138,7 @@ export async function announceUpTo(store: Store, feed: ChangeFeed, target: numbe
     store,
     seqs.map((seq) => loggedChanges(entries.get(keys.pushLog(seq))?.value)),
   );
-  seqs.forEach((seq, i) => feed.emit(seq, pushes[i]));
+  for (const [i, seq] of seqs.entries()) feed.emit(seq, pushes[i]);
 }
 
 /** The most upserts one catch-up reads the bodies of (one getMany); past it, streams read them. */
