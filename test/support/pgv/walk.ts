@@ -1,0 +1,155 @@
+/**
+ * The walk of one message against the `validate.rules` its descriptors carry, as
+ * protoc-gen-validate's generated Validate does (bufbuild/protoc-gen-validate
+ * templates/goshared/msg.go, message.go, templates/cc/msg.go): every field's rules; a oneof
+ * member's only when it is the case set; implicit-presence scalars checked even at their zero
+ * value, explicit-presence ones only when set; message fields recursed into unless `skip`, and
+ * `required` when unset; messages marked `(validate.disabled)` or `(validate.ignored)` not checked.
+ * Unlike PGV (which leaves Any opaque) an Any is unpacked and checked too, as Envoy validates a
+ * typed_config when it loads it (MessageUtil::anyConvertAndValidate).
+ */
+import {
+  type DescEnum,
+  type DescField,
+  type DescMessage,
+  getOption,
+  hasOption,
+  type Registry,
+} from "@bufbuild/protobuf";
+import type { ReflectList, ReflectMap, ReflectMessage } from "@bufbuild/protobuf/reflect";
+import { reflect } from "@bufbuild/protobuf/reflect";
+import { type Any, anyUnpack } from "@bufbuild/protobuf/wkt";
+import { type FieldRules, disabled, ignored, required, rules } from "../../../lib/gen/validate/validate_pb.ts";
+import { checkMap, checkRepeated } from "./collections.ts";
+import { checkBool, checkEnum, checkNumber } from "./numbers.ts";
+import { own, type Sink } from "./shared.ts";
+import { checkBytes, checkString } from "./strings.ts";
+import { checkAnyRules, checkDuration, checkTimestamp, isWkt, isWrapper } from "./wkt.ts";
+
+/** What a walk needs: the registry Any is unpacked with, the clock of lt_now/gt_now/within, the sink. */
+export interface WalkContext {
+  registry: Registry;
+  nowNanos: bigint;
+  sink: Sink;
+}
+
+type Seconds = { seconds: bigint; nanos: number };
+const numeric = new Set([
+  "float",
+  "double",
+  "int32",
+  "int64",
+  "uint32",
+  "uint64",
+  "sint32",
+  "sint64",
+  "fixed32",
+  "fixed64",
+  "sfixed32",
+  "sfixed64",
+]);
+
+/** The field's `(validate.rules)`, if it has any. */
+export function fieldRules(f: DescField): FieldRules | undefined {
+  return hasOption(f, rules) ? getOption(f, rules) : undefined;
+}
+
+/** Whether a message's own option turns its validation off. */
+function validationOff(d: DescMessage): boolean {
+  return (hasOption(d, disabled) && getOption(d, disabled)) || (hasOption(d, ignored) && getOption(d, ignored));
+}
+
+/** Checks every field of `r` (and, through them, every nested message). */
+export function walkMessage(r: ReflectMessage, path: string, ctx: WalkContext): void {
+  if (isWkt(r.desc, "Any")) return walkAny(r, path, ctx);
+  if (validationOff(r.desc)) return;
+  for (const oneof of r.desc.oneofs)
+    if (hasOption(oneof, required) && getOption(oneof, required) && r.oneofCase(oneof) === undefined)
+      ctx.sink(`${path}.${oneof.name}`, "oneof.required", "no case set");
+  for (const f of r.desc.fields) {
+    if (f.oneof && r.oneofCase(f.oneof) !== f) continue;
+    checkField(r, f, fieldRules(f), `${path}.${f.name}`, ctx);
+  }
+}
+
+function checkField(r: ReflectMessage, f: DescField, rule: FieldRules | undefined, path: string, ctx: WalkContext) {
+  switch (f.fieldKind) {
+    case "scalar":
+    case "enum":
+      // proto3 `optional` (explicit presence): PGV checks only a set value.
+      if (f.presence === 1 && !f.oneof && !r.isSet(f)) return;
+      return checkValue(r.get(f), rule, f.fieldKind === "enum" ? f.enum : undefined, path, ctx);
+    case "message": {
+      if (!r.isSet(f)) {
+        const t = rule?.type;
+        const wktRequired =
+          (t?.case === "duration" || t?.case === "timestamp" || t?.case === "any") && own(t.value, "required");
+        if (own(rule?.message, "required") || wktRequired) ctx.sink(path, "message.required", "unset");
+        return;
+      }
+      return checkMessage(r.get(f) as ReflectMessage, rule, path, ctx);
+    }
+    case "list": {
+      const list = [...(r.get(f) as ReflectList)];
+      const rr = rule?.type.case === "repeated" ? rule.type.value : undefined;
+      if (rr && !checkRepeated(list, rr, path, ctx.sink)) return;
+      const items = rr?.items;
+      for (const [i, item] of list.entries()) {
+        const p = `${path}[${i}]`;
+        if (f.listKind === "message") checkMessage(item as ReflectMessage, items, p, ctx);
+        else checkValue(item, items, f.listKind === "enum" ? f.enum : undefined, p, ctx);
+      }
+      return;
+    }
+    case "map": {
+      const entries = [...(r.get(f) as ReflectMap).entries()] as [unknown, unknown][];
+      const mr = rule?.type.case === "map" ? rule.type.value : undefined;
+      if (mr && !checkMap(entries, mr, path, ctx.sink)) return;
+      for (const [k, v] of entries) {
+        const p = `${path}[${String(k)}]`;
+        checkValue(k, mr?.keys, undefined, `${p}<key>`, ctx);
+        if (f.mapKind === "message") checkMessage(v as ReflectMessage, mr?.values, p, ctx);
+        else checkValue(v, mr?.values, f.mapKind === "enum" ? f.enum : undefined, p, ctx);
+      }
+      return;
+    }
+  }
+}
+
+/** Scalar and enum rules on one value (a field, a list item, a map key or value, a wrapper's value). */
+function checkValue(v: unknown, rule: FieldRules | undefined, e: DescEnum | undefined, path: string, ctx: WalkContext) {
+  const t = rule?.type;
+  if (!t?.case) return;
+  if (t.case === "string") return checkString(v as string, t.value, path, ctx.sink);
+  if (t.case === "bytes") return checkBytes(v as Uint8Array, t.value, path, ctx.sink);
+  if (t.case === "bool") return checkBool(v as boolean, t.value, path, ctx.sink);
+  if (t.case === "enum") return checkEnum(e, v as number, t.value, path, ctx.sink);
+  if (numeric.has(t.case)) return checkNumber(t.case, v as number | bigint, t.value, path, ctx.sink);
+}
+
+/** A set message value: wrappers take scalar rules, Duration/Timestamp/Any theirs; others are walked unless `skip`. */
+function checkMessage(m: ReflectMessage, rule: FieldRules | undefined, path: string, ctx: WalkContext): void {
+  const t = rule?.type;
+  if (isWrapper(m.desc)) return checkValue(m.get(m.desc.fields[0] as DescField), rule, undefined, path, ctx);
+  if (isWkt(m.desc, "Duration")) {
+    if (t?.case === "duration") checkDuration(m.message as unknown as Seconds, t.value, path, ctx.sink);
+    return;
+  }
+  if (isWkt(m.desc, "Timestamp")) {
+    if (t?.case === "timestamp") checkTimestamp(m.message as unknown as Seconds, t.value, ctx.nowNanos, path, ctx.sink);
+    return;
+  }
+  if (isWkt(m.desc, "Any") && t?.case === "any") checkAnyRules((m.message as Any).typeUrl, t.value, path, ctx.sink);
+  if (own(rule?.message, "skip")) return;
+  walkMessage(m, path, ctx);
+}
+
+/** An Any's contents, unpacked with the registry; a type it does not hold is a violation (nothing checks it). */
+function walkAny(r: ReflectMessage, path: string, ctx: WalkContext): void {
+  const any = r.message as Any;
+  if (any.typeUrl === "") return ctx.sink(path, "any.type_url", "empty");
+  const inner = anyUnpack(any, ctx.registry);
+  if (!inner) return ctx.sink(path, "any.unpack (type not in the registry of generated Envoy types)", any.typeUrl);
+  const desc = ctx.registry.getMessage(inner.$typeName) as DescMessage;
+  walkMessage(reflect(desc, inner), `${path}<${inner.$typeName}>`, ctx);
+}
