@@ -51,9 +51,13 @@ export function checkResource(
 }
 
 /** Throws, listing every violation, unless every resource passes Envoy's PGV rules. */
-export function assertValidResources(resources: Iterable<{ typeUrl: string; value: Uint8Array; name?: string }>): void {
+export function assertValidResources(
+  resources: Iterable<{ typeUrl: string; value: Uint8Array; name?: string }>,
+): void {
   const all: string[] = [];
   for (const r of resources) all.push(...checkResource(r.typeUrl, r.value, r.name).violations);
   if (all.length > 0)
-    throw new Error(`${all.length} protoc-gen-validate violation(s) Envoy would reject:\n${all.slice(0, 50).join("\n")}`);
+    throw new Error(
+      `${all.length} protoc-gen-validate violation(s) Envoy would reject:\n${all.slice(0, 50).join("\n")}`,
+    );
 }

@@ -5,7 +5,7 @@
  * exclusive (the value must lie OUTSIDE it); `ignore_empty` skips a zero value.
  */
 import type { DescEnum } from "@bufbuild/protobuf";
-import { own, type Sink } from "./shared.ts";
+import { own, raw, type Sink } from "./shared.ts";
 
 /** A comparable numeric value: bigint for 64-bit integers and duration nanos, number otherwise. */
 export type Num = number | bigint;
@@ -36,7 +36,11 @@ export function boundsOf<T extends Num>(r: object): Bounds<T> {
 }
 
 /** The one range rule ltgt.go derives from lt/lte/gt/gte, as text, if `v` breaks it. */
-export function rangeViolation<T extends Num>(v: T, b: Bounds<T>, fmt: (x: T) => string = String): string | undefined {
+export function rangeViolation<T extends Num>(
+  v: T,
+  b: Bounds<T>,
+  fmt: (x: T) => string = String,
+): string | undefined {
   const { lt, lte, gt, gte } = b;
   const f = fmt;
   if (lt !== undefined) {
@@ -91,11 +95,13 @@ export function checkBounds<T extends Num>(
   sink: Sink,
   fmt: (x: T) => string = String,
 ): void {
-  if (b.const !== undefined && v !== b.const) sink(path, `${kind}.const ${fmt(b.const)}`, fmt(v));
+  const shown = raw(fmt(v));
+  if (b.const !== undefined && v !== b.const) sink(path, `${kind}.const ${fmt(b.const)}`, shown);
   const range = rangeViolation(v, b, fmt);
-  if (range) sink(path, `${kind}.${range}`, fmt(v));
-  if (b.in && b.in.length > 0 && !b.in.includes(v)) sink(path, `${kind}.in [${b.in.map(fmt).join(", ")}]`, fmt(v));
-  if (b.notIn?.includes(v)) sink(path, `${kind}.not_in [${b.notIn.map(fmt).join(", ")}]`, fmt(v));
+  if (range) sink(path, `${kind}.${range}`, shown);
+  if (b.in && b.in.length > 0 && !b.in.includes(v))
+    sink(path, `${kind}.in [${b.in.map(fmt).join(", ")}]`, shown);
+  if (b.notIn?.includes(v)) sink(path, `${kind}.not_in [${b.notIn.map(fmt).join(", ")}]`, shown);
 }
 
 /** A numeric field's rules (any of the twelve numeric rule types); `ignore_empty` skips 0. */

@@ -68,7 +68,7 @@ function property(p: string, i: number, negated: boolean): { out: string; next: 
 }
 
 /** One escape at p[i] (just after the backslash); `inClass` changes what \s and \S may become. */
-function escape(p: string, i: number, inClass: boolean): { out: string; next: number } {
+function escapeAt(p: string, i: number, inClass: boolean): { out: string; next: number } {
   const c = p[i];
   if (c === undefined) throw unsupported(p, "a trailing backslash");
   if ("dDwW".includes(c)) return { out: `\\${c}`, next: i + 1 };
@@ -130,7 +130,7 @@ function translate(p: string): { body: string; flags: string } {
   while (i < p.length) {
     const c = p[i] as string;
     if (c === "\\") {
-      const e = escape(p, i + 1, false);
+      const e = escapeAt(p, i + 1, false);
       out += e.out;
       i = e.next;
     } else if (c === "[") {
@@ -153,7 +153,8 @@ function translate(p: string): { body: string; flags: string } {
     } else if (c === "{") {
       const rep = /^\{(\d+)(,(\d*))?\}/.exec(p.slice(i));
       if (rep) {
-        for (const n of [rep[1], rep[3]]) if (n && Number(n) > 1000) throw unsupported(p, `the repeat count ${n} (RE2's limit is 1000)`);
+        for (const n of [rep[1], rep[3]])
+          if (n && Number(n) > 1000) throw unsupported(p, `the repeat count ${n} (RE2's limit is 1000)`);
         out += rep[0];
         i += rep[0].length;
       } else {
@@ -182,7 +183,10 @@ function group(p: string, i: number): { out: string; next: number } {
   if (named) return { out: `(?<${named[1]}>`, next: i + named[0].length };
   const flagged = /^\(\?(-?i):/.exec(rest);
   if (flagged) return { out: `(?${flagged[1]}:`, next: i + flagged[0].length };
-  throw unsupported(p, `the group ${JSON.stringify(rest.slice(0, 6))} (lookaround is not RE2; flags other than i are only supported leading)`);
+  throw unsupported(
+    p,
+    `the group ${JSON.stringify(rest.slice(0, 6))} (lookaround is not RE2; flags other than i are only supported leading)`,
+  );
 }
 
 /** A character class at p[i] ('['), RE2's rules: a leading ']' is literal, POSIX classes expand. */
@@ -207,7 +211,7 @@ function charClass(p: string, i: number): { out: string; next: number } {
       out += set;
       j = end + 2;
     } else if (c === "\\") {
-      const e = escape(p, j + 1, true);
+      const e = escapeAt(p, j + 1, true);
       out += e.out;
       j = e.next;
     } else if (c === "[") {

@@ -15,8 +15,8 @@ import { file_envoy_extensions_filters_http_router_v3_router } from "../../../li
 import { file_envoy_extensions_filters_network_http_connection_manager_v3_http_connection_manager } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
 import { file_envoy_extensions_filters_network_tcp_proxy_v3_tcp_proxy } from "../../../lib/gen/envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy_pb.ts";
 import { file_envoy_extensions_upstreams_http_v3_http_protocol_options } from "../../../lib/gen/envoy/extensions/upstreams/http/v3/http_protocol_options_pb.ts";
-import { file_envoy_service_discovery_v3_ads } from "../../../lib/gen/envoy/service/discovery/v3/ads_pb.ts";
 import { file_envoy_service_cluster_v3_cds } from "../../../lib/gen/envoy/service/cluster/v3/cds_pb.ts";
+import { file_envoy_service_discovery_v3_ads } from "../../../lib/gen/envoy/service/discovery/v3/ads_pb.ts";
 import { file_envoy_service_endpoint_v3_eds } from "../../../lib/gen/envoy/service/endpoint/v3/eds_pb.ts";
 import { file_envoy_service_listener_v3_lds } from "../../../lib/gen/envoy/service/listener/v3/lds_pb.ts";
 import { file_envoy_service_route_v3_rds } from "../../../lib/gen/envoy/service/route/v3/rds_pb.ts";

@@ -19,6 +19,9 @@ export function show(v: unknown): string {
   return String(v);
 }
 
+/** Text shown as is (a value already formatted, e.g. a duration as 1.5s). */
+export const raw = (text: string): unknown => ({ toString: () => text });
+
 /** Collects `path: rule (value)` lines. */
 export type Sink = (path: string, rule: string, value: unknown) => void;
 

@@ -20,7 +20,9 @@ const decoder = new TextDecoder();
  */
 export const headerRegex = {
   name: /^:?[0-9a-zA-Z!#$%&'*+-.^_|~`]+$/,
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: header and URL rules are about control characters
   value: /^[^\u0000-\u0008\u000A-\u001F\u007F]*$/,
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: header and URL rules are about control characters
   loose: /^[^\u0000\u000A\u000D]*$/,
 } as const;
 
@@ -28,7 +30,9 @@ export const headerRegex = {
 export function isHostname(host: string): boolean {
   if (host.length > 253) return false;
   const s = (host.endsWith(".") ? host.slice(0, -1) : host).toLowerCase();
-  return s.split(".").every((part) => part.length > 0 && part.length <= 63 && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(part));
+  return s
+    .split(".")
+    .every((part) => part.length > 0 && part.length <= 63 && /^[a-z0-9]([a-z0-9-]*[a-z0-9])?$/.test(part));
 }
 
 /** Go's net.ParseIP for dotted IPv4 (four decimal octets, no leading zeros beyond one digit). */
@@ -84,6 +88,7 @@ export function isEmail(s: string): boolean {
 
 /** Go's url.Parse succeeds (no control characters, no space in the host, a valid %-escape everywhere). */
 function parsesAsUrl(s: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: header and URL rules are about control characters
   if (/[\u0000-\u001f\u007f]/.test(s)) return false;
   if (/%(?![0-9a-fA-F]{2})/.test(s)) return false;
   const m = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(s);
@@ -96,7 +101,8 @@ export const isUri = (s: string) => parsesAsUrl(s) && /^[A-Za-z][A-Za-z0-9+.-]*:
 /** uri_ref: url.Parse succeeds. */
 export const isUriRef = parsesAsUrl;
 /** known.go's _validateUuid: 36 chars, hyphens at 8, 13, 18, 23, hex elsewhere. */
-export const isUuid = (s: string) => /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(s);
+export const isUuid = (s: string) =>
+  /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(s);
 
 /** Every StringRules check of `value`. */
 export function checkString(value: string, r: StringRules, path: string, sink: Sink): void {
@@ -157,7 +163,8 @@ export function checkString(value: string, r: StringRules, path: string, sink: S
         email: isEmail,
         hostname: isHostname,
         ip: isIp,
-        ipv4: (s: string) => isIpv4(s) || (parseIpv6(s) !== undefined && isV4Mapped(parseIpv6(s) as number[])),
+        ipv4: (s: string) =>
+          isIpv4(s) || (parseIpv6(s) !== undefined && isV4Mapped(parseIpv6(s) as number[])),
         ipv6: isIpv6,
         uri: isUri,
         uriRef: isUriRef,
@@ -195,14 +202,23 @@ export function checkBytes(value: Uint8Array, r: BytesRules, path: string, sink:
   if (prefix !== undefined && !(value.length >= prefix.length && at(prefix, 0))) bad(`prefix ${hex(prefix)}`);
   if (suffix !== undefined && !(value.length >= suffix.length && at(suffix, value.length - suffix.length)))
     bad(`suffix ${hex(suffix)}`);
-  if (contains !== undefined && !Array.from({ length: Math.max(0, value.length - contains.length + 1) }, (_, i) => i).some((i) => at(contains, i)))
+  if (
+    contains !== undefined &&
+    !Array.from({ length: Math.max(0, value.length - contains.length + 1) }, (_, i) => i).some((i) =>
+      at(contains, i),
+    )
+  )
     bad(`contains ${hex(contains)}`);
   const pattern = own(r, "pattern");
-  if (pattern !== undefined && !re2FullMatch(pattern).test(decoder.decode(value))) bad(`pattern ${show(pattern)}`);
+  if (pattern !== undefined && !re2FullMatch(pattern).test(decoder.decode(value)))
+    bad(`pattern ${show(pattern)}`);
   const wk = r.wellKnown;
   if (wk.case && wk.value) {
     // bytes.go: ip is 4 or 16 bytes, ipv4 exactly 4, ipv6 exactly 16.
-    const ok = wk.case === "ip" ? value.length === 4 || value.length === 16 : value.length === (wk.case === "ipv4" ? 4 : 16);
+    const ok =
+      wk.case === "ip"
+        ? value.length === 4 || value.length === 16
+        : value.length === (wk.case === "ipv4" ? 4 : 16);
     if (!ok) bad(wk.case);
   }
 }

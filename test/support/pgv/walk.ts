@@ -19,10 +19,16 @@ import {
 import type { ReflectList, ReflectMap, ReflectMessage } from "@bufbuild/protobuf/reflect";
 import { reflect } from "@bufbuild/protobuf/reflect";
 import { type Any, anyUnpack } from "@bufbuild/protobuf/wkt";
-import { type FieldRules, disabled, ignored, required, rules } from "../../../lib/gen/validate/validate_pb.ts";
+import {
+  disabled,
+  type FieldRules,
+  ignored,
+  required,
+  rules,
+} from "../../../lib/gen/validate/validate_pb.ts";
 import { checkMap, checkRepeated } from "./collections.ts";
 import { checkBool, checkEnum, checkNumber } from "./numbers.ts";
-import { own, type Sink } from "./shared.ts";
+import { own, raw, type Sink } from "./shared.ts";
 import { checkBytes, checkString } from "./strings.ts";
 import { checkAnyRules, checkDuration, checkTimestamp, isWkt, isWrapper } from "./wkt.ts";
 
@@ -56,23 +62,31 @@ export function fieldRules(f: DescField): FieldRules | undefined {
 
 /** Whether a message's own option turns its validation off. */
 function validationOff(d: DescMessage): boolean {
-  return (hasOption(d, disabled) && getOption(d, disabled)) || (hasOption(d, ignored) && getOption(d, ignored));
+  return (
+    (hasOption(d, disabled) && getOption(d, disabled)) || (hasOption(d, ignored) && getOption(d, ignored))
+  );
 }
 
 /** Checks every field of `r` (and, through them, every nested message). */
-export function walkMessage(r: ReflectMessage, path: string, ctx: WalkContext): void {
+export function walkMessage(r: ReflectMessage, path: string, ctx: WalkContext) {
   if (isWkt(r.desc, "Any")) return walkAny(r, path, ctx);
   if (validationOff(r.desc)) return;
   for (const oneof of r.desc.oneofs)
     if (hasOption(oneof, required) && getOption(oneof, required) && r.oneofCase(oneof) === undefined)
-      ctx.sink(`${path}.${oneof.name}`, "oneof.required", "no case set");
+      ctx.sink(`${path}.${oneof.name}`, "oneof.required", raw("no case set"));
   for (const f of r.desc.fields) {
     if (f.oneof && r.oneofCase(f.oneof) !== f) continue;
     checkField(r, f, fieldRules(f), `${path}.${f.name}`, ctx);
   }
 }
 
-function checkField(r: ReflectMessage, f: DescField, rule: FieldRules | undefined, path: string, ctx: WalkContext) {
+function checkField(
+  r: ReflectMessage,
+  f: DescField,
+  rule: FieldRules | undefined,
+  path: string,
+  ctx: WalkContext,
+) {
   switch (f.fieldKind) {
     case "scalar":
     case "enum":
@@ -83,8 +97,9 @@ function checkField(r: ReflectMessage, f: DescField, rule: FieldRules | undefine
       if (!r.isSet(f)) {
         const t = rule?.type;
         const wktRequired =
-          (t?.case === "duration" || t?.case === "timestamp" || t?.case === "any") && own(t.value, "required");
-        if (own(rule?.message, "required") || wktRequired) ctx.sink(path, "message.required", "unset");
+          (t?.case === "duration" || t?.case === "timestamp" || t?.case === "any") &&
+          own(t.value, "required");
+        if (own(rule?.message, "required") || wktRequired) ctx.sink(path, "message.required", raw("unset"));
         return;
       }
       return checkMessage(r.get(f) as ReflectMessage, rule, path, ctx);
@@ -102,10 +117,13 @@ function checkField(r: ReflectMessage, f: DescField, rule: FieldRules | undefine
       return;
     }
     case "map": {
-      const entries = [...(r.get(f) as ReflectMap).entries()] as [unknown, unknown][];
+      // The plain map (reflection would fill a missing message value in), for no_sparse.
+      const plain = Object.entries((r.message as Record<string, unknown>)[f.localName] as object);
       const mr = rule?.type.case === "map" ? rule.type.value : undefined;
-      if (mr && !checkMap(entries, mr, path, ctx.sink)) return;
-      for (const [k, v] of entries) {
+      if (mr && !checkMap(plain, mr, path, ctx.sink)) return;
+      const present = new Set(plain.filter(([, v]) => v !== undefined).map(([k]) => k));
+      for (const [k, v] of (r.get(f) as ReflectMap).entries()) {
+        if (!present.has(String(k))) continue;
         const p = `${path}[${String(k)}]`;
         checkValue(k, mr?.keys, undefined, `${p}<key>`, ctx);
         if (f.mapKind === "message") checkMessage(v as ReflectMessage, mr?.values, p, ctx);
@@ -117,7 +135,13 @@ function checkField(r: ReflectMessage, f: DescField, rule: FieldRules | undefine
 }
 
 /** Scalar and enum rules on one value (a field, a list item, a map key or value, a wrapper's value). */
-function checkValue(v: unknown, rule: FieldRules | undefined, e: DescEnum | undefined, path: string, ctx: WalkContext) {
+function checkValue(
+  v: unknown,
+  rule: FieldRules | undefined,
+  e: DescEnum | undefined,
+  path: string,
+  ctx: WalkContext,
+) {
   const t = rule?.type;
   if (!t?.case) return;
   if (t.case === "string") return checkString(v as string, t.value, path, ctx.sink);
@@ -128,7 +152,7 @@ function checkValue(v: unknown, rule: FieldRules | undefined, e: DescEnum | unde
 }
 
 /** A set message value: wrappers take scalar rules, Duration/Timestamp/Any theirs; others are walked unless `skip`. */
-function checkMessage(m: ReflectMessage, rule: FieldRules | undefined, path: string, ctx: WalkContext): void {
+function checkMessage(m: ReflectMessage, rule: FieldRules | undefined, path: string, ctx: WalkContext) {
   const t = rule?.type;
   if (isWrapper(m.desc)) return checkValue(m.get(m.desc.fields[0] as DescField), rule, undefined, path, ctx);
   if (isWkt(m.desc, "Duration")) {
@@ -136,20 +160,23 @@ function checkMessage(m: ReflectMessage, rule: FieldRules | undefined, path: str
     return;
   }
   if (isWkt(m.desc, "Timestamp")) {
-    if (t?.case === "timestamp") checkTimestamp(m.message as unknown as Seconds, t.value, ctx.nowNanos, path, ctx.sink);
+    if (t?.case === "timestamp")
+      checkTimestamp(m.message as unknown as Seconds, t.value, ctx.nowNanos, path, ctx.sink);
     return;
   }
-  if (isWkt(m.desc, "Any") && t?.case === "any") checkAnyRules((m.message as Any).typeUrl, t.value, path, ctx.sink);
+  if (isWkt(m.desc, "Any") && t?.case === "any")
+    checkAnyRules((m.message as Any).typeUrl, t.value, path, ctx.sink);
   if (own(rule?.message, "skip")) return;
   walkMessage(m, path, ctx);
 }
 
 /** An Any's contents, unpacked with the registry; a type it does not hold is a violation (nothing checks it). */
-function walkAny(r: ReflectMessage, path: string, ctx: WalkContext): void {
+function walkAny(r: ReflectMessage, path: string, ctx: WalkContext) {
   const any = r.message as Any;
-  if (any.typeUrl === "") return ctx.sink(path, "any.type_url", "empty");
+  if (any.typeUrl === "") return ctx.sink(path, "any.type_url", raw("empty"));
   const inner = anyUnpack(any, ctx.registry);
-  if (!inner) return ctx.sink(path, "any.unpack (type not in the registry of generated Envoy types)", any.typeUrl);
+  if (!inner)
+    return ctx.sink(path, "any.unpack (type not in the registry of generated Envoy types)", any.typeUrl);
   const desc = ctx.registry.getMessage(inner.$typeName) as DescMessage;
   walkMessage(reflect(desc, inner), `${path}<${inner.$typeName}>`, ctx);
 }

@@ -8,7 +8,7 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import type { AnyRules, DurationRules, TimestampRules } from "../../../lib/gen/validate/validate_pb.ts";
 import { type Bounds, checkBounds } from "./numbers.ts";
-import { own, type Sink, show } from "./shared.ts";
+import { own, raw, type Sink, show } from "./shared.ts";
 
 type Seconds = { seconds: bigint; nanos: number };
 const NS = 1_000_000_000n;
@@ -36,21 +36,22 @@ function durationBounds(r: DurationRules | TimestampRules): Bounds<bigint> {
 }
 
 /** A Duration in range (±10,000 years, nanos agreeing in sign) and every DurationRules check. */
-export function checkDuration(d: Seconds, r: DurationRules, path: string, sink: Sink): void {
+export function checkDuration(d: Seconds, r: DurationRules, path: string, sink: Sink) {
   const valid =
     d.seconds >= -315_576_000_000n &&
     d.seconds <= 315_576_000_000n &&
     Math.abs(d.nanos) < 1e9 &&
     !(d.seconds > 0n && d.nanos < 0) &&
     !(d.seconds < 0n && d.nanos > 0);
-  if (!valid) return sink(path, "duration.valid", `${d.seconds}s ${d.nanos}ns`);
+  if (!valid) return sink(path, "duration.valid", raw(`${d.seconds}s ${d.nanos}ns`));
   checkBounds("duration", nanos(d), durationBounds(r), path, sink, fmtNanos);
 }
 
 /** A Timestamp in range (years 1-9999) and every TimestampRules check, `now` in nanoseconds since the epoch. */
-export function checkTimestamp(t: Seconds, r: TimestampRules, nowNanos: bigint, path: string, sink: Sink): void {
-  const valid = t.seconds >= -62_135_596_800n && t.seconds <= 253_402_300_799n && t.nanos >= 0 && t.nanos < 1e9;
-  if (!valid) return sink(path, "timestamp.valid", `${t.seconds}s ${t.nanos}ns`);
+export function checkTimestamp(t: Seconds, r: TimestampRules, nowNanos: bigint, path: string, sink: Sink) {
+  const valid =
+    t.seconds >= -62_135_596_800n && t.seconds <= 253_402_300_799n && t.nanos >= 0 && t.nanos < 1e9;
+  if (!valid) return sink(path, "timestamp.valid", raw(`${t.seconds}s ${t.nanos}ns`));
   const v = nanos(t);
   const fmt = (n: bigint) => new Date(Number(n / 1_000_000n)).toISOString();
   checkBounds("timestamp", v, durationBounds(r), path, sink, fmt);
@@ -61,18 +62,18 @@ export function checkTimestamp(t: Seconds, r: TimestampRules, nowNanos: bigint, 
   // further than `within` from now on that side; within alone bounds |value - now|.
   if (ltNow) {
     if (!(v < nowNanos) || (within !== undefined && v < nowNanos - within))
-      sink(path, `timestamp.lt_now${within === undefined ? "" : ` within ${fmtNanos(within)}`}`, fmt(v));
+      sink(path, `timestamp.lt_now${within === undefined ? "" : ` within ${fmtNanos(within)}`}`, raw(fmt(v)));
   } else if (gtNow) {
     if (!(v > nowNanos) || (within !== undefined && v > nowNanos + within))
-      sink(path, `timestamp.gt_now${within === undefined ? "" : ` within ${fmtNanos(within)}`}`, fmt(v));
+      sink(path, `timestamp.gt_now${within === undefined ? "" : ` within ${fmtNanos(within)}`}`, raw(fmt(v)));
   } else if (within !== undefined) {
     const gap = v > nowNanos ? v - nowNanos : nowNanos - v;
-    if (gap > within) sink(path, `timestamp.within ${fmtNanos(within)}`, fmt(v));
+    if (gap > within) sink(path, `timestamp.within ${fmtNanos(within)}`, raw(fmt(v)));
   }
 }
 
 /** Any's in / not_in over its type URL. */
-export function checkAnyRules(typeUrl: string, r: AnyRules, path: string, sink: Sink): void {
+export function checkAnyRules(typeUrl: string, r: AnyRules, path: string, sink: Sink) {
   if (r.in.length > 0 && !r.in.includes(typeUrl)) sink(path, `any.in ${show(r.in)}`, typeUrl);
   if (r.notIn.includes(typeUrl)) sink(path, `any.not_in ${show(r.notIn)}`, typeUrl);
 }
@@ -83,4 +84,5 @@ export function isWrapper(d: DescMessage): boolean {
 }
 
 /** Whether `d` is google.protobuf.Duration / Timestamp / Any. */
-export const isWkt = (d: DescMessage, name: "Duration" | "Timestamp" | "Any") => d.typeName === `google.protobuf.${name}`;
+export const isWkt = (d: DescMessage, name: "Duration" | "Timestamp" | "Any") =>
+  d.typeName === `google.protobuf.${name}`;
