@@ -7,7 +7,7 @@
  * content are not checked twice (a per-process cache keyed by their bytes), so re-sent and shared
  * resources cost one check.
  */
-import { fromBinary, type Message } from "@bufbuild/protobuf";
+import { fromBinary, fromJson, type JsonValue, type Message } from "@bufbuild/protobuf";
 import {
   type DeltaDiscoveryResponse,
   DeltaDiscoveryResponseSchema,
@@ -95,6 +95,12 @@ export const decodeChecked = {
     return r;
   },
 };
+
+/** Checks a REST-JSON DiscoveryResponse body (canonical proto JSON, Any with @type): it parses and passes PGV. */
+export function checkRestJson(body: unknown): void {
+  const r = fromJson(DiscoveryResponseSchema, body as JsonValue, { registry: envoyTypes().registry });
+  checkSotwResponse(r);
+}
 
 /** What a proxy holds (the latest body per type and name), for the cross-reference check. */
 export interface HeldSet {

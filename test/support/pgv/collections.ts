@@ -4,13 +4,13 @@
  * `ignore_empty` skipping an empty collection. Item, key and value rules are applied by walk.ts.
  */
 import type { MapRules, RepeatedRules } from "../../../lib/gen/validate/validate_pb.ts";
-import { own, raw, type Sink } from "./shared.ts";
+import { own, type PathLike, raw, type Sink } from "./shared.ts";
 
 /** min_items, max_items and unique; false when ignore_empty skips an empty list (no item checks either). */
 export function checkRepeated(
   items: readonly unknown[],
   r: RepeatedRules,
-  path: string,
+  path: PathLike,
   sink: Sink,
 ): boolean {
   if (own(r, "ignoreEmpty") && items.length === 0) return false;
@@ -39,7 +39,7 @@ export function checkRepeated(
 export function checkMap(
   entries: readonly [unknown, unknown][],
   r: MapRules,
-  path: string,
+  path: PathLike,
   sink: Sink,
 ): boolean {
   if (own(r, "ignoreEmpty") && entries.length === 0) return false;

@@ -5,7 +5,7 @@
  * exclusive (the value must lie OUTSIDE it); `ignore_empty` skips a zero value.
  */
 import type { DescEnum } from "@bufbuild/protobuf";
-import { own, raw, type Sink } from "./shared.ts";
+import { own, type PathLike, raw, type Sink } from "./shared.ts";
 
 /** A comparable numeric value: bigint for 64-bit integers and duration nanos, number otherwise. */
 export type Num = number | bigint;
@@ -91,7 +91,7 @@ export function checkBounds<T extends Num>(
   kind: string,
   v: T,
   b: Bounds<T>,
-  path: string,
+  path: PathLike,
   sink: Sink,
   fmt: (x: T) => string = String,
 ): void {
@@ -105,7 +105,7 @@ export function checkBounds<T extends Num>(
 }
 
 /** A numeric field's rules (any of the twelve numeric rule types); `ignore_empty` skips 0. */
-export function checkNumber(kind: string, value: Num, rules: object, path: string, sink: Sink): void {
+export function checkNumber(kind: string, value: Num, rules: object, path: PathLike, sink: Sink): void {
   if (own(rules as { ignoreEmpty?: boolean }, "ignoreEmpty") && (value === 0 || value === 0n)) return;
   const b = boundsOf<Num>(rules);
   // 64-bit values and their rules are both bigint, 32-bit ones both number: compare like with like.
@@ -123,7 +123,7 @@ export function checkNumber(kind: string, value: Num, rules: object, path: strin
 }
 
 /** bool.const. */
-export function checkBool(value: boolean, rules: { const?: boolean }, path: string, sink: Sink): void {
+export function checkBool(value: boolean, rules: { const?: boolean }, path: PathLike, sink: Sink): void {
   const c = own(rules, "const");
   if (c !== undefined && value !== c) sink(path, `bool.const ${c}`, value);
 }
@@ -133,7 +133,7 @@ export function checkEnum(
   e: DescEnum | undefined,
   value: number,
   rules: { const?: number; definedOnly?: boolean; in: number[]; notIn: number[] },
-  path: string,
+  path: PathLike,
   sink: Sink,
 ): void {
   const c = own(rules, "const");

@@ -22,8 +22,26 @@ export function show(v: unknown): string {
 /** Text shown as is (a value already formatted, e.g. a duration as 1.5s). */
 export const raw = (text: string): unknown => ({ toString: () => text });
 
+/** A field path, built as text only when a violation names it (most paths are never printed). */
+export type PathLike = string | { toString(): string };
+
+class SubPath {
+  constructor(
+    readonly parent: PathLike,
+    readonly seg: string,
+  ) {}
+  toString(): string {
+    return `${this.parent}${this.seg}`;
+  }
+}
+
+/** `parent` + `seg`, joined when printed. */
+export function subPath(parent: PathLike, seg: string): PathLike {
+  return new SubPath(parent, seg);
+}
+
 /** Collects `path: rule (value)` lines. */
-export type Sink = (path: string, rule: string, value: unknown) => void;
+export type Sink = (path: PathLike, rule: string, value: unknown) => void;
 
 /** A sink appending to `out`. */
 export function sinkInto(out: string[]): Sink {

@@ -8,7 +8,7 @@
 import type { BytesRules, StringRules } from "../../../lib/gen/validate/validate_pb.ts";
 import { KnownRegex } from "../../../lib/gen/validate/validate_pb.ts";
 import { re2FullMatch } from "./re2.ts";
-import { own, type Sink, show } from "./shared.ts";
+import { own, type PathLike, type Sink, show } from "./shared.ts";
 
 const utf8 = new TextEncoder();
 const decoder = new TextDecoder();
@@ -105,24 +105,28 @@ export const isUuid = (s: string) =>
   /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/.test(s);
 
 /** Every StringRules check of `value`. */
-export function checkString(value: string, r: StringRules, path: string, sink: Sink): void {
+export function checkString(value: string, r: StringRules, path: PathLike, sink: Sink): void {
   if (own(r, "ignoreEmpty") && value === "") return;
   const bad = (rule: string) => sink(path, `string.${rule}`, value);
   const c = own(r, "const");
   if (c !== undefined && value !== c) bad(`const ${show(c)}`);
   if (r.in.length > 0 && !r.in.includes(value)) bad(`in ${show(r.in)}`);
   if (r.notIn.includes(value)) bad(`not_in ${show(r.notIn)}`);
-  const runes = BigInt([...value].length);
-  const bytes = BigInt(utf8.encode(value).length);
   const len = own(r, "len");
   const minLen = own(r, "minLen");
   const maxLen = own(r, "maxLen");
-  if (len !== undefined && runes !== len) bad(`len ${len}`);
-  if (minLen !== undefined && runes < minLen) bad(`min_len ${minLen}`);
-  if (maxLen !== undefined && runes > maxLen) bad(`max_len ${maxLen}`);
+  if (len !== undefined || minLen !== undefined || maxLen !== undefined) {
+    // Code points, as utf8.RuneCountInString: only counted when a rule needs them.
+    const runes = BigInt(value.length === 0 ? 0 : [...value].length);
+    if (len !== undefined && runes !== len) bad(`len ${len}`);
+    if (minLen !== undefined && runes < minLen) bad(`min_len ${minLen}`);
+    if (maxLen !== undefined && runes > maxLen) bad(`max_len ${maxLen}`);
+  }
   const lenBytes = own(r, "lenBytes");
   const minBytes = own(r, "minBytes");
   const maxBytes = own(r, "maxBytes");
+  const byteRule = lenBytes !== undefined || minBytes !== undefined || maxBytes !== undefined;
+  const bytes = byteRule ? BigInt(utf8.encode(value).length) : 0n;
   if (lenBytes !== undefined && bytes !== lenBytes) bad(`len_bytes ${lenBytes}`);
   if (minBytes !== undefined && bytes < minBytes) bad(`min_bytes ${minBytes}`);
   if (maxBytes !== undefined && bytes > maxBytes) bad(`max_bytes ${maxBytes}`);
@@ -179,7 +183,7 @@ export function checkString(value: string, r: StringRules, path: string, sink: S
 const snake = (s: string) => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** Every BytesRules check of `value` (lengths in bytes; pattern over the UTF-8 text, as RE2 reads it). */
-export function checkBytes(value: Uint8Array, r: BytesRules, path: string, sink: Sink): void {
+export function checkBytes(value: Uint8Array, r: BytesRules, path: PathLike, sink: Sink): void {
   if (own(r, "ignoreEmpty") && value.length === 0) return;
   const bad = (rule: string) => sink(path, `bytes.${rule}`, value);
   const hex = (b: Uint8Array) => show(b);

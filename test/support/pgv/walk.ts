@@ -12,6 +12,7 @@ import {
   type DescEnum,
   type DescField,
   type DescMessage,
+  type DescOneof,
   getOption,
   hasOption,
   type Registry,
@@ -28,7 +29,7 @@ import {
 } from "../../../lib/gen/validate/validate_pb.ts";
 import { checkMap, checkRepeated } from "./collections.ts";
 import { checkBool, checkEnum, checkNumber } from "./numbers.ts";
-import { own, raw, type Sink } from "./shared.ts";
+import { own, type PathLike, raw, type Sink, subPath } from "./shared.ts";
 import { checkBytes, checkString } from "./strings.ts";
 import { checkAnyRules, checkDuration, checkTimestamp, isWkt, isWrapper } from "./wkt.ts";
 
@@ -60,23 +61,49 @@ export function fieldRules(f: DescField): FieldRules | undefined {
   return hasOption(f, rules) ? getOption(f, rules) : undefined;
 }
 
-/** Whether a message's own option turns its validation off. */
-function validationOff(d: DescMessage): boolean {
-  return (
-    (hasOption(d, disabled) && getOption(d, disabled)) || (hasOption(d, ignored) && getOption(d, ignored))
-  );
+/** What one message type's options say, read once per type (getOption decodes the options each call). */
+interface Plan {
+  off: boolean;
+  requiredOneofs: DescOneof[];
+  /** Only the fields that can hold a violation: with rules, or of a message type that can. */
+  fields: { f: DescField; rule: FieldRules | undefined; seg: string }[];
+  /** Whether any value of this type can break a rule (an Any always can: its contents are checked). */
+  mayViolate: boolean;
+}
+const plans = new WeakMap<DescMessage, Plan>();
+
+function planOf(d: DescMessage): Plan {
+  let p = plans.get(d);
+  if (p) return p;
+  const off =
+    (hasOption(d, disabled) && getOption(d, disabled)) || (hasOption(d, ignored) && getOption(d, ignored));
+  // Registered before its fields are planned, so a recursive type sees itself as "may violate".
+  p = { off, requiredOneofs: [], fields: [], mayViolate: true };
+  plans.set(d, p);
+  if (isWkt(d, "Any")) return p;
+  p.requiredOneofs = d.oneofs.filter((o) => hasOption(o, required) && getOption(o, required));
+  for (const f of d.fields) {
+    const rule = fieldRules(f);
+    const nested =
+      f.message && !isWrapper(f.message) && !isWkt(f.message, "Duration") && !isWkt(f.message, "Timestamp");
+    if (rule || (nested && planOf(f.message as DescMessage).mayViolate))
+      p.fields.push({ f, rule, seg: `.${f.name}` });
+  }
+  p.mayViolate = !off && (p.requiredOneofs.length > 0 || p.fields.length > 0);
+  return p;
 }
 
 /** Checks every field of `r` (and, through them, every nested message). */
-export function walkMessage(r: ReflectMessage, path: string, ctx: WalkContext) {
+export function walkMessage(r: ReflectMessage, path: PathLike, ctx: WalkContext) {
   if (isWkt(r.desc, "Any")) return walkAny(r, path, ctx);
-  if (validationOff(r.desc)) return;
-  for (const oneof of r.desc.oneofs)
-    if (hasOption(oneof, required) && getOption(oneof, required) && r.oneofCase(oneof) === undefined)
+  const plan = planOf(r.desc);
+  if (plan.off) return;
+  for (const oneof of plan.requiredOneofs)
+    if (r.oneofCase(oneof) === undefined)
       ctx.sink(`${path}.${oneof.name}`, "oneof.required", raw("no case set"));
-  for (const f of r.desc.fields) {
+  for (const { f, rule, seg } of plan.fields) {
     if (f.oneof && r.oneofCase(f.oneof) !== f) continue;
-    checkField(r, f, fieldRules(f), `${path}.${f.name}`, ctx);
+    checkField(r, f, rule, subPath(path, seg), ctx);
   }
 }
 
@@ -84,7 +111,7 @@ function checkField(
   r: ReflectMessage,
   f: DescField,
   rule: FieldRules | undefined,
-  path: string,
+  path: PathLike,
   ctx: WalkContext,
 ) {
   switch (f.fieldKind) {
@@ -110,7 +137,7 @@ function checkField(
       if (rr && !checkRepeated(list, rr, path, ctx.sink)) return;
       const items = rr?.items;
       for (const [i, item] of list.entries()) {
-        const p = `${path}[${i}]`;
+        const p = subPath(path, `[${i}]`);
         if (f.listKind === "message") checkMessage(item as ReflectMessage, items, p, ctx);
         else checkValue(item, items, f.listKind === "enum" ? f.enum : undefined, p, ctx);
       }
@@ -124,8 +151,8 @@ function checkField(
       const present = new Set(plain.filter(([, v]) => v !== undefined).map(([k]) => k));
       for (const [k, v] of (r.get(f) as ReflectMap).entries()) {
         if (!present.has(String(k))) continue;
-        const p = `${path}[${String(k)}]`;
-        checkValue(k, mr?.keys, undefined, `${p}<key>`, ctx);
+        const p = subPath(path, `[${String(k)}]`);
+        checkValue(k, mr?.keys, undefined, subPath(p, "<key>"), ctx);
         if (f.mapKind === "message") checkMessage(v as ReflectMessage, mr?.values, p, ctx);
         else checkValue(v, mr?.values, f.mapKind === "enum" ? f.enum : undefined, p, ctx);
       }
@@ -139,7 +166,7 @@ function checkValue(
   v: unknown,
   rule: FieldRules | undefined,
   e: DescEnum | undefined,
-  path: string,
+  path: PathLike,
   ctx: WalkContext,
 ) {
   const t = rule?.type;
@@ -152,7 +179,7 @@ function checkValue(
 }
 
 /** A set message value: wrappers take scalar rules, Duration/Timestamp/Any theirs; others are walked unless `skip`. */
-function checkMessage(m: ReflectMessage, rule: FieldRules | undefined, path: string, ctx: WalkContext) {
+function checkMessage(m: ReflectMessage, rule: FieldRules | undefined, path: PathLike, ctx: WalkContext) {
   const t = rule?.type;
   if (isWrapper(m.desc)) return checkValue(m.get(m.desc.fields[0] as DescField), rule, undefined, path, ctx);
   if (isWkt(m.desc, "Duration")) {
@@ -166,17 +193,17 @@ function checkMessage(m: ReflectMessage, rule: FieldRules | undefined, path: str
   }
   if (isWkt(m.desc, "Any") && t?.case === "any")
     checkAnyRules((m.message as Any).typeUrl, t.value, path, ctx.sink);
-  if (own(rule?.message, "skip")) return;
+  if (own(rule?.message, "skip") || !planOf(m.desc).mayViolate) return;
   walkMessage(m, path, ctx);
 }
 
 /** An Any's contents, unpacked with the registry; a type it does not hold is a violation (nothing checks it). */
-function walkAny(r: ReflectMessage, path: string, ctx: WalkContext) {
+function walkAny(r: ReflectMessage, path: PathLike, ctx: WalkContext) {
   const any = r.message as Any;
   if (any.typeUrl === "") return ctx.sink(path, "any.type_url", raw("empty"));
   const inner = anyUnpack(any, ctx.registry);
   if (!inner)
     return ctx.sink(path, "any.unpack (type not in the registry of generated Envoy types)", any.typeUrl);
   const desc = ctx.registry.getMessage(inner.$typeName) as DescMessage;
-  walkMessage(reflect(desc, inner), `${path}<${inner.$typeName}>`, ctx);
+  walkMessage(reflect(desc, inner), subPath(path, `<${inner.$typeName}>`), ctx);
 }

@@ -8,7 +8,7 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import type { AnyRules, DurationRules, TimestampRules } from "../../../lib/gen/validate/validate_pb.ts";
 import { type Bounds, checkBounds } from "./numbers.ts";
-import { own, raw, type Sink, show } from "./shared.ts";
+import { own, type PathLike, raw, type Sink, show } from "./shared.ts";
 
 type Seconds = { seconds: bigint; nanos: number };
 const NS = 1_000_000_000n;
@@ -36,7 +36,7 @@ function durationBounds(r: DurationRules | TimestampRules): Bounds<bigint> {
 }
 
 /** A Duration in range (±10,000 years, nanos agreeing in sign) and every DurationRules check. */
-export function checkDuration(d: Seconds, r: DurationRules, path: string, sink: Sink) {
+export function checkDuration(d: Seconds, r: DurationRules, path: PathLike, sink: Sink) {
   const valid =
     d.seconds >= -315_576_000_000n &&
     d.seconds <= 315_576_000_000n &&
@@ -48,7 +48,7 @@ export function checkDuration(d: Seconds, r: DurationRules, path: string, sink: 
 }
 
 /** A Timestamp in range (years 1-9999) and every TimestampRules check, `now` in nanoseconds since the epoch. */
-export function checkTimestamp(t: Seconds, r: TimestampRules, nowNanos: bigint, path: string, sink: Sink) {
+export function checkTimestamp(t: Seconds, r: TimestampRules, nowNanos: bigint, path: PathLike, sink: Sink) {
   const valid =
     t.seconds >= -62_135_596_800n && t.seconds <= 253_402_300_799n && t.nanos >= 0 && t.nanos < 1e9;
   if (!valid) return sink(path, "timestamp.valid", raw(`${t.seconds}s ${t.nanos}ns`));
@@ -73,7 +73,7 @@ export function checkTimestamp(t: Seconds, r: TimestampRules, nowNanos: bigint, 
 }
 
 /** Any's in / not_in over its type URL. */
-export function checkAnyRules(typeUrl: string, r: AnyRules, path: string, sink: Sink) {
+export function checkAnyRules(typeUrl: string, r: AnyRules, path: PathLike, sink: Sink) {
   if (r.in.length > 0 && !r.in.includes(typeUrl)) sink(path, `any.in ${show(r.in)}`, typeUrl);
   if (r.notIn.includes(typeUrl)) sink(path, `any.not_in ${show(r.notIn)}`, typeUrl);
 }
