@@ -152,8 +152,8 @@ describe("a view without Istio config is unchanged", () => {
     `outbound|9080||${HOST} f42c448e23ae35d4`,
     `outbound|8080||${HOST} a7cd6aee4dc50ece`,
     `outbound|9080||${HOST} 9b6608291b416dfa`,
-    `${HOST}:8080 bf4f6737b9cdd911`,
-    `${HOST}:9080 732c6ffc3138a188`,
+    `${HOST}:8080 9af29207e0f7d0ca`,
+    `${HOST}:9080 67a6c3162d4bdee1`,
     `${HOST}:8080 871dbfc5678155a7`,
     `${HOST}:9080 344f74a4b9fd72f5`,
   ];

@@ -109,6 +109,7 @@ describe("listener", () => {
       for (const name of names) {
         const any = connectionManager(name, filters);
         const whole = create(HttpConnectionManagerSchema, {
+          statPrefix: name,
           routeSpecifier: {
             case: "rds",
             value: {
