@@ -14,6 +14,9 @@ import {
   type DiscoveryResponse,
   DiscoveryResponseSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { keys } from "../../lib/store/keys.ts";
+import { listAll, type Store } from "../../lib/store/store.ts";
+import { pushOrder, type StoredResource } from "../../lib/xds/types.ts";
 import { envoyTypes, pgvViolations } from "./pgv/index.ts";
 import { danglingReferences, type EncodedResource } from "./xds-refs.ts";
 
@@ -142,4 +145,23 @@ function nameOf(typeUrl: string, value: Uint8Array): string | undefined {
   if (!schema) return undefined;
   const m = fromBinary(schema, value) as unknown as { name?: string; clusterName?: string };
   return m.clusterName ?? m.name;
+}
+
+/**
+ * Every resource published in `store` (each type's xds/ prefix) passes Envoy's PGV rules; with
+ * `complete` (the store holds a whole mesh), the set also has no dangling reference. Returns how
+ * many resources were checked.
+ */
+export async function assertStoreValid(store: Store, options: { complete?: boolean } = {}): Promise<number> {
+  const all: (EncodedResource & { name: string })[] = [];
+  for (const typeUrl of pushOrder)
+    for (const e of await listAll<StoredResource>(store, keys.resourcePrefix(typeUrl)))
+      all.push({ typeUrl, name: e.value.name, value: e.value.body });
+  assertEnvoyValid(all, "published resources");
+  if (options.complete) {
+    const dangling = danglingReferences(all);
+    if (dangling.length > 0)
+      throw new Error(`published resources: dangling references:\n${dangling.join("\n")}`);
+  }
+  return all.length;
 }

@@ -9,10 +9,10 @@ import { describe, expect, it } from "vitest";
 import { ListenerSchema } from "../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
 import { RouteConfigurationSchema } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { TcpProxySchema } from "../../../lib/gen/envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy_pb.ts";
-import { generateAll } from "../../../lib/xds/generators/index.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 import { danglingReferences, type EncodedResource } from "../../support/xds-refs.ts";
 import { ctx } from "../xds/builders.ts";
+import { generateAll } from "../xds/checked-generators.ts";
 import { drModel, httpRoute, istioView, vsModel } from "../xds/istio-views.ts";
 
 type Named = EncodedResource & { name: string };

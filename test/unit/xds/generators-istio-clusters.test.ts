@@ -2,10 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { type Cluster, Cluster_LbPolicy } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { ClusterLoadAssignment } from "../../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
-import { clusterGenerator, endpointGenerator, generateAll } from "../../../lib/xds/generators/index.ts";
 import type { ServiceView } from "../../../lib/xds/types.ts";
 import { toStored } from "../../../lib/xds/version.ts";
 import { ctx, endpoint, HOST, port, service, shards, view } from "./builders.ts";
+import { clusterGenerator, endpointGenerator, generateAll } from "./checked-generators.ts";
 import { drModel, istioView, vsModel } from "./istio-views.ts";
 
 const clusters = (v: ServiceView) =>
