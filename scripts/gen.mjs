@@ -34,6 +34,8 @@ const envoyFiles = [
   "envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto",
   "envoy/extensions/filters/http/router/v3/router.proto",
   "envoy/extensions/filters/http/fault/v3/fault.proto",
+  // Sidecar listeners name clusters through tcp_proxy; test/support/xds-refs.ts follows them.
+  "envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto",
   // `edgepilot agent bootstrap --generator envoy` output is checked against these (test/unit/agent).
   "envoy/config/bootstrap/v3/bootstrap.proto",
   "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",

@@ -15,17 +15,15 @@ import {
 } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdmission } from "../../functions/admission.ts";
 import { createAdsHandlers } from "../../functions/ads-handlers.ts";
 import { serveAdsH2 } from "../../functions/node/ads-h2.ts";
-import {
-  DiscoveryRequestSchema,
-  DiscoveryResponseSchema,
-} from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { DiscoveryRequestSchema } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { createPushSignal } from "../../lib/push/signal.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
+import { decodeChecked } from "../support/xds-check.ts";
 import { CDS, EDS, node } from "./delta/mesh.ts";
 
 const SOTW = "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources";
@@ -109,7 +107,7 @@ function open(headers: Record<string, string> = {}, path = SOTW) {
     buf = Buffer.concat([buf, d]);
     while (buf.length >= 5 && buf.length >= 5 + buf.readUInt32BE(1)) {
       const len = buf.readUInt32BE(1);
-      seen.typeUrls.push(fromBinary(DiscoveryResponseSchema, buf.subarray(5, 5 + len)).typeUrl);
+      seen.typeUrls.push(decodeChecked.sotw(buf.subarray(5, 5 + len)).typeUrl);
       buf = buf.subarray(5 + len);
       got?.();
     }

@@ -2,7 +2,8 @@
  * Golden parity, Node side: the events in test/fixtures/parity/events.json, ingested over the
  * runtime-neutral hono app into the in-memory store and debounced, publish exactly the versions
  * in versions.json. test/workers/parity.test.ts asserts the same file on workerd, so the two
- * runtimes provably publish the same bytes for the same mesh.
+ * runtimes provably publish the same bytes for the same mesh. Every published resource passes
+ * Envoy's PGV rules and the set has no dangling reference (test/support/xds-check.ts).
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { createIngestApp } from "../../functions/ingest.ts";
@@ -18,6 +19,7 @@ import istioVersions from "../fixtures/parity/istio-versions.json";
 import serviceEntryEvents from "../fixtures/parity/service-entry-events.json";
 import serviceEntryVersions from "../fixtures/parity/service-entry-versions.json";
 import versions from "../fixtures/parity/versions.json";
+import { assertStoreValid } from "../support/xds-check.ts";
 
 const parsed = parseConfig({});
 if (!parsed.ok) throw new Error(parsed.errors.join("; "));
@@ -50,6 +52,8 @@ async function ingestAndSettle(body: string, start: number) {
     expect(++turns, "debounce never settled").toBeLessThan(10);
     clock = Math.max(clock, turn.nextAt);
   }
+  // Every published resource passes Envoy's PGV rules, and the whole mesh references nothing missing.
+  expect(await assertStoreValid(store, { complete: true })).toBeGreaterThan(0);
   return publishedStatus(store);
 }
 

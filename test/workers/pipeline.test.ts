@@ -19,6 +19,8 @@ import { RouteDiscoveryService } from "../../lib/gen/envoy/service/route/v3/rds_
 import { xdsRegistry } from "../../lib/xds/registry.ts";
 import { resourceVersion } from "../../lib/xds/version.ts";
 import events from "../fixtures/parity/events.json";
+import { checkSotwResponse } from "../support/xds-check.ts";
+import { danglingReferences } from "../support/xds-refs.ts";
 import {
   advanceClockTo,
   alarmAt,
@@ -170,8 +172,11 @@ describe("Worker pipeline on workerd", () => {
       [TypeUrl.listener]: (r: object) => createClient(ListenerDiscoveryService, transport).fetchListeners(r),
       [TypeUrl.route]: (r: object) => createClient(RouteDiscoveryService, transport).fetchRoutes(r),
     };
+    const all: { typeUrl: string; value: Uint8Array }[] = [];
     for (const typeUrl of types) {
       const res = await calls[typeUrl]({ node: envoyNode, typeUrl });
+      checkSotwResponse(res);
+      all.push(...res.resources);
       const served: Record<string, string> = {};
       for (const any of res.resources) {
         expect(any.typeUrl).toBe(typeUrl);
@@ -180,6 +185,8 @@ describe("Worker pipeline on workerd", () => {
       }
       expect(served).toEqual(published.versions[typeUrl]);
     }
+    // The whole mesh, every type: nothing names a resource the Worker does not serve.
+    expect(danglingReferences(all)).toEqual([]);
   });
 
   it("a MODIFIED EndpointSlice changes only the ClusterLoadAssignment versions of its service", async () => {

@@ -74,17 +74,19 @@ function apiListener(name: string, address: string, port: number, filters: reado
 
 const hcmTypeUrl = anyPack(HttpConnectionManagerSchema, create(HttpConnectionManagerSchema)).typeUrl;
 const rdsField = HttpConnectionManagerSchema.field.rds;
+const statPrefixField = HttpConnectionManagerSchema.field.statPrefix;
 /** Per shared filter list (routerOnly, faultAndRouter): its http_filters field, encoded once. */
 const filtersBytes = new WeakMap<readonly HttpFilter[], Uint8Array>();
 
 /**
- * The api_listener: an Any of the HttpConnectionManager { rds: { config_source: ADS,
- * route_config_name: `routeConfigName` }, http_filters: `filters` }, its bytes composed as
- * lib/xds/response-bytes.ts composes responses (protobuf's merge by concatenation): the Rds
- * message encoded on its own as the `rds` field, then the http_filters field, encoded once per
- * shared filter list. Equal byte for byte to anyPack of the whole message (see the listener tests):
- * protobuf-es writes fields in field-number order, rds (3) before http_filters (5), and nothing
- * else is set. It spares toBinary's walk over the manager's 40-odd unset fields, once per listener.
+ * The api_listener: an Any of the HttpConnectionManager { stat_prefix: `routeConfigName`,
+ * rds: { config_source: ADS, route_config_name: `routeConfigName` }, http_filters: `filters` },
+ * its bytes composed as lib/xds/response-bytes.ts composes responses (protobuf's merge by
+ * concatenation): stat_prefix, the Rds message encoded on its own as the `rds` field, then the
+ * http_filters field, encoded once per shared filter list. Equal byte for byte to anyPack of the
+ * whole message (see the listener tests): protobuf-es writes fields in field-number order,
+ * stat_prefix (2), rds (3), http_filters (5), and nothing else is set. stat_prefix is required by
+ * Envoy's PGV rules (min_len 1); gRPC ignores it. It spares toBinary's walk over the manager's 40-odd unset fields, once per listener.
  */
 export function connectionManager(routeConfigName: string, filters: readonly HttpFilter[]): Any {
   let tail = filtersBytes.get(filters);
@@ -96,11 +98,10 @@ export function connectionManager(routeConfigName: string, filters: readonly Htt
     filtersBytes.set(filters, tail);
   }
   const rds = toBinary(RdsSchema, message(RdsSchema, { configSource: adsConfigSource(), routeConfigName }));
-  const value = new BinaryWriter()
-    .tag(rdsField.number, WireType.LengthDelimited)
-    .bytes(rds)
-    .raw(tail)
-    .finish();
+  const w = new BinaryWriter();
+  // proto3 leaves an empty string out, as toBinary does (a listener name is never empty).
+  if (routeConfigName !== "") w.tag(statPrefixField.number, WireType.LengthDelimited).string(routeConfigName);
+  const value = w.tag(rdsField.number, WireType.LengthDelimited).bytes(rds).raw(tail).finish();
   return message(AnySchema, { typeUrl: hcmTypeUrl, value });
 }
 

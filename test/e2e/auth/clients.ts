@@ -1,14 +1,13 @@
 /** Real clients for the Node auth tests: raw h2c requests (Connect on XDS_PORT) and @grpc/grpc-js ADS streams with metadata. */
 import { connect } from "node:http2";
 import { Readable } from "node:stream";
-import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
+import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import {
   DeltaDiscoveryRequestSchema,
-  DeltaDiscoveryResponseSchema,
   DiscoveryRequestSchema,
-  DiscoveryResponseSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { decodeChecked } from "../../support/xds-check.ts";
 
 /** One POST over cleartext HTTP/2 (prior knowledge), answered as a fetch Response whose body streams. */
 export function h2cPost(
@@ -56,14 +55,14 @@ export function adsFirst(
         `${ads}DeltaAggregatedResources`,
         (m: MessageInitShape<typeof DeltaDiscoveryRequestSchema>) =>
           Buffer.from(toBinary(DeltaDiscoveryRequestSchema, create(DeltaDiscoveryRequestSchema, m))),
-        (b: Buffer) => fromBinary(DeltaDiscoveryResponseSchema, b),
+        decodeChecked.delta,
         md,
       )
     : client.makeBidiStreamRequest(
         `${ads}StreamAggregatedResources`,
         (m: MessageInitShape<typeof DiscoveryRequestSchema>) =>
           Buffer.from(toBinary(DiscoveryRequestSchema, create(DiscoveryRequestSchema, m))),
-        (b: Buffer) => fromBinary(DiscoveryResponseSchema, b),
+        decodeChecked.sotw,
         md,
       );
   return new Promise<AdsOutcome>((resolve) => {

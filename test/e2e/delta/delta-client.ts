@@ -1,6 +1,8 @@
 /**
  * A raw Delta ADS client over real gRPC (connect-node, h2c): send requests, read responses one by
  * one, see how the stream ended, and track what a proxy would hold (name ─▶ version per type).
+ * Every resource received is checked against Envoy's PGV rules (test/support/xds-check.ts): `next()`
+ * throws on a response Envoy would NACK; `dangling()` checks what is held when the subscription is complete.
  */
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { ConnectError, createClient } from "@connectrpc/connect";
@@ -11,6 +13,7 @@ import {
   DeltaDiscoveryRequestSchema,
   type DeltaDiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { checkDeltaResponse, createHeldSet } from "../../support/xds-check.ts";
 import { requestQueue } from "../support/request-queue.ts";
 
 export type DeltaRequestInit = MessageInitShape<typeof DeltaDiscoveryRequestSchema>;
@@ -25,6 +28,8 @@ export interface DeltaStream {
   ended(ms?: number): Promise<ConnectError | null | undefined>;
   /** What a proxy applying every response would hold, per type URL. */
   holds(typeUrl: string): Map<string, string>;
+  /** The dangling cross-references among what is held (a complete, whole-mesh subscription). */
+  dangling(): string[];
   close(): void;
 }
 
@@ -37,6 +42,8 @@ export function openDelta(xdsPort: number): DeltaStream {
   const queue = requestQueue<DeltaDiscoveryRequest>();
   const responses: DeltaDiscoveryResponse[] = [];
   const held = new Map<string, Map<string, string>>();
+  const bodies = createHeldSet();
+  const invalid = new WeakMap<DeltaDiscoveryResponse, Error>();
   let arrived: (() => void) | undefined;
   let end: ConnectError | null | undefined;
   const abort = new AbortController();
@@ -47,6 +54,12 @@ export function openDelta(xdsPort: number): DeltaStream {
         held.set(r.typeUrl, h);
         for (const res of r.resources) h.set(res.name, res.version);
         for (const name of r.removedResources) h.delete(name);
+        try {
+          checkDeltaResponse(r);
+          bodies.applyDelta(r);
+        } catch (e) {
+          invalid.set(r, e as Error);
+        }
         responses.push(r);
         arrived?.();
       }
@@ -70,7 +83,10 @@ export function openDelta(xdsPort: number): DeltaStream {
     },
     async next(ms = 2000) {
       if (responses.length === 0 && end === undefined) await waitFor(ms);
-      return responses.shift();
+      const r = responses.shift();
+      const bad = r && invalid.get(r);
+      if (bad) throw bad;
+      return r;
     },
     async drain(quietMs = 300, maxMs = 5000) {
       const out: DeltaDiscoveryResponse[] = [];
@@ -91,6 +107,7 @@ export function openDelta(xdsPort: number): DeltaStream {
       return end;
     },
     holds: (typeUrl) => new Map(held.get(typeUrl)),
+    dangling: () => bodies.dangling(),
     close() {
       queue.close();
       abort.abort();

@@ -14,6 +14,7 @@ import {
   names,
   node,
   podEvent,
+  RDS,
   serviceEvents,
   sliceEvent,
   summary,
@@ -108,6 +109,20 @@ describe("Delta ADS: subscriptions by name", () => {
 });
 
 describe("Delta ADS: wildcard", () => {
+  it("a whole-mesh subscription holds a consistent set: nothing names what is not served", async () => {
+    const s = open();
+    // As a proxy does: CDS and LDS wildcard, then the assignments and routes those name.
+    s.send({ node: node("whole-mesh"), typeUrl: CDS, resourceNamesSubscribe: ["*"] });
+    s.send({ typeUrl: LDS, resourceNamesSubscribe: ["*"] });
+    for (const r of await s.drain()) s.send({ typeUrl: r.typeUrl, responseNonce: r.nonce });
+    s.send({ typeUrl: EDS, resourceNamesSubscribe: [...s.holds(CDS).keys()] });
+    s.send({ typeUrl: RDS, resourceNamesSubscribe: [...s.holds(LDS).keys()] });
+    for (const r of await s.drain()) s.send({ typeUrl: r.typeUrl, responseNonce: r.nonce });
+    for (const typeUrl of [CDS, EDS, LDS, RDS]) expect(s.holds(typeUrl).size, typeUrl).toBeGreaterThan(1);
+    // Every resource already passed the PGV check on arrival (delta-client.ts); now the references.
+    expect(s.dangling()).toEqual([]);
+  });
+
   it("subscribes to everything on a first CDS/LDS request naming nothing (legacy), and to new resources", async () => {
     const s = open();
     s.send({ node: node("legacy"), typeUrl: CDS });

@@ -32,6 +32,7 @@ import { keys } from "../../../lib/store/keys.ts";
 import { endpointGenerator } from "../../../lib/xds/generators/index.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 import { toStored } from "../../../lib/xds/version.ts";
+import { checkDeltaResponse, checkSotwResponse } from "../../support/xds-check.ts";
 
 const SERVICES = 10_000;
 const ENDPOINTS = 12;
@@ -123,6 +124,7 @@ function collect<Req, Res extends { nonce: string }>(
   call: grpc.ClientDuplexStream<Req, Res>,
   namesOf: (r: Res) => string[],
   ackOf: (r: Res) => Req,
+  envoyValid: (r: Res) => void,
 ): Promise<{ got: Set<string>; responses: number; largest: number; error?: string }> {
   return new Promise((resolve) => {
     const got = new Set<string>();
@@ -135,6 +137,11 @@ function collect<Req, Res extends { nonce: string }>(
     };
     const timer = setTimeout(() => done(`timed out with ${got.size} of ${names.length}`), 20_000);
     call.on("data", (r: Res & { $bytes?: number }) => {
+      try {
+        envoyValid(r);
+      } catch (e) {
+        return done(String(e));
+      }
       responses++;
       largest = Math.max(largest, r.$bytes ?? 0);
       for (const n of namesOf(r)) got.add(n);
@@ -169,6 +176,7 @@ describe("a 10,000-service whole-mesh EDS subscription, grpc-js with default lim
       call,
       (res) => res.resources.map((x) => x.name),
       (res) => create(DeltaDiscoveryRequestSchema, { typeUrl: EDS, responseNonce: res.nonce }),
+      checkDeltaResponse,
     );
     expect(r.error).toBeUndefined();
     expect(r.got.size).toBe(SERVICES);
@@ -193,6 +201,7 @@ describe("a 10,000-service whole-mesh EDS subscription, grpc-js with default lim
           responseNonce: res.nonce,
           resourceNames: names,
         }),
+      checkSotwResponse,
     );
     expect(r.error).toBeUndefined();
     expect(r.got.size).toBe(SERVICES);

@@ -5,7 +5,7 @@
  * stream closes. Each scrape is parsed by a real Prometheus text-format parser and the counters
  * and histograms are checked to move as the scenario says.
  */
-import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
+import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type NodeRuntime, startNodeRuntime } from "../../../functions/node/runtime.ts";
@@ -13,8 +13,8 @@ import { parseConfig } from "../../../lib/config.ts";
 import {
   DiscoveryRequestSchema,
   type DiscoveryResponse,
-  DiscoveryResponseSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { decodeChecked } from "../../support/xds-check.ts";
 import { endpointSlice, event, pod, service } from "../support/kube.ts";
 import { Scrape, scrapeUntil } from "./scrape.ts";
 
@@ -65,7 +65,7 @@ function openAds() {
     "/envoy.service.discovery.v3.AggregatedDiscoveryService/StreamAggregatedResources",
     (m: MessageInitShape<typeof DiscoveryRequestSchema>) =>
       Buffer.from(toBinary(DiscoveryRequestSchema, create(DiscoveryRequestSchema, m))),
-    (b: Buffer) => fromBinary(DiscoveryResponseSchema, b),
+    decodeChecked.sotw,
     md,
   );
   const queue: DiscoveryResponse[] = [];

@@ -5,6 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { setVersion } from "../../../lib/xds/version.ts";
+import { checkRestJson } from "../../support/xds-check.ts";
 import { events, initial, names, type ServedType, TypeUrl } from "./scenario.ts";
 
 /** What a runtime gives the suite. */
@@ -37,6 +38,7 @@ export function describeRestSuite(runtime: string, harness: () => RestHarness) {
         nonce: string;
         resources: { "@type": string; name: string }[];
       };
+      checkRestJson(body);
       expect(body.typeUrl).toBe(TypeUrl.cluster);
       expect(body.versionInfo).toBe(await versionOf(TypeUrl.cluster));
       expect(body.nonce).toBe(body.versionInfo);
@@ -51,6 +53,7 @@ export function describeRestSuite(runtime: string, harness: () => RestHarness) {
       );
       expect(res.status).toBe(200);
       const body = (await res.json()) as { resources: { "@type": string; clusterName: string }[] };
+      checkRestJson(body);
       expect(body.resources).toHaveLength(1);
       expect(body.resources[0]).toMatchObject({ "@type": TypeUrl.endpoint, clusterName: names.ratings });
     });

@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { DeltaPollService, type PollRequestSchema } from "../../../lib/gen/edgepilot/xds/v1/poll_pb.ts";
 import type { DeltaDiscoveryResponse } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { resourceVersion, setVersion } from "../../../lib/xds/version.ts";
+import { checkDeltaResponse } from "../../support/xds-check.ts";
 import {
   detailsAdded,
   events,
@@ -54,8 +55,12 @@ export function pollRequest(
   };
 }
 
-/** Resource name ─▶ version and removals; checks every Any is of the type and hashes to its version. */
+/**
+ * Resource name ─▶ version and removals; checks every Any is of the type, hashes to its version and
+ * passes Envoy's PGV rules.
+ */
 export async function summary(r: DeltaDiscoveryResponse) {
+  checkDeltaResponse(r);
   for (const res of r.resources) {
     expect(res.resource?.typeUrl).toBe(r.typeUrl);
     expect(await resourceVersion(res.resource!.value)).toBe(res.version);

@@ -12,6 +12,7 @@ import {
   DeltaDiscoveryRequestSchema,
   type DiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { checkDeltaResponse, checkSotwResponse } from "../../support/xds-check.ts";
 import { event, service } from "../support/kube.ts";
 import { requestQueue } from "../support/request-queue.ts";
 import type { RunningControlPlane } from "../support/runtime.ts";
@@ -64,6 +65,7 @@ export async function statusSync(cp: RunningControlPlane) {
 
 /** The cluster names a SotW CDS response carries, sorted. */
 export function cdsNames(r: DiscoveryResponse | undefined): string[] {
+  if (r) checkSotwResponse(r);
   return (r?.resources ?? []).map((a) => fromBinary(ClusterSchema, a.value).name).sort();
 }
 
@@ -180,6 +182,7 @@ export function watchEds(
   void (async () => {
     try {
       for await (const r of client.deltaAggregatedResources(queue.requests, { signal: abort.signal })) {
+        checkDeltaResponse(r);
         for (const res of r.resources) {
           const cla = fromBinary(ClusterLoadAssignmentSchema, res.resource?.value ?? new Uint8Array());
           const endpoints = cla.endpoints.reduce((n, l) => n + l.lbEndpoints.length, 0);

@@ -13,7 +13,7 @@ import {
   ApiVersion,
 } from "../../../lib/gen/envoy/config/core/v3/config_source_pb.ts";
 import { HttpProtocolOptionsSchema } from "../../../lib/gen/envoy/extensions/upstreams/http/v3/http_protocol_options_pb.ts";
-import { pgvViolations } from "../xds/pgv.ts";
+import { pgvViolations } from "../../support/pgv/index.ts";
 
 const registry = createRegistry(HttpProtocolOptionsSchema);
 const pod = { POD_IP: "10.1.0.9", POD_NAME: "app-7d9", POD_NAMESPACE: "shop" };
@@ -27,7 +27,7 @@ function envoy(
   if (!args.ok) throw new Error(args.errors.join("\n"));
   const json = envoyBootstrap(args.input as BootstrapInput & { envoy: EnvoyNodeInput });
   const msg = fromJson(BootstrapSchema, JSON.parse(JSON.stringify(json)) as JsonValue, { registry });
-  expect(pgvViolations(BootstrapSchema, msg, registry)).toEqual([]);
+  expect(pgvViolations(BootstrapSchema, msg)).toEqual([]);
   return { json, msg };
 }
 

@@ -14,8 +14,8 @@ import { readQueue } from "../../../lib/push/queue.ts";
 import { runDebounceTurn } from "../../../lib/push/run.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import { generators } from "../../../lib/xds/generators/index.ts";
 import { type Generator, type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
+import { generators } from "../xds/checked-generators.ts";
 
 const host = "reviews.default.svc.cluster.local";
 const cla = `outbound|9080||${host}`;

@@ -4,7 +4,7 @@
  * @grpc/grpc-js-xds's own cluster resource type (what it would NACK fails here) and checked against
  * Envoy's PGV rules; precedence when Kubernetes and ServiceEntries declare one host.
  */
-import { createRegistry, fromBinary } from "@bufbuild/protobuf";
+import { fromBinary } from "@bufbuild/protobuf";
 import { ClusterResourceType } from "@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type.js";
 import type { XdsDecodeContext } from "@grpc/grpc-js-xds/build/src/xds-resource-type/xds-resource-type.js";
 import { describe, expect, it } from "vitest";
@@ -12,9 +12,9 @@ import { type Cluster, ClusterSchema } from "../../../lib/gen/envoy/config/clust
 import { keys } from "../../../lib/store/index.ts";
 import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { endpointSlice, event as ev, pod, service } from "../../e2e/support/kube.ts";
+import { pgvViolations } from "../../support/pgv/index.ts";
 import { createHarness } from "../ingest/support/harness.ts";
 import { serviceEntry, workloadEntry } from "../ingest/support/istio.ts";
-import { pgvViolations } from "../xds/pgv.ts";
 
 const decodeContext = { server: {}, bootstrap: { certificateProviders: {} } } as unknown as XdsDecodeContext;
 
@@ -25,7 +25,7 @@ async function published(h: Harness, name: string): Promise<Cluster | undefined>
   const stored = (await h.store.get<StoredResource>(keys.resource(TypeUrl.cluster, name)))?.value;
   if (!stored) return undefined;
   const c = fromBinary(ClusterSchema, stored.body);
-  expect(pgvViolations(ClusterSchema, c, createRegistry()), name).toEqual([]);
+  expect(pgvViolations(ClusterSchema, c), name).toEqual([]);
   const decoded = ClusterResourceType.get().decode(decodeContext, {
     type_url: TypeUrl.cluster,
     value: Buffer.from(stored.body),

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { generateAll } from "../../../lib/xds/generators/index.ts";
 import type { ServiceView } from "../../../lib/xds/types.ts";
 import { serviceRef, toStored } from "../../../lib/xds/version.ts";
 import { ctx, endpoint, port, service, shards, view } from "./builders.ts";
+import { generateAll } from "./checked-generators.ts";
 
 const zone = (z: string) => ({ region: "r1", zone: z, subzone: "sz" });
 

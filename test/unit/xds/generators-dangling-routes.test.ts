@@ -1,10 +1,3 @@
-/**
- * Routes naming a cluster nobody publishes (a subset the DestinationRule lacks, a host with no
- * service, a port the service does not have): answered at once with UNAVAILABLE on the service's
- * own default cluster, alone or as their share of a split; decoded field by field, then accepted
- * by grpc-js-xds's own decoders and Envoy's PGV rules.
- */
-import { createRegistry } from "@bufbuild/protobuf";
 import type { Any } from "@bufbuild/protobuf/wkt";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { register } from "@grpc/grpc-js-xds";
@@ -16,16 +9,15 @@ import type { Listener } from "../../../lib/gen/envoy/config/listener/v3/listene
 import type { Route } from "../../../lib/gen/envoy/config/route/v3/route_components_pb.ts";
 import type { RouteConfiguration } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { HTTPFaultSchema } from "../../../lib/gen/envoy/extensions/filters/http/fault/v3/fault_pb.ts";
-import { RouterSchema } from "../../../lib/gen/envoy/extensions/filters/http/router/v3/router_pb.ts";
 import { HttpConnectionManagerSchema } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
-import { listenerGenerator, routeGenerator } from "../../../lib/xds/generators/index.ts";
 import { FAULT_FILTER_NAME } from "../../../lib/xds/generators/route-fault.ts";
 import { danglingDestinations } from "../../../lib/xds/generators/route-vs.ts";
 import { type ServiceView, TypeUrl } from "../../../lib/xds/types.ts";
 import { toStored } from "../../../lib/xds/version.ts";
+import { pgvViolations } from "../../support/pgv/index.ts";
 import { ctx, HOST } from "./builders.ts";
+import { listenerGenerator, routeGenerator } from "./checked-generators.ts";
 import { drModel, httpRoute, istioView, vsModel } from "./istio-views.ts";
-import { pgvViolations } from "./pgv.ts";
 
 const DEFAULT = `outbound|9080||${HOST}`;
 const V1 = `outbound|9080|v1|${HOST}`;
@@ -219,7 +211,6 @@ describe("dangling route destinations", () => {
 });
 
 const context = { server: {}, bootstrap: { certificateProviders: {} } } as unknown as XdsDecodeContext;
-const pgvRegistry = createRegistry(HttpConnectionManagerSchema, RouterSchema, HTTPFaultSchema);
 
 /** grpc-js-xds decodes the view's routes and listeners without error; every message passes PGV. */
 async function acceptedByGrpcAndPgv(v: ServiceView) {
@@ -232,7 +223,7 @@ async function acceptedByGrpcAndPgv(v: ServiceView) {
       const typeUrl = generator === routeGenerator ? TypeUrl.route : TypeUrl.listener;
       const result = decoder.decode(context, { type_url: typeUrl, value: Buffer.from(s.body) });
       expect(result.error, g.name).toBeUndefined();
-      expect(pgvViolations(g.schema, g.message, pgvRegistry), g.name).toEqual([]);
+      expect(pgvViolations(g.schema, g.message), g.name).toEqual([]);
     }
   }
 }

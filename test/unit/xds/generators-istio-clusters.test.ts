@@ -2,10 +2,10 @@
 import { describe, expect, it } from "vitest";
 import { type Cluster, Cluster_LbPolicy } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { ClusterLoadAssignment } from "../../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
-import { clusterGenerator, endpointGenerator, generateAll } from "../../../lib/xds/generators/index.ts";
 import type { ServiceView } from "../../../lib/xds/types.ts";
 import { toStored } from "../../../lib/xds/version.ts";
 import { ctx, endpoint, HOST, port, service, shards, view } from "./builders.ts";
+import { clusterGenerator, endpointGenerator, generateAll } from "./checked-generators.ts";
 import { drModel, istioView, vsModel } from "./istio-views.ts";
 
 const clusters = (v: ServiceView) =>
@@ -152,8 +152,8 @@ describe("a view without Istio config is unchanged", () => {
     `outbound|9080||${HOST} f42c448e23ae35d4`,
     `outbound|8080||${HOST} a7cd6aee4dc50ece`,
     `outbound|9080||${HOST} 9b6608291b416dfa`,
-    `${HOST}:8080 bf4f6737b9cdd911`,
-    `${HOST}:9080 732c6ffc3138a188`,
+    `${HOST}:8080 9af29207e0f7d0ca`,
+    `${HOST}:9080 67a6c3162d4bdee1`,
     `${HOST}:8080 871dbfc5678155a7`,
     `${HOST}:9080 344f74a4b9fd72f5`,
   ];

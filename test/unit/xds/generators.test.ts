@@ -14,6 +14,9 @@ import {
   HttpConnectionManagerSchema,
   HttpFilterSchema,
 } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
+import { connectionManager } from "../../../lib/xds/generators/listener.ts";
+import { pushOrder, TypeUrl } from "../../../lib/xds/types.ts";
+import { ctx, HOST, port, service, view } from "./builders.ts";
 import {
   clusterGenerator,
   endpointGenerator,
@@ -23,10 +26,7 @@ import {
   listenerGenerator,
   routeGenerator,
   virtualHostDomains,
-} from "../../../lib/xds/generators/index.ts";
-import { connectionManager } from "../../../lib/xds/generators/listener.ts";
-import { pushOrder, TypeUrl } from "../../../lib/xds/types.ts";
-import { ctx, HOST, port, service, view } from "./builders.ts";
+} from "./checked-generators.ts";
 
 const names = (g: { name: string }[]) => g.map((r) => r.name);
 
@@ -109,6 +109,7 @@ describe("listener", () => {
       for (const name of names) {
         const any = connectionManager(name, filters);
         const whole = create(HttpConnectionManagerSchema, {
+          statPrefix: name,
           routeSpecifier: {
             case: "rds",
             value: {

@@ -3,7 +3,7 @@
  * own resource types: what it would NACK fails here (weights, fault overrides, ring hash, outlier
  * detection, retry policies, the fault filter before the router).
  */
-import { create, createRegistry, toBinary } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { anyPack } from "@bufbuild/protobuf/wkt";
 import { register } from "@grpc/grpc-js-xds";
 import { ClusterResourceType } from "@grpc/grpc-js-xds/build/src/xds-resource-type/cluster-resource-type.js";
@@ -18,19 +18,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { OutlierDetectionSchema } from "../../../lib/gen/envoy/config/cluster/v3/outlier_detection_pb.ts";
 import { RouteConfigurationSchema } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { HTTPFaultSchema } from "../../../lib/gen/envoy/extensions/filters/http/fault/v3/fault_pb.ts";
-import { RouterSchema } from "../../../lib/gen/envoy/extensions/filters/http/router/v3/router_pb.ts";
-import { HttpConnectionManagerSchema } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
 import { StringMatcherSchema } from "../../../lib/gen/envoy/type/matcher/v3/string_pb.ts";
-import { generateAll } from "../../../lib/xds/generators/index.ts";
 import { FAULT_FILTER_NAME } from "../../../lib/xds/generators/route-fault.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 import { toStored } from "../../../lib/xds/version.ts";
+import { pgvViolations } from "../../support/pgv/index.ts";
 import { ctx } from "./builders.ts";
+import { generateAll } from "./checked-generators.ts";
 import { drModel, httpRoute, istioView, vsModel } from "./istio-views.ts";
-import { pgvViolations } from "./pgv.ts";
 
 const context = { server: {}, bootstrap: { certificateProviders: {} } } as unknown as XdsDecodeContext;
-const pgvRegistry = createRegistry(HttpConnectionManagerSchema, RouterSchema, HTTPFaultSchema);
 const decoders: Record<TypeUrl, XdsResourceType> = {
   [TypeUrl.listener]: ListenerResourceType.get(),
   [TypeUrl.route]: RouteConfigurationResourceType.get(),
@@ -108,7 +105,7 @@ describe("VirtualService / DestinationRule resources pass grpc-js-xds validation
     let checked = 0;
     for (const { resources } of all)
       for (const g of resources) {
-        expect(pgvViolations(g.schema, g.message, pgvRegistry), g.name).toEqual([]);
+        expect(pgvViolations(g.schema, g.message), g.name).toEqual([]);
         checked++;
       }
     expect(checked).toBeGreaterThan(10);
@@ -118,13 +115,13 @@ describe("VirtualService / DestinationRule resources pass grpc-js-xds validation
     const fault = create(HTTPFaultSchema, {
       delay: { faultDelaySecifier: { case: "fixedDelay", value: { seconds: 0n, nanos: 0 } } },
     });
-    expect(pgvViolations(HTTPFaultSchema, fault, pgvRegistry).join()).toMatch(/fixed_delay: 0 not > 0/);
+    expect(pgvViolations(HTTPFaultSchema, fault).join()).toMatch(/fixed_delay: duration.gt 0s \(0s\)/);
     const od = create(OutlierDetectionSchema, { maxEjectionPercent: 101 });
-    expect(pgvViolations(OutlierDetectionSchema, od, pgvRegistry).join()).toMatch(
-      /max_ejection_percent: 101 not <= 100/,
+    expect(pgvViolations(OutlierDetectionSchema, od).join()).toMatch(
+      /max_ejection_percent: uint32.lte 100 \(101\)/,
     );
     const sm = create(StringMatcherSchema, { matchPattern: { case: "prefix", value: "" } });
-    expect(pgvViolations(StringMatcherSchema, sm, pgvRegistry).join()).toMatch(/prefix: min_len 1/);
+    expect(pgvViolations(StringMatcherSchema, sm).join()).toMatch(/prefix: string.min_len 1/);
   });
 
   it("the validator is live: weights summing to 0 and a fault without percentage are rejected", () => {

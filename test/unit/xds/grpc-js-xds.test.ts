@@ -22,11 +22,11 @@ import {
   HttpConnectionManagerSchema,
   HttpFilterSchema,
 } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
-import { generatorFor } from "../../../lib/xds/generators/index.ts";
 import type { ServiceView, StoredResource } from "../../../lib/xds/types.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 import { toStored } from "../../../lib/xds/version.ts";
 import { ctx, endpoint, HOST, port, service, shards, view } from "./builders.ts";
+import { generatorFor } from "./checked-generators.ts";
 
 const context = { server: {}, bootstrap: { certificateProviders: {} } } as unknown as XdsDecodeContext;
 

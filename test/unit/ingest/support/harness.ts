@@ -16,8 +16,8 @@ import type { FlushResult } from "../../../../lib/push/flush.ts";
 import { runDebounceTurn } from "../../../../lib/push/run.ts";
 import { keys } from "../../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../../lib/store/memory.ts";
-import { generators } from "../../../../lib/xds/generators/index.ts";
 import { type EndpointShardsRecord, type StoredResource, TypeUrl } from "../../../../lib/xds/types.ts";
+import { generators } from "../../xds/checked-generators.ts";
 
 export interface ServedEndpoint {
   address: string;
