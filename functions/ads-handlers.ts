@@ -53,6 +53,12 @@ export interface AdsDeps {
    * and their NACKs reach the upstream's). Default true.
    */
   recordStatus?: boolean;
+  /**
+   * Least time between two writes of one stream's status record (ms); default
+   * proxyStatusWriteIntervalMs (1 s). A host over a shared, billed store passes
+   * sharedProxyStatusWriteIntervalMs.
+   */
+  statusIntervalMs?: number;
   /** Where streams report opening, closing, responses, ACKs and NACKs: the mesh core's `xds` (metrics). */
   xds?: XdsReporter;
   /** The core's clock (ms): convergence and the connect/disconnect lines; default Date.now. */
@@ -124,7 +130,7 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
       : createProxyStatusRecorders({
           store: deps.store,
           log: deps.log,
-          minIntervalMs: proxyStatusWriteIntervalMs,
+          minIntervalMs: deps.statusIntervalMs ?? proxyStatusWriteIntervalMs,
         });
   const recorder = (): ProxyStatusRecorder => statuses?.recorder() ?? noStatus;
   // What every session of either kind is built with; `status` is its stream's recorder, `view` its

@@ -11,6 +11,7 @@ import { isLoopback, xdsAuthLogLine } from "../../lib/auth/config.ts";
 import { type Config, sharedStore } from "../../lib/config.ts";
 import { createMeshCore } from "../../lib/core/mesh-core.ts";
 import { createPollNackRecorder } from "../../lib/core/poll-nack.ts";
+import { sharedProxyStatusWriteIntervalMs } from "../../lib/core/proxy-status.ts";
 import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
 import { attachMetrics, createRegistry, measureStore } from "../../lib/metrics/index.ts";
 import type { Store } from "../../lib/store/index.ts";
@@ -149,6 +150,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     views,
     xds: core.xds,
     now,
+    ...(shared && { statusIntervalMs: sharedProxyStatusWriteIntervalMs }),
   });
   const xdsRoutes = createXdsRoutes({
     store,

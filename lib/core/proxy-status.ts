@@ -33,6 +33,14 @@ export interface ProxyStatusOptions {
 /** The interval the xDS streams use: a status page a second behind costs one write per second per proxy. */
 export const proxyStatusWriteIntervalMs = 1000;
 
+/**
+ * The interval over a shared store (EDGEPILOT_STORE=dynamodb): every write there is a billed
+ * DynamoDB write, and the `proxy/` records share one partition key (about 1,000 writes a second):
+ * at 1 s, 1,000 streams ACKing every push would throttle it and cost 3,600 writes per proxy-hour.
+ * Ten seconds keeps both ten times lower; the record is still refreshed every third of its TTL.
+ */
+export const sharedProxyStatusWriteIntervalMs = 10_000;
+
 /** The status sink of one stream. */
 export interface ProxyStatusRecorder {
   /**

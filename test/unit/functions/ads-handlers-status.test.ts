@@ -1,10 +1,12 @@
 /**
  * The ADS handlers keep a proxy status per stream (keys.proxy, written on an ACK) unless the host
- * says nobody reads it (recordStatus false: the agent, whose proxies' NACKs go upstream instead).
+ * says nobody reads it (recordStatus false: the agent, whose proxies' NACKs go upstream instead),
+ * at most once per interval: 1 s by default, 10 s over a shared store (statusIntervalMs).
  */
 import { create } from "@bufbuild/protobuf";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createAdsHandlers } from "../../../functions/ads-handlers.ts";
+import { sharedProxyStatusWriteIntervalMs } from "../../../lib/core/proxy-status.ts";
 import {
   type DiscoveryRequest,
   DiscoveryRequestSchema,
@@ -75,6 +77,80 @@ describe("ADS handlers' proxy status", () => {
       await done;
       expect(answers.map((a) => a.resources.length)).toEqual([1]);
       expect(puts.filter((k) => k.startsWith(keys.proxyPrefix()))).toHaveLength(c.records);
+    });
+  }
+});
+
+describe("ADS handlers' proxy status interval", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  // An ACK every 2 s, five in all: the default interval (1 s) writes each; a shared store's (10 s) only the first.
+  const cases = [
+    { name: "default: at most one write a second", statusIntervalMs: undefined, writes: 5 },
+    {
+      name: "shared store: at most one write per sharedProxyStatusWriteIntervalMs",
+      statusIntervalMs: sharedProxyStatusWriteIntervalMs,
+      writes: 1,
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
+      const { store, puts } = await storeWithCluster();
+      const pushes = createPushSignal();
+      const ads = createAdsHandlers({
+        store,
+        pushes,
+        log: () => {},
+        ...(c.statusIntervalMs !== undefined && { statusIntervalMs: c.statusIntervalMs }),
+      });
+      const responses: DiscoveryResponse[] = [];
+      // Everyone waiting for a response (the proxy and the test).
+      let waiting: (() => void)[] = [];
+      const next = async (n: number) => {
+        while (responses.length < n) await new Promise<void>((r) => waiting.push(r));
+        return responses[n - 1] as DiscoveryResponse;
+      };
+      const stop = new AbortController();
+      async function* requests(): AsyncGenerator<DiscoveryRequest> {
+        yield create(DiscoveryRequestSchema, { node: { id: nodeId }, typeUrl: TypeUrl.cluster });
+        for (let n = 1; n <= 5; n++) {
+          const res = await next(n);
+          yield create(DiscoveryRequestSchema, {
+            typeUrl: res.typeUrl,
+            versionInfo: res.versionInfo,
+            responseNonce: res.nonce,
+          });
+        }
+        await new Promise(() => {}); // the proxy keeps its stream open
+      }
+      const done = ads.sotw(requests(), stop.signal, (res) => {
+        responses.push(res);
+        for (const w of waiting) w();
+        waiting = [];
+      });
+      const proxyWrites = () => puts.filter((k) => k.startsWith(keys.proxyPrefix())).length;
+      for (let n = 2; n <= 5; n++) {
+        await next(n - 1);
+        await vi.advanceTimersByTimeAsync(2000);
+        // A new version of the cluster, pushed: the proxy ACKs it.
+        await store.put(keys.resource(TypeUrl.cluster, "c1"), {
+          typeUrl: TypeUrl.cluster,
+          name: "c1",
+          version: `v${n}`,
+          body: new Uint8Array([n]),
+          service: "ns/h",
+        });
+        pushes.emit(n);
+      }
+      await next(5);
+      // 9 s after the first ACK: the shared interval is not over yet.
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(proxyWrites()).toBe(c.writes);
+      stop.abort();
+      await done.catch(() => undefined);
     });
   }
 });
