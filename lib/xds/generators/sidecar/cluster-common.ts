@@ -10,9 +10,9 @@ import { anyPack, type Duration } from "@bufbuild/protobuf/wkt";
 import type { Cluster } from "../../../gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { MetadataSchema } from "../../../gen/envoy/config/core/v3/base_pb.ts";
 import {
+  HttpProtocolOptionsSchema as CoreHttpProtocolOptionsSchema,
   Http1ProtocolOptionsSchema,
   Http2ProtocolOptionsSchema,
-  HttpProtocolOptionsSchema as CoreHttpProtocolOptionsSchema,
   UpstreamHttpProtocolOptionsSchema,
 } from "../../../gen/envoy/config/core/v3/protocol_pb.ts";
 import {

@@ -20,7 +20,10 @@ import {
   ApiVersion,
   ConfigSourceSchema,
 } from "../../../gen/envoy/config/core/v3/config_source_pb.ts";
-import { GrpcService_EnvoyGrpcSchema, GrpcServiceSchema } from "../../../gen/envoy/config/core/v3/grpc_service_pb.ts";
+import {
+  GrpcService_EnvoyGrpcSchema,
+  GrpcServiceSchema,
+} from "../../../gen/envoy/config/core/v3/grpc_service_pb.ts";
 import { RawBufferSchema } from "../../../gen/envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer_pb.ts";
 import {
   CertificateValidationContextSchema,

@@ -23,7 +23,11 @@ import {
   Cluster_SlowStartConfigSchema,
 } from "../../../gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { Protocol } from "../../../model/index.ts";
-import type { ConnectionPool, LoadBalancer, OutlierDetection } from "../../../registry/istio/traffic-policy.ts";
+import type {
+  ConnectionPool,
+  LoadBalancer,
+  OutlierDetection,
+} from "../../../registry/istio/traffic-policy.ts";
 import { durationOf, policyFields } from "../cluster-policy.ts";
 import { type HttpOptions, isHttp } from "./cluster-common.ts";
 
@@ -51,7 +55,8 @@ export function discoveryType(d: ClusterDraft): Cluster_DiscoveryType | undefine
  */
 export function applyConnectionPool(d: ClusterDraft, pool: ConnectionPool, connectTimeoutMs: number): void {
   d.fields.connectTimeout = durationOf(pool.connectTimeoutMs ?? connectTimeoutMs);
-  const positive = (v: number | undefined) => (v !== undefined && v > 0 ? Math.min(v, UINT32_MAX) : UINT32_MAX);
+  const positive = (v: number | undefined) =>
+    v !== undefined && v > 0 ? Math.min(v, UINT32_MAX) : UINT32_MAX;
   d.fields.circuitBreakers = create(CircuitBreakersSchema, {
     thresholds: [
       create(CircuitBreakers_ThresholdsSchema, {
@@ -73,7 +78,8 @@ export function applyConnectionPool(d: ClusterDraft, pool: ConnectionPool, conne
   ) {
     const http: HttpOptions = { ...d.http };
     if (idleMs !== undefined) http.idleTimeout = durationOf(idleMs);
-    if (pool.maxRequestsPerConnection !== undefined) http.maxRequestsPerConnection = pool.maxRequestsPerConnection;
+    if (pool.maxRequestsPerConnection !== undefined)
+      http.maxRequestsPerConnection = pool.maxRequestsPerConnection;
     if (pool.maxConnectionDurationMs !== undefined)
       http.maxConnectionDuration = durationOf(pool.maxConnectionDurationMs);
     if (streams !== undefined && http.upstream === "h2") http.maxConcurrentStreams = streams;
