@@ -47,9 +47,7 @@ export function tlsContext(c: Cluster, match?: string) {
     ? c.transportSocketMatches.find((m) => m.name === match)?.transportSocket
     : c.transportSocket;
   const any = socket?.configType.case === "typedConfig" ? socket.configType.value : undefined;
-  return any && any.typeUrl.endsWith("UpstreamTlsContext")
-    ? anyUnpack(any, UpstreamTlsContextSchema)
-    : undefined;
+  return any?.typeUrl.endsWith("UpstreamTlsContext") ? anyUnpack(any, UpstreamTlsContextSchema) : undefined;
 }
 
 /** The `istio` filter metadata as JSON. */
