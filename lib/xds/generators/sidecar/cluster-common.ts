@@ -140,7 +140,11 @@ export interface IstioMetadata {
   rule?: Pick<DestinationRuleModel, "name" | "namespace">;
   /** Telemetry services (addTelemetryMetadata): the cluster's service, or the inbound port's services. */
   services?: readonly Service[];
-  /** default_original_port: the outbound service port. */
+  /**
+   * default_original_port: the outbound service port, as addNetworkingMetadata writes it (Istio
+   * 1.10 to 1.2x, used by the server side after tunnelling); the newest cluster_builder.go read
+   * (istio/istio 00ce34c6) no longer calls it. Kept: the issue names it, and it is inert metadata.
+   */
   port?: number;
   subset?: string;
   /** `external: true` for a mesh-external service (ServiceEntry MESH_EXTERNAL). */

@@ -3,7 +3,14 @@
  * pilot/pkg/networking/core/cluster.go): the outbound clusters of every visible service, in the
  * order given, then `BlackHoleCluster` and `PassthroughCluster`, the proxy's `inbound|<port>||`
  * clusters, and `InboundPassthroughCluster`. A name built twice keeps its first cluster
- * (normalizeClusters). Pure: inputs in, Clusters out.
+ * (normalizeClusters). Pure: inputs in, Clusters out. Written against istio/istio
+ * pilot/pkg/networking/core as stored at commit 00ce34c6 (cluster_builder.go; Istio 1.2x: one
+ * InboundPassthroughCluster, LEAST_REQUEST by default, alt_stat_name `<name>;`).
+ *
+ * Sharing: outboundClusters depends only on the service view (with the DestinationRule chosen for
+ * the proxy's namespace), the mesh settings and the proxy's IP family (DNS lookup family), so the
+ * outbound set is shared by every proxy with the same view and family; BlackHole/Passthrough
+ * depend on the mesh alone, InboundPassthrough on the IP family; only `inbound|<port>||` is per proxy.
  */
 import type { ClusterSchema } from "../../../gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { Generated } from "../../types.ts";
