@@ -48,7 +48,8 @@ export function outboundClusters(view: ServiceView, ctx: BuildContext): Generate
   const endpoints = inline ? endpointsByPort(view, ports) : undefined;
   const serviceAccounts = accountsOf(view, services);
   const meshExternal = svc.meshExternal === true;
-  const tlsBase = { serviceAccounts, meshExternal, external: isExternalService(svc) };
+  const autoMtls = ctx.mesh.enableAutoMtls !== false;
+  const tlsBase = { serviceAccounts, meshExternal, external: isExternalService(svc), autoMtls };
   const rule = dr && { name: dr.name, namespace: dr.namespace };
   for (const [i, port] of ports.entries()) {
     const onPort: readonly Endpoint[] = endpoints?.[i] ?? [];

@@ -56,6 +56,8 @@ export interface TlsInputs {
   meshExternal: boolean;
   /** The service comes from a ServiceEntry (provider External): its SANs stand in for SIMPLE/MUTUAL. */
   external: boolean;
+  /** MeshConfig.enableAutoMtls. */
+  autoMtls: boolean;
 }
 
 /**
@@ -77,7 +79,7 @@ export function applyUpstreamTls(d: ClusterDraft, tls: ClientTls | undefined, t:
     }
     return;
   }
-  if (t.meshExternal || discoveryType(d) === Cluster_DiscoveryType.ORIGINAL_DST) return;
+  if (!t.autoMtls || t.meshExternal || discoveryType(d) === Cluster_DiscoveryType.ORIGINAL_DST) return;
   d.fields.transportSocketMatches = [
     create(Cluster_TransportSocketMatchSchema, {
       name: "tlsMode-istio",

@@ -72,6 +72,11 @@ export interface SidecarMeshSettings {
   rootNamespace: string;
   /** MeshConfig.dnsRefreshRate in ms (Istio's default 60s): dns_refresh_rate of DNS clusters. */
   dnsRefreshRateMs?: number;
+  /**
+   * MeshConfig.enableAutoMtls (Istio's default true): clusters without a DestinationRule `tls` get
+   * ISTIO_MUTUAL for sidecar endpoints, which needs the `sds-grpc` bootstrap cluster. false: plaintext.
+   */
+  enableAutoMtls?: boolean;
 }
 
 /**

@@ -112,6 +112,13 @@ describe("sidecar CDS for bookinfo productpage", () => {
     ]);
   });
 
+  it("enableAutoMtls false: plaintext clusters, no SDS reference", () => {
+    const inputs = bookinfoInputs();
+    const plain = sidecarClusters({ ...inputs, mesh: { ...inputs.mesh, enableAutoMtls: false } });
+    const c = byName(plain, `outbound|9080|v1|${host("reviews")}`);
+    expect([c.transportSocket, c.transportSocketMatches]).toEqual([undefined, []]);
+  });
+
   it("no auto mTLS for a headless (ORIGINAL_DST) or mesh-external service", () => {
     for (const name of [`outbound|27017||${host("mongodb")}`, "outbound|443||api.example.com"]) {
       const c = get(name);
