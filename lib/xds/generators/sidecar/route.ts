@@ -17,6 +17,7 @@ import { kubeServiceNamespace } from "../../../model/index.ts";
 import type { Generated, ServiceView } from "../../types.ts";
 import { defaultRouteHashPolicy, virtualServiceRoutes } from "../route-vs.ts";
 import { clusterName, compareStrings, listenerName, message } from "../shared.ts";
+import { outboundEntries } from "./listener-outbound.ts";
 import { type OutboundPort, outboundPorts, recordFor, serviceVips } from "./outbound-ports.ts";
 import { catchAllVirtualHost, defaultOutboundRoute } from "./route-default.ts";
 import { dedupeDomains, serviceDomains } from "./route-domains.ts";
@@ -26,26 +27,28 @@ import type { SidecarInputs } from "./types.ts";
 const MAX_DIRECT_RESPONSE_BODY_BYTES = 1024 * 1024;
 
 /**
- * The sidecar's RouteConfigurations, sorted by name: `<port>` for each port some visible service
- * serves HTTP on (its virtual hosts: every visible service with an HTTP or sniffed port of that
- * number, then the catch-all), and `<host>:<port>` for each sniffed service port (that service's
- * virtual host alone, domains `*`, no catch-all: getVirtualHostsForSniffedServicePort).
+ * The sidecar's RouteConfigurations, sorted by name: one per RDS name its outbound listeners take
+ * (listener-outbound.ts), as istiod answers the names LDS made the proxy ask for. `<port>`: a
+ * virtual host per visible service with an HTTP or sniffed port of that number, then the catch-all.
+ * `<host>:<port>` (a sniffed port with a VIP): that service's virtual host alone, domains `*`, no
+ * catch-all (getVirtualHostsForSniffedServicePort).
  */
 export function sidecarRouteConfigurations(
   inputs: SidecarInputs,
 ): Generated<typeof RouteConfigurationSchema>[] {
-  const ports = outboundPorts(inputs.services);
   const byNumber = new Map<number, OutboundPort[]>();
-  for (const p of ports) {
+  for (const p of outboundPorts(inputs.services)) {
     if (p.kind === "tcp") continue;
     const list = byNumber.get(p.port.port) ?? [];
     list.push(p);
     byNumber.set(p.port.port, list);
   }
+  const names = new Set<string>();
+  for (const e of outboundEntries(inputs)) if (e.rds !== undefined) names.add(e.rds);
   const out: Generated<typeof RouteConfigurationSchema>[] = [];
   for (const [port, list] of byNumber) {
-    if (list.some((p) => p.kind === "http")) {
-      const name = String(port);
+    const name = String(port);
+    if (names.has(name)) {
       const hosts = [
         ...outboundVirtualHosts(list, port, inputs),
         catchAllVirtualHost(inputs.mesh.outboundTrafficPolicy),
@@ -53,21 +56,17 @@ export function sidecarRouteConfigurations(
       out.push({ name, schema: RouteConfigurationSchema, message: routeConfiguration(name, hosts) });
     }
     for (const p of list) {
-      if (p.kind !== "sniffed") continue;
-      const name = listenerName(p.view.hostname, port);
-      const vh = message(VirtualHostSchema, {
-        ...virtualHostFields(p.view, port),
-        domains: ["*"],
+      const sniffed = listenerName(p.view.hostname, port);
+      if (!names.has(sniffed)) continue;
+      const vh = message(VirtualHostSchema, { ...virtualHostFields(p.view, port), domains: ["*"] });
+      out.push({
+        name: sniffed,
+        schema: RouteConfigurationSchema,
+        message: routeConfiguration(sniffed, [vh]),
       });
-      out.push({ name, schema: RouteConfigurationSchema, message: routeConfiguration(name, [vh]) });
     }
   }
   return out.sort((a, b) => compareStrings(a.name, b.name));
-}
-
-/** The names of every RouteConfiguration sidecarRouteConfigurations makes for these inputs. */
-export function sidecarRouteNames(inputs: SidecarInputs): string[] {
-  return sidecarRouteConfigurations(inputs).map((r) => r.name);
 }
 
 function routeConfiguration(name: string, virtualHosts: VirtualHost[]): RouteConfiguration {
