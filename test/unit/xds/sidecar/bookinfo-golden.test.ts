@@ -9,10 +9,15 @@
  * 0.0.0.0_9080 with `Route: 9080`, virtualOutbound on 15001, virtualInbound on 15006;
  * "Protocol Selection": unnamed ports are sniffed). Every output passes PGV and the reference check.
  */
+import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { TrafficDirection } from "../../../../lib/gen/envoy/config/core/v3/base_pb.ts";
+import { FilterChainSchema } from "../../../../lib/gen/envoy/config/listener/v3/listener_components_pb.ts";
+import { ListenerSchema } from "../../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
+import { httpConnectionManagerFilter } from "../../../../lib/xds/generators/sidecar/listener-filters.ts";
+import { assertEnvoyValid } from "../../../support/xds-check.ts";
 import { bookinfoInputs, bookinfoServices } from "./bookinfo.ts";
-import { generateChecked } from "./check.ts";
+import { encode, generateChecked } from "./check.ts";
 import { listener, rdsOf, routeConfig, routesOf, tcpClusterOf, vhosts } from "./inspect.ts";
 
 const R = "reviews.default.svc.cluster.local";
@@ -223,7 +228,19 @@ describe("outboundTrafficPolicy REGISTRY_ONLY", () => {
   });
 });
 
-describe("the reference check can fail", () => {
+describe("the checks can fail", () => {
+  it("PGV rejects an HttpConnectionManager without stat_prefix in a sidecar listener", () => {
+    const l = listener(generateChecked(bookinfoInputs()).listeners, "0.0.0.0_9080");
+    const chain = create(FilterChainSchema, {
+      ...l.filterChains[0],
+      filters: [httpConnectionManagerFilter("", "9080")],
+    });
+    const bad = create(ListenerSchema, { ...l, filterChains: [chain] });
+    expect(() =>
+      assertEnvoyValid([encode({ name: bad.name, schema: ListenerSchema, message: bad })]),
+    ).toThrow(/stat_prefix/);
+  });
+
   it("reports a route to a cluster the cluster side does not make", () => {
     const inputs = bookinfoInputs();
     const { dangling } = generateChecked(
