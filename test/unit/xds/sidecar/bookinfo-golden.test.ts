@@ -9,10 +9,13 @@
  * 0.0.0.0_9080 with `Route: 9080`, virtualOutbound on 15001, virtualInbound on 15006;
  * "Protocol Selection": unnamed ports are sniffed). Every output passes PGV and the reference check.
  */
-import { create } from "@bufbuild/protobuf";
+import { clone } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { TrafficDirection } from "../../../../lib/gen/envoy/config/core/v3/base_pb.ts";
-import { FilterChainSchema } from "../../../../lib/gen/envoy/config/listener/v3/listener_components_pb.ts";
+import {
+  type FilterChain,
+  FilterChainSchema,
+} from "../../../../lib/gen/envoy/config/listener/v3/listener_components_pb.ts";
 import { ListenerSchema } from "../../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
 import { httpConnectionManagerFilter } from "../../../../lib/xds/generators/sidecar/listener-filters.ts";
 import { assertEnvoyValid } from "../../../support/xds-check.ts";
@@ -231,11 +234,10 @@ describe("outboundTrafficPolicy REGISTRY_ONLY", () => {
 describe("the checks can fail", () => {
   it("PGV rejects an HttpConnectionManager without stat_prefix in a sidecar listener", () => {
     const l = listener(generateChecked(bookinfoInputs()).listeners, "0.0.0.0_9080");
-    const chain = create(FilterChainSchema, {
-      ...l.filterChains[0],
-      filters: [httpConnectionManagerFilter("", "9080")],
-    });
-    const bad = create(ListenerSchema, { ...l, filterChains: [chain] });
+    const chain = clone(FilterChainSchema, l.filterChains[0] as FilterChain);
+    chain.filters = [httpConnectionManagerFilter("", "9080")];
+    const bad = clone(ListenerSchema, l);
+    bad.filterChains = [chain];
     expect(() =>
       assertEnvoyValid([encode({ name: bad.name, schema: ListenerSchema, message: bad })]),
     ).toThrow(/stat_prefix/);
