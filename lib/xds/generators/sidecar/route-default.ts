@@ -36,7 +36,7 @@ const zero = deepFreeze(durationOf(0));
 const prefixAll = deepFreeze(message(RouteMatchSchema, { pathSpecifier: { case: "prefix", value: "/" } }));
 
 /** xdsfilters.RetryPreviousHosts: retries prefer hosts not tried yet. */
-const previousHosts = deepFreeze(
+export const previousHostsPredicate = deepFreeze(
   message(RetryPolicy_RetryHostPredicateSchema, {
     name: "envoy.retry_host_predicates.previous_hosts",
     configType: {
@@ -57,7 +57,7 @@ function defaultRetryPolicy(hashing: boolean) {
     numRetries: 2,
     retriableStatusCodes: [503],
     hostSelectionRetryMaxAttempts: 5n,
-    ...(!hashing && { retryHostPredicate: [previousHosts] }),
+    ...(!hashing && { retryHostPredicate: [previousHostsPredicate] }),
   });
 }
 

@@ -15,12 +15,13 @@ import {
 } from "../../../gen/envoy/config/route/v3/route_pb.ts";
 import { kubeServiceNamespace } from "../../../model/index.ts";
 import type { Generated, ServiceView } from "../../types.ts";
-import { defaultRouteHashPolicy, virtualServiceRoutes } from "../route-vs.ts";
+import { defaultRouteHashPolicy } from "../route-vs.ts";
 import { clusterName, compareStrings, listenerName, message } from "../shared.ts";
 import { outboundEntries } from "./listener-outbound.ts";
 import { type OutboundPort, outboundPorts, recordFor, serviceVips } from "./outbound-ports.ts";
 import { catchAllVirtualHost, defaultOutboundRoute } from "./route-default.ts";
 import { dedupeDomains, serviceDomains } from "./route-domains.ts";
+import { sidecarVirtualServiceRoutes } from "./route-vs-sidecar.ts";
 import type { SidecarInputs } from "./types.ts";
 
 /** route.DefaultMaxDirectResponseBodySizeBytes: 1 MiB. */
@@ -115,12 +116,12 @@ function outboundVirtualHosts(
 
 /**
  * A service's virtual host on `port` without its domains: name `<host>:<port>`, the
- * VirtualService's routes for the port (route-vs.ts, as the proxyless generator maps them), else the
+ * VirtualService's routes for the port (route-vs-sidecar.ts: the proxyless mapping, sidecar timeouts, retries, decorators), else the
  * default route to `outbound|<port>||<host>`; include_request_attempt_count as istiod sets it.
  */
 function virtualHostFields(view: ServiceView, port: number) {
   const name = listenerName(view.hostname, port);
-  let routes: Route[] = virtualServiceRoutes(view, port);
+  let routes: Route[] = sidecarVirtualServiceRoutes(view, port);
   if (routes.length === 0)
     routes = [
       defaultOutboundRoute(clusterName(view.hostname, port), `${name}/*`, defaultRouteHashPolicy(view, port)),

@@ -19,7 +19,7 @@ import {
 import { ListenerSchema } from "../../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
 import { httpConnectionManagerFilter } from "../../../../lib/xds/generators/sidecar/listener-filters.ts";
 import { assertEnvoyValid } from "../../../support/xds-check.ts";
-import { bookinfoInputs, bookinfoServices } from "./bookinfo.ts";
+import { bookinfoInputs, bookinfoServices, reviewsVs } from "./bookinfo.ts";
 import { encode, generateChecked } from "./check.ts";
 import { listener, rdsOf, routeConfig, routesOf, tcpClusterOf, vhosts } from "./inspect.ts";
 
@@ -190,6 +190,21 @@ describe("bookinfo productpage sidecar: routes", () => {
       ["default", "outbound|9080||ratings.default.svc.cluster.local"],
     ]);
     expect(routesOf(rc, "allow_any")).toEqual([["allow_any", "PassthroughCluster"]]);
+  });
+
+  it("VirtualService routes get the sidecar's timeout, retry host selection and decorator", () => {
+    const vh = routeConfig(routes, "9080").virtualHosts.find((v) => v.name === `${R}:9080`);
+    const [jason, split] = vh?.routes ?? [];
+    const a = jason?.action.case === "route" ? jason.action.value : undefined;
+    expect(a?.timeout).toEqual(a?.maxGrpcTimeout);
+    expect(a?.maxStreamDuration).toBeUndefined();
+    expect(a?.retryPolicy?.hostSelectionRetryMaxAttempts).toBe(5n);
+    expect(a?.retryPolicy?.retryHostPredicate.map((p) => p.name)).toEqual([
+      "envoy.retry_host_predicates.previous_hosts",
+    ]);
+    // getRouteOperation: one cluster ▶ its host:port; a split ▶ the VirtualService's name.
+    expect(jason?.decorator?.operation).toBe(`${R}:9080/*`);
+    expect(split?.decorator?.operation).toBe(`${reviewsVs.name}:9080/*`);
   });
 
   it("without the VirtualService reviews gets the default route with Istio's retry policy", () => {
