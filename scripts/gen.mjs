@@ -45,6 +45,9 @@ const envoyFiles = [
   // `edgepilot agent bootstrap --generator envoy` output is checked against these (test/unit/agent).
   "envoy/config/bootstrap/v3/bootstrap.proto",
   "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",
+  // Sidecar clusters: ISTIO_MUTUAL / SIMPLE transport sockets and the plaintext match (generators/sidecar).
+  "envoy/extensions/transport_sockets/tls/v3/tls.proto",
+  "envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer.proto",
 ];
 
 function ownProtos(dir = join(root, "proto")) {

@@ -18,15 +18,45 @@ export interface ConsistentHash {
   algorithm: "ringHash" | "maglev";
   /** ringHash.minimumRingSize, or the deprecated consistentHash.minimumRingSize. */
   minimumRingSize?: number;
+  /** True when `ringHash` itself was written (istiod then sets no ring size unless given; else 1024). */
+  ringHashSet?: true;
+  /** maglev.tableSize when set and not 0. */
+  maglevTableSize?: number;
 }
 
 /** loadBalancer: a simple policy or consistent hashing (one of them, as the API's oneof). */
-export type LoadBalancer = { simple: SimpleLb } | { consistentHash: ConsistentHash };
+export type LoadBalancer = ({ simple: SimpleLb } | { consistentHash: ConsistentHash }) & {
+  /** warmupDurationSecs in ms: the slow start window of ROUND_ROBIN / LEAST_REQUEST (Envoy sidecars only). */
+  warmupMs?: number;
+};
 
 /** connectionPool: present (even empty) whenever the config sets it, since a pool replaces a pool whole. */
 export interface ConnectionPool {
   /** http.http2MaxRequests: the circuit breaker's max_requests. */
   http2MaxRequests?: number;
+  // The rest only Envoy sidecars take (cluster-pool.ts in generators/sidecar); present when set.
+  /** http.http1MaxPendingRequests: max_pending_requests. */
+  http1MaxPendingRequests?: number;
+  /** http.maxRetries: max_retries. */
+  maxRetries?: number;
+  /** http.idleTimeout in ms. */
+  idleTimeoutMs?: number;
+  /** http.maxRequestsPerConnection. */
+  maxRequestsPerConnection?: number;
+  /** http.maxConcurrentStreams. */
+  maxConcurrentStreams?: number;
+  /** http.h2UpgradePolicy when not DEFAULT. */
+  h2UpgradePolicy?: "UPGRADE" | "DO_NOT_UPGRADE";
+  /** http.useClientProtocol. */
+  useClientProtocol?: true;
+  /** tcp.connectTimeout in ms. */
+  connectTimeoutMs?: number;
+  /** tcp.maxConnections: max_connections. */
+  maxConnections?: number;
+  /** tcp.maxConnectionDuration in ms. */
+  maxConnectionDurationMs?: number;
+  /** tcp.idleTimeout in ms (used when http.idleTimeout is not set). */
+  tcpIdleTimeoutMs?: number;
 }
 
 /** outlierDetection, the fields Envoy's outlier_detection takes from it (durations in ms). */
@@ -44,8 +74,21 @@ export interface PolicyParts {
   loadBalancer?: LoadBalancer;
   connectionPool?: ConnectionPool;
   outlierDetection?: OutlierDetection;
-  /** Whether `tls` was set: unsupported, but a set `tls` takes part in the merge like any part. */
-  tls?: true;
+  /** ClientTLSSettings; proxyless gRPC ignores it, but a set `tls` takes part in the merge like any part. */
+  tls?: ClientTls;
+}
+
+/** ClientTLSSettings, the fields generated (Envoy sidecars); mode DISABLE when unset, as the API. */
+export interface ClientTls {
+  mode: "DISABLE" | "SIMPLE" | "MUTUAL" | "ISTIO_MUTUAL";
+  sni?: string;
+  /** Sorted as written. */
+  subjectAltNames?: string[];
+  caCertificates?: string;
+  clientCertificate?: string;
+  privateKey?: string;
+  credentialName?: string;
+  insecureSkipVerify?: boolean;
 }
 
 /** A portLevelSettings entry: its parts replace the policy's for that port. */
@@ -66,6 +109,17 @@ const obj = (v: unknown): Raw | undefined =>
   typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Raw) : undefined;
 const num = (v: unknown): number | undefined =>
   typeof v === "number" ? v : typeof v === "string" && v !== "" ? Number(v) : undefined;
+const str = (v: unknown): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
+/** Positive numbers only: istiod cannot tell an unset field from 0 (its FIXME), so 0 is unset. */
+const pos = (v: unknown): number | undefined => {
+  const n = num(v);
+  return n !== undefined && n > 0 ? n : undefined;
+};
+const ms = (v: unknown): number | undefined => (typeof v === "string" ? durationMs(v) : undefined);
+/** Copies only the defined values, so an unset field is absent (equal configs, equal models). */
+function defined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
 
 /** Normalizes a validated TrafficPolicy (top level or a subset's). */
 export function toTrafficPolicy(raw: unknown): TrafficPolicy | undefined {
@@ -85,27 +139,66 @@ function toParts(r: Raw): PolicyParts {
   const lb = obj(r.loadBalancer);
   if (lb) out.loadBalancer = toLoadBalancer(lb);
   const cp = obj(r.connectionPool);
-  if (cp) {
-    const max = num(obj(cp.http)?.http2MaxRequests);
-    out.connectionPool = max === undefined ? {} : { http2MaxRequests: max };
-  }
+  if (cp) out.connectionPool = toPool(cp);
   const od = obj(r.outlierDetection);
   if (od) out.outlierDetection = toOutlier(od);
-  if (obj(r.tls)) out.tls = true;
+  const tls = obj(r.tls);
+  if (tls) out.tls = toTls(tls);
   return out;
 }
 
+function toPool(cp: Raw): ConnectionPool {
+  const http = obj(cp.http) ?? {};
+  const tcp = obj(cp.tcp) ?? {};
+  const h2 = http.h2UpgradePolicy;
+  return defined({
+    http2MaxRequests: num(http.http2MaxRequests),
+    http1MaxPendingRequests: pos(http.http1MaxPendingRequests),
+    maxRetries: pos(http.maxRetries),
+    idleTimeoutMs: ms(http.idleTimeout),
+    maxRequestsPerConnection: pos(http.maxRequestsPerConnection),
+    maxConcurrentStreams: pos(http.maxConcurrentStreams),
+    h2UpgradePolicy: h2 === "UPGRADE" || h2 === "DO_NOT_UPGRADE" ? h2 : undefined,
+    useClientProtocol: http.useClientProtocol === true ? (true as const) : undefined,
+    connectTimeoutMs: ms(tcp.connectTimeout),
+    maxConnections: pos(tcp.maxConnections),
+    maxConnectionDurationMs: ms(tcp.maxConnectionDuration),
+    tcpIdleTimeoutMs: ms(tcp.idleTimeout),
+  });
+}
+
+function toTls(t: Raw): ClientTls {
+  const mode = str(t.mode) ?? "DISABLE";
+  const sans = Array.isArray(t.subjectAltNames) ? t.subjectAltNames.filter((s) => typeof s === "string") : [];
+  return defined({
+    mode: mode as ClientTls["mode"],
+    sni: str(t.sni),
+    subjectAltNames: sans.length > 0 ? sans : undefined,
+    caCertificates: str(t.caCertificates),
+    clientCertificate: str(t.clientCertificate),
+    privateKey: str(t.privateKey),
+    credentialName: str(t.credentialName),
+    insecureSkipVerify: t.insecureSkipVerify === true ? true : undefined,
+  });
+}
+
 function toLoadBalancer(lb: Raw): LoadBalancer {
+  const warmupMs = ms(lb.warmupDurationSecs);
+  const warmup = warmupMs === undefined ? {} : { warmupMs };
   const ch = obj(lb.consistentHash);
   if (!ch) {
     const simple = typeof lb.simple === "string" ? lb.simple : "UNSPECIFIED";
-    return { simple: (simple === "LEAST_CONN" ? "LEAST_REQUEST" : simple) as SimpleLb };
+    return { simple: (simple === "LEAST_CONN" ? "LEAST_REQUEST" : simple) as SimpleLb, ...warmup };
   }
-  const hash: ConsistentHash = { algorithm: obj(ch.maglev) ? "maglev" : "ringHash" };
+  const maglev = obj(ch.maglev);
+  const hash: ConsistentHash = { algorithm: maglev ? "maglev" : "ringHash" };
   if (typeof ch.httpHeaderName === "string") hash.httpHeaderName = ch.httpHeaderName;
   const size = num(obj(ch.ringHash)?.minimumRingSize) ?? num(ch.minimumRingSize);
   if (hash.algorithm === "ringHash" && size !== undefined && size !== 0) hash.minimumRingSize = size;
-  return { consistentHash: hash };
+  if (!maglev && obj(ch.ringHash)) hash.ringHashSet = true;
+  const table = pos(maglev?.tableSize);
+  if (table !== undefined) hash.maglevTableSize = table;
+  return { consistentHash: hash, ...warmup };
 }
 
 function toOutlier(od: Raw): OutlierDetection {

@@ -18,6 +18,8 @@ import { file_envoy_extensions_filters_listener_tls_inspector_v3_tls_inspector }
 import { file_envoy_extensions_filters_network_http_connection_manager_v3_http_connection_manager } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
 import { file_envoy_extensions_filters_network_tcp_proxy_v3_tcp_proxy } from "../../../lib/gen/envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy_pb.ts";
 import { file_envoy_extensions_retry_host_previous_hosts_v3_previous_hosts } from "../../../lib/gen/envoy/extensions/retry/host/previous_hosts/v3/previous_hosts_pb.ts";
+import { file_envoy_extensions_transport_sockets_raw_buffer_v3_raw_buffer } from "../../../lib/gen/envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer_pb.ts";
+import { file_envoy_extensions_transport_sockets_tls_v3_tls } from "../../../lib/gen/envoy/extensions/transport_sockets/tls/v3/tls_pb.ts";
 import { file_envoy_extensions_upstreams_http_v3_http_protocol_options } from "../../../lib/gen/envoy/extensions/upstreams/http/v3/http_protocol_options_pb.ts";
 import { file_envoy_service_cluster_v3_cds } from "../../../lib/gen/envoy/service/cluster/v3/cds_pb.ts";
 import { file_envoy_service_discovery_v3_ads } from "../../../lib/gen/envoy/service/discovery/v3/ads_pb.ts";
@@ -46,6 +48,8 @@ export const envoyRootFiles: readonly DescFile[] = [
   file_envoy_extensions_filters_http_fault_v3_fault,
   file_envoy_config_bootstrap_v3_bootstrap,
   file_envoy_extensions_upstreams_http_v3_http_protocol_options,
+  file_envoy_extensions_transport_sockets_tls_v3_tls,
+  file_envoy_extensions_transport_sockets_raw_buffer_v3_raw_buffer,
 ];
 
 /** The roots and every file they import, transitively, each once. */
