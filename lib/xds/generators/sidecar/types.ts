@@ -70,6 +70,8 @@ export interface SidecarMeshSettings {
   connectTimeoutMs: number;
   /** MeshConfig.rootNamespace (istio-system): where mesh-wide Sidecars and rules live. */
   rootNamespace: string;
+  /** MeshConfig.dnsRefreshRate in ms (Istio's default 60s): dns_refresh_rate of DNS clusters. */
+  dnsRefreshRateMs?: number;
 }
 
 /**
