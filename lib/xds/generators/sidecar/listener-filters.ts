@@ -39,7 +39,7 @@ import { durationOf } from "../cluster-policy.ts";
 import { ROUTER_FILTER_NAME } from "../listener.ts";
 import { emptyFaultConfig, FAULT_FILTER_NAME } from "../route-fault.ts";
 import { deepFreeze, message } from "../shared.ts";
-import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./outbound-ports.ts";
+import { BLACK_HOLE_CLUSTER, PASSTHROUGH_CLUSTER } from "./cluster.ts";
 import type { OutboundTrafficMode } from "./types.ts";
 
 /** wellknown.HTTPConnectionManager. */
@@ -88,7 +88,7 @@ export function tcpProxyFilter(cluster: string, statPrefix = cluster): Filter {
 
 /** The cluster unknown outbound traffic goes to: PassthroughCluster (ALLOW_ANY) or BlackHoleCluster. */
 export function catchAllCluster(mode: OutboundTrafficMode): string {
-  return mode === "ALLOW_ANY" ? PASSTHROUGH_CLUSTER : BLACKHOLE_CLUSTER;
+  return mode === "ALLOW_ANY" ? PASSTHROUGH_CLUSTER : BLACK_HOLE_CLUSTER;
 }
 
 /**

@@ -23,6 +23,8 @@ import { RouteConfigurationSchema } from "../../../gen/envoy/config/route/v3/rou
 import { Int32RangeSchema } from "../../../gen/envoy/type/v3/range_pb.ts";
 import { durationOf } from "../cluster-policy.ts";
 import { message } from "../shared.ts";
+import { BLACK_HOLE_CLUSTER, INBOUND_PASSTHROUGH_CLUSTER } from "./cluster.ts";
+import { inboundClusterName } from "./cluster-common.ts";
 import {
   catchAllCluster,
   filterChain,
@@ -34,12 +36,7 @@ import {
   tcpProxyFilter,
 } from "./listener-filters.ts";
 import { WILDCARD } from "./listener-outbound.ts";
-import {
-  BLACKHOLE_CLUSTER,
-  INBOUND_PASSTHROUGH_CLUSTER,
-  inboundClusterName,
-  portKind,
-} from "./outbound-ports.ts";
+import { portKind } from "./outbound-ports.ts";
 import { defaultInboundRoute } from "./route-default.ts";
 import type { ServiceInstance, SidecarInputs } from "./types.ts";
 
@@ -79,7 +76,7 @@ export function virtualOutboundListener(inputs: SidecarInputs): Listener {
     useOriginalDst: true,
     trafficDirection: TrafficDirection.OUTBOUND,
     filterChains: [
-      filterChain([tcpProxyFilter(BLACKHOLE_CLUSTER)], {
+      filterChain([tcpProxyFilter(BLACK_HOLE_CLUSTER)], {
         name: `${VIRTUAL_OUTBOUND}-blackhole`,
         match: { destinationPort: PROXY_LISTEN_PORT },
       }),
@@ -100,7 +97,7 @@ export function virtualOutboundListener(inputs: SidecarInputs): Listener {
  */
 export function virtualInboundListener(inputs: SidecarInputs): Listener {
   const chains: FilterChain[] = [
-    filterChain([tcpProxyFilter(BLACKHOLE_CLUSTER)], {
+    filterChain([tcpProxyFilter(BLACK_HOLE_CLUSTER)], {
       name: `${VIRTUAL_INBOUND}-blackhole`,
       match: { destinationPort: PROXY_INBOUND_LISTEN_PORT },
     }),

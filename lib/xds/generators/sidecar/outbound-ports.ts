@@ -2,21 +2,13 @@
  * How a sidecar's outbound side is laid out per service port, as istiod decides it
  * (pilot/pkg/networking/core/listener.go buildSidecarOutboundListener; pkg/config/protocol):
  * HTTP-family ports share listener `0.0.0.0_<port>` and RouteConfiguration `<port>`, TCP-family
- * ports get `<VIP>_<port>` with tcp_proxy, ports of unknown protocol are sniffed. Also the names
- * of the catch-all clusters (pilot/pkg/networking/util: PassthroughCluster, BlackHoleCluster,
- * InboundPassthroughCluster) that listeners and routes name.
+ * ports get `<VIP>_<port>` with tcp_proxy, ports of unknown protocol are sniffed. The cluster
+ * names listeners and routes use come from the cluster side (cluster.ts, cluster-common.ts).
  */
 import type { Protocol, Service, ServicePort } from "../../../model/index.ts";
 import type { ServiceView } from "../../types.ts";
 import { compareStrings, mergedPorts, sortedServices } from "../shared.ts";
 import type { SidecarInputs } from "./types.ts";
-
-/** util.PassthroughCluster: original destination, what ALLOW_ANY sends unknown traffic to. */
-export const PASSTHROUGH_CLUSTER = "PassthroughCluster";
-/** util.BlackHoleCluster: a static cluster without endpoints (REGISTRY_ONLY, loops to 15001). */
-export const BLACKHOLE_CLUSTER = "BlackHoleCluster";
-/** util.InboundPassthroughCluster: inbound traffic to a port no service declares. */
-export const INBOUND_PASSTHROUGH_CLUSTER = "InboundPassthroughCluster";
 
 /** How a port is served outbound: HTTP (RDS), TCP (tcp_proxy), or sniffed (both chains). */
 export type PortKind = "http" | "tcp" | "sniffed";
@@ -78,9 +70,4 @@ export function recordFor(view: ServiceView, inputs: SidecarInputs): Service | u
 export function serviceVips(view: ServiceView, inputs: SidecarInputs): string[] {
   const rec = recordFor(view, inputs);
   return [...(rec?.addresses ?? [])].filter((a) => a !== "" && a !== "0.0.0.0").sort();
-}
-
-/** `inbound|<port>||`: the inbound cluster (and filter chain) of a service instance's target port. */
-export function inboundClusterName(port: number): string {
-  return `inbound|${port}||`;
 }

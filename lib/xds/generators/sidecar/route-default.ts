@@ -22,7 +22,7 @@ import {
 import { PreviousHostsPredicateSchema } from "../../../gen/envoy/extensions/retry/host/previous_hosts/v3/previous_hosts_pb.ts";
 import { durationOf } from "../cluster-policy.ts";
 import { deepFreeze, message } from "../shared.ts";
-import { PASSTHROUGH_CLUSTER } from "./outbound-ports.ts";
+import { PASSTHROUGH_CLUSTER } from "./cluster.ts";
 import type { OutboundTrafficMode } from "./types.ts";
 
 /** route.DefaultRouteName: the name of the route a service gets without a VirtualService. */

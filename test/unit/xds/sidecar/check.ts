@@ -1,23 +1,15 @@
 /**
  * What every sidecar LDS/RDS test checks of its output: each Listener and RouteConfiguration passes
- * Envoy's PGV rules (test/support/xds-check.ts), and the set is consistent (test/support/xds-refs.ts)
- * with the clusters the cluster side makes for the same inputs: `outbound|<port>||<host>` per
- * service port, `outbound|<port>|<subset>|<host>` per DestinationRule subset, `inbound|<port>||` per
- * inbound target port, BlackHoleCluster, PassthroughCluster, InboundPassthroughCluster.
+ * Envoy's PGV rules (test/support/xds-check.ts), and the whole set is consistent
+ * (test/support/xds-refs.ts) with the Clusters the cluster side (sidecarClusters) makes for the same
+ * inputs and the ClusterLoadAssignments the endpoint generator makes for the same views: every RDS
+ * name an HCM names is served, every cluster a route, mirror or tcp_proxy names exists, every EDS
+ * cluster has its assignment.
  */
-import { create, type DescMessage, toBinary } from "@bufbuild/protobuf";
-import {
-  Cluster_DiscoveryType,
-  ClusterSchema,
-} from "../../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
-import { clusterName, mergedPorts, subsetClusterName } from "../../../../lib/xds/generators/shared.ts";
+import { type DescMessage, toBinary } from "@bufbuild/protobuf";
+import { endpointGenerator } from "../../../../lib/xds/generators/endpoint.ts";
+import { sidecarClusters } from "../../../../lib/xds/generators/sidecar/cluster.ts";
 import { sidecarListeners } from "../../../../lib/xds/generators/sidecar/listener.ts";
-import {
-  BLACKHOLE_CLUSTER,
-  INBOUND_PASSTHROUGH_CLUSTER,
-  inboundClusterName,
-  PASSTHROUGH_CLUSTER,
-} from "../../../../lib/xds/generators/sidecar/outbound-ports.ts";
 import { sidecarRouteConfigurations } from "../../../../lib/xds/generators/sidecar/route.ts";
 import type { SidecarInputs } from "../../../../lib/xds/generators/sidecar/types.ts";
 import type { Generated } from "../../../../lib/xds/types.ts";
@@ -31,41 +23,24 @@ export function encode(g: Generated): EncodedResource & { name: string } {
   return { typeUrl: typeUrl(g.schema), name: g.name, value: toBinary(g.schema, g.message) };
 }
 
-/** The cluster names the cluster side publishes for `inputs` (see the file comment). */
-export function clusterNames(inputs: SidecarInputs): string[] {
-  const out = [BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, INBOUND_PASSTHROUGH_CLUSTER];
-  for (const v of inputs.services)
-    for (const { port } of mergedPorts(v)) {
-      out.push(clusterName(v.hostname, port));
-      for (const s of v.destinationRule?.subsets ?? []) out.push(subsetClusterName(v.hostname, port, s.name));
-    }
-  for (const i of inputs.instances) out.push(inboundClusterName(i.targetPort));
-  return out;
-}
-
-/** Static Clusters with those names: enough for the reference check, which follows names. */
-export function clusterStubs(names: readonly string[]): EncodedResource[] {
-  return names.map((name) =>
-    encode({
-      name,
-      schema: ClusterSchema,
-      message: create(ClusterSchema, {
-        name,
-        clusterDiscoveryType: { case: "type", value: Cluster_DiscoveryType.STATIC },
-      }),
-    }),
-  );
+/** The Clusters and ClusterLoadAssignments the other generators make for `inputs`, encoded. */
+export function clustersAndEndpoints(inputs: SidecarInputs): EncodedResource[] {
+  const ctx = { domainSuffix: inputs.mesh.domainSuffix };
+  return [
+    ...sidecarClusters(inputs).map(encode),
+    ...inputs.services.flatMap((v) => endpointGenerator.generate(v, ctx)).map(encode),
+  ];
 }
 
 /**
  * Generates the sidecar's Listeners and RouteConfigurations, asserts they pass PGV, and returns
- * them with the dangling references of the whole set (clusters as `clusterNames` gives, unless
- * `clusters` is passed).
+ * them with the dangling references of the whole set (the other side as clustersAndEndpoints
+ * gives, unless `others` is passed).
  */
-export function generateChecked(inputs: SidecarInputs, clusters = clusterNames(inputs)) {
+export function generateChecked(inputs: SidecarInputs, others = clustersAndEndpoints(inputs)) {
   const listeners = sidecarListeners(inputs);
   const routes = sidecarRouteConfigurations(inputs);
   const encoded = [...listeners, ...routes].map(encode);
   assertEnvoyValid(encoded, "sidecar LDS/RDS");
-  return { listeners, routes, dangling: danglingReferences([...encoded, ...clusterStubs(clusters)]) };
+  return { listeners, routes, dangling: danglingReferences([...encoded, ...others]) };
 }
