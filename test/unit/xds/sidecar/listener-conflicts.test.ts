@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Protocol, ServicePort } from "../../../../lib/model/index.ts";
+import { endpoint, shards } from "../builders.ts";
 import { bookinfoInputs, productpageInstance, svcView } from "./bookinfo.ts";
 import { generateChecked } from "./check.ts";
 import { listener, rdsOf, routeConfig, tcpClusterOf, vhosts } from "./inspect.ts";
@@ -103,5 +104,40 @@ describe("virtualInbound per instance", () => {
     // The HTTP inspector is off only on the TCP port.
     const rule = l.listenerFilters[1]?.filterDisabled?.rule;
     expect(rule?.case === "destinationPortRange" && rule.value.start).toBe(7101);
+  });
+});
+
+describe("ServiceEntry hosts", () => {
+  const external = (hostname: string, ports: ServicePort[], addresses: string[]) => {
+    const v = svcView("x", ports, addresses, { resolution: "DNSLB", meshExternal: true });
+    const svc = { ...(v.services[0] as NonNullable<(typeof v.services)[0]>), hostname, name: hostname };
+    // As the ServiceEntry registry gives a DNS entry without endpoints: its host, on each port.
+    const eps = ports.map((sp) => endpoint({ address: hostname, port: sp.port, servicePortName: sp.name }));
+    return {
+      ...v,
+      hostname,
+      services: [svc],
+      shards: { ...shards({ "External/Kubernetes": eps }), hostname },
+    };
+  };
+
+  it("a DNS entry without an address: TCP on 0.0.0.0, HTTP vhost with only its host as domain", () => {
+    const { listeners, routes } = run([
+      external("api.example.com", [p(443, "TLS")], []),
+      external("httpbin.org", [p(80, "HTTP")], ["0.0.0.0"]),
+    ]);
+    expect(listeners.map((x) => x.name)).toEqual([
+      "0.0.0.0_443",
+      "0.0.0.0_80",
+      "virtualOutbound",
+      "virtualInbound",
+    ]);
+    expect(listener(listeners, "0.0.0.0_443").filterChains.map(tcpClusterOf)).toEqual([
+      "outbound|443||api.example.com",
+    ]);
+    expect(vhosts(routeConfig(routes, "80"))).toEqual([
+      ["httpbin.org:80", ["httpbin.org"]],
+      ["allow_any", ["*"]],
+    ]);
   });
 });
