@@ -19,7 +19,7 @@ import {
 import { ListenerSchema } from "../../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
 import { httpConnectionManagerFilter } from "../../../../lib/xds/generators/sidecar/listener-filters.ts";
 import { assertEnvoyValid } from "../../../support/xds-check.ts";
-import { bookinfoInputs, bookinfoServices, reviewsVs } from "./bookinfo.ts";
+import { bookinfoInputs, bookinfoServices, reviewsVs } from "./bookinfo-routes.ts";
 import { clustersAndEndpoints, encode, generateChecked } from "./check.ts";
 import { listener, rdsOf, routeConfig, routesOf, tcpClusterOf, vhosts } from "./inspect.ts";
 

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { Protocol, ServicePort } from "../../../../lib/model/index.ts";
 import { endpoint, shards } from "../builders.ts";
-import { bookinfoInputs, productpageInstance, svcView } from "./bookinfo.ts";
+import { bookinfoInputs, productpageInstance, svcView } from "./bookinfo-routes.ts";
 import { generateChecked } from "./check.ts";
 import { listener, rdsOf, routeConfig, tcpClusterOf, vhosts } from "./inspect.ts";
 

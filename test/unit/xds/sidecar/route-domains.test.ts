@@ -10,7 +10,7 @@ import {
   proxyDnsDomain,
   serviceDomains,
 } from "../../../../lib/xds/generators/sidecar/route-domains.ts";
-import { bookinfoInputs, svcView } from "./bookinfo.ts";
+import { bookinfoInputs, svcView } from "./bookinfo-routes.ts";
 import { generateChecked } from "./check.ts";
 import { routeConfig, vhosts } from "./inspect.ts";
 

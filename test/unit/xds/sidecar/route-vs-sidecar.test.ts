@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import { HeaderValueOption_HeaderAppendAction } from "../../../../lib/gen/envoy/config/core/v3/base_pb.ts";
 import { FractionalPercent_DenominatorType } from "../../../../lib/gen/envoy/type/v3/percent_pb.ts";
 import { vsModel } from "../istio-views.ts";
-import { bookinfoInputs, bookinfoServices, reviewsDr } from "./bookinfo.ts";
+import { bookinfoInputs, bookinfoServices, reviewsDr } from "./bookinfo-routes.ts";
 import { generateChecked } from "./check.ts";
 import { routeConfig } from "./inspect.ts";
 
