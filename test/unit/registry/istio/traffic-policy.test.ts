@@ -24,16 +24,21 @@ describe("toTrafficPolicy", () => {
       }),
     ).toEqual({
       loadBalancer: {
-        consistentHash: { httpHeaderName: "x-user", algorithm: "ringHash", minimumRingSize: 2048 },
+        consistentHash: {
+          httpHeaderName: "x-user",
+          algorithm: "ringHash",
+          minimumRingSize: 2048,
+          ringHashSet: true,
+        },
       },
-      connectionPool: { http2MaxRequests: 10 },
+      connectionPool: { http2MaxRequests: 10, maxConnections: 1 },
       outlierDetection: {
         consecutiveGatewayErrors: 4,
         intervalMs: 1000,
         baseEjectionTimeMs: 30000,
         maxEjectionPercent: 20,
       },
-      tls: true,
+      tls: { mode: "ISTIO_MUTUAL" },
       portLevelSettings: [{ port: 80, loadBalancer: { simple: "LEAST_REQUEST" } }],
     });
   });
@@ -44,7 +49,7 @@ describe("toTrafficPolicy", () => {
     ],
     [
       { consistentHash: { useSourceIp: true, maglev: { tableSize: 65537 } } },
-      { consistentHash: { algorithm: "maglev" } },
+      { consistentHash: { algorithm: "maglev", maglevTableSize: 65537 } },
     ],
     [
       { consistentHash: { httpHeaderName: "h" } },
@@ -90,7 +95,7 @@ describe("mergeSubsetPolicy (MergeSubsetTrafficPolicy)", () => {
       { ...pool(10) },
       { connectionPool: { tcp: { maxConnections: 5 } } },
       80,
-      { connectionPool: {} },
+      { connectionPool: { maxConnections: 5 } },
     ],
     [
       "subset over the top-level port policy",
