@@ -51,6 +51,11 @@ export const PROXY_INBOUND_LISTEN_PORT = 15006;
 
 const zero = durationOf(0);
 
+/** Under INTERCEPTION_MODE TPROXY both capture listeners are transparent (istiod sets it then only). */
+function transparent(inputs: SidecarInputs): { transparent?: boolean } {
+  return inputs.proxy.metadata.interceptionMode === "TPROXY" ? { transparent: true } : {};
+}
+
 function wildcardAddress(port: number) {
   return message(AddressSchema, {
     address: {
@@ -74,6 +79,7 @@ export function virtualOutboundListener(inputs: SidecarInputs): Listener {
     name: VIRTUAL_OUTBOUND,
     address: wildcardAddress(PROXY_LISTEN_PORT),
     useOriginalDst: true,
+    ...transparent(inputs),
     trafficDirection: TrafficDirection.OUTBOUND,
     filterChains: [
       filterChain([tcpProxyFilter(BLACK_HOLE_CLUSTER)], {
@@ -114,6 +120,7 @@ export function virtualInboundListener(inputs: SidecarInputs): Listener {
   return message(ListenerSchema, {
     name: VIRTUAL_INBOUND,
     address: wildcardAddress(PROXY_INBOUND_LISTEN_PORT),
+    ...transparent(inputs),
     trafficDirection: TrafficDirection.INBOUND,
     continueOnListenerFiltersTimeout: true,
     listenerFilters: [originalDstFilter, httpInspector(noSniffing)],

@@ -246,6 +246,20 @@ describe("outboundTrafficPolicy REGISTRY_ONLY", () => {
   });
 });
 
+describe("INTERCEPTION_MODE TPROXY", () => {
+  it("makes both capture listeners transparent; REDIRECT leaves the field unset", () => {
+    const base = bookinfoInputs();
+    const tproxy = {
+      ...base,
+      proxy: { ...base.proxy, metadata: { ...base.proxy.metadata, interceptionMode: "TPROXY" as const } },
+    };
+    const { listeners } = generateChecked(tproxy);
+    expect(listener(listeners, "virtualOutbound").transparent).toBe(true);
+    expect(listener(listeners, "virtualInbound").transparent).toBe(true);
+    expect(listener(generateChecked(base).listeners, "virtualInbound").transparent).toBeUndefined();
+  });
+});
+
 describe("the checks can fail", () => {
   it("PGV rejects an HttpConnectionManager without stat_prefix in a sidecar listener", () => {
     const l = listener(generateChecked(bookinfoInputs()).listeners, "0.0.0.0_9080");
