@@ -36,6 +36,12 @@ const envoyFiles = [
   "envoy/extensions/filters/http/fault/v3/fault.proto",
   // Sidecar listeners name clusters through tcp_proxy; test/support/xds-refs.ts follows them.
   "envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto",
+  // Sidecar listeners: listener filters (virtualInbound, protocol sniffing) and the default retry
+  // policy's previous-hosts predicate (lib/xds/generators/sidecar/).
+  "envoy/extensions/filters/listener/original_dst/v3/original_dst.proto",
+  "envoy/extensions/filters/listener/http_inspector/v3/http_inspector.proto",
+  "envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto",
+  "envoy/extensions/retry/host/previous_hosts/v3/previous_hosts.proto",
   // `edgepilot agent bootstrap --generator envoy` output is checked against these (test/unit/agent).
   "envoy/config/bootstrap/v3/bootstrap.proto",
   "envoy/extensions/upstreams/http/v3/http_protocol_options.proto",

@@ -89,6 +89,26 @@ export interface HttpRoute {
   /** Absent: retries disabled (attempts 0). Istio's default policy when the route sets none. */
   retries?: RetryPolicy;
   fault?: FaultPolicy;
+  /** rewrite: the path prefix and authority an Envoy sidecar rewrites (gRPC ignores it). */
+  rewrite?: { uri?: string; authority?: string };
+  /** mirror (or mirrors), each with its percentage per million (default all): Envoy sidecars only. */
+  mirrors?: MirrorPolicy[];
+  /** headers: request and response header operations: Envoy sidecars only. */
+  headers?: { request?: HeaderOperations; response?: HeaderOperations };
+}
+
+/** A mirror destination (resolved like a route destination) and how much traffic it copies. */
+export interface MirrorPolicy {
+  destination: Omit<RouteDestination, "weight">;
+  /** Per million; undefined = every request (istiod's default 100%). */
+  perMillion?: number;
+}
+
+/** Headers.HeaderOperations: set (overwrite), add (append), remove; names as written. */
+export interface HeaderOperations {
+  set: Record<string, string>;
+  add: Record<string, string>;
+  remove: string[];
 }
 
 /** A validated VirtualService, hosts and destinations resolved. */
@@ -142,7 +162,50 @@ function toHttpRoute(r: Raw, resolve: (h: string) => string): HttpRoute {
   if (retries) out.retries = retries;
   const fault = toFault(obj(r.fault));
   if (fault) out.fault = fault;
+  const rw = obj(r.rewrite);
+  if (rw && (typeof rw.uri === "string" || typeof rw.authority === "string"))
+    out.rewrite = {
+      ...(typeof rw.uri === "string" && { uri: rw.uri }),
+      ...(typeof rw.authority === "string" && rw.authority !== "" && { authority: rw.authority }),
+    };
+  const mirrors = toMirrors(r, resolve);
+  if (mirrors.length > 0) out.mirrors = mirrors;
+  const h = obj(r.headers);
+  if (h) {
+    const request = toHeaderOps(obj(h.request));
+    const response = toHeaderOps(obj(h.response));
+    if (request || response) out.headers = { ...(request && { request }), ...(response && { response }) };
+  }
   return out;
+}
+
+/** mirror + mirrorPercentage, or mirrors (each with its own percentage). */
+function toMirrors(r: Raw, resolve: (h: string) => string): MirrorPolicy[] {
+  const one = (dest: Raw | undefined, pct: unknown): MirrorPolicy | undefined => {
+    if (!dest || typeof dest.host !== "string") return undefined;
+    const destination: MirrorPolicy["destination"] = { host: resolve(dest.host) };
+    if (typeof dest.subset === "string" && dest.subset !== "") destination.subset = dest.subset;
+    const port = obj(dest.port)?.number;
+    if (typeof port === "number" && port !== 0) destination.port = port;
+    return pct != null ? { destination, perMillion: perMillion(pct) } : { destination };
+  };
+  const single = one(obj(r.mirror), r.mirrorPercentage);
+  if (single) return [single];
+  return list(r.mirrors).flatMap((m) => one(obj(m.destination), m.percentage) ?? []);
+}
+
+function toHeaderOps(o: Raw | undefined): HeaderOperations | undefined {
+  if (!o) return undefined;
+  const strings = (v: unknown) =>
+    Object.fromEntries(
+      Object.entries(obj(v) ?? {}).filter((e): e is [string, string] => typeof e[1] === "string"),
+    );
+  const ops: HeaderOperations = {
+    set: strings(o.set),
+    add: strings(o.add),
+    remove: (Array.isArray(o.remove) ? o.remove : []).filter((x): x is string => typeof x === "string"),
+  };
+  return Object.keys(ops.set).length + Object.keys(ops.add).length + ops.remove.length > 0 ? ops : undefined;
 }
 
 /** Stands for matches that all belong to other gateways: the route never applies to the mesh. */

@@ -38,13 +38,21 @@ import { clusterName, listenerName, mergedPorts, message } from "./shared.ts";
 
 /** The Envoy routes of the view's VirtualService for `port`, in order; empty without one. */
 export function virtualServiceRoutes(view: ServiceView, port: number): Route[] {
+  return translatedRoutes(view, port).map((t) => t.route);
+}
+
+/**
+ * virtualServiceRoutes with the VirtualService route and match each Envoy route came from, so a
+ * generator that maps more of a route (an Envoy sidecar: rewrite, mirrors, headers) finds its source.
+ */
+export function translatedRoutes(view: ServiceView, port: number): { flat: FlatRoute; route: Route }[] {
   const vs = view.virtualService;
   if (!vs) return [];
-  const out: Route[] = [];
+  const out: { flat: FlatRoute; route: Route }[] = [];
   for (const flat of routesForPort(vs, port)) {
     if (flat.match && !expressible(flat.match)) continue;
-    const r = translateRoute(view, flat, port);
-    if (r) out.push(r);
+    const route = translateRoute(view, flat, port);
+    if (route) out.push({ flat, route });
   }
   return out;
 }

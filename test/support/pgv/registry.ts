@@ -12,8 +12,12 @@ import { file_envoy_config_listener_v3_listener } from "../../../lib/gen/envoy/c
 import { file_envoy_config_route_v3_route } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { file_envoy_extensions_filters_http_fault_v3_fault } from "../../../lib/gen/envoy/extensions/filters/http/fault/v3/fault_pb.ts";
 import { file_envoy_extensions_filters_http_router_v3_router } from "../../../lib/gen/envoy/extensions/filters/http/router/v3/router_pb.ts";
+import { file_envoy_extensions_filters_listener_http_inspector_v3_http_inspector } from "../../../lib/gen/envoy/extensions/filters/listener/http_inspector/v3/http_inspector_pb.ts";
+import { file_envoy_extensions_filters_listener_original_dst_v3_original_dst } from "../../../lib/gen/envoy/extensions/filters/listener/original_dst/v3/original_dst_pb.ts";
+import { file_envoy_extensions_filters_listener_tls_inspector_v3_tls_inspector } from "../../../lib/gen/envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector_pb.ts";
 import { file_envoy_extensions_filters_network_http_connection_manager_v3_http_connection_manager } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
 import { file_envoy_extensions_filters_network_tcp_proxy_v3_tcp_proxy } from "../../../lib/gen/envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy_pb.ts";
+import { file_envoy_extensions_retry_host_previous_hosts_v3_previous_hosts } from "../../../lib/gen/envoy/extensions/retry/host/previous_hosts/v3/previous_hosts_pb.ts";
 import { file_envoy_extensions_transport_sockets_raw_buffer_v3_raw_buffer } from "../../../lib/gen/envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer_pb.ts";
 import { file_envoy_extensions_transport_sockets_tls_v3_tls } from "../../../lib/gen/envoy/extensions/transport_sockets/tls/v3/tls_pb.ts";
 import { file_envoy_extensions_upstreams_http_v3_http_protocol_options } from "../../../lib/gen/envoy/extensions/upstreams/http/v3/http_protocol_options_pb.ts";
@@ -36,6 +40,10 @@ export const envoyRootFiles: readonly DescFile[] = [
   file_envoy_config_route_v3_route,
   file_envoy_extensions_filters_network_http_connection_manager_v3_http_connection_manager,
   file_envoy_extensions_filters_network_tcp_proxy_v3_tcp_proxy,
+  file_envoy_extensions_filters_listener_original_dst_v3_original_dst,
+  file_envoy_extensions_filters_listener_http_inspector_v3_http_inspector,
+  file_envoy_extensions_filters_listener_tls_inspector_v3_tls_inspector,
+  file_envoy_extensions_retry_host_previous_hosts_v3_previous_hosts,
   file_envoy_extensions_filters_http_router_v3_router,
   file_envoy_extensions_filters_http_fault_v3_fault,
   file_envoy_config_bootstrap_v3_bootstrap,

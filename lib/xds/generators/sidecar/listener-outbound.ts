@@ -1,0 +1,151 @@
+/**
+ * A sidecar's outbound listeners, as istiod's buildSidecarOutboundListeners builds them for the
+ * default (catch-all) egress listener of a proxy captured by iptables
+ * (pilot/pkg/networking/core/listener.go buildSidecarOutboundListener, buildListenerFromEntry,
+ * buildSidecarOutboundHTTPListenerOpts, mergeTCPFilterChains): one listener per (bind, port),
+ * bind_to_port false (virtualOutbound hands connections over by original destination).
+ */
+import { AddressSchema, SocketAddressSchema } from "../../../gen/envoy/config/core/v3/address_pb.ts";
+import { TrafficDirection } from "../../../gen/envoy/config/core/v3/base_pb.ts";
+import type {
+  FilterChain,
+  ListenerFilter,
+} from "../../../gen/envoy/config/listener/v3/listener_components_pb.ts";
+import { type Listener, ListenerSchema } from "../../../gen/envoy/config/listener/v3/listener_pb.ts";
+import { durationOf } from "../cluster-policy.ts";
+import { clusterName, compareStrings, listenerName, message } from "../shared.ts";
+import {
+  catchAllCluster,
+  filterChain,
+  httpConnectionManagerFilter,
+  httpInspectorFilter,
+  PASSTHROUGH_FILTER_CHAIN,
+  PLAINTEXT_HTTP_ALPNS,
+  RAW_BUFFER,
+  tcpProxyFilter,
+  tlsInspectorFilter,
+} from "./listener-filters.ts";
+import { type OutboundPort, outboundPorts, recordFor, serviceVips } from "./outbound-ports.ts";
+import type { SidecarInputs } from "./types.ts";
+
+/** The wildcard bind (IPv4; dual stack is not modelled). */
+export const WILDCARD = "0.0.0.0";
+
+/** One outbound listener: its bind and port, HTTP route name, TCP cluster. */
+export interface OutboundEntry {
+  bind: string;
+  port: number;
+  /** The RDS name of the HTTP chain (sniffed by ALPN), when the listener takes HTTP. */
+  rds?: string;
+  /** The cluster of the match-all TCP chain, when a TCP or sniffed service owns the listener. */
+  tcpCluster?: string;
+}
+
+/** getListenerName: `<bind>_<port>`. */
+export function outboundListenerName(bind: string, port: number): string {
+  return `${bind}_${port}`;
+}
+
+/**
+ * The outbound listeners, sorted by name. Per service port in (port, hostname) order, as istiod
+ * resolves conflicts on one (bind, port): HTTP binds 0.0.0.0 and shares RDS `<port>`; TCP binds the
+ * VIP (0.0.0.0 for a headless service) with tcp_proxy to `outbound|<port>||<host>`, a second
+ * match-all TCP chain on the same bind is dropped (TCPOverTCP); a sniffed port binds like TCP and
+ * gets both chains, its RDS `<host>:<port>` on a VIP and `<port>` on 0.0.0.0; HTTP and TCP on one
+ * bind merge (HTTPOverTCP, TCPOverHTTP, AutoOverTCP); a sniffed port over HTTP replaces it
+ * (AutoOverHTTP). Alias services get none, UDP ports none.
+ */
+export function outboundListeners(inputs: SidecarInputs): Listener[] {
+  return outboundEntries(inputs)
+    .map((e) => buildListener(e, inputs))
+    .sort((a, b) => compareStrings(a.name, b.name));
+}
+
+/**
+ * The outbound listeners as plain entries (outboundListeners' conflict rules applied), in
+ * (port, hostname) order of their first service: the RDS names they take are exactly the
+ * RouteConfigurations the route side builds.
+ */
+export function outboundEntries(inputs: SidecarInputs): OutboundEntry[] {
+  const entries = new Map<string, OutboundEntry>();
+  for (const p of outboundPorts(inputs.services)) {
+    if (recordFor(p.view, inputs)?.resolution === "Alias") continue;
+    addPort(entries, p, inputs);
+  }
+  return [...entries.values()];
+}
+
+function addPort(entries: Map<string, OutboundEntry>, p: OutboundPort, inputs: SidecarInputs): void {
+  const port = p.port.port;
+  const bind = p.kind === "http" ? WILDCARD : (serviceVips(p.view, inputs)[0] ?? WILDCARD);
+  const key = outboundListenerName(bind, port);
+  const cur = entries.get(key);
+  const cluster = clusterName(p.view.hostname, port);
+  if (p.kind === "http") {
+    if (!cur) entries.set(key, { bind, port, rds: String(port) });
+    else if (cur.rds === undefined) cur.rds = String(port); // HTTPOverTCP: merged, sniffed
+    return;
+  }
+  if (p.kind === "tcp") {
+    if (!cur) entries.set(key, { bind, port, tcpCluster: cluster });
+    else if (cur.tcpCluster === undefined) cur.tcpCluster = cluster; // TCPOverHTTP; TCPOverTCP keeps the first
+    return;
+  }
+  const rds = bind === WILDCARD ? String(port) : listenerName(p.view.hostname, port);
+  if (!cur) entries.set(key, { bind, port, rds, tcpCluster: cluster });
+  else if (cur.tcpCluster === undefined)
+    entries.set(key, { bind, port, rds, tcpCluster: cluster }); // AutoOverHTTP
+  else if (cur.rds === undefined) cur.rds = rds; // AutoOverTCP: the existing match-all TCP chain stays
+}
+
+const zero = durationOf(0);
+
+/**
+ * buildListenerFromEntry: the HTTP chain (ALPN http/1.1, h2c over raw_buffer) in filter_chains, the
+ * match-all TCP chain as default_filter_chain, or alone in filter_chains when there is no HTTP
+ * chain; without a TCP chain the default is the PassthroughFilterChain (tcp_proxy to Passthrough or
+ * BlackHole). An HTTP chain needs the TLS and HTTP inspectors; the HCM's stats are
+ * `outbound_<listener>`. listener_filters_timeout 0s (the mesh's protocolDetectionTimeout default).
+ */
+function buildListener(e: OutboundEntry, inputs: SidecarInputs): Listener {
+  const name = outboundListenerName(e.bind, e.port);
+  const tcp = e.tcpCluster !== undefined ? filterChain([tcpProxyFilter(e.tcpCluster)]) : undefined;
+  const chains: FilterChain[] = [];
+  let defaultChain: FilterChain | undefined;
+  const listenerFilters: ListenerFilter[] = [];
+  if (e.rds !== undefined) {
+    chains.push(
+      filterChain([httpConnectionManagerFilter(`outbound_${name}`, e.rds)], {
+        match: { transportProtocol: RAW_BUFFER, applicationProtocols: PLAINTEXT_HTTP_ALPNS },
+      }),
+    );
+    listenerFilters.push(tlsInspectorFilter, httpInspectorFilter);
+    defaultChain =
+      tcp ??
+      filterChain([tcpProxyFilter(catchAllCluster(inputs.mesh.outboundTrafficPolicy))], {
+        name: PASSTHROUGH_FILTER_CHAIN,
+        match: {},
+      });
+  } else if (tcp) {
+    chains.push(tcp);
+  }
+  return message(ListenerSchema, {
+    name,
+    address: message(AddressSchema, {
+      address: {
+        case: "socketAddress",
+        value: message(SocketAddressSchema, {
+          address: e.bind,
+          portSpecifier: { case: "portValue", value: e.port },
+        }),
+      },
+    }),
+    filterChains: chains,
+    ...(defaultChain && { defaultFilterChain: defaultChain }),
+    listenerFilters,
+    listenerFiltersTimeout: zero,
+    continueOnListenerFiltersTimeout: true,
+    trafficDirection: TrafficDirection.OUTBOUND,
+    bindToPort: false,
+  });
+}

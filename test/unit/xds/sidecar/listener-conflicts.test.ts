@@ -1,0 +1,143 @@
+/**
+ * Outbound listener conflicts on one (bind, port), as istiod's buildSidecarOutboundListener resolves
+ * them (pilot/pkg/networking/core/listener.go: HTTPOverTCP, TCPOverHTTP, TCPOverTCP, AutoOverHTTP,
+ * AutoOverTCP), plus headless binds, Alias services, UDP ports and inbound instances.
+ */
+import { describe, expect, it } from "vitest";
+import type { Protocol, ServicePort } from "../../../../lib/model/index.ts";
+import { endpoint, shards } from "../builders.ts";
+import { bookinfoInputs, productpageInstance, svcView } from "./bookinfo-routes.ts";
+import { generateChecked } from "./check.ts";
+import { listener, rdsOf, routeConfig, tcpClusterOf, vhosts } from "./inspect.ts";
+
+const p = (port: number, protocol: Protocol, name = protocol.toLowerCase()): ServicePort => ({
+  name,
+  port,
+  protocol,
+});
+const H = (n: string) => `${n}.default.svc.cluster.local`;
+
+function run(services: ReturnType<typeof svcView>[], instances = [productpageInstance()]) {
+  const out = generateChecked(bookinfoInputs({ services, instances }));
+  expect(out.dangling).toEqual([]);
+  return out;
+}
+
+describe("outbound listener conflicts", () => {
+  it("headless TCP and HTTP on one port share 0.0.0.0_<port>: HTTP by ALPN, the TCP service as default chain", () => {
+    const { listeners } = run([
+      svcView("web", [p(3000, "HTTP")], ["10.96.2.1"]),
+      svcView("db", [p(3000, "TCP")], [], { resolution: "Passthrough" }),
+    ]);
+    const l = listener(listeners, "0.0.0.0_3000");
+    expect(l.filterChains.map(rdsOf)).toEqual(["3000"]);
+    expect(tcpClusterOf(l.defaultFilterChain)).toBe(`outbound|3000||${H("db")}`);
+    expect(listeners.map((x) => x.name)).toEqual(["0.0.0.0_3000", "virtualOutbound", "virtualInbound"]);
+  });
+
+  it("two headless TCP services on one port: the first in hostname order keeps the listener", () => {
+    const { listeners } = run([
+      svcView("b", [p(5432, "TCP")], [], { resolution: "Passthrough" }),
+      svcView("a", [p(5432, "TCP")], [], { resolution: "Passthrough" }),
+    ]);
+    expect(listener(listeners, "0.0.0.0_5432").filterChains.map(tcpClusterOf)).toEqual([
+      `outbound|5432||${H("a")}`,
+    ]);
+  });
+
+  it("a headless sniffed port over HTTP replaces it (AutoOverHTTP) and shares RDS <port>", () => {
+    const { listeners, routes } = run([
+      svcView("a-web", [p(8080, "HTTP")], ["10.96.2.2"]),
+      svcView("b-raw", [p(8080, "UnsupportedProtocol", "")], [], { resolution: "Passthrough" }),
+    ]);
+    const l = listener(listeners, "0.0.0.0_8080");
+    expect(l.filterChains.map(rdsOf)).toEqual(["8080"]);
+    expect(tcpClusterOf(l.defaultFilterChain)).toBe(`outbound|8080||${H("b-raw")}`);
+    // Both services are virtual hosts of RouteConfiguration 8080; the headless one also as *.<name>.
+    expect(vhosts(routeConfig(routes, "8080")).map(([n]) => n)).toEqual([
+      `${H("a-web")}:8080`,
+      `${H("b-raw")}:8080`,
+      "allow_any",
+    ]);
+    expect(vhosts(routeConfig(routes, "8080"))[1]?.[1]).toContain(`*.${H("b-raw")}`);
+  });
+
+  it("TCP services on their own VIPs never conflict; Alias services and UDP ports get no listener", () => {
+    const { listeners, routes } = run([
+      svcView("r1", [p(6379, "Redis")], ["10.96.3.1"]),
+      svcView("r2", [p(6379, "Redis")], ["10.96.3.2"]),
+      svcView("alias", [p(80, "HTTP")], [], { resolution: "Alias" }),
+      svcView("dns", [p(53, "UDP")], ["10.96.3.3"]),
+    ]);
+    expect(listeners.map((x) => x.name)).toEqual([
+      "10.96.3.1_6379",
+      "10.96.3.2_6379",
+      "virtualOutbound",
+      "virtualInbound",
+    ]);
+    expect(routes).toEqual([]);
+  });
+});
+
+describe("virtualInbound per instance", () => {
+  it("a sniffed inbound port gets an HTTP chain by ALPN and a TCP chain; a TCP port one tcp_proxy chain", () => {
+    const web = svcView("web", [p(7000, "UnsupportedProtocol", ""), p(7001, "TCP")], ["10.96.4.1"]);
+    const svc = web.services[0];
+    if (!svc) throw new Error("no service");
+    const instances = svc.ports.map((sp) => ({
+      ...productpageInstance(),
+      service: svc,
+      servicePort: sp,
+      targetPort: sp.port + 100,
+    }));
+    const { listeners } = run([web], instances);
+    const l = listener(listeners, "virtualInbound");
+    expect(
+      l.filterChains.slice(3).map((c) => [c.name, c.filterChainMatch?.destinationPort, c.filters[0]?.name]),
+    ).toEqual([
+      ["0.0.0.0_7100", 7100, "envoy.filters.network.http_connection_manager"],
+      ["0.0.0.0_7100", 7100, "envoy.filters.network.tcp_proxy"],
+      ["0.0.0.0_7101", 7101, "envoy.filters.network.tcp_proxy"],
+    ]);
+    expect(l.filterChains[3]?.filterChainMatch?.applicationProtocols).toEqual(["http/1.1", "h2c"]);
+    expect(tcpClusterOf(l.filterChains[5])).toBe("inbound|7101||");
+    // The HTTP inspector is off only on the TCP port.
+    const rule = l.listenerFilters[1]?.filterDisabled?.rule;
+    expect(rule?.case === "destinationPortRange" && rule.value.start).toBe(7101);
+  });
+});
+
+describe("ServiceEntry hosts", () => {
+  const external = (hostname: string, ports: ServicePort[], addresses: string[]) => {
+    const v = svcView("x", ports, addresses, { resolution: "DNSLB", meshExternal: true });
+    const svc = { ...(v.services[0] as NonNullable<(typeof v.services)[0]>), hostname, name: hostname };
+    // As the ServiceEntry registry gives a DNS entry without endpoints: its host, on each port.
+    const eps = ports.map((sp) => endpoint({ address: hostname, port: sp.port, servicePortName: sp.name }));
+    return {
+      ...v,
+      hostname,
+      services: [svc],
+      shards: { ...shards({ "External/Kubernetes": eps }), hostname },
+    };
+  };
+
+  it("a DNS entry without an address: TCP on 0.0.0.0, HTTP vhost with only its host as domain", () => {
+    const { listeners, routes } = run([
+      external("api.example.com", [p(443, "TLS")], []),
+      external("httpbin.org", [p(80, "HTTP")], ["0.0.0.0"]),
+    ]);
+    expect(listeners.map((x) => x.name)).toEqual([
+      "0.0.0.0_443",
+      "0.0.0.0_80",
+      "virtualOutbound",
+      "virtualInbound",
+    ]);
+    expect(listener(listeners, "0.0.0.0_443").filterChains.map(tcpClusterOf)).toEqual([
+      "outbound|443||api.example.com",
+    ]);
+    expect(vhosts(routeConfig(routes, "80"))).toEqual([
+      ["httpbin.org:80", ["httpbin.org"]],
+      ["allow_any", ["*"]],
+    ]);
+  });
+});
