@@ -7,6 +7,22 @@
 import type { DescEnum } from "@bufbuild/protobuf";
 import { own, type PathLike, raw, type Sink } from "./shared.ts";
 
+/** The twelve numeric rule types of validate.proto (FieldRules' oneof cases). */
+export const numericTypes = [
+  "float",
+  "double",
+  "int32",
+  "int64",
+  "uint32",
+  "uint64",
+  "sint32",
+  "sint64",
+  "fixed32",
+  "fixed64",
+  "sfixed32",
+  "sfixed64",
+] as const;
+
 /** A comparable numeric value: bigint for 64-bit integers and duration nanos, number otherwise. */
 export type Num = number | bigint;
 

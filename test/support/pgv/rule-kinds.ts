@@ -14,23 +14,10 @@ import {
   ignored,
   required,
 } from "../../../lib/gen/validate/validate_pb.ts";
+import { numericTypes } from "./numbers.ts";
 import { fieldRules } from "./walk.ts";
 
 const numericKinds = ["const", "lt", "lte", "gt", "gte", "in", "not_in", "ignore_empty"];
-const numericTypes = [
-  "float",
-  "double",
-  "int32",
-  "int64",
-  "uint32",
-  "uint64",
-  "sint32",
-  "sint64",
-  "fixed32",
-  "fixed64",
-  "sfixed32",
-  "sfixed64",
-];
 
 /** Every rule kind walk.ts and its helpers check (each has a passing and a failing case in pgv.test.ts). */
 export const implementedRuleKinds: readonly string[] = [

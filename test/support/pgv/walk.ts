@@ -28,7 +28,7 @@ import {
   rules,
 } from "../../../lib/gen/validate/validate_pb.ts";
 import { checkMap, checkRepeated } from "./collections.ts";
-import { checkBool, checkEnum, checkNumber } from "./numbers.ts";
+import { checkBool, checkEnum, checkNumber, numericTypes } from "./numbers.ts";
 import { own, type PathLike, raw, type Sink, subPath } from "./shared.ts";
 import { checkBytes, checkString } from "./strings.ts";
 import { checkAnyRules, checkDuration, checkTimestamp, isWkt, isWrapper } from "./wkt.ts";
@@ -41,20 +41,7 @@ export interface WalkContext {
 }
 
 type Seconds = { seconds: bigint; nanos: number };
-const numeric = new Set([
-  "float",
-  "double",
-  "int32",
-  "int64",
-  "uint32",
-  "uint64",
-  "sint32",
-  "sint64",
-  "fixed32",
-  "fixed64",
-  "sfixed32",
-  "sfixed64",
-]);
+const numeric: ReadonlySet<string> = new Set(numericTypes);
 
 /** The field's `(validate.rules)`, if it has any. */
 export function fieldRules(f: DescField): FieldRules | undefined {

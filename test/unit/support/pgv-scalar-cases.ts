@@ -1,20 +1,7 @@
+import { numericTypes } from "../../support/pgv/numbers.ts";
 import { type FieldSpec, ruleMessage } from "./pgv-builders.ts";
 import type { RuleCase } from "./pgv-envoy-cases.ts";
 
-const numericTypes = [
-  "float",
-  "double",
-  "int32",
-  "int64",
-  "uint32",
-  "uint64",
-  "sint32",
-  "sint64",
-  "fixed32",
-  "fixed64",
-  "sfixed32",
-  "sfixed64",
-] as const;
 const wide = new Set(["int64", "uint64", "sint64", "fixed64", "sfixed64"]);
 
 export function rc(
