@@ -7,61 +7,31 @@
  */
 import { describe, expect, it } from "vitest";
 import { IngestBusyError } from "../../../lib/core/ingest-lease.ts";
-import { createMeshCore, type MeshCore } from "../../../lib/core/mesh-core.ts";
-import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
-import { validateEvents, validateList } from "../../../lib/ingest/index.ts";
+import type { MeshCore } from "../../../lib/core/mesh-core.ts";
+import { validateList } from "../../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
-import type { PushVersion, ResourceChange } from "../../../lib/push/flush.ts";
+import type { PushVersion } from "../../../lib/push/flush.ts";
 import { keys, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { CommitError } from "../../../lib/store/staged.ts";
 import { endpointSlice, event, pod, service } from "../../e2e/support/kube.ts";
-import { advanceUntilSettled, createManualClock, type ManualClock } from "../relay/manual-clock.ts";
+import { advanceUntilSettled, createManualClock } from "../relay/manual-clock.ts";
+import { ingestEvents, instance } from "./shared-instances.ts";
 
 const port = { name: "grpc", port: 9080 };
 const interval = 1000;
 
-/** A feed's announcement: its version (0: the gate opened) and `name@version` of each change, sorted. */
-const heardOf = (version: number, changes?: readonly ResourceChange[]) =>
-  `${version}:${changes ? changes.map((c) => `${c.name}@${c.version}`).sort() : "all"}`;
-
-/** One instance: a shared core over `store`, its feed and log recorded, and the turns it was asked for. */
-function instance(store: Store, clock: ManualClock, name: string) {
-  const lines: string[] = [];
-  let turnsAsked = 0;
-  let ids = 0;
-  const core = createMeshCore({
-    store,
-    config: { debounce: defaultDebounceOptions, registry: defaultRegistryOptions, syncTimeoutMs: 600_000 },
-    timers: clock,
-    log: (line) => lines.push(line),
-    requestTurn: () => {
-      turnsAsked++;
-    },
-    newId: () => `${name}-${++ids}`,
-    shared: true,
-    pollIntervalMs: interval,
-  });
-  const heard: string[] = [];
-  core.feed.subscribe((version, changes) => heard.push(heardOf(version, changes)));
-  return { core, heard, lines, turnsAsked: () => turnsAsked };
-}
-
 /** Two started instances over one store. */
 async function pair(store: Store = createMemoryStore()) {
   const clock = createManualClock();
-  const a = instance(store, clock, "a");
-  const b = instance(store, clock, "b");
+  const a = instance(store, clock, "a", { syncTimeoutMs: 600_000 });
+  const b = instance(store, clock, "b", { syncTimeoutMs: 600_000 });
   await a.core.start();
   await b.core.start();
   return { store, clock, a, b };
 }
 
-const events = (core: MeshCore, ...raw: unknown[]) => {
-  const v = validateEvents(raw);
-  if (!v.ok) throw new Error(v.error.message);
-  return core.ingest.events("east", v.value);
-};
+const events = (core: MeshCore, ...raw: unknown[]) => ingestEvents(core, raw);
 
 const reviews = (...ips: string[]) => [
   event("ADDED", service("reviews", "default", [port])),
@@ -204,8 +174,8 @@ describe("a core that dies mid-commit", () => {
     const base = createMemoryStore();
     const clock = createManualClock();
     const crashing = dying(base);
-    const a = instance(crashing.store, clock, "a");
-    const b = instance(base, clock, "b");
+    const a = instance(crashing.store, clock, "a", { syncTimeoutMs: 600_000 });
+    const b = instance(base, clock, "b", { syncTimeoutMs: 600_000 });
     await a.core.start();
     await b.core.start();
     const before = await b.core.sync.instance();
@@ -246,7 +216,7 @@ describe("a core that dies mid-commit", () => {
       const clock = createManualClock();
       await store.put(keys.commitMarker(), { at: 0, writes: 7 });
       if (lease) await store.put(keys.ingestLease(), lease);
-      const c = instance(store, clock, "c");
+      const c = instance(store, clock, "c", { syncTimeoutMs: 600_000 });
       await c.core.start();
       expect((await store.get(keys.commitMarker())) === undefined, JSON.stringify(lease)).toBe(restarts);
       expect(

@@ -7,11 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createMeshCore, type MeshCore } from "../../../lib/core/mesh-core.ts";
-import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
-import { validateEvents } from "../../../lib/ingest/index.ts";
-import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { MeshCore } from "../../../lib/core/mesh-core.ts";
 import {
   type DeleteOptions,
   keys,
@@ -22,7 +18,8 @@ import {
 } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { endpointSlice, event, pod, service } from "../../e2e/support/kube.ts";
-import { advanceUntilSettled, createManualClock, type ManualClock } from "../relay/manual-clock.ts";
+import { advanceUntilSettled, createManualClock } from "../relay/manual-clock.ts";
+import { ingestEvents, instance } from "./shared-instances.ts";
 
 const port = { name: "grpc", port: 9080 };
 
@@ -38,44 +35,7 @@ function interleaving(base: Store): Store {
   };
 }
 
-/** What a feed heard: the version (0: the gate opened) and the changed names, sorted. */
-const heardOf = (version: number, changes?: readonly ResourceChange[]) =>
-  `${version}:${changes ? changes.map((c) => `${c.name}@${c.version}`).sort() : "all"}`;
-
-interface Instance {
-  core: MeshCore;
-  heard: string[];
-  lines: string[];
-  turnsAsked: () => number;
-}
-
-/** A core over `store` (shared unless told), its feed and log recorded. */
-function instance(store: Store, clock: ManualClock, name: string, shared = true): Instance {
-  const lines: string[] = [];
-  let turnsAsked = 0;
-  let ids = 0;
-  const core = createMeshCore({
-    store,
-    config: { debounce: defaultDebounceOptions, registry: defaultRegistryOptions, syncTimeoutMs: 60_000 },
-    timers: clock,
-    log: (line) => lines.push(line),
-    requestTurn: () => {
-      turnsAsked++;
-    },
-    newId: () => `${name}-${++ids}`,
-    shared,
-    pollIntervalMs: 1000,
-  });
-  const heard: string[] = [];
-  core.feed.subscribe((version, changes) => heard.push(heardOf(version, changes)));
-  return { core, heard, lines, turnsAsked: () => turnsAsked };
-}
-
-const events = (core: MeshCore, raw: unknown[]) => {
-  const v = validateEvents(raw);
-  if (!v.ok) throw new Error(v.error.message);
-  return core.ingest.events("east", v.value);
-};
+const events = (core: MeshCore, raw: unknown[]) => ingestEvents(core, raw);
 
 /** The mesh state a store holds: every key but the push queue and the bookkeeping under meta/. */
 async function meshState(store: Store): Promise<Record<string, unknown>> {
@@ -97,8 +57,8 @@ async function concurrently(a: Ev[], b: Ev[], shared = true) {
   const base = createMemoryStore();
   const store = interleaving(base);
   const clock = createManualClock();
-  const x = instance(store, clock, "a", shared);
-  const y = instance(store, clock, "b", shared);
+  const x = instance(store, clock, "a", { shared });
+  const y = instance(store, clock, "b", { shared });
   await x.core.start();
   await y.core.start();
   await advanceUntilSettled(clock, Promise.all([events(x.core, a), events(y.core, b)]));
@@ -112,7 +72,7 @@ async function concurrently(a: Ev[], b: Ev[], shared = true) {
 async function serially(...batches: Ev[][]) {
   const store = createMemoryStore();
   const clock = createManualClock();
-  const x = instance(store, clock, "s", false);
+  const x = instance(store, clock, "s", { shared: false });
   await x.core.start();
   for (const b of batches) await events(x.core, b);
   x.core.stop();

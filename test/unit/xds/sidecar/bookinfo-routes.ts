@@ -10,10 +10,11 @@ import { defaultSidecarMesh } from "../../../../lib/xds/generators/sidecar/types
 import type { ServiceView } from "../../../../lib/xds/types.ts";
 import { endpoint, service, shards } from "../builders.ts";
 import { drModel, vsModel } from "../istio-views.ts";
+import { NS, PROXY_IP, productpageProxy } from "./bookinfo.ts";
 
-export const NS = "default";
-export const PRODUCTPAGE_IP = "10.0.0.5";
-export const NODE_ID = `sidecar~${PRODUCTPAGE_IP}~productpage-v1-6b746f74dc-9stvs.${NS}~${NS}.svc.cluster.local`;
+export { NODE_ID, NS } from "./bookinfo.ts";
+/** The productpage sidecar's IP (bookinfo.ts PROXY_IP). */
+export const PRODUCTPAGE_IP = PROXY_IP;
 
 const host = (name: string, ns = NS) => `${name}.${ns}.svc.cluster.local`;
 const http = (port: number): ServicePort => ({ name: "http", port, protocol: "HTTP" });
@@ -95,18 +96,7 @@ export function productpageInstance(): ServiceInstance {
 /** The productpage sidecar's inputs; `o` replaces parts (services, mesh, instances). */
 export function bookinfoInputs(o: Partial<SidecarInputs> = {}): SidecarInputs {
   return {
-    proxy: {
-      nodeId: NODE_ID,
-      parts: {
-        type: "sidecar",
-        ip: PRODUCTPAGE_IP,
-        id: `productpage-v1-6b746f74dc-9stvs.${NS}`,
-        dnsDomain: `${NS}.svc.cluster.local`,
-      },
-      ipAddresses: [PRODUCTPAGE_IP],
-      namespace: NS,
-      metadata: { labels: { app: "productpage", version: "v1" }, clusterId: "Kubernetes" },
-    },
+    proxy: productpageProxy(),
     instances: [productpageInstance()],
     services: bookinfoServices(),
     mesh: { ...defaultSidecarMesh },

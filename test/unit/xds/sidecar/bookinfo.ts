@@ -126,21 +126,26 @@ export function bookinfoViews(): ServiceView[] {
   ];
 }
 
+/** The productpage sidecar: its node id, IP, namespace and labels (the proxy both bookinfo fixtures pose as). */
+export function productpageProxy(): SidecarInputs["proxy"] {
+  return {
+    nodeId: NODE_ID,
+    parts: {
+      type: "sidecar",
+      ip: PROXY_IP,
+      id: `productpage-v1-6b746f74dc-9stvs.${NS}`,
+      dnsDomain: `${NS}.svc.cluster.local`,
+    },
+    ipAddresses: [PROXY_IP],
+    namespace: NS,
+    metadata: { labels: { app: "productpage", version: "v1" }, clusterId: "Kubernetes" },
+  };
+}
+
 /** The productpage sidecar's inputs: its one service instance, productpage:9080 ▶ 9080. */
 export function bookinfoInputs(o: Partial<SidecarInputs> = {}): SidecarInputs {
   return {
-    proxy: {
-      nodeId: NODE_ID,
-      parts: {
-        type: "sidecar",
-        ip: PROXY_IP,
-        id: `productpage-v1-6b746f74dc-9stvs.${NS}`,
-        dnsDomain: `${NS}.svc.cluster.local`,
-      },
-      ipAddresses: [PROXY_IP],
-      namespace: NS,
-      metadata: { labels: { app: "productpage", version: "v1" }, clusterId: "Kubernetes" },
-    },
+    proxy: productpageProxy(),
     instances: [
       {
         service: productpage,
