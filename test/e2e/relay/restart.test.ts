@@ -63,7 +63,10 @@ describe("relay ▶ restarted control plane", () => {
     expect(await cp.stop("SIGKILL")).toBe(null);
     cp = await startControlPlane(env, { port: cp.port, xdsPort: cp.xdsPort });
     const restartedAt = Date.now();
-    expect(await ready()).toMatchObject({ synced: false });
+    // No "synced: false right after the restart" check: with a 200 ms heartbeat the relay may have
+    // resynced the new process before the first /ready. That the new process started empty and was
+    // synced by the relay is shown below: its own log says the cluster became synced, and the relay
+    // delivered a resync of every kind after the restart.
     const after = await untilSynced("after the restart");
     const ms = Date.now() - restartedAt;
     console.log(`e2e relay: control plane restarted ▶ relay resynced it in ${ms}ms`);
