@@ -324,3 +324,11 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
     },
   };
 }
+
+/** The Views options a host derives from its registry config (domain suffix, discovery selectors). */
+export function sidecarViewOptions(registry: {
+  domainSuffix: string;
+  discoverySelectors: readonly LabelSelector[];
+}): Pick<ViewsOptions, "sidecarMesh" | "discoverySelectors"> {
+  return { sidecarMesh: { domainSuffix: registry.domainSuffix }, discoverySelectors: registry.discoverySelectors };
+}
