@@ -23,8 +23,7 @@
  */
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
-import type { ResourceChange } from "../push/flush.ts";
-import type { PushVersion } from "../push/flush.ts";
+import type { PushVersion, ResourceChange } from "../push/flush.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import { keys, type Store } from "../store/index.ts";
 import { sidecarClusters } from "./generators/sidecar/cluster.ts";
@@ -244,7 +243,9 @@ async function stored(groups: readonly (readonly Generated[])[]): Promise<Snapsh
   const out = new Map<string, StoredResource[]>();
   for (const group of groups) {
     const made = group.map((g) => toStored(g, ""));
-    const list = made.some((m) => m instanceof Promise) ? await Promise.all(made) : (made as StoredResource[]);
+    const list = made.some((m) => m instanceof Promise)
+      ? await Promise.all(made)
+      : (made as StoredResource[]);
     for (const r of list) {
       const l = out.get(r.typeUrl);
       if (l) l.push(r);

@@ -42,12 +42,12 @@ export function sidecarChanges(
   binding: SidecarBinding,
   changes: readonly ResourceChange[] | undefined,
   filtered: readonly ResourceChange[] | undefined,
-): { changes: readonly ResourceChange[] | undefined } | Promise<{ changes: readonly ResourceChange[] | undefined }> {
+):
+  | { changes: readonly ResourceChange[] | undefined }
+  | Promise<{ changes: readonly ResourceChange[] | undefined }> {
   if (filtered === undefined || !snapshots.endpointsOnly(changes)) return { changes: undefined };
   if (binding.signature === undefined) return { changes: filtered };
-  return snapshots
-    .instancesChanged(binding)
-    .then((changed) => ({ changes: changed ? undefined : filtered }));
+  return snapshots.instancesChanged(binding).then((changed) => ({ changes: changed ? undefined : filtered }));
 }
 
 /** Whether a change may change what a sidecar is served beside assignments (a Poll/Watch wakes for it). */

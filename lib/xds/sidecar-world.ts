@@ -7,14 +7,15 @@
  * exactly as the flush chooses them for the namespace's view (lib/push/views.ts overlayOf), and per
  * proxy its service instances (serviceInstances over an index by endpoint IP).
  */
-import type { LabelSelector } from "../registry/kube/records.ts";
+
 import type { Service } from "../model/index.ts";
-import { servingServices } from "../registry/istio/external-services.ts";
-import { type SidecarModel, sidecarFor } from "../registry/istio/sidecar.ts";
 import { destinationHosts } from "../push/consistency.ts";
 import { loadExternalHosts } from "../push/external-hosts.ts";
 import { loadRoutingConfigs, type RoutingConfigs, rootNamespace } from "../push/istio-configs.ts";
 import { createVisibility } from "../push/visibility.ts";
+import { servingServices } from "../registry/istio/external-services.ts";
+import { type SidecarModel, sidecarFor } from "../registry/istio/sidecar.ts";
+import type { LabelSelector } from "../registry/kube/records.ts";
 import type { EndpointShardsStored } from "../shards/shard-pieces.ts";
 import { assembleShards } from "../shards/shard-store.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
@@ -106,7 +107,10 @@ async function readViews(
       });
       if (visible.services.length === 0) continue;
       const served = servingServices(visible.services);
-      out.set(part[i] as string, served === visible.services ? visible : { ...visible, services: [...served] });
+      out.set(
+        part[i] as string,
+        served === visible.services ? visible : { ...visible, services: [...served] },
+      );
     }
   }
   return out;

@@ -22,7 +22,7 @@ import type { LabelSelector } from "../registry/kube/records.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
 import type { SidecarMeshSettings } from "./generators/sidecar/types.ts";
-import { type SidecarBinding, type SidecarSnapshots, createSidecarSnapshots } from "./sidecar-snapshots.ts";
+import { createSidecarSnapshots, type SidecarBinding, type SidecarSnapshots } from "./sidecar-snapshots.ts";
 import { sidecarChanges, sidecarSource, wakesSidecar } from "./sidecar-source.ts";
 import type { ResourceSource } from "./source.ts";
 import type { StoredResource } from "./types.ts";
@@ -73,6 +73,11 @@ export interface ViewsOptions {
   sidecarMesh?: Partial<SidecarMeshSettings>;
   /** meshConfig discoverySelectors, as the flush applies them. */
   discoverySelectors?: readonly LabelSelector[];
+  /**
+   * False: every node reads the store's resources as they are, sidecar or not (the agent's local
+   * server: its cache already holds what the upstream generated for its proxy). Default true.
+   */
+  sidecarResources?: boolean;
 }
 
 /** Whether `c` is a change of what a view may see (a marker, `name` ""), for `namespace`'s proxies. */
@@ -143,7 +148,7 @@ export function createViews(options: ViewsOptions): Views {
     async forNode(node) {
       const namespace = namespaceOf(node);
       const view = await forNamespace(namespace);
-      const sidecar = sidecars.bind(node, namespace);
+      const sidecar = options.sidecarResources === false ? undefined : sidecars.bind(node, namespace);
       return sidecar ? { ...view, sidecar } : view;
     },
     source(view, base) {
@@ -330,5 +335,8 @@ export function sidecarViewOptions(registry: {
   domainSuffix: string;
   discoverySelectors: readonly LabelSelector[];
 }): Pick<ViewsOptions, "sidecarMesh" | "discoverySelectors"> {
-  return { sidecarMesh: { domainSuffix: registry.domainSuffix }, discoverySelectors: registry.discoverySelectors };
+  return {
+    sidecarMesh: { domainSuffix: registry.domainSuffix },
+    discoverySelectors: registry.discoverySelectors,
+  };
 }
