@@ -65,7 +65,7 @@ export interface SidecarSnapshotOptions {
 /** The sidecar resources of one host. */
 export interface SidecarSnapshots {
   /** The binding of `node` in `namespace` (its view's), or undefined when it gets the proxyless set. */
-  bind(node: Node | undefined, namespace: string): SidecarBinding | undefined;
+  bind(node: Pick<Node, "id" | "metadata"> | undefined, namespace: string): SidecarBinding | undefined;
   /** The binding's CDS, LDS or RDS resources, sorted by name. */
   resources(binding: SidecarBinding, typeUrl: string): Promise<readonly StoredResource[]>;
   /** Notes a push (idempotent per array): what it makes stale. */
@@ -214,6 +214,8 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       return own.length === 0 ? mine : [...mine, ...own].sort(byName);
     },
     publish(changes) {
+      // Nothing built (a host without sidecars): nothing to keep or drop.
+      if (!world && outbound.size === 0 && inbound.size === 0) return;
       if (changes === undefined) return stale();
       if (seen.has(changes)) return;
       seen.add(changes);

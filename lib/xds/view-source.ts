@@ -180,10 +180,14 @@ export function createViews(options: ViewsOptions): Views {
       return c.name === "" ? markerFor(c, view.namespace) : c.view === view.key;
     },
     publish(changes) {
-      sidecars.publish(changes);
-      if (changes === undefined) return drop();
+      if (changes === undefined) {
+        sidecars.publish(undefined);
+        return drop();
+      }
       if (seen.has(changes)) return;
       seen.add(changes);
+      // Once per push, not per stream: the proxyless fan-out pays no lookup more for it.
+      sidecars.publish(changes);
       if (changes.some((c) => c.view !== undefined && c.name === "")) drop();
     },
     open: 0,
