@@ -134,13 +134,18 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       const services = dirty;
       dirty = new Set();
       const entry = world;
-      entry.world = entry.world.then(async (w) => {
+      const refreshed = entry.world.then(async (w) => {
         const next = await w.withShards(services);
         if (world === entry && next.resolvesByDns(services)) {
           outbound.clear();
           inbound.clear();
         }
         return next;
+      });
+      entry.world = refreshed;
+      // A failed read is not kept: the next ask reads the whole world again.
+      refreshed.catch(() => {
+        if (world === entry) world = undefined;
       });
     }
     return world.world;

@@ -16,6 +16,7 @@ const name = "reviews.default.svc.cluster.local:9080";
 const nodeIn = (ns: string) => ({
   id: `sidecar~10.244.9.9~app-1.${ns}~${ns}.svc.cluster.local`,
   cluster: `app.${ns}`,
+  metadata: { GENERATOR: "grpc" },
 });
 
 /** How many routes the node's namespace is served for `name`. */
