@@ -10,6 +10,7 @@
  */
 import { createClient } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningAgent, startAgent } from "../../../functions/node/agent-runtime.ts";
 import { DeltaPollService } from "../../../lib/gen/edgepilot/xds/v1/poll_pb.ts";
 import type { Cluster } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { Listener } from "../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
@@ -261,5 +262,40 @@ describe("the productpage sidecar over SotW ADS", () => {
     expect(got.get(EDS)?.size).toBe(want.get(EDS)?.length);
     expect([...(got.get(RDS)?.keys() ?? [])]).toEqual(["9080"]);
     expect(s.dangling()).toEqual([]);
+  });
+});
+
+describe("the productpage sidecar behind the agent", () => {
+  let agent: RunningAgent | undefined;
+  afterAll(async () => {
+    await agent?.stop();
+  });
+
+  it("gets the sidecar set the upstream generates for its node, valid and complete", async () => {
+    const lines: string[] = [];
+    agent = await startAgent(
+      {
+        upstream: `http://127.0.0.1:${cp.xdsPort}`,
+        tokenFile: undefined,
+        namespace: "default",
+        port: 0,
+        socket: undefined,
+        readyPort: 0,
+      },
+      { log: (l) => lines.push(l) },
+    );
+    const d = openDelta(agent.port);
+    streams.push(d);
+    const h = holder(d);
+    d.send({ typeUrl: CDS, node: productpageNode() });
+    d.send({ typeUrl: LDS });
+    await h.take();
+    await subscribeAll(d, h);
+    expect(h.names(LDS), lines.join("\n")).toEqual(
+      expect.arrayContaining(["virtualInbound", "virtualOutbound", "0.0.0.0_9080"]),
+    );
+    expect(h.names(CDS)).toEqual(expect.arrayContaining(["BlackHoleCluster", "inbound|9080||", reviews]));
+    expect(h.names(RDS)).toEqual(["9080"]);
+    expect(d.dangling()).toEqual([]);
   });
 });
