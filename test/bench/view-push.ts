@@ -20,7 +20,10 @@ export async function measureViewPush(pushes = 2000, streamCount = 1000): Promis
   for (let i = 0; i < streamCount; i++) {
     const v = createStreamView(views, base);
     const ns = `ns${i % 50}`;
-    await v.bind({ id: `sidecar~10.0.0.1~p.${ns}~${ns}.svc.cluster.local` } as Node);
+    await v.bind({
+      id: `sidecar~10.0.0.1~p.${ns}~${ns}.svc.cluster.local`,
+      metadata: { GENERATOR: "grpc" },
+    } as Node);
     streams.push(v);
   }
   const t0 = performance.now();
