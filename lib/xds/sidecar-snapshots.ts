@@ -98,11 +98,17 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
   const seen = new WeakSet<readonly ResourceChange[]>();
   const edsOnly = new WeakMap<readonly ResourceChange[], boolean>();
 
+  // Bumped whenever what is built goes stale: a read that began before never caches into the new state.
+  let generation = 0;
+  const clear = () => {
+    generation++;
+    outbound.clear();
+    inbound.clear();
+  };
   const stale = () => {
     world = undefined;
     dirty = new Set();
-    outbound.clear();
-    inbound.clear();
+    clear();
   };
 
   const load = (at: number | undefined) => {
@@ -123,8 +129,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
     if (!options.cache) {
       const at = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
       if (world?.at !== at) {
-        outbound.clear();
-        inbound.clear();
+        clear();
         return load(at);
       }
       return world.world;
@@ -136,10 +141,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       const entry = world;
       const refreshed = entry.world.then(async (w) => {
         const next = await w.withShards(services);
-        if (world === entry && next.resolvesByDns(services)) {
-          outbound.clear();
-          inbound.clear();
-        }
+        if (world === entry && next.resolvesByDns(services)) clear();
         return next;
       });
       entry.world = refreshed;
@@ -178,16 +180,15 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       };
     });
 
-  const inboundOf = (out: Outbound, b: SidecarBinding, instances: ServiceInstance[], sig: string) =>
-    remember(inbound, `${b.outboundKey}\n${sig}`, () => {
-      const inputs = { proxy: b.proxy, instances, services: out.services, mesh };
-      const listener: Generated = {
-        name: VIRTUAL_INBOUND,
-        schema: ListenerSchema,
-        message: virtualInboundListener(inputs),
-      };
-      return stored([inboundClusters(inputs, { mesh, proxyIps: b.proxy.ipAddresses }), [listener]]);
-    });
+  const buildInbound = (out: Outbound, b: SidecarBinding, instances: ServiceInstance[]) => {
+    const inputs = { proxy: b.proxy, instances, services: out.services, mesh };
+    const listener: Generated = {
+      name: VIRTUAL_INBOUND,
+      schema: ListenerSchema,
+      message: virtualInboundListener(inputs),
+    };
+    return stored([inboundClusters(inputs, { mesh, proxyIps: b.proxy.ipAddresses }), [listener]]);
+  };
 
   const endpointsOnly = (changes: readonly ResourceChange[] | undefined): boolean => {
     if (changes === undefined) return false;
@@ -208,14 +209,26 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       return { proxy, outboundKey: outboundKey(proxy), signature: undefined };
     },
     async resources(b, typeUrl) {
-      const w = await currentWorld();
+      let w: SidecarWorld;
+      let at: number;
+      for (;;) {
+        at = generation;
+        w = await currentWorld();
+        // A push made everything stale meanwhile: read the world it leaves.
+        if (at === generation) break;
+      }
       const out = await outboundOf(w, b);
       const mine = out.resources.get(typeUrl) ?? [];
       if (typeUrl === TypeUrl.route) return mine;
       const instances = w.instancesOf(b.proxy);
       const sig = instanceSignature(instances);
       b.signature = sig;
-      const own = (await inboundOf(out, b, instances, sig)).get(typeUrl) ?? [];
+      // Built from an outbound snapshot a push made stale meanwhile: answered, never cached.
+      const inboundSet =
+        at === generation
+          ? remember(inbound, `${b.outboundKey}\n${sig}`, () => buildInbound(out, b, instances))
+          : buildInbound(out, b, instances);
+      const own = (await inboundSet).get(typeUrl) ?? [];
       return own.length === 0 ? mine : [...mine, ...own].sort(byName);
     },
     publish(changes) {
