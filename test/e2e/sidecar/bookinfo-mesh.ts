@@ -74,6 +74,25 @@ export function reviewsScaled(): unknown[] {
   ];
 }
 
+/** A service of namespace `other` exported to its own namespace only (networking.istio.io/exportTo "."). */
+export function privateService(): unknown[] {
+  const s = service("internal", "other", [{ name: "http", port: 9090 }]);
+  return [
+    event("ADDED", {
+      ...s,
+      metadata: { ...s.metadata, annotations: { "networking.istio.io/exportTo": "." } },
+      spec: { ...s.spec, clusterIP: "10.96.1.1", clusterIPs: ["10.96.1.1"] },
+    }),
+    event("ADDED", versionedPod("internal", "other", "10.1.1.1", "v1")),
+    event(
+      "ADDED",
+      endpointSlice("internal-1", "internal", "other", { name: "http", port: 9090 }, [
+        { ip: "10.1.1.1", ready: true },
+      ]),
+    ),
+  ];
+}
+
 /** The productpage sidecar's node, with the metadata istio-proxy sends. */
 export function productpageNode(generator?: "grpc") {
   return {

@@ -28,6 +28,7 @@ import {
   decoded,
   edsNames,
   nameOf,
+  privateService,
   productpageNode,
   rdsNames,
   reviewsScaled,
@@ -187,6 +188,14 @@ describe("the productpage sidecar over Delta ADS", () => {
       [EDS, [reviews], []],
     ]);
     expect({ cds: h.names(CDS), lds: h.names(LDS) }).toEqual(before);
+  });
+
+  it("re-reads on a push of clusters and listeners it cannot see, and is sent nothing", async () => {
+    const before = { cds: d.holds(CDS), lds: d.holds(LDS), rds: d.holds(RDS) };
+    // New clusters and listeners are published (a Full push), but not exported to default.
+    await apply(cp, privateService());
+    expect(await h.take()).toEqual([]);
+    expect({ cds: d.holds(CDS), lds: d.holds(LDS), rds: d.holds(RDS) }).toEqual(before);
   });
 
   it("leaves a GENERATOR=grpc proxy on the same server the proxyless set", async () => {
