@@ -49,8 +49,3 @@ export function sidecarChanges(
   if (binding.signature === undefined) return { changes: filtered };
   return snapshots.instancesChanged(binding).then((changed) => ({ changes: changed ? undefined : filtered }));
 }
-
-/** Whether a change may change what a sidecar is served beside assignments (a Poll/Watch wakes for it). */
-export function wakesSidecar(change: { typeUrl: string; name: string }): boolean {
-  return change.typeUrl !== TypeUrl.endpoint || change.name === "";
-}

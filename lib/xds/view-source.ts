@@ -23,7 +23,7 @@ import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
 import type { SidecarMeshSettings } from "./generators/sidecar/types.ts";
 import { createSidecarSnapshots, type SidecarBinding, type SidecarSnapshots } from "./sidecar-snapshots.ts";
-import { sidecarChanges, sidecarSource, wakesSidecar } from "./sidecar-source.ts";
+import { sidecarChanges, sidecarSource } from "./sidecar-source.ts";
 import type { ResourceSource } from "./source.ts";
 import type { StoredResource } from "./types.ts";
 import { createViewTableReader } from "./view-store.ts";
@@ -55,7 +55,7 @@ export interface Views {
   ): readonly ResourceChange[] | undefined;
   /** Whether a change concerns `view` at all (Poll/Watch wake-ups). */
   concerns(view: NamespaceView, change: Pick<ResourceChange, "name" | "view">): boolean;
-  /** Whether a Poll/Watch of `view` wakes for `change` whatever names it asked for (a sidecar's snapshot may change). */
+  /** Whether a Poll/Watch of `view` wakes for any push, whatever names it asked for (a sidecar's set may change). */
   wakes(view: NodeView, change: { typeUrl: string; name: string }): boolean;
   /** The sidecar resources of this host. */
   readonly sidecars: SidecarSnapshots;
@@ -156,7 +156,9 @@ export function createViews(options: ViewsOptions): Views {
       return view.sidecar ? sidecarSource(sidecars, view.sidecar, shared) : shared;
     },
     sidecars,
-    wakes: (view, c) => view.sidecar !== undefined && wakesSidecar(c),
+    // Any push may change a sidecar's set (an assignment its own instances come from, too): its
+    // Poll or Watch recomputes, and answers only when what it subscribes to changed.
+    wakes: (view) => view.sidecar !== undefined,
     changesFor(view, changes) {
       if (changes === undefined) return undefined;
       let perView = filtered.get(changes);
