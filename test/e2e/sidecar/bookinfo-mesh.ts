@@ -74,6 +74,28 @@ export function reviewsScaled(): unknown[] {
   ];
 }
 
+/** A second details pod at `ip`, and the details slice with its endpoint (an endpoint-only change). */
+export function detailsScaled(ip: string): unknown[] {
+  return [
+    event("ADDED", versionedPod("details", "default", ip, "v1")),
+    event(
+      "MODIFIED",
+      endpointSlice("details-1", "details", "default", { name: "http", port: 9080 }, [
+        { ip: "10.1.0.11", ready: true },
+        { ip, ready: true },
+      ]),
+    ),
+  ];
+}
+
+/** The sidecar node of pod `pod` of `app` at `ip` in default (Istio metadata). */
+export function sidecarNode(app: string, pod: string, ip: string) {
+  return {
+    id: `sidecar~${ip}~${pod}.default~default.svc.cluster.local`,
+    metadata: { LABELS: { app, version: "v1" }, NAMESPACE: "default", CLUSTER_ID: "Kubernetes" },
+  };
+}
+
 /** A service of namespace `other` exported to its own namespace only (networking.istio.io/exportTo "."). */
 export function privateService(): unknown[] {
   const s = service("internal", "other", [{ name: "http", port: 9090 }]);

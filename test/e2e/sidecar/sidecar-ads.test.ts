@@ -22,16 +22,19 @@ import { type DeltaStream, openDelta } from "../delta/delta-client.ts";
 import { apply } from "../delta/mesh.ts";
 import { transports } from "../poll/support.ts";
 import { openAds } from "../support/ads-client.ts";
+import { podName } from "../support/kube.ts";
 import { type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
 import {
   bookinfoEvents,
   decoded,
+  detailsScaled,
   edsNames,
   nameOf,
   privateService,
   productpageNode,
   rdsNames,
   reviewsScaled,
+  sidecarNode,
 } from "./bookinfo-mesh.ts";
 
 const { cluster: CDS, endpoint: EDS, listener: LDS, route: RDS } = TypeUrl;
@@ -196,6 +199,23 @@ describe("the productpage sidecar over Delta ADS", () => {
     await apply(cp, privateService());
     expect(await h.take()).toEqual([]);
     expect({ cds: d.holds(CDS), lds: d.holds(LDS), rds: d.holds(RDS) }).toEqual(before);
+  });
+
+  it("a sidecar whose own endpoint appears (an endpoint-only push) gets its inbound side", async () => {
+    const ip = "10.1.0.16";
+    const n = openDelta(cp.xdsPort);
+    streams.push(n);
+    const nh = holder(n);
+    n.send({ typeUrl: CDS, node: sidecarNode("details", podName("details", ip), ip) });
+    n.send({ typeUrl: LDS });
+    await nh.take();
+    expect(nh.names(CDS)).not.toContain("inbound|9080||");
+    await apply(cp, detailsScaled(ip));
+    const rs = await nh.take();
+    expect(rs.map((r) => r.typeUrl)).toEqual([CDS, LDS]);
+    expect(nh.names(CDS)).toContain("inbound|9080||");
+    const inbound = nh.listeners().get("virtualInbound");
+    expect(inbound?.filterChains.map((c) => c.name)).toContain("0.0.0.0_9080");
   });
 
   it("leaves a GENERATOR=grpc proxy on the same server the proxyless set", async () => {
