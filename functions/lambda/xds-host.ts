@@ -22,7 +22,7 @@ import { attachMetrics, createRegistry } from "../../lib/metrics/index.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
-import { createViews } from "../../lib/xds/view-source.ts";
+import { createViews, sidecarViewOptions } from "../../lib/xds/view-source.ts";
 import { byGuard, createAuthInterceptor, restAuth } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
@@ -79,7 +79,7 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
   log(xdsAuthLogLine(config.xdsAuth, { host: "this function's URL", worker: false }));
   const source = createStoreSource(store);
   // Per-namespace views, dropped by the pushes the follower announces (as on Node).
-  const views = createViews({ store });
+  const views = createViews({ store, ...sidecarViewOptions(config.registry) });
   core.feed.attach(views);
   const hub = createPollHub(source);
   const polls = createPollServer({

@@ -28,6 +28,7 @@ import { keys } from "../../lib/store/keys.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import type { StoredResource, TypeUrl } from "../../lib/xds/types.ts";
 import { useSyncSha256 } from "../../lib/xds/version.ts";
+import { createViews } from "../../lib/xds/view-source.ts";
 import { createAdmission } from "../admission.ts";
 import { createAdsHandlers } from "../ads-handlers.ts";
 import { serveAdsH2 } from "./ads-h2.ts";
@@ -234,6 +235,8 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     maxResponseBytes: readMaxBytes,
     // Nothing reads the local streams' status here; their NACKs go upstream (the machine).
     recordStatus: false,
+    // The cache holds what the upstream generated for the local proxy's node (sidecar or proxyless): served as is.
+    views: createViews({ store, sidecarResources: false }),
   });
   const local = tapLocalStreams(ads, {
     namespace: config.namespace,

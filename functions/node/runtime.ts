@@ -19,7 +19,7 @@ import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import { useSyncSha256 } from "../../lib/xds/version.ts";
-import { createViews } from "../../lib/xds/view-source.ts";
+import { createViews, sidecarViewOptions } from "../../lib/xds/view-source.ts";
 import { createAdmission, createAdmissionInterceptor } from "../admission.ts";
 import { createAdsHandlers } from "../ads-handlers.ts";
 import { byGuard, createAuthInterceptor, restAuth } from "../auth.ts";
@@ -102,7 +102,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   const stopLag = addEventLoopLag(metrics.registry);
   const source = createStoreSource(store);
   // Per-namespace views, one table for every read path; a push that changes a view drops it.
-  const views = createViews({ store });
+  const views = createViews({ store, ...sidecarViewOptions(config.registry) });
   core.feed.attach(views);
   // Waiting polls and Watch streams: woken by each push on the core's feed, ended by shutdown.
   const pollHub = createPollHub(source);

@@ -13,7 +13,7 @@ import { logSafe } from "../../lib/log-safe.ts";
 import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
 import { createDurableObjectStore, type StoreRpc } from "../../lib/store/durable-object.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
-import { createViews } from "../../lib/xds/view-source.ts";
+import { createViews, sidecarViewOptions } from "../../lib/xds/view-source.ts";
 import { byGuard, createAuthInterceptor } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
@@ -101,7 +101,7 @@ function buildApp(env: Env): Hono {
   const maxRequestBytes = config.limits.maxRequestBytes;
   // The Worker hears no pushes: its views read the table's head on every call (one small value),
   // its parts only when the head changed (lib/xds/view-store.ts).
-  const views = createViews({ store, cache: false });
+  const views = createViews({ store, cache: false, ...sidecarViewOptions(config.registry) });
   mountConnect(
     app,
     createXdsRoutes({

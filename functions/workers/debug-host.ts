@@ -5,14 +5,18 @@
  */
 import { Hono } from "hono";
 import type { MeshCore } from "../../lib/core/mesh-core.ts";
-import { createViews } from "../../lib/xds/view-source.ts";
+import { createViews, sidecarViewOptions } from "../../lib/xds/view-source.ts";
 import { forwardedDebugAuth, mountDebug } from "../debug.ts";
 
 /** The debug app over `core`'s store; other paths answer 404. */
-export function createDebugHost(core: MeshCore): Hono {
+export function createDebugHost(core: MeshCore, registry?: Parameters<typeof sidecarViewOptions>[0]): Hono {
   const app = new Hono();
   // Views re-read their table's head on every lookup here (one small value): debug calls are rare.
-  const views = createViews({ store: core.store, cache: false });
+  const views = createViews({
+    store: core.store,
+    cache: false,
+    ...(registry && sidecarViewOptions(registry)),
+  });
   mountDebug(
     app,
     {

@@ -111,14 +111,14 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
       await this.#started;
       const path = new URL(request.url).pathname;
       if (isDebugPath(path)) {
-        this.#debug ??= createDebugHost(core);
+        this.#debug ??= createDebugHost(core, config.registry);
         host = this.#debug;
       } else if (isIngestPath(path)) {
         this.#ingest ??= createIngestHost({ core: core.ingest, config, log: workerLog(config.log) });
         host = this.#ingest;
       } else {
         if (!this.#polls) {
-          this.#polls = createPollHost(this.#store, config.limits, core.sync, core.xds);
+          this.#polls = createPollHost(this.#store, config.limits, core.sync, core.xds, config.registry);
           core.feed.attach(this.#polls);
         }
         host = this.#polls;

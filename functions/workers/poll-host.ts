@@ -16,7 +16,7 @@ import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import type { SyncGate } from "../../lib/xds/sync-gate.ts";
-import { createViews } from "../../lib/xds/view-source.ts";
+import { createViews, sidecarViewOptions } from "../../lib/xds/view-source.ts";
 import { byForwardedIdentity, createAuthInterceptor } from "../auth.ts";
 import { createPollRoutes } from "../poll.ts";
 
@@ -36,11 +36,17 @@ export interface PollHost extends FeedHub {
  * verified (poll-forward.ts): a call without one is Unauthenticated, and the node's namespace is
  * checked against it here, where the body is read.
  */
-export function createPollHost(store: Store, limits: Limits, gate?: SyncGate, xds?: XdsReporter): PollHost {
+export function createPollHost(
+  store: Store,
+  limits: Limits,
+  gate?: SyncGate,
+  xds?: XdsReporter,
+  registry?: Parameters<typeof sidecarViewOptions>[0],
+): PollHost {
   const source = createStoreSource(store);
   const hub = createPollHub(source);
   // Per-namespace views over the object's own store, dropped by the pushes that change them.
-  const views = createViews({ store });
+  const views = createViews({ store, ...(registry && sidecarViewOptions(registry)) });
   // The Worker keeps no proxy status today (it serves no ADS stream, and nothing sweeps expired
   // proxy/ records in the object): a Poll/Watch NACK is accepted and logged once, not stored. The
   // Node runtime records it (lib/core/poll-nack.ts createPollNackRecorder).

@@ -117,7 +117,12 @@ export async function readConfigDump(
         "no live status record for this proxyID: it is not connected to this control plane (or its record expired)",
     };
   const record = entry.value;
-  const view = await views.forNode(create(NodeSchema, { id: record.nodeId }));
+  // The node as the record keeps it: GENERATOR picks the set (proxyless or sidecar), CLUSTER_ID the VIPs.
+  const metadata = {
+    ...(record.generator !== "" && { GENERATOR: record.generator }),
+    ...(record.cluster !== undefined && { CLUSTER_ID: record.cluster }),
+  };
+  const view = await views.forNode(create(NodeSchema, { id: record.nodeId, metadata }));
   const source = views.source(view, createStoreSource(store));
   const configs: Record<string, unknown>[] = [];
   const types: DumpType[] = [];

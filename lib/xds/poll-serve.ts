@@ -29,8 +29,7 @@ import {
 } from "./poll-request.ts";
 import type { ResourceSource } from "./source.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
-import type { Views } from "./view-source.ts";
-import type { NamespaceView } from "./view-table.ts";
+import type { NodeView, Views } from "./view-source.ts";
 
 /** A timer as a signal that aborts after `ms`; `cancel` frees it early. Injected in tests. */
 export type Timeout = (ms: number) => { signal: AbortSignal; cancel(): void };
@@ -133,12 +132,14 @@ export function createPollServer(deps: PollServerDeps): PollServer {
   };
   const { views } = deps;
   // A call's view is looked up at its start and after each wake-up (a push may have changed it).
-  const through = (view: NamespaceView | undefined, source: ResourceSource) =>
+  const through = (view: NodeView | undefined, source: ResourceSource) =>
     views && view ? views.source(view, source) : source;
-  const listen = (query: PollQuery, view: { current: NamespaceView | undefined }) => {
+  const listen = (query: PollQuery, view: { current: NodeView | undefined }) => {
     const interest = interestOf(query);
     return deps.hub.listen((c) =>
-      views && view.current ? views.concerns(view.current, c) && (interest(c) || c.name === "") : interest(c),
+      views && view.current
+        ? views.concerns(view.current, c) && (interest(c) || c.name === "" || views.wakes(view.current, c))
+        : interest(c),
     );
   };
 
@@ -146,7 +147,7 @@ export function createPollServer(deps: PollServerDeps): PollServer {
     async poll(input, options) {
       let since = seconds();
       const query = read(input);
-      const view = { current: undefined as NamespaceView | undefined };
+      const view = { current: undefined as NodeView | undefined };
       const listener = listen(query, view);
       try {
         if (views) view.current = await views.forNode(input.request?.node);
@@ -181,7 +182,7 @@ export function createPollServer(deps: PollServerDeps): PollServer {
       const release = take("Watch");
       const version = istioVersion(input.request?.node?.metadata?.ISTIO_VERSION);
       deps.xds?.streamOpened("watch", version);
-      const viewOfCall = { current: undefined as NamespaceView | undefined };
+      const viewOfCall = { current: undefined as NodeView | undefined };
       const listener = listen(query, viewOfCall);
       const stop = anySignal([options.signal, deps.shutdown]);
       try {

@@ -6,27 +6,45 @@
  * view's streams only, and a shared change to a name a view overlays or hides never reaches it.
  * Proxies of namespaces without a view of their own read the shared source unwrapped (no cost when
  * no view exists).
+ *
+ * Which set a node gets (CONTRACT: GENERATOR): an Istio `sidecar~` node id whose metadata GENERATOR
+ * is not `grpc` gets Envoy sidecar resources (lib/xds/sidecar-snapshots.ts: assignments shared,
+ * clusters, listeners and routes from its class's snapshot); any other node (GENERATOR=grpc, a
+ * `router~` gateway, an id that is not an Istio node id) the proxyless set. A proxyless stream pays
+ * nothing for it: no lookup, no promise more per push.
  */
 
 import { nodeClaim } from "../auth/identity.ts";
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { ResourceChange } from "../push/flush.ts";
 import { rootNamespace } from "../push/istio-configs.ts";
+import type { LabelSelector } from "../registry/kube/records.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
+import type { SidecarMeshSettings } from "./generators/sidecar/types.ts";
+import { createSidecarSnapshots, type SidecarBinding, type SidecarSnapshots } from "./sidecar-snapshots.ts";
+import { sidecarChanges, sidecarSource } from "./sidecar-source.ts";
 import type { ResourceSource } from "./source.ts";
 import type { StoredResource } from "./types.ts";
 import { createViewTableReader } from "./view-store.ts";
 import { type NamespaceView, resolveView, sharedView, type ViewTable } from "./view-table.ts";
 
+/** A node's view: its namespace's, and, for an Envoy sidecar, what it is served sidecar resources as. */
+export interface NodeView extends NamespaceView {
+  readonly sidecar?: SidecarBinding;
+}
+
 /** The views of one host; also a FeedHub: a push that changes a view makes the next lookup re-read. */
 export interface Views {
   /** The view of proxies in `namespace`. */
   forNamespace(namespace: string): Promise<NamespaceView>;
-  /** The view of a node (its namespace as lib/auth/identity.ts parses it; none: the shared view). */
-  forNode(node: Node | undefined): Promise<NamespaceView>;
-  /** `base` as `view` sees it (base itself for the shared view). */
-  source(view: NamespaceView, base: ResourceSource): ResourceSource;
+  /**
+   * The view of a node (its namespace as lib/auth/identity.ts parses it; none: the shared view),
+   * bound to sidecar resources when the node is an Envoy sidecar (see the module comment).
+   */
+  forNode(node: Node | undefined): Promise<NodeView>;
+  /** `base` as `view` sees it (base itself for the shared view; a sidecar's snapshot beside it). */
+  source(view: NodeView, base: ResourceSource): ResourceSource;
   /**
    * A push's changes as streams of `view` take them; undefined when the push changed what the view
    * may see (or named nothing): re-resolve the view and re-read everything. Cached per array.
@@ -37,6 +55,10 @@ export interface Views {
   ): readonly ResourceChange[] | undefined;
   /** Whether a change concerns `view` at all (Poll/Watch wake-ups). */
   concerns(view: NamespaceView, change: Pick<ResourceChange, "name" | "view">): boolean;
+  /** Whether a Poll/Watch of `view` wakes for any push, whatever names it asked for (a sidecar's set may change). */
+  wakes(view: NodeView, change: { typeUrl: string; name: string }): boolean;
+  /** The sidecar resources of this host. */
+  readonly sidecars: SidecarSnapshots;
   /** Notes a push (idempotent per array): a view change, or an unnamed push, drops the cached table. */
   publish(changes?: readonly ResourceChange[]): void;
   /** Streams held (the Views hold none; FeedHub). */
@@ -47,6 +69,15 @@ export interface Views {
 export interface ViewsOptions {
   store: Store;
   cache?: boolean;
+  /** Sidecar mesh settings beside Istio's defaults (EDGEPILOT_DOMAIN_SUFFIX's `domainSuffix`). */
+  sidecarMesh?: Partial<SidecarMeshSettings>;
+  /** meshConfig discoverySelectors, as the flush applies them. */
+  discoverySelectors?: readonly LabelSelector[];
+  /**
+   * False: every node reads the store's resources as they are, sidecar or not (the agent's local
+   * server: its cache already holds what the upstream generated for its proxy). Default true.
+   */
+  sidecarResources?: boolean;
 }
 
 /** Whether `c` is a change of what a view may see (a marker, `name` ""), for `namespace`'s proxies. */
@@ -68,6 +99,12 @@ export function createViews(options: ViewsOptions): Views {
   type PerView = Map<string, Map<string, readonly ResourceChange[] | undefined>>;
   const filtered = new WeakMap<readonly ResourceChange[], PerView>();
   const resolved = new Map<string, NamespaceView>();
+  const sidecars = createSidecarSnapshots({
+    store,
+    cache,
+    ...(options.sidecarMesh && { mesh: options.sidecarMesh }),
+    ...(options.discoverySelectors && { discoverySelectors: options.discoverySelectors }),
+  });
 
   const read = (): Promise<ViewTable> => {
     if (cache && table) return table;
@@ -108,8 +145,20 @@ export function createViews(options: ViewsOptions): Views {
 
   return {
     forNamespace,
-    forNode: (node) => forNamespace(namespaceOf(node)),
-    source: (view, base) => (view.key === "" ? base : viewedSource(store, view, base)),
+    async forNode(node) {
+      const namespace = namespaceOf(node);
+      const view = await forNamespace(namespace);
+      const sidecar = options.sidecarResources === false ? undefined : sidecars.bind(node, namespace);
+      return sidecar ? { ...view, sidecar } : view;
+    },
+    source(view, base) {
+      const shared = view.key === "" ? base : viewedSource(store, view, base);
+      return view.sidecar ? sidecarSource(sidecars, view.sidecar, shared) : shared;
+    },
+    sidecars,
+    // Any push may change a sidecar's set (an assignment its own instances come from, too): its
+    // Poll or Watch recomputes, and answers only when what it subscribes to changed.
+    wakes: (view) => view.sidecar !== undefined,
     changesFor(view, changes) {
       if (changes === undefined) return undefined;
       let perView = filtered.get(changes);
@@ -133,9 +182,14 @@ export function createViews(options: ViewsOptions): Views {
       return c.name === "" ? markerFor(c, view.namespace) : c.view === view.key;
     },
     publish(changes) {
-      if (changes === undefined) return drop();
+      if (changes === undefined) {
+        sidecars.publish(undefined);
+        return drop();
+      }
       if (seen.has(changes)) return;
       seen.add(changes);
+      // Once per push, not per stream: the proxyless fan-out pays no lookup more for it.
+      sidecars.publish(changes);
       if (changes.some((c) => c.view !== undefined && c.name === "")) drop();
     },
     open: 0,
@@ -236,11 +290,20 @@ export interface StreamView {
 /** The view of one stream over `base` (sessions are built with `stream.source`). */
 export function createStreamView(views: Views, base: ResourceSource): StreamView {
   let bound = false;
-  let view: NamespaceView = sharedView("");
+  let view: NodeView = sharedView("");
   let current: ResourceSource = base;
-  const set = (v: NamespaceView) => {
+  const set = (v: NodeView) => {
     view = v;
     current = views.source(v, base);
+  };
+  // An Envoy sidecar's stream (view.sidecar): its own rules for what a push gives (sidecar-source.ts).
+  const sidecarPush = (sidecar: SidecarBinding, changes: readonly ResourceChange[] | undefined) => {
+    const out = views.changesFor(view, changes);
+    if (out !== undefined) return sidecarChanges(views.sidecars, sidecar, changes, out);
+    return views.forNamespace(view.namespace).then((v) => {
+      set({ ...v, sidecar });
+      return { changes: undefined };
+    });
   };
   return {
     source: {
@@ -254,12 +317,15 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
     },
     pushNow(changes) {
       views.publish(changes);
+      // A sidecar's push may look its instances up: push() answers it.
+      if (view.sidecar) return undefined;
       const out = views.changesFor(view, changes);
       return out !== undefined || !bound ? { changes: out } : undefined;
     },
     boundFor: (node) => bound || node === undefined,
     push(changes) {
       views.publish(changes);
+      if (view.sidecar) return sidecarPush(view.sidecar, changes);
       const out = views.changesFor(view, changes);
       if (out !== undefined || !bound) return { changes: out };
       return views.forNamespace(view.namespace).then((v) => {
@@ -267,5 +333,16 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
         return { changes: undefined };
       });
     },
+  };
+}
+
+/** The Views options a host derives from its registry config (domain suffix, discovery selectors). */
+export function sidecarViewOptions(registry: {
+  domainSuffix: string;
+  discoverySelectors: readonly LabelSelector[];
+}): Pick<ViewsOptions, "sidecarMesh" | "discoverySelectors"> {
+  return {
+    sidecarMesh: { domainSuffix: registry.domainSuffix },
+    discoverySelectors: registry.discoverySelectors,
   };
 }

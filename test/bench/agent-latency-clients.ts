@@ -75,7 +75,10 @@ async function openGroup(port: number, streams: number, target: number, services
     const others = [s % spread, (s + 7) % spread].map((i) => firstUntargeted + i);
     q.push(
       create(DeltaDiscoveryRequestSchema, {
-        node: { id: `sidecar~10.2.${s >> 8}.${s & 255}~p${s}-${target}.bench~bench.svc.cluster.local` },
+        node: {
+          id: `sidecar~10.2.${s >> 8}.${s & 255}~p${s}-${target}.bench~bench.svc.cluster.local`,
+          metadata: { GENERATOR: "grpc" },
+        },
         typeUrl: TypeUrl.endpoint,
         resourceNamesSubscribe: [target, ...others].map((n) => clusterOf(n)),
       }),

@@ -85,7 +85,10 @@ async function main(port: number, ingestPort: number, streams: number, services:
     const others = [1 + (s % (services - 1)), 1 + ((s + 7) % (services - 1))];
     q.push(
       create(DeltaDiscoveryRequestSchema, {
-        node: { id: `sidecar~10.1.${s >> 8}.${s & 255}~p${s}.bench~bench.svc.cluster.local` },
+        node: {
+          id: `sidecar~10.1.${s >> 8}.${s & 255}~p${s}.bench~bench.svc.cluster.local`,
+          metadata: { GENERATOR: "grpc" },
+        },
         typeUrl: TypeUrl.endpoint,
         resourceNamesSubscribe: [target, ...others].map((n) => clusterOf(n, ns)),
       }),

@@ -73,7 +73,10 @@ export async function measureIngestStall(body: string, events: number): Promise<
   const fetchClusters = () =>
     cds.fetchClusters(
       create(DiscoveryRequestSchema, {
-        node: { id: "sidecar~10.0.0.1~bench.default~default.svc.cluster.local" },
+        node: {
+          id: "sidecar~10.0.0.1~bench.default~default.svc.cluster.local",
+          metadata: { GENERATOR: "grpc" },
+        },
       }),
     );
   await fetchClusters(); // connect once before measuring

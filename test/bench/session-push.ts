@@ -46,7 +46,10 @@ function deltaBench(source: ResourceSource, stream: number): BenchSession {
   return {
     async subscribe(names) {
       const req = create(DeltaDiscoveryRequestSchema, {
-        node: { id: `sidecar~10.1.0.1~p${stream}.bench~bench.svc.cluster.local` },
+        node: {
+          id: `sidecar~10.1.0.1~p${stream}.bench~bench.svc.cluster.local`,
+          metadata: { GENERATOR: "grpc" },
+        },
         typeUrl: TypeUrl.endpoint,
         resourceNamesSubscribe: names,
       });
@@ -74,7 +77,10 @@ function sotwBench(source: ResourceSource, stream: number): BenchSession {
     async subscribe(names) {
       subscribed = names;
       const req = create(DiscoveryRequestSchema, {
-        node: { id: `sidecar~10.1.0.1~p${stream}.bench~bench.svc.cluster.local` },
+        node: {
+          id: `sidecar~10.1.0.1~p${stream}.bench~bench.svc.cluster.local`,
+          metadata: { GENERATOR: "grpc" },
+        },
         typeUrl: TypeUrl.endpoint,
         resourceNames: names,
       });

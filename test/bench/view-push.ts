@@ -5,7 +5,8 @@
  * Run alone: `npx tsx test/bench/view-push.ts [pushes]`.
  */
 
-import type { Node } from "../../lib/gen/envoy/config/core/v3/base_pb.ts";
+import { create } from "@bufbuild/protobuf";
+import { NodeSchema } from "../../lib/gen/envoy/config/core/v3/base_pb.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import { TypeUrl } from "../../lib/xds/types.ts";
@@ -20,7 +21,12 @@ export async function measureViewPush(pushes = 2000, streamCount = 1000): Promis
   for (let i = 0; i < streamCount; i++) {
     const v = createStreamView(views, base);
     const ns = `ns${i % 50}`;
-    await v.bind({ id: `sidecar~10.0.0.1~p.${ns}~${ns}.svc.cluster.local` } as Node);
+    await v.bind(
+      create(NodeSchema, {
+        id: `sidecar~10.0.0.1~p.${ns}~${ns}.svc.cluster.local`,
+        metadata: { GENERATOR: "grpc" },
+      }),
+    );
     streams.push(v);
   }
   const t0 = performance.now();

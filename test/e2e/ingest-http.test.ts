@@ -264,7 +264,10 @@ describe("shutdown", () => {
     async function* requests() {
       yield create(DiscoveryRequestSchema, {
         typeUrl: "type.googleapis.com/envoy.config.cluster.v3.Cluster",
-        node: { id: "sidecar~10.0.0.1~probe.default~default.svc.cluster.local" },
+        node: {
+          id: "sidecar~10.0.0.1~probe.default~default.svc.cluster.local",
+          metadata: { GENERATOR: "grpc" },
+        },
       });
       await new Promise(() => {}); // keep the request side open, as a proxy does
     }

@@ -145,16 +145,26 @@ describe("per-namespace views for proxyless gRPC", () => {
       ["default", 2],
       ["other", 1],
     ] as const) {
-      const fetched = await fetchRoutes({ node: { id: node(ns) }, resourceNames: [name] });
+      const fetched = await fetchRoutes({
+        node: { id: node(ns), metadata: { GENERATOR: "grpc" } },
+        resourceNames: [name],
+      });
       expect(routes(fetched.resources[0]?.value), `Fetch ${ns}`).toBe(want);
       const polled = await poll({
-        request: { typeUrl: TypeUrl.route, node: { id: node(ns) }, resourceNamesSubscribe: [name] },
+        request: {
+          typeUrl: TypeUrl.route,
+          node: { id: node(ns), metadata: { GENERATOR: "grpc" } },
+          resourceNamesSubscribe: [name],
+        },
       });
       expect(routes(polled.resources[0]?.resource?.value), `Poll ${ns}`).toBe(want);
       const rest = await fetch(`http://127.0.0.1:${cp.port}/v3/discovery:routes`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ node: { id: node(ns) }, resource_names: [name] }),
+        body: JSON.stringify({
+          node: { id: node(ns), metadata: { GENERATOR: "grpc" } },
+          resource_names: [name],
+        }),
       });
       const json = (await rest.json()) as { resources: { virtualHosts: { routes: unknown[] }[] }[] };
       expect(json.resources[0]?.virtualHosts[0]?.routes.length, `REST ${ns}`).toBe(want);

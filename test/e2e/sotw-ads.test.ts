@@ -10,7 +10,10 @@ import { type RunningControlPlane, startControlPlane } from "./support/runtime.t
 const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
 const EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";
 const cluster = "outbound|9080||reviews.default.svc.cluster.local";
-const node = { id: "sidecar~10.0.0.5~conformance.default~default.svc.cluster.local", metadata: {} };
+const node = {
+  id: "sidecar~10.0.0.5~conformance.default~default.svc.cluster.local",
+  metadata: { GENERATOR: "grpc" },
+};
 const port = { name: "grpc", port: 9080 };
 
 let cp: RunningControlPlane;

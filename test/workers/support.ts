@@ -80,10 +80,14 @@ export async function getStatus(): Promise<Status> {
   };
 }
 
-/** A sidecar node, as Envoy names itself. */
+/**
+ * A sidecar node id as Istio names it, of a proxyless client (GENERATOR=grpc, CONTRACT): the suites
+ * compare what it is served with the published (proxyless) set.
+ */
 export const envoyNode = {
   id: "sidecar~10.244.9.9~productpage-v1-6b746f74dc-9stvs.default~default.svc.cluster.local",
   cluster: "productpage.default",
+  metadata: { GENERATOR: "grpc" },
 };
 
 const fetchMethods = {

@@ -16,6 +16,7 @@ const name = "reviews.default.svc.cluster.local:9080";
 const nodeIn = (ns: string) => ({
   id: `sidecar~10.244.9.9~app-1.${ns}~${ns}.svc.cluster.local`,
   cluster: `app.${ns}`,
+  metadata: { GENERATOR: "grpc" },
 });
 
 /** How many routes the node's namespace is served for `name`. */
@@ -92,5 +93,32 @@ describe("views through the Worker on workerd", () => {
     // The first call read the head and the parts; the next ones the head alone (one call fewer).
     expect(afterFirst - first - (afterSecond - afterFirst)).toBe(1);
     expect(afterOther - afterSecond).toBe(afterSecond - afterFirst);
+  });
+
+  it("an Envoy sidecar (no GENERATOR) is served sidecar resources, routed as its namespace's view", async () => {
+    const sidecarIn = (ns: string) => ({
+      id: `sidecar~10.244.9.9~app-1.${ns}~${ns}.svc.cluster.local`,
+      metadata: { NAMESPACE: ns },
+    });
+    const listeners = await connectJson("envoy.service.listener.v3.ListenerDiscoveryService/FetchListeners", {
+      node: sidecarIn("default"),
+      typeUrl: TypeUrl.listener,
+    });
+    const names = ((listeners.resources ?? []) as { name?: string }[]).map((l) => l.name);
+    expect(names).toEqual(expect.arrayContaining(["0.0.0.0_9080", "virtualInbound", "virtualOutbound"]));
+    // RDS `9080`: the VirtualService exported to "." routes default's sidecars by header; other's take the default route.
+    for (const [ns, want] of [
+      ["default", 2],
+      ["other", 1],
+    ] as const) {
+      const json = await connectJson("envoy.service.route.v3.RouteDiscoveryService/FetchRoutes", {
+        node: sidecarIn(ns),
+        typeUrl: TypeUrl.route,
+        resourceNames: ["9080"],
+      });
+      const [rc] = (json.resources ?? []) as { virtualHosts?: { name?: string; routes?: unknown[] }[] }[];
+      const vh = rc?.virtualHosts?.find((v) => v.name === name);
+      expect(vh?.routes?.length, ns).toBe(want);
+    }
   });
 });

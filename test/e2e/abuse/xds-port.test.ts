@@ -134,7 +134,13 @@ describe("abuse on XDS_PORT: each attack is refused or bounded, a good proxy kee
 
   it("escapes NACK error_detail in the log: newlines cannot forge lines; a node id with one is refused", async () => {
     const ads = openAds(cp.xdsPort);
-    ads.send({ node: { id: "sidecar~10.0.0.7~forger.default~default.svc.cluster.local" }, typeUrl: CDS });
+    ads.send({
+      node: {
+        id: "sidecar~10.0.0.7~forger.default~default.svc.cluster.local",
+        metadata: { GENERATOR: "grpc" },
+      },
+      typeUrl: CDS,
+    });
     const r = await ads.next();
     ads.send({
       typeUrl: CDS,
@@ -159,7 +165,13 @@ describe("abuse on XDS_PORT: each attack is refused or bounded, a good proxy kee
 
   it("ends a SotW stream that asks for more than 16 type URLs (each is state the stream keeps)", async () => {
     const ads = openAds(cp.xdsPort);
-    ads.send({ node: { id: "sidecar~10.0.0.8~collector.default~default.svc.cluster.local" }, typeUrl: CDS });
+    ads.send({
+      node: {
+        id: "sidecar~10.0.0.8~collector.default~default.svc.cluster.local",
+        metadata: { GENERATOR: "grpc" },
+      },
+      typeUrl: CDS,
+    });
     expect((await ads.next())?.typeUrl).toBe(CDS);
     for (let i = 1; i < 16; i++) ads.send({ typeUrl: `type.example.com/t${i}` });
     for (let i = 1; i < 16; i++) expect((await ads.next())?.typeUrl).toBe(`type.example.com/t${i}`);

@@ -12,6 +12,7 @@ const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
 /** A node id in `ns`, as an Istio sidecar names itself. */
 export const nodeIn = (ns: string) => ({
   id: `sidecar~10.1.0.9~productpage-1.${ns}~${ns}.svc.cluster.local`,
+  metadata: { GENERATOR: "grpc" },
 });
 
 /** What a runtime gives the suite. */

@@ -22,7 +22,8 @@ export const names = (name: string) => {
 /** A node id as an Istio sidecar sends it. */
 export const node = (pod: string) => ({
   id: `sidecar~10.0.0.9~${pod}.${NS}~${NS}.svc.cluster.local`,
-  metadata: {},
+  // A proxyless client (CONTRACT: GENERATOR=grpc): these suites test the proxyless set.
+  metadata: { GENERATOR: "grpc" },
 });
 
 /** The events that create service `name` with ready endpoints at `ips` (pods, Service, one slice). */

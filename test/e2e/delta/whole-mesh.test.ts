@@ -38,7 +38,10 @@ const SERVICES = 10_000;
 const ENDPOINTS = 12;
 const EDS = TypeUrl.endpoint;
 const ADS = "/envoy.service.discovery.v3.AggregatedDiscoveryService";
-const node = { id: "sidecar~10.0.0.9~mesh-watcher.default~default.svc.cluster.local", metadata: {} };
+const node = {
+  id: "sidecar~10.0.0.9~mesh-watcher.default~default.svc.cluster.local",
+  metadata: { GENERATOR: "grpc" },
+};
 const fourMiB = 4 * 1024 * 1024;
 
 let runtime: NodeRuntime;

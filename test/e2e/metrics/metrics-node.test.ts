@@ -25,7 +25,7 @@ const ingestToken = "metrics-ingest-token";
 const cluster = "outbound|9080||reviews.default.svc.cluster.local";
 const node = {
   id: "sidecar~10.0.0.5~metrics.default~default.svc.cluster.local",
-  metadata: { ISTIO_VERSION: "1.24.0" },
+  metadata: { ISTIO_VERSION: "1.24.0", GENERATOR: "grpc" },
 };
 const port = { name: "grpc", port: 9080 };
 const slice = (ip: string) =>

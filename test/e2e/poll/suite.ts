@@ -138,7 +138,10 @@ export function describePollSuite(runtime: string, harness: () => PollHarness) {
     });
 
     it("a poll or Watch carrying a NACK (error_detail) is answered as without it; a bad one is InvalidArgument", async () => {
-      const node = { id: "sidecar~10.9.0.1~nacker.default~default.svc.cluster.local" };
+      const node = {
+        id: "sidecar~10.9.0.1~nacker.default~default.svc.cluster.local",
+        metadata: { GENERATOR: "grpc" },
+      };
       const held = pick(TypeUrl.endpoint, names.reviews);
       const nacking = (code: number, message: string): PollInit => ({
         request: {

@@ -143,14 +143,14 @@ describe("kill -9 and restart with an empty memory store", () => {
     const calls = callLoop(client);
     await calls.until((c) => c.ok >= 5, "first calls");
     const delta = openDelta(cp.xdsPort);
-    delta.send({ typeUrl: CDS, node: { id: proxyNode } });
+    delta.send({ typeUrl: CDS, node: { id: proxyNode, metadata: { GENERATOR: "grpc" } } });
     // The first answer may take a while on a loaded machine; then whatever follows it.
     expect(await delta.next(5000)).toBeDefined();
     await delta.drain(200);
     const held = delta.holds(CDS);
     expect([...held.keys()].sort()).toEqual([ratingsCluster, reviewsCluster]);
     const sotw = openAds(cp.xdsPort);
-    sotw.send({ typeUrl: CDS, node: { id: proxyNode } });
+    sotw.send({ typeUrl: CDS, node: { id: proxyNode, metadata: { GENERATOR: "grpc" } } });
     const before = await sotw.next();
     expect(cdsNames(before)).toEqual([ratingsCluster, reviewsCluster]);
     // A Delta EDS watcher holding reviews' assignment with its one endpoint.
@@ -184,9 +184,17 @@ describe("kill -9 and restart with an empty memory store", () => {
 
     // (b) Delta reconnects saying what it holds; (c) SotW reconnects with its version_info.
     const delta2 = openDelta(cp.xdsPort);
-    delta2.send({ typeUrl: CDS, node: { id: proxyNode }, initialResourceVersions: Object.fromEntries(held) });
+    delta2.send({
+      typeUrl: CDS,
+      node: { id: proxyNode, metadata: { GENERATOR: "grpc" } },
+      initialResourceVersions: Object.fromEntries(held),
+    });
     const sotw2 = openAds(cp.xdsPort);
-    sotw2.send({ typeUrl: CDS, node: { id: proxyNode }, versionInfo: before?.versionInfo ?? "" });
+    sotw2.send({
+      typeUrl: CDS,
+      node: { id: proxyNode, metadata: { GENERATOR: "grpc" } },
+      versionInfo: before?.versionInfo ?? "",
+    });
     // Before any resync: nothing removed, no SotW answer (it would lack every cluster).
     expect((await delta2.drain(500)).flatMap((r) => r.removedResources)).toEqual([]);
     expect(await sotw2.next(300)).toBeUndefined();

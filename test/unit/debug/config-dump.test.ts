@@ -58,7 +58,10 @@ describe("readConfigDump", () => {
     await store.put(keys.resource(TypeUrl.cluster, "b"), published("b", "9"));
     await store.put(
       keys.proxy(NODE),
-      record({}, [recordType({ sent: sent({ a: "1", b: "2" }), sentCount: 2, ackedVersion: "s1" })]),
+      // A proxyless client's record (GENERATOR=grpc): its dump compares the proxyless set.
+      record({ generator: "grpc" }, [
+        recordType({ sent: sent({ a: "1", b: "2" }), sentCount: 2, ackedVersion: "s1" }),
+      ]),
     );
     const r = await readConfigDump(store, createViews({ store }), { proxyID: NODE, now: NOW });
     if (!r.ok) throw new Error(r.error);

@@ -19,6 +19,8 @@ import type { Store } from "../../../lib/store/store.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 
 const nodeId = "sidecar~10.0.0.1~p.ns~ns.svc.cluster.local";
+/** A proxyless client's metadata: it is served the published set. */
+const grpc = { GENERATOR: "grpc" };
 
 /** A memory store holding one cluster, that notes the key of every put. */
 async function storeWithCluster(): Promise<{ store: Store; puts: string[] }> {
@@ -62,7 +64,10 @@ describe("ADS handlers' proxy status", () => {
       });
       // The proxy: its request, then the ACK of the answer, then the end of the stream.
       async function* requests(): AsyncGenerator<DiscoveryRequest> {
-        yield create(DiscoveryRequestSchema, { node: { id: nodeId }, typeUrl: TypeUrl.cluster });
+        yield create(DiscoveryRequestSchema, {
+          node: { id: nodeId, metadata: grpc },
+          typeUrl: TypeUrl.cluster,
+        });
         const res = await first;
         yield create(DiscoveryRequestSchema, {
           typeUrl: res.typeUrl,
@@ -115,7 +120,10 @@ describe("ADS handlers' proxy status interval", () => {
       };
       const stop = new AbortController();
       async function* requests(): AsyncGenerator<DiscoveryRequest> {
-        yield create(DiscoveryRequestSchema, { node: { id: nodeId }, typeUrl: TypeUrl.cluster });
+        yield create(DiscoveryRequestSchema, {
+          node: { id: nodeId, metadata: grpc },
+          typeUrl: TypeUrl.cluster,
+        });
         for (let n = 1; n <= 5; n++) {
           const res = await next(n);
           yield create(DiscoveryRequestSchema, {

@@ -18,7 +18,11 @@ export const resource = (ns: string, version: string): StoredResource => ({
   body: new TextEncoder().encode(`${route(ns)}@${version}`),
   service: `${ns}/${host(ns)}`,
 });
-export const node = (ns: string) => ({ id: `sidecar~10.0.0.1~p.${ns}~${ns}.svc.cluster.local` });
+export const node = (ns: string) => ({
+  id: `sidecar~10.0.0.1~p.${ns}~${ns}.svc.cluster.local`,
+  // A proxyless client (CONTRACT: GENERATOR=grpc): the views serve it the published set.
+  metadata: { GENERATOR: "grpc" },
+});
 
 /**
  * Shared routes of namespaces a, b and c; namespace a overlays its own route (a VirtualService

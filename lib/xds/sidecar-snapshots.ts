@@ -1,0 +1,305 @@
+/**
+ * The Envoy sidecar resources one host serves (CDS, LDS, RDS; EDS stays the shared
+ * ClusterLoadAssignments), built lazily from the store (sidecar-world.ts) and shared by class, never
+ * per proxy when a class will do.
+ *
+ * Sharing rule. The outbound part (outbound clusters, BlackHole/Passthrough/InboundPassthrough,
+ * outbound listeners, virtualOutbound, every RouteConfiguration) is one snapshot per OUTBOUND CLASS:
+ * the proxy's namespace (its view: Sidecar egress, exportTo, the VirtualServices and
+ * DestinationRules chosen there), the Sidecar chosen for it, and what the generators read of the
+ * proxy beside it: its DNS domain (route domains), its CLUSTER_ID (which record's VIPs), its IP
+ * family (DNS lookup family, bind addresses) and INTERCEPTION_MODE (transparent listeners). The
+ * inbound part (`inbound|<port>||` clusters, virtualInbound) is one snapshot per INBOUND CLASS: the
+ * outbound class plus the proxy's instance signature, every field cluster-inbound.ts and
+ * listener-virtual.ts read of its service instances (host, name, namespace, mesh-external, service
+ * port, protocol, target port). Both caches are LRU-bounded (maxSidecarClasses each).
+ *
+ * Freshness. A push that changes only ClusterLoadAssignments keeps every snapshot (their services'
+ * shards are read again for the instance index, and a DNS service's change, whose clusters carry
+ * endpoints inline, drops the outbound ones); any other push (a Cluster, Listener or Route change, a
+ * view marker, an unnamed push) drops them all: rebuilt when first asked. A host that hears no
+ * pushes (`cache` false) keys them by the store's push version (keys.pushVersion()) instead.
+ * Versions are content hashes (toStored): the same mesh gives the same versions on every instance.
+ */
+import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
+import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
+import type { PushVersion, ResourceChange } from "../push/flush.ts";
+import type { LabelSelector } from "../registry/kube/records.ts";
+import { keys, type Store } from "../store/index.ts";
+import { sidecarClusters } from "./generators/sidecar/cluster.ts";
+import { inboundClusters } from "./generators/sidecar/cluster-inbound.ts";
+import { sidecarListeners } from "./generators/sidecar/listener.ts";
+import { VIRTUAL_INBOUND, virtualInboundListener } from "./generators/sidecar/listener-virtual.ts";
+import { parseSidecarNode } from "./generators/sidecar/proxy.ts";
+import { sidecarRouteConfigurations } from "./generators/sidecar/route.ts";
+import {
+  defaultSidecarMesh,
+  type ServiceInstance,
+  type SidecarMeshSettings,
+  type SidecarProxy,
+} from "./generators/sidecar/types.ts";
+import { loadSidecarWorld, type SidecarWorld } from "./sidecar-world.ts";
+import { type Generated, type ServiceView, type StoredResource, TypeUrl } from "./types.ts";
+import { toStored } from "./version.ts";
+
+/** The most outbound classes, and inbound classes, one host keeps built (each an LRU). */
+export const maxSidecarClasses = 256;
+
+/** A stream (or one read) served sidecar resources: its proxy and outbound class. */
+export interface SidecarBinding {
+  readonly proxy: SidecarProxy;
+  readonly outboundKey: string;
+  /** The instance signature of its last read (undefined before): an EDS push re-checks it. */
+  signature: string | undefined;
+}
+
+/** Options; `mesh` overrides Istio's defaults (domain suffix from config; enableAutoMtls false). */
+export interface SidecarSnapshotOptions {
+  store: Store;
+  cache: boolean;
+  mesh?: Partial<SidecarMeshSettings>;
+  discoverySelectors?: readonly LabelSelector[];
+  maxClasses?: number;
+}
+
+/** The sidecar resources of one host. */
+export interface SidecarSnapshots {
+  /** The binding of `node` in `namespace` (its view's), or undefined when it gets the proxyless set. */
+  bind(node: Pick<Node, "id" | "metadata"> | undefined, namespace: string): SidecarBinding | undefined;
+  /** The binding's CDS, LDS or RDS resources, sorted by name. */
+  resources(binding: SidecarBinding, typeUrl: string): Promise<readonly StoredResource[]>;
+  /** Notes a push (idempotent per array): what it makes stale. */
+  publish(changes?: readonly ResourceChange[]): void;
+  /** Whether a push changed ClusterLoadAssignments only (sidecar snapshots then stand). */
+  endpointsOnly(changes: readonly ResourceChange[] | undefined): boolean;
+  /** After an EDS-only push: whether the binding's service instances changed (re-read its inbound side). */
+  instancesChanged(binding: SidecarBinding): Promise<boolean>;
+  /** Classes built now (tests, benches). */
+  readonly size: { outbound: number; inbound: number };
+}
+
+type Snapshot = ReadonlyMap<string, readonly StoredResource[]>;
+interface Outbound {
+  services: readonly ServiceView[];
+  resources: Snapshot;
+}
+
+const isEds = (c: ResourceChange) => c.typeUrl === TypeUrl.endpoint && c.name !== "";
+
+/** Creates the sidecar snapshots of one host (see the module comment). */
+export function createSidecarSnapshots(options: SidecarSnapshotOptions): SidecarSnapshots {
+  const { store } = options;
+  const mesh: SidecarMeshSettings = { ...defaultSidecarMesh, enableAutoMtls: false, ...options.mesh };
+  const max = options.maxClasses ?? maxSidecarClasses;
+  let world: { at: number | undefined; world: Promise<SidecarWorld> } | undefined;
+  let dirty = new Set<string>();
+  const outbound = new Map<string, Promise<Outbound>>();
+  const inbound = new Map<string, Promise<Snapshot>>();
+  const seen = new WeakSet<readonly ResourceChange[]>();
+  const edsOnly = new WeakMap<readonly ResourceChange[], boolean>();
+
+  // Bumped whenever what is built goes stale: a read that began before never caches into the new state.
+  let generation = 0;
+  const clear = () => {
+    generation++;
+    outbound.clear();
+    inbound.clear();
+  };
+  const stale = () => {
+    world = undefined;
+    dirty = new Set();
+    clear();
+  };
+
+  const load = (at: number | undefined) => {
+    const w = loadSidecarWorld({
+      store,
+      domainSuffix: mesh.domainSuffix,
+      ...(options.discoverySelectors && { discoverySelectors: options.discoverySelectors }),
+    });
+    const entry = { at, world: w };
+    world = entry;
+    w.catch(() => {
+      if (world === entry) world = undefined;
+    });
+    return w;
+  };
+
+  const currentWorld = async (): Promise<SidecarWorld> => {
+    if (!options.cache) {
+      const at = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
+      if (world?.at !== at) {
+        clear();
+        return load(at);
+      }
+      return world.world;
+    }
+    if (!world) return load(undefined);
+    if (dirty.size > 0) {
+      const services = dirty;
+      dirty = new Set();
+      const entry = world;
+      const refreshed = entry.world.then(async (w) => {
+        const next = await w.withShards(services);
+        if (world === entry && next.resolvesByDns(services)) clear();
+        return next;
+      });
+      entry.world = refreshed;
+      // A failed read is not kept: the next ask reads the whole world again.
+      refreshed.catch(() => {
+        if (world === entry) world = undefined;
+      });
+    }
+    return world.world;
+  };
+
+  const remember = <V>(map: Map<string, Promise<V>>, key: string, make: () => Promise<V>): Promise<V> => {
+    let p = map.get(key);
+    if (p) {
+      map.delete(key);
+      map.set(key, p);
+      return p;
+    }
+    p = make();
+    map.set(key, p);
+    p.catch(() => {
+      if (map.get(key) === p) map.delete(key);
+    });
+    while (map.size > max) map.delete(map.keys().next().value as string);
+    return p;
+  };
+
+  const outboundOf = (w: SidecarWorld, b: SidecarBinding) =>
+    remember(outbound, b.outboundKey, async (): Promise<Outbound> => {
+      const services = await w.visibleTo(b.proxy.namespace);
+      const inputs = { proxy: b.proxy, instances: [], services, mesh };
+      const listeners = sidecarListeners(inputs).filter((l) => l.name !== VIRTUAL_INBOUND);
+      return {
+        services,
+        resources: await stored([sidecarClusters(inputs), listeners, sidecarRouteConfigurations(inputs)]),
+      };
+    });
+
+  const buildInbound = (out: Outbound, b: SidecarBinding, instances: ServiceInstance[]) => {
+    const inputs = { proxy: b.proxy, instances, services: out.services, mesh };
+    const listener: Generated = {
+      name: VIRTUAL_INBOUND,
+      schema: ListenerSchema,
+      message: virtualInboundListener(inputs),
+    };
+    return stored([inboundClusters(inputs, { mesh, proxyIps: b.proxy.ipAddresses }), [listener]]);
+  };
+
+  const endpointsOnly = (changes: readonly ResourceChange[] | undefined): boolean => {
+    if (changes === undefined) return false;
+    let v = edsOnly.get(changes);
+    if (v === undefined) {
+      v = changes.every(isEds);
+      edsOnly.set(changes, v);
+    }
+    return v;
+  };
+
+  return {
+    bind(node, namespace) {
+      if (!node || node.metadata?.GENERATOR === "grpc") return undefined;
+      const parsed = parseSidecarNode(node.id, node.metadata);
+      if (!parsed.ok || parsed.proxy.parts.type !== "sidecar") return undefined;
+      const proxy = namespace === "" ? parsed.proxy : { ...parsed.proxy, namespace };
+      return { proxy, outboundKey: outboundKey(proxy), signature: undefined };
+    },
+    async resources(b, typeUrl) {
+      let w: SidecarWorld;
+      let at: number;
+      for (;;) {
+        at = generation;
+        w = await currentWorld();
+        // A push made everything stale meanwhile: read the world it leaves.
+        if (at === generation) break;
+      }
+      const out = await outboundOf(w, b);
+      const mine = out.resources.get(typeUrl) ?? [];
+      if (typeUrl === TypeUrl.route) return mine;
+      const instances = w.instancesOf(b.proxy);
+      const sig = instanceSignature(instances);
+      b.signature = sig;
+      // Built from an outbound snapshot a push made stale meanwhile: answered, never cached.
+      const inboundSet =
+        at === generation
+          ? remember(inbound, `${b.outboundKey}\n${sig}`, () => buildInbound(out, b, instances))
+          : buildInbound(out, b, instances);
+      const own = (await inboundSet).get(typeUrl) ?? [];
+      return own.length === 0 ? mine : [...mine, ...own].sort(byName);
+    },
+    publish(changes) {
+      // Nothing built (a host without sidecars): nothing to keep or drop.
+      if (!world && outbound.size === 0 && inbound.size === 0) return;
+      if (changes === undefined) return stale();
+      if (seen.has(changes)) return;
+      seen.add(changes);
+      if (!endpointsOnly(changes)) return stale();
+      if (!world) return;
+      for (const c of changes) {
+        if (c.version === null || c.service === undefined) return stale();
+        dirty.add(c.service);
+      }
+    },
+    endpointsOnly,
+    async instancesChanged(b) {
+      if (b.signature === undefined) return false;
+      const w = await currentWorld();
+      return instanceSignature(w.instancesOf(b.proxy)) !== b.signature;
+    },
+    get size() {
+      return { outbound: outbound.size, inbound: inbound.size };
+    },
+  };
+}
+
+const byName = (a: StoredResource, b: StoredResource) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/** Encodes and hashes generated resources once, grouped by type URL, sorted by name. */
+async function stored(groups: readonly (readonly Generated[])[]): Promise<Snapshot> {
+  const out = new Map<string, StoredResource[]>();
+  for (const group of groups) {
+    const made = group.map((g) => toStored(g, ""));
+    const list = made.some((m) => m instanceof Promise)
+      ? await Promise.all(made)
+      : (made as StoredResource[]);
+    for (const r of list) {
+      const l = out.get(r.typeUrl);
+      if (l) l.push(r);
+      else out.set(r.typeUrl, [r]);
+    }
+  }
+  for (const l of out.values()) l.sort(byName);
+  return out;
+}
+
+/** The outbound class of a proxy (see the module comment). */
+function outboundKey(p: SidecarProxy): string {
+  const v4 = p.ipAddresses.some((ip) => !ip.includes(":"));
+  const v6 = p.ipAddresses.some((ip) => ip.includes(":"));
+  return [
+    p.namespace,
+    p.parts.dnsDomain,
+    p.metadata.clusterId ?? "",
+    `${v4 ? 4 : ""}${v6 ? 6 : ""}`,
+    p.metadata.interceptionMode ?? "",
+  ].join("\n");
+}
+
+/** What the inbound generators read of the instances, in order. */
+function instanceSignature(instances: readonly ServiceInstance[]): string {
+  return JSON.stringify(
+    instances.map((i) => [
+      i.service.hostname,
+      i.service.name,
+      i.service.namespace,
+      i.service.meshExternal === true,
+      i.servicePort.port,
+      i.servicePort.protocol,
+      i.targetPort,
+    ]),
+  );
+}

@@ -1,0 +1,51 @@
+/**
+ * How an Envoy sidecar's stream reads and takes pushes (lib/xds/view-source.ts hands it here):
+ * ClusterLoadAssignments from the shared resources as its namespace's view sees them (the very
+ * assignments proxyless clients get, so one endpoint change is one assignment for everyone), its
+ * Clusters, Listeners and RouteConfigurations from its class's snapshot (sidecar-snapshots.ts).
+ */
+import type { ResourceChange } from "../push/flush.ts";
+import type { SidecarBinding, SidecarSnapshots } from "./sidecar-snapshots.ts";
+import type { ResourceSource } from "./source.ts";
+import { TypeUrl } from "./types.ts";
+
+const fromSnapshot: ReadonlySet<string> = new Set([TypeUrl.cluster, TypeUrl.listener, TypeUrl.route]);
+
+/** `eds` for assignments (and any type URL sidecars are not generated for), the snapshot for the rest. */
+export function sidecarSource(
+  snapshots: SidecarSnapshots,
+  binding: SidecarBinding,
+  eds: ResourceSource,
+): ResourceSource {
+  return {
+    async get(typeUrl, names) {
+      if (!fromSnapshot.has(typeUrl)) return eds.get(typeUrl, names);
+      if (names.length === 0) return [];
+      const wanted = new Set(names);
+      return (await snapshots.resources(binding, typeUrl)).filter((r) => wanted.has(r.name));
+    },
+    async list(typeUrl) {
+      if (!fromSnapshot.has(typeUrl)) return eds.list(typeUrl);
+      return [...(await snapshots.resources(binding, typeUrl))];
+    },
+  };
+}
+
+/**
+ * The changes a sidecar stream takes for a push, given `filtered` (its namespace view's share):
+ * an EDS-only push passes through unless the proxy's own service instances changed with it; any
+ * other push gives undefined (re-read everything: the sessions diff by version and send only what
+ * changed, and no removal passes the sync gate before the registry is synced).
+ */
+export function sidecarChanges(
+  snapshots: SidecarSnapshots,
+  binding: SidecarBinding,
+  changes: readonly ResourceChange[] | undefined,
+  filtered: readonly ResourceChange[] | undefined,
+):
+  | { changes: readonly ResourceChange[] | undefined }
+  | Promise<{ changes: readonly ResourceChange[] | undefined }> {
+  if (filtered === undefined || !snapshots.endpointsOnly(changes)) return { changes: undefined };
+  if (binding.signature === undefined) return { changes: filtered };
+  return snapshots.instancesChanged(binding).then((changed) => ({ changes: changed ? undefined : filtered }));
+}

@@ -1,0 +1,186 @@
+/**
+ * The sidecar snapshots of one host over a real memory store holding the bookinfo services and
+ * shards: which nodes get sidecar resources, the sharing rule (one outbound snapshot per class, an
+ * inbound one per instance signature), what a push keeps and drops, the LRU bound, and a host that
+ * hears no pushes keying them by the push version. Every resource served passes Envoy's PGV rules.
+ */
+import { describe, expect, it } from "vitest";
+import type { Endpoint } from "../../../lib/model/index.ts";
+import type { ResourceChange } from "../../../lib/push/flush.ts";
+import { keys } from "../../../lib/store/keys.ts";
+import { createMemoryStore } from "../../../lib/store/memory.ts";
+import type { Store } from "../../../lib/store/store.ts";
+import { createSidecarSnapshots, type SidecarSnapshots } from "../../../lib/xds/sidecar-snapshots.ts";
+import { type ServiceView, type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
+import { assertEnvoyValid } from "../../support/xds-check.ts";
+import { bookinfoViews, ep, host, NS, PROXY_IP } from "./sidecar/bookinfo.ts";
+
+const { cluster: CDS, listener: LDS, route: RDS, endpoint: EDS } = TypeUrl;
+const productpage = host("productpage");
+
+/** A node of pod `pod` at `ip` in `ns` (Istio metadata; `extra` overrides). */
+const node = (ip: string, pod: string, ns = NS, extra: Record<string, string> = {}) => ({
+  id: `sidecar~${ip}~${pod}.${ns}~${ns}.svc.cluster.local`,
+  metadata: { NAMESPACE: ns, CLUSTER_ID: "Kubernetes", ...extra },
+});
+
+async function put(store: Store, view: ServiceView): Promise<void> {
+  for (const s of view.services) await store.put(keys.service(s.namespace, s.hostname, s.clusterId), s);
+  if (view.shards) await store.put(keys.shards(view.namespace, view.hostname), view.shards);
+}
+
+/** The bookinfo mesh in a store; productpage's endpoints at `productpageIps`. */
+async function bookinfoStore(productpageIps = [PROXY_IP]) {
+  const store = createMemoryStore();
+  for (const v of bookinfoViews())
+    await put(store, v.hostname === productpage ? withIps(v, productpageIps) : v);
+  return store;
+}
+
+function withIps(v: ServiceView, ips: string[]): ServiceView {
+  const endpoints: Endpoint[] = ips.map((ip) => ep(ip, 9080, "http"));
+  return {
+    ...v,
+    shards: {
+      ...(v.shards as NonNullable<ServiceView["shards"]>),
+      shards: { "Kubernetes/Kubernetes": endpoints },
+    },
+  };
+}
+
+const versions = (rs: readonly StoredResource[]) => new Map(rs.map((r) => [r.name, r.version]));
+const valid = (rs: readonly StoredResource[]) => {
+  assertEnvoyValid(
+    rs.map((r) => ({ typeUrl: r.typeUrl, name: r.name, value: r.body })),
+    "sidecar snapshot",
+  );
+  return rs;
+};
+
+async function read(s: SidecarSnapshots, n: ReturnType<typeof node>, typeUrl: string) {
+  const b = s.bind(n, n.metadata.NAMESPACE);
+  if (!b) throw new Error(`${n.id}: not bound as a sidecar`);
+  return valid(await s.resources(b, typeUrl));
+}
+
+const edsChange = (hostname: string): ResourceChange => ({
+  typeUrl: EDS,
+  name: `outbound|9080||${hostname}`,
+  version: "v2",
+  body: new Uint8Array(),
+  service: `${NS}/${hostname}`,
+});
+
+describe("which nodes get sidecar resources", () => {
+  const s = createSidecarSnapshots({ store: createMemoryStore(), cache: true });
+  it.each([
+    ["an Istio sidecar node", node(PROXY_IP, "pp-1"), true],
+    ["GENERATOR=grpc", node(PROXY_IP, "pp-1", NS, { GENERATOR: "grpc" }), false],
+    [
+      "a router (gateway)",
+      { id: `router~${PROXY_IP}~gw.${NS}~${NS}.svc.cluster.local`, metadata: {} },
+      false,
+    ],
+    ["a plain id", { id: "my-client", metadata: {} }, false],
+    ["an id whose IP is no IP", { id: `sidecar~nope~pp.${NS}~${NS}.svc.cluster.local`, metadata: {} }, false],
+  ])("%s", (_, n, sidecar) => {
+    expect(s.bind(n, NS) !== undefined).toBe(sidecar);
+  });
+});
+
+describe("the sharing rule", () => {
+  it("one outbound snapshot per class; an inbound one per instance signature", async () => {
+    const store = await bookinfoStore([PROXY_IP, "10.0.0.6"]);
+    const s = createSidecarSnapshots({ store, cache: true });
+    const pp1 = await read(s, node(PROXY_IP, "pp-1"), CDS);
+    const pp2 = await read(s, node("10.0.0.6", "pp-2"), CDS);
+    const details = await read(s, node("10.0.2.1", "details-1"), CDS);
+    // Replicas of one deployment: the very same set.
+    expect(versions(pp2)).toEqual(versions(pp1));
+    // details shares every outbound cluster, not its inbound side.
+    const outbound = (rs: readonly StoredResource[]) => rs.filter((r) => !r.name.startsWith("inbound|"));
+    expect(versions(outbound(details))).toEqual(versions(outbound(pp1)));
+    expect(versions(details).get("inbound|9080||")).not.toBe(versions(pp1).get("inbound|9080||"));
+    expect(pp1.map((r) => r.name)).toEqual(
+      expect.arrayContaining([
+        "BlackHoleCluster",
+        "PassthroughCluster",
+        "InboundPassthroughCluster",
+        "inbound|9080||",
+      ]),
+    );
+    expect(s.size).toEqual({ outbound: 1, inbound: 2 });
+    // Another namespace is another class.
+    await read(s, node("10.0.9.1", "x", "other"), CDS);
+    expect(s.size).toEqual({ outbound: 2, inbound: 3 });
+    const listeners = await read(s, node(PROXY_IP, "pp-1"), LDS);
+    expect(listeners.map((r) => r.name)).toEqual(
+      expect.arrayContaining(["virtualInbound", "virtualOutbound", "0.0.0.0_9080"]),
+    );
+    expect((await read(s, node(PROXY_IP, "pp-1"), RDS)).map((r) => r.name)).toContain("9080");
+  });
+
+  it("keeps at most maxClasses classes of each part (LRU)", async () => {
+    const s = createSidecarSnapshots({ store: await bookinfoStore(), cache: true, maxClasses: 2 });
+    for (const ns of ["a", "b", "c", "d"]) await read(s, node("10.0.9.1", "x", ns), CDS);
+    expect(s.size).toEqual({ outbound: 2, inbound: 2 });
+  });
+});
+
+describe("what a push keeps", () => {
+  it("an EDS-only push keeps every snapshot; any other push drops them all", async () => {
+    const s = createSidecarSnapshots({ store: await bookinfoStore(), cache: true });
+    const pp = node(PROXY_IP, "pp-1");
+    const b = s.bind(pp, NS);
+    if (!b) throw new Error("not bound");
+    const first = await s.resources(b, CDS);
+    const eds = [edsChange(host("reviews"))];
+    expect(s.endpointsOnly(eds)).toBe(true);
+    s.publish(eds);
+    expect(await s.instancesChanged(b)).toBe(false);
+    // The same resources (the very objects), not rebuilt.
+    const again = await s.resources(b, CDS);
+    expect(again.length).toBe(first.length);
+    expect(again.every((r, i) => r === first[i])).toBe(true);
+    expect(s.size).toEqual({ outbound: 1, inbound: 1 });
+    const cds = [{ typeUrl: CDS, name: `outbound|9080||${host("reviews")}`, version: "x" } as ResourceChange];
+    expect(s.endpointsOnly(cds)).toBe(false);
+    s.publish(cds);
+    expect(s.size).toEqual({ outbound: 0, inbound: 0 });
+    expect(versions(await s.resources(b, CDS))).toEqual(versions(first));
+    s.publish(undefined);
+    expect(s.size).toEqual({ outbound: 0, inbound: 0 });
+  });
+
+  it("an EDS-only push that gives the proxy a service instance changes its inbound side", async () => {
+    const store = await bookinfoStore();
+    const s = createSidecarSnapshots({ store, cache: true });
+    const b = s.bind(node("10.0.0.7", "pp-new"), NS);
+    if (!b) throw new Error("not bound");
+    expect((await s.resources(b, CDS)).map((r) => r.name)).not.toContain("inbound|9080||");
+    const pp = bookinfoViews().find((v) => v.hostname === productpage) as ServiceView;
+    await put(store, withIps(pp, [PROXY_IP, "10.0.0.7"]));
+    s.publish([edsChange(productpage)]);
+    expect(await s.instancesChanged(b)).toBe(true);
+    expect(valid(await s.resources(b, CDS)).map((r) => r.name)).toContain("inbound|9080||");
+    expect(await s.instancesChanged(b)).toBe(false);
+  });
+
+  it("a host that hears no pushes keys them by the push version", async () => {
+    const store = await bookinfoStore();
+    const s = createSidecarSnapshots({ store, cache: false });
+    const pp = node(PROXY_IP, "pp-1");
+    const before = (await read(s, pp, CDS)).map((r) => r.name);
+    expect(before).not.toContain("outbound|9080||late.default.svc.cluster.local");
+    const late = bookinfoViews()[1] as ServiceView;
+    const svc = {
+      ...(late.services[0] as ServiceView["services"][number]),
+      hostname: host("late"),
+      name: "late",
+    };
+    await put(store, { ...late, hostname: svc.hostname, services: [svc], shards: undefined });
+    expect((await read(s, pp, CDS)).map((r) => r.name)).toEqual(before);
+    await store.put(keys.pushVersion(), { version: 7, at: 0 });
+    expect((await read(s, pp, CDS)).map((r) => r.name)).toContain(`outbound|9080||${host("late")}`);
+  });
+});
