@@ -48,6 +48,11 @@ export interface DeltaTypeState {
   reportedMissing: Set<string>;
   /** Names whose state the next response must report (resource or removal) whatever the client holds. */
   resend: Set<string>;
+  /**
+   * The subscription as one interned string (delta-shared.ts subscriptionKey; "" when too long to
+   * share), built at a push and cleared whenever the subscription may have changed.
+   */
+  subKey?: string;
   /** The last response sent for this type. */
   last?: { nonce: string; systemVersionInfo: string };
   /** Set version of `held` after the last ACK (or of initial_resource_versions). */
@@ -126,6 +131,7 @@ export function applySubscription(
   first: boolean,
 ): boolean {
   const canWildcard = wildcardTypes.has(state.typeUrl);
+  if (first || subscribe.length > 0 || unsubscribe.length > 0) state.subKey = undefined;
   let changed = first;
   if (first && canWildcard && subscribe.length === 0 && unsubscribe.length === 0) state.wildcard = true;
   for (const name of subscribe) {
