@@ -63,6 +63,16 @@ interface Bucket {
 const pushes = new WeakMap<object, Map<string, Bucket>>();
 
 /**
+ * The bucket found last: a push reaches a view's streams one after another, and those of one
+ * subscription are found without a lookup. Holds one push's bucket until the next lookup.
+ */
+let last: { push: object | undefined; key: string; bucket: Bucket | undefined } = {
+  push: undefined,
+  key: "",
+  bucket: undefined,
+};
+
+/**
  * Classes kept per bucket before new ones are no longer recorded (a stream then answers alone):
  * bounds a push's work when streams of one subscription hold many different versions.
  */
@@ -130,15 +140,19 @@ export function sharedAnswer<C extends ReadonlyMap<string, unknown> | undefined>
 ): SharedLookup {
   const key = subscriptionKey(state);
   if (key === undefined) return undefined;
-  let buckets = pushes.get(push);
-  if (buckets === undefined) {
-    buckets = new Map();
-    pushes.set(push, buckets);
-  }
-  let bucket = buckets.get(key);
+  let bucket = last.push === push && last.key === key ? last.bucket : undefined;
   if (bucket === undefined) {
-    bucket = { named: changedInReach(state, changed), classes: [] };
-    buckets.set(key, bucket);
+    let buckets = pushes.get(push);
+    if (buckets === undefined) {
+      buckets = new Map();
+      pushes.set(push, buckets);
+    }
+    bucket = buckets.get(key);
+    if (bucket === undefined) {
+      bucket = { named: changedInReach(state, changed), classes: [] };
+      buckets.set(key, bucket);
+    }
+    last = { push, key, bucket };
   }
   const { named, classes } = bucket;
   if (named.length === 0) return null;

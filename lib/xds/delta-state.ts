@@ -182,7 +182,7 @@ export type Answer =
  * resent until they change. An unknown nonce (stale, or from another stream) changes nothing.
  */
 export function answer(state: DeltaTypeState, nonce: string, error: string | undefined): Answer {
-  const i = state.inflight.findIndex((f) => f.nonce === nonce);
+  const i = inflightIndex(state.inflight, nonce);
   if (i < 0) return { kind: "unknown" };
   // Those before it count as applied; the oldest answered (the usual ACK) makes no array.
   if (i > 0) for (const f of state.inflight.splice(0, i)) applyTo(state, f);
@@ -194,6 +194,12 @@ export function answer(state: DeltaTypeState, nonce: string, error: string | und
   }
   applyTo(state, answered);
   return { kind: "ack", answered };
+}
+
+/** The index of the response with `nonce` in flight, or -1 (a loop: no closure per ACK). */
+function inflightIndex(inflight: readonly InFlight[], nonce: string): number {
+  for (let i = 0; i < inflight.length; i++) if ((inflight[i] as InFlight).nonce === nonce) return i;
+  return -1;
 }
 
 /**

@@ -176,11 +176,21 @@ export function encodeDeltaResponse(response: DeltaDiscoveryResponse, reserve = 
  */
 const deltaBodies = new WeakMap<readonly Resource[], { typeUrl: string; bytes: Uint8Array }>();
 
+/** The body deltaBody gave last (kept until the next: at most one push's array outlives its push). */
+let lastBody: { resources: readonly Resource[] | undefined; typeUrl: string; bytes: Uint8Array } = {
+  resources: undefined,
+  typeUrl: "",
+  bytes: new Uint8Array(0),
+};
+
 /** The resources and type_url fields of `response` as bytes (the writer's encoding of them alone), cached per frozen array. */
 function deltaBody(response: DeltaDiscoveryResponse): Uint8Array | undefined {
   const { resources, typeUrl } = response;
+  // The last array's body first: a push writes its class's responses one after another.
+  if (resources === lastBody.resources) return lastBody.typeUrl === typeUrl ? lastBody.bytes : undefined;
   if (!Object.isFrozen(resources)) return undefined;
   const cached = deltaBodies.get(resources);
+  if (cached !== undefined) lastBody = { resources, ...cached };
   if (cached !== undefined) return cached.typeUrl === typeUrl ? cached.bytes : undefined;
   // Only frozen messages in a frozen array: nothing can change what was encoded.
   for (const r of resources) if (!Object.isFrozen(r)) return undefined;
@@ -188,6 +198,7 @@ function deltaBody(response: DeltaDiscoveryResponse): Uint8Array | undefined {
   writeResources(w, resources, typeUrl);
   const bytes = w.finish();
   deltaBodies.set(resources, { typeUrl, bytes });
+  lastBody = { resources, typeUrl, bytes };
   return bytes;
 }
 
