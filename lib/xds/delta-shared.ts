@@ -83,11 +83,12 @@ const maxKeyChars = 64 * 1024;
 
 /**
  * Interned subscription keys: equal subscriptions share one string object, so a lookup compares
- * pointers and 1,000 streams keep one copy. Bounded: past `maxInterned` the table starts over
- * (keys already handed out stay valid, only no longer shared in memory).
+ * pointers and 1,000 streams keep one copy. Bounded by characters: past `maxInternedChars` the
+ * table starts over (keys already handed out stay valid, only no longer shared in memory).
  */
 let interned = new Map<string, string>();
-const maxInterned = 16_384;
+let internedChars = 0;
+const maxInternedChars = 4 * 1024 * 1024;
 
 /**
  * The subscription key of `state` (type URL, wildcard, explicit names), kept on the state until its
@@ -106,8 +107,12 @@ export function subscriptionKey(state: DeltaTypeState): string | undefined {
   const key = JSON.stringify([state.typeUrl, state.wildcard, [...state.names].sort()]);
   let shared = interned.get(key);
   if (shared === undefined) {
-    if (interned.size >= maxInterned) interned = new Map();
+    if (internedChars + key.length > maxInternedChars) {
+      interned = new Map();
+      internedChars = 0;
+    }
     interned.set(key, key);
+    internedChars += key.length;
     shared = key;
   }
   state.subKey = shared;

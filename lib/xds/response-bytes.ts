@@ -174,10 +174,17 @@ export function encodeDeltaResponse(response: DeltaDiscoveryResponse, reserve = 
  * then written whole between each stream's system_version_info and its nonce. Kept with the
  * type URL it was encoded with; weak: it lives as long as the array (about one push).
  */
-const deltaBodies = new WeakMap<readonly Resource[], { typeUrl: string; bytes: Uint8Array }>();
+const deltaBodies = new WeakMap<readonly Resource[], DeltaBody>();
+
+/** A frozen resources array's encoded body, with the type URL it was encoded with. */
+interface DeltaBody {
+  resources: readonly Resource[] | undefined;
+  typeUrl: string;
+  bytes: Uint8Array;
+}
 
 /** The body deltaBody gave last (kept until the next: at most one push's array outlives its push). */
-let lastBody: { resources: readonly Resource[] | undefined; typeUrl: string; bytes: Uint8Array } = {
+let lastBody: DeltaBody = {
   resources: undefined,
   typeUrl: "",
   bytes: new Uint8Array(0),
@@ -190,15 +197,17 @@ function deltaBody(response: DeltaDiscoveryResponse): Uint8Array | undefined {
   if (resources === lastBody.resources) return lastBody.typeUrl === typeUrl ? lastBody.bytes : undefined;
   if (!Object.isFrozen(resources)) return undefined;
   const cached = deltaBodies.get(resources);
-  if (cached !== undefined) lastBody = { resources, ...cached };
-  if (cached !== undefined) return cached.typeUrl === typeUrl ? cached.bytes : undefined;
+  if (cached !== undefined) {
+    lastBody = cached;
+    return cached.typeUrl === typeUrl ? cached.bytes : undefined;
+  }
   // Only frozen messages in a frozen array: nothing can change what was encoded.
   for (const r of resources) if (!Object.isFrozen(r)) return undefined;
   const w = new BinaryWriter();
   writeResources(w, resources, typeUrl);
   const bytes = w.finish();
-  deltaBodies.set(resources, { typeUrl, bytes });
   lastBody = { resources, typeUrl, bytes };
+  deltaBodies.set(resources, lastBody);
   return bytes;
 }
 
