@@ -198,6 +198,26 @@ describe("Delta streams in one state share one answer per push", () => {
     for (const i of c.alone ?? []) for (const a of sharedArrays(i)) expect(Object.isFrozen(a)).toBe(false);
   });
 
+  it("streams with another response budget are another class; an answer over the budget is not shared", async () => {
+    const store = createMemoryStore();
+    await store.put(keys.resource(EDS, "a"), stored(EDS, "a", "v1"));
+    const budgets = [4096, 4096, 8192, 64];
+    const sessions = budgets.map((maxResponseBytes) =>
+      createDeltaSession({ source: createStoreSource(store), maxResponseBytes }),
+    );
+    for (const s of sessions)
+      for (const r of await s.onRequest(req({ typeUrl: EDS, resourceNamesSubscribe: ["a"] })))
+        await s.onRequest(ack(r));
+    const changes = [stored(EDS, "a", "v2")];
+    const [x, y, z, tiny] = sessions.map((s) => (s.pushNow(changes) ?? [])[0]?.resources);
+    expect(x).toBe(y);
+    expect(z).toEqual(x);
+    expect(z).not.toBe(x);
+    // Over its budget alone: sent alone in its own response, by the stream itself.
+    expect(tiny).toEqual(x);
+    expect(Object.isFrozen(tiny)).toBe(false);
+  });
+
   it("streams pushed with another changes array (another view, another push) do not share", async () => {
     const store = createMemoryStore();
     await store.put(keys.resource(EDS, "a"), stored(EDS, "a", "v1"));
