@@ -5,11 +5,13 @@
  * and the make-before-break order of a push's answer.
  */
 import { logSafe } from "../log-safe.ts";
+import type { ResourceChange } from "../push/flush.ts";
 import { deltaResourceBytes, fitsOneDeltaResponse, oversized, planDeltaPieces, shortType } from "./budget.ts";
-import type { DeltaDiff } from "./delta-diff.ts";
+import { changedNow } from "./change-source.ts";
+import { type DeltaDiff, diffCurrent } from "./delta-diff.ts";
 import { removalOrder } from "./delta-response.ts";
-import type { DeltaTypeState } from "./delta-state.ts";
-import type { StoredResource } from "./types.ts";
+import { type DeltaTypeState, inReach } from "./delta-state.ts";
+import { pushOrder, type StoredResource } from "./types.ts";
 
 /** One type's answer: resources to send, names to remove (sorted). */
 export interface TypeDiff {
@@ -43,6 +45,57 @@ export function typeDiff(state: DeltaTypeState, partial: boolean, d: DeltaDiff):
   for (const name of state.resend) if (!sending.has(name)) removed.add(name);
   state.resend.clear();
   return { state, resources, removed: [...removed].sort() };
+}
+
+/**
+ * The answer of `state` to the changed names it reaches (`named`, sorted), from a push alone (the
+ * change feed carries their versions and bytes), before the sync gate: undefined when a name needs
+ * the store. delta.ts pushNow's per-stream diff, and a class's answer (delta-shared.ts) alike.
+ */
+export function answerNamed(
+  state: DeltaTypeState,
+  changed: ReadonlyMap<string, ResourceChange> | undefined,
+  named: string[],
+): TypeDiff | undefined {
+  const current = changedNow(changed, named);
+  return current && typeDiff(state, true, diffCurrent(current, named, false, state.view));
+}
+
+/** The names of `changed` (a push's changes of the state's type) in the subscription's reach, sorted. */
+export function changedInReach(
+  state: DeltaTypeState,
+  changed: ReadonlyMap<string, unknown> | undefined,
+): string[] {
+  const named: string[] = [];
+  if (changed === undefined) return named;
+  for (const name of changed.keys()) if (inReach(state, name)) named.push(name);
+  return named.length > 1 ? named.sort() : named;
+}
+
+/**
+ * Per type of `states` in push order (only `typeUrls` when given), the names a push (`index`: its
+ * changes per type URL) makes it look at: its changes in reach, and the names to resend.
+ */
+export function pushReach(
+  states: ReadonlyMap<string, DeltaTypeState>,
+  index: ReadonlyMap<string, ReadonlyMap<string, unknown>>,
+  typeUrls?: readonly string[],
+): { state: DeltaTypeState; only: Set<string> }[] {
+  const out: { state: DeltaTypeState; only: Set<string> }[] = [];
+  for (const typeUrl of pushOrder) {
+    if (typeUrls && !typeUrls.includes(typeUrl)) continue;
+    const state = states.get(typeUrl);
+    if (!state) continue;
+    // No set when the push misses this type.
+    let only = state.resend.size > 0 ? new Set(state.resend) : undefined;
+    for (const name of index.get(typeUrl)?.keys() ?? []) {
+      if (!inReach(state, name)) continue;
+      only ??= new Set();
+      only.add(name);
+    }
+    if (only !== undefined) out.push({ state, only });
+  }
+  return out;
 }
 
 /**

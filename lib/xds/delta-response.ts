@@ -2,6 +2,7 @@
 import {
   type DeltaDiscoveryResponse,
   DeltaDiscoveryResponseSchema,
+  type Resource,
   type ResourceName,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { sharedResource } from "./response-bytes.ts";
@@ -46,6 +47,28 @@ export function deltaResponse(
     resources: resources.map(sharedResource),
     typeUrl,
     removedResources: removed.length === 0 ? (noNames as string[]) : [...removed],
+    removedResourceNames: noResourceNames as ResourceName[],
+    nonce,
+  };
+}
+
+/**
+ * deltaResponse for a class's shared answer (delta-shared.ts): `messages` is the class's frozen
+ * array of shared Resource messages, carried as it is (not copied), so every stream's response
+ * holds the same array and response-bytes.ts encodes its part once; no removals.
+ */
+export function sharedDeltaResponse(
+  typeUrl: string,
+  messages: readonly Resource[],
+  nonce: string,
+  systemVersionInfo: string,
+): DeltaDiscoveryResponse {
+  return {
+    $typeName: DeltaDiscoveryResponseSchema.typeName,
+    systemVersionInfo,
+    resources: messages as Resource[],
+    typeUrl,
+    removedResources: noNames as string[],
     removedResourceNames: noResourceNames as ResourceName[],
     nonce,
   };

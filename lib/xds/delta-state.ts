@@ -48,6 +48,11 @@ export interface DeltaTypeState {
   reportedMissing: Set<string>;
   /** Names whose state the next response must report (resource or removal) whatever the client holds. */
   resend: Set<string>;
+  /**
+   * The subscription as one interned string (delta-shared.ts subscriptionKey; "" when too long to
+   * share), built at a push and cleared whenever the subscription may have changed.
+   */
+  subKey?: string;
   /** The last response sent for this type. */
   last?: { nonce: string; systemVersionInfo: string };
   /** Set version of `held` after the last ACK (or of initial_resource_versions). */
@@ -126,6 +131,7 @@ export function applySubscription(
   first: boolean,
 ): boolean {
   const canWildcard = wildcardTypes.has(state.typeUrl);
+  if (first || subscribe.length > 0 || unsubscribe.length > 0) state.subKey = undefined;
   let changed = first;
   if (first && canWildcard && subscribe.length === 0 && unsubscribe.length === 0) state.wildcard = true;
   for (const name of subscribe) {
@@ -176,7 +182,7 @@ export type Answer =
  * resent until they change. An unknown nonce (stale, or from another stream) changes nothing.
  */
 export function answer(state: DeltaTypeState, nonce: string, error: string | undefined): Answer {
-  const i = state.inflight.findIndex((f) => f.nonce === nonce);
+  const i = inflightIndex(state.inflight, nonce);
   if (i < 0) return { kind: "unknown" };
   // Those before it count as applied; the oldest answered (the usual ACK) makes no array.
   if (i > 0) for (const f of state.inflight.splice(0, i)) applyTo(state, f);
@@ -188,6 +194,12 @@ export function answer(state: DeltaTypeState, nonce: string, error: string | und
   }
   applyTo(state, answered);
   return { kind: "ack", answered };
+}
+
+/** The index of the response with `nonce` in flight, or -1 (a loop: no closure per ACK). */
+function inflightIndex(inflight: readonly InFlight[], nonce: string): number {
+  for (let i = 0; i < inflight.length; i++) if ((inflight[i] as InFlight).nonce === nonce) return i;
+  return -1;
 }
 
 /**

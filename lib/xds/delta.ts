@@ -16,17 +16,27 @@ import type {
 import type { ResourceChange } from "../push/flush.ts";
 import { createSerial } from "../serial.ts";
 import { defaultMaxResponseBytes } from "./budget.ts";
-import { changedNow, changeSource, indexChanges } from "./change-source.ts";
-import { gated, type Part, partsUnderBudget, pushParts, type TypeDiff, typeDiff } from "./delta-answer.ts";
-import { diffCurrent, diffForClient, type Holdings } from "./delta-diff.ts";
-import { deltaResponse } from "./delta-response.ts";
+import { changeSource, indexChanges } from "./change-source.ts";
+import {
+  answerNamed,
+  changedInReach,
+  gated,
+  type Part,
+  partsUnderBudget,
+  pushParts,
+  pushReach,
+  type TypeDiff,
+  typeDiff,
+} from "./delta-answer.ts";
+import { diffForClient, type Holdings } from "./delta-diff.ts";
+import { deltaResponse, sharedDeltaResponse } from "./delta-response.ts";
+import { classAnswers, type SharedAnswer } from "./delta-shared.ts";
 import {
   type Answer,
   answer,
   applySubscription,
   type DeltaTypeState,
   type InFlight,
-  inReach,
   newTypeState,
   sent,
   settleOldest,
@@ -105,6 +115,8 @@ export interface DeltaSession {
 }
 
 const none: ReadonlySet<string> = new Set();
+/** No removals (shared and frozen: a flight's list is replaced, never changed). */
+const noNames: readonly string[] = Object.freeze([]);
 /** The answer of a push or request that sends nothing (shared: never mutated). */
 const noResponses: DeltaDiscoveryResponse[] = [];
 
@@ -154,39 +166,8 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     changed: ReadonlyMap<string, ResourceChange> | undefined,
   ): TypeDiff | null | undefined {
     if (state.resend.size > 0) return undefined;
-    if (changed === undefined) return null;
-    let named: string[] | undefined;
-    for (const name of changed.keys()) {
-      if (!inReach(state, name)) continue;
-      named ??= [];
-      named.push(name);
-    }
-    if (named === undefined) return null;
-    if (named.length > 1) named.sort();
-    const current = changedNow(changed, named);
-    return current && typeDiff(state, true, diffCurrent(current, named, false, state.view));
-  }
-
-  /** Per type in push order, the names a push makes it look at: its changes in reach, and the names to resend. */
-  function pushReach(
-    index: ReturnType<typeof indexChanges>,
-    typeUrls?: readonly string[],
-  ): { state: DeltaTypeState; only: Set<string> }[] {
-    const out: { state: DeltaTypeState; only: Set<string> }[] = [];
-    for (const typeUrl of pushOrder) {
-      if (typeUrls && !typeUrls.includes(typeUrl)) continue;
-      const state = states.get(typeUrl);
-      if (!state) continue;
-      // No set when the push misses this type.
-      let only = state.resend.size > 0 ? new Set(state.resend) : undefined;
-      for (const name of index.get(typeUrl)?.keys() ?? []) {
-        if (!inReach(state, name)) continue;
-        only ??= new Set();
-        only.add(name);
-      }
-      if (only !== undefined) out.push({ state, only });
-    }
-    return out;
+    const named = changedInReach(state, changed);
+    return named.length === 0 ? null : answerNamed(state, changed, named);
   }
 
   const budget = options.maxResponseBytes ?? defaultMaxResponseBytes;
@@ -331,14 +312,40 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
       // What the push changed answers for itself (version and bytes): no store read for those names.
       const index = indexChanges(changed);
       const from = changeSource(source, index);
-      for (const { state, only } of pushReach(index, typeUrls)) diffs.push(await diff(state, only, from));
+      for (const { state, only } of pushReach(states, index, typeUrls))
+        diffs.push(await diff(state, only, from));
     }
     return respond(pushParts(diffs));
+  }
+
+  /**
+   * pushNow's answer from the push's classes (delta-shared.ts classAnswers), each answer one
+   * response tracked as respond tracks it; undefined, having changed nothing, when a type must
+   * answer alone.
+   */
+  function pushShared(index: ReturnType<typeof indexChanges>): DeltaDiscoveryResponse[] | undefined {
+    const answers = classAnswers(index, states, budget, answerNamed);
+    if (answers === undefined || answers.length === 0) return answers && noResponses;
+    const out: DeltaDiscoveryResponse[] = [];
+    for (const { state, answer } of answers) out.push(sharedResponse(state, answer));
+    return out;
+  }
+
+  /** A class's answer sent on this stream: tracked in flight as respond's, with its own nonce and set version. */
+  function sharedResponse(state: DeltaTypeState, answer: SharedAnswer): DeltaDiscoveryResponse {
+    const nonce = nextNonce();
+    sent(state, { nonce, resources: answer.resources, removed: noNames });
+    // A settled state had nothing in flight: one is, under maxInFlight, and no name was missing or rejected.
+    const version = state.view.versionNow() as string;
+    state.last = { nonce, systemVersionInfo: version };
+    return sharedDeltaResponse(state.typeUrl, answer.messages, nonce, version);
   }
 
   function pushNow(changed?: readonly ResourceChange[]): DeltaDiscoveryResponse[] | undefined {
     if (!changed || !serialized.idle || !versionsHashedNow()) return undefined;
     const index = indexChanges(changed);
+    const shared = pushShared(index);
+    if (shared !== undefined) return shared;
     const diffs: TypeDiff[] = [];
     let removing = false;
     // Nothing changes before every type's answer is known to come from the push alone.

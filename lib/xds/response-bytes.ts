@@ -168,16 +168,64 @@ export function encodeDeltaResponse(response: DeltaDiscoveryResponse, reserve = 
   return written(reserve, response, writeDelta);
 }
 
-function writeDelta(w: BinaryWriter, response: DeltaDiscoveryResponse): void {
-  singular(w, delta.systemVersionInfo.number, response.systemVersionInfo);
-  for (const r of response.resources)
+/**
+ * The `resources` and type_url fields of a response, per frozen resources array (a Delta class's
+ * shared answer, delta-shared.ts: every stream of the class sends that very array): encoded once,
+ * then written whole between each stream's system_version_info and its nonce. Kept with the
+ * type URL it was encoded with; weak: it lives as long as the array (about one push).
+ */
+const deltaBodies = new WeakMap<readonly Resource[], DeltaBody>();
+
+/** A frozen resources array's encoded body, with the type URL it was encoded with. */
+interface DeltaBody {
+  resources: readonly Resource[] | undefined;
+  typeUrl: string;
+  bytes: Uint8Array;
+}
+
+/** The body deltaBody gave last (kept until the next: at most one push's array outlives its push). */
+let lastBody: DeltaBody = {
+  resources: undefined,
+  typeUrl: "",
+  bytes: new Uint8Array(0),
+};
+
+/** The resources and type_url fields of `response` as bytes (the writer's encoding of them alone), cached per frozen array. */
+function deltaBody(response: DeltaDiscoveryResponse): Uint8Array | undefined {
+  const { resources, typeUrl } = response;
+  // The last array's body first: a push writes its class's responses one after another.
+  if (resources === lastBody.resources) return lastBody.typeUrl === typeUrl ? lastBody.bytes : undefined;
+  if (!Object.isFrozen(resources)) return undefined;
+  const cached = deltaBodies.get(resources);
+  if (cached !== undefined) {
+    lastBody = cached;
+    return cached.typeUrl === typeUrl ? cached.bytes : undefined;
+  }
+  // Only frozen messages in a frozen array: nothing can change what was encoded.
+  for (const r of resources) if (!Object.isFrozen(r)) return undefined;
+  const w = new BinaryWriter();
+  writeResources(w, resources, typeUrl);
+  const bytes = w.finish();
+  lastBody = { resources, typeUrl, bytes };
+  deltaBodies.set(resources, lastBody);
+  return bytes;
+}
+
+function writeResources(w: BinaryWriter, resources: readonly Resource[], typeUrl: string): void {
+  for (const r of resources)
     w.raw(
       entryOf(DeltaDiscoveryResponseSchema, r, () =>
         create(DeltaDiscoveryResponseSchema, { resources: [r] }),
       ),
     );
-  if (response.typeUrl !== "")
-    w.raw(typeUrlBytes(DeltaDiscoveryResponseSchema, response.typeUrl, deltaTypeUrls));
+  if (typeUrl !== "") w.raw(typeUrlBytes(DeltaDiscoveryResponseSchema, typeUrl, deltaTypeUrls));
+}
+
+function writeDelta(w: BinaryWriter, response: DeltaDiscoveryResponse): void {
+  singular(w, delta.systemVersionInfo.number, response.systemVersionInfo);
+  const body = deltaBody(response);
+  if (body !== undefined) w.raw(body);
+  else writeResources(w, response.resources, response.typeUrl);
   singular(w, delta.nonce.number, response.nonce);
   for (const name of response.removedResources)
     w.tag(delta.removedResources.number, WireType.LengthDelimited).string(name);
