@@ -104,7 +104,10 @@ const nameChecks = new Map<NameRule, Check>();
 function nameCheck(kind: string): Check {
   const rule = nameRule(kind);
   let check = nameChecks.get(rule);
-  if (check === undefined) nameChecks.set(rule, (check = named(rule)));
+  if (check === undefined) {
+    check = named(rule);
+    nameChecks.set(rule, check);
+  }
   return check;
 }
 
