@@ -113,7 +113,6 @@ export async function planChunk(
     refs.map((_, i) => read.get(wanted[2 * i] as string)?.value as EndpointShardsStored | undefined),
   );
   const plans: ServicePlan[] = [];
-  const generated: ServiceGenerated[] = [];
   for (let i = 0; i < refs.length; i++) {
     const ref = refs[i] as ServiceRef;
     const { namespace, hostname } = ref;
@@ -154,26 +153,22 @@ export async function planChunk(
         : deps.podsPending !== undefined && (await podsAwaited(store, view, deps.podsPending))
           ? "pods"
           : undefined;
-    generated.push({ ref, view, previous, held, ...generateService(deps, view, full, held) });
-  }
-  // Every resource of the chunk in one write (lib/xds/encode-batch.ts), then each service's diff.
-  const bodies = encodeAll(generated.flatMap((g) => g.outputs.flatMap((o) => o.generated)));
-  let at = 0;
-  for (const g of generated) {
-    const plan = await planService(g, g.previous.record, full, bodies, at);
-    at += g.outputs.reduce((n, o) => n + o.generated.length, 0);
-    plan.recordChanged ||= g.previous.olderLayout;
+    const plan = await planService(
+      ref,
+      view,
+      previous.record,
+      full,
+      held,
+      generateService(deps, view, full, held),
+    );
+    plan.recordChanged ||= previous.olderLayout;
     plans.push(plan);
   }
   return plans;
 }
 
-/** What a service's generators made for one chunk, before it is encoded. */
+/** What a service's generators made for one push, before it is encoded. */
 interface ServiceGenerated {
-  ref: ServiceRef;
-  view: ServiceView;
-  previous: { record: GeneratedRecord; olderLayout: boolean };
-  held: ServicePlan["endpointsHeld"];
   /** Per generator run, in generator order. */
   outputs: { typeUrl: TypeUrl; generated: Generated[] }[];
   /** The RouteConfigurations generated for a service with a VirtualService (for findDanglingRoutes). */
@@ -186,7 +181,7 @@ function generateService(
   view: ServiceView,
   full: boolean,
   held: ServicePlan["endpointsHeld"],
-): Pick<ServiceGenerated, "outputs" | "routes"> {
+): ServiceGenerated {
   const outputs: ServiceGenerated["outputs"] = [];
   let routes: RouteConfiguration[] = [];
   for (const generator of deps.generators) {
@@ -201,16 +196,25 @@ function generateService(
   return { outputs, routes };
 }
 
-/** A service's plan from what it generated (`g`), its resources' bytes at `bodies[at]` onwards. */
+/**
+ * A service's plan from what it generated (`g`). Its resources are encoded in one write
+ * (lib/xds/encode-batch.ts) right after they were generated, so its messages die young.
+ */
 async function planService(
-  g: ServiceGenerated,
+  ref: ServiceRef,
+  view: ServiceView,
   previous: GeneratedRecord,
   full: boolean,
-  bodies: readonly Uint8Array[],
-  at: number,
+  held: ServicePlan["endpointsHeld"],
+  g: ServiceGenerated,
 ): Promise<ServicePlan> {
-  const { ref, view, held, routes } = g;
   const service = `${ref.namespace}/${ref.hostname}`;
+  const bodies = encodeAll(
+    g.outputs.length === 1
+      ? (g.outputs[0] as ServiceGenerated["outputs"][number]).generated
+      : g.outputs.flatMap((o) => o.generated),
+  );
+  let at = 0;
   const record: GeneratedRecord = { ...previous };
   const plan: ServicePlan = {
     ref,
@@ -250,7 +254,7 @@ async function planService(
     const answered = danglingDestinations(view).map((d) => ({ service, ...d }));
     plan.dangling = [
       ...answered,
-      ...findDanglingRoutes(service, ref.hostname, routes, generatedNames.get(T.cluster) ?? []),
+      ...findDanglingRoutes(service, ref.hostname, g.routes, generatedNames.get(T.cluster) ?? []),
     ];
   }
   // Same names at the same versions (in any order) when nothing is upserted or removed.
