@@ -113,6 +113,7 @@ export async function planChunk(
     refs.map((_, i) => read.get(wanted[2 * i] as string)?.value as EndpointShardsStored | undefined),
   );
   const plans: ServicePlan[] = [];
+  const generated: ServiceGenerated[] = [];
   for (let i = 0; i < refs.length; i++) {
     const ref = refs[i] as ServiceRef;
     const { namespace, hostname } = ref;
@@ -153,22 +154,26 @@ export async function planChunk(
         : deps.podsPending !== undefined && (await podsAwaited(store, view, deps.podsPending))
           ? "pods"
           : undefined;
-    const plan = await planService(
-      ref,
-      view,
-      previous.record,
-      full,
-      held,
-      generateService(deps, view, full, held),
-    );
-    plan.recordChanged ||= previous.olderLayout;
+    generated.push({ ref, view, previous, held, ...generateService(deps, view, full, held) });
+  }
+  // Every resource of the chunk in one write (lib/xds/encode-batch.ts), then each service's diff.
+  const bodies = encodeAll(generated.flatMap((g) => g.outputs.flatMap((o) => o.generated)));
+  let at = 0;
+  for (const g of generated) {
+    const plan = await planService(g, g.previous.record, full, bodies, at);
+    at += g.outputs.reduce((n, o) => n + o.generated.length, 0);
+    plan.recordChanged ||= g.previous.olderLayout;
     plans.push(plan);
   }
   return plans;
 }
 
-/** What a service's generators made for one push, before it is encoded. */
+/** What a service's generators made for one chunk, before it is encoded. */
 interface ServiceGenerated {
+  ref: ServiceRef;
+  view: ServiceView;
+  previous: { record: GeneratedRecord; olderLayout: boolean };
+  held: ServicePlan["endpointsHeld"];
   /** Per generator run, in generator order. */
   outputs: { typeUrl: TypeUrl; generated: Generated[] }[];
   /** The RouteConfigurations generated for a service with a VirtualService (for findDanglingRoutes). */
@@ -181,7 +186,7 @@ function generateService(
   view: ServiceView,
   full: boolean,
   held: ServicePlan["endpointsHeld"],
-): ServiceGenerated {
+): Pick<ServiceGenerated, "outputs" | "routes"> {
   const outputs: ServiceGenerated["outputs"] = [];
   let routes: RouteConfiguration[] = [];
   for (const generator of deps.generators) {
@@ -196,25 +201,16 @@ function generateService(
   return { outputs, routes };
 }
 
-/**
- * A service's plan from what it generated (`g`). Its resources are encoded in one write
- * (lib/xds/encode-batch.ts) right after they were generated, so its messages die young.
- */
+/** A service's plan from what it generated (`g`), its resources' bytes at `bodies[at]` onwards. */
 async function planService(
-  ref: ServiceRef,
-  view: ServiceView,
+  g: ServiceGenerated,
   previous: GeneratedRecord,
   full: boolean,
-  held: ServicePlan["endpointsHeld"],
-  g: ServiceGenerated,
+  bodies: readonly Uint8Array[],
+  at: number,
 ): Promise<ServicePlan> {
+  const { ref, view, held, routes } = g;
   const service = `${ref.namespace}/${ref.hostname}`;
-  const bodies = encodeAll(
-    g.outputs.length === 1
-      ? (g.outputs[0] as ServiceGenerated["outputs"][number]).generated
-      : g.outputs.flatMap((o) => o.generated),
-  );
-  let at = 0;
   const record: GeneratedRecord = { ...previous };
   const plan: ServicePlan = {
     ref,
@@ -254,7 +250,7 @@ async function planService(
     const answered = danglingDestinations(view).map((d) => ({ service, ...d }));
     plan.dangling = [
       ...answered,
-      ...findDanglingRoutes(service, ref.hostname, g.routes, generatedNames.get(T.cluster) ?? []),
+      ...findDanglingRoutes(service, ref.hostname, routes, generatedNames.get(T.cluster) ?? []),
     ];
   }
   // Same names at the same versions (in any order) when nothing is upserted or removed.

@@ -26,7 +26,7 @@ function generated(): Encodable[] {
 
 const item = <D extends DescMessage>(schema: D, init: Record<string, unknown> = {}): Encodable => ({
   schema,
-  message: create(schema as DescMessage, init as never) as Message,
+  message: create(schema, init) as Message,
 });
 
 const cases: { name: string; items: () => Encodable[] }[] = [
