@@ -11,18 +11,10 @@ import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { EndpointShardsStored } from "../shards/shard-pieces.ts";
 import { assembleShards } from "../shards/shard-store.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
-import { encodeAll } from "../xds/encode-batch.ts";
 import { danglingDestinations } from "../xds/generators/route-vs.ts";
-import type {
-  GenerateContext,
-  Generated,
-  Generator,
-  ServiceView,
-  StoredResource,
-  TypeUrl,
-} from "../xds/types.ts";
+import type { GenerateContext, Generator, ServiceView, StoredResource, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
-import { storedFromBody } from "../xds/version.ts";
+import { toStored } from "../xds/version.ts";
 import {
   checkConsistent,
   type DanglingRoute,
@@ -113,7 +105,6 @@ export async function planChunk(
     refs.map((_, i) => read.get(wanted[2 * i] as string)?.value as EndpointShardsStored | undefined),
   );
   const plans: ServicePlan[] = [];
-  const generated: ServiceGenerated[] = [];
   for (let i = 0; i < refs.length; i++) {
     const ref = refs[i] as ServiceRef;
     const { namespace, hostname } = ref;
@@ -154,62 +145,21 @@ export async function planChunk(
         : deps.podsPending !== undefined && (await podsAwaited(store, view, deps.podsPending))
           ? "pods"
           : undefined;
-    generated.push({ ref, view, previous, held, ...generateService(deps, view, full, held) });
-  }
-  // Every resource of the chunk in one write (lib/xds/encode-batch.ts), then each service's diff.
-  const bodies = encodeAll(generated.flatMap((g) => g.outputs.flatMap((o) => o.generated)));
-  let at = 0;
-  for (const g of generated) {
-    const plan = await planService(g, g.previous.record, full, bodies, at);
-    at += g.outputs.reduce((n, o) => n + o.generated.length, 0);
-    plan.recordChanged ||= g.previous.olderLayout;
+    const plan = await planService(deps, ref, view, previous.record, full, held);
+    plan.recordChanged ||= previous.olderLayout;
     plans.push(plan);
   }
   return plans;
 }
 
-/** What a service's generators made for one chunk, before it is encoded. */
-interface ServiceGenerated {
-  ref: ServiceRef;
-  view: ServiceView;
-  previous: { record: GeneratedRecord; olderLayout: boolean };
-  held: ServicePlan["endpointsHeld"];
-  /** Per generator run, in generator order. */
-  outputs: { typeUrl: TypeUrl; generated: Generated[] }[];
-  /** The RouteConfigurations generated for a service with a VirtualService (for findDanglingRoutes). */
-  routes: RouteConfiguration[];
-}
-
-/** Runs the generators a push needs: a full push every one, an incremental one only EDS; held services skip EDS. */
-function generateService(
-  deps: PlanDeps,
-  view: ServiceView,
-  full: boolean,
-  held: ServicePlan["endpointsHeld"],
-): Pick<ServiceGenerated, "outputs" | "routes"> {
-  const outputs: ServiceGenerated["outputs"] = [];
-  let routes: RouteConfiguration[] = [];
-  for (const generator of deps.generators) {
-    if (!full && generator.typeUrl !== T.endpoint) continue;
-    // Held: the record keeps the last assignments, and the consistency check skips EDS (absent).
-    if (held && generator.typeUrl === T.endpoint) continue;
-    const generated = generator.generate(view, deps.context);
-    if (generator.typeUrl === T.route && view.virtualService)
-      routes = generated.map((g) => g.message as RouteConfiguration);
-    outputs.push({ typeUrl: generator.typeUrl, generated });
-  }
-  return { outputs, routes };
-}
-
-/** A service's plan from what it generated (`g`), its resources' bytes at `bodies[at]` onwards. */
 async function planService(
-  g: ServiceGenerated,
+  deps: PlanDeps,
+  ref: ServiceRef,
+  view: ServiceView,
   previous: GeneratedRecord,
   full: boolean,
-  bodies: readonly Uint8Array[],
-  at: number,
+  held: ServicePlan["endpointsHeld"],
 ): Promise<ServicePlan> {
-  const { ref, view, held, routes } = g;
   const service = `${ref.namespace}/${ref.hostname}`;
   const record: GeneratedRecord = { ...previous };
   const plan: ServicePlan = {
@@ -224,13 +174,19 @@ async function planService(
     ...(held && { endpointsHeld: held }),
   };
   const generatedNames: NamesByType = new Map();
-  for (const { typeUrl, generated } of g.outputs) {
-    const made = generated.map((r, i) => storedFromBody(r, bodies[at + i] as Uint8Array, service));
-    at += generated.length;
+  let routes: RouteConfiguration[] = [];
+  for (const generator of deps.generators) {
+    if (!full && generator.typeUrl !== T.endpoint) continue;
+    // Held: the record keeps the last assignments, and the consistency check skips EDS (absent).
+    if (held && generator.typeUrl === T.endpoint) continue;
+    const generated = generator.generate(view, deps.context);
+    if (generator.typeUrl === T.route && view.virtualService)
+      routes = generated.map((g) => g.message as RouteConfiguration);
+    const made = generated.map((g) => toStored(g, service));
     const stored = made.some((s) => s instanceof Promise)
       ? await Promise.all(made)
       : (made as StoredResource[]);
-    const was = previous[typeUrl];
+    const was = previous[generator.typeUrl];
     const now: GeneratedList = { names: [], versions: [] };
     for (let i = 0; i < stored.length; i++) {
       const s = stored[i] as StoredResource;
@@ -239,11 +195,11 @@ async function planService(
       if (was === undefined || versionOf(was, s.name, i) !== s.version) plan.upserts.push(s);
     }
     for (const name of was?.names ?? []) {
-      if (!now.names.includes(name)) plan.removals.push({ typeUrl, name });
+      if (!now.names.includes(name)) plan.removals.push({ typeUrl: generator.typeUrl, name });
     }
-    generatedNames.set(typeUrl, now.names);
-    if (now.names.length > 0) record[typeUrl] = now;
-    else delete record[typeUrl];
+    generatedNames.set(generator.typeUrl, now.names);
+    if (now.names.length > 0) record[generator.typeUrl] = now;
+    else delete record[generator.typeUrl];
   }
   plan.problems = checkConsistent(service, generatedNames);
   if (full && view.virtualService) {

@@ -317,19 +317,8 @@ function servedTypeUrl(schema: DescMessage): TypeUrl {
  * WebCrypto it comes as a promise. Throws when the schema is not one of the served type URLs.
  */
 export function toStored(generated: Generated, service: string): StoredResource | Promise<StoredResource> {
-  return storedFromBody(generated, toBinary(generated.schema, generated.message), service);
-}
-
-/**
- * toStored of a resource whose bytes were encoded already (`body`: toBinary of its message, as
- * lib/xds/encode-batch.ts gives them for a whole flush chunk at once).
- */
-export function storedFromBody(
-  generated: Generated,
-  body: Uint8Array,
-  service: string,
-): StoredResource | Promise<StoredResource> {
   const typeUrl = servedTypeUrl(generated.schema);
+  const body = toBinary(generated.schema, generated.message);
   const { name } = generated;
   if (syncSha256) return { typeUrl, name, version: hex16(syncSha256(body)), body, service };
   return resourceVersion(body).then((version) => ({ typeUrl, name, version, body, service }));
