@@ -5,14 +5,14 @@
  */
 import type { Pace } from "../pace.ts";
 import { enqueuePush } from "../push/queue.ts";
-import type { Store } from "../store/index.ts";
+import { keys, type Store } from "../store/index.ts";
 import { type BatchPushes, createBatchPushes } from "./batch-pushes.ts";
 import type { IngestContext, Outcome, RegistryOptions } from "./context.ts";
 import { danglingOfBatch, routingChanges } from "./dangling.ts";
 import { createDeferredSlices, deferredKinds } from "./deferred-slices.ts";
 import type { KubeObject, WatchEvent } from "./events.ts";
 import { kindHandlers } from "./kinds/index.ts";
-import { isNewer, readObject, writeObject } from "./objects.ts";
+import { isNewer, type ObjectRecord } from "./objects.ts";
 
 export interface ApplyDeps {
   store: Store;
@@ -176,21 +176,20 @@ export async function applyEvent(
     namespace: obj.metadata.namespace ?? "",
     name: obj.metadata.name,
   };
-  const recorded = await readObject(ctx.store, ref);
+  // The object's key, built once for its read and its write.
+  const key = keys.object(ref.cluster, ref.kind, ref.namespace, ref.name);
+  const recorded = (await ctx.store.get<ObjectRecord>(key))?.value;
   const resourceVersion = obj.metadata.resourceVersion ?? "";
   if (options.trackVersions && recorded && !isNewer(recorded, resourceVersion)) return "stale";
   const outcome = deleted
     ? await handler.remove(ctx, ref, recorded, obj)
     : await handler.apply(ctx, obj, recorded);
   if (options.trackVersions && outcome.kind !== "ignored") {
-    await writeObject(ctx.store, ref, {
-      resourceVersion,
-      uid: obj.metadata.uid ?? "",
-      deleted,
-      ...((outcome.kind === "applied" && outcome.data) || recorded?.data
-        ? { data: (outcome.kind === "applied" && outcome.data) || recorded?.data }
-        : {}),
-    });
+    const data = (outcome.kind === "applied" && outcome.data) || recorded?.data;
+    const record: ObjectRecord = data
+      ? { resourceVersion, uid: obj.metadata.uid ?? "", deleted, data }
+      : { resourceVersion, uid: obj.metadata.uid ?? "", deleted };
+    await ctx.store.put(key, record);
   }
   return outcome;
 }

@@ -2,8 +2,8 @@
  * Per-object ordering: the last resourceVersion seen of every object, so a replayed or older
  * event changes nothing. resourceVersions are etcd revisions: numeric and increasing within a
  * cluster, which is what the API server guarantees in practice though it calls them opaque.
+ * Records live under keys.object(); applyEvent (apply.ts) reads and writes them.
  */
-import { keys, type Store } from "../store/index.ts";
 
 /** What ingest remembers of one object. `data` is what its kind needs to undo it later. */
 export interface ObjectRecord {
@@ -30,21 +30,4 @@ export function isNewer(recorded: ObjectRecord | undefined, incoming: string): b
   if (!recorded || incoming === "" || recorded.resourceVersion === "") return true;
   const c = compareResourceVersions(incoming, recorded.resourceVersion);
   return c === undefined ? incoming !== recorded.resourceVersion : c > 0;
-}
-
-/** Reads an object's record. */
-export async function readObject(
-  store: Store,
-  ref: { cluster: string; kind: string; namespace: string; name: string },
-): Promise<ObjectRecord | undefined> {
-  return (await store.get<ObjectRecord>(keys.object(ref.cluster, ref.kind, ref.namespace, ref.name)))?.value;
-}
-
-/** Records an object's version (and tombstone) after it was applied. */
-export async function writeObject(
-  store: Store,
-  ref: { cluster: string; kind: string; namespace: string; name: string },
-  record: ObjectRecord,
-): Promise<void> {
-  await store.put(keys.object(ref.cluster, ref.kind, ref.namespace, ref.name), record);
 }

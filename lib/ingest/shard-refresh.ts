@@ -41,13 +41,17 @@ export type ShardChange =
 
 const all: ShardChange = { kind: "all" };
 
-/** Rebuilds what `change` touches and returns the push it needs (undefined: nothing for proxies). */
+/**
+ * Rebuilds what `change` touches and returns the push it needs (undefined: nothing for proxies).
+ * `service`: the cluster's service record when the caller just wrote it (not read again).
+ */
 export async function refreshShard(
   ctx: IngestContext,
   svc: ServiceKey,
   change: ShardChange = all,
+  service?: Service,
 ): Promise<PushRequest | undefined> {
-  return rebuild(ctx, svc, await storedPieces(ctx, svc), change);
+  return rebuild(ctx, svc, await storedPieces(ctx, svc), change, service);
 }
 
 /**
@@ -112,12 +116,13 @@ async function rebuild(
   svc: ServiceKey,
   stored: ReadonlyMap<string, SlicePiece>,
   change: ShardChange,
+  written?: Service,
 ): Promise<PushRequest | undefined> {
   const { store, cluster } = ctx;
   const { namespace, hostname } = svc;
   let pieces: ReadonlyMap<string, SlicePiece> = stored;
   if (change.kind === "slices") {
-    const next = new Map(stored);
+    const next = stored.size === 0 ? new Map<string, SlicePiece>() : new Map(stored);
     for (const [name, piece] of change.pieces) {
       if (piece) next.set(name, piece);
       else if (next.delete(name)) {
@@ -137,8 +142,8 @@ async function rebuild(
     else stale = [...pieces.keys()];
   }
   // The cluster's service record, read once: the join needs it, and so does an incremental push.
-  let service: Service | undefined;
-  let serviceRead = false;
+  let service: Service | undefined = written;
+  let serviceRead = written !== undefined;
   const readService = async () => {
     if (!serviceRead) service = (await store.get<Service>(keys.service(namespace, hostname, cluster)))?.value;
     serviceRead = true;

@@ -67,38 +67,56 @@ export function validateMeta(
   kind: string,
   namespaced: boolean | undefined,
 ): Problem | undefined {
-  const path = "object.metadata";
-  if (!isObject(meta)) return { field: path, message: `is required: an object, got ${typeName(meta)}` };
-  const namePath = child(path, "name");
+  if (!isObject(meta)) return { field: metaPath, message: `is required: an object, got ${typeName(meta)}` };
   if (meta.name === undefined || meta.name === null || meta.name === "")
     return { field: namePath, message: "is required" };
-  const name = named(nameRule(kind))(meta.name, namePath);
+  const name = nameCheck(kind)(meta.name, namePath);
   if (name)
     return {
       ...name,
       message: `${name.message} (the name of a ${namespaced === undefined ? quote(kind) : kind})`,
     };
-  const nsPath = child(path, "namespace");
   const ns = meta.namespace;
   if (namespaced === true || (namespaced === undefined && ns !== undefined && ns !== "")) {
     if (ns === undefined || ns === null || ns === "")
       return { field: nsPath, message: `is required for a ${kind}` };
-    const p = named(dns1123Label)(ns, nsPath);
+    const p = namespaceCheck(ns, nsPath);
     if (p) return p;
   } else if (namespaced === false && ns !== undefined && ns !== null && ns !== "") {
     return { field: nsPath, message: `${quote(ns)}: a ${kind} is cluster-scoped and has no namespace` };
   }
-  const fields: [string, Check][] = [
+  for (const [field, check, path] of metaFields) {
+    if (meta[field] === undefined || meta[field] === null) continue;
+    const p = check(meta[field], path);
+    if (p) return p;
+  }
+  return undefined;
+}
+
+// Built once: every event's metadata is checked with the same paths and checks (nothing per call).
+const metaPath = "object.metadata";
+const namePath = child(metaPath, "name");
+const nsPath = child(metaPath, "namespace");
+const namespaceCheck: Check = named(dns1123Label);
+const nameChecks = new Map<NameRule, Check>();
+
+/** The name check of a kind's rule, made once per rule. */
+function nameCheck(kind: string): Check {
+  const rule = nameRule(kind);
+  let check = nameChecks.get(rule);
+  if (check === undefined) {
+    check = named(rule);
+    nameChecks.set(rule, check);
+  }
+  return check;
+}
+
+const metaFields: readonly (readonly [string, Check, string])[] = (
+  [
     ["labels", labels],
     ["annotations", annotations],
     ["resourceVersion", string],
     ["uid", string],
     ["deletionTimestamp", string],
-  ];
-  for (const [field, check] of fields) {
-    if (meta[field] === undefined || meta[field] === null) continue;
-    const p = check(meta[field], child(path, field));
-    if (p) return p;
-  }
-  return undefined;
-}
+  ] as const
+).map(([field, check]) => [field, check, child(metaPath, field)] as const);

@@ -76,14 +76,15 @@ export function applyShardUpdate(
     pushType = "none";
   }
 
-  const shards = { ...(current?.shards ?? {}), [key]: next };
+  // A first shard is a record of one key, sorted as it is (no spread, no sortKeys below).
+  const shards = current ? { ...current.shards, [key]: next } : { [key]: next };
   const serviceAccounts = serviceAccountsOf(shards);
   const saChanged = !stringListsEqual(serviceAccounts, current?.serviceAccounts ?? []);
   if (saChanged) pushType = "full";
 
   const record = current
     ? withShards(current, shards, serviceAccounts)
-    : { hostname, namespace, shards: sortKeys(shards), serviceAccounts };
+    : { hostname, namespace, shards, serviceAccounts };
   const changed = !current || saChanged || old === undefined || !endpointListsEqual(old, next);
   return { record, pushType, changed };
 }

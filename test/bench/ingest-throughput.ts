@@ -63,7 +63,8 @@ export function meshEvents(n: number, endpoints: number): unknown[] {
   return [service, slice];
 }
 
-function ndjsonBatches(
+/** NDJSON bodies of `batch` events each: `services` Services and their slices (meshEvents). */
+export function ndjsonBatches(
   services: number,
   endpoints: number,
   batch: number,

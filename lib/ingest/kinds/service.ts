@@ -32,7 +32,7 @@ export const serviceHandler: KindHandler = {
     await ctx.store.put(key, service);
     // Slices may have arrived first, or outlived a delete and re-create; publishNotReadyAddresses
     // and headlessness also change which endpoints are served.
-    await refreshShard(ctx, { namespace, hostname });
+    await refreshShard(ctx, { namespace, hostname }, undefined, service);
     return { kind: "applied", push: servicePush(ctx, hostname, namespace) };
   },
 
