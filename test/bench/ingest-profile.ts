@@ -3,13 +3,13 @@
  * ingest-throughput.ts in NDJSON batches of 500, then runs the debounce turn that publishes it, each
  * phase under the inspector's profiler (100 µs sampling); writes ingest.cpuprofile and
  * publish.cpuprofile into the directory given (default .) and prints each phase's buckets
- * (cpuprofile-buckets.ts). Run compiled, as started (`npx tsc -p tsconfig.bench.json`, then
+ * (cpuprofile.ts). Run compiled, as started (`npx tsc -p tsconfig.bench.json`, then
  * `MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 dist-bench/test/bench/ingest-profile.js 10000 /tmp/prof`):
  * tsx's transform changes what is measured.
  */
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { type CpuProfile, formatSummary, summarize } from "./cpuprofile-buckets.ts";
+import { type CpuProfile, formatSummary, summarize } from "./cpuprofile.ts";
 import { createBenchIngest, ndjsonBatches } from "./ingest-throughput.ts";
 
 const services = Number(process.argv[2] ?? 10000);

@@ -3,7 +3,10 @@
  * module bucket (lib/ingest, lib/store, lib/push, lib/xds/generators, protobuf-es, GC, ...). Inclusive
  * time counts each sample once per function or bucket on its stack (recursion is not counted twice),
  * so a bucket's inclusive share says what removing every call into it would save at most.
- * `npx tsx test/bench/cpuprofile-buckets.ts <file.cpuprofile> [top]`
+ * `tree` prints the call tree instead: frames merged by function along each path, those of at least
+ * `min` percent of the sampled time.
+ * `npx tsx test/bench/cpuprofile.ts <file.cpuprofile> [top]` or `... <file.cpuprofile> tree [min %]`
+ * (FANOUT_CPU_PROFILE, AGENT_CPU_PROFILE, ingest-profile.ts and node --cpu-prof write such files).
  */
 import { readFileSync } from "node:fs";
 
@@ -160,9 +163,56 @@ export function formatSummary(title: string, s: ProfileSummary, top = 30): strin
   ].join("\n");
 }
 
+/** The call tree as text: frames merged by function per level, those of at least `min` % of the sampled time. */
+export function formatTree(profile: CpuProfile, min: number): string {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const selfMs = new Map<number, number>();
+  let totalMs = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const id = profile.samples[i] as number;
+    const { functionName } = (byId.get(id) as CpuProfile["nodes"][number]).callFrame;
+    if (functionName === "(idle)" || functionName === "(root)") continue;
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    selfMs.set(id, (selfMs.get(id) ?? 0) + ms);
+    totalMs += ms;
+  }
+  const totals = new Map<number, number>();
+  const total = (id: number): number => {
+    let t = totals.get(id);
+    if (t === undefined) {
+      t = (selfMs.get(id) ?? 0) + (byId.get(id)?.children ?? []).reduce((sum, c) => sum + total(c), 0);
+      totals.set(id, t);
+    }
+    return t;
+  };
+  const pct = (ms: number) => `${((100 * ms) / Math.max(1e-9, totalMs)).toFixed(1).padStart(5)}%`;
+  const lines: string[] = [`== call tree: ${totalMs.toFixed(0)} ms sampled (frames of at least ${min}%)`];
+  const walk = (ids: readonly number[], depth: number) => {
+    const merged = new Map<string, { total: number; self: number; children: number[] }>();
+    for (const id of ids) {
+      const { functionName, url, lineNumber } = (byId.get(id) as CpuProfile["nodes"][number]).callFrame;
+      const label =
+        `${functionName || "(anonymous)"} ${url ? `${shortUrl(url)}:${lineNumber + 1}` : ""}`.trim();
+      const m = merged.get(label) ?? { total: 0, self: 0, children: [] };
+      m.total += total(id);
+      m.self += selfMs.get(id) ?? 0;
+      m.children.push(...(byId.get(id)?.children ?? []));
+      merged.set(label, m);
+    }
+    for (const [label, m] of [...merged].sort((a, b) => b[1].total - a[1].total)) {
+      if ((100 * m.total) / Math.max(1e-9, totalMs) < min) continue;
+      lines.push(`${"  ".repeat(depth)}${pct(m.total)} (self ${pct(m.self).trim()}) ${label}`);
+      walk(m.children, depth + 1);
+    }
+  };
+  walk(profile.nodes[0]?.children ?? [], 0);
+  return lines.join("\n");
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const file = process.argv[2];
-  if (!file) throw new Error("usage: cpuprofile-buckets.ts <file.cpuprofile> [top]");
+  const [file, mode, arg] = process.argv.slice(2);
+  if (!file) throw new Error("usage: cpuprofile.ts <file.cpuprofile> [top] | <file.cpuprofile> tree [min %]");
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
-  console.log(formatSummary(file, summarize(profile), Number(process.argv[3] ?? 30)));
+  if (mode === "tree") console.log(formatTree(profile, Number(arg ?? 1)));
+  else console.log(formatSummary(file, summarize(profile), Number(mode ?? 30)));
 }
