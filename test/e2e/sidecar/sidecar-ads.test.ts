@@ -201,6 +201,50 @@ describe("the productpage sidecar over Delta ADS", () => {
     expect({ cds: d.holds(CDS), lds: d.holds(LDS), rds: d.holds(RDS) }).toEqual(before);
   });
 
+  it("gets a DestinationRule change only sidecars reflect at once; a proxyless client is sent nothing", async () => {
+    const g = openDelta(cp.xdsPort);
+    streams.push(g);
+    const gh = holder(g);
+    g.send({ typeUrl: CDS, node: productpageNode("grpc") });
+    g.send({ typeUrl: LDS });
+    await gh.take();
+    expect(gh.names(CDS)).toContain(reviews);
+    const before = d.holds(CDS);
+    // The TLS mode is no field of a proxyless cluster: nothing published changes, yet
+    // the Full push is announced (apply waits for the push version to move) with the sidecar marker.
+    await apply(cp, [
+      {
+        type: "MODIFIED",
+        object: destinationRule(
+          "reviews",
+          [
+            { name: "v1", labels: { version: "v1" } },
+            { name: "v2", labels: { version: "v2" } },
+          ],
+          {
+            resourceVersion: "2002",
+            spec: {
+              trafficPolicy: {
+                loadBalancer: { simple: "ROUND_ROBIN" },
+                tls: { mode: "ISTIO_MUTUAL" },
+              },
+            },
+          },
+        ),
+      },
+    ]);
+    const rs = await h.take();
+    const reviewsClusters = ["", "v1", "v2"].map((s) => `outbound|9080|${s}|${host("reviews")}`).sort();
+    expect(rs.map((r) => [r.typeUrl, r.resources.map((x) => x.name).sort(), r.removedResources])).toEqual([
+      [CDS, reviewsClusters, []],
+    ]);
+    const after = d.holds(CDS);
+    for (const name of reviewsClusters) expect(after.get(name)).not.toBe(before.get(name));
+    expect(h.clusters().get(reviews)?.transportSocket?.name).toBe("envoy.transport_sockets.tls");
+    expect(await gh.take()).toEqual([]);
+    expect(d.dangling()).toEqual([]);
+  });
+
   it("a sidecar whose own endpoint appears (an endpoint-only push) gets its inbound side", async () => {
     const ip = "10.1.0.16";
     const n = openDelta(cp.xdsPort);
