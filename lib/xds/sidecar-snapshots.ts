@@ -24,6 +24,7 @@
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
 import type { PushVersion, ResourceChange } from "../push/flush.ts";
+import type { SidecarModel } from "../registry/istio/sidecar.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import { keys, type Store } from "../store/index.ts";
 import { sidecarClusters } from "./generators/sidecar/cluster.ts";
@@ -169,9 +170,9 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
     return p;
   };
 
-  const outboundOf = (w: SidecarWorld, b: SidecarBinding) =>
-    remember(outbound, b.outboundKey, async (): Promise<Outbound> => {
-      const services = await w.visibleTo(b.proxy.namespace);
+  const outboundOf = (w: SidecarWorld, b: SidecarBinding, key: string, scope: SidecarModel | undefined) =>
+    remember(outbound, key, async (): Promise<Outbound> => {
+      const services = await w.visibleTo(b.proxy.namespace, scope);
       const inputs = { proxy: b.proxy, instances: [], services, mesh };
       const listeners = sidecarListeners(inputs).filter((l) => l.name !== VIRTUAL_INBOUND);
       return {
@@ -217,7 +218,12 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
         // A push made everything stale meanwhile: read the world it leaves.
         if (at === generation) break;
       }
-      const out = await outboundOf(w, b);
+      // A workloadSelector Sidecar its labels match: the class is that Sidecar's, never the labels'.
+      const scope = w.scopeOf(b.proxy);
+      const key = scope?.workloadSelector
+        ? `${b.outboundKey}\n${scope.namespace}/${scope.name}`
+        : b.outboundKey;
+      const out = await outboundOf(w, b, key, scope);
       const mine = out.resources.get(typeUrl) ?? [];
       if (typeUrl === TypeUrl.route) return mine;
       const instances = w.instancesOf(b.proxy);
@@ -226,7 +232,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       // Built from an outbound snapshot a push made stale meanwhile: answered, never cached.
       const inboundSet =
         at === generation
-          ? remember(inbound, `${b.outboundKey}\n${sig}`, () => buildInbound(out, b, instances))
+          ? remember(inbound, `${key}\n${sig}`, () => buildInbound(out, b, instances))
           : buildInbound(out, b, instances);
       const own = (await inboundSet).get(typeUrl) ?? [];
       return own.length === 0 ? mine : [...mine, ...own].sort(byName);

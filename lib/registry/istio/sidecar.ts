@@ -61,6 +61,25 @@ export function sidecarFor(
   );
 }
 
+/**
+ * The Sidecar that scopes one Envoy sidecar (getSidecarScope with its workload labels): in its
+ * namespace, the oldest Sidecar whose workloadSelector labels are all among the proxy's labels
+ * (Istio sorts those with a selector first, by creation), else sidecarFor's. Proxyless views never
+ * ask this (they have no labels of one workload): their Sidecars stay sidecarFor's.
+ */
+export function sidecarForWorkload(
+  sidecars: readonly SidecarModel[],
+  proxyNamespace: string,
+  labels: Readonly<Record<string, string>>,
+  rootNamespace: string,
+): SidecarModel | undefined {
+  const selected = sidecars
+    .filter((s) => s.namespace === proxyNamespace && s.workloadSelector !== undefined)
+    .sort(byCreation)
+    .find((s) => Object.entries(s.workloadSelector ?? {}).every(([k, v]) => labels[k] === v));
+  return selected ?? sidecarFor(sidecars, proxyNamespace, rootNamespace);
+}
+
 /** The egress hosts for a namespace key (`.` is the proxy's namespace), and those for `*`. */
 function hostsFor(sidecar: SidecarModel, proxyNamespace: string, namespace: string): string[] {
   return sidecar.egressHosts
