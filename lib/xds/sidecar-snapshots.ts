@@ -9,8 +9,9 @@
  * DestinationRules chosen there), the Sidecar chosen for it, and what the generators read of the
  * proxy beside it: its DNS domain (route domains), its CLUSTER_ID (which record's VIPs), its IP
  * family (DNS lookup family, bind addresses) and INTERCEPTION_MODE (transparent listeners). The
- * inbound part (`inbound|<port>||` clusters, virtualInbound) is one snapshot per INBOUND CLASS: the
- * outbound class plus the proxy's instance signature, every field cluster-inbound.ts and
+ * inbound part (`inbound|<port>||` clusters, virtualInbound, the listeners a Sidecar's ingress binds)
+ * is one snapshot per INBOUND CLASS: the outbound class (whose Sidecar's ingress listeners, when it
+ * has any, replace the instances' ports) plus the proxy's instance signature, every field cluster-inbound.ts and
  * listener-virtual.ts read of its service instances (host, name, namespace, mesh-external, service
  * port, protocol, target port). Both caches are LRU-bounded (maxSidecarClasses each).
  *
@@ -30,7 +31,11 @@ import { keys, type Store } from "../store/index.ts";
 import { sidecarClusters } from "./generators/sidecar/cluster.ts";
 import { inboundClusters } from "./generators/sidecar/cluster-inbound.ts";
 import { sidecarListeners } from "./generators/sidecar/listener.ts";
-import { VIRTUAL_INBOUND, virtualInboundListener } from "./generators/sidecar/listener-virtual.ts";
+import {
+  boundInboundListeners,
+  VIRTUAL_INBOUND,
+  virtualInboundListener,
+} from "./generators/sidecar/listener-virtual.ts";
 import { parseSidecarNode } from "./generators/sidecar/proxy.ts";
 import { sidecarRouteConfigurations } from "./generators/sidecar/route.ts";
 import {
@@ -181,14 +186,22 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       };
     });
 
-  const buildInbound = (out: Outbound, b: SidecarBinding, instances: ServiceInstance[]) => {
-    const inputs = { proxy: b.proxy, instances, services: out.services, mesh };
-    const listener: Generated = {
-      name: VIRTUAL_INBOUND,
-      schema: ListenerSchema,
-      message: virtualInboundListener(inputs),
+  const buildInbound = (
+    out: Outbound,
+    b: SidecarBinding,
+    instances: ServiceInstance[],
+    scope: SidecarModel | undefined,
+  ) => {
+    const ingress = scope?.ingress && {
+      name: scope.name,
+      namespace: scope.namespace,
+      listeners: scope.ingress,
     };
-    return stored([inboundClusters(inputs, { mesh, proxyIps: b.proxy.ipAddresses }), [listener]]);
+    const inputs = { proxy: b.proxy, instances, services: out.services, mesh, ...(ingress && { ingress }) };
+    const listeners: Generated[] = [virtualInboundListener(inputs), ...boundInboundListeners(inputs)].map(
+      (message) => ({ name: message.name, schema: ListenerSchema, message }),
+    );
+    return stored([inboundClusters(inputs, { mesh, proxyIps: b.proxy.ipAddresses }), listeners]);
   };
 
   const endpointsOnly = (changes: readonly ResourceChange[] | undefined): boolean => {
@@ -232,8 +245,8 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       // Built from an outbound snapshot a push made stale meanwhile: answered, never cached.
       const inboundSet =
         at === generation
-          ? remember(inbound, `${key}\n${sig}`, () => buildInbound(out, b, instances))
-          : buildInbound(out, b, instances);
+          ? remember(inbound, `${key}\n${sig}`, () => buildInbound(out, b, instances, scope))
+          : buildInbound(out, b, instances, scope);
       const own = (await inboundSet).get(typeUrl) ?? [];
       return own.length === 0 ? mine : [...mine, ...own].sort(byName);
     },
