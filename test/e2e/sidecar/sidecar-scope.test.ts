@@ -2,9 +2,11 @@
  * Istio Sidecar resources as Envoy sidecars take them, end to end through the real Node runtime
  * (raw Delta ADS clients, every resource PGV-checked and cross-referenced by the client): a Sidecar
  * with a workloadSelector scopes the productpage sidecar whose LABELS it matches, not another
- * workload's sidecar of the namespace, and not a proxyless client's view.
+ * workload's sidecar of the namespace, and not a proxyless client's view; a Sidecar's ingress
+ * listeners build the selected sidecar's inbound side (cluster to the defaultEndpoint, its chain).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Cluster, Cluster_DiscoveryType } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 import { sidecar } from "../../unit/registry/istio/builders.ts";
 import { type DeltaStream, openDelta } from "../delta/delta-client.ts";
@@ -87,3 +89,54 @@ describe("a Sidecar with a workloadSelector", () => {
     expect(await grpc.h.take()).toEqual([]);
   });
 });
+
+describe("a Sidecar with ingress listeners", () => {
+  it("builds the details sidecar's inbound side from them: a STATIC cluster to the defaultEndpoint", async () => {
+    const ip = "10.1.0.11";
+    const details = await connect(sidecarNode("details", podName("details", ip), ip));
+    expect(typeOf(details.h.clusters().get("inbound|9080||"))).toBe("ORIGINAL_DST");
+    await apply(cp, [
+      {
+        type: "ADDED",
+        object: {
+          ...sidecar({
+            workloadSelector: { labels: { app: "details" } },
+            ingress: [
+              {
+                port: { number: 9080, protocol: "HTTP", name: "http" },
+                defaultEndpoint: "127.0.0.1:8080",
+              },
+            ],
+          }),
+          metadata: {
+            name: "details-ingress",
+            namespace: "default",
+            resourceVersion: "3001",
+            creationTimestamp: "2026-01-02T00:00:00Z",
+          },
+        },
+      },
+    ]);
+    const rs = await details.h.take();
+    expect(rs.map((r) => r.typeUrl)).toEqual([CDS, LDS]);
+    const inbound = details.h.clusters().get("inbound|9080||");
+    expect(typeOf(inbound)).toBe("STATIC");
+    const ep = inbound?.loadAssignment?.endpoints[0]?.lbEndpoints[0]?.hostIdentifier;
+    expect(ep?.case === "endpoint" && ep.value.address?.address).toMatchObject({
+      case: "socketAddress",
+      value: { address: "127.0.0.1", portSpecifier: { case: "portValue", value: 8080 } },
+    });
+    const chain = details.h
+      .listeners()
+      .get("virtualInbound")
+      ?.filterChains.find((c) => c.name === "0.0.0.0_9080");
+    expect(chain?.metadata?.filterMetadata.istio).toEqual({
+      config: "/apis/networking.istio.io/v1alpha3/namespaces/default/sidecar/details-ingress",
+    });
+    await subscribeAll(details.d, details.h);
+    expect(details.d.dangling()).toEqual([]);
+  });
+});
+
+const typeOf = (c: Cluster | undefined) =>
+  c?.clusterDiscoveryType.case === "type" ? Cluster_DiscoveryType[c.clusterDiscoveryType.value] : undefined;
