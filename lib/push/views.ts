@@ -178,7 +178,12 @@ async function loadSidecars(store: Store): Promise<{ sidecars: SidecarModel[]; n
       notApplied.push(
         `Sidecar ${model.namespace}/${model.name}: not applied: workloadSelector (per-workload views are not built; Envoy sidecars whose labels match get it)`,
       );
-    else sidecars.push(model);
+    else {
+      // Ingress listeners shape Envoy sidecars' inbound side only: the table (and so what a
+      // proxyless view may see) never changes with them.
+      const { ingress: _ingress, ...scoping } = model;
+      sidecars.push(scoping);
+    }
   }
   return { sidecars, notApplied };
 }

@@ -21,6 +21,7 @@ import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { endpointSlice, event as ev, pod, service } from "../../e2e/support/kube.ts";
 import { createHarness } from "../ingest/support/harness.ts";
 import { destinationRule } from "../ingest/support/istio.ts";
+import { sidecar } from "../registry/istio/builders.ts";
 import { harness as deltaHarness, req } from "../xds/delta-harness.ts";
 import { pollRequest } from "../xds/poll-support.ts";
 import { mesh, node, RDS, resource, route } from "../xds/view-support.ts";
@@ -96,6 +97,28 @@ describe("the flush announces it", () => {
     );
     const [g] = await h.settle();
     expect(g?.changes.some(isSidecarMarker)).toBe(false);
+  });
+});
+
+describe("a Sidecar's ingress change", () => {
+  it("publishes no view change (proxyless views do not see ingress): the marker alone", async () => {
+    const h = createHarness();
+    const withIngress = (port: number, rv: string) => ({
+      ...sidecar({
+        ingress: [{ port: { number: port, protocol: "HTTP" }, defaultEndpoint: "127.0.0.1:8080" }],
+      }),
+      metadata: {
+        name: "default",
+        namespace: "default",
+        resourceVersion: rv,
+        creationTimestamp: "2026-01-01T00:00:00Z",
+      },
+    });
+    await h.ingest(ev("ADDED", service("reviews", "default", [port])), ev("ADDED", withIngress(9080, "1")));
+    await h.settle();
+    await h.ingest(ev("MODIFIED", withIngress(9090, "2")));
+    const [f] = await h.settle();
+    expect(f?.changes).toEqual([sidecarMarker]);
   });
 });
 
