@@ -2,10 +2,12 @@
  * What Envoy sidecar resources are built from, read from the store once per mesh state (never per
  * proxy): every service with its endpoint shards (discovery selectors applied, one registry per
  * host as the flush serves it), the VirtualServices and DestinationRules (loadRoutingConfigs), the
- * ServiceEntry hosts, and the view table (Sidecars, exportTo). From it, per namespace, the services
- * a proxy there sees, each with the VirtualService and DestinationRule chosen for that namespace
- * exactly as the flush chooses them for the namespace's view (lib/push/views.ts overlayOf), and per
- * proxy its service instances (serviceInstances over an index by endpoint IP).
+ * ServiceEntry hosts, the view table (namespace-wide Sidecars, exportTo) and every stored Sidecar
+ * (workloadSelector ones too). From it, per namespace (and per workloadSelector Sidecar a proxy's
+ * labels select: scopeOf), the services a proxy there sees, each with the VirtualService and
+ * DestinationRule chosen for that namespace exactly as the flush chooses them for the namespace's
+ * view (lib/push/views.ts overlayOf), and per proxy its service instances (serviceInstances over an
+ * index by endpoint IP).
  */
 
 import type { Service } from "../model/index.ts";
