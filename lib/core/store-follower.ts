@@ -17,6 +17,7 @@
 import { logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
 import { maxFeedBodyBytes, type PushLogEntry, type PushVersion, type ResourceChange } from "../push/flush.ts";
+import { isSidecarMarker } from "../push/sidecar-marker.ts";
 import type { SyncTracker } from "../push/sync-tracker.ts";
 import type { Timers } from "../relay/delivery.ts";
 import { keys } from "../store/keys.ts";
@@ -158,13 +159,14 @@ async function withBodies(
   const wanted = new Set<string>();
   for (const changes of pushes)
     for (const c of changes ?? [])
-      if (c.version !== null && c.view === undefined) wanted.add(keys.resource(c.typeUrl, c.name));
+      if (c.version !== null && c.view === undefined && !isSidecarMarker(c))
+        wanted.add(keys.resource(c.typeUrl, c.name));
   if (wanted.size === 0 || wanted.size > maxPreloadedBodies) return [...pushes];
   const found = await store.getMany<StoredResource>([...wanted]);
   let bytes = 0;
   return pushes.map((changes) =>
     changes?.map((c) => {
-      if (c.version === null || c.view !== undefined) return c;
+      if (c.version === null || c.view !== undefined || isSidecarMarker(c)) return c;
       const stored = found.get(keys.resource(c.typeUrl, c.name))?.value;
       if (!stored || bytes + stored.body.byteLength > maxFeedBodyBytes) return c;
       bytes += stored.body.byteLength;

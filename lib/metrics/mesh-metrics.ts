@@ -8,6 +8,7 @@
 
 import type { IngestReport, MeshObserver, StreamKind, TurnReport } from "../core/hooks.ts";
 import type { WatchEvent } from "../ingest/events.ts";
+import { isSidecarMarker } from "../push/sidecar-marker.ts";
 import { TypeUrl } from "../xds/types.ts";
 import { createRegistry, type Family, type Gauge, type Registry } from "./registry.ts";
 
@@ -224,7 +225,9 @@ export function createMeshMetrics(registry: Registry = createRegistry()): MeshMe
     onPush(report) {
       if (report.flush.changes.length === 0 && !report.flush.recovered) return;
       meshPushes.labels(report.flush.request?.full === false ? "incremental" : "full").inc();
-      changed.inc(report.flush.changes.length);
+      // The sidecar marker is an announcement, no resource.
+      const markers = report.flush.changes.filter(isSidecarMarker).length;
+      changed.inc(report.flush.changes.length - markers);
     },
     onStreamOpened(kind, version) {
       streamKinds[kind].inc();

@@ -19,6 +19,7 @@ import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
 import { planChunk, type ServicePlan } from "./plan.ts";
 import type { QueuedPush } from "./queue.ts";
 import { externalRoutingTo, type ServiceRef, servicesInScope } from "./scope.ts";
+import { needsSidecarMarker, sidecarMarker, type sidecarMarkerType } from "./sidecar-marker.ts";
 import { loadViews } from "./views.ts";
 import { createVisibility } from "./visibility.ts";
 
@@ -58,7 +59,8 @@ export interface FlushDeps {
  * Push-log entries leave them out (names and versions only).
  */
 export interface ResourceChange {
-  typeUrl: TypeUrl;
+  /** An xDS type URL, or the sidecar marker's (lib/push/sidecar-marker.ts: no stored resource). */
+  typeUrl: TypeUrl | typeof sidecarMarkerType;
   name: string;
   version: string | null;
   /** The encoded resource (StoredResource.body) of an upsert; absent for a removal. */
@@ -199,6 +201,8 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         deps.podsPending?.clusters,
       );
       await logDangling(deps, dangling);
+      // Sidecar resources are built apart from what was published: announce a change only they may reflect.
+      if (needsSidecarMarker(request, changes)) changes.push(sidecarMarker);
     }
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
     if (request && (changes.length > 0 || lease.recovered)) {

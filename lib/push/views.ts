@@ -171,9 +171,27 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
 
 /** The Sidecars that scope namespaces (first cluster's copy of each; without workloadSelector), oldest first. */
 async function loadSidecars(store: Store): Promise<{ sidecars: SidecarModel[]; notApplied: string[] }> {
-  const seen = new Set<string>();
   const sidecars: SidecarModel[] = [];
   const notApplied: string[] = [];
+  for (const model of await readSidecars(store)) {
+    if (model.workloadSelector !== undefined)
+      notApplied.push(
+        `Sidecar ${model.namespace}/${model.name}: not applied: workloadSelector (per-workload views are not built; Envoy sidecars whose labels match get it)`,
+      );
+    else {
+      // Ingress listeners shape Envoy sidecars' inbound side only: the table (and so what a
+      // proxyless view may see) never changes with them.
+      const { ingress: _ingress, ...scoping } = model;
+      sidecars.push(scoping);
+    }
+  }
+  return { sidecars, notApplied };
+}
+
+/** Every stored Sidecar (one copy per namespace/name, whatever cluster sent it), oldest first. */
+export async function readSidecars(store: Store): Promise<SidecarModel[]> {
+  const seen = new Set<string>();
+  const sidecars: SidecarModel[] = [];
   for (const e of await listAll<StoredConfig>(store, keys.configPrefix("Sidecar"))) {
     const c = e.value;
     const id = `${c.namespace}/${c.name}`;
@@ -184,12 +202,9 @@ async function loadSidecars(store: Store): Promise<{ sidecars: SidecarModel[]; n
       namespace: c.namespace,
       ...(c.creationTimestamp !== undefined && { creationTimestamp: c.creationTimestamp }),
     };
-    const model = toSidecar(meta, c.spec);
-    if (model.workloadSelector !== undefined)
-      notApplied.push(`Sidecar ${id}: not applied: workloadSelector (per-workload views are not built)`);
-    else sidecars.push(model);
+    sidecars.push(toSidecar(meta, c.spec));
   }
-  return { sidecars: sidecars.sort(byCreation), notApplied };
+  return sidecars.sort(byCreation);
 }
 
 /** Records the service's exportTo when it is not public (any cluster's record public: public). */

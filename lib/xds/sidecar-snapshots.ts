@@ -9,8 +9,9 @@
  * DestinationRules chosen there), the Sidecar chosen for it, and what the generators read of the
  * proxy beside it: its DNS domain (route domains), its CLUSTER_ID (which record's VIPs), its IP
  * family (DNS lookup family, bind addresses) and INTERCEPTION_MODE (transparent listeners). The
- * inbound part (`inbound|<port>||` clusters, virtualInbound) is one snapshot per INBOUND CLASS: the
- * outbound class plus the proxy's instance signature, every field cluster-inbound.ts and
+ * inbound part (`inbound|<port>||` clusters, virtualInbound, the listeners a Sidecar's ingress binds)
+ * is one snapshot per INBOUND CLASS: the outbound class (whose Sidecar's ingress listeners, when it
+ * has any, replace the instances' ports) plus the proxy's instance signature, every field cluster-inbound.ts and
  * listener-virtual.ts read of its service instances (host, name, namespace, mesh-external, service
  * port, protocol, target port). Both caches are LRU-bounded (maxSidecarClasses each).
  *
@@ -24,12 +25,17 @@
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
 import type { PushVersion, ResourceChange } from "../push/flush.ts";
+import type { SidecarModel } from "../registry/istio/sidecar.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import { keys, type Store } from "../store/index.ts";
 import { sidecarClusters } from "./generators/sidecar/cluster.ts";
 import { inboundClusters } from "./generators/sidecar/cluster-inbound.ts";
 import { sidecarListeners } from "./generators/sidecar/listener.ts";
-import { VIRTUAL_INBOUND, virtualInboundListener } from "./generators/sidecar/listener-virtual.ts";
+import {
+  boundInboundListeners,
+  VIRTUAL_INBOUND,
+  virtualInboundListener,
+} from "./generators/sidecar/listener-virtual.ts";
 import { parseSidecarNode } from "./generators/sidecar/proxy.ts";
 import { sidecarRouteConfigurations } from "./generators/sidecar/route.ts";
 import {
@@ -169,9 +175,9 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
     return p;
   };
 
-  const outboundOf = (w: SidecarWorld, b: SidecarBinding) =>
-    remember(outbound, b.outboundKey, async (): Promise<Outbound> => {
-      const services = await w.visibleTo(b.proxy.namespace);
+  const outboundOf = (w: SidecarWorld, b: SidecarBinding, key: string, scope: SidecarModel | undefined) =>
+    remember(outbound, key, async (): Promise<Outbound> => {
+      const services = await w.visibleTo(b.proxy.namespace, scope);
       const inputs = { proxy: b.proxy, instances: [], services, mesh };
       const listeners = sidecarListeners(inputs).filter((l) => l.name !== VIRTUAL_INBOUND);
       return {
@@ -180,14 +186,22 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       };
     });
 
-  const buildInbound = (out: Outbound, b: SidecarBinding, instances: ServiceInstance[]) => {
-    const inputs = { proxy: b.proxy, instances, services: out.services, mesh };
-    const listener: Generated = {
-      name: VIRTUAL_INBOUND,
-      schema: ListenerSchema,
-      message: virtualInboundListener(inputs),
+  const buildInbound = (
+    out: Outbound,
+    b: SidecarBinding,
+    instances: ServiceInstance[],
+    scope: SidecarModel | undefined,
+  ) => {
+    const ingress = scope?.ingress && {
+      name: scope.name,
+      namespace: scope.namespace,
+      listeners: scope.ingress,
     };
-    return stored([inboundClusters(inputs, { mesh, proxyIps: b.proxy.ipAddresses }), [listener]]);
+    const inputs = { proxy: b.proxy, instances, services: out.services, mesh, ...(ingress && { ingress }) };
+    const listeners: Generated[] = [virtualInboundListener(inputs), ...boundInboundListeners(inputs)].map(
+      (message) => ({ name: message.name, schema: ListenerSchema, message }),
+    );
+    return stored([inboundClusters(inputs, { mesh, proxyIps: b.proxy.ipAddresses }), listeners]);
   };
 
   const endpointsOnly = (changes: readonly ResourceChange[] | undefined): boolean => {
@@ -217,7 +231,12 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
         // A push made everything stale meanwhile: read the world it leaves.
         if (at === generation) break;
       }
-      const out = await outboundOf(w, b);
+      // A workloadSelector Sidecar its labels match: the class is that Sidecar's, never the labels'.
+      const scope = w.scopeOf(b.proxy);
+      const key = scope?.workloadSelector
+        ? `${b.outboundKey}\n${scope.namespace}/${scope.name}`
+        : b.outboundKey;
+      const out = await outboundOf(w, b, key, scope);
       const mine = out.resources.get(typeUrl) ?? [];
       if (typeUrl === TypeUrl.route) return mine;
       const instances = w.instancesOf(b.proxy);
@@ -226,8 +245,8 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       // Built from an outbound snapshot a push made stale meanwhile: answered, never cached.
       const inboundSet =
         at === generation
-          ? remember(inbound, `${b.outboundKey}\n${sig}`, () => buildInbound(out, b, instances))
-          : buildInbound(out, b, instances);
+          ? remember(inbound, `${key}\n${sig}`, () => buildInbound(out, b, instances, scope))
+          : buildInbound(out, b, instances, scope);
       const own = (await inboundSet).get(typeUrl) ?? [];
       return own.length === 0 ? mine : [...mine, ...own].sort(byName);
     },

@@ -2,19 +2,22 @@
  * What Envoy sidecar resources are built from, read from the store once per mesh state (never per
  * proxy): every service with its endpoint shards (discovery selectors applied, one registry per
  * host as the flush serves it), the VirtualServices and DestinationRules (loadRoutingConfigs), the
- * ServiceEntry hosts, and the view table (Sidecars, exportTo). From it, per namespace, the services
- * a proxy there sees, each with the VirtualService and DestinationRule chosen for that namespace
- * exactly as the flush chooses them for the namespace's view (lib/push/views.ts overlayOf), and per
- * proxy its service instances (serviceInstances over an index by endpoint IP).
+ * ServiceEntry hosts, the view table (namespace-wide Sidecars, exportTo) and every stored Sidecar
+ * (workloadSelector ones too). From it, per namespace (and per workloadSelector Sidecar a proxy's
+ * labels select: scopeOf), the services a proxy there sees, each with the VirtualService and
+ * DestinationRule chosen for that namespace exactly as the flush chooses them for the namespace's
+ * view (lib/push/views.ts overlayOf), and per proxy its service instances (serviceInstances over an
+ * index by endpoint IP).
  */
 
 import type { Service } from "../model/index.ts";
 import { destinationHosts } from "../push/consistency.ts";
 import { loadExternalHosts } from "../push/external-hosts.ts";
 import { loadRoutingConfigs, type RoutingConfigs, rootNamespace } from "../push/istio-configs.ts";
+import { readSidecars } from "../push/views.ts";
 import { createVisibility } from "../push/visibility.ts";
 import { servingServices } from "../registry/istio/external-services.ts";
-import { type SidecarModel, sidecarFor } from "../registry/istio/sidecar.ts";
+import { type SidecarModel, sidecarFor, sidecarForWorkload } from "../registry/istio/sidecar.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import type { EndpointShardsStored } from "../shards/shard-pieces.ts";
 import { assembleShards } from "../shards/shard-store.ts";
@@ -37,8 +40,17 @@ export interface SidecarWorldOptions {
 export interface SidecarWorld {
   /** The Sidecar scoping proxies of `namespace` (sidecarFor over the view table's Sidecars), if any. */
   sidecarOf(namespace: string): SidecarModel | undefined;
-  /** The services proxies of `namespace` see (Sidecar egress, exportTo), routing chosen for it; memoized. */
-  visibleTo(namespace: string): Promise<readonly ServiceView[]>;
+  /**
+   * The Sidecar scoping this Envoy sidecar (sidecarForWorkload: a workloadSelector one its LABELS
+   * match, oldest first, else its namespace's); undefined: none (everything exported to it).
+   */
+  scopeOf(proxy: SidecarProxy): SidecarModel | undefined;
+  /**
+   * The services proxies of `namespace` scoped by `sidecar` see (Sidecar egress, exportTo), routing
+   * chosen for them; memoized per namespace and workload-selector Sidecar. Without a `sidecar` that
+   * has a workloadSelector: the namespace's view, as the flush records it.
+   */
+  visibleTo(namespace: string, sidecar?: SidecarModel): Promise<readonly ServiceView[]>;
   /** The proxy's service instances (any service with an endpoint at one of its IPs, visible or not). */
   instancesOf(proxy: SidecarProxy): ServiceInstance[];
   /** The same world with the endpoint shards of `services` (`<ns>/<host>`) read again. */
@@ -54,6 +66,8 @@ const chunk = 256;
 export async function loadSidecarWorld(options: SidecarWorldOptions): Promise<SidecarWorld> {
   const { store, domainSuffix } = options;
   const table = await createViewTableReader(store).read();
+  // Every Sidecar, workloadSelector ones too (the view table records namespace-wide ones only).
+  const sidecars = await readSidecars(store);
   const routing = await loadRoutingConfigs(store, domainSuffix);
   const externalHosts = routing ? await loadExternalHosts(store) : undefined;
   const visibility = createVisibility(store, options.discoverySelectors ?? []);
@@ -65,12 +79,23 @@ export async function loadSidecarWorld(options: SidecarWorldOptions): Promise<Si
     else records.set(id, [e.value]);
   }
   const base = await readViews(store, visibility.filterView, records);
-  return makeWorld({ store, table, routing, externalHosts, domainSuffix, visibility, records, base });
+  return makeWorld({
+    store,
+    table,
+    sidecars,
+    routing,
+    externalHosts,
+    domainSuffix,
+    visibility,
+    records,
+    base,
+  });
 }
 
 interface WorldState {
   store: Store;
   table: ViewTable;
+  sidecars: readonly SidecarModel[];
   routing: RoutingConfigs | undefined;
   externalHosts: Awaited<ReturnType<typeof loadExternalHosts>> | undefined;
   domainSuffix: string;
@@ -145,9 +170,18 @@ function makeWorld(state: WorldState): SidecarWorld {
     };
   };
 
-  const build = async (namespace: string): Promise<readonly ServiceView[]> => {
-    const sees = resolveView(table, namespace, rootNamespace).visible;
-    const sidecar = sidecarOf(namespace);
+  const build = async (namespace: string, selected?: SidecarModel): Promise<readonly ServiceView[]> => {
+    // A workloadSelector Sidecar scopes as its namespace's would: the same predicate, from a table
+    // where it is the namespace's (with every VirtualService it may import).
+    const scoped: ViewTable = selected
+      ? {
+          ...table,
+          sidecars: [{ ...selected, namespace, workloadSelector: undefined }],
+          virtualServices: routing?.imports() ?? [],
+        }
+      : table;
+    const sees = resolveView(scoped, namespace, rootNamespace).visible;
+    const sidecar = selected ?? sidecarOf(namespace);
     const out: ServiceView[] = [];
     for (const [id, view] of state.base) {
       if (sees !== null && !sees(id)) continue;
@@ -158,12 +192,16 @@ function makeWorld(state: WorldState): SidecarWorld {
 
   return {
     sidecarOf,
-    visibleTo(namespace) {
-      let p = visible.get(namespace);
+    scopeOf: (proxy) =>
+      sidecarForWorkload(state.sidecars, proxy.namespace, proxy.metadata.labels, rootNamespace),
+    visibleTo(namespace, sidecar) {
+      const selected = sidecar?.workloadSelector !== undefined ? sidecar : undefined;
+      const key = selected ? `${namespace}\n${selected.namespace}/${selected.name}` : namespace;
+      let p = visible.get(key);
       if (!p) {
-        p = build(namespace);
-        visible.set(namespace, p);
-        p.catch(() => visible.delete(namespace));
+        p = build(namespace, selected);
+        visible.set(key, p);
+        p.catch(() => visible.delete(key));
       }
       return p;
     },

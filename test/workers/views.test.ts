@@ -121,4 +121,46 @@ describe("views through the Worker on workerd", () => {
       expect(vh?.routes?.length, ns).toBe(want);
     }
   });
+
+  it("a DestinationRule change only sidecars reflect moves the push version, and the sidecar's Fetch sees it", async () => {
+    const sidecar = { id: "sidecar~10.244.9.9~app-1.default~default.svc.cluster.local", metadata: {} };
+    const fetchReviews = async () => {
+      const json = await connectJson("envoy.service.cluster.v3.ClusterDiscoveryService/FetchClusters", {
+        node: sidecar,
+        typeUrl: TypeUrl.cluster,
+      });
+      const found = ((json.resources ?? []) as { name?: string; transportSocket?: { name?: string } }[]).find(
+        (c) => c.name === "outbound|9080||reviews.default.svc.cluster.local",
+      );
+      return { version: json.versionInfo as string, tls: found?.transportSocket?.name };
+    };
+    const before = await fetchReviews();
+    expect(before.tls).toBeUndefined();
+    const version = () =>
+      runInDurableObject(mesh(), async (_object, state) => {
+        const v = await createSqlStore(state.storage.sql).get<{ version: number }>(keys.pushVersion());
+        return v?.value.version ?? 0;
+      });
+    const pushedBefore = await version();
+    // The TLS mode is no field of a proxyless cluster: only the sidecar marker is published.
+    const res = await ingest([
+      event(
+        "MODIFIED",
+        destinationRule(
+          "reviews",
+          [
+            { name: "v1", labels: { version: "v1" } },
+            { name: "v2", labels: { version: "v2" } },
+          ],
+          { resourceVersion: "2", spec: { trafficPolicy: { tls: { mode: "ISTIO_MUTUAL" } } } },
+        ),
+      ),
+    ]);
+    expect(res.status, await res.text()).toBe(200);
+    await runAlarmsUntilIdle();
+    expect(await version()).toBeGreaterThan(pushedBefore);
+    const after = await fetchReviews();
+    expect(after.tls).toBe("envoy.transport_sockets.tls");
+    expect(after.version).not.toBe(before.version);
+  });
 });

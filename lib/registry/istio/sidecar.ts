@@ -14,12 +14,29 @@ export interface EgressHost {
   host: string;
 }
 
-/** A validated Sidecar as egress scoping needs it. */
+/**
+ * One ingress listener (IstioIngressListener), as validated: `port` its number (the inbound
+ * cluster `inbound|<port>||` and chain are keyed by it), `protocol` and `name` as written ("" when
+ * absent), `bind` an IP ("" when absent), `captureMode` DEFAULT/IPTABLES/NONE, `defaultEndpoint`
+ * `127.0.0.1:<port>`, `0.0.0.0:<port>`, `[::1]:<port>`, `[::]:<port>`, `:<port>` or `unix://<path>` ("" when absent).
+ */
+export interface SidecarIngress {
+  port: number;
+  protocol: string;
+  name: string;
+  bind: string;
+  captureMode: "DEFAULT" | "IPTABLES" | "NONE";
+  defaultEndpoint: string;
+}
+
+/** A validated Sidecar as egress scoping and Envoy sidecars' inbound side need it. */
 export interface SidecarModel extends ConfigMeta {
-  /** workloadSelector.labels; such a Sidecar is accepted but not applied (proxy-specific). */
+  /** workloadSelector.labels: applied to Envoy sidecars whose labels match (sidecarForWorkload), not to proxyless views. */
   workloadSelector?: Record<string, string>;
   /** The hosts of every egress listener (their union: gRPC clients have no listener ports); none ▶ `*\/*`. */
   egressHosts: EgressHost[];
+  /** The ingress listeners, in order (Envoy sidecars only); absent when none. */
+  ingress?: SidecarIngress[];
 }
 
 /** Normalizes a Sidecar spec that passed sidecarCheck. */
@@ -27,7 +44,21 @@ export function toSidecar(meta: ConfigMeta, spec: unknown): SidecarModel {
   const s = (spec ?? {}) as {
     workloadSelector?: { labels?: Record<string, string> };
     egress?: Array<{ hosts?: string[] }>;
+    ingress?: Array<{
+      port?: { number?: number; protocol?: string; name?: string };
+      bind?: string;
+      captureMode?: string;
+      defaultEndpoint?: string;
+    }>;
   };
+  const ingress: SidecarIngress[] = (s.ingress ?? []).map((l) => ({
+    port: l.port?.number ?? 0,
+    protocol: l.port?.protocol ?? "",
+    name: l.port?.name ?? "",
+    bind: l.bind ?? "",
+    captureMode: l.captureMode === "NONE" || l.captureMode === "IPTABLES" ? l.captureMode : "DEFAULT",
+    defaultEndpoint: l.defaultEndpoint ?? "",
+  }));
   const egressHosts: EgressHost[] = [];
   for (const l of s.egress ?? [])
     for (const h of l.hosts ?? []) {
@@ -41,6 +72,7 @@ export function toSidecar(meta: ConfigMeta, spec: unknown): SidecarModel {
     ...(meta.creationTimestamp !== undefined && { creationTimestamp: meta.creationTimestamp }),
     ...(s.workloadSelector != null && { workloadSelector: { ...(s.workloadSelector.labels ?? {}) } }),
     egressHosts,
+    ...(ingress.length > 0 && { ingress }),
   };
 }
 
@@ -59,6 +91,25 @@ export function sidecarFor(
     candidates.find((s) => s.namespace === proxyNamespace) ??
     candidates.find((s) => s.namespace === rootNamespace)
   );
+}
+
+/**
+ * The Sidecar that scopes one Envoy sidecar (getSidecarScope with its workload labels): in its
+ * namespace, the oldest Sidecar whose workloadSelector labels are all among the proxy's labels
+ * (Istio sorts those with a selector first, by creation), else sidecarFor's. Proxyless views never
+ * ask this (they have no labels of one workload): their Sidecars stay sidecarFor's.
+ */
+export function sidecarForWorkload(
+  sidecars: readonly SidecarModel[],
+  proxyNamespace: string,
+  labels: Readonly<Record<string, string>>,
+  rootNamespace: string,
+): SidecarModel | undefined {
+  const selected = sidecars
+    .filter((s) => s.namespace === proxyNamespace && s.workloadSelector !== undefined)
+    .sort(byCreation)
+    .find((s) => Object.entries(s.workloadSelector ?? {}).every(([k, v]) => labels[k] === v));
+  return selected ?? sidecarFor(sidecars, proxyNamespace, rootNamespace);
 }
 
 /** The egress hosts for a namespace key (`.` is the proxy's namespace), and those for `*`. */

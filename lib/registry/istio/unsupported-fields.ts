@@ -55,7 +55,17 @@ const shapes: Record<UnsupportedKind, Shape> = {
     trafficPolicy,
     subsets: [{ name: true, labels: true, trafficPolicy }],
   },
-  Sidecar: { egress: [{ hosts: true }] },
+  Sidecar: {
+    egress: [{ hosts: true }],
+    ingress: [
+      {
+        port: { number: true, protocol: true, name: true },
+        bind: true,
+        captureMode: true,
+        defaultEndpoint: true,
+      },
+    ],
+  },
 };
 
 /** The kinds unsupportedFields knows. */

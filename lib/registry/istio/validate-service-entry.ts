@@ -62,7 +62,7 @@ export const ipOrCidr: Check = (v, path) => {
 };
 
 /** A port protocol: empty (detected), or a name istio's protocol.Parse knows, any case. */
-const protocolName: Check = (v, path) =>
+export const protocolName: Check = (v, path) =>
   maxLength(256)(v, path) ??
   (v === "" || parseProtocol(v as string) !== "UnsupportedProtocol"
     ? undefined

@@ -14,8 +14,6 @@ import { type RunningAgent, startAgent } from "../../../functions/node/agent-run
 import { DeltaPollService } from "../../../lib/gen/edgepilot/xds/v1/poll_pb.ts";
 import type { Cluster } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { Listener } from "../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
-import type { RouteConfiguration } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
-import type { DeltaDiscoveryResponse } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 import { destinationRule, virtualService } from "../../unit/ingest/support/istio.ts";
 import { type DeltaStream, openDelta } from "../delta/delta-client.ts";
@@ -36,6 +34,7 @@ import {
   reviewsScaled,
   sidecarNode,
 } from "./bookinfo-mesh.ts";
+import { holder, subscribeAll } from "./delta-holder.ts";
 
 const { cluster: CDS, endpoint: EDS, listener: LDS, route: RDS } = TypeUrl;
 const host = (name: string) => `${name}.default.svc.cluster.local`;
@@ -52,36 +51,6 @@ afterAll(async () => {
   for (const s of streams) s.close();
   await cp?.stop();
 });
-
-/** What a Delta client holds: bodies per type, applied response by response (each ACKed). */
-function holder(d: DeltaStream) {
-  const bodies = new Map<string, Map<string, Uint8Array>>();
-  const of = (t: string) => bodies.get(t) ?? (bodies.set(t, new Map()).get(t) as Map<string, Uint8Array>);
-  return {
-    async take(): Promise<DeltaDiscoveryResponse[]> {
-      const rs = await d.drain();
-      for (const r of rs) {
-        for (const x of r.resources) if (x.resource) of(r.typeUrl).set(x.name, x.resource.value);
-        for (const n of r.removedResources) of(r.typeUrl).delete(n);
-        d.send({ typeUrl: r.typeUrl, responseNonce: r.nonce });
-      }
-      return rs;
-    },
-    clusters: () => decoded(CDS, of(CDS)) as Map<string, Cluster>,
-    listeners: () => decoded(LDS, of(LDS)) as Map<string, Listener>,
-    routes: () => decoded(RDS, of(RDS)) as Map<string, RouteConfiguration>,
-    names: (t: string) => [...of(t).keys()].sort(),
-  };
-}
-
-/** Subscribes a Delta sidecar to everything its clusters and listeners name, as Envoy does. */
-async function subscribeAll(d: DeltaStream, h: ReturnType<typeof holder>): Promise<void> {
-  const eds = edsNames(h.clusters().values()).filter((n) => !h.names(EDS).includes(n));
-  const rds = rdsNames(h.listeners().values()).filter((n) => !h.names(RDS).includes(n));
-  if (eds.length > 0) d.send({ typeUrl: EDS, resourceNamesSubscribe: eds });
-  if (rds.length > 0) d.send({ typeUrl: RDS, resourceNamesSubscribe: rds });
-  await h.take();
-}
 
 describe("the productpage sidecar over Delta ADS", () => {
   let d: DeltaStream;
@@ -199,6 +168,50 @@ describe("the productpage sidecar over Delta ADS", () => {
     await apply(cp, privateService());
     expect(await h.take()).toEqual([]);
     expect({ cds: d.holds(CDS), lds: d.holds(LDS), rds: d.holds(RDS) }).toEqual(before);
+  });
+
+  it("gets a DestinationRule change only sidecars reflect at once; a proxyless client is sent nothing", async () => {
+    const g = openDelta(cp.xdsPort);
+    streams.push(g);
+    const gh = holder(g);
+    g.send({ typeUrl: CDS, node: productpageNode("grpc") });
+    g.send({ typeUrl: LDS });
+    await gh.take();
+    expect(gh.names(CDS)).toContain(reviews);
+    const before = d.holds(CDS);
+    // The TLS mode is no field of a proxyless cluster: nothing published changes, yet
+    // the Full push is announced (apply waits for the push version to move) with the sidecar marker.
+    await apply(cp, [
+      {
+        type: "MODIFIED",
+        object: destinationRule(
+          "reviews",
+          [
+            { name: "v1", labels: { version: "v1" } },
+            { name: "v2", labels: { version: "v2" } },
+          ],
+          {
+            resourceVersion: "2002",
+            spec: {
+              trafficPolicy: {
+                loadBalancer: { simple: "ROUND_ROBIN" },
+                tls: { mode: "ISTIO_MUTUAL" },
+              },
+            },
+          },
+        ),
+      },
+    ]);
+    const rs = await h.take();
+    const reviewsClusters = ["", "v1", "v2"].map((s) => `outbound|9080|${s}|${host("reviews")}`).sort();
+    expect(rs.map((r) => [r.typeUrl, r.resources.map((x) => x.name).sort(), r.removedResources])).toEqual([
+      [CDS, reviewsClusters, []],
+    ]);
+    const after = d.holds(CDS);
+    for (const name of reviewsClusters) expect(after.get(name)).not.toBe(before.get(name));
+    expect(h.clusters().get(reviews)?.transportSocket?.name).toBe("envoy.transport_sockets.tls");
+    expect(await gh.take()).toEqual([]);
+    expect(d.dangling()).toEqual([]);
   });
 
   it("a sidecar whose own endpoint appears (an endpoint-only push) gets its inbound side", async () => {

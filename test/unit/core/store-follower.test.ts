@@ -9,6 +9,7 @@ import { createChangeFeed } from "../../../lib/core/change-feed.ts";
 import { announceUpTo, createStoreFollower, maxCatchUp } from "../../../lib/core/store-follower.ts";
 import type { PushLogEntry, PushVersion, ResourceChange } from "../../../lib/push/flush.ts";
 import { enqueuePush } from "../../../lib/push/queue.ts";
+import { isSidecarMarker, sidecarMarker } from "../../../lib/push/sidecar-marker.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { Store } from "../../../lib/store/store.ts";
@@ -190,6 +191,23 @@ describe("check", () => {
     expect(gone).toEqual(eds("gone", null));
     expect(view).toEqual(overlay);
     expect(missing && publishedBy(missing)).toBeUndefined();
+  });
+
+  it("announces the sidecar marker of a push that published nothing else, as logged, reading no resource for it", async () => {
+    const h = harness();
+    let reads = 0;
+    const getMany = h.store.getMany.bind(h.store);
+    h.store.getMany = ((wanted: readonly string[]) => {
+      reads += wanted.filter((k) => k.startsWith("xds/")).length;
+      return getMany(wanted);
+    }) as typeof h.store.getMany;
+    await publish(h.store, entry(1, { changes: [{ ...sidecarMarker }] }));
+    const got: (readonly ResourceChange[] | undefined)[] = [];
+    h.feed.subscribe((_, changes) => got.push(changes));
+    await h.follower.check();
+    expect(got).toEqual([[sidecarMarker]]);
+    expect(got[0]?.every(isSidecarMarker)).toBe(true);
+    expect(reads).toBe(0);
   });
 
   it("asks for a turn when pushes are queued, and only then", async () => {

@@ -12,6 +12,7 @@ import {
 import type { GeneratedRecord } from "../../../lib/push/plan.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
 import { runDebounceTurn } from "../../../lib/push/run.ts";
+import { sidecarMarker } from "../../../lib/push/sidecar-marker.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { type Generator, type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
@@ -100,7 +101,7 @@ describe("flush", () => {
     expect(await store.get(keys.flushing())).toBeUndefined();
   });
 
-  it("pushing the same thing twice changes nothing", async () => {
+  it("pushing the same thing twice publishes nothing: the Full push announces only the sidecar marker", async () => {
     await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
     await flushQueue();
     const before = await published();
@@ -110,9 +111,10 @@ describe("flush", () => {
     // Force the same request through again.
     await ingest(serviceEvent("DELETED"), serviceEvent("ADDED"), sliceEvent(["10.1.0.1"], "MODIFIED"));
     const r = await flushQueue();
-    expect(r).toMatchObject({ kind: "done", version: 1, changes: [] });
+    // Sidecar resources are built apart from the published set: the Full push is announced for them.
+    expect(r).toMatchObject({ kind: "done", version: 2, changes: [sidecarMarker] });
     expect(await published()).toEqual(before);
-    expect(await pushVersion()).toBe(1);
+    expect(await pushVersion()).toBe(2);
     // Nothing changed, so the generated record is not even written again.
     expect(await store.get(keys.generated("default", host))).toEqual(record);
   });
@@ -218,7 +220,8 @@ describe("flush", () => {
     const before = await pushVersion();
     // Nothing is left to change, yet the retry announces a push of unknown scope.
     const r = await flushQueue();
-    expect(r).toMatchObject({ kind: "done", recovered: true, changes: [] });
+    // Nothing is published; the Full push still carries the sidecar marker.
+    expect(r).toMatchObject({ kind: "done", recovered: true, changes: [sidecarMarker] });
     expect(await pushVersion()).toBeGreaterThan(before);
     expect(await store.get(keys.flushing())).toBeUndefined();
   });

@@ -178,7 +178,7 @@ describe("per-namespace views, ingest to publish", () => {
     expect(flush?.changes.map((c) => `${c.view} ${c.name || "(marker)"}`)).toEqual(["* (marker)"]);
     expect((await table(h))?.sidecars.map((c) => `${c.namespace}/${c.name}`)).toEqual(["other/default"]);
     expect(h.lines).toContain(
-      `push: ${JSON.stringify("Sidecar other/pinned: not applied: workloadSelector (per-workload views are not built)")}`,
+      `push: ${JSON.stringify("Sidecar other/pinned: not applied: workloadSelector (per-workload views are not built; Envoy sidecars whose labels match get it)")}`,
     );
     // The same spec again: unchanged, nothing queued.
     expect(

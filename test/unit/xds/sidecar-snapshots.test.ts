@@ -127,6 +127,69 @@ describe("the sharing rule", () => {
   });
 });
 
+describe("workloadSelector Sidecars", () => {
+  /** A stored Sidecar (as ingest stores it) in NS. */
+  const sidecarConfig = (name: string, spec: Record<string, unknown>, created: string) => ({
+    kind: "Sidecar",
+    name,
+    namespace: NS,
+    clusterId: "Kubernetes",
+    resourceVersion: "1",
+    labels: {},
+    creationTimestamp: created,
+    spec,
+  });
+  const labelled = (ip: string, pod: string, labels: Record<string, string>) => ({
+    id: `sidecar~${ip}~${pod}.${NS}~${NS}.svc.cluster.local`,
+    metadata: { NAMESPACE: NS, CLUSTER_ID: "Kubernetes", LABELS: labels },
+  });
+  const outboundOf = (rs: readonly StoredResource[]) =>
+    rs.map((r) => r.name).filter((n) => n.startsWith("outbound|"));
+
+  it("applies to the sidecars whose labels match; classes are per Sidecar, not per labels", async () => {
+    const store = await bookinfoStore([PROXY_IP, "10.0.0.6"]);
+    const only = (hosts: string[]) => ({ egress: [{ hosts }] });
+    await store.put(
+      keys.config("Sidecar", NS, "pp", "Kubernetes"),
+      sidecarConfig(
+        "pp",
+        { workloadSelector: { labels: { app: "productpage" } }, ...only([`./${host("reviews")}`]) },
+        "2026-01-01T00:00:00Z",
+      ),
+    );
+    const s = createSidecarSnapshots({ store, cache: true });
+    const read1 = async (n: ReturnType<typeof labelled>) => {
+      const b = s.bind(n, NS);
+      if (!b) throw new Error("not bound");
+      return valid(await s.resources(b, CDS));
+    };
+    const pp1 = await read1(labelled(PROXY_IP, "pp-1", { app: "productpage", version: "v1" }));
+    const pp2 = await read1(labelled("10.0.0.6", "pp-2", { app: "productpage", version: "v2" }));
+    const other = await read1(labelled("10.0.9.9", "x-1", { app: "ratings" }));
+    expect(outboundOf(pp1)).toEqual([`outbound|9080||${host("reviews")}`]);
+    // No Sidecar selects it (namespace-wide ones come from the flush's view table: none here).
+    expect(outboundOf(other)).toEqual(
+      expect.arrayContaining([
+        `outbound|9080||${host("details")}`,
+        `outbound|9080||${host("ratings")}`,
+        `outbound|9080||${host("reviews")}`,
+      ]),
+    );
+    // Other labels, the same Sidecar: one outbound class, shared.
+    expect(versions(pp2.filter((r) => !r.name.startsWith("inbound|")))).toEqual(
+      versions(pp1.filter((r) => !r.name.startsWith("inbound|"))),
+    );
+    expect(s.size.outbound).toBe(2);
+    const routes = async (n: ReturnType<typeof labelled>) => {
+      const b = s.bind(n, NS);
+      if (!b) throw new Error("not bound");
+      const rs = await s.resources(b, RDS);
+      return rs.map((r) => r.name);
+    };
+    expect(await routes(labelled(PROXY_IP, "pp-1", { app: "productpage" }))).toEqual(["9080"]);
+  });
+});
+
 describe("what a push keeps", () => {
   it("an EDS-only push keeps every snapshot; any other push drops them all", async () => {
     const s = createSidecarSnapshots({ store: await bookinfoStore(), cache: true });

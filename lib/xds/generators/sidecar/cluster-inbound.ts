@@ -31,6 +31,7 @@ import {
   passthroughHttpOptions,
 } from "./cluster-common.ts";
 import { applyConnectionPool, type ClusterDraft } from "./cluster-traffic.ts";
+import { ingressClusters } from "./inbound-ingress.ts";
 import type { ServiceInstance, SidecarInputs } from "./types.ts";
 
 /** util.BlackHoleCluster, util.PassthroughCluster, util.InboundPassthroughCluster. */
@@ -106,7 +107,7 @@ function socket(address: string) {
 }
 
 /**
- * buildInboundClusters without a Sidecar ingress listener: one `inbound|<targetPort>||` per target
+ * buildInboundClusters without a Sidecar ingress listener (with one: ingressClusters): one `inbound|<targetPort>||` per target
  * port of the proxy's service instances, ascending; the first instance of a port is the primary
  * (its service port's protocol picks the upstream protocol). Istio 1.10+ forwards to the pod IP, so
  * each is ORIGINAL_DST (CLUSTER_PROVIDED, never cleaned up) bound to 127.0.0.6 (::6 on IPv6-only);
@@ -114,6 +115,8 @@ function socket(address: string) {
  * `istio` metadata lists every service on that service port, once per host.
  */
 export function inboundClusters(inputs: SidecarInputs, ctx: BuildContext): Generated<typeof ClusterSchema>[] {
+  // A Sidecar with ingress listeners: the inbound clusters are its listeners' (inbound-ingress.ts).
+  if (inputs.ingress) return ingressClusters(inputs, inputs.ingress, ctx);
   const byPort = new Map<number, ServiceInstance[]>();
   for (const inst of inputs.instances) {
     const list = byPort.get(inst.targetPort) ?? [];

@@ -104,11 +104,14 @@ export function filterChain(
       transportProtocol?: string;
       applicationProtocols?: readonly string[];
     };
+    /** The chain's metadata (a Sidecar ingress chain names its Sidecar: BuildConfigInfoMetadata). */
+    metadata?: FilterChain["metadata"];
   } = {},
 ): FilterChain {
   const m = options.match;
   return message(FilterChainSchema, {
     ...(options.name !== undefined && { name: options.name }),
+    ...(options.metadata && { metadata: options.metadata }),
     ...(m && {
       filterChainMatch: message(FilterChainMatchSchema, {
         ...(m.destinationPort !== undefined && { destinationPort: m.destinationPort }),

@@ -8,7 +8,7 @@
  * TLS chains have nothing to terminate with.
  */
 import { AddressSchema, SocketAddressSchema } from "../../../gen/envoy/config/core/v3/address_pb.ts";
-import { TrafficDirection } from "../../../gen/envoy/config/core/v3/base_pb.ts";
+import { MetadataSchema, TrafficDirection } from "../../../gen/envoy/config/core/v3/base_pb.ts";
 import {
   type FilterChain,
   type ListenerFilter,
@@ -25,6 +25,7 @@ import { durationOf } from "../cluster-policy.ts";
 import { message } from "../shared.ts";
 import { BLACK_HOLE_CLUSTER, INBOUND_PASSTHROUGH_CLUSTER } from "./cluster.ts";
 import { inboundClusterName } from "./cluster-common.ts";
+import { ingressChains } from "./inbound-ingress.ts";
 import {
   catchAllCluster,
   filterChain,
@@ -38,7 +39,7 @@ import {
 import { WILDCARD } from "./listener-outbound.ts";
 import { portKind } from "./outbound-ports.ts";
 import { defaultInboundRoute } from "./route-default.ts";
-import type { ServiceInstance, SidecarInputs } from "./types.ts";
+import type { ServiceInstance, SidecarIngressScope, SidecarInputs } from "./types.ts";
 
 /** model.VirtualOutboundListenerName. */
 export const VIRTUAL_OUTBOUND = "virtualOutbound";
@@ -98,7 +99,8 @@ export function virtualOutboundListener(inputs: SidecarInputs): Listener {
  * (disabled on ports whose chains need no sniffing). Chains: `virtualInbound-blackhole` (port 15006
  * itself), the passthrough pair to InboundPassthroughCluster (`virtualInbound-catchall-http` by
  * ALPN, `virtualInbound` for the rest), then per target port of the proxy's service instances
- * (first instance of a port wins, ports ascending) chains `0.0.0.0_<port>` to `inbound|<port>||`:
+ * (first instance of a port wins, ports ascending) chains `0.0.0.0_<port>` to `inbound|<port>||`
+ * (with a Sidecar's ingress listeners, theirs instead: `<bind>_<port>`, metadata naming the Sidecar):
  * HTTP ▶ HttpConnectionManager with an inline route; TCP ▶ tcp_proxy; unknown ▶ both, HTTP by ALPN.
  */
 export function virtualInboundListener(inputs: SidecarInputs): Listener {
@@ -110,13 +112,23 @@ export function virtualInboundListener(inputs: SidecarInputs): Listener {
     ...inboundChains(INBOUND_PASSTHROUGH_CLUSTER, 0, "sniffed", ":0/*"),
   ];
   const noSniffing: number[] = [];
-  for (const inst of inboundInstances(inputs)) {
-    const kind = portKind(inst.servicePort.protocol);
-    if (!kind) continue;
-    if (kind !== "sniffed") noSniffing.push(inst.targetPort);
-    const operation = `${inst.service.hostname}:${inst.servicePort.port}/*`;
-    chains.push(...inboundChains(inboundClusterName(inst.targetPort), inst.targetPort, kind, operation));
-  }
+  if (inputs.ingress) {
+    const meta = sidecarMetadata(inputs.ingress);
+    for (const c of ingressChains(inputs, inputs.ingress)) {
+      const kind = portKind(c.protocol);
+      if (!kind || c.bindToPort) continue;
+      const port = c.listener.port;
+      if (kind !== "sniffed") noSniffing.push(port);
+      chains.push(...inboundChains(inboundClusterName(port), port, kind, c.operation, c.bind, meta));
+    }
+  } else
+    for (const inst of inboundInstances(inputs)) {
+      const kind = portKind(inst.servicePort.protocol);
+      if (!kind) continue;
+      if (kind !== "sniffed") noSniffing.push(inst.targetPort);
+      const operation = `${inst.service.hostname}:${inst.servicePort.port}/*`;
+      chains.push(...inboundChains(inboundClusterName(inst.targetPort), inst.targetPort, kind, operation));
+    }
   return message(ListenerSchema, {
     name: VIRTUAL_INBOUND,
     address: wildcardAddress(PROXY_INBOUND_LISTEN_PORT),
@@ -146,19 +158,27 @@ export function inboundInstances(inputs: SidecarInputs): ServiceInstance[] {
  * tcp_proxy chain over raw_buffer; sniffed ▶ the HCM chain by ALPN, then the tcp_proxy chain. A
  * passthrough pair (`port` 0) is named as istiod names it and matches no port.
  */
-function inboundChains(cluster: string, port: number, kind: "http" | "tcp" | "sniffed", operation: string) {
+function inboundChains(
+  cluster: string,
+  port: number,
+  kind: "http" | "tcp" | "sniffed",
+  operation: string,
+  bind = WILDCARD,
+  metadata?: FilterChain["metadata"],
+) {
   const passthrough = port === 0;
   const chainName = (http: boolean) =>
-    passthrough ? (http ? `${VIRTUAL_INBOUND}-catchall-http` : VIRTUAL_INBOUND) : `${WILDCARD}_${port}`;
+    passthrough ? (http ? `${VIRTUAL_INBOUND}-catchall-http` : VIRTUAL_INBOUND) : `${bind}_${port}`;
   const portMatch = passthrough ? {} : { destinationPort: port };
   const out: FilterChain[] = [];
   if (kind !== "tcp") {
-    const statPrefix = passthrough ? cluster : `inbound_${WILDCARD}_${port}`;
+    const statPrefix = passthrough ? cluster : `inbound_${bind}_${port}`;
     out.push(
       filterChain(
         [httpConnectionManagerFilter(statPrefix, inboundRouteConfiguration(cluster, port, operation))],
         {
           name: chainName(true),
+          ...(metadata && { metadata }),
           match: {
             ...portMatch,
             transportProtocol: RAW_BUFFER,
@@ -172,6 +192,7 @@ function inboundChains(cluster: string, port: number, kind: "http" | "tcp" | "sn
     out.push(
       filterChain([tcpProxyFilter(cluster)], {
         name: chainName(false),
+        ...(metadata && { metadata }),
         match: { ...portMatch, transportProtocol: RAW_BUFFER },
       }),
     );
@@ -217,4 +238,47 @@ function httpInspector(disabledPorts: readonly number[]): ListenerFilter {
           },
         });
   return message(ListenerFilterSchema, { ...httpInspectorFilter, filterDisabled });
+}
+
+/** BuildConfigInfoMetadata of a Sidecar: `istio.config` `/apis/networking.istio.io/v1alpha3/namespaces/<ns>/sidecar/<name>`. */
+function sidecarMetadata(scope: SidecarIngressScope): FilterChain["metadata"] {
+  const config = `/apis/networking.istio.io/v1alpha3/namespaces/${scope.namespace}/sidecar/${scope.name}`;
+  return message(MetadataSchema, { filterMetadata: { istio: { config } } });
+}
+
+/**
+ * inboundCustomListener: a listener of its own, bound to `<bind>:<port>` and named `<bind>_<port>`,
+ * for each Sidecar ingress listener that binds to its port (captureMode NONE, or DEFAULT under
+ * INTERCEPTION_MODE NONE); no original_dst filter (nothing redirected it), the HTTP inspector only
+ * when its chains sniff.
+ */
+export function boundInboundListeners(inputs: SidecarInputs): Listener[] {
+  if (!inputs.ingress) return [];
+  const meta = sidecarMetadata(inputs.ingress);
+  const out: Listener[] = [];
+  for (const c of ingressChains(inputs, inputs.ingress)) {
+    const kind = portKind(c.protocol);
+    if (!kind || !c.bindToPort) continue;
+    const port = c.listener.port;
+    out.push(
+      message(ListenerSchema, {
+        name: `${c.bind}_${port}`,
+        address: message(AddressSchema, {
+          address: {
+            case: "socketAddress",
+            value: message(SocketAddressSchema, {
+              address: c.bind,
+              portSpecifier: { case: "portValue", value: port },
+            }),
+          },
+        }),
+        trafficDirection: TrafficDirection.INBOUND,
+        continueOnListenerFiltersTimeout: true,
+        listenerFilters: kind === "sniffed" ? [httpInspectorFilter] : [],
+        listenerFiltersTimeout: zero,
+        filterChains: inboundChains(inboundClusterName(port), port, kind, c.operation, c.bind, meta),
+      }),
+    );
+  }
+  return out;
 }

@@ -5,6 +5,7 @@
  * so the generators stay pure and a test builds them with literals.
  */
 import type { Endpoint, Service, ServicePort } from "../../../model/index.ts";
+import type { SidecarIngress } from "../../../registry/istio/sidecar.ts";
 import type { ServiceView } from "../../types.ts";
 
 /** Istio's NodeType, the first field of a node id: `sidecar` here (`router` is a gateway). */
@@ -90,6 +91,18 @@ export interface SidecarInputs {
   instances: readonly ServiceInstance[];
   services: readonly ServiceView[];
   mesh: SidecarMeshSettings;
+  /**
+   * The Sidecar scoping the proxy, when it has ingress listeners (SidecarScope.HasIngressListener):
+   * the inbound side is then built from them instead of the service instances.
+   */
+  ingress?: SidecarIngressScope;
+}
+
+/** A Sidecar's name, namespace and its (non-empty) ingress listeners. */
+export interface SidecarIngressScope {
+  name: string;
+  namespace: string;
+  listeners: readonly SidecarIngress[];
 }
 
 /** Istio's defaults for the mesh settings (MeshConfig defaults: 10s connect timeout, ALLOW_ANY). */

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   type SidecarModel,
   sidecarFor,
+  sidecarForWorkload,
   toSidecar,
   type VisibleConfig,
   visibleTo,
@@ -90,6 +91,37 @@ describe("sidecarFor (getSidecarScope)", () => {
     ],
     ["none", [], undefined],
   ])("%s", (_, sidecars, want) => expect(sidecarFor(sidecars, "client", "istio-system")?.name).toBe(want));
+
+  it.each([
+    ["a selector its labels match wins over the namespace-wide one", { app: "pp", v: "1" }, "sel"],
+    ["the oldest of two matching selectors", { app: "pp", tier: "web" }, "older"],
+    ["labels that match no selector: the namespace-wide one", { app: "other" }, "wide"],
+    ["an empty selector selects every workload", {}, "empty"],
+  ] as [string, Record<string, string>, string][])("sidecarForWorkload: %s", (what, labels, want) => {
+    const sidecars = [
+      at("client", "wide", "2025-01-01T00:00:00Z"),
+      at("client", "sel", "2026-01-01T00:00:00Z", { workloadSelector: { labels: { app: "pp" } } }),
+      at("client", "older", "2025-06-01T00:00:00Z", { workloadSelector: { labels: { tier: "web" } } }),
+      at("other", "elsewhere", "2024-01-01T00:00:00Z", { workloadSelector: { labels: { app: "pp" } } }),
+      ...(what.startsWith("an empty")
+        ? [at("client", "empty", "2024-01-01T00:00:00Z", { workloadSelector: { labels: {} } })]
+        : []),
+    ];
+    expect(sidecarForWorkload(sidecars, "client", labels, "istio-system")?.name).toBe(want);
+  });
+
+  it("sidecarForWorkload without a match falls back to the root namespace's, as sidecarFor", () =>
+    expect(
+      sidecarForWorkload(
+        [
+          at("istio-system", "root", "2026-01-01T00:00:00Z"),
+          at("client", "sel", "2026-01-01T00:00:00Z", { workloadSelector: { labels: { app: "pp" } } }),
+        ],
+        "client",
+        { app: "x" },
+        "istio-system",
+      )?.name,
+    ).toBe("root"));
 
   it("a Sidecar without egress imports */*", () =>
     expect(

@@ -73,11 +73,12 @@ describe("unsupportedFields", () => {
     [
       "Sidecar",
       sidecar({
-        ingress: [{ port: { number: 80 } }],
+        // Ingress listeners are served to Envoy sidecars; their TLS is not.
+        ingress: [{ port: { number: 80 }, defaultEndpoint: "127.0.0.1:8080", tls: { mode: "SIMPLE" } }],
         egress: [{ port: { number: 80 }, hosts: ["./*"] }],
         outboundTrafficPolicy: { mode: "ALLOW_ANY" },
       }).spec,
-      ["spec.ingress", "spec.egress[0].port", "spec.outboundTrafficPolicy"],
+      ["spec.ingress[0].tls", "spec.egress[0].port", "spec.outboundTrafficPolicy"],
     ],
   ] as const)("%s lists what is not implemented", (kind, spec, want) =>
     expect(unsupportedFields(kind, spec).sort()).toEqual([...want].sort()));
