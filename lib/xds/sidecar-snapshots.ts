@@ -48,6 +48,9 @@ import { loadSidecarWorld, type SidecarWorld } from "./sidecar-world.ts";
 import { type Generated, type ServiceView, type StoredResource, TypeUrl } from "./types.ts";
 import { toStored } from "./version.ts";
 
+/** How many times one read starts over when pushes make the world it read stale meanwhile. */
+const maxWorldRereads = 3;
+
 /** The most outbound classes, and inbound classes, one host keeps built (each an LRU). */
 export const maxSidecarClasses = 256;
 
@@ -175,16 +178,19 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
     return p;
   };
 
-  const outboundOf = (w: SidecarWorld, b: SidecarBinding, key: string, scope: SidecarModel | undefined) =>
-    remember(outbound, key, async (): Promise<Outbound> => {
-      const services = await w.visibleTo(b.proxy.namespace, scope);
-      const inputs = { proxy: b.proxy, instances: [], services, mesh };
-      const listeners = sidecarListeners(inputs).filter((l) => l.name !== VIRTUAL_INBOUND);
-      return {
-        services,
-        resources: await stored([sidecarClusters(inputs), listeners, sidecarRouteConfigurations(inputs)]),
-      };
-    });
+  const buildOutbound = async (
+    w: SidecarWorld,
+    b: SidecarBinding,
+    scope: SidecarModel | undefined,
+  ): Promise<Outbound> => {
+    const services = await w.visibleTo(b.proxy.namespace, scope);
+    const inputs = { proxy: b.proxy, instances: [], services, mesh };
+    const listeners = sidecarListeners(inputs).filter((l) => l.name !== VIRTUAL_INBOUND);
+    return {
+      services,
+      resources: await stored([sidecarClusters(inputs), listeners, sidecarRouteConfigurations(inputs)]),
+    };
+  };
 
   const buildInbound = (
     out: Outbound,
@@ -225,26 +231,31 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
     async resources(b, typeUrl) {
       let w: SidecarWorld;
       let at: number;
-      for (;;) {
+      // A push made everything stale meanwhile: read the world it leaves, a few times at most (under
+      // pushes arriving faster than a world is read, answer from the last one read: it is not cached,
+      // and the push that made it stale reaches this stream after this answer).
+      for (let tries = 0; ; tries++) {
         at = generation;
         w = await currentWorld();
-        // A push made everything stale meanwhile: read the world it leaves.
-        if (at === generation) break;
+        if (at === generation || tries >= maxWorldRereads) break;
       }
       // A workloadSelector Sidecar its labels match: the class is that Sidecar's, never the labels'.
       const scope = w.scopeOf(b.proxy);
       const key = scope?.workloadSelector
         ? `${b.outboundKey}\n${scope.namespace}/${scope.name}`
         : b.outboundKey;
-      const out = await outboundOf(w, b, key, scope);
+      // From a world a push made stale meanwhile: answered, never cached.
+      const current = at === generation;
+      const out = await (current
+        ? remember(outbound, key, () => buildOutbound(w, b, scope))
+        : buildOutbound(w, b, scope));
       const mine = out.resources.get(typeUrl) ?? [];
       if (typeUrl === TypeUrl.route) return mine;
       const instances = w.instancesOf(b.proxy);
       const sig = instanceSignature(instances);
       b.signature = sig;
-      // Built from an outbound snapshot a push made stale meanwhile: answered, never cached.
       const inboundSet =
-        at === generation
+        current && at === generation
           ? remember(inbound, `${key}\n${sig}`, () => buildInbound(out, b, instances, scope))
           : buildInbound(out, b, instances, scope);
       const own = (await inboundSet).get(typeUrl) ?? [];

@@ -4,8 +4,9 @@
  * a change is a Full push (reason `config`) whose ConfigsUpdated names the Sidecar alone. A Sidecar
  * regenerates no shared resource: it changes which names a namespace's proxies may see, which the
  * flush records in its view table (lib/push/views.ts) and the streams apply (lib/xds/view-source.ts).
- * A Sidecar with a workloadSelector would give each proxy's labels its own view: it is stored,
- * listed as unsupported, and not applied.
+ * A Sidecar with a workloadSelector, and a Sidecar's ingress listeners, shape Envoy sidecars only
+ * (lib/xds/sidecar-world.ts: the sidecars whose LABELS it selects); proxyless views do not apply a
+ * workloadSelector, which ingest's summary lists as unsupported for them.
  */
 import { configKeyString, pushRequest } from "../../model/index.ts";
 import { toSidecar } from "../../registry/istio/sidecar.ts";

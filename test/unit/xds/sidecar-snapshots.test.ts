@@ -229,6 +229,31 @@ describe("what a push keeps", () => {
     expect(await s.instancesChanged(b)).toBe(false);
   });
 
+  it("answers even when every world it reads is made stale by a push meanwhile, and caches none of them", async () => {
+    const store = await bookinfoStore();
+    let s: SidecarSnapshots | undefined;
+    let reads = 0;
+    // Every read of the world (it lists the services) is overtaken by an unnamed push.
+    const pushing: Store = {
+      ...store,
+      list(prefix, options) {
+        if (prefix === keys.services()) {
+          reads++;
+          s?.publish(undefined);
+        }
+        return store.list(prefix, options);
+      },
+    };
+    s = createSidecarSnapshots({ store: pushing, cache: true });
+    const b = s.bind(node(PROXY_IP, "pp-1"), NS);
+    if (!b) throw new Error("not bound");
+    const clusters = valid(await s.resources(b, CDS));
+    expect(clusters.map((r) => r.name)).toContain(`outbound|9080||${host("reviews")}`);
+    // The first read and three more, then the answer from the last; nothing kept of a stale world.
+    expect(reads).toBe(4);
+    expect(s.size).toEqual({ outbound: 0, inbound: 0 });
+  });
+
   it("a host that hears no pushes keys them by the push version", async () => {
     const store = await bookinfoStore();
     const s = createSidecarSnapshots({ store, cache: false });
