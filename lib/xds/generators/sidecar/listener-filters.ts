@@ -103,6 +103,7 @@ export function filterChain(
       destinationPort?: number;
       transportProtocol?: string;
       applicationProtocols?: readonly string[];
+      serverNames?: readonly string[];
     };
   } = {},
 ): FilterChain {
@@ -114,6 +115,7 @@ export function filterChain(
         ...(m.destinationPort !== undefined && { destinationPort: m.destinationPort }),
         ...(m.transportProtocol !== undefined && { transportProtocol: m.transportProtocol }),
         ...(m.applicationProtocols && { applicationProtocols: [...m.applicationProtocols] }),
+        ...(m.serverNames && { serverNames: [...m.serverNames] }),
       }),
     }),
     filters,

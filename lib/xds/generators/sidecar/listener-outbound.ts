@@ -39,6 +39,16 @@ export interface OutboundEntry {
   rds?: string;
   /** The cluster of the match-all TCP chain, when a TCP or sniffed service owns the listener. */
   tcpCluster?: string;
+  /**
+   * TLS services without a VIP on the wildcard bind: one chain each, matched by SNI (the hostname),
+   * in (port, hostname) order; a second service with the same SNI is dropped (mergeTCPFilterChains).
+   */
+  sniChains?: { serverName: string; cluster: string }[];
+}
+
+/** protocol.IsTLS: HTTPS and TLS ports, whose outbound chain istiod builds from the SNI. */
+function isTls(p: OutboundPort): boolean {
+  return p.port.protocol === "HTTPS" || p.port.protocol === "TLS";
 }
 
 /** getListenerName: `<bind>_<port>`. */
@@ -86,6 +96,15 @@ function addPort(entries: Map<string, OutboundEntry>, p: OutboundPort, inputs: S
     else if (cur.rds === undefined) cur.rds = String(port); // HTTPOverTCP: merged, sniffed
     return;
   }
+  if (p.kind === "tcp" && isTls(p) && bind === WILDCARD) {
+    // buildSidecarOutboundTLSFilterChainOpts without a VIP: the chain matches the hostname as SNI
+    // (a match-all chain would send every TLS connection on the port to this one service).
+    const chain = { serverName: p.view.hostname, cluster };
+    if (!cur) entries.set(key, { bind, port, sniChains: [chain] });
+    else if (!cur.sniChains?.some((c) => c.serverName === chain.serverName))
+      cur.sniChains = [...(cur.sniChains ?? []), chain];
+    return;
+  }
   if (p.kind === "tcp") {
     if (!cur) entries.set(key, { bind, port, tcpCluster: cluster });
     else if (cur.tcpCluster === undefined) cur.tcpCluster = cluster; // TCPOverHTTP; TCPOverTCP keeps the first
@@ -101,33 +120,39 @@ function addPort(entries: Map<string, OutboundEntry>, p: OutboundPort, inputs: S
 const zero = durationOf(0);
 
 /**
- * buildListenerFromEntry: the HTTP chain (ALPN http/1.1, h2c over raw_buffer) in filter_chains, the
- * match-all TCP chain as default_filter_chain, or alone in filter_chains when there is no HTTP
- * chain; without a TCP chain the default is the PassthroughFilterChain (tcp_proxy to Passthrough or
- * BlackHole). An HTTP chain needs the TLS and HTTP inspectors; the HCM's stats are
- * `outbound_<listener>`. listener_filters_timeout 0s (the mesh's protocolDetectionTimeout default).
+ * buildListenerFromEntry: the HTTP chain (ALPN http/1.1, h2c over raw_buffer) and the SNI chains in
+ * filter_chains, the match-all TCP chain as default_filter_chain, or alone in filter_chains when
+ * there is no other chain; without a TCP chain the default is the PassthroughFilterChain (tcp_proxy
+ * to Passthrough or BlackHole). Only the inspectors a chain needs: the TLS inspector for SNI chains,
+ * the HTTP inspector for the HTTP chain (istiod adds no TLS inspector for plaintext ALPN matches).
+ * The HCM's stats are `outbound_<listener>`. listener_filters_timeout 0s (the mesh's
+ * protocolDetectionTimeout default).
  */
 function buildListener(e: OutboundEntry, inputs: SidecarInputs): Listener {
   const name = outboundListenerName(e.bind, e.port);
   const tcp = e.tcpCluster !== undefined ? filterChain([tcpProxyFilter(e.tcpCluster)]) : undefined;
   const chains: FilterChain[] = [];
-  let defaultChain: FilterChain | undefined;
   const listenerFilters: ListenerFilter[] = [];
-  if (e.rds !== undefined) {
+  if (e.rds !== undefined)
     chains.push(
       filterChain([httpConnectionManagerFilter(`outbound_${name}`, e.rds)], {
         match: { transportProtocol: RAW_BUFFER, applicationProtocols: PLAINTEXT_HTTP_ALPNS },
       }),
     );
-    listenerFilters.push(tlsInspectorFilter, httpInspectorFilter);
+  for (const c of e.sniChains ?? [])
+    chains.push(filterChain([tcpProxyFilter(c.cluster)], { match: { serverNames: [c.serverName] } }));
+  if (e.sniChains?.length) listenerFilters.push(tlsInspectorFilter);
+  if (e.rds !== undefined) listenerFilters.push(httpInspectorFilter);
+  let defaultChain: FilterChain | undefined;
+  if (chains.length === 0) {
+    if (tcp) chains.push(tcp);
+  } else {
     defaultChain =
       tcp ??
       filterChain([tcpProxyFilter(catchAllCluster(inputs.mesh.outboundTrafficPolicy))], {
         name: PASSTHROUGH_FILTER_CHAIN,
         match: {},
       });
-  } else if (tcp) {
-    chains.push(tcp);
   }
   return message(ListenerSchema, {
     name,

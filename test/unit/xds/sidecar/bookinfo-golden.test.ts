@@ -52,10 +52,8 @@ describe("bookinfo productpage sidecar: listeners", () => {
     expect(l.address?.address.case === "socketAddress" && l.address.address.value.portSpecifier.value).toBe(
       9080,
     );
-    expect(l.listenerFilters.map((f) => f.name)).toEqual([
-      "envoy.filters.listener.tls_inspector",
-      "envoy.filters.listener.http_inspector",
-    ]);
+    // buildListenerFromEntry: the HTTP inspector only (a TLS inspector only for SNI or ALPN chains).
+    expect(l.listenerFilters.map((f) => f.name)).toEqual(["envoy.filters.listener.http_inspector"]);
     expect(l.filterChains).toHaveLength(1);
     const http = l.filterChains[0];
     expect(http?.filterChainMatch?.applicationProtocols).toEqual(["http/1.1", "h2c"]);
@@ -74,10 +72,8 @@ describe("bookinfo productpage sidecar: listeners", () => {
 
   it("10.96.0.40_7070 (unnamed port): sniffed, HTTP by ALPN to RDS <host>:<port>, TCP as the default chain", () => {
     const l = listener(listeners, "10.96.0.40_7070");
-    expect(l.listenerFilters.map((f) => f.name)).toEqual([
-      "envoy.filters.listener.tls_inspector",
-      "envoy.filters.listener.http_inspector",
-    ]);
+    // buildListenerFromEntry: the HTTP inspector only (a TLS inspector only for SNI or ALPN chains).
+    expect(l.listenerFilters.map((f) => f.name)).toEqual(["envoy.filters.listener.http_inspector"]);
     expect(l.filterChains.map(rdsOf)).toEqual(["legacy.default.svc.cluster.local:7070"]);
     expect(tcpClusterOf(l.defaultFilterChain)).toBe("outbound|7070||legacy.default.svc.cluster.local");
   });

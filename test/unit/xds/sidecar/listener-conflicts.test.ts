@@ -35,6 +35,37 @@ describe("outbound listener conflicts", () => {
     expect(listeners.map((x) => x.name)).toEqual(["0.0.0.0_3000", "virtualOutbound", "virtualInbound"]);
   });
 
+  it("TLS services without a VIP share 0.0.0.0_<port> by SNI; other TLS traffic passes through", () => {
+    // listener.go buildSidecarOutboundTLSFilterChainOpts: no VIP ▶ sniHosts [hostname]; the TLS
+    // inspector reads the SNI (buildListenerFromEntry), the PassthroughFilterChain takes the rest.
+    // A match-all chain here would send every TLS connection on 443 to one external host.
+    const { listeners } = run([
+      svcView("b-api", [p(443, "TLS")], [], {
+        hostname: "api.b.example",
+        view: { hostname: "api.b.example" },
+      }),
+      svcView("a-api", [p(443, "HTTPS")], [], {
+        hostname: "api.a.example",
+        view: { hostname: "api.a.example" },
+      }),
+      svcView("vip-tls", [p(443, "TLS")], ["10.96.3.1"]),
+    ]);
+    const l = listener(listeners, "0.0.0.0_443");
+    expect(l.listenerFilters.map((f) => f.name)).toEqual(["envoy.filters.listener.tls_inspector"]);
+    expect(l.filterChains.map((c) => [c.filterChainMatch?.serverNames, tcpClusterOf(c)])).toEqual([
+      [["api.a.example"], "outbound|443||api.a.example"],
+      [["api.b.example"], "outbound|443||api.b.example"],
+    ]);
+    expect(l.defaultFilterChain?.name).toBe("PassthroughFilterChain");
+    expect(tcpClusterOf(l.defaultFilterChain)).toBe("PassthroughCluster");
+    // With a VIP the listener is the VIP's, one match-all chain, no inspector.
+    const vip = listener(listeners, "10.96.3.1_443");
+    expect(vip.listenerFilters).toEqual([]);
+    expect(vip.filterChains.map((c) => [c.filterChainMatch, tcpClusterOf(c)])).toEqual([
+      [undefined, `outbound|443||${H("vip-tls")}`],
+    ]);
+  });
+
   it("two headless TCP services on one port: the first in hostname order keeps the listener", () => {
     const { listeners } = run([
       svcView("b", [p(5432, "TCP")], [], { resolution: "Passthrough" }),
@@ -109,7 +140,7 @@ describe("virtualInbound per instance", () => {
 
 describe("ServiceEntry hosts", () => {
   const external = (hostname: string, ports: ServicePort[], addresses: string[]) => {
-    const v = svcView("x", ports, addresses, { resolution: "DNSLB", meshExternal: true });
+    const v = svcView("x", ports, addresses, { meshExternal: true });
     const svc = { ...(v.services[0] as NonNullable<(typeof v.services)[0]>), hostname, name: hostname };
     // As the ServiceEntry registry gives a DNS entry without endpoints: its host, on each port.
     const eps = ports.map((sp) => endpoint({ address: hostname, port: sp.port, servicePortName: sp.name }));
