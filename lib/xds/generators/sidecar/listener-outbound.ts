@@ -14,6 +14,7 @@ import type {
 import { type Listener, ListenerSchema } from "../../../gen/envoy/config/listener/v3/listener_pb.ts";
 import { durationOf } from "../cluster-policy.ts";
 import { clusterName, compareStrings, listenerName, message } from "../shared.ts";
+import { altStatName } from "./cluster-common.ts";
 import {
   catchAllCluster,
   filterChain,
@@ -125,7 +126,8 @@ const zero = durationOf(0);
  * there is no other chain; without a TCP chain the default is the PassthroughFilterChain (tcp_proxy
  * to Passthrough or BlackHole). Only the inspectors a chain needs: the TLS inspector for SNI chains,
  * the HTTP inspector for the HTTP chain (istiod adds no TLS inspector for plaintext ALPN matches).
- * The HCM's stats are `outbound_<listener>`. listener_filters_timeout 0s (the mesh's
+ * The HCM's stats are `outbound_<listener>;` (util.DelimitedStatsPrefix, as the clusters'
+ * alt_stat_name). listener_filters_timeout 0s (the mesh's
  * protocolDetectionTimeout default).
  */
 function buildListener(e: OutboundEntry, inputs: SidecarInputs): Listener {
@@ -135,7 +137,7 @@ function buildListener(e: OutboundEntry, inputs: SidecarInputs): Listener {
   const listenerFilters: ListenerFilter[] = [];
   if (e.rds !== undefined)
     chains.push(
-      filterChain([httpConnectionManagerFilter(`outbound_${name}`, e.rds)], {
+      filterChain([httpConnectionManagerFilter(altStatName(`outbound_${name}`), e.rds)], {
         match: { transportProtocol: RAW_BUFFER, applicationProtocols: PLAINTEXT_HTTP_ALPNS },
       }),
     );

@@ -21,7 +21,7 @@ import { httpConnectionManagerFilter } from "../../../../lib/xds/generators/side
 import { assertEnvoyValid } from "../../../support/xds-check.ts";
 import { bookinfoInputs, bookinfoServices, reviewsVs } from "./bookinfo-routes.ts";
 import { clustersAndEndpoints, encode, generateChecked } from "./check.ts";
-import { listener, rdsOf, routeConfig, routesOf, tcpClusterOf, vhosts } from "./inspect.ts";
+import { hcmOf, listener, rdsOf, routeConfig, routesOf, tcpClusterOf, vhosts } from "./inspect.ts";
 
 const R = "reviews.default.svc.cluster.local";
 
@@ -59,6 +59,8 @@ describe("bookinfo productpage sidecar: listeners", () => {
     expect(http?.filterChainMatch?.applicationProtocols).toEqual(["http/1.1", "h2c"]);
     expect(http?.filterChainMatch?.transportProtocol).toBe("raw_buffer");
     expect(rdsOf(http)).toBe("9080");
+    // buildListenerFromEntry: statPrefix util.DelimitedStatsPrefix("outbound_" + name).
+    expect(hcmOf(http)?.statPrefix).toBe("outbound_0.0.0.0_9080;");
     expect(l.defaultFilterChain?.name).toBe("PassthroughFilterChain");
     expect(tcpClusterOf(l.defaultFilterChain)).toBe("PassthroughCluster");
   });
