@@ -12,6 +12,7 @@ import type {
   ListenerFilter,
 } from "../../../gen/envoy/config/listener/v3/listener_components_pb.ts";
 import { type Listener, ListenerSchema } from "../../../gen/envoy/config/listener/v3/listener_pb.ts";
+import type { Protocol } from "../../../model/index.ts";
 import { durationOf } from "../cluster-policy.ts";
 import { clusterName, compareStrings, listenerName, message } from "../shared.ts";
 import { altStatName } from "./cluster-common.ts";
@@ -45,6 +46,17 @@ export interface OutboundEntry {
    * in (port, hostname) order; a second service with the same SNI is dropped (mergeTCPFilterChains).
    */
   sniChains?: { serverName: string; cluster: string }[];
+  /** The protocol of the service that made the listener (an HTTP one on 0.0.0.0: sniffed). */
+  protocol: Protocol;
+}
+
+/**
+ * isConflictWithWellKnownPort: Mongo and MySQL are server-first, an inspector waiting for the
+ * client's first bytes would stall them, so they share a listener with no other protocol.
+ */
+function conflictsWithWellKnownPort(incoming: Protocol, existing: Protocol): boolean {
+  const wellKnown = (x: Protocol) => x === "Mongo" || x === "MySQL";
+  return (wellKnown(incoming) || wellKnown(existing)) && incoming !== existing;
 }
 
 /** protocol.IsTLS: HTTPS and TLS ports, whose outbound chain istiod builds from the SNI. */
@@ -64,7 +76,8 @@ export function outboundListenerName(bind: string, port: number): string {
  * match-all TCP chain on the same bind is dropped (TCPOverTCP); a sniffed port binds like TCP and
  * gets both chains, its RDS `<host>:<port>` on a VIP and `<port>` on 0.0.0.0; HTTP and TCP on one
  * bind merge (HTTPOverTCP, TCPOverHTTP, AutoOverTCP); a sniffed port over HTTP replaces it
- * (AutoOverHTTP). Alias services get none, UDP ports none.
+ * (AutoOverHTTP). Mongo and MySQL share a listener with no other protocol (the later service is
+ * left out, isConflictWithWellKnownPort). Alias services get none, UDP ports none.
  */
 export function outboundListeners(inputs: SidecarInputs): Listener[] {
   return outboundEntries(inputs)
@@ -92,8 +105,10 @@ function addPort(entries: Map<string, OutboundEntry>, p: OutboundPort, inputs: S
   const key = outboundListenerName(bind, port);
   const cur = entries.get(key);
   const cluster = clusterName(p.view.hostname, port);
+  if (cur && conflictsWithWellKnownPort(p.port.protocol, cur.protocol)) return;
+  const protocol = p.kind === "http" ? "UnsupportedProtocol" : p.port.protocol;
   if (p.kind === "http") {
-    if (!cur) entries.set(key, { bind, port, rds: String(port) });
+    if (!cur) entries.set(key, { bind, port, rds: String(port), protocol });
     else if (cur.rds === undefined) cur.rds = String(port); // HTTPOverTCP: merged, sniffed
     return;
   }
@@ -101,20 +116,20 @@ function addPort(entries: Map<string, OutboundEntry>, p: OutboundPort, inputs: S
     // buildSidecarOutboundTLSFilterChainOpts without a VIP: the chain matches the hostname as SNI
     // (a match-all chain would send every TLS connection on the port to this one service).
     const chain = { serverName: p.view.hostname, cluster };
-    if (!cur) entries.set(key, { bind, port, sniChains: [chain] });
+    if (!cur) entries.set(key, { bind, port, sniChains: [chain], protocol });
     else if (!cur.sniChains?.some((c) => c.serverName === chain.serverName))
       cur.sniChains = [...(cur.sniChains ?? []), chain];
     return;
   }
   if (p.kind === "tcp") {
-    if (!cur) entries.set(key, { bind, port, tcpCluster: cluster });
+    if (!cur) entries.set(key, { bind, port, tcpCluster: cluster, protocol });
     else if (cur.tcpCluster === undefined) cur.tcpCluster = cluster; // TCPOverHTTP; TCPOverTCP keeps the first
     return;
   }
   const rds = bind === WILDCARD ? String(port) : listenerName(p.view.hostname, port);
-  if (!cur) entries.set(key, { bind, port, rds, tcpCluster: cluster });
+  if (!cur) entries.set(key, { bind, port, rds, tcpCluster: cluster, protocol });
   else if (cur.tcpCluster === undefined)
-    entries.set(key, { bind, port, rds, tcpCluster: cluster }); // AutoOverHTTP
+    entries.set(key, { bind, port, rds, tcpCluster: cluster, protocol }); // AutoOverHTTP
   else if (cur.rds === undefined) cur.rds = rds; // AutoOverTCP: the existing match-all TCP chain stays
 }
 

@@ -66,6 +66,24 @@ describe("outbound listener conflicts", () => {
     ]);
   });
 
+  it("MySQL and Mongo share a listener with no other protocol (isConflictWithWellKnownPort)", () => {
+    // An HTTP inspector would wait for the client's first bytes, and MySQL's server speaks first.
+    const { listeners, routes } = run([
+      svcView("a-web", [p(3306, "HTTP")], ["10.96.2.5"]),
+      svcView("b-db", [p(3306, "MySQL")], [], { resolution: "Passthrough" }),
+      svcView("c-db", [p(27017, "Mongo")], [], { resolution: "Passthrough" }),
+      svcView("d-raw", [p(27017, "UnsupportedProtocol", "")], [], { resolution: "Passthrough" }),
+    ]);
+    // HTTP came first (hostname order): the MySQL service is left out, the HTTP listener stays.
+    expect(listener(listeners, "0.0.0.0_3306").filterChains.map(rdsOf)).toEqual(["3306"]);
+    expect(tcpClusterOf(listener(listeners, "0.0.0.0_3306").defaultFilterChain)).toBe("PassthroughCluster");
+    // Mongo came first: the sniffed service is left out, no inspector on the Mongo listener.
+    const mongo = listener(listeners, "0.0.0.0_27017");
+    expect(mongo.listenerFilters).toEqual([]);
+    expect(mongo.filterChains.map(tcpClusterOf)).toEqual([`outbound|27017||${H("c-db")}`]);
+    expect(routes.map((r) => r.name)).toEqual(["3306"]);
+  });
+
   it("two headless TCP services on one port: the first in hostname order keeps the listener", () => {
     const { listeners } = run([
       svcView("b", [p(5432, "TCP")], [], { resolution: "Passthrough" }),
