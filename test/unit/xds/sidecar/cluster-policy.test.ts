@@ -15,6 +15,7 @@ import {
   assertClustersValid,
   byName,
   httpOptions,
+  istioMeta,
   lbName,
   tlsContext,
   typeName,
@@ -268,6 +269,19 @@ const rows: Row[] = [
     tp({ tls: { mode: "DISABLE" } }),
     (c) => [c.transportSocket, c.transportSocketMatches.length],
     [undefined, 0],
+  ],
+  [
+    // util.AddALPNOverrideToMetadata: SIMPLE and MUTUAL only.
+    'tls SIMPLE: istio metadata alpn_override "false"',
+    tp({ tls: { mode: "SIMPLE", sni: "reviews.example" } }),
+    (c) => istioMeta(c)?.alpn_override,
+    "false",
+  ],
+  [
+    "tls ISTIO_MUTUAL: no alpn_override",
+    tp({ tls: { mode: "ISTIO_MUTUAL" } }),
+    (c) => istioMeta(c)?.alpn_override,
+    undefined,
   ],
   [
     "tls SIMPLE with sni: TLS with that SNI, system CA over SDS",
