@@ -14,6 +14,13 @@ export type SimpleLb = "UNSPECIFIED" | "RANDOM" | "PASSTHROUGH" | "ROUND_ROBIN" 
 export interface ConsistentHash {
   /** The request header hashed (a route hash policy); absent when another key (cookie, source IP, query) is used. */
   httpHeaderName?: string;
+  // The other hash keys only Envoy sidecars take (proxyless gRPC hashes on headers only).
+  /** httpCookie: the cookie hashed (and generated with ttl when given). */
+  httpCookie?: { name: string; path?: string; ttlMs?: number };
+  /** useSourceIp: true when set. */
+  useSourceIp?: true;
+  /** httpQueryParameterName. */
+  httpQueryParameterName?: string;
   /** ringHash unless maglev was asked for (maglev is accepted, unsupported by gRPC). */
   algorithm: "ringHash" | "maglev";
   /** ringHash.minimumRingSize, or the deprecated consistentHash.minimumRingSize. */
@@ -223,6 +230,11 @@ function toLoadBalancer(lb: Raw): LoadBalancer {
   const maglev = obj(ch.maglev);
   const hash: ConsistentHash = { algorithm: maglev ? "maglev" : "ringHash" };
   if (typeof ch.httpHeaderName === "string") hash.httpHeaderName = ch.httpHeaderName;
+  const cookie = obj(ch.httpCookie);
+  if (cookie && typeof cookie.name === "string")
+    hash.httpCookie = defined({ name: cookie.name, path: str(cookie.path), ttlMs: ms(cookie.ttl) });
+  if (ch.useSourceIp === true) hash.useSourceIp = true;
+  if (typeof ch.httpQueryParameterName === "string") hash.httpQueryParameterName = ch.httpQueryParameterName;
   const size = num(obj(ch.ringHash)?.minimumRingSize) ?? num(ch.minimumRingSize);
   if (hash.algorithm === "ringHash" && size !== undefined && size !== 0) hash.minimumRingSize = size;
   if (!maglev && obj(ch.ringHash)) hash.ringHashSet = true;

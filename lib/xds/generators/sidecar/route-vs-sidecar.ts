@@ -44,6 +44,7 @@ import type { ServiceView } from "../../types.ts";
 import { translatedRoutes } from "../route-vs.ts";
 import { compareStrings, mergedPorts, message } from "../shared.ts";
 import { previousHostsPredicate } from "./route-default.ts";
+import { routeHashPolicies } from "./route-hash.ts";
 
 /**
  * The view's VirtualService routes for `port` as a sidecar gets them; empty without any. Each
@@ -165,15 +166,32 @@ function sidecarAction(
   const rw = src.rewrite;
   // The rewrite's authority wins over one set through the request headers.
   const authority = rw?.authority ?? headerAuthority;
+  // Every consistent-hash key, not only the headers proxyless gRPC takes; a dangling destination
+  // (its share answered by a fault on the default cluster) hashes nothing.
+  const dests = src.action.kind === "route" ? src.action.destinations : [];
+  const clusters = new Set(
+    a.clusterSpecifier.case === "cluster"
+      ? [a.clusterSpecifier.value]
+      : a.clusterSpecifier.case === "weightedClusters"
+        ? a.clusterSpecifier.value.clusters.map((c) => c.name)
+        : [],
+  );
+  const ports = mergedPorts(view).map((p) => p.port);
+  const live = dests.filter((d) => clusters.has(destinationCluster(d, port, ports)));
+  const hashPolicy = routeHashPolicies(view, live);
+  // applyHTTPRouteDestination: only a single-destination route that hashes keeps retries on the
+  // hashed host (DefaultConsistentHashPolicy, no previous-hosts predicate).
+  const hashing = dests.length === 1 && hashPolicy.length > 0;
   return message(RouteActionSchema, {
     ...a,
+    hashPolicy,
     maxStreamDuration: undefined,
     ...(timeout && { maxGrpcTimeout: timeout }),
     ...(retry && {
       retryPolicy: message(RetryPolicySchema, {
         ...retry,
         hostSelectionRetryMaxAttempts: 5n,
-        ...(a.hashPolicy.length === 0 && { retryHostPredicate: [previousHostsPredicate] }),
+        ...(!hashing && { retryHostPredicate: [previousHostsPredicate] }),
       }),
     }),
     ...(rw?.uri !== undefined && rw.uri !== "" && { prefixRewrite: rw.uri }),

@@ -7,9 +7,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { HeaderValueOption_HeaderAppendAction } from "../../../../lib/gen/envoy/config/core/v3/base_pb.ts";
+import type { Route } from "../../../../lib/gen/envoy/config/route/v3/route_components_pb.ts";
 import { RedirectAction_RedirectResponseCode } from "../../../../lib/gen/envoy/config/route/v3/route_components_pb.ts";
 import { FractionalPercent_DenominatorType } from "../../../../lib/gen/envoy/type/v3/percent_pb.ts";
-import { vsModel } from "../istio-views.ts";
+import { drModel, vsModel } from "../istio-views.ts";
 import { bookinfoInputs, bookinfoServices, reviewsDr } from "./bookinfo-routes.ts";
 import { generateChecked } from "./check.ts";
 import { routeConfig } from "./inspect.ts";
@@ -170,6 +171,64 @@ describe("sidecar VirtualService routes", () => {
     expect(config).toMatch(
       /^\/apis\/networking\.istio\.io\/v1alpha3\/namespaces\/[^/]+\/virtual-service\/reviews$/,
     );
+  });
+
+  it("consistent hash: every key a DestinationRule names (consistentHashToHashPolicy, hashForHTTPDestination)", () => {
+    const dr = drModel({
+      trafficPolicy: {
+        loadBalancer: { consistentHash: { httpCookie: { name: "u", path: "/", ttl: "60s" } } },
+      },
+      subsets: [
+        { name: "v1", labels: { version: "v1" } },
+        {
+          name: "v2",
+          labels: { version: "v2" },
+          trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } },
+        },
+        {
+          name: "v3",
+          labels: { version: "v3" },
+          trafficPolicy: { loadBalancer: { consistentHash: { httpQueryParameterName: "q" } } },
+        },
+      ],
+    });
+    const routes = (http: Record<string, unknown>[] | undefined) => {
+      const services = bookinfoServices().map((v) =>
+        v.hostname === R
+          ? { ...v, virtualService: http && vsModel({ hosts: ["reviews"], http }), destinationRule: dr }
+          : v,
+      );
+      const { routes: rcs } = generateChecked(bookinfoInputs({ services }));
+      return routeConfig(rcs, "9080").virtualHosts.find((v) => v.name === `${R}:9080`)?.routes ?? [];
+    };
+    const action = (r: Route | undefined) => (r?.action.case === "route" ? r.action.value : undefined);
+    const keys = (r: Route | undefined) => action(r)?.hashPolicy.map((h) => h.policySpecifier);
+    // No VirtualService: the default route hashes on the rule's cookie (hashForService).
+    const [dflt] = routes(undefined);
+    const cookie = keys(dflt)?.[0];
+    expect(cookie?.case).toBe("cookie");
+    expect(
+      cookie?.case === "cookie" && [cookie.value.name, cookie.value.path, cookie.value.ttl?.seconds],
+    ).toEqual(["u", "/", 60n]);
+    const [one, split] = routes([
+      { match: [{ uri: { prefix: "/a" } }], route: [{ destination: { host: "reviews", subset: "v2" } }] },
+      {
+        route: [
+          { destination: { host: "reviews", subset: "v1" }, weight: 50 },
+          { destination: { host: "reviews", subset: "v3" }, weight: 50 },
+        ],
+      },
+    ]);
+    expect(keys(one)).toEqual([
+      { case: "connectionProperties", value: expect.objectContaining({ sourceIp: true }) },
+    ]);
+    // One destination that hashes: retries stay on the hashed host (no previous-hosts predicate).
+    expect(action(one)?.retryPolicy?.retryHostPredicate).toEqual([]);
+    expect(keys(split)?.map((k) => k.case)).toEqual(["cookie", "queryParameter"]);
+    // A split keeps the predicate (istiod's consistentHash flag is for a lone destination only).
+    expect(action(split)?.retryPolicy?.retryHostPredicate.map((p) => p.name)).toEqual([
+      "envoy.retry_host_predicates.previous_hosts",
+    ]);
   });
 
   it("a mirror to a subset nobody defines is a dangling reference the check reports", () => {
