@@ -41,11 +41,13 @@ export interface OutboundEntry {
   rds?: string;
   /** The cluster of the match-all TCP chain, when a TCP or sniffed service owns the listener. */
   tcpCluster?: string;
+  /** The match-all chain's tcp_proxy hashes on the source IP (the service's DestinationRule asks it). */
+  tcpHashSourceIp?: boolean;
   /**
    * TLS services without a VIP on the wildcard bind: one chain each, matched by SNI (the hostname),
    * in (port, hostname) order; a second service with the same SNI is dropped (mergeTCPFilterChains).
    */
-  sniChains?: { serverName: string; cluster: string }[];
+  sniChains?: { serverName: string; cluster: string; hashSourceIp: boolean }[];
   /** The protocol of the service that made the listener (an HTTP one on 0.0.0.0: sniffed). */
   protocol: Protocol;
 }
@@ -57,6 +59,15 @@ export interface OutboundEntry {
 function conflictsWithWellKnownPort(incoming: Protocol, existing: Protocol): boolean {
   const wellKnown = (x: Protocol) => x === "Mongo" || x === "MySQL";
   return (wellKnown(incoming) || wellKnown(existing)) && incoming !== existing;
+}
+
+/**
+ * maybeSetHashPolicy for the service's own cluster (no subset): the DestinationRule's top-level
+ * consistentHash.useSourceIp.
+ */
+function hashesSourceIp(p: OutboundPort): boolean {
+  const lb = p.view.destinationRule?.trafficPolicy?.loadBalancer;
+  return lb !== undefined && "consistentHash" in lb && lb.consistentHash.useSourceIp === true;
 }
 
 /** protocol.IsTLS: HTTPS and TLS ports, whose outbound chain istiod builds from the SNI. */
@@ -107,6 +118,7 @@ function addPort(entries: Map<string, OutboundEntry>, p: OutboundPort, inputs: S
   const cluster = clusterName(p.view.hostname, port);
   if (cur && conflictsWithWellKnownPort(p.port.protocol, cur.protocol)) return;
   const protocol = p.kind === "http" ? "UnsupportedProtocol" : p.port.protocol;
+  const hash = hashesSourceIp(p);
   if (p.kind === "http") {
     if (!cur) entries.set(key, { bind, port, rds: String(port), protocol });
     else if (cur.rds === undefined) cur.rds = String(port); // HTTPOverTCP: merged, sniffed
@@ -115,21 +127,25 @@ function addPort(entries: Map<string, OutboundEntry>, p: OutboundPort, inputs: S
   if (p.kind === "tcp" && isTls(p) && bind === WILDCARD) {
     // buildSidecarOutboundTLSFilterChainOpts without a VIP: the chain matches the hostname as SNI
     // (a match-all chain would send every TLS connection on the port to this one service).
-    const chain = { serverName: p.view.hostname, cluster };
+    const chain = { serverName: p.view.hostname, cluster, hashSourceIp: hash };
     if (!cur) entries.set(key, { bind, port, sniChains: [chain], protocol });
     else if (!cur.sniChains?.some((c) => c.serverName === chain.serverName))
       cur.sniChains = [...(cur.sniChains ?? []), chain];
     return;
   }
   if (p.kind === "tcp") {
-    if (!cur) entries.set(key, { bind, port, tcpCluster: cluster, protocol });
-    else if (cur.tcpCluster === undefined) cur.tcpCluster = cluster; // TCPOverHTTP; TCPOverTCP keeps the first
+    if (!cur) entries.set(key, { bind, port, tcpCluster: cluster, tcpHashSourceIp: hash, protocol });
+    else if (cur.tcpCluster === undefined) {
+      cur.tcpCluster = cluster;
+      cur.tcpHashSourceIp = hash;
+    } // TCPOverHTTP; TCPOverTCP keeps the first
     return;
   }
   const rds = bind === WILDCARD ? String(port) : listenerName(p.view.hostname, port);
-  if (!cur) entries.set(key, { bind, port, rds, tcpCluster: cluster, protocol });
+  const entry = { bind, port, rds, tcpCluster: cluster, tcpHashSourceIp: hash, protocol };
+  if (!cur) entries.set(key, entry);
   else if (cur.tcpCluster === undefined)
-    entries.set(key, { bind, port, rds, tcpCluster: cluster, protocol }); // AutoOverHTTP
+    entries.set(key, entry); // AutoOverHTTP
   else if (cur.rds === undefined) cur.rds = rds; // AutoOverTCP: the existing match-all TCP chain stays
 }
 
@@ -147,7 +163,10 @@ const zero = durationOf(0);
  */
 function buildListener(e: OutboundEntry, inputs: SidecarInputs): Listener {
   const name = outboundListenerName(e.bind, e.port);
-  const tcp = e.tcpCluster !== undefined ? filterChain([tcpProxyFilter(e.tcpCluster)]) : undefined;
+  const tcp =
+    e.tcpCluster !== undefined
+      ? filterChain([tcpProxyFilter(e.tcpCluster, e.tcpCluster, e.tcpHashSourceIp === true)])
+      : undefined;
   const chains: FilterChain[] = [];
   const listenerFilters: ListenerFilter[] = [];
   if (e.rds !== undefined)
@@ -157,7 +176,11 @@ function buildListener(e: OutboundEntry, inputs: SidecarInputs): Listener {
       }),
     );
   for (const c of e.sniChains ?? [])
-    chains.push(filterChain([tcpProxyFilter(c.cluster)], { match: { serverNames: [c.serverName] } }));
+    chains.push(
+      filterChain([tcpProxyFilter(c.cluster, c.cluster, c.hashSourceIp)], {
+        match: { serverNames: [c.serverName] },
+      }),
+    );
   if (e.sniChains?.length) listenerFilters.push(tlsInspectorFilter);
   if (e.rds !== undefined) listenerFilters.push(httpInspectorFilter);
   let defaultChain: FilterChain | undefined;

@@ -6,9 +6,10 @@
 import { describe, expect, it } from "vitest";
 import type { Protocol, ServicePort } from "../../../../lib/model/index.ts";
 import { endpoint, shards } from "../builders.ts";
+import { drModel } from "../istio-views.ts";
 import { bookinfoInputs, productpageInstance, svcView } from "./bookinfo-routes.ts";
 import { generateChecked } from "./check.ts";
-import { listener, rdsOf, routeConfig, tcpClusterOf, vhosts } from "./inspect.ts";
+import { listener, rdsOf, routeConfig, tcpClusterOf, tcpOf, vhosts } from "./inspect.ts";
 
 const p = (port: number, protocol: Protocol, name = protocol.toLowerCase()): ServicePort => ({
   name,
@@ -82,6 +83,18 @@ describe("outbound listener conflicts", () => {
     expect(mongo.listenerFilters).toEqual([]);
     expect(mongo.filterChains.map(tcpClusterOf)).toEqual([`outbound|27017||${H("c-db")}`]);
     expect(routes.map((r) => r.name)).toEqual(["3306"]);
+  });
+
+  it("a DestinationRule's consistentHash.useSourceIp hashes the tcp_proxy on the source IP (maybeSetHashPolicy)", () => {
+    const dr = drModel({ trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } } });
+    const { listeners } = run([
+      svcView("db", [p(5432, "TCP")], ["10.96.4.1"], { view: { destinationRule: dr } }),
+      svcView("cache", [p(6379, "TCP")], ["10.96.4.2"]),
+    ]);
+    const hash = (name: string) =>
+      tcpOf(listener(listeners, name).filterChains[0])?.hashPolicy.map((h) => h.policySpecifier.case);
+    expect(hash("10.96.4.1_5432")).toEqual(["sourceIp"]);
+    expect(hash("10.96.4.2_6379")).toEqual([]);
   });
 
   it("two headless TCP services on one port: the first in hostname order keeps the listener", () => {
