@@ -14,6 +14,13 @@ export type SimpleLb = "UNSPECIFIED" | "RANDOM" | "PASSTHROUGH" | "ROUND_ROBIN" 
 export interface ConsistentHash {
   /** The request header hashed (a route hash policy); absent when another key (cookie, source IP, query) is used. */
   httpHeaderName?: string;
+  // The other hash keys only Envoy sidecars take (proxyless gRPC hashes on headers only).
+  /** httpCookie: the cookie hashed (and generated with ttl when given). */
+  httpCookie?: { name: string; path?: string; ttlMs?: number };
+  /** useSourceIp: true when set. */
+  useSourceIp?: true;
+  /** httpQueryParameterName. */
+  httpQueryParameterName?: string;
   /** ringHash unless maglev was asked for (maglev is accepted, unsupported by gRPC). */
   algorithm: "ringHash" | "maglev";
   /** ringHash.minimumRingSize, or the deprecated consistentHash.minimumRingSize. */
@@ -57,6 +64,15 @@ export interface ConnectionPool {
   maxConnectionDurationMs?: number;
   /** tcp.idleTimeout in ms (used when http.idleTimeout is not set). */
   tcpIdleTimeoutMs?: number;
+  /** tcp.tcpKeepalive when set (even empty: SO_KEEPALIVE with the OS defaults). */
+  tcpKeepalive?: TcpKeepalive;
+}
+
+/** tcp.tcpKeepalive: probes when > 0, time and interval in whole seconds when set. */
+export interface TcpKeepalive {
+  probes?: number;
+  timeSeconds?: number;
+  intervalSeconds?: number;
 }
 
 /** outlierDetection, the fields Envoy's outlier_detection takes from it (durations in ms). */
@@ -67,6 +83,12 @@ export interface OutlierDetection {
   intervalMs?: number;
   baseEjectionTimeMs?: number;
   maxEjectionPercent?: number;
+  /** minHealthPercent: the cluster's healthy panic threshold (istiod writes it, 0 when unset). */
+  minHealthPercent?: number;
+  /** splitExternalLocalOriginErrors: true when set. */
+  splitExternalLocalOriginErrors?: true;
+  /** consecutiveLocalOriginFailures when > 0 (taken only with splitExternalLocalOriginErrors). */
+  consecutiveLocalOriginFailures?: number;
 }
 
 /** The parts of a policy the generators implement; a part is present when the config set it. */
@@ -164,6 +186,21 @@ function toPool(cp: Raw): ConnectionPool {
     maxConnections: pos(tcp.maxConnections),
     maxConnectionDurationMs: ms(tcp.maxConnectionDuration),
     tcpIdleTimeoutMs: ms(tcp.idleTimeout),
+    tcpKeepalive: toKeepalive(obj(tcp.tcpKeepalive)),
+  });
+}
+
+/** setKeepAliveSettings: durations truncated to whole seconds, as istiod writes them. */
+function toKeepalive(ka: Raw | undefined): TcpKeepalive | undefined {
+  if (!ka) return undefined;
+  const seconds = (v: unknown) => {
+    const m = ms(v);
+    return m === undefined ? undefined : Math.floor(m / 1000);
+  };
+  return defined({
+    probes: pos(ka.probes),
+    timeSeconds: seconds(ka.time),
+    intervalSeconds: seconds(ka.interval),
   });
 }
 
@@ -193,6 +230,11 @@ function toLoadBalancer(lb: Raw): LoadBalancer {
   const maglev = obj(ch.maglev);
   const hash: ConsistentHash = { algorithm: maglev ? "maglev" : "ringHash" };
   if (typeof ch.httpHeaderName === "string") hash.httpHeaderName = ch.httpHeaderName;
+  const cookie = obj(ch.httpCookie);
+  if (cookie && typeof cookie.name === "string")
+    hash.httpCookie = defined({ name: cookie.name, path: str(cookie.path), ttlMs: ms(cookie.ttl) });
+  if (ch.useSourceIp === true) hash.useSourceIp = true;
+  if (typeof ch.httpQueryParameterName === "string") hash.httpQueryParameterName = ch.httpQueryParameterName;
   const size = num(obj(ch.ringHash)?.minimumRingSize) ?? num(ch.minimumRingSize);
   if (hash.algorithm === "ringHash" && size !== undefined && size !== 0) hash.minimumRingSize = size;
   if (!maglev && obj(ch.ringHash)) hash.ringHashSet = true;
@@ -211,6 +253,11 @@ function toOutlier(od: Raw): OutlierDetection {
   if (typeof od.baseEjectionTime === "string") out.baseEjectionTimeMs = durationMs(od.baseEjectionTime);
   const mep = num(od.maxEjectionPercent);
   if (mep !== undefined) out.maxEjectionPercent = mep;
+  const mhp = num(od.minHealthPercent);
+  if (mhp !== undefined) out.minHealthPercent = mhp;
+  if (od.splitExternalLocalOriginErrors === true) out.splitExternalLocalOriginErrors = true;
+  const lo = pos(od.consecutiveLocalOriginFailures);
+  if (lo !== undefined) out.consecutiveLocalOriginFailures = lo;
   return out;
 }
 

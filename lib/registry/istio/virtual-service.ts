@@ -74,10 +74,25 @@ export interface FaultPolicy {
 /** What a route does: forward to weighted destinations, or a non-forwarding action. */
 export type RouteAction =
   | { kind: "route"; destinations: RouteDestination[] }
-  | { kind: "redirect" }
-  | { kind: "directResponse"; status: number }
+  | ({ kind: "redirect" } & Redirect)
+  | { kind: "directResponse"; status: number; body?: DirectResponseBody }
   /** A root VirtualService's delegate route: unsupported, never routed (as istiod when the delegate is missing). */
   | { kind: "delegate" };
+
+/** HTTPRedirect as written (an Envoy sidecar's RedirectAction; proxyless gRPC aborts with the code). */
+export interface Redirect {
+  uri?: string;
+  authority?: string;
+  scheme?: string;
+  /** port, when set and not 0. */
+  port?: number;
+  derivePort?: "FROM_PROTOCOL_DEFAULT" | "FROM_REQUEST_PORT";
+  /** redirectCode, when set and not 0 (301 then). */
+  redirectCode?: number;
+}
+
+/** HTTPDirectResponse.body: a string, or bytes (base64, as the JSON form of the API carries them). */
+export type DirectResponseBody = { string: string } | { bytes: string };
 
 /** One HTTP route of a VirtualService, in order. */
 export interface HttpRoute {
@@ -211,11 +226,36 @@ function toHeaderOps(o: Raw | undefined): HeaderOperations | undefined {
 /** Stands for matches that all belong to other gateways: the route never applies to the mesh. */
 const neverMatch: RouteMatch = { headers: [], ignored: ["gateways"], port: 0 };
 
+function toRedirect(rd: Raw): Redirect {
+  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
+  const n = (v: unknown) => (typeof v === "number" && v !== 0 ? v : undefined);
+  const dp = rd.derivePort;
+  const out: Redirect = {
+    uri: str(rd.uri),
+    authority: str(rd.authority),
+    scheme: str(rd.scheme),
+    port: n(rd.port),
+    derivePort: dp === "FROM_PROTOCOL_DEFAULT" || dp === "FROM_REQUEST_PORT" ? dp : undefined,
+    redirectCode: n(rd.redirectCode),
+  };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as Redirect;
+}
+
 function toAction(r: Raw, resolve: (h: string) => string): RouteAction {
   if (r.delegate != null) return { kind: "delegate" };
   const dr = obj(r.directResponse);
-  if (dr) return { kind: "directResponse", status: dr.status as number };
-  if (r.redirect != null) return { kind: "redirect" };
+  if (dr) {
+    const b = obj(dr.body);
+    const body: DirectResponseBody | undefined =
+      typeof b?.string === "string"
+        ? { string: b.string }
+        : typeof b?.bytes === "string"
+          ? { bytes: b.bytes }
+          : undefined;
+    return { kind: "directResponse", status: dr.status as number, ...(body && { body }) };
+  }
+  const rd = obj(r.redirect);
+  if (rd) return { kind: "redirect", ...toRedirect(rd) };
   const raw = list(r.route);
   const dests = raw.map((d): RouteDestination => {
     const dest = obj(d.destination) ?? {};

@@ -53,7 +53,8 @@ export interface BuildContext {
 
 /**
  * buildCluster: the draft of one cluster. A STRICT_DNS / LOGICAL_DNS / STATIC cluster without
- * endpoints is not built (undefined), as istiod skips it (DNSNoEndpointClusters).
+ * endpoints is not built (undefined), as istiod skips it (DNSNoEndpointClusters); a LOGICAL_DNS
+ * cluster carries its first endpoint only.
  */
 export function draftCluster(
   name: string,
@@ -76,7 +77,12 @@ export function draftCluster(
   }
   if (dns || type === Cluster_DiscoveryType.STATIC) {
     if (endpoints.length === 0) return undefined;
-    fields.loadAssignment = loadAssignment(name, endpoints);
+    // Envoy NACKs a LOGICAL_DNS cluster with more than one locality or endpoint ("LOGICAL_DNS
+    // clusters must have a single locality_lb_endpoint and a single lb_endpoint"); istiod keeps
+    // one by validation (DNS_ROUND_ROBIN takes 0 or 1 endpoint) and by keeping the instances of
+    // one ServiceEntry only (istio/istio#41811, #41831). Hosts merged from several records: the first.
+    const kept = type === Cluster_DiscoveryType.LOGICAL_DNS ? endpoints.slice(0, 1) : endpoints;
+    fields.loadAssignment = loadAssignment(name, kept);
   }
   return { fields, http: upstreamFor(protocol) };
 }

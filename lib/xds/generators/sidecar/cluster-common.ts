@@ -149,15 +149,21 @@ export interface IstioMetadata {
   subset?: string;
   /** `external: true` for a mesh-external service (ServiceEntry MESH_EXTERNAL). */
   external?: boolean;
+  /**
+   * util.AddALPNOverrideToMetadata: `alpn_override: "false"` when the DestinationRule's TLS mode is
+   * SIMPLE or MUTUAL (the origination keeps the application's ALPN, not Istio's).
+   */
+  alpnOverride?: boolean;
 }
 
 /**
- * The cluster metadata `filter_metadata.istio`, keys in sorted order: `config`
+ * The cluster metadata `filter_metadata.istio`, keys in sorted order: `alpn_override`, `config`
  * (`/apis/networking.istio.io/v1alpha3/namespaces/<ns>/destination-rule/<name>`, as istioctl shows it),
  * `default_original_port`, `external`, `services` ([{host, name, namespace}]), `subset`.
  */
 export function istioMetadata(m: IstioMetadata): Cluster["metadata"] {
   const fields: JsonObject = {};
+  if (m.alpnOverride) fields.alpn_override = "false";
   if (m.rule)
     fields.config = `/apis/networking.istio.io/v1alpha3/namespaces/${m.rule.namespace}/destination-rule/${m.rule.name}`;
   if (m.port !== undefined) fields.default_original_port = m.port;

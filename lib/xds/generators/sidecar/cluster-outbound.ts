@@ -57,10 +57,16 @@ export function outboundClusters(view: ServiceView, ctx: BuildContext): Generate
     const d = draftCluster(name, type, port.protocol, onPort, ctx);
     if (!d) continue;
     const sni = istioMutualSni(view.hostname, port.port, "");
-    applyTrafficPolicy(d, effectivePolicy(dr, port.port), port.protocol, ctx, { ...tlsBase, sni });
+    const portPolicy = effectivePolicy(dr, port.port);
+    applyTrafficPolicy(d, portPolicy, port.protocol, ctx, { ...tlsBase, sni });
     // The subsets take the default cluster's type after its policy (a PASSTHROUGH rule makes it ORIGINAL_DST).
     const defaultType = discoveryType(d) ?? type;
-    const meta = { services: [svc], port: port.port, external: meshExternal, ...(rule && { rule }) };
+    const meta = {
+      services: [svc],
+      port: port.port,
+      external: meshExternal,
+      ...(rule && { rule, alpnOverride: originatesTls(portPolicy) }),
+    };
     out.push({ name, schema: ClusterSchema, message: finishCluster(d, meta) });
     for (const subset of dr?.subsets ?? []) {
       const policy = effectivePolicy(dr, port.port, subset.name);
@@ -82,13 +88,19 @@ export function outboundClusters(view: ServiceView, ctx: BuildContext): Generate
         message: finishCluster(sd, {
           services: [svc],
           port: port.port,
-          ...(rule && { rule }),
+          ...(rule && { rule, alpnOverride: originatesTls(policy) }),
           subset: subset.name,
         }),
       });
     }
   }
   return out;
+}
+
+/** A SIMPLE or MUTUAL `tls`: the cluster originates TLS itself (AddALPNOverrideToMetadata). */
+function originatesTls(policy: ReturnType<typeof effectivePolicy>): boolean {
+  const mode = policy?.tls?.mode;
+  return mode === "SIMPLE" || mode === "MUTUAL";
 }
 
 /** push.ServiceAccounts plus a ServiceEntry's subjectAltNames: the SANs an ISTIO_MUTUAL client accepts. */

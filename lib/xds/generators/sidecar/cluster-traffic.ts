@@ -21,12 +21,16 @@ import {
   Cluster_RingHashLbConfigSchema,
   Cluster_RoundRobinLbConfigSchema,
   Cluster_SlowStartConfigSchema,
+  UpstreamConnectionOptionsSchema,
 } from "../../../gen/envoy/config/cluster/v3/cluster_pb.ts";
+import { TcpKeepaliveSchema } from "../../../gen/envoy/config/core/v3/address_pb.ts";
+import { PercentSchema } from "../../../gen/envoy/type/v3/percent_pb.ts";
 import type { Protocol } from "../../../model/index.ts";
 import type {
   ConnectionPool,
   LoadBalancer,
   OutlierDetection,
+  TcpKeepalive,
 } from "../../../registry/istio/traffic-policy.ts";
 import { durationOf, policyFields } from "../cluster-policy.ts";
 import { type HttpOptions, isHttp } from "./cluster-common.ts";
@@ -55,6 +59,7 @@ export function discoveryType(d: ClusterDraft): Cluster_DiscoveryType | undefine
  */
 export function applyConnectionPool(d: ClusterDraft, pool: ConnectionPool, connectTimeoutMs: number): void {
   d.fields.connectTimeout = durationOf(pool.connectTimeoutMs ?? connectTimeoutMs);
+  applyTcpKeepalive(d, pool.tcpKeepalive);
   const positive = (v: number | undefined) =>
     v !== undefined && v > 0 ? Math.min(v, UINT32_MAX) : UINT32_MAX;
   d.fields.circuitBreakers = create(CircuitBreakersSchema, {
@@ -106,14 +111,45 @@ function withoutUpstream(h: HttpOptions | undefined): HttpOptions {
   return rest;
 }
 
-/** applyOutlierDetection: the proxyless mapping (success rate off, panic threshold 0). */
+/**
+ * applyOutlierDetection: the proxyless mapping (success rate off, consecutive errors enforced at
+ * 100% when > 0, interval, base ejection time, max ejection percent), then what only Envoy takes:
+ * splitExternalLocalOriginErrors (consecutive local-origin failures enforced at 100% when > 0,
+ * local-origin success rate off) and the healthy panic threshold at minHealthPercent (0 unless set).
+ */
 export function applyOutlierDetection(d: ClusterDraft, od: OutlierDetection | undefined): void {
   if (!od) return;
-  const out = policyFields({ outlierDetection: od });
-  d.fields.outlierDetection = out.outlierDetection;
+  const out = policyFields({ outlierDetection: od }).outlierDetection;
+  if (out && od.splitExternalLocalOriginErrors) {
+    out.splitExternalLocalOriginErrors = true;
+    if (od.consecutiveLocalOriginFailures !== undefined) {
+      out.consecutiveLocalOriginFailure = od.consecutiveLocalOriginFailures;
+      out.enforcingConsecutiveLocalOriginFailure = 100;
+    }
+    out.enforcingLocalOriginSuccessRate = 0;
+  }
+  d.fields.outlierDetection = out;
   const common = d.fields.commonLbConfig ?? create(Cluster_CommonLbConfigSchema);
-  common.healthyPanicThreshold = out.commonLbConfig?.healthyPanicThreshold;
+  common.healthyPanicThreshold = create(PercentSchema, { value: od.minHealthPercent ?? 0 });
   d.fields.commonLbConfig = common;
+}
+
+/**
+ * applyTCPKeepalive (setKeepAliveSettings) with the DestinationRule's tcp.tcpKeepalive: SO_KEEPALIVE
+ * (an empty tcp_keepalive) plus the probes, time and interval it sets. MeshConfig.tcpKeepalive is
+ * not modelled (SidecarMeshSettings has none).
+ */
+function applyTcpKeepalive(d: ClusterDraft, ka: TcpKeepalive | undefined): void {
+  if (!ka) return;
+  d.fields.upstreamConnectionOptions = create(UpstreamConnectionOptionsSchema, {
+    tcpKeepalive: create(TcpKeepaliveSchema, {
+      ...(ka.probes !== undefined && { keepaliveProbes: Math.min(ka.probes, UINT32_MAX) }),
+      ...(ka.timeSeconds !== undefined && { keepaliveTime: Math.min(ka.timeSeconds, UINT32_MAX) }),
+      ...(ka.intervalSeconds !== undefined && {
+        keepaliveInterval: Math.min(ka.intervalSeconds, UINT32_MAX),
+      }),
+    }),
+  });
 }
 
 /**

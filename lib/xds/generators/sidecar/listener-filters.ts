@@ -35,6 +35,7 @@ import {
   RdsSchema,
 } from "../../../gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
 import { TcpProxySchema } from "../../../gen/envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy_pb.ts";
+import { HashPolicy_SourceIpSchema, HashPolicySchema } from "../../../gen/envoy/type/v3/hash_policy_pb.ts";
 import { durationOf } from "../cluster-policy.ts";
 import { ROUTER_FILTER_NAME } from "../listener.ts";
 import { emptyFaultConfig, FAULT_FILTER_NAME } from "../route-fault.ts";
@@ -77,14 +78,28 @@ function networkFilter<D extends DescMessage>(name: string, schema: D, config: M
   return message(FilterSchema, { name, configType: { case: "typedConfig", value: anyPack(schema, config) } });
 }
 
-/** tcp_proxy to `cluster`, its stats under `statPrefix` (istiod uses the cluster name). */
-export function tcpProxyFilter(cluster: string, statPrefix = cluster): Filter {
+/**
+ * tcp_proxy to `cluster`, its stats under `statPrefix` (istiod uses the cluster name); with
+ * `hashSourceIp` the source-IP hash policy (maybeSetHashPolicy: a DestinationRule's
+ * consistentHash.useSourceIp, so a ring-hash TCP cluster keeps a client on one endpoint).
+ */
+export function tcpProxyFilter(cluster: string, statPrefix = cluster, hashSourceIp = false): Filter {
   return networkFilter(
     TCP_PROXY_FILTER_NAME,
     TcpProxySchema,
-    message(TcpProxySchema, { statPrefix, clusterSpecifier: { case: "cluster", value: cluster } }),
+    message(TcpProxySchema, {
+      statPrefix,
+      clusterSpecifier: { case: "cluster", value: cluster },
+      ...(hashSourceIp && { hashPolicy: [sourceIpHash] }),
+    }),
   );
 }
+
+const sourceIpHash = deepFreeze(
+  message(HashPolicySchema, {
+    policySpecifier: { case: "sourceIp", value: create(HashPolicy_SourceIpSchema) },
+  }),
+);
 
 /** The cluster unknown outbound traffic goes to: PassthroughCluster (ALLOW_ANY) or BlackHoleCluster. */
 export function catchAllCluster(mode: OutboundTrafficMode): string {
@@ -103,6 +118,7 @@ export function filterChain(
       destinationPort?: number;
       transportProtocol?: string;
       applicationProtocols?: readonly string[];
+      serverNames?: readonly string[];
     };
     /** The chain's metadata (a Sidecar ingress chain names its Sidecar: BuildConfigInfoMetadata). */
     metadata?: FilterChain["metadata"];
@@ -117,6 +133,7 @@ export function filterChain(
         ...(m.destinationPort !== undefined && { destinationPort: m.destinationPort }),
         ...(m.transportProtocol !== undefined && { transportProtocol: m.transportProtocol }),
         ...(m.applicationProtocols && { applicationProtocols: [...m.applicationProtocols] }),
+        ...(m.serverNames && { serverNames: [...m.serverNames] }),
       }),
     }),
     filters,

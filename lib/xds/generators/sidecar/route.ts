@@ -15,12 +15,12 @@ import {
 } from "../../../gen/envoy/config/route/v3/route_pb.ts";
 import { kubeServiceNamespace } from "../../../model/index.ts";
 import type { Generated, ServiceView } from "../../types.ts";
-import { defaultRouteHashPolicy } from "../route-vs.ts";
 import { clusterName, compareStrings, listenerName, message } from "../shared.ts";
 import { outboundEntries } from "./listener-outbound.ts";
 import { type OutboundPort, outboundPorts, recordFor, serviceVips } from "./outbound-ports.ts";
 import { catchAllVirtualHost, defaultOutboundRoute } from "./route-default.ts";
 import { dedupeDomains, serviceDomains } from "./route-domains.ts";
+import { defaultRouteHashPolicies } from "./route-hash.ts";
 import { sidecarVirtualServiceRoutes } from "./route-vs-sidecar.ts";
 import type { SidecarInputs } from "./types.ts";
 
@@ -124,7 +124,11 @@ function virtualHostFields(view: ServiceView, port: number) {
   let routes: Route[] = sidecarVirtualServiceRoutes(view, port);
   if (routes.length === 0)
     routes = [
-      defaultOutboundRoute(clusterName(view.hostname, port), `${name}/*`, defaultRouteHashPolicy(view, port)),
+      defaultOutboundRoute(
+        clusterName(view.hostname, port),
+        `${name}/*`,
+        defaultRouteHashPolicies(view, port),
+      ),
     ];
   return { name, routes, includeRequestAttemptCount: true };
 }

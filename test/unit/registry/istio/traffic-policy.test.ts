@@ -49,7 +49,7 @@ describe("toTrafficPolicy", () => {
     ],
     [
       { consistentHash: { useSourceIp: true, maglev: { tableSize: 65537 } } },
-      { consistentHash: { algorithm: "maglev", maglevTableSize: 65537 } },
+      { consistentHash: { algorithm: "maglev", maglevTableSize: 65537, useSourceIp: true } },
     ],
     [
       { consistentHash: { httpHeaderName: "h" } },

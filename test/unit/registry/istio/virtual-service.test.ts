@@ -132,7 +132,7 @@ describe("toVirtualService", () => {
     });
     expect(v.http[0]?.timeoutMs).toBe(1500);
     expect(v.http.slice(1).map((r) => r.action)).toEqual([
-      { kind: "redirect" },
+      { kind: "redirect", uri: "/v2" },
       { kind: "directResponse", status: 503 },
       { kind: "delegate" },
     ]);

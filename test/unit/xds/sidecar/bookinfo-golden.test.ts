@@ -21,7 +21,7 @@ import { httpConnectionManagerFilter } from "../../../../lib/xds/generators/side
 import { assertEnvoyValid } from "../../../support/xds-check.ts";
 import { bookinfoInputs, bookinfoServices, reviewsVs } from "./bookinfo-routes.ts";
 import { clustersAndEndpoints, encode, generateChecked } from "./check.ts";
-import { listener, rdsOf, routeConfig, routesOf, tcpClusterOf, vhosts } from "./inspect.ts";
+import { hcmOf, listener, rdsOf, routeConfig, routesOf, tcpClusterOf, vhosts } from "./inspect.ts";
 
 const R = "reviews.default.svc.cluster.local";
 
@@ -52,15 +52,15 @@ describe("bookinfo productpage sidecar: listeners", () => {
     expect(l.address?.address.case === "socketAddress" && l.address.address.value.portSpecifier.value).toBe(
       9080,
     );
-    expect(l.listenerFilters.map((f) => f.name)).toEqual([
-      "envoy.filters.listener.tls_inspector",
-      "envoy.filters.listener.http_inspector",
-    ]);
+    // buildListenerFromEntry: the HTTP inspector only (a TLS inspector only for SNI or ALPN chains).
+    expect(l.listenerFilters.map((f) => f.name)).toEqual(["envoy.filters.listener.http_inspector"]);
     expect(l.filterChains).toHaveLength(1);
     const http = l.filterChains[0];
     expect(http?.filterChainMatch?.applicationProtocols).toEqual(["http/1.1", "h2c"]);
     expect(http?.filterChainMatch?.transportProtocol).toBe("raw_buffer");
     expect(rdsOf(http)).toBe("9080");
+    // buildListenerFromEntry: statPrefix util.DelimitedStatsPrefix("outbound_" + name).
+    expect(hcmOf(http)?.statPrefix).toBe("outbound_0.0.0.0_9080;");
     expect(l.defaultFilterChain?.name).toBe("PassthroughFilterChain");
     expect(tcpClusterOf(l.defaultFilterChain)).toBe("PassthroughCluster");
   });
@@ -74,10 +74,8 @@ describe("bookinfo productpage sidecar: listeners", () => {
 
   it("10.96.0.40_7070 (unnamed port): sniffed, HTTP by ALPN to RDS <host>:<port>, TCP as the default chain", () => {
     const l = listener(listeners, "10.96.0.40_7070");
-    expect(l.listenerFilters.map((f) => f.name)).toEqual([
-      "envoy.filters.listener.tls_inspector",
-      "envoy.filters.listener.http_inspector",
-    ]);
+    // buildListenerFromEntry: the HTTP inspector only (a TLS inspector only for SNI or ALPN chains).
+    expect(l.listenerFilters.map((f) => f.name)).toEqual(["envoy.filters.listener.http_inspector"]);
     expect(l.filterChains.map(rdsOf)).toEqual(["legacy.default.svc.cluster.local:7070"]);
     expect(tcpClusterOf(l.defaultFilterChain)).toBe("outbound|7070||legacy.default.svc.cluster.local");
   });

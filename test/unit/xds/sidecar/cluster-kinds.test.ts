@@ -28,6 +28,31 @@ describe("cluster type by resolution (convertResolution)", () => {
     expect(out.map((c) => typeName(c.message))).toEqual([want]);
   });
 
+  it("a LOGICAL_DNS cluster carries one endpoint, however many the host has (Envoy NACKs more)", () => {
+    // Envoy: "LOGICAL_DNS clusters must have a single locality_lb_endpoint and a single
+    // lb_endpoint"; istiod keeps one (validation of DNS_ROUND_ROBIN, istio/istio#41811, #41831).
+    const v = sview(svc("api", [tcp], { resolution: "DNSRoundRobinLB" }), [
+      ep("a.example.com", 5432, "tcp", { locality: { region: "r1", zone: "", subzone: "" } }),
+      ep("b.example.com", 5432, "tcp", { locality: { region: "r2", zone: "", subzone: "" } }),
+    ]);
+    const out = outboundClusters(v, ctx);
+    assertClustersValid(out);
+    const la = byName(out, `outbound|5432||${host("api")}`).loadAssignment;
+    expect(la?.endpoints.length).toBe(1);
+    expect(la?.endpoints[0]?.lbEndpoints.length).toBe(1);
+    // STRICT_DNS keeps them all.
+    const strict = outboundClusters(
+      sview(svc("api", [tcp], { resolution: "DNSLB" }), [
+        ep("a.example.com", 5432, "tcp"),
+        ep("b.example.com", 5432, "tcp"),
+      ]),
+      ctx,
+    );
+    expect(
+      byName(strict, `outbound|5432||${host("api")}`).loadAssignment?.endpoints[0]?.lbEndpoints.length,
+    ).toBe(2);
+  });
+
   it("Alias services and UDP ports get no cluster", () => {
     const alias = sview(svc("old", [tcp], { resolution: "Alias" }), []);
     const udp = sview(svc("dns", [{ name: "udp", port: 53, protocol: "UDP" }, tcp]), []);

@@ -1,6 +1,6 @@
 /**
  * Each DestinationRule traffic-policy field maps onto the sidecar Cluster as istiod maps it
- * (pilot/pkg/networking/core/cluster_traffic_policy.go applyConnectionPool, applyH2Upgrade,
+ * (pilot/pkg/networking/core/cluster_traffic_policy.go applyConnectionPool, applyTCPKeepalive, applyH2Upgrade,
  * applyLoadBalancer, ApplyRingHashLoadBalancer, applyOutlierDetection; cluster_tls.go
  * buildUpstreamTLSSettings / buildUpstreamClusterTLSContext / constructUpstreamTLS;
  * pilot/pkg/networking/util MergeSubsetTrafficPolicy, GetPortLevelTrafficPolicy). One row per
@@ -15,6 +15,7 @@ import {
   assertClustersValid,
   byName,
   httpOptions,
+  istioMeta,
   lbName,
   tlsContext,
   typeName,
@@ -189,6 +190,63 @@ const rows: Row[] = [
     [5, 100, 3, 100, 0, 10n, 30n, 50, 0],
   ],
   [
+    // applyOutlierDetection: HealthyPanicThreshold = minHealthPercent.
+    "outlierDetection.minHealthPercent: the healthy panic threshold",
+    tp({ outlierDetection: { consecutive5xxErrors: 5, minHealthPercent: 40 } }),
+    (c) => c.commonLbConfig?.healthyPanicThreshold?.value,
+    40,
+  ],
+  [
+    // applyOutlierDetection: split_external_local_origin_errors, its consecutive failures enforced
+    // at 100%, the local-origin success rate off.
+    "outlierDetection.splitExternalLocalOriginErrors with consecutiveLocalOriginFailures",
+    tp({ outlierDetection: { splitExternalLocalOriginErrors: true, consecutiveLocalOriginFailures: 4 } }),
+    (c) => {
+      const o = c.outlierDetection;
+      return [
+        o?.splitExternalLocalOriginErrors,
+        o?.consecutiveLocalOriginFailure,
+        o?.enforcingConsecutiveLocalOriginFailure,
+        o?.enforcingLocalOriginSuccessRate,
+      ];
+    },
+    [true, 4, 100, 0],
+  ],
+  [
+    "outlierDetection without splitExternalLocalOriginErrors: no local-origin fields",
+    tp({ outlierDetection: { consecutive5xxErrors: 5 } }),
+    (c) => [
+      c.outlierDetection?.splitExternalLocalOriginErrors,
+      c.outlierDetection?.enforcingLocalOriginSuccessRate,
+    ],
+    [false, undefined],
+  ],
+  [
+    // applyTCPKeepalive / setKeepAliveSettings: whole seconds, probes when > 0.
+    "tcp.tcpKeepalive: upstream_connection_options.tcp_keepalive",
+    tp({ connectionPool: { tcp: { tcpKeepalive: { probes: 3, time: "7200s", interval: "75.5s" } } } }),
+    (c) => {
+      const k = c.upstreamConnectionOptions?.tcpKeepalive;
+      return [k?.keepaliveProbes, k?.keepaliveTime, k?.keepaliveInterval];
+    },
+    [3, 7200, 75],
+  ],
+  [
+    "tcp.tcpKeepalive empty: SO_KEEPALIVE with the OS defaults (an empty tcp_keepalive)",
+    tp({ connectionPool: { tcp: { tcpKeepalive: {} } } }),
+    (c) => {
+      const k = c.upstreamConnectionOptions?.tcpKeepalive;
+      return [k !== undefined, k?.keepaliveProbes, k?.keepaliveTime, k?.keepaliveInterval];
+    },
+    [true, undefined, undefined, undefined],
+  ],
+  [
+    "no tcpKeepalive: no upstream_connection_options",
+    tp({ connectionPool: { tcp: { maxConnections: 1 } } }),
+    (c) => c.upstreamConnectionOptions,
+    undefined,
+  ],
+  [
     "tls ISTIO_MUTUAL: a transport socket (no matches), the default SNI, the endpoints' SANs",
     tp({ tls: { mode: "ISTIO_MUTUAL" } }),
     (c) => [c.transportSocketMatches.length, c.transportSocket?.name, tlsContext(c)?.sni],
@@ -211,6 +269,19 @@ const rows: Row[] = [
     tp({ tls: { mode: "DISABLE" } }),
     (c) => [c.transportSocket, c.transportSocketMatches.length],
     [undefined, 0],
+  ],
+  [
+    // util.AddALPNOverrideToMetadata: SIMPLE and MUTUAL only.
+    'tls SIMPLE: istio metadata alpn_override "false"',
+    tp({ tls: { mode: "SIMPLE", sni: "reviews.example" } }),
+    (c) => istioMeta(c)?.alpn_override,
+    "false",
+  ],
+  [
+    "tls ISTIO_MUTUAL: no alpn_override",
+    tp({ tls: { mode: "ISTIO_MUTUAL" } }),
+    (c) => istioMeta(c)?.alpn_override,
+    undefined,
   ],
   [
     "tls SIMPLE with sni: TLS with that SNI, system CA over SDS",

@@ -6,9 +6,10 @@
 import { describe, expect, it } from "vitest";
 import type { Protocol, ServicePort } from "../../../../lib/model/index.ts";
 import { endpoint, shards } from "../builders.ts";
+import { drModel } from "../istio-views.ts";
 import { bookinfoInputs, productpageInstance, svcView } from "./bookinfo-routes.ts";
 import { generateChecked } from "./check.ts";
-import { listener, rdsOf, routeConfig, tcpClusterOf, vhosts } from "./inspect.ts";
+import { listener, rdsOf, routeConfig, tcpClusterOf, tcpOf, vhosts } from "./inspect.ts";
 
 const p = (port: number, protocol: Protocol, name = protocol.toLowerCase()): ServicePort => ({
   name,
@@ -33,6 +34,67 @@ describe("outbound listener conflicts", () => {
     expect(l.filterChains.map(rdsOf)).toEqual(["3000"]);
     expect(tcpClusterOf(l.defaultFilterChain)).toBe(`outbound|3000||${H("db")}`);
     expect(listeners.map((x) => x.name)).toEqual(["0.0.0.0_3000", "virtualOutbound", "virtualInbound"]);
+  });
+
+  it("TLS services without a VIP share 0.0.0.0_<port> by SNI; other TLS traffic passes through", () => {
+    // listener.go buildSidecarOutboundTLSFilterChainOpts: no VIP ▶ sniHosts [hostname]; the TLS
+    // inspector reads the SNI (buildListenerFromEntry), the PassthroughFilterChain takes the rest.
+    // A match-all chain here would send every TLS connection on 443 to one external host.
+    const { listeners } = run([
+      svcView("b-api", [p(443, "TLS")], [], {
+        hostname: "api.b.example",
+        view: { hostname: "api.b.example" },
+      }),
+      svcView("a-api", [p(443, "HTTPS")], [], {
+        hostname: "api.a.example",
+        view: { hostname: "api.a.example" },
+      }),
+      svcView("vip-tls", [p(443, "TLS")], ["10.96.3.1"]),
+    ]);
+    const l = listener(listeners, "0.0.0.0_443");
+    expect(l.listenerFilters.map((f) => f.name)).toEqual(["envoy.filters.listener.tls_inspector"]);
+    expect(l.filterChains.map((c) => [c.filterChainMatch?.serverNames, tcpClusterOf(c)])).toEqual([
+      [["api.a.example"], "outbound|443||api.a.example"],
+      [["api.b.example"], "outbound|443||api.b.example"],
+    ]);
+    expect(l.defaultFilterChain?.name).toBe("PassthroughFilterChain");
+    expect(tcpClusterOf(l.defaultFilterChain)).toBe("PassthroughCluster");
+    // With a VIP the listener is the VIP's, one match-all chain, no inspector.
+    const vip = listener(listeners, "10.96.3.1_443");
+    expect(vip.listenerFilters).toEqual([]);
+    expect(vip.filterChains.map((c) => [c.filterChainMatch, tcpClusterOf(c)])).toEqual([
+      [undefined, `outbound|443||${H("vip-tls")}`],
+    ]);
+  });
+
+  it("MySQL and Mongo share a listener with no other protocol (isConflictWithWellKnownPort)", () => {
+    // An HTTP inspector would wait for the client's first bytes, and MySQL's server speaks first.
+    const { listeners, routes } = run([
+      svcView("a-web", [p(3306, "HTTP")], ["10.96.2.5"]),
+      svcView("b-db", [p(3306, "MySQL")], [], { resolution: "Passthrough" }),
+      svcView("c-db", [p(27017, "Mongo")], [], { resolution: "Passthrough" }),
+      svcView("d-raw", [p(27017, "UnsupportedProtocol", "")], [], { resolution: "Passthrough" }),
+    ]);
+    // HTTP came first (hostname order): the MySQL service is left out, the HTTP listener stays.
+    expect(listener(listeners, "0.0.0.0_3306").filterChains.map(rdsOf)).toEqual(["3306"]);
+    expect(tcpClusterOf(listener(listeners, "0.0.0.0_3306").defaultFilterChain)).toBe("PassthroughCluster");
+    // Mongo came first: the sniffed service is left out, no inspector on the Mongo listener.
+    const mongo = listener(listeners, "0.0.0.0_27017");
+    expect(mongo.listenerFilters).toEqual([]);
+    expect(mongo.filterChains.map(tcpClusterOf)).toEqual([`outbound|27017||${H("c-db")}`]);
+    expect(routes.map((r) => r.name)).toEqual(["3306"]);
+  });
+
+  it("a DestinationRule's consistentHash.useSourceIp hashes the tcp_proxy on the source IP (maybeSetHashPolicy)", () => {
+    const dr = drModel({ trafficPolicy: { loadBalancer: { consistentHash: { useSourceIp: true } } } });
+    const { listeners } = run([
+      svcView("db", [p(5432, "TCP")], ["10.96.4.1"], { view: { destinationRule: dr } }),
+      svcView("cache", [p(6379, "TCP")], ["10.96.4.2"]),
+    ]);
+    const hash = (name: string) =>
+      tcpOf(listener(listeners, name).filterChains[0])?.hashPolicy.map((h) => h.policySpecifier.case);
+    expect(hash("10.96.4.1_5432")).toEqual(["sourceIp"]);
+    expect(hash("10.96.4.2_6379")).toEqual([]);
   });
 
   it("two headless TCP services on one port: the first in hostname order keeps the listener", () => {
@@ -109,7 +171,7 @@ describe("virtualInbound per instance", () => {
 
 describe("ServiceEntry hosts", () => {
   const external = (hostname: string, ports: ServicePort[], addresses: string[]) => {
-    const v = svcView("x", ports, addresses, { resolution: "DNSLB", meshExternal: true });
+    const v = svcView("x", ports, addresses, { meshExternal: true });
     const svc = { ...(v.services[0] as NonNullable<(typeof v.services)[0]>), hostname, name: hostname };
     // As the ServiceEntry registry gives a DNS entry without endpoints: its host, on each port.
     const eps = ports.map((sp) => endpoint({ address: hostname, port: sp.port, servicePortName: sp.name }));
