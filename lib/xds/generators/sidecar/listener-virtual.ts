@@ -24,7 +24,7 @@ import { Int32RangeSchema } from "../../../gen/envoy/type/v3/range_pb.ts";
 import { durationOf } from "../cluster-policy.ts";
 import { message } from "../shared.ts";
 import { BLACK_HOLE_CLUSTER, INBOUND_PASSTHROUGH_CLUSTER } from "./cluster.ts";
-import { inboundClusterName } from "./cluster-common.ts";
+import { altStatName, inboundClusterName } from "./cluster-common.ts";
 import { ingressChains } from "./inbound-ingress.ts";
 import {
   catchAllCluster,
@@ -172,7 +172,8 @@ function inboundChains(
   const portMatch = passthrough ? {} : { destinationPort: port };
   const out: FilterChain[] = [];
   if (kind !== "tcp") {
-    const statPrefix = passthrough ? cluster : `inbound_${bind}_${port}`;
+    // inboundChainConfig.StatPrefix: the cluster's name for passthrough, else inbound_<chain>; delimited.
+    const statPrefix = altStatName(passthrough ? cluster : `inbound_${bind}_${port}`);
     out.push(
       filterChain(
         [httpConnectionManagerFilter(statPrefix, inboundRouteConfiguration(cluster, port, operation))],

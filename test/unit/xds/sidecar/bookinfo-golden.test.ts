@@ -115,6 +115,10 @@ describe("bookinfo productpage sidecar: listeners", () => {
     const inbound = l.filterChains[3];
     const hcm = inbound?.filters[0];
     expect(hcm?.name).toBe("envoy.filters.network.http_connection_manager");
+    // listener_inbound.go inboundChainConfig.StatPrefix: util.DelimitedStatsPrefix("inbound_" + the
+    // chain's name), the cluster's name for the passthrough chain.
+    expect(hcmOf(inbound)?.statPrefix).toBe("inbound_0.0.0.0_9080;");
+    expect(hcmOf(l.filterChains[1])?.statPrefix).toBe("InboundPassthroughCluster;");
     expect(tcpClusterOf(l.filterChains[2])).toBe("InboundPassthroughCluster");
   });
 });
