@@ -40,16 +40,8 @@ export function deltaResponse(
   nonce: string,
   systemVersionInfo: string,
 ): DeltaDiscoveryResponse {
-  // The message create() would make, as a literal: no reflection over the schema per response.
-  return {
-    $typeName: DeltaDiscoveryResponseSchema.typeName,
-    systemVersionInfo,
-    resources: resources.map(sharedResource),
-    typeUrl,
-    removedResources: removed.length === 0 ? (noNames as string[]) : [...removed],
-    removedResourceNames: noResourceNames as ResourceName[],
-    nonce,
-  };
+  const names = removed.length === 0 ? noNames : [...removed];
+  return responseOf(typeUrl, resources.map(sharedResource), names, nonce, systemVersionInfo);
 }
 
 /**
@@ -63,12 +55,23 @@ export function sharedDeltaResponse(
   nonce: string,
   systemVersionInfo: string,
 ): DeltaDiscoveryResponse {
+  return responseOf(typeUrl, messages, noNames, nonce, systemVersionInfo);
+}
+
+/** The message create() would make, as a literal: no reflection over the schema per response. */
+function responseOf(
+  typeUrl: string,
+  messages: readonly Resource[],
+  removed: readonly string[],
+  nonce: string,
+  systemVersionInfo: string,
+): DeltaDiscoveryResponse {
   return {
     $typeName: DeltaDiscoveryResponseSchema.typeName,
     systemVersionInfo,
     resources: messages as Resource[],
     typeUrl,
-    removedResources: noNames as string[],
+    removedResources: removed as string[],
     removedResourceNames: noResourceNames as ResourceName[],
     nonce,
   };
