@@ -1,5 +1,6 @@
 /** The push log's lines, one format for every host (tests and operators grep them). */
 import { logAt } from "../log/line-log.ts";
+import { isSidecarMarker } from "../push/sidecar-marker.ts";
 import type { Flush, MeshObserver } from "./hooks.ts";
 
 /** True for a flush that changed nothing and recovered nothing: a no-op says nothing. */
@@ -13,10 +14,19 @@ export function isQuietFlush(flush: Flush): boolean {
  */
 export function pushLogLine(flush: Flush, latencyMs: number, streams?: number): string | undefined {
   if (isQuietFlush(flush)) return undefined;
+  const { resources, sidecars } = changeCounts(flush);
   return (
-    `push ${flush.version}: ${flush.request?.full ? "full" : "incremental"}, ${flush.changes.length} resource(s) changed, ` +
+    `push ${flush.version}: ${flush.request?.full ? "full" : "incremental"}, ${resources} resource(s) changed` +
+    `${sidecars ? " (Envoy sidecars rebuild theirs)" : ""}, ` +
     `${latencyMs}ms after the first event${streams === undefined ? "" : `, ${streams} stream(s)`}`
   );
+}
+
+/** The published resources a flush changed, and whether it carries the sidecar marker (no resource). */
+function changeCounts(flush: Flush): { resources: number; sidecars: boolean } {
+  let markers = 0;
+  for (const c of flush.changes) if (isSidecarMarker(c)) markers++;
+  return { resources: flush.changes.length - markers, sidecars: markers > 0 };
 }
 
 /**
@@ -47,7 +57,7 @@ export function createPushLogObserver(
         version: flush.version,
         type: flush.request?.full ? "full" : "incremental",
         reason: pushReason(flush),
-        resources: flush.changes.length,
+        resources: changeCounts(flush).resources,
         duration_ms: latencyMs,
         ...(shown !== undefined && { streams: shown }),
       });

@@ -1,0 +1,52 @@
+/**
+ * The push log's line says how many published resources a push changed: the sidecar marker
+ * (lib/push/sidecar-marker.ts) is no resource, so a push that carries only it reads "0 resource(s)
+ * changed" and says that Envoy sidecars rebuild theirs, instead of counting the marker.
+ */
+import { describe, expect, it } from "vitest";
+import type { Flush } from "../../../lib/core/hooks.ts";
+import { createPushLogObserver, pushLogLine } from "../../../lib/core/push-log.ts";
+import { pushRequest } from "../../../lib/model/index.ts";
+import type { ResourceChange } from "../../../lib/push/flush.ts";
+import { sidecarMarker } from "../../../lib/push/sidecar-marker.ts";
+import { TypeUrl } from "../../../lib/xds/types.ts";
+
+const eds: ResourceChange = {
+  typeUrl: TypeUrl.endpoint,
+  name: "outbound|80||a.ns.svc.cluster.local",
+  version: "v1",
+};
+
+const flush = (changes: ResourceChange[]): Flush => ({
+  kind: "done",
+  version: 7,
+  request: pushRequest({ full: true, reason: "config", configs: [], start: 0 }),
+  changes,
+  recovered: false,
+});
+
+describe("pushLogLine", () => {
+  it.each([
+    [[eds], "push 7: full, 1 resource(s) changed, 12ms after the first event"],
+    [
+      [sidecarMarker],
+      "push 7: full, 0 resource(s) changed (Envoy sidecars rebuild theirs), 12ms after the first event",
+    ],
+    [
+      [eds, sidecarMarker],
+      "push 7: full, 1 resource(s) changed (Envoy sidecars rebuild theirs), 12ms after the first event",
+    ],
+  ])("%j", (changes, line) => {
+    expect(pushLogLine(flush(changes), 12)).toBe(line);
+  });
+
+  it("the observer logs that line for a push that carries only the marker", () => {
+    const lines: string[] = [];
+    createPushLogObserver((l) => lines.push(l)).onPush?.({
+      flush: flush([sidecarMarker]),
+      latencyMs: 3,
+    } as never);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/0 resource\(s\) changed \(Envoy sidecars rebuild theirs\)/);
+  });
+});
