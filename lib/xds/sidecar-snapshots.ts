@@ -13,7 +13,8 @@
  * is one snapshot per INBOUND CLASS: the outbound class (whose Sidecar's ingress listeners, when it
  * has any, replace the instances' ports) plus the proxy's instance signature, every field cluster-inbound.ts and
  * listener-virtual.ts read of its service instances (host, name, namespace, mesh-external, service
- * port, protocol, target port). Both caches are LRU-bounded (maxSidecarClasses each).
+ * port, protocol, target port), and its IPs when a Sidecar ingress listener sends to the pod's own
+ * IP (a wildcard defaultEndpoint). Both caches are LRU-bounded (maxSidecarClasses each).
  *
  * Freshness. A push that changes only ClusterLoadAssignments keeps every snapshot (their services'
  * shards are read again for the instance index, and a DNS service's change, whose clusters carry
@@ -256,7 +257,9 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       b.signature = sig;
       const inboundSet =
         current && at === generation
-          ? remember(inbound, `${key}\n${sig}`, () => buildInbound(out, b, instances, scope))
+          ? remember(inbound, inboundKey(key, sig, b.proxy, scope), () =>
+              buildInbound(out, b, instances, scope),
+            )
           : buildInbound(out, b, instances, scope);
       const own = (await inboundSet).get(typeUrl) ?? [];
       return own.length === 0 ? mine : [...mine, ...own].sort(byName);
@@ -317,6 +320,24 @@ function outboundKey(p: SidecarProxy): string {
     `${v4 ? 4 : ""}${v6 ? 6 : ""}`,
     p.metadata.interceptionMode ?? "",
   ].join("\n");
+}
+
+/**
+ * The inbound class: the outbound class and the instance signature, plus the proxy's IPs when its
+ * Sidecar has an ingress listener whose defaultEndpoint is a wildcard (`0.0.0.0:<port>`, `[::]:<port>`):
+ * its inbound cluster then sends to the proxy's own IP (inbound-ingress.ts ingressEndpoint), which
+ * replicas do not share.
+ */
+function inboundKey(
+  outbound: string,
+  sig: string,
+  proxy: SidecarProxy,
+  scope: SidecarModel | undefined,
+): string {
+  const own = scope?.ingress?.some(
+    (l) => l.defaultEndpoint.startsWith("0.0.0.0:") || l.defaultEndpoint.startsWith("[::]:"),
+  );
+  return own ? `${outbound}\n${sig}\n${proxy.ipAddresses.join(",")}` : `${outbound}\n${sig}`;
 }
 
 /** What the inbound generators read of the instances, in order. */

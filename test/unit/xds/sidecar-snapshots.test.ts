@@ -4,7 +4,9 @@
  * inbound one per instance signature), what a push keeps and drops, the LRU bound, and a host that
  * hears no pushes keying them by the push version. Every resource served passes Envoy's PGV rules.
  */
+import { fromBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
+import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { Endpoint } from "../../../lib/model/index.ts";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
 import { keys } from "../../../lib/store/keys.ts";
@@ -187,6 +189,44 @@ describe("workloadSelector Sidecars", () => {
       return rs.map((r) => r.name);
     };
     expect(await routes(labelled(PROXY_IP, "pp-1", { app: "productpage" }))).toEqual(["9080"]);
+  });
+});
+
+describe("Sidecar ingress listeners", () => {
+  it("a wildcard defaultEndpoint sends each replica's inbound cluster to its own IP", async () => {
+    const store = await bookinfoStore([PROXY_IP, "10.0.0.6"]);
+    await store.put(keys.config("Sidecar", NS, "pp", "Kubernetes"), {
+      kind: "Sidecar",
+      name: "pp",
+      namespace: NS,
+      clusterId: "Kubernetes",
+      resourceVersion: "1",
+      labels: {},
+      creationTimestamp: "2026-01-01T00:00:00Z",
+      spec: {
+        workloadSelector: { labels: { app: "productpage" } },
+        ingress: [
+          { port: { number: 9080, protocol: "HTTP", name: "http" }, defaultEndpoint: "0.0.0.0:8080" },
+        ],
+      },
+    });
+    const s = createSidecarSnapshots({ store, cache: true });
+    const target = async (ip: string, pod: string) => {
+      const n = { ...node(ip, pod), metadata: { NAMESPACE: NS, LABELS: { app: "productpage" } } };
+      const b = s.bind(n, NS);
+      if (!b) throw new Error("not bound");
+      const inbound = valid(await s.resources(b, CDS)).find((r) => r.name === "inbound|9080||");
+      if (!inbound) throw new Error("no inbound|9080||");
+      const c = fromBinary(ClusterSchema, inbound.body);
+      const a = c.loadAssignment?.endpoints[0]?.lbEndpoints[0]?.hostIdentifier;
+      const sock = a?.case === "endpoint" ? a.value.address?.address : undefined;
+      return sock?.case === "socketAddress"
+        ? `${sock.value.address}:${sock.value.portSpecifier.value}`
+        : undefined;
+    };
+    expect(await target(PROXY_IP, "pp-1")).toBe(`${PROXY_IP}:8080`);
+    expect(await target("10.0.0.6", "pp-2")).toBe("10.0.0.6:8080");
+    expect(s.size.inbound).toBe(2);
   });
 });
 
