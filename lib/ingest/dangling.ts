@@ -23,12 +23,9 @@ import {
   type ExternalHosts,
   externalDestination,
 } from "../registry/istio/route-destinations.ts";
-import {
-  routesForPort,
-  toVirtualService,
-  type VirtualServiceModel,
-} from "../registry/istio/virtual-service.ts";
+import { toVirtualService, type VirtualServiceModel } from "../registry/istio/virtual-service.ts";
 import { hostMatches } from "../registry/istio/visibility.ts";
+import { routesForPort } from "../registry/istio/vs-routes.ts";
 import { keys, listAll } from "../store/index.ts";
 import { expressible } from "../xds/generators/route-match.ts";
 import type { IngestContext } from "./context.ts";

@@ -3,12 +3,13 @@
  * (resolveVirtualServiceShortnames, route.go translateRoute/applyHTTPRouteDestination, retry
  * ConvertPolicy, TranslateFault): hosts and destinations resolved, HTTP routes in order, matches on
  * the gRPC method path (`/pkg.Service/Method`) and headers, weights as Envoy reads them (relative),
- * timeout, retries split into the gRPC status conditions gRPC honours and the rest, fault delay/abort.
+ * timeout, retries split into the gRPC status conditions gRPC honours and the rest, fault delay/abort;
+ * and the fields only Envoy sidecars read (redirects, direct responses, header operations, mirrors).
+ * How a listener port takes the routes, and the cluster a destination names: vs-routes.ts.
  */
 import { type GrpcRetryOn, grpcRetryOn, grpcStatusCodes, retryOnStatusCode } from "./codes.ts";
 import type { ConfigMeta } from "./config-meta.ts";
 import { durationMs } from "./duration.ts";
-import { destinationPort } from "./route-destinations.ts";
 import { resolveHost } from "./visibility.ts";
 
 /** The StringMatch kinds (an Istio StringMatch is one of them). */
@@ -369,51 +370,4 @@ function toFault(f: Raw | undefined): FaultPolicy | undefined {
   else if (a && typeof a.httpStatus === "number")
     out.abort = { perMillion: perMillion(a.percentage), httpStatus: a.httpStatus };
   return out.delay || out.abort ? out : undefined;
-}
-
-/** One route as Envoy (and gRPC) gets it: an HTTP route with one of its matches, or none. */
-export interface FlatRoute {
-  route: HttpRoute;
-  match?: RouteMatch;
-}
-
-/**
- * BuildHTTPRoutesForVirtualService for one listener port: each (route, match) pair in order, matches
- * bound to another port skipped, and nothing after the first catch-all (a route without matches, or
- * a match on any path with no other condition), since nothing after it could match.
- */
-export function routesForPort(vs: VirtualServiceModel, port: number): FlatRoute[] {
-  const out: FlatRoute[] = [];
-  for (const route of vs.http) {
-    if (route.matches.length === 0) {
-      out.push({ route });
-      return out;
-    }
-    for (const match of route.matches) {
-      if (match.port !== undefined && match.port !== port) continue;
-      out.push({ route, match });
-      if (isCatchAll(match)) return out;
-    }
-  }
-  return out;
-}
-
-function isCatchAll(m: RouteMatch): boolean {
-  const anyPath =
-    !m.path ||
-    (m.path.kind === "prefix" && m.path.value === "/") ||
-    (m.path.kind === "regex" && m.path.value === "*");
-  return anyPath && m.headers.length === 0 && m.ignored.length === 0;
-}
-
-/**
- * GetDestinationCluster: `outbound|<port>|<subset>|<host>`, the port being the destination's, else
- * the service's only port, else the listener's.
- */
-export function destinationCluster(
-  d: RouteDestination,
-  listenerPort: number,
-  servicePorts?: readonly number[],
-): string {
-  return `outbound|${destinationPort(d, listenerPort, servicePorts)}|${d.subset ?? ""}|${d.host}`;
 }

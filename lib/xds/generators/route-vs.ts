@@ -22,14 +22,8 @@ import {
 import { grpcStatusCodes } from "../../registry/istio/codes.ts";
 import { effectivePolicy, routeConsistentHash } from "../../registry/istio/destination-rule.ts";
 import { type DestinationHost, danglingReason } from "../../registry/istio/route-destinations.ts";
-import {
-  destinationCluster,
-  type FaultPolicy,
-  type FlatRoute,
-  type RetryPolicy,
-  type RouteDestination,
-  routesForPort,
-} from "../../registry/istio/virtual-service.ts";
+import type { FaultPolicy, RetryPolicy, RouteDestination } from "../../registry/istio/virtual-service.ts";
+import { destinationCluster, type FlatRoute, routesForPort } from "../../registry/istio/vs-routes.ts";
 import type { ServiceView } from "../types.ts";
 import { durationOf } from "./cluster-policy.ts";
 import { FAULT_FILTER_NAME, faultConfig } from "./route-fault.ts";

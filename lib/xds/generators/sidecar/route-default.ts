@@ -12,6 +12,7 @@ import {
   RetryPolicy_RetryHostPredicateSchema,
   RetryPolicySchema,
   type Route,
+  type RouteAction,
   type RouteAction_HashPolicy,
   RouteActionSchema,
   RouteMatchSchema,
@@ -71,20 +72,9 @@ export function defaultOutboundRoute(
   operation: string,
   hashPolicy: readonly RouteAction_HashPolicy[],
 ): Route {
-  return message(RouteSchema, {
-    name: DEFAULT_ROUTE_NAME,
-    match: prefixAll,
-    decorator: message(DecoratorSchema, { operation }),
-    action: {
-      case: "route",
-      value: message(RouteActionSchema, {
-        clusterSpecifier: { case: "cluster", value: cluster },
-        timeout: zero,
-        maxGrpcTimeout: zero,
-        retryPolicy: defaultRetryPolicy(hashPolicy.length > 0),
-        ...(hashPolicy.length > 0 && { hashPolicy: [...hashPolicy] }),
-      }),
-    },
+  return defaultRoute(cluster, operation, {
+    retryPolicy: defaultRetryPolicy(hashPolicy.length > 0),
+    ...(hashPolicy.length > 0 && { hashPolicy: [...hashPolicy] }),
   });
 }
 
@@ -93,6 +83,15 @@ export function defaultOutboundRoute(
  * decorator `<host>:<port>/*` of the instance's service.
  */
 export function defaultInboundRoute(cluster: string, operation: string): Route {
+  return defaultRoute(cluster, operation, {});
+}
+
+/** The `default` route both build: prefix `/` to `cluster`, no timeout, the decorator, plus `action`. */
+function defaultRoute(
+  cluster: string,
+  operation: string,
+  action: Partial<Pick<RouteAction, "retryPolicy" | "hashPolicy">>,
+): Route {
   return message(RouteSchema, {
     name: DEFAULT_ROUTE_NAME,
     match: prefixAll,
@@ -103,6 +102,7 @@ export function defaultInboundRoute(cluster: string, operation: string): Route {
         clusterSpecifier: { case: "cluster", value: cluster },
         timeout: zero,
         maxGrpcTimeout: zero,
+        ...action,
       }),
     },
   });

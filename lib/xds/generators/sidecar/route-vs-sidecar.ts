@@ -32,14 +32,14 @@ import {
   FractionalPercent_DenominatorType,
   FractionalPercentSchema,
 } from "../../../gen/envoy/type/v3/percent_pb.ts";
-import {
-  type DirectResponseBody,
-  destinationCluster,
-  type HeaderOperations,
-  type HttpRoute,
-  type MirrorPolicy,
-  type Redirect,
+import type {
+  DirectResponseBody,
+  HeaderOperations,
+  HttpRoute,
+  MirrorPolicy,
+  Redirect,
 } from "../../../registry/istio/virtual-service.ts";
+import { destinationCluster } from "../../../registry/istio/vs-routes.ts";
 import type { ServiceView } from "../../types.ts";
 import { translatedRoutes } from "../route-vs.ts";
 import { compareStrings, mergedPorts, message } from "../shared.ts";

@@ -9,15 +9,12 @@ import { sidecarFor, toSidecar, visibleTo } from "../../../../lib/registry/istio
 import { destinationRuleCheck } from "../../../../lib/registry/istio/validate-destination-rule.ts";
 import { sidecarCheck } from "../../../../lib/registry/istio/validate-sidecar.ts";
 import { virtualServiceCheck } from "../../../../lib/registry/istio/validate-virtual-service.ts";
-import {
-  destinationCluster,
-  routesForPort,
-  toVirtualService,
-} from "../../../../lib/registry/istio/virtual-service.ts";
+import { toVirtualService } from "../../../../lib/registry/istio/virtual-service.ts";
 import {
   createVirtualServiceHostIndex,
   virtualServicesFor,
 } from "../../../../lib/registry/istio/virtual-service-select.ts";
+import { destinationCluster, routesForPort } from "../../../../lib/registry/istio/vs-routes.ts";
 import { destinationRule, sidecar, virtualService } from "./builders.ts";
 
 /** The path the wiring takes: check, normalize, choose per proxy namespace, flatten for a listener. */

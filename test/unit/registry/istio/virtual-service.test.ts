@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
   defaultRetryPolicy,
-  destinationCluster,
-  routesForPort,
   toVirtualService,
   type VirtualServiceModel,
 } from "../../../../lib/registry/istio/virtual-service.ts";
+import { destinationCluster, routesForPort } from "../../../../lib/registry/istio/vs-routes.ts";
 import { httpRoute, virtualService } from "./builders.ts";
 
 const meta = { name: "reviews", namespace: "prod", creationTimestamp: "2026-01-01T00:00:00Z" };
