@@ -41,6 +41,7 @@ import {
   DiscoveryResponseSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { logSafe } from "../../lib/log-safe.ts";
+import { createDeltaAckExpectations } from "../../lib/xds/ack-bytes.ts";
 import { encodeDeltaResponse, encodeSotwResponse } from "../../lib/xds/response-bytes.ts";
 import { zeroDeltaRequest, zeroSotwRequest } from "../../lib/xds/zero-requests.ts";
 import type { Admission } from "../admission.ts";
@@ -75,6 +76,11 @@ interface Method<I extends DescMessage, O extends DescMessage> {
   zero: () => MessageShape<I>;
   /** The response's bytes after `reserve` free bytes (response-bytes.ts: each resource encoded once). */
   encode: (response: MessageShape<O>, reserve: number) => Uint8Array;
+  /** Optional, per stream: the plain ACKs of the responses it sent recognised by their bytes (ack-bytes.ts). */
+  acks?: () => {
+    sent(response: MessageShape<O>): void;
+    recognise(bytes: Uint8Array): MessageShape<I> | undefined;
+  };
 }
 
 /**
@@ -131,6 +137,7 @@ function createAdsStreamListener(
         zero: zeroDeltaRequest,
         run: options.ads.delta,
         encode: encodeDeltaResponse,
+        acks: createDeltaAckExpectations,
       }),
     ],
   ]);
@@ -186,9 +193,11 @@ async function serve<I extends DescMessage, O extends DescMessage>(
     const auth = await options.authenticate(webHeaders(headers));
     if (!auth.ok) throw new ConnectError(auth.message, Code.Unauthenticated);
     const checkNode = nodeChecker(auth.identity, method.name, options.log);
+    const acks = method.acks?.();
     reader = createMessageReader({
       schema: method.input,
       zero: method.zero,
+      ...(acks && { recognise: acks.recognise }),
       readMaxBytes: options.readMaxBytes,
       compression: compression.request,
       before: compression.error ?? timeout.error,
@@ -205,6 +214,7 @@ async function serve<I extends DescMessage, O extends DescMessage>(
     await method.run(messages, abort.signal, (response) => {
       if (aborted || stream.destroyed) return;
       if (!stream.headersSent) respond(stream);
+      acks?.sent(response);
       if (!stream.write(frame(method.encode(response, prefixBytes)))) return drained(stream, abort.signal);
     });
   } catch (e) {

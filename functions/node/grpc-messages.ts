@@ -116,6 +116,11 @@ export interface MessageReaderOptions<Desc extends DescMessage> {
    * is parsed into one (mergeFromBinary of a zero message is fromBinary). Default: fromBinary.
    */
   zero?: () => MessageShape<Desc>;
+  /**
+   * The message `data` encodes, when it is recognised without parsing (lib/xds/ack-bytes.ts: a
+   * plain Delta ACK); undefined parses it. Called once per message, in order, before its check.
+   */
+  recognise?: (data: Uint8Array) => MessageShape<Desc> | undefined;
   readMaxBytes: number;
   /** The request's grpc-encoding (connect's compressionNegotiate), or null for identity. */
   compression: Compression | null;
@@ -159,7 +164,7 @@ export function createMessageReader<Desc extends DescMessage>(
 ): MessageReader<MessageShape<Desc>> {
   type T = MessageShape<Desc>;
   const splitter = createEnvelopeSplitter(options.readMaxBytes);
-  const { zero } = options;
+  const { zero, recognise } = options;
   const ready: EnvelopedMessage[] = [];
   // A message parsed for an offer and declined: the consumer's next read, before `ready`.
   let declined: { message: T } | undefined;
@@ -187,12 +192,13 @@ export function createMessageReader<Desc extends DescMessage>(
   };
   /** Parses and checks one plain (uncompressed) message: no promise on the usual path. */
   const parse = (data: Uint8Array): T => {
-    let message: T;
-    try {
-      message = zero ? mergeFromBinary(options.schema, zero(), data) : fromBinary(options.schema, data);
-    } catch (e) {
-      throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
-    }
+    let message = recognise?.(data);
+    if (message === undefined)
+      try {
+        message = zero ? mergeFromBinary(options.schema, zero(), data) : fromBinary(options.schema, data);
+      } catch (e) {
+        throw new ConnectError(`parse binary: ${e instanceof Error ? e.message : String(e)}`, Code.Internal);
+      }
     options.check?.(message, first);
     first = false;
     return message;

@@ -1,0 +1,99 @@
+/**
+ * A Delta stream's plain ACKs recognised by their bytes instead of parsed. Nearly every request on
+ * an open Delta stream answers the oldest response not yet answered with exactly its type URL and
+ * nonce, nothing else (the xDS protocol document's ACK); the server knows both, so it encodes that
+ * request once with protobuf-es's BinaryWriter, as toBinary writes it (the type_url field, then the
+ * response_nonce field; the fields it leaves unset are not written), and compares the bytes that
+ * came: equal bytes are that very message, so the request is built from the two strings already at
+ * hand, with no reflective parse and no UTF-8 decoding per ACK. Any other bytes (a NACK, a
+ * subscription change, another field order, unknown fields) are not recognised and are parsed as ever.
+ */
+import { create, toBinary } from "@bufbuild/protobuf";
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import {
+  type DeltaDiscoveryRequest,
+  DeltaDiscoveryRequestSchema,
+} from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { zeroDeltaRequest } from "./zero-requests.ts";
+
+/** The encoded type_url field of a request, per type URL (toBinary's); bounded like response-bytes.ts's. */
+const typeUrlFields = new Map<string, Uint8Array>();
+const maxTypeUrls = 64;
+
+function typeUrlField(typeUrl: string): Uint8Array {
+  let bytes = typeUrlFields.get(typeUrl);
+  if (bytes === undefined) {
+    bytes = toBinary(DeltaDiscoveryRequestSchema, create(DeltaDiscoveryRequestSchema, { typeUrl }));
+    if (typeUrlFields.size < maxTypeUrls) typeUrlFields.set(typeUrl, bytes);
+  }
+  return bytes;
+}
+
+const nonceField = DeltaDiscoveryRequestSchema.field.responseNonce.number;
+/** Encoding is synchronous: one writer serves every ACK (finish() hands its bytes over and resets it). */
+const writer = new BinaryWriter();
+
+/**
+ * The request `bytes` encode when they are exactly toBinary of a DeltaDiscoveryRequest with
+ * type_url `typeUrl` and response_nonce `nonce` and nothing else set (a new message, as parsing
+ * them would give); undefined for any other bytes (parse them then).
+ */
+export function plainDeltaAck(
+  bytes: Uint8Array,
+  typeUrl: string,
+  nonce: string,
+): DeltaDiscoveryRequest | undefined {
+  if (typeUrl === "" || nonce === "") return undefined;
+  const head = typeUrlField(typeUrl);
+  if (bytes.length <= head.length || !equalAt(bytes, 0, head)) return undefined;
+  const tail = writer.tag(nonceField, WireType.LengthDelimited).string(nonce).finish();
+  if (bytes.length !== head.length + tail.length || !equalAt(bytes, head.length, tail)) return undefined;
+  const req = zeroDeltaRequest();
+  req.typeUrl = typeUrl;
+  req.responseNonce = nonce;
+  return req;
+}
+
+/** Whether `bytes` holds `part` at offset `at`. */
+function equalAt(bytes: Uint8Array, at: number, part: Uint8Array): boolean {
+  for (let i = 0; i < part.length; i++) if (bytes[at + i] !== part[i]) return false;
+  return true;
+}
+
+/**
+ * The responses of one stream whose plain ACK is expected, oldest first: `sent` notes each one
+ * handed to the transport, `recognise` matches a request's bytes against the oldest (which the
+ * request answers, whatever it says: a client answers in order, so the oldest is dropped either
+ * way). Bounded: past `maxExpected` unanswered responses the oldest are forgotten (their ACKs are
+ * parsed).
+ */
+export interface DeltaAckExpectations {
+  /** A response handed to the transport (its type URL and nonce are what its ACK names). */
+  sent(response: { readonly typeUrl: string; readonly nonce: string }): void;
+  recognise(bytes: Uint8Array): DeltaDiscoveryRequest | undefined;
+}
+
+const maxExpected = 16;
+
+/** The expectations of one Delta stream (see DeltaAckExpectations). */
+export function createDeltaAckExpectations(): DeltaAckExpectations {
+  // Type URL and nonce pairs, flat: no object per response.
+  const expected: string[] = [];
+  const forgetOldest = () => {
+    expected.shift();
+    expected.shift();
+  };
+  return {
+    sent({ typeUrl, nonce }) {
+      if (expected.length >= 2 * maxExpected) forgetOldest();
+      expected.push(typeUrl, nonce);
+    },
+    recognise(bytes) {
+      if (expected.length === 0) return undefined;
+      const typeUrl = expected[0] as string;
+      const nonce = expected[1] as string;
+      forgetOldest();
+      return plainDeltaAck(bytes, typeUrl, nonce);
+    },
+  };
+}
