@@ -125,29 +125,43 @@ export async function pumpAdsStream<Req, Res>(
     }
   };
   const idle = () => parked && inbox.length === 0 && draining === undefined && !aborted;
+  /**
+   * The push of `changed` answered at once (pushNow) when the stream is idle: true when it was (or
+   * it ended the stream), false when it waits for the loop.
+   */
+  const answerPushNow = (changed: readonly ResourceChange[] | undefined): boolean => {
+    if (!session.pushNow || !idle()) return false;
+    try {
+      hooks.answer?.(true);
+      const responses = session.pushNow(changed);
+      if (responses === undefined) return false;
+      hooks.answered?.(true, responses.length);
+      writeNow(responses);
+    } catch (error) {
+      deliver({ kind: "end", error });
+    }
+    return true;
+  };
   const unsubscribe = pushes.subscribe((_version, changes) => {
+    // Nothing waits (the usual push): its changes are the push's as announced, answered at once
+    // when they can be, with nothing recorded.
+    const alone =
+      changes !== undefined &&
+      !pushPending &&
+      pendingChanges?.length === 0 &&
+      changes.length <= maxPendingChanges;
+    if (alone && answerPushNow(changes)) return;
     pendingCount += changes?.length ?? 0;
     if (changes === undefined || pendingCount > maxPendingChanges) pendingChanges = undefined;
     else pendingChanges?.push(changes);
     if (pushPending) return;
-    if (session.pushNow && idle()) {
-      const changed = pendingChanges?.length === 1 ? pendingChanges[0] : pendingChanges?.flat();
-      try {
-        hooks.answer?.(true);
-        const responses = session.pushNow(changed);
-        if (responses !== undefined) {
-          hooks.answered?.(true, responses.length);
-          // The array is only ever read here and in the loop below (never kept): reused.
-          if (pendingChanges) pendingChanges.length = 0;
-          else pendingChanges = [];
-          pendingCount = 0;
-          writeNow(responses);
-          return;
-        }
-      } catch (error) {
-        deliver({ kind: "end", error });
-        return;
-      }
+    // Pushes that waited for the stream, answered together (`alone` was tried already).
+    if (!alone && answerPushNow(pendingChanges?.length === 1 ? pendingChanges[0] : pendingChanges?.flat())) {
+      // The array is only ever read here and in the loop below (never kept): reused.
+      if (pendingChanges) pendingChanges.length = 0;
+      else pendingChanges = [];
+      pendingCount = 0;
+      return;
     }
     pushPending = true;
     deliver({ kind: "push" });

@@ -16,6 +16,7 @@ import {
   type EnvelopedMessage,
   envelopeDecompress,
 } from "@connectrpc/connect/protocol";
+import { takeFirst } from "../../lib/take-first.ts";
 
 /** Splits enveloped messages out of a byte stream; the 5-byte prefix is gRPC's (flags, big-endian length). */
 export interface EnvelopeSplitter {
@@ -59,6 +60,15 @@ export function createEnvelopeSplitter(readMaxBytes: number): EnvelopeSplitter {
   };
   return {
     decode(chunk, out = []) {
+      // The usual chunk between messages holds exactly one whole message (an ACK's DATA frame):
+      // taken as it is, nothing held, no join.
+      if (want < 0 && heldBytes === 0 && chunk.length >= prefixBytes) {
+        const size = lengthAt(chunk, 0);
+        if (size === chunk.length - prefixBytes && size <= readMaxBytes) {
+          out.push({ flags: chunk[0] as number, data: size === 0 ? empty : chunk.subarray(prefixBytes) });
+          return out;
+        }
+      }
       if (chunk.length > 0) {
         held.push(chunk);
         heldBytes += chunk.length;
@@ -68,10 +78,7 @@ export function createEnvelopeSplitter(readMaxBytes: number): EnvelopeSplitter {
           if (heldBytes < prefixBytes) break;
           const p = firstWith(prefixBytes);
           flags = p[at] as number;
-          // Big-endian uint32 (multiplied, not shifted: a shift would make it signed).
-          want =
-            (p[at + 1] as number) * 0x1000000 +
-            (((p[at + 2] as number) << 16) | ((p[at + 3] as number) << 8) | (p[at + 4] as number));
+          want = lengthAt(p, at);
           advance(p, prefixBytes);
           if (want > readMaxBytes) {
             throw new ConnectError(
@@ -93,6 +100,14 @@ export function createEnvelopeSplitter(readMaxBytes: number): EnvelopeSplitter {
       return heldBytes + (want >= 0 ? prefixBytes : 0);
     },
   };
+}
+
+/** The body length in the prefix at `at` of `p`: big-endian uint32 (multiplied, not shifted: a shift would make it signed). */
+function lengthAt(p: Uint8Array, at: number): number {
+  return (
+    (p[at + 1] as number) * 0x1000000 +
+    (((p[at + 2] as number) << 16) | ((p[at + 3] as number) << 8) | (p[at + 4] as number))
+  );
 }
 
 /** The bytes of `parts` from offset `from` of the first, `length` of them, in one array. */
@@ -216,7 +231,7 @@ export function createMessageReader<Desc extends DescMessage>(
     while (declined === undefined && ready.length > 0) {
       const env = ready[0] as EnvelopedMessage;
       if ((env.flags & compressedFlag) === compressedFlag) return;
-      ready.shift();
+      takeFirst(ready);
       let message: T;
       try {
         message = parse(env.data);
@@ -239,7 +254,7 @@ export function createMessageReader<Desc extends DescMessage>(
           if (ready.length === 0 && !ended && failure === undefined) resume();
           return { done: false, value: message };
         }
-        const env = ready.shift();
+        const env = takeFirst(ready);
         if (env) {
           if (ready.length === 0 && !ended && failure === undefined) resume();
           return { done: false, value: await open(env) };

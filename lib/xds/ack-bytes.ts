@@ -4,16 +4,18 @@
  * nonce, nothing else (the xDS protocol document's ACK); the server knows both, so it encodes that
  * request once with protobuf-es's BinaryWriter, as toBinary writes it (the type_url field, then the
  * response_nonce field; the fields it leaves unset are not written), and compares the bytes that
- * came: equal bytes are that very message, so the request is built from the two strings already at
+ * came (in the writer's buffer: response-bytes.ts endsWithWritten): equal bytes are that very message, so the request is built from the two strings already at
  * hand, with no reflective parse and no UTF-8 decoding per ACK. Any other bytes (a NACK, a
  * subscription change, another field order, unknown fields) are not recognised and are parsed as ever.
  */
 import { create, toBinary } from "@bufbuild/protobuf";
-import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
+import { type BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import {
   type DeltaDiscoveryRequest,
   DeltaDiscoveryRequestSchema,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { takeFirst } from "../take-first.ts";
+import { endsWithWritten } from "./response-bytes.ts";
 import { zeroDeltaRequest } from "./zero-requests.ts";
 
 /** The encoded type_url field of a request, per type URL (toBinary's); bounded like response-bytes.ts's. */
@@ -30,8 +32,11 @@ function typeUrlField(typeUrl: string): Uint8Array {
 }
 
 const nonceField = DeltaDiscoveryRequestSchema.field.responseNonce.number;
-/** Encoding is synchronous: one writer serves every ACK (finish() hands its bytes over and resets it). */
-const writer = new BinaryWriter();
+
+/** The response_nonce field as toBinary writes it (a singular proto3 string, never empty here). */
+function writeNonce(w: BinaryWriter, nonce: string): void {
+  w.tag(nonceField, WireType.LengthDelimited).string(nonce);
+}
 
 /**
  * The request `bytes` encode when they are exactly toBinary of a DeltaDiscoveryRequest with
@@ -46,8 +51,7 @@ export function plainDeltaAck(
   if (typeUrl === "" || nonce === "") return undefined;
   const head = typeUrlField(typeUrl);
   if (bytes.length <= head.length || !equalAt(bytes, 0, head)) return undefined;
-  const tail = writer.tag(nonceField, WireType.LengthDelimited).string(nonce).finish();
-  if (bytes.length !== head.length + tail.length || !equalAt(bytes, head.length, tail)) return undefined;
+  if (!endsWithWritten(bytes, head.length, nonce, writeNonce)) return undefined;
   const req = zeroDeltaRequest();
   req.typeUrl = typeUrl;
   req.responseNonce = nonce;
@@ -69,31 +73,27 @@ function equalAt(bytes: Uint8Array, at: number, part: Uint8Array): boolean {
  */
 export interface DeltaAckExpectations {
   /** A response handed to the transport (its type URL and nonce are what its ACK names). */
-  sent(response: { readonly typeUrl: string; readonly nonce: string }): void;
+  sent(response: Expected): void;
   recognise(bytes: Uint8Array): DeltaDiscoveryRequest | undefined;
 }
 
 const maxExpected = 16;
 
+/** What an ACK names of a response (a DeltaDiscoveryResponse is one). */
+type Expected = { readonly typeUrl: string; readonly nonce: string };
+
 /** The expectations of one Delta stream (see DeltaAckExpectations). */
 export function createDeltaAckExpectations(): DeltaAckExpectations {
-  // Type URL and nonce pairs, flat: no object per response.
-  const expected: string[] = [];
-  const forgetOldest = () => {
-    expected.shift();
-    expected.shift();
-  };
+  // The responses themselves, oldest first: no object made per response.
+  const expected: Expected[] = [];
   return {
-    sent({ typeUrl, nonce }) {
-      if (expected.length >= 2 * maxExpected) forgetOldest();
-      expected.push(typeUrl, nonce);
+    sent(response) {
+      if (expected.length >= maxExpected) takeFirst(expected);
+      expected.push(response);
     },
     recognise(bytes) {
-      if (expected.length === 0) return undefined;
-      const typeUrl = expected[0] as string;
-      const nonce = expected[1] as string;
-      forgetOldest();
-      return plainDeltaAck(bytes, typeUrl, nonce);
+      const oldest = takeFirst(expected);
+      return oldest && plainDeltaAck(bytes, oldest.typeUrl, oldest.nonce);
     },
   };
 }

@@ -66,7 +66,7 @@ const pushes = new WeakMap<object, Map<string, Bucket>>();
  * The bucket found last: a push reaches a view's streams one after another, and those of one
  * subscription are found without a lookup. Holds one push's bucket until the next lookup.
  */
-let last: { push: object | undefined; key: string; bucket: Bucket | undefined } = {
+const last: { push: object | undefined; key: string; bucket: Bucket | undefined } = {
   push: undefined,
   key: "",
   bucket: undefined,
@@ -157,7 +157,10 @@ export function sharedAnswer<C extends ReadonlyMap<string, unknown> | undefined>
       bucket = { named: changedInReach(state, changed), classes: [] };
       buckets.set(key, bucket);
     }
-    last = { push, key, bucket };
+    // Changed in place: a push's streams of many subscriptions would make one object each.
+    last.push = push;
+    last.key = key;
+    last.bucket = bucket;
   }
   const { named, classes } = bucket;
   if (named.length === 0) return null;
@@ -205,8 +208,9 @@ export function classAnswers<C extends ReadonlyMap<string, unknown>>(
     const answer = sharedAnswer(push, state, push.get(typeUrl), budget, compute);
     if (answer === undefined) return undefined;
     if (answer === null || answer.resources.length === 0) continue;
-    out ??= [];
-    out.push({ state, answer });
+    // A literal of one: the usual stream has one type, and [] then push() would allocate room for 16.
+    if (out === undefined) out = [{ state, answer }];
+    else out.push({ state, answer });
   }
   return out ?? noAnswers;
 }

@@ -3,6 +3,7 @@
  * protocol, "How the client specifies what resources to return" and "Incremental xDS"), what the
  * client holds, and ACK/NACK by nonce. Plain data and synchronous functions; delta.ts does the I/O.
  */
+import { takeFirst } from "../take-first.ts";
 import { wildcardTypes } from "./delta-diff.ts";
 import { statusLists } from "./status-lists.ts";
 import type { NackStatus, ProxyTypeStatus } from "./types.ts";
@@ -186,7 +187,7 @@ export function answer(state: DeltaTypeState, nonce: string, error: string | und
   if (i < 0) return { kind: "unknown" };
   // Those before it count as applied; the oldest answered (the usual ACK) makes no array.
   if (i > 0) for (const f of state.inflight.splice(0, i)) applyTo(state, f);
-  const answered = state.inflight.shift() as InFlight;
+  const answered = takeFirst(state.inflight) as InFlight;
   if (error !== undefined) {
     for (const r of answered.resources) state.rejected.set(r.name, r.version);
     unapply(state, answered);
@@ -207,7 +208,7 @@ function inflightIndex(inflight: readonly InFlight[], nonce: string): number {
  * every response in order, so one that far behind has applied them or will not answer at all.
  */
 export function settleOldest(state: DeltaTypeState, keep: number): void {
-  while (state.inflight.length > keep) applyTo(state, state.inflight.shift() as InFlight);
+  while (state.inflight.length > keep) applyTo(state, takeFirst(state.inflight) as InFlight);
 }
 
 function applyTo(state: DeltaTypeState, f: InFlight): void {

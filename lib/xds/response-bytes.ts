@@ -101,7 +101,8 @@ function typeUrlBytes(
  */
 let writer = new BinaryWriter();
 const keptWriterBytes = 64 * 1024;
-const zeros = new Uint8Array(8);
+/** Runs of 0 to 8 zero bytes (a reserve written per response takes one: no view made per response). */
+const zeroRuns = Array.from({ length: 9 }, (_, n) => new Uint8Array(n));
 
 /**
  * Small responses (one per stream per push) are copied into slabs of `slabBytes`, each its own
@@ -138,7 +139,7 @@ function pooled(w: BinaryWriter): Uint8Array | undefined {
 function written<M>(reserve: number, message: M, write: (w: BinaryWriter, message: M) => void): Uint8Array {
   const w = writer;
   try {
-    if (reserve > 0) w.raw(reserve <= zeros.length ? zeros.subarray(0, reserve) : new Uint8Array(reserve));
+    if (reserve > 0) w.raw(zeroRuns[reserve] ?? new Uint8Array(reserve));
     write(w, message);
   } catch (e) {
     writer = new BinaryWriter();
@@ -149,6 +150,41 @@ function written<M>(reserve: number, message: M, write: (w: BinaryWriter, messag
   const out = w.finish();
   if (out.length > keptWriterBytes) writer = new BinaryWriter();
   return out;
+}
+
+/**
+ * Whether `bytes` from offset `at` to their end are exactly what `write` writes of `message` with
+ * the shared writer (lib/xds/ack-bytes.ts: a request compared with the one expected), compared in
+ * the writer's own buffer: nothing is copied out (finish() then, when its state is not as expected).
+ */
+export function endsWithWritten<M>(
+  bytes: Uint8Array,
+  at: number,
+  message: M,
+  write: (w: BinaryWriter, message: M) => void,
+): boolean {
+  const w = writer;
+  try {
+    write(w, message);
+  } catch (e) {
+    writer = new BinaryWriter();
+    throw e;
+  }
+  const state = w as unknown as WriterState;
+  const { buffer, pos } = state;
+  let ours: Uint8Array;
+  let length: number;
+  if (buffer instanceof Uint8Array && typeof pos === "number" && pos <= buffer.length) {
+    ours = buffer;
+    length = pos;
+    state.pos = 0; // what finish() does, less the copy (no fork is ever left open here)
+  } else {
+    ours = w.finish();
+    length = ours.length;
+  }
+  if (bytes.length - at !== length) return false;
+  for (let i = 0; i < length; i++) if (bytes[at + i] !== ours[i]) return false;
+  return true;
 }
 
 /** A singular proto3 string field: written unless empty (as toBinary writes it). */
