@@ -14,7 +14,6 @@ import {
   type DeltaDiscoveryRequest,
   DeltaDiscoveryRequestSchema,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { takeFirst } from "../take-first.ts";
 import { endsWithWritten } from "./response-bytes.ts";
 import { zeroDeltaRequest } from "./zero-requests.ts";
 
@@ -84,16 +83,29 @@ type Expected = { readonly typeUrl: string; readonly nonce: string };
 
 /** The expectations of one Delta stream (see DeltaAckExpectations). */
 export function createDeltaAckExpectations(): DeltaAckExpectations {
-  // The responses themselves, oldest first: no object made per response.
-  const expected: Expected[] = [];
+  // A ring of type URL and nonce pairs, oldest at `head`: the two strings only (the session keeps
+  // them anyway), not the response, which then dies young; nothing allocated per response.
+  const ring: string[] = [];
+  let head = 0;
+  let count = 0;
   return {
-    sent(response) {
-      if (expected.length >= maxExpected) takeFirst(expected);
-      expected.push(response);
+    sent({ typeUrl, nonce }) {
+      if (count === maxExpected) {
+        head = (head + 1) % maxExpected;
+        count--;
+      }
+      const at = 2 * ((head + count) % maxExpected);
+      ring[at] = typeUrl;
+      ring[at + 1] = nonce;
+      count++;
     },
     recognise(bytes) {
-      const oldest = takeFirst(expected);
-      return oldest && plainDeltaAck(bytes, oldest.typeUrl, oldest.nonce);
+      if (count === 0) return undefined;
+      const typeUrl = ring[2 * head] as string;
+      const nonce = ring[2 * head + 1] as string;
+      head = (head + 1) % maxExpected;
+      count--;
+      return plainDeltaAck(bytes, typeUrl, nonce);
     },
   };
 }

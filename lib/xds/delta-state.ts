@@ -89,6 +89,18 @@ export function sent(state: DeltaTypeState, flight: InFlight): void {
   for (const name of flight.removed) state.view.delete(name);
 }
 
+/**
+ * Notes the last response sent for the type, in place once there is one: the record lives as long
+ * as the stream instead of one more object per response for the collector (status reads copy it).
+ */
+export function noteLast(state: DeltaTypeState, nonce: string, systemVersionInfo: string): void {
+  if (state.last === undefined) state.last = { nonce, systemVersionInfo };
+  else {
+    state.last.nonce = nonce;
+    state.last.systemVersionInfo = systemVersionInfo;
+  }
+}
+
 /** Stops tracking `name`: the session no longer assumes anything about what the client has of it. */
 function forget(state: DeltaTypeState, name: string): void {
   state.held.delete(name);

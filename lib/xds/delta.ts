@@ -38,6 +38,7 @@ import {
   type DeltaTypeState,
   type InFlight,
   newTypeState,
+  noteLast,
   sent,
   settleOldest,
   typeStatus,
@@ -228,7 +229,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     version: string,
   ): DeltaDiscoveryResponse {
     const out = deltaResponse(state.typeUrl, resources, removed, nonce, version);
-    state.last = { nonce, systemVersionInfo: version };
+    noteLast(state, nonce, version);
     return out;
   }
 
@@ -336,7 +337,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     sent(state, { nonce, resources: answer.resources, removed: noNames });
     // A settled state had nothing in flight: one is, under maxInFlight, and no name was missing or rejected.
     const version = state.view.versionNow() as string;
-    state.last = { nonce, systemVersionInfo: version };
+    noteLast(state, nonce, version);
     return sharedDeltaResponse(state.typeUrl, answer.messages, nonce, version);
   }
 

@@ -8,8 +8,11 @@ import { describe, expect, it } from "vitest";
 import {
   type DeltaDiscoveryRequest,
   DeltaDiscoveryRequestSchema,
+  DeltaDiscoveryResponseSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { createDeltaAckExpectations, plainDeltaAck } from "../../../lib/xds/ack-bytes.ts";
+import { deltaResponse } from "../../../lib/xds/delta-response.ts";
+import { encodeDeltaResponse } from "../../../lib/xds/response-bytes.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 
 const bytesOf = (init: Parameters<typeof create<typeof DeltaDiscoveryRequestSchema>>[1]) =>
@@ -38,6 +41,22 @@ describe("plainDeltaAck", () => {
     expect(a).not.toBe(b);
     a.resourceNamesSubscribe.push("x");
     expect(b.resourceNamesSubscribe).toEqual([]);
+  });
+
+  it("leaves the shared writer clean: responses encoded after a comparison are toBinary's bytes", () => {
+    const stored = {
+      typeUrl: TypeUrl.endpoint,
+      name: "a",
+      version: "1",
+      body: new Uint8Array([1, 2, 3]),
+      service: "ns/a",
+    };
+    const response = deltaResponse(TypeUrl.endpoint, [stored], ["gone"], nonce, "0123456789abcdef");
+    const expected = toBinary(DeltaDiscoveryResponseSchema, response);
+    for (const n of [nonce, "other", "x".repeat(300)]) {
+      plainDeltaAck(bytesOf({ typeUrl: TypeUrl.endpoint, responseNonce: nonce }), TypeUrl.endpoint, n);
+      expect(encodeDeltaResponse(response)).toEqual(expected);
+    }
   });
 
   it("leaves every other request to the parser", () => {
