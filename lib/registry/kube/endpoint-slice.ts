@@ -1,5 +1,5 @@
 import { sortedUnique } from "./canonical.ts";
-import { normalizeConditions, podRef, sortUniqueRawEndpoints } from "./raw-endpoints.ts";
+import { normalizeConditions, noZoneHints, podRef, sortUniqueRawEndpoints } from "./raw-endpoints.ts";
 import type { RawEndpoint, SlicePiece } from "./records.ts";
 import { serviceNameOfSlice } from "./service.ts";
 import type { EndpointSlice, SliceEndpoint, SliceEndpointPort } from "./types.ts";
@@ -14,10 +14,17 @@ export function sliceEndpoints(obj: EndpointSlice): RawEndpoint[] {
   if (obj.addressType !== "IPv4" && obj.addressType !== "IPv6") return [];
   const ports = (obj.ports ?? []).filter(hasPortNumber);
   const out: RawEndpoint[] = [];
+  const namespace = obj.metadata.namespace;
   for (const ep of obj.endpoints ?? []) {
     const address = ep.addresses?.[0];
-    if (!address) continue;
-    for (const port of ports) out.push(rawSliceEndpoint(obj, ep, address, port));
+    if (!address || ports.length === 0) continue;
+    // What an endpoint's ports share, built once per endpoint (read-only once built, as stored values are).
+    const conditions = normalizeConditions(ep.conditions);
+    const zoneHints = ep.hints?.forZones?.length
+      ? sortedUnique(ep.hints.forZones.map((z) => z.name))
+      : noZoneHints;
+    const pod = podRef(ep.targetRef, namespace);
+    for (const port of ports) out.push(rawSliceEndpoint(ep, address, port, conditions, zoneHints, pod));
   }
   return sortUniqueRawEndpoints(out);
 }
@@ -28,24 +35,27 @@ export function slicePiece(obj: EndpointSlice): SlicePiece | undefined {
   return serviceName === undefined ? undefined : { serviceName, endpoints: sliceEndpoints(obj) };
 }
 
+/** One raw endpoint, built in one shape (optional fields added after, in the order serialized). */
 function rawSliceEndpoint(
-  slice: EndpointSlice,
   ep: SliceEndpoint,
   address: string,
   port: SliceEndpointPort & { port: number },
+  conditions: RawEndpoint["conditions"],
+  zoneHints: readonly string[],
+  pod: RawEndpoint["pod"],
 ): RawEndpoint {
-  const pod = podRef(ep.targetRef, slice.metadata.namespace);
-  return {
+  const raw: RawEndpoint = {
     address,
     port: port.port,
     servicePortName: port.name ?? "",
-    conditions: normalizeConditions(ep.conditions),
+    conditions,
     nodeName: ep.nodeName ?? "",
     zone: ep.zone ?? "",
-    zoneHints: ep.hints?.forZones?.length ? sortedUnique(ep.hints.forZones.map((z) => z.name)) : [],
-    ...(ep.hostname && { hostname: ep.hostname }),
-    ...(pod && { pod }),
+    zoneHints,
   };
+  if (ep.hostname) raw.hostname = ep.hostname;
+  if (pod) raw.pod = pod;
+  return raw;
 }
 
 function hasPortNumber(p: SliceEndpointPort): p is SliceEndpointPort & { port: number } {

@@ -8,15 +8,24 @@ import type { EndpointConditions, ObjectReference } from "./types.ts";
 
 /**
  * discovery/v1 conditions with the defaults the API documents and Istio applies: a missing
- * `ready` or `serving` is true, a missing `terminating` is false.
+ * `ready` or `serving` is true, a missing `terminating` is false. One shared, frozen object per
+ * combination (eight in all), so the many endpoints a store keeps hold no copy each; read-only,
+ * as stored values are (lib/store/store.ts).
  */
 export function normalizeConditions(c: EndpointConditions | undefined): RawConditions {
-  return {
-    ready: c?.ready ?? true,
-    serving: c?.serving ?? true,
-    terminating: c?.terminating ?? false,
-  };
+  const ready = c?.ready ?? true;
+  const serving = c?.serving ?? true;
+  const terminating = c?.terminating ?? false;
+  return sharedConditions[(ready ? 4 : 0) + (serving ? 2 : 0) + (terminating ? 1 : 0)] as RawConditions;
 }
+
+/** Every combination of conditions, indexed by ready·4 + serving·2 + terminating. */
+const sharedConditions: readonly RawConditions[] = Array.from({ length: 8 }, (_, i) =>
+  Object.freeze({ ready: (i & 4) !== 0, serving: (i & 2) !== 0, terminating: (i & 1) !== 0 }),
+);
+
+/** The zone hints of an endpoint with none: one shared, frozen list (read-only, as stored values are). */
+export const noZoneHints: readonly string[] = Object.freeze([]);
 
 /**
  * The pod behind an endpoint: a targetRef of kind Pod with a name, in its own namespace or, when

@@ -25,7 +25,7 @@ export interface RawEndpoint {
   /** The slice's `zone`, "" when absent. */
   zone: string;
   /** Zone hints (topology-aware routing), kept for later use; [] when none. */
-  zoneHints: string[];
+  zoneHints: readonly string[];
   /** The endpoint's DNS hostname (StatefulSet pods behind a headless service); absent when unset. */
   hostname?: string;
   /** The pod behind the endpoint (targetRef kind Pod); absent when the slice names none. */
