@@ -262,10 +262,27 @@ function finish(stream: ServerHttp2Stream, error: unknown, signal: AbortSignal):
   setTrailerStatus(new Headers(), status).forEach((value, key) => {
     trailers[key] = value;
   });
+  if (status) trailers["grpc-message"] = grpcStatusMessage(status.rawMessage);
   stream.once("wantTrailers", () => {
     if (!stream.destroyed) stream.sendTrailers(trailers);
   });
   stream.end();
+}
+
+/**
+ * A grpc-message trailer as the gRPC HTTP/2 protocol writes it: UTF-8, every byte outside
+ * printable ASCII (0x20-0x7E) and "%" itself percent-encoded, nothing else. connect's
+ * setTrailerStatus uses encodeURIComponent, which also encodes ",", ":", "=" and ";", and grpc-js
+ * decodes with decodeURI, which leaves those encoded: a proxyless client logged "bytes%2C over".
+ */
+export function grpcStatusMessage(message: string): string {
+  let out = "";
+  for (const byte of new TextEncoder().encode(message))
+    out +=
+      byte >= 0x20 && byte <= 0x7e && byte !== 0x25
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  return out;
 }
 
 /** Resolves once the stream drained, or closed / the stream was aborted. */

@@ -76,7 +76,7 @@ function changedSlice(change: number): unknown {
 }
 
 /** Waits until the server has published every queued push (its StatusService). */
-async function published(xdsPort: number): Promise<void> {
+export async function published(xdsPort: number): Promise<void> {
   const status = createClient(StatusService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${xdsPort}` }));
   for (;;) {
     const s = await status.getStatus(create(StatusService.method.getStatus.input, {}));

@@ -19,7 +19,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdmission } from "../../functions/admission.ts";
 import { createAdsHandlers } from "../../functions/ads-handlers.ts";
-import { serveAdsH2 } from "../../functions/node/ads-h2.ts";
+import { grpcStatusMessage, serveAdsH2 } from "../../functions/node/ads-h2.ts";
 import { DiscoveryRequestSchema } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { createPushSignal } from "../../lib/push/signal.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
@@ -210,6 +210,23 @@ describe("ADS on node:http2 (ads-h2.ts)", () => {
       expect([seen.status, seen.message]).toEqual([r.status, r.message]);
     });
   }
+
+  it("writes grpc-message as gRPC does: printable ASCII as it is, so grpc-js's decodeURI reads it whole", async () => {
+    const s = open({ "grpc-encoding": "snappy" });
+    let raw: unknown;
+    s.stream.on("trailers", (h: IncomingHttpHeaders) => {
+      raw = h["grpc-message"];
+    });
+    s.stream.end(frame(request(CDS)));
+    await s.ended;
+    expect(raw).toBe('unknown compression "snappy": supported encodings are gzip,br');
+    expect(decodeURI(String(raw))).toBe(raw);
+  });
+
+  it("percent-encodes only '%' and bytes outside printable ASCII in grpc-message (UTF-8)", () => {
+    expect(grpcStatusMessage("100% of é, a\nb")).toBe("100%25 of %C3%A9, a%0Ab");
+    expect(decodeURIComponent(grpcStatusMessage("100% of é, a\nb"))).toBe("100% of é, a\nb");
+  });
 
   it("decompresses a gzip request (grpc-encoding: gzip) and answers identity", async () => {
     const s = open({ "grpc-encoding": "gzip" });
