@@ -50,11 +50,23 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   /** The core's start (settled, failed or not): served calls and turns wait for it. */
   #started: Promise<void> = Promise.resolve();
   #calls = 0;
+  /** edgepilot_durable_object_requests{entry}: what Cloudflare bills this object for, by entry point. */
+  readonly #requests = this.#registry.counter({
+    name: "edgepilot_durable_object_requests",
+    help: "Calls this Durable Object served, by entry point: fetch (ingest, Poll/Watch, /ready, debug), store (one store RPC), kick, alarm, metrics.",
+    labelNames: ["entry"],
+  });
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = measureStore(createSqlStore(ctx.storage.sql), this.#registry);
     this.#rpc = serveStoreRpc(this.#store);
+  }
+
+  /** Counts one call through `entry` (the calls getter and edgepilot_durable_object_requests). */
+  #entered(entry: "fetch" | "store" | "kick" | "alarm" | "metrics"): void {
+    this.#calls++;
+    this.#requests.labels(entry).inc();
   }
 
   /** The SQL store itself, for code running inside this object (no RPC, no re-encoding). */
@@ -71,27 +83,27 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   }
 
   storeGet(key: string) {
-    this.#calls++;
+    this.#entered("store");
     return this.#rpc.storeGet(key);
   }
 
   storeGetMany(keys: string[]) {
-    this.#calls++;
+    this.#entered("store");
     return this.#rpc.storeGetMany(keys);
   }
 
   storePut(key: string, value: string, options?: PutOptions) {
-    this.#calls++;
+    this.#entered("store");
     return this.#rpc.storePut(key, value, options);
   }
 
   storeDelete(key: string, options?: DeleteOptions) {
-    this.#calls++;
+    this.#entered("store");
     return this.#rpc.storeDelete(key, options);
   }
 
   storeList(prefix: string, options?: ListOptions) {
-    this.#calls++;
+    this.#entered("store");
     return this.#rpc.storeList(prefix, options);
   }
 
@@ -103,7 +115,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
    * answers 500.
    */
   override async fetch(request: Request): Promise<Response> {
-    this.#calls++;
+    this.#entered("fetch");
     let host: { fetch(request: Request): Response | Promise<Response> };
     try {
       const config = workerConfig(this.env);
@@ -174,7 +186,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
    * A bad configuration throws its ConfigError (the Worker answers 500 naming it).
    */
   async metrics(): Promise<string> {
-    this.#calls++;
+    this.#entered("metrics");
     this.#mesh(workerConfig(this.env));
     await this.#started;
     return (this.#metrics as CoreMetrics).expose();
@@ -187,7 +199,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
 
   /** Makes sure a debounce turn runs now: arms the alarm unless one is already due no later than now. */
   async kick(): Promise<void> {
-    this.#calls++;
+    this.#entered("kick");
     await this.#arm();
   }
 
@@ -206,7 +218,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
    * (the cron kick logs it again).
    */
   override async alarm(): Promise<void> {
-    this.#calls++;
+    this.#entered("alarm");
     const now = () => Date.now();
     let nextAt: number | null;
     try {

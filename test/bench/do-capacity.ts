@@ -23,7 +23,15 @@ import { stripVTControlCharacters } from "node:util";
 import { unstable_dev } from "wrangler";
 import { type BenchWatch, openWholeMeshWatch } from "./capacity-watch.ts";
 import { meshEvents } from "./ingest-throughput.ts";
-import { captureLog, cpuMs, inspector, sqliteFacts, statusMb, workerdChildren } from "./workerd-probe.ts";
+import {
+  captureLog,
+  cpuMs,
+  inspector,
+  sqliteFacts,
+  statusMb,
+  stayOffline,
+  workerdChildren,
+} from "./workerd-probe.ts";
 
 const token = "capacity-bench-token";
 const xdsToken = "capacity-bench-xds-token";
@@ -104,6 +112,7 @@ export async function measureCapacity(
   const debounceAfterMs = perBatch ? 100 : 10_000;
   const log = captureLog();
   const failures: string[] = [];
+  stayOffline();
   const worker = await unstable_dev("functions/workers/index.ts", {
     config: "wrangler.toml",
     local: true,

@@ -10,12 +10,14 @@ import type { Store } from "../../lib/store/store.ts";
 import { measureAgentLatency } from "./agent-latency.ts";
 import { measureUpstreamBytes, printUpstreamBytes } from "./agent-upstream-bytes.ts";
 import { measureAwsUnits, printAwsCost } from "./aws-cost.ts";
+import { measureDoCalls } from "./do-calls.ts";
 import { measureCapacity } from "./do-capacity.ts";
 import { measureDynamo, printDynamo } from "./dynamodb.ts";
-import { measureFanoutAlone } from "./fanout.ts";
+import { type FanoutReport, measureFanoutAlone } from "./fanout.ts";
 import { measureIngestStallAsStarted } from "./ingest-stall.ts";
 import { measureThroughputAsStarted } from "./ingest-throughput.ts";
 import { measureLambdaColdStart } from "./lambda-cold-start.ts";
+import { grpcDefaultLimit, measureLargestMessage } from "./largest-message.ts";
 import { type MemorySample, measureMemory } from "./memory.ts";
 import { buildMesh, sliceEvent } from "./mesh.ts";
 import { measureSessionPush } from "./session-push.ts";
@@ -45,6 +47,9 @@ async function pushLatency(services: number, runs: number, store?: Store) {
 
 const pad = (v: string | number, n: number) => String(v).padStart(n);
 const sizes = [100, 1000];
+
+/** Issue 8's targets, each with the figure measured below and the floor measured beside it. */
+const targets: { figure: string; target: string; measured: string; floor: string; met: boolean }[] = [];
 
 console.log("xDS bytes sent to one proxy watching every service (CDS wildcard; EDS, LDS, RDS by name)");
 console.log("services | change                   | SotW bytes (msgs) | Delta bytes (msgs)");
@@ -175,11 +180,13 @@ console.log(
 console.log(
   "streams | what                | last stream has it p50 ms (target) | p99 ms (target) | server CPU µs/stream/push (target) | POST ms",
 );
+const fanout: Record<string, FanoutReport> = {};
 for (const n of [0, 100, 1000]) {
   // The transport floor beside each measured row: the same clients and changes against bare
   // node:http2 writing the same response bytes (fanout-floor.ts), run right after.
   for (const floor of n === 0 ? [false] : [false, true]) {
     const r = measureFanoutAlone(n, floor);
+    fanout[`${n}${floor ? "/floor" : ""}`] = r;
     const target = (v: number) => (n === 1000 && !floor ? ` (≤ ${v})` : "");
     const dash = (v: string) => (n === 0 ? "-" : v);
     const what = floor ? "floor: node:http2" : "edgepilot";
@@ -189,6 +196,37 @@ for (const n of [0, 100, 1000]) {
   }
 }
 console.log("(target: POST ms independent of the number of streams)");
+{
+  const [r, f, none] = [fanout["1000"], fanout["1000/floor"], fanout["0"]] as [
+    FanoutReport,
+    FanoutReport,
+    FanoutReport,
+  ];
+  targets.push(
+    {
+      figure: "1,000 Delta streams: last stream has it p50 / p99",
+      target: "≤ 150 / ≤ 300 ms",
+      measured: `${r.p50Ms.toFixed(0)} / ${r.p99Ms.toFixed(0)} ms`,
+      floor: `${f.p50Ms.toFixed(0)} / ${f.p99Ms.toFixed(0)} ms (node:http2)`,
+      met: r.p50Ms <= 150 && r.p99Ms <= 300,
+    },
+    {
+      figure: "1,000 Delta streams: server CPU per stream per push",
+      target: "≤ 50 µs",
+      measured: `${r.cpuPerStreamUs.toFixed(1)} µs`,
+      floor: `${f.cpuPerStreamUs.toFixed(1)} µs (node:http2)`,
+      met: r.cpuPerStreamUs <= 50,
+    },
+    {
+      figure: "ingest POST latency, 1,000 streams vs none",
+      target: "independent of streams",
+      measured: `${r.postMs.toFixed(1)} ms vs ${none.postMs.toFixed(1)} ms`,
+      floor: `${f.postMs.toFixed(1)} ms (node:http2, 1,000 streams)`,
+      // Within 2 ms or 50% of the POST with no stream: fan-out is not on the request path.
+      met: r.postMs <= Math.max(none.postMs * 1.5, none.postMs + 2),
+    },
+  );
+}
 
 console.log(
   "\nthe agent: one endpoint change through `edgepilot agent` (its own process, as `npm run agent`) beside the same" +
@@ -232,8 +270,26 @@ console.log("when                 | RSS MB (target ≤ 300) | heapUsed MB | heap
   row("mesh, no stream", r.mesh);
   row("push 10", r.push10);
   row("push 100", r.push100);
+  const growth = r.push100.rssMb - r.push10.rssMb;
   console.log(
-    `growth push 10 ▶ 100: RSS ${(r.push100.rssMb - r.push10.rssMb).toFixed(1)} MB, heapUsed ${(r.push100.heapUsedMb - r.push10.heapUsedMb).toFixed(1)} MB (target: none)`,
+    `growth push 10 ▶ 100: RSS ${growth.toFixed(1)} MB, heapUsed ${(r.push100.heapUsedMb - r.push10.heapUsedMb).toFixed(1)} MB (target: none)`,
+  );
+  const peak = Math.max(r.mesh.rssMb, r.push10.rssMb, r.push100.rssMb);
+  targets.push(
+    {
+      figure: "memory, 10k services × 10 endpoints + 1,000 streams",
+      target: "≤ 300 MB RSS",
+      measured: `${r.mesh.rssMb.toFixed(0)} / ${r.push10.rssMb.toFixed(0)} / ${r.push100.rssMb.toFixed(0)} MB (mesh / push 10 / push 100)`,
+      floor: `heap used ${r.push100.heapUsedMb.toFixed(0)} MB at push 100`,
+      met: peak <= 300,
+    },
+    {
+      figure: "memory growth, push 10 ▶ push 100",
+      target: "none (≤ 5%)",
+      measured: `RSS ${growth >= 0 ? "+" : ""}${growth.toFixed(0)} MB, heap ${(r.push100.heapUsedMb - r.push10.heapUsedMb).toFixed(1)} MB`,
+      floor: "-",
+      met: growth <= r.push10.rssMb * 0.05,
+    },
   );
 }
 
@@ -265,6 +321,17 @@ const ratio = (what: string) =>
   ((cases[`${what}/10000`]?.ms ?? 0) / (cases[`${what}/100`]?.ms ?? 1)).toFixed(2);
 console.log(`ratio 10k/100, focused: ${ratio("focused (3 services)")} (target ≤ 1.2)`);
 console.log(`ratio 10k/100, whole mesh: ${ratio("whole mesh (every EDS)")} (target ≤ 1.5)`);
+for (const [what, limit] of [
+  ["focused (3 services)", 1.2],
+  ["whole mesh (every EDS)", 1.5],
+] as const)
+  targets.push({
+    figure: `one endpoint change, 10k vs 100 services, ${what.replace(" (every EDS)", " subscriber")}`,
+    target: `ratio ≤ ${limit}`,
+    measured: `${ratio(what)} (${cases[`${what}/10000`]?.ms.toFixed(2)} / ${cases[`${what}/100`]?.ms.toFixed(2)} ms)`,
+    floor: "the 100-service run",
+    met: Number(ratio(what)) <= limit,
+  });
 
 console.log(
   "\none VirtualService event for a ServiceEntry host (memory store, + 100 ServiceEntries; A/B alternating, median of 30)",
@@ -292,9 +359,82 @@ console.log(
 for (const n of [1000, 10_000]) {
   const r = await measureThroughputAsStarted(n);
   const s = (ms: number) => (ms / 1000).toFixed(2);
+  if (n === 10_000)
+    targets.push(
+      {
+        figure: "ingest, batched watch events, 10k mesh",
+        target: "≥ 20,000 events/s",
+        measured: `${r.eventsPerSecond.toFixed(0)} events/s`,
+        floor: `parse + validate alone ${(r.events / (r.validateFloorMs / 1000)).toFixed(0)} events/s`,
+        met: r.eventsPerSecond >= 20_000,
+      },
+      {
+        figure: "10k mesh ingested + published",
+        target: "≤ 1.5x encoding floor",
+        measured: `${s(r.ingestMs + r.flushMs)} s = ${r.ratio.toFixed(1)}x floor, ${r.workRatio.toFixed(1)}x work floor`,
+        floor: `encoding ${s(r.floorMs)} s; work ${s(r.workFloorMs)} s = ${(r.workFloorMs / r.floorMs).toFixed(2)}x`,
+        met: r.ratio <= 1.5,
+      },
+    );
   console.log(
     `${pad(n, 8)} | ${pad(r.events, 6)} | ${pad(r.eventsPerSecond.toFixed(0), 33)} | ${pad(`${s(r.ingestMs)} (${s(r.ingestCpuMs)})`, 16)} | ${pad(`${s(r.flushMs)} (${s(r.flushCpuMs)})`, 17)} | ${pad(r.resources, 9)} | ${pad(s(r.floorMs), 7)} | ${pad(`${r.ratio.toFixed(1)}x`, 41)} | ${pad(s(r.parseFloorMs), 7)} | ${pad(s(r.validateFloorMs), 18)} | ${pad(s(r.hashFloorMs), 6)} | ${pad(s(r.workFloorMs), 12)} | ${pad(`${r.workRatio.toFixed(1)}x`, 12)}`,
   );
+}
+
+console.log(
+  "\nthe largest xDS message: a grpc-js client with its default limits (4 MiB received) subscribes to the whole mesh" +
+    " (10k Services + 10k EndpointSlices × 10 endpoints, ingested by POST): CDS and LDS wildcard, EDS and RDS by name;" +
+    " test/bench/largest-message.ts",
+);
+console.log(
+  "protocol | type                  | resources | responses | largest bytes (limit 4,194,304) | total bytes | error",
+);
+{
+  const r = await measureLargestMessage(10_000, 10);
+  for (const row of r.rows)
+    console.log(
+      `${row.protocol.padEnd(8)} | ${row.type.padEnd(21)} | ${pad(row.resources, 9)} | ${pad(row.responses, 9)} | ${pad(row.largestBytes, 31)} | ${pad(row.totalBytes, 11)} | ${row.error ? decodeURIComponent(row.error).slice(0, 110) : "none"}`,
+    );
+  console.log(
+    `SotW CDS under EDGEPILOT_MAX_RESPONSE_BYTES=${r.tooLarge.budget}: the client got ${decodeURIComponent(r.tooLarge.clientError).slice(0, 90)}...; the server logged: ${r.tooLarge.logLine}`,
+  );
+  const largest = Math.max(...r.rows.map((x) => x.largestBytes));
+  // Every answer arrived whole, or (SotW CDS/LDS, which cannot be split) was refused naming the limit.
+  const clean = r.rows.every(
+    (x) =>
+      (x.error === undefined && x.resources === r.services) ||
+      (x.protocol === "SotW" &&
+        (x.type === "Cluster" || x.type === "Listener") &&
+        /EDGEPILOT_MAX_RESPONSE_BYTES/.test(decodeURIComponent(x.error ?? ""))),
+  );
+  const total = Math.max(...r.rows.map((x) => x.totalBytes));
+  targets.push({
+    figure: "largest xDS message, 10k whole-mesh subscriber",
+    target: "< 4 MiB, or a clear error (SotW CDS/LDS)",
+    measured: `${largest} bytes`,
+    floor: `largest whole answer ${total} bytes`,
+    met: largest < grpcDefaultLimit && clean,
+  });
+}
+
+console.log(
+  "\nDurable Object calls per ingest batch (the real Worker on workerd via wrangler unstable_dev; the MeshStore's own" +
+    " count, edgepilot_durable_object_requests on GET /metrics, before and after each POST; test/bench/do-calls.ts)",
+);
+console.log("events | DO calls (target ≤ 2) | fetch | store | kick | POST ms");
+{
+  const rows = await measureDoCalls();
+  for (const r of rows)
+    console.log(
+      `${pad(r.events, 6)} | ${pad(r.calls, 21)} | ${pad(r.byEntry.fetch, 5)} | ${pad(r.byEntry.store, 5)} | ${pad(r.byEntry.kick, 4)} | ${pad(r.ms.toFixed(0), 7)}`,
+    );
+  targets.push({
+    figure: "Workers ingest: Durable Object calls per batch",
+    target: "≤ 2, whatever its size",
+    measured: rows.map((r) => `${r.calls} (${r.events} events)`).join(", "),
+    floor: "1 (the forward)",
+    met: rows.every((r) => r.calls <= 2),
+  });
 }
 
 console.log(
@@ -325,4 +465,11 @@ console.log("function | bundle KiB | module load ms | first answer ms | load to 
 for (const r of await measureLambdaColdStart(5))
   console.log(
     `${r.fn.padEnd(8)} | ${pad(r.bundleKiB, 10)} | ${pad(r.importMs, 14)} | ${pad(r.firstAnswerMs, 15)} | ${r.loadToAnswerMs}`,
+  );
+
+console.log("\nissue 8's targets, measured above (floor: measured in the same run)");
+console.log(`${"figure".padEnd(55)} | ${"target".padEnd(40)} | ${"measured".padEnd(60)} | floor | met`);
+for (const t of targets)
+  console.log(
+    `${t.figure.padEnd(55)} | ${t.target.padEnd(40)} | ${t.measured.padEnd(60)} | ${t.floor} | ${t.met ? "yes" : "NO"}`,
   );

@@ -12,6 +12,16 @@ import { decodeValue } from "../../lib/store/codec.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { prefixUpperBound } from "../../lib/store/sql.ts";
 
+/**
+ * Keeps wrangler's unstable_dev on this machine: miniflare fetches the `Request.cf` object from
+ * workers.cloudflare.com unless CLOUDFLARE_CF_FETCH_ENABLED=false, and wrangler may send usage
+ * metrics unless WRANGLER_SEND_METRICS=false. Call before unstable_dev.
+ */
+export function stayOffline(): void {
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+  process.env.WRANGLER_SEND_METRICS = "false";
+}
+
 /** The Worker's workerd process(es) started by this process (miniflare spawns workerd as a direct child). */
 export function workerdChildren(): number[] {
   const out: number[] = [];

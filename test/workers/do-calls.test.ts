@@ -16,6 +16,7 @@ import entry from "../../functions/workers/index.ts";
 import { notForwardedRefusal } from "../../functions/workers/ingest-host.ts";
 import type { ObjectRecord } from "../../lib/ingest/objects.ts";
 import { keys } from "../../lib/store/keys.ts";
+import { Scrape } from "../e2e/metrics/scrape.ts";
 import { endpointSlice, event, service } from "../e2e/support/kube.ts";
 import events from "../fixtures/parity/events.json";
 import {
@@ -28,7 +29,10 @@ import {
   TypeUrl,
   testToken,
   worker,
+  xdsAuth,
 } from "./support.ts";
+
+const requests = "edgepilot_durable_object_requests";
 
 /** Entry calls the MeshStore has served so far. */
 const calls = () => runInDurableObject(mesh(), (object) => object.calls);
@@ -147,6 +151,27 @@ describe("Durable Object calls per ingest batch ▶ one, whatever its size", () 
       expect(calls).toBe(1);
     });
   }
+
+  it("GET /metrics says the same: edgepilot_durable_object_requests{entry} counts each entry, a batch is one fetch", async () => {
+    const scrape = async () => {
+      const r = await worker("/metrics", { headers: xdsAuth });
+      expect(r.status).toBe(200);
+      return new Scrape(await r.text());
+    };
+    const entries = ["fetch", "store", "kick", "alarm", "metrics"];
+    const sum = (s: Scrape) => entries.reduce((n, entry) => n + s.value(requests, { entry }), 0);
+    const before = await scrape();
+    const objectBefore = await calls();
+    const { calls: used } = await counted(() => ingest(servicesWithSlices(250, "scraped")));
+    expect(used).toBe(1);
+    const after = await scrape();
+    const value = (s: Scrape, entry: string) => s.value(requests, { entry });
+    expect(value(after, "fetch") - value(before, "fetch")).toBe(1);
+    expect(value(after, "store") - value(before, "store")).toBe(0);
+    expect(value(after, "metrics") - value(before, "metrics")).toBe(1);
+    // Every call the object counted is in the exposition (the scrape itself included).
+    expect(sum(after) - sum(before)).toBe((await calls()) - objectBefore);
+  });
 
   it("the batches were applied, pushed and served", async () => {
     await runAlarmsUntilIdle();
