@@ -306,6 +306,9 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
       },
       async close() {
         e.closed = true;
+        // A closed stream is never written again; its place in `order` may outlive it until the
+        // timer walks past, so the entry lets go of the status read (and the session behind it).
+        e.latest = undefined;
         if (e.queued) waiting.delete(e);
         e.queued = false;
         if (live.delete(e) && live.size === 0 && refresh !== undefined) {
