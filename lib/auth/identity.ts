@@ -91,6 +91,9 @@ export type NodeDecision =
   | { ok: true }
   | { ok: false; code: "invalid-argument" | "permission-denied"; message: string };
 
+/** The one "allowed" decision, shared and frozen: every request of every stream is checked (each ACK). */
+const allowed: NodeDecision = Object.freeze({ ok: true });
+
 /**
  * Whether `identity` may send a request with `node`. `nodeRequired`: the first request of an ADS
  * stream (always, as istiod), and every read in jwt mode (see the README: answers will depend on
@@ -102,7 +105,7 @@ export function authorizeNode(
   nodeRequired: boolean,
 ): NodeDecision {
   if (!node || node.id === "") {
-    if (!nodeRequired) return { ok: true };
+    if (!nodeRequired) return allowed;
     return {
       ok: false,
       code: "invalid-argument",
@@ -112,7 +115,7 @@ export function authorizeNode(
           : "missing node information: the first request of a stream must carry node.id",
     };
   }
-  if (identity.namespace === undefined) return { ok: true };
+  if (identity.namespace === undefined) return allowed;
   const claim = nodeClaim(node);
   if (!claim.ok) return { ok: false, code: "invalid-argument", message: claim.error };
   const nsOk = claim.namespace === "" || claim.namespace === identity.namespace;
@@ -120,7 +123,7 @@ export function authorizeNode(
     claim.serviceAccount === "" ||
     identity.serviceAccount === undefined ||
     claim.serviceAccount === identity.serviceAccount;
-  if (nsOk && saOk) return { ok: true };
+  if (nsOk && saOk) return allowed;
   return {
     ok: false,
     code: "permission-denied",

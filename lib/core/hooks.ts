@@ -108,29 +108,30 @@ export function createMeshHooks(log: (line: string) => void): MeshHooks {
   // The first event of the latest push announced (the core's clock), for convergence.
   let pushStart: number | undefined;
   // The per-event xDS reports read `list`, a copy-on-write array of the observers (replaced, never
-  // changed, when one is added or removed): no closure, no iterator, no copy per event.
+  // changed, when one is added or removed): no closure, no copy per event, and indexed loops (a
+  // for-of on the server's per-ACK path still made an iterator result per observer).
   let list: readonly MeshObserver[] = [];
   const xds: XdsReporter = {
     streamOpened(kind, version) {
-      for (const o of list)
+      for (let i = 0; i < list.length; i++)
         try {
-          o.onStreamOpened?.(kind, version);
+          (list[i] as MeshObserver).onStreamOpened?.(kind, version);
         } catch (err) {
           failed("onStreamOpened", err);
         }
     },
     streamClosed(kind, version) {
-      for (const o of list)
+      for (let i = 0; i < list.length; i++)
         try {
-          o.onStreamClosed?.(kind, version);
+          (list[i] as MeshObserver).onStreamClosed?.(kind, version);
         } catch (err) {
           failed("onStreamClosed", err);
         }
     },
     response(typeUrl, answerSeconds, sendSeconds) {
-      for (const o of list)
+      for (let i = 0; i < list.length; i++)
         try {
-          o.onResponse?.(typeUrl, answerSeconds, sendSeconds);
+          (list[i] as MeshObserver).onResponse?.(typeUrl, answerSeconds, sendSeconds);
         } catch (err) {
           failed("onResponse", err);
         }
@@ -138,25 +139,25 @@ export function createMeshHooks(log: (line: string) => void): MeshHooks {
     converged(at) {
       if (pushStart === undefined) return;
       const seconds = Math.max(0, at - pushStart) / 1000;
-      for (const o of list)
+      for (let i = 0; i < list.length; i++)
         try {
-          o.onConverged?.(seconds);
+          (list[i] as MeshObserver).onConverged?.(seconds);
         } catch (err) {
           failed("onConverged", err);
         }
     },
     ack(typeUrl) {
-      for (const o of list)
+      for (let i = 0; i < list.length; i++)
         try {
-          o.onAck?.(typeUrl);
+          (list[i] as MeshObserver).onAck?.(typeUrl);
         } catch (err) {
           failed("onAck", err);
         }
     },
     nack(typeUrl) {
-      for (const o of list)
+      for (let i = 0; i < list.length; i++)
         try {
-          o.onNack?.(typeUrl);
+          (list[i] as MeshObserver).onNack?.(typeUrl);
         } catch (err) {
           failed("onNack", err);
         }

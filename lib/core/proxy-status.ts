@@ -79,8 +79,12 @@ interface Entry {
   writing: Promise<void> | undefined;
   closed: boolean;
   lastWriteAt: number;
-  /** In `waiting`: its interval is not over yet, the shared timer writes it. */
+  /** A status waits for the shared timer to write it (in `waiting`, or at its place in `order`). */
   queued: boolean;
+  /** The sequence number of its last write: its place in `order` (earlier places are stale). */
+  seq: number;
+  /** Its last write's place in `order` is still there (not walked past yet). */
+  inOrder: boolean;
   /** In `live`: it has a status, so the shared refresh keeps its record fresh. */
   live: boolean;
 }
@@ -104,7 +108,14 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
   const now = options.now ?? Date.now;
   const ttlMs = options.ttlMs ?? proxyRecordTtlMs;
   const minIntervalMs = options.minIntervalMs ?? 0;
-  // Streams with a status not written because their interval is not over, oldest first.
+  // Every write in the order it was made (`seqs`: each one's sequence number), from `head` on:
+  // with one interval for all, that is the order their intervals end in, so the timer walks it
+  // only as far as the first stream whose interval is not over, not over every waiting stream.
+  let order: Entry[] = [];
+  let seqs: number[] = [];
+  let head = 0;
+  let lastSeq = 0;
+  // Streams waiting with no place in `order` (never written, or walked past: the refresh's).
   const waiting = new Set<Entry>();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let timerAt = Number.POSITIVE_INFINITY;
@@ -119,6 +130,32 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
     timerAt = at;
     timer = setTimeout(writeDue, Math.max(0, at - now()));
     (timer as { unref?: () => void }).unref?.();
+  }
+
+  /** Notes a write made now (`e.lastWriteAt`): its place in `order`; drops the places walked past. */
+  function placed(e: Entry) {
+    e.seq = ++lastSeq;
+    e.inOrder = true;
+    order.push(e);
+    seqs.push(e.seq);
+    // Places of streams that wait for nothing and whose interval is over go (the timer walks no further).
+    while (head < order.length) {
+      const first = order[head] as Entry;
+      if (seqs[head] === first.seq) {
+        if (first.queued || first.lastWriteAt + minIntervalMs > e.lastWriteAt) break;
+        first.inOrder = false;
+      }
+      head++;
+    }
+    compact();
+  }
+
+  /** Drops the walked part of `order` once it is most of it. */
+  function compact() {
+    if (head < 1024 || head * 2 < order.length) return;
+    order = order.slice(head);
+    seqs = seqs.slice(head);
+    head = 0;
   }
 
   /** Writes the waiting streams whose interval is over, a slice at a time; re-arms for the rest. */
@@ -143,6 +180,30 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
       writes++;
       e.writing = drain(e);
     }
+    // Then in write order, up to the first stream whose interval is not over (or the slice is full).
+    while (next > t && head < order.length) {
+      const e = order[head] as Entry;
+      if (seqs[head] !== e.seq) {
+        head++; // written again since: a later place holds it
+        continue;
+      }
+      const at = e.lastWriteAt + minIntervalMs;
+      if (at > t) {
+        next = Math.min(next, at);
+        break;
+      }
+      if (e.queued && writes === writesPerTurn) {
+        next = t;
+        break;
+      }
+      head++;
+      e.inOrder = false;
+      if (!e.queued) continue;
+      e.queued = false;
+      writes++;
+      e.writing = drain(e);
+    }
+    compact();
     if (next !== Number.POSITIVE_INFINITY) arm(next);
   }
 
@@ -156,7 +217,8 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
       return;
     }
     e.queued = true;
-    waiting.add(e);
+    // A stream whose last write still has its place in `order` waits there (the timer reaches it in turn).
+    if (!e.inOrder) waiting.add(e);
     arm(at);
   }
 
@@ -177,6 +239,7 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
     // Streams refuse bad node ids before a session sees them; this guards the key all the same.
     if (status && status.nodeId !== "" && !nodeIdProblem(status.nodeId)) {
       e.lastWriteAt = now();
+      placed(e);
       const record = proxyRecord(status, {
         streamId: e.streamId,
         now: e.lastWriteAt,
@@ -217,6 +280,8 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
       closed: false,
       lastWriteAt: Number.NEGATIVE_INFINITY,
       queued: false,
+      seq: 0,
+      inOrder: false,
       live: false,
     };
     return {
@@ -241,6 +306,9 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
       },
       async close() {
         e.closed = true;
+        // A closed stream is never written again; its place in `order` may outlive it until the
+        // timer walks past, so the entry lets go of the status read (and the session behind it).
+        e.latest = undefined;
         if (e.queued) waiting.delete(e);
         e.queued = false;
         if (live.delete(e) && live.size === 0 && refresh !== undefined) {

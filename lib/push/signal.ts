@@ -28,9 +28,11 @@ export function createPushSignal(onListenerError?: (err: unknown) => void): Push
       return () => listeners.delete(listener);
     },
     emit(version, changes) {
-      for (const l of [...listeners]) {
+      // A copy (a listener may subscribe or leave meanwhile), walked by index: no iterator per stream.
+      const all = [...listeners];
+      for (let i = 0; i < all.length; i++) {
         try {
-          l(version, changes);
+          (all[i] as PushListener)(version, changes);
         } catch (err) {
           onListenerError?.(err);
         }

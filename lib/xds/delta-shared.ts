@@ -21,7 +21,7 @@ import { fitsOneDeltaResponse } from "./budget.ts";
 import { changedInReach } from "./delta-answer.ts";
 import type { DeltaTypeState } from "./delta-state.ts";
 import { sharedResource } from "./response-bytes.ts";
-import { pushOrder, type StoredResource } from "./types.ts";
+import { pushOrder, type StoredResource, type TypeUrl } from "./types.ts";
 
 /**
  * One class's answer for one type: the resources to send and their Resource messages, both frozen:
@@ -165,8 +165,10 @@ export function sharedAnswer<C extends ReadonlyMap<string, unknown> | undefined>
   const { named, classes } = bucket;
   if (named.length === 0) return null;
   const view = state.view;
-  for (const c of classes)
+  for (let i = 0; i < classes.length; i++) {
+    const c = classes[i] as ClassEntry;
     if (c.budget === budget && holdsAll(view, named, c.held)) return c.answer ?? undefined;
+  }
   if (classes.length >= maxClasses) return undefined;
   const held = named.map((n) => view.get(n));
   const d = compute(state, changed, named);
@@ -201,7 +203,9 @@ export function classAnswers<C extends ReadonlyMap<string, unknown>>(
   compute: ComputeAnswer<C | undefined>,
 ): ClassAnswer[] | undefined {
   let out: ClassAnswer[] | undefined;
-  for (const typeUrl of pushOrder) {
+  // Indexed loops here and above: once per stream per push, where for-of made iterator results.
+  for (let i = 0; i < pushOrder.length; i++) {
+    const typeUrl = pushOrder[i] as TypeUrl;
     const state = states.get(typeUrl);
     if (state === undefined) continue;
     if (!settled(state) || state.view.versionNow() === undefined) return undefined;

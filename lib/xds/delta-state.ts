@@ -85,8 +85,13 @@ export function inReach(state: DeltaTypeState, name: string): boolean {
 /** Records a response going out: it is in flight, and the client is taken to hold what it carries. */
 export function sent(state: DeltaTypeState, flight: InFlight): void {
   state.inflight.push(flight);
-  for (const r of flight.resources) state.view.set(r.name, r.version);
-  for (const name of flight.removed) state.view.delete(name);
+  // Indexed loops: a class's frozen arrays, iterated by for-of, made an iterator result per item.
+  const { resources, removed } = flight;
+  for (let i = 0; i < resources.length; i++) {
+    const r = resources[i] as Versioned;
+    state.view.set(r.name, r.version);
+  }
+  for (let i = 0; i < removed.length; i++) state.view.delete(removed[i] as string);
 }
 
 /**
@@ -225,11 +230,14 @@ export function settleOldest(state: DeltaTypeState, keep: number): void {
 
 function applyTo(state: DeltaTypeState, f: InFlight): void {
   const rejected = state.rejected.size > 0;
-  for (const r of f.resources) {
+  // Indexed loops, as in sent(): once per ACK on every stream.
+  const { resources, removed } = f;
+  for (let i = 0; i < resources.length; i++) {
+    const r = resources[i] as Versioned;
     state.held.set(r.name, r.version);
     if (rejected) state.rejected.delete(r.name);
   }
-  for (const name of f.removed) state.held.delete(name);
+  for (let i = 0; i < removed.length; i++) state.held.delete(removed[i] as string);
 }
 
 /** A NACKed response leaves the view: each name it touched is as `held` and later responses say. */

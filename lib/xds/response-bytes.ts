@@ -263,8 +263,10 @@ function writeDelta(w: BinaryWriter, response: DeltaDiscoveryResponse): void {
   if (body !== undefined) w.raw(body);
   else writeResources(w, response.resources, response.typeUrl);
   singular(w, delta.nonce.number, response.nonce);
-  for (const name of response.removedResources)
-    w.tag(delta.removedResources.number, WireType.LengthDelimited).string(name);
+  // Indexed: a shared response's list is a frozen empty array, which for-of iterates with an iterator.
+  const removed = response.removedResources;
+  for (let i = 0; i < removed.length; i++)
+    w.tag(delta.removedResources.number, WireType.LengthDelimited).string(removed[i] as string);
   // Fields the sessions never set: toBinary's bytes of them alone.
   const { controlPlane, removedResourceNames } = response;
   if (controlPlane !== undefined || removedResourceNames.length > 0)

@@ -53,7 +53,10 @@ export function statusLists(
     // Names only, sorted (or the first `bound`), then their versions: no [name, version] pair per entry.
     const listed = versions.size <= bound ? sorted([...versions.keys()]) : take(versions.keys(), bound);
     const record: Record<string, string> = {};
-    for (const name of listed) record[name] = versions.get(name) as string;
+    for (let i = 0; i < listed.length; i++) {
+      const name = listed[i] as string;
+      record[name] = versions.get(name) as string;
+    }
     out.versions = record;
     if (versions.size > bound) out.sentCount = versions.size;
   }

@@ -4,7 +4,8 @@
  * - `{ kind: "settled" }` once this process's event loop is idle (two 10 ms timers in a row fire
  *   on time), with `cpu`: the process's CPU (process.cpuUsage, µs) at that moment;
  * - `{ kind: "profile-start" }` / `{ kind: "profile-stop", file }`: a CPU profile (the inspector's)
- *   of what runs between them, written to `file`;
+ *   of what runs between them, written to `file`, sampled every FANOUT_PROFILE_INTERVAL_US µs
+ *   (default 1000, the inspector's);
  * - `{ kind: "heap-start" }` / `{ kind: "heap-stop", file }`: the inspector's sampling heap profile
  *   of what was allocated between them, garbage included (what the GC collects), written to `file`.
  * Plain JavaScript, so the server runs as `npm start` runs it, with no TypeScript loader.
@@ -30,6 +31,8 @@ process.on("message", async (m) => {
     session = new Session();
     session.connect();
     await session.post("Profiler.enable");
+    const interval = Number(process.env.FANOUT_PROFILE_INTERVAL_US ?? 1000);
+    await session.post("Profiler.setSamplingInterval", { interval });
     await session.post("Profiler.start");
     process.send({ kind: "profile-start" });
   } else if (m?.kind === "heap-start") {

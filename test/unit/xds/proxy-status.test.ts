@@ -224,6 +224,43 @@ describe("proxy status recorders of many streams", () => {
     expect(vi.getTimerCount()).toBeLessThanOrEqual(1); // no refresh left (at most a spent write timer)
   });
 
+  it("writes each waiting stream when its own interval ends, whatever order their statuses came in", async () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = countingStore();
+    const recorders = throttledRecorders(store, { ttlMs: 60_000 });
+    const streams = Array.from({ length: 4 }, () => recorders.recorder());
+    // Written at 0, 100, 200 and 300 ms; their next statuses come in reverse order, within the interval.
+    for (let i = 0; i < 4; i++) {
+      streams[i]?.record(ackedBy(i, 1));
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    expect(store.puts()).toBe(4);
+    for (let i = 3; i >= 0; i--) streams[i]?.record(ackedBy(i, 2));
+    // Now 400 ms: stream i's interval ends at i × 100 + 1000.
+    for (let i = 0; i < 4; i++) {
+      await vi.advanceTimersByTimeAsync(i === 0 ? 599 : 99);
+      expect(await held(store, i)).toBe("v1"); // 1 ms before its interval ends
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await held(store, i)).toBe("v2");
+      expect(store.puts()).toBe(5 + i);
+    }
+    // Now 1,300 ms; stream 0 was written again at 1,000 (its latest place): the next waits until 2,000.
+    streams[0]?.record(ackedBy(0, 3));
+    await vi.advanceTimersByTimeAsync(699);
+    expect(await held(store, 0)).toBe("v2");
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await held(store, 0)).toBe("v3");
+    // Past its interval a status is written at once; the refresh rewrites every record in turn.
+    await vi.advanceTimersByTimeAsync(5000);
+    streams[1]?.record(ackedBy(1, 3));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(await held(store, 1)).toBe("v3");
+    const before = store.puts();
+    await vi.advanceTimersByTimeAsync(30_000);
+    expect(store.puts()).toBeGreaterThanOrEqual(before + 4);
+    await Promise.all(streams.map((r) => r.close()));
+  });
+
   it("a stream closed while it waits for its interval is not written", async () => {
     vi.useFakeTimers({ now: 0 });
     const store = countingStore();
