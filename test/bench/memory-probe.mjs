@@ -5,7 +5,7 @@
  * it, with no TypeScript loader in the process.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
+import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from "node:v8";
 
 const delay = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -33,7 +33,11 @@ process.on("message", async (m) => {
   }
   const usage = process.memoryUsage();
   // MEMORY_SMAPS_DIR: the mappings behind the figure (`/proc/self/smaps`, Linux), for diagnosis.
-  if (m.smapsFile) writeFileSync(m.smapsFile, readFileSync("/proc/self/smaps"));
+  if (m.smapsFile) {
+    writeFileSync(m.smapsFile, readFileSync("/proc/self/smaps"));
+    const v8 = { heap: getHeapStatistics(), spaces: getHeapSpaceStatistics() };
+    writeFileSync(m.smapsFile.replace(/\.smaps$/, ".v8.json"), JSON.stringify(v8, null, 1));
+  }
   process.send({ kind: "sample", usage, rssAtGc: atGc, spaces: getHeapSpaceStatistics() });
 });
 // The IPC channel must not keep the server up once it stops.

@@ -6,12 +6,15 @@
  * by `npm run build`), plus --expose-gc and memory-probe.mjs, which reads its memory after a full
  * GC once V8 has unmapped the freed pages: with the mesh alone, at push 10 and at push 100 (no
  * growth: push 100 ≈ push 10). MEMORY_SMAPS_DIR=<dir> writes the server's /proc/self/smaps at
- * each sample (<dir>/mesh.smaps, push10.smaps, push100.smaps). MEMORY_START="<VAR=value ...> node
+ * each sample (<dir>/mesh.smaps, push10.smaps, push100.smaps) and V8's heap and space statistics
+ * beside it (<dir>/mesh.v8.json, ...); MEMORY_SERVER_OUT=<file> keeps the server's stdout (where
+ * --trace-gc writes). MEMORY_START="<VAR=value ...> node
  * <flags> <entry>" measures another command line than package.json's `start`;
  * MEMORY_HEAP_SNAPSHOT=<file> writes the server's heap snapshot at push 10 (the samples after it then
  * include the snapshot's own memory).
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { create } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
@@ -88,6 +91,8 @@ async function published(xdsPort: number): Promise<void> {
 /** In this process: the mesh, the streams, the pushes; the server in its own. */
 async function run(services: number, streams: number, pushes: number): Promise<MemoryReport> {
   const server = await startServer("memory-probe.mjs", ["--expose-gc"]);
+  const out = process.env.MEMORY_SERVER_OUT;
+  if (out) server.child.stdout?.pipe(createWriteStream(out));
   let clients: ReturnType<typeof forkClients> | undefined;
   try {
     let batch: unknown[] = [];
