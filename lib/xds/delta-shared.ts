@@ -64,9 +64,13 @@ const pushes = new WeakMap<object, Map<string, Bucket>>();
 
 /**
  * The bucket found last: a push reaches a view's streams one after another, and those of one
- * subscription are found without a lookup. Holds one push's bucket until the next lookup.
+ * subscription are found without a lookup. Holds that one bucket until the next lookup, and its
+ * push only weakly: held strongly, the push kept every bucket of it (`pushes`) until the next push,
+ * so at 1,000 streams of distinct subscriptions each push's 1,000 buckets, answers and encoded
+ * bodies (about 1.3 MB) outlived the scavenges and filled the old generation, their bodies' malloc
+ * memory with it, until a major GC.
  */
-const last: { push: object | undefined; key: string; bucket: Bucket | undefined } = {
+const last: { push: WeakRef<object> | undefined; key: string; bucket: Bucket | undefined } = {
   push: undefined,
   key: "",
   bucket: undefined,
@@ -145,7 +149,8 @@ export function sharedAnswer<C extends ReadonlyMap<string, unknown> | undefined>
 ): SharedLookup {
   const key = subscriptionKey(state);
   if (key === undefined) return undefined;
-  let bucket = last.push === push && last.key === key ? last.bucket : undefined;
+  const lastPush = last.push?.deref();
+  let bucket = lastPush === push && last.key === key ? last.bucket : undefined;
   if (bucket === undefined) {
     let buckets = pushes.get(push);
     if (buckets === undefined) {
@@ -158,7 +163,7 @@ export function sharedAnswer<C extends ReadonlyMap<string, unknown> | undefined>
       buckets.set(key, bucket);
     }
     // Changed in place: a push's streams of many subscriptions would make one object each.
-    last.push = push;
+    if (lastPush !== push) last.push = new WeakRef(push);
     last.key = key;
     last.bucket = bucket;
   }
