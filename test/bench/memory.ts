@@ -11,7 +11,8 @@
  * --trace-gc writes). MEMORY_START="<VAR=value ...> node
  * <flags> <entry>" measures another command line than package.json's `start`;
  * MEMORY_HEAP_SNAPSHOT=<file> writes the server's heap snapshot at push 10 (the samples after it then
- * include the snapshot's own memory).
+ * include the snapshot's own memory); MEMORY_HEAP_PROFILE=<file.heapprofile> the sampling heap profile
+ * of pushes 11 to 100 of what outlived a scavenge (the old generation's allocations).
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
 import { createWriteStream } from "node:fs";
@@ -21,7 +22,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { StatusService } from "../../lib/gen/edgepilot/v1/status_pb.ts";
 import { forkClients, postEvents, settled } from "./fanout.ts";
 import { meshEvents } from "./ingest-throughput.ts";
-import { startServer } from "./npm-start.ts";
+import { ask, startServer } from "./npm-start.ts";
 
 /** Process memory in MB after a full GC. */
 export interface MemorySample {
@@ -112,7 +113,10 @@ async function run(services: number, streams: number, pushes: number): Promise<M
       const seen = clients.next("seen");
       clients.send({ kind: "post", change: c, events: [changedSlice(c)] });
       await seen;
+      const heapProfile = process.env.MEMORY_HEAP_PROFILE;
+      if (heapProfile && c === pushes) await ask(server.child, { kind: "heap-stop", file: heapProfile });
       if (c === 10 || c === pushes) samples.push(await sample(server.child, `push${c}`));
+      if (heapProfile && c === 10) await ask(server.child, { kind: "heap-start" });
       const snapshot = process.env.MEMORY_HEAP_SNAPSHOT;
       if (c === 10 && snapshot) {
         const written = new Promise((r) => server.child.once("message", r));
