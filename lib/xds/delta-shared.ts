@@ -50,6 +50,14 @@ interface ClassEntry {
   held: (string | undefined)[];
   /** The answer; null when the class is known not to share (its answer removes, or is too large). */
   answer: SharedAnswer | null;
+  /**
+   * Whether a second member took the answer: only then are its arrays frozen (the messages array in
+   * place, so the first member's response carries it too) and its body encoded once for all
+   * (response-bytes.ts). A class of one (every stream of its own subscription, as at 1,000 streams
+   * each of their own names) keeps nothing more per push than its answer, which its response holds
+   * anyway: its frozen copies and encoded body outlived the scavenges and filled the old generation.
+   */
+  shared: boolean;
 }
 
 /** The streams of one subscription in one push: the changed names they reach, and their classes. */
@@ -75,6 +83,9 @@ const last: { push: WeakRef<object> | undefined; key: string; bucket: Bucket | u
   key: "",
   bucket: undefined,
 };
+
+/** A bucket's classes before its first (never pushed to: the first class replaces it). */
+const noClasses: ClassEntry[] = [];
 
 /**
  * Classes kept per bucket before new ones are no longer recorded (a stream then answers alone):
@@ -159,7 +170,7 @@ export function sharedAnswer<C extends ReadonlyMap<string, unknown> | undefined>
     }
     bucket = buckets.get(key);
     if (bucket === undefined) {
-      bucket = { named: changedInReach(state, changed), classes: [] };
+      bucket = { named: changedInReach(state, changed), classes: noClasses };
       buckets.set(key, bucket);
     }
     // Changed in place: a push's streams of many subscriptions would make one object each.
@@ -170,20 +181,27 @@ export function sharedAnswer<C extends ReadonlyMap<string, unknown> | undefined>
   const { named, classes } = bucket;
   if (named.length === 0) return null;
   const view = state.view;
-  for (const c of classes)
-    if (c.budget === budget && holdsAll(view, named, c.held)) return c.answer ?? undefined;
+  for (const c of classes) {
+    if (c.budget !== budget || !holdsAll(view, named, c.held)) continue;
+    if (c.answer === null) return undefined;
+    if (!c.shared) {
+      c.shared = true;
+      c.answer = { resources: Object.freeze([...c.answer.resources]), messages: Object.freeze(c.answer.messages) };
+    }
+    return c.answer;
+  }
   if (classes.length >= maxClasses) return undefined;
   const held = named.map((n) => view.get(n));
   const d = compute(state, changed, named);
   if (d === undefined) return undefined;
   const answer =
     d.removed.length === 0 && fitsOneDeltaResponse(d.resources, d.removed, budget)
-      ? {
-          resources: Object.freeze([...d.resources]),
-          messages: Object.freeze(d.resources.map(sharedResource)),
-        }
+      ? { resources: d.resources, messages: d.resources.map(sharedResource) }
       : null;
-  classes.push({ budget, held, answer });
+  // A literal of one: [] then push() would allocate room for 16 per bucket.
+  const entry: ClassEntry = { budget, held, answer, shared: false };
+  if (classes.length === 0) bucket.classes = [entry];
+  else classes.push(entry);
   return answer ?? undefined;
 }
 
