@@ -15,6 +15,7 @@ import {
   DeltaDiscoveryRequestSchema,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { endsWithWritten } from "./response-bytes.ts";
+import { zeroDeltaRequest } from "./zero-requests.ts";
 
 /** The encoded type_url field of a request, per type URL (toBinary's); bounded like response-bytes.ts's. */
 const typeUrlFields = new Map<string, Uint8Array>();
@@ -50,27 +51,10 @@ export function plainDeltaAck(
   const head = typeUrlField(typeUrl);
   if (bytes.length <= head.length || !equalAt(bytes, 0, head)) return undefined;
   if (!endsWithWritten(bytes, head.length, nonce, writeNonce)) return undefined;
-  return ackRequest(typeUrl, nonce);
-}
-
-/**
- * A new ACK message, made by its own literal: V8 decides per allocation site whether objects start
- * in the old generation, and zeroDeltaRequest's site, which the transport also parses first
- * requests into (they live as long as their stream), is pretenured; an ACK dies at once, so made
- * there every ACK of every push went straight to the old generation (5 MB per 20 pushes to 1,000
- * streams, most of what the old generation took per push).
- */
-function ackRequest(typeUrl: string, nonce: string): DeltaDiscoveryRequest {
-  return {
-    $typeName: DeltaDiscoveryRequestSchema.typeName,
-    typeUrl,
-    resourceNamesSubscribe: [],
-    resourceNamesUnsubscribe: [],
-    resourceLocatorsSubscribe: [],
-    resourceLocatorsUnsubscribe: [],
-    initialResourceVersions: {},
-    responseNonce: nonce,
-  };
+  const req = zeroDeltaRequest();
+  req.typeUrl = typeUrl;
+  req.responseNonce = nonce;
+  return req;
 }
 
 /** Whether `bytes` holds `part` at offset `at`. */

@@ -50,14 +50,6 @@ interface ClassEntry {
   held: (string | undefined)[];
   /** The answer; null when the class is known not to share (its answer removes, or is too large). */
   answer: SharedAnswer | null;
-  /**
-   * Whether a second member took the answer: only then are its arrays frozen (the messages array in
-   * place, so the first member's response carries it too) and its body encoded once for all
-   * (response-bytes.ts). A class of one (every stream of its own subscription, as at 1,000 streams
-   * each of their own names) keeps nothing more per push than its answer, which its response holds
-   * anyway: its frozen copies and encoded body outlived the scavenges and filled the old generation.
-   */
-  shared: boolean;
 }
 
 /** The streams of one subscription in one push: the changed names they reach, and their classes. */
@@ -72,20 +64,13 @@ const pushes = new WeakMap<object, Map<string, Bucket>>();
 
 /**
  * The bucket found last: a push reaches a view's streams one after another, and those of one
- * subscription are found without a lookup. Holds that one bucket until the next lookup, and its
- * push only weakly: held strongly, the push kept every bucket of it (`pushes`) until the next push,
- * so at 1,000 streams of distinct subscriptions each push's 1,000 buckets, answers and encoded
- * bodies (about 1.3 MB) outlived the scavenges and filled the old generation, their bodies' malloc
- * memory with it, until a major GC.
+ * subscription are found without a lookup. Holds one push's bucket until the next lookup.
  */
-const last: { push: WeakRef<object> | undefined; key: string; bucket: Bucket | undefined } = {
+const last: { push: object | undefined; key: string; bucket: Bucket | undefined } = {
   push: undefined,
   key: "",
   bucket: undefined,
 };
-
-/** A bucket's classes before its first (never pushed to: the first class replaces it). */
-const noClasses: ClassEntry[] = [];
 
 /**
  * Classes kept per bucket before new ones are no longer recorded (a stream then answers alone):
@@ -107,10 +92,10 @@ const maxInternedChars = 4 * 1024 * 1024;
 
 /**
  * Keys built for more than one stream (since the table last started over): only their streams take
- * part in classes. A subscription of one stream has no one to share with, and its per-push bucket,
- * class and answer, kept while the push lives (and in the old generation once the push outlives
- * the scavenges: its key in `pushes` then keeps them until a major GC), cost memory for nothing; it
- * answers alone, as a stream with anything pending does.
+ * part in classes. A subscription of one stream has no one to share with, and its bucket, class,
+ * frozen answer and encoded body, made per push and kept while the push lives, cost memory for
+ * nothing (at 1,000 streams each of their own names, 1 MB per push that outlived the scavenges);
+ * it answers alone, as a stream with anything pending does.
  */
 let sharedKeys = new Set<string>();
 
@@ -172,8 +157,7 @@ export function sharedAnswer<C extends ReadonlyMap<string, unknown> | undefined>
 ): SharedLookup {
   const key = subscriptionKey(state);
   if (key === undefined || !sharedKeys.has(key)) return undefined;
-  const lastPush = last.push?.deref();
-  let bucket = lastPush === push && last.key === key ? last.bucket : undefined;
+  let bucket = last.push === push && last.key === key ? last.bucket : undefined;
   if (bucket === undefined) {
     let buckets = pushes.get(push);
     if (buckets === undefined) {
@@ -182,38 +166,31 @@ export function sharedAnswer<C extends ReadonlyMap<string, unknown> | undefined>
     }
     bucket = buckets.get(key);
     if (bucket === undefined) {
-      bucket = { named: changedInReach(state, changed), classes: noClasses };
+      bucket = { named: changedInReach(state, changed), classes: [] };
       buckets.set(key, bucket);
     }
     // Changed in place: a push's streams of many subscriptions would make one object each.
-    if (lastPush !== push) last.push = new WeakRef(push);
+    last.push = push;
     last.key = key;
     last.bucket = bucket;
   }
   const { named, classes } = bucket;
   if (named.length === 0) return null;
   const view = state.view;
-  for (const c of classes) {
-    if (c.budget !== budget || !holdsAll(view, named, c.held)) continue;
-    if (c.answer === null) return undefined;
-    if (!c.shared) {
-      c.shared = true;
-      c.answer = { resources: Object.freeze([...c.answer.resources]), messages: Object.freeze(c.answer.messages) };
-    }
-    return c.answer;
-  }
+  for (const c of classes)
+    if (c.budget === budget && holdsAll(view, named, c.held)) return c.answer ?? undefined;
   if (classes.length >= maxClasses) return undefined;
   const held = named.map((n) => view.get(n));
   const d = compute(state, changed, named);
   if (d === undefined) return undefined;
   const answer =
     d.removed.length === 0 && fitsOneDeltaResponse(d.resources, d.removed, budget)
-      ? { resources: d.resources, messages: d.resources.map(sharedResource) }
+      ? {
+          resources: Object.freeze([...d.resources]),
+          messages: Object.freeze(d.resources.map(sharedResource)),
+        }
       : null;
-  // A literal of one: [] then push() would allocate room for 16 per bucket.
-  const entry: ClassEntry = { budget, held, answer, shared: false };
-  if (classes.length === 0) bucket.classes = [entry];
-  else classes.push(entry);
+  classes.push({ budget, held, answer });
   return answer ?? undefined;
 }
 
