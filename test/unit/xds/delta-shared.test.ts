@@ -200,7 +200,8 @@ describe("Delta streams in one state share one answer per push", () => {
 
   it("a subscription no other stream has answers alone: no class is kept for it", async () => {
     const store = createMemoryStore();
-    for (const name of ["solo-a", "solo-b"]) await store.put(keys.resource(EDS, name), stored(EDS, name, "v1"));
+    for (const name of ["solo-a", "solo-b"])
+      await store.put(keys.resource(EDS, name), stored(EDS, name, "v1"));
     const subscriptions = [["solo-a"], ["solo-a"], ["solo-a", "solo-b"]];
     const sessions = subscriptions.map(() => createDeltaSession({ source: createStoreSource(store) }));
     for (const [i, s] of sessions.entries())
