@@ -91,6 +91,15 @@ let internedChars = 0;
 const maxInternedChars = 4 * 1024 * 1024;
 
 /**
+ * Keys built for more than one stream (since the table last started over): only their streams take
+ * part in classes. A subscription of one stream has no one to share with, and its bucket, class,
+ * frozen answer and encoded body, made per push and kept while the push lives, cost memory for
+ * nothing (at 1,000 streams each of their own names, 1 MB per push that outlived the scavenges);
+ * it answers alone, as a stream with anything pending does.
+ */
+let sharedKeys = new Set<string>();
+
+/**
  * The subscription key of `state` (type URL, wildcard, explicit names), kept on the state until its
  * subscription changes (delta-state.ts applySubscription clears it); undefined when too long.
  */
@@ -109,11 +118,14 @@ export function subscriptionKey(state: DeltaTypeState): string | undefined {
   if (shared === undefined) {
     if (internedChars + key.length > maxInternedChars) {
       interned = new Map();
+      sharedKeys = new Set();
       internedChars = 0;
     }
     interned.set(key, key);
     internedChars += key.length;
     shared = key;
+  } else {
+    sharedKeys.add(shared);
   }
   state.subKey = shared;
   return shared;
@@ -144,7 +156,7 @@ export function sharedAnswer<C extends ReadonlyMap<string, unknown> | undefined>
   compute: ComputeAnswer<C>,
 ): SharedLookup {
   const key = subscriptionKey(state);
-  if (key === undefined) return undefined;
+  if (key === undefined || !sharedKeys.has(key)) return undefined;
   let bucket = last.push === push && last.key === key ? last.bucket : undefined;
   if (bucket === undefined) {
     let buckets = pushes.get(push);

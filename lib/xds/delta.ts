@@ -30,7 +30,7 @@ import {
 } from "./delta-answer.ts";
 import { diffForClient, type Holdings } from "./delta-diff.ts";
 import { deltaResponse, sharedDeltaResponse } from "./delta-response.ts";
-import { classAnswers, type SharedAnswer } from "./delta-shared.ts";
+import { classAnswers, type SharedAnswer, subscriptionKey } from "./delta-shared.ts";
 import {
   type Answer,
   answer,
@@ -272,6 +272,8 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     // document: "should *not* be used to reject stale requests").
     const answered = answerOf(state, req);
     const changed = applySubscription(state, req.resourceNamesSubscribe, req.resourceNamesUnsubscribe, first);
+    // Its key built now, not at its first push: a second stream of it makes it shared before a push reaches either.
+    if (changed) subscriptionKey(state);
     if ((first && state.held.size > 0) || answered.kind !== "unknown") {
       const held = state.held.versionNow() ?? (await state.held.version());
       if (first && state.held.size > 0) state.ackedVersion = held;

@@ -42,7 +42,8 @@ process.on("message", async (m) => {
     await session.post("HeapProfiler.startSampling", {
       samplingInterval: 4096,
       includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      // FANOUT_HEAP_OLD=1: only what outlived a scavenge (promoted or pretenured: the old space's garbage).
+      includeObjectsCollectedByMinorGC: process.env.FANOUT_HEAP_OLD !== "1",
     });
     process.send({ kind: "heap-start" });
   } else if (m?.kind === "heap-stop") {

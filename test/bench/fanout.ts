@@ -9,7 +9,8 @@
  * only once the previous one's ACKs have drained (the server's event loop is idle again).
  * FANOUT_CPU_PROFILE=<file.cpuprofile> writes the server's CPU profile of the changes alone
  * (FANOUT_PROFILE_INTERVAL_US: its sampling interval, default 1000 µs);
- * FANOUT_HEAP_PROFILE=<file.heapprofile> its sampling heap profile of them (garbage included).
+ * FANOUT_HEAP_PROFILE=<file.heapprofile> its sampling heap profile of them (garbage included;
+ * FANOUT_HEAP_OLD=1: only what outlived a scavenge, the old generation's share).
  * `npx tsx test/bench/fanout.ts 1000 both` measures the server, then the transport floor with the
  * same clients and changes (fanout-floor.ts; its profiles are written beside, tagged `.floor`).
  */

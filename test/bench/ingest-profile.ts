@@ -4,7 +4,7 @@
  * phase under the inspector's profiler (100 µs sampling); writes ingest.cpuprofile and
  * publish.cpuprofile into the directory given (default .) and prints each phase's buckets
  * (cpuprofile.ts). Run compiled, as started (`npx tsc -p tsconfig.bench.json`, then
- * `MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 dist-bench/test/bench/ingest-profile.js 10000 /tmp/prof`):
+ * `MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 --no-allocation-site-pretenuring dist-bench/test/bench/ingest-profile.js 10000 /tmp/prof`):
  * tsx's transform changes what is measured.
  */
 import { writeFileSync } from "node:fs";

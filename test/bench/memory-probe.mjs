@@ -5,7 +5,11 @@
  * it, with no TypeScript loader in the process.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { getHeapSpaceStatistics, writeHeapSnapshot } from "node:v8";
+import { Session } from "node:inspector/promises";
+import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from "node:v8";
+
+/** The inspector session of a heap profile in progress. */
+let session;
 
 const delay = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -16,6 +20,26 @@ process.on("message", async (m) => {
   if (m?.kind === "snapshot") {
     writeHeapSnapshot(m.file);
     process.send({ kind: "snapshot" });
+    return;
+  }
+  if (m?.kind === "heap-start") {
+    // What outlives a scavenge (promoted or pretenured) is what fills the old generation between pushes.
+    session = new Session();
+    session.connect();
+    await session.post("HeapProfiler.enable");
+    await session.post("HeapProfiler.startSampling", {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: false,
+    });
+    process.send({ kind: "heap-start" });
+    return;
+  }
+  if (m?.kind === "heap-stop") {
+    const { profile } = await session.post("HeapProfiler.stopSampling");
+    writeFileSync(m.file, JSON.stringify(profile));
+    session.disconnect();
+    process.send({ kind: "heap-stop" });
     return;
   }
   if (m?.kind !== "sample") return;
@@ -33,7 +57,11 @@ process.on("message", async (m) => {
   }
   const usage = process.memoryUsage();
   // MEMORY_SMAPS_DIR: the mappings behind the figure (`/proc/self/smaps`, Linux), for diagnosis.
-  if (m.smapsFile) writeFileSync(m.smapsFile, readFileSync("/proc/self/smaps"));
+  if (m.smapsFile) {
+    writeFileSync(m.smapsFile, readFileSync("/proc/self/smaps"));
+    const v8 = { heap: getHeapStatistics(), spaces: getHeapSpaceStatistics() };
+    writeFileSync(m.smapsFile.replace(/\.smaps$/, ".v8.json"), JSON.stringify(v8, null, 1));
+  }
   process.send({ kind: "sample", usage, rssAtGc: atGc, spaces: getHeapSpaceStatistics() });
 });
 // The IPC channel must not keep the server up once it stops.

@@ -6,19 +6,23 @@
  * by `npm run build`), plus --expose-gc and memory-probe.mjs, which reads its memory after a full
  * GC once V8 has unmapped the freed pages: with the mesh alone, at push 10 and at push 100 (no
  * growth: push 100 ≈ push 10). MEMORY_SMAPS_DIR=<dir> writes the server's /proc/self/smaps at
- * each sample (<dir>/mesh.smaps, push10.smaps, push100.smaps). MEMORY_START="<VAR=value ...> node
+ * each sample (<dir>/mesh.smaps, push10.smaps, push100.smaps) and V8's heap and space statistics
+ * beside it (<dir>/mesh.v8.json, ...); MEMORY_SERVER_OUT=<file> keeps the server's stdout (where
+ * --trace-gc writes). MEMORY_START="<VAR=value ...> node
  * <flags> <entry>" measures another command line than package.json's `start`;
  * MEMORY_HEAP_SNAPSHOT=<file> writes the server's heap snapshot at push 10 (the samples after it then
- * include the snapshot's own memory).
+ * include the snapshot's own memory); MEMORY_HEAP_PROFILE=<file.heapprofile> the sampling heap profile
+ * of pushes 11 to 100 of what outlived a scavenge (the old generation's allocations).
  */
 import { type ChildProcess, execFileSync } from "node:child_process";
+import { createWriteStream } from "node:fs";
 import { create } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { StatusService } from "../../lib/gen/edgepilot/v1/status_pb.ts";
 import { forkClients, postEvents, settled } from "./fanout.ts";
 import { meshEvents } from "./ingest-throughput.ts";
-import { startServer } from "./npm-start.ts";
+import { ask, startServer } from "./npm-start.ts";
 
 /** Process memory in MB after a full GC. */
 export interface MemorySample {
@@ -88,6 +92,8 @@ export async function published(xdsPort: number): Promise<void> {
 /** In this process: the mesh, the streams, the pushes; the server in its own. */
 async function run(services: number, streams: number, pushes: number): Promise<MemoryReport> {
   const server = await startServer("memory-probe.mjs", ["--expose-gc"]);
+  const out = process.env.MEMORY_SERVER_OUT;
+  if (out) server.child.stdout?.pipe(createWriteStream(out));
   let clients: ReturnType<typeof forkClients> | undefined;
   try {
     let batch: unknown[] = [];
@@ -107,7 +113,10 @@ async function run(services: number, streams: number, pushes: number): Promise<M
       const seen = clients.next("seen");
       clients.send({ kind: "post", change: c, events: [changedSlice(c)] });
       await seen;
+      const heapProfile = process.env.MEMORY_HEAP_PROFILE;
+      if (heapProfile && c === pushes) await ask(server.child, { kind: "heap-stop", file: heapProfile });
       if (c === 10 || c === pushes) samples.push(await sample(server.child, `push${c}`));
+      if (heapProfile && c === 10) await ask(server.child, { kind: "heap-start" });
       const snapshot = process.env.MEMORY_HEAP_SNAPSHOT;
       if (c === 10 && snapshot) {
         const written = new Promise((r) => server.child.once("message", r));

@@ -124,7 +124,10 @@ describe("Dockerfile", () => {
     const user = final.lines.find((l) => /^USER\s/.test(l));
     expect(user).toBeDefined();
     expect(user).not.toMatch(/^USER\s+(root|0)(:|$)/);
-    expect(final.lines).toContain('ENTRYPOINT ["edgepilot"]');
+    // The server's V8 flag that NODE_OPTIONS refuses (--no-allocation-site-pretenuring), as npm start passes it.
+    expect(final.lines).toContain(
+      'ENTRYPOINT ["node", "--no-allocation-site-pretenuring", "/app/bin/edgepilot.mjs"]',
+    );
     expect(final.lines).toContain('CMD ["serve"]');
     // Nothing from the build stage but dist/: no sources, no dev node_modules.
     for (const c of copies(final).filter((c) => c.from === "build")) expect(c.sources).toEqual(["/src/dist"]);

@@ -198,6 +198,23 @@ describe("Delta streams in one state share one answer per push", () => {
     for (const i of c.alone ?? []) for (const a of sharedArrays(i)) expect(Object.isFrozen(a)).toBe(false);
   });
 
+  it("a subscription no other stream has answers alone: no class is kept for it", async () => {
+    const store = createMemoryStore();
+    for (const name of ["solo-a", "solo-b"])
+      await store.put(keys.resource(EDS, name), stored(EDS, name, "v1"));
+    const subscriptions = [["solo-a"], ["solo-a"], ["solo-a", "solo-b"]];
+    const sessions = subscriptions.map(() => createDeltaSession({ source: createStoreSource(store) }));
+    for (const [i, s] of sessions.entries())
+      for (const r of await s.onRequest(req({ typeUrl: EDS, resourceNamesSubscribe: subscriptions[i] })))
+        await s.onRequest(ack(r));
+    const changes = [stored(EDS, "solo-a", "v2")];
+    const [x, y, own] = sessions.map((s) => (s.pushNow(changes) ?? [])[0]?.resources);
+    expect(x).toBe(y);
+    expect(Object.isFrozen(x)).toBe(true);
+    expect(own).toEqual(x);
+    expect(Object.isFrozen(own)).toBe(false);
+  });
+
   it("streams with another response budget are another class; an answer over the budget is not shared", async () => {
     const store = createMemoryStore();
     await store.put(keys.resource(EDS, "a"), stored(EDS, "a", "v1"));
