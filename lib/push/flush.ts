@@ -52,8 +52,8 @@ export interface FlushDeps {
 
 /**
  * One published change: a new version, or null for a removal. An upsert from flush() also carries
- * the published resource's encoded `body` and `service` (the very StoredResource fields, shared,
- * never copied: the memory store keeps that same body, so it is read-only for every holder), so a
+ * the published resource's encoded `body` and `service` (it is the very StoredResource the store
+ * keeps, shared, never copied: read-only for every holder), so a
  * stream answers a push from the change feed without reading the store; past
  * the push's first maxFeedBodyBytes, upserts carry their version only (streams read those).
  * Push-log entries leave them out (names and versions only).
@@ -333,10 +333,10 @@ async function publish(
         // Made by this flush and never changed after: the store takes it over (see Store.put).
         writes.push({ key: keys.resource(r.typeUrl, r.name), value: r });
         feed.bodyBytes += r.body.byteLength;
+        // Within the feed's bytes the change is the published resource itself (its fields are a
+        // ResourceChange's), shared like the store's copy; past them, its name and version only.
         changes.push(
-          feed.bodyBytes <= feed.maxBytes
-            ? { typeUrl: r.typeUrl, name: r.name, version: r.version, body: r.body, service: r.service }
-            : { typeUrl: r.typeUrl, name: r.name, version: r.version },
+          feed.bodyBytes <= feed.maxBytes ? r : { typeUrl: r.typeUrl, name: r.name, version: r.version },
         );
       }
     }
