@@ -9,7 +9,7 @@ import { mergeAll, type PushRequest } from "../model/index.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import { keys, type Store, update, type Write, writeAll } from "../store/index.ts";
-import type { GenerateContext, Generator, TypeUrl } from "../xds/types.ts";
+import type { GenerateContext, Generator, StoredResource, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
 import { loadExternalHosts } from "./external-hosts.ts";
@@ -326,9 +326,13 @@ async function publish(
 ): Promise<ResourceChange[]> {
   const changes: ResourceChange[] = [];
   const writes: Write[] = [];
+  // Index loops: this runs once per chunk, mostly before V8 optimizes it, and an unoptimized
+  // for-of allocates an iterator result per resource.
   for (const typeUrl of [T.cluster, T.endpoint, T.listener, T.route]) {
-    for (const p of plans) {
-      for (const r of p.upserts) {
+    for (let i = 0; i < plans.length; i++) {
+      const upserts = (plans[i] as ServicePlan).upserts;
+      for (let j = 0; j < upserts.length; j++) {
+        const r = upserts[j] as StoredResource;
         if (r.typeUrl !== typeUrl) continue;
         // Made by this flush and never changed after: the store takes it over (see Store.put).
         writes.push({ key: keys.resource(r.typeUrl, r.name), value: r });
