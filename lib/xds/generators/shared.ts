@@ -34,26 +34,12 @@ export function sortedServices(view: ServiceView): Service[] {
   return [...view.services].sort((a, b) => compareStrings(a.clusterId, b.clusterId));
 }
 
-/** mergedPorts of each view already asked (every generator asks it of the same view): frozen, weak. */
-const portsOf = new WeakMap<ServiceView, readonly ServicePort[]>();
-
 /**
  * The union of every cluster's ports, by port number, ascending. On a conflict (one number, two
  * names or protocols) the record of the first cluster in clusterId order wins. Empty when the
- * service has no records, so a deleted service generates nothing. Computed once per view object
- * and shared, frozen (a view is read-only input: generators are pure), so the four generators of
- * a service do not each merge and sort its ports again.
+ * service has no records, so a deleted service generates nothing.
  */
-export function mergedPorts(view: ServiceView): readonly ServicePort[] {
-  let ports = portsOf.get(view);
-  if (ports === undefined) {
-    ports = deepFreeze(mergePorts(view));
-    portsOf.set(view, ports);
-  }
-  return ports;
-}
-
-function mergePorts(view: ServiceView): ServicePort[] {
+export function mergedPorts(view: ServiceView): ServicePort[] {
   const byNumber = new Map<number, ServicePort>();
   for (const svc of sortedServices(view)) {
     for (const p of svc.ports) {
