@@ -2,7 +2,8 @@
  * A measuring decorator of the Store port: edgepilot_store_operations{op} counts every call and
  * edgepilot_store_seconds{op} times one asynchronous call in `sampleEvery` (and every bulk commit). It keeps the in-process capabilities
  * (store.ts readNow, applyStagedWrites) so the staged view still reads synchronously and commits in
- * bulk through it: a synchronous read is counted, not timed (a clock read costs more than the read).
+ * bulk through it (and a flush's writeAll, one `commit` per chunk): a synchronous read is counted,
+ * not timed (a clock read costs more than the read).
  */
 import {
   applyStagedWrites,

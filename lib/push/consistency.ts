@@ -21,14 +21,16 @@ import type { RoutingConfigs } from "./istio-configs.ts";
 /** Names per type URL generated for one service (a few per type: one per service port). */
 export type NamesByType = Map<string, readonly string[]>;
 
+/** What each checked type's names must find in another type: built once, not once per service. */
+const referencePairs: readonly (readonly [from: string, to: string])[] = [
+  [TypeUrl.cluster, TypeUrl.endpoint],
+  [TypeUrl.listener, TypeUrl.route],
+];
+
 /** Problems found, as sentences; empty when consistent. Only types present in `names` are checked. */
 export function checkConsistent(service: string, names: NamesByType): string[] {
   const problems: string[] = [];
-  const pairs: [from: string, to: string][] = [
-    [TypeUrl.cluster, TypeUrl.endpoint],
-    [TypeUrl.listener, TypeUrl.route],
-  ];
-  for (const [from, to] of pairs) {
+  for (const [from, to] of referencePairs) {
     const targets = names.get(to);
     if (!targets) continue;
     const has = contains(targets);

@@ -8,8 +8,8 @@ import { logSafe } from "../log-safe.ts";
 import { mergeAll, type PushRequest } from "../model/index.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
-import { keys, type Store, update } from "../store/index.ts";
-import type { GenerateContext, Generator, TypeUrl } from "../xds/types.ts";
+import { keys, type Store, update, type Write, writeAll } from "../store/index.ts";
+import type { GenerateContext, Generator, StoredResource, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
 import { loadExternalHosts } from "./external-hosts.ts";
@@ -52,8 +52,8 @@ export interface FlushDeps {
 
 /**
  * One published change: a new version, or null for a removal. An upsert from flush() also carries
- * the published resource's encoded `body` and `service` (the very StoredResource fields, shared,
- * never copied: the memory store keeps that same body, so it is read-only for every holder), so a
+ * the published resource's encoded `body` and `service` (it is the very StoredResource the store
+ * keeps, shared, never copied: read-only for every holder), so a
  * stream answers a push from the change feed without reading the store; past
  * the push's first maxFeedBodyBytes, upserts carry their version only (streams read those).
  * Push-log entries leave them out (names and versions only).
@@ -313,9 +313,11 @@ async function renewLease(deps: FlushDeps, lease: HeldLease): Promise<void> {
 
 /**
  * Make before break within a chunk: upserts in CDS, EDS, LDS, RDS order, then removals (LDS, RDS,
- * CDS, EDS). Streams hear of the push only once every chunk is published. An upsert's change
- * carries its bytes while the push's carried bytes stay within maxFeedBodyBytes (`feed` counts
- * them across chunks); past feed.maxBytes, a change names its version only and streams read the store.
+ * CDS, EDS), then the services' generated records, written in that order (writeAll: one
+ * synchronous call on an in-process store, one awaited call per key on the others). Streams hear
+ * of the push only once every chunk is published. An upsert's change carries its bytes while the
+ * push's carried bytes stay within maxFeedBodyBytes (`feed` counts them across chunks); past
+ * feed.maxBytes, a change names its version only and streams read the store.
  */
 async function publish(
   store: Store,
@@ -323,17 +325,22 @@ async function publish(
   feed: { bodyBytes: number; maxBytes: number },
 ): Promise<ResourceChange[]> {
   const changes: ResourceChange[] = [];
+  const writes: Write[] = [];
+  // Index loops: this runs once per chunk, mostly before V8 optimizes it, and an unoptimized
+  // for-of allocates an iterator result per resource.
   for (const typeUrl of [T.cluster, T.endpoint, T.listener, T.route]) {
-    for (const p of plans) {
-      for (const r of p.upserts) {
+    for (let i = 0; i < plans.length; i++) {
+      const upserts = (plans[i] as ServicePlan).upserts;
+      for (let j = 0; j < upserts.length; j++) {
+        const r = upserts[j] as StoredResource;
         if (r.typeUrl !== typeUrl) continue;
         // Made by this flush and never changed after: the store takes it over (see Store.put).
-        await store.put(keys.resource(r.typeUrl, r.name), r);
+        writes.push({ key: keys.resource(r.typeUrl, r.name), value: r });
         feed.bodyBytes += r.body.byteLength;
+        // Within the feed's bytes the change is the published resource itself (its fields are a
+        // ResourceChange's), shared like the store's copy; past them, its name and version only.
         changes.push(
-          feed.bodyBytes <= feed.maxBytes
-            ? { typeUrl: r.typeUrl, name: r.name, version: r.version, body: r.body, service: r.service }
-            : { typeUrl: r.typeUrl, name: r.name, version: r.version },
+          feed.bodyBytes <= feed.maxBytes ? r : { typeUrl: r.typeUrl, name: r.name, version: r.version },
         );
       }
     }
@@ -342,7 +349,7 @@ async function publish(
     for (const p of plans) {
       for (const r of p.removals) {
         if (r.typeUrl !== typeUrl) continue;
-        await store.delete(keys.resource(r.typeUrl, r.name));
+        writes.push({ key: keys.resource(r.typeUrl, r.name), deleted: true });
         changes.push({ typeUrl: r.typeUrl, name: r.name, version: null });
       }
     }
@@ -350,9 +357,9 @@ async function publish(
   for (const p of plans) {
     if (!p.recordChanged) continue;
     const key = keys.generated(p.ref.namespace, p.ref.hostname);
-    if (Object.keys(p.record).length === 0) await store.delete(key);
-    else await store.put(key, p.record);
+    writes.push(Object.keys(p.record).length === 0 ? { key, deleted: true } : { key, value: p.record });
   }
+  await writeAll(store, writes);
   return changes;
 }
 

@@ -187,16 +187,16 @@ async function planService(
       ? await Promise.all(made)
       : (made as StoredResource[]);
     const was = previous[generator.typeUrl];
-    const now: GeneratedList = { names: [], versions: [] };
+    // Lists of their exact length (map; push would reserve room for 17): the store keeps them.
+    const now: GeneratedList = { names: stored.map((s) => s.name), versions: stored.map((s) => s.version) };
     for (let i = 0; i < stored.length; i++) {
       const s = stored[i] as StoredResource;
-      now.names.push(s.name);
-      now.versions.push(s.version);
       if (was === undefined || versionOf(was, s.name, i) !== s.version) plan.upserts.push(s);
     }
-    for (const name of was?.names ?? []) {
-      if (!now.names.includes(name)) plan.removals.push({ typeUrl: generator.typeUrl, name });
-    }
+    if (was !== undefined)
+      for (const name of was.names) {
+        if (!now.names.includes(name)) plan.removals.push({ typeUrl: generator.typeUrl, name });
+      }
     generatedNames.set(generator.typeUrl, now.names);
     if (now.names.length > 0) record[generator.typeUrl] = now;
     else delete record[generator.typeUrl];

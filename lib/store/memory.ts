@@ -111,7 +111,9 @@ export function createMemoryStore(): Store {
   // Staged commits in bulk (store.ts applyStagedWrites): not enumerable, so spreads leave it out.
   Object.defineProperty(store, applyStagedWrites, {
     value: (writes: readonly StagedWrite[]) => {
-      for (const w of writes) {
+      // An index loop: called once per slice of writes, mostly before V8 optimizes it (see writeAll).
+      for (let i = 0; i < writes.length; i++) {
+        const w = writes[i] as StagedWrite;
         if (isStagedDelete(w)) remove(w.key);
         else adopt(w);
       }

@@ -18,6 +18,8 @@
  * value after putting it changes nothing stored.
  */
 
+import { ownValue, sharedEntry } from "./codec.ts";
+
 /** A stored value with its version. Versions start at 1 and grow by one on each write. */
 export interface Entry<T = unknown> {
   readonly key: string;
@@ -67,10 +69,11 @@ export interface Store {
 }
 
 /**
- * The optional capability of an in-process Store to take a staged view's commit in bulk: every
- * write applied synchronously, unconditionally, as put/delete would (versions included), values
- * as they are (the view checked them when they were staged). The staged view (staged.ts) uses it
- * when its base has it, a slice of writes per call, instead of one awaited call per key. It is
+ * The optional capability of an in-process Store to take writes in bulk: every write applied
+ * synchronously, unconditionally, as put/delete would (versions included), values as they are
+ * (the caller checked and owns them: `ownValue`). The staged view's commit (staged.ts) and
+ * `writeAll` (the flush's publish) use it when the store has it, a slice of writes per call,
+ * instead of one awaited call per key. It is
  * keyed by a symbol and not enumerable, so a wrapper built by spreading a store (`{...store, put}`)
  * does not inherit it and sees every write through its own methods.
  */
@@ -89,8 +92,8 @@ export interface StagedDelete {
   readonly deleted: true;
 }
 
-/** Whether a staged write is a delete. */
-export function isStagedDelete(w: StagedWrite): w is StagedDelete {
+/** Whether a staged write (or a writeAll Write) is a delete. */
+export function isStagedDelete(w: StagedWrite | Write): w is StagedDelete {
   return (w as Partial<StagedDelete>).deleted === true;
 }
 
@@ -145,6 +148,37 @@ export async function listAll<T = unknown>(store: Store, prefix: string): Promis
     cursor = page.cursor;
   } while (cursor !== undefined);
   return out;
+}
+
+/** One write of writeAll: a put of `value` (handed over, as to put), or a delete. */
+export type Write = { readonly key: string; readonly value: unknown } | StagedDelete;
+
+/**
+ * Puts and deletes `writes` unconditionally, in order, exactly as one awaited put or delete each
+ * would (the same versions, values handed over as to put, refused as put refuses them). A store
+ * that takes writes in bulk (in-process: applyStagedWrites) gets them in one synchronous call, no
+ * promise per key; any other store (file, Durable Object, DynamoDB) one awaited call per key, in order.
+ */
+export async function writeAll(store: Store, writes: readonly Write[]): Promise<void> {
+  if (!isBulkWritable(store)) {
+    for (const w of writes) {
+      if (isStagedDelete(w)) await store.delete(w.key);
+      else await store.put(w.key, w.value);
+    }
+    return;
+  }
+  // Owned and checked first, all of them: a refused value leaves the store as it was.
+  const read = isSyncReadable(store) ? store[readNow].bind(store) : undefined;
+  const bulk: StagedWrite[] = [];
+  // An index loop: called once per flush chunk, mostly before V8 optimizes it, when a for-of
+  // allocates an iterator result per write.
+  for (let i = 0; i < writes.length; i++) {
+    const w = writes[i] as Write;
+    // The version put would give (the store keeps such an entry as it is); a wrong guess is rewritten.
+    if (isStagedDelete(w)) bulk.push(w);
+    else bulk.push(sharedEntry(w.key, ownValue(w.value), (read?.(w.key)?.version ?? 0) + 1));
+  }
+  store[applyStagedWrites](bulk);
 }
 
 /**

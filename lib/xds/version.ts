@@ -31,13 +31,16 @@ export function versionsHashedNow(): boolean {
   return syncSha256 !== undefined;
 }
 
-/** Two lower-case hex digits for each byte value. */
-const byteHex = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
-
-function hex16(digest: Uint8Array): string {
-  let hex = "";
-  for (let i = 0; i < 8; i++) hex += byteHex[digest[i] as number];
-  return hex;
+/**
+ * Lower-case hex of the first 8 bytes of `digest`, as ONE flat string (hex64 of them big-endian):
+ * a flush makes one per resource, and a digit-pair concatenation made seven strings on the way.
+ */
+function hex16(d: Uint8Array): string {
+  const at = (i: number) => d[i] as number;
+  return hex64(
+    (at(0) << 24) | (at(1) << 16) | (at(2) << 8) | at(3),
+    (at(4) << 24) | (at(5) << 16) | (at(6) << 8) | at(7),
+  );
 }
 
 /** Lower-case hex of the first 8 bytes of SHA-256(bytes): the injected hash, else WebCrypto. */

@@ -75,18 +75,23 @@ function apiListener(name: string, address: string, port: number, filters: reado
 const hcmTypeUrl = anyPack(HttpConnectionManagerSchema, create(HttpConnectionManagerSchema)).typeUrl;
 const rdsField = HttpConnectionManagerSchema.field.rds;
 const statPrefixField = HttpConnectionManagerSchema.field.statPrefix;
+const routeConfigNameField = RdsSchema.field.routeConfigName;
 /** Per shared filter list (routerOnly, faultAndRouter): its http_filters field, encoded once. */
 const filtersBytes = new WeakMap<readonly HttpFilter[], Uint8Array>();
+/** The Rds message's config_source field (ADS), the same in every listener: encoded once. */
+const adsSourceBytes = toBinary(RdsSchema, message(RdsSchema, { configSource: adsConfigSource() }));
 
 /**
  * The api_listener: an Any of the HttpConnectionManager { stat_prefix: `routeConfigName`,
  * rds: { config_source: ADS, route_config_name: `routeConfigName` }, http_filters: `filters` },
  * its bytes composed as lib/xds/response-bytes.ts composes responses (protobuf's merge by
- * concatenation): stat_prefix, the Rds message encoded on its own as the `rds` field, then the
- * http_filters field, encoded once per shared filter list. Equal byte for byte to anyPack of the
- * whole message (see the listener tests): protobuf-es writes fields in field-number order,
- * stat_prefix (2), rds (3), http_filters (5), and nothing else is set. stat_prefix is required by
- * Envoy's PGV rules (min_len 1); gRPC ignores it. It spares toBinary's walk over the manager's 40-odd unset fields, once per listener.
+ * concatenation), in one writer: stat_prefix, then the `rds` field (its config_source field,
+ * encoded once, then route_config_name), then the http_filters field, encoded once per shared
+ * filter list. Equal byte for byte to anyPack of the whole message (see the listener tests):
+ * protobuf-es writes fields in field-number order, stat_prefix (2), rds (3), http_filters (5) and
+ * in Rds config_source (1), route_config_name (2), and nothing else is set. stat_prefix is required
+ * by Envoy's PGV rules (min_len 1); gRPC ignores it. It spares toBinary's walk over the manager's
+ * 40-odd unset fields, and an encoding of the Rds message on its own, once per listener.
  */
 export function connectionManager(routeConfigName: string, filters: readonly HttpFilter[]): Any {
   let tail = filtersBytes.get(filters);
@@ -97,11 +102,13 @@ export function connectionManager(routeConfigName: string, filters: readonly Htt
     );
     filtersBytes.set(filters, tail);
   }
-  const rds = toBinary(RdsSchema, message(RdsSchema, { configSource: adsConfigSource(), routeConfigName }));
   const w = new BinaryWriter();
   // proto3 leaves an empty string out, as toBinary does (a listener name is never empty).
   if (routeConfigName !== "") w.tag(statPrefixField.number, WireType.LengthDelimited).string(routeConfigName);
-  const value = w.tag(rdsField.number, WireType.LengthDelimited).bytes(rds).raw(tail).finish();
+  w.tag(rdsField.number, WireType.LengthDelimited).fork().raw(adsSourceBytes);
+  if (routeConfigName !== "")
+    w.tag(routeConfigNameField.number, WireType.LengthDelimited).string(routeConfigName);
+  const value = w.join().raw(tail).finish();
   return message(AnySchema, { typeUrl: hcmTypeUrl, value });
 }
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { setStoreFreezing } from "../../../lib/store/codec.ts";
-import { type Entry, listAll, type Store, update } from "../../../lib/store/store.ts";
+import { type Entry, listAll, type Store, update, writeAll } from "../../../lib/store/store.ts";
 
 /** Builds a fresh, empty store for one test. */
 export type MakeStore = () => Store | Promise<Store>;
@@ -258,6 +258,28 @@ export function storeCases(name: string, makeStore: MakeStore): void {
         expect(await store.get("u")).toBeUndefined();
         expect(await update(store, "u", () => null)).toBeNull();
         expect(await store.get("u")).toBeUndefined();
+      });
+
+      it("writeAll puts and deletes in order, with the versions put and delete give", async () => {
+        await store.put("w/a", "a1");
+        await store.put("w/gone", "x");
+        await writeAll(store, [
+          { key: "w/a", value: "a2" },
+          { key: "w/b", value: { n: 1 } },
+          { key: "w/gone", deleted: true },
+          { key: "w/b", value: { n: 2 } },
+          { key: "w/missing", deleted: true },
+        ]);
+        expect(await listAll(store, "w/")).toEqual([
+          { key: "w/a", value: "a2", version: 2 },
+          { key: "w/b", value: { n: 2 }, version: 2 },
+        ]);
+        expect(await store.put("w/b", { n: 3 }, { ifVersion: 2 })).toEqual({ ok: true, version: 3 });
+      });
+
+      it("writeAll refuses what put refuses", async () => {
+        await expect(writeAll(store, [{ key: "w/bad", value: new Map() }])).rejects.toThrow(TypeError);
+        expect(await store.get("w/bad")).toBeUndefined();
       });
     });
 
