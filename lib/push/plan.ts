@@ -6,6 +6,7 @@
 
 import type { RouteConfiguration } from "../gen/envoy/config/route/v3/route_pb.ts";
 import type { Service } from "../model/index.ts";
+import type { Pace } from "../pace.ts";
 import { servingServices } from "../registry/istio/external-services.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { EndpointShardsStored } from "../shards/shard-pieces.ts";
@@ -82,11 +83,14 @@ export interface PlanDeps {
   endpointsHeard?: EndpointsHeard;
   /** Given only while a cluster's Pod resync is awaited: services with endpoints waiting for pods are held (held-pods.ts). */
   podsPending?: PodsPending;
+  /** Awaited after each service is planned (the flush's pace: yields once a slice is used up). */
+  pace?: Pace;
 }
 
 /**
  * Plans `refs` (one chunk): a full push runs every generator, an incremental one only EDS. The
  * chunk's shards and generated records come in one getMany; each service's records in one list.
+ * Between services it awaits `deps.pace`, so a chunk of large services never holds the event loop whole.
  */
 export async function planChunk(
   deps: PlanDeps,
@@ -148,6 +152,7 @@ export async function planChunk(
     const plan = await planService(deps, ref, view, previous.record, full, held);
     plan.recordChanged ||= previous.olderLayout;
     plans.push(plan);
+    if (deps.pace) await deps.pace();
   }
   return plans;
 }

@@ -102,6 +102,8 @@ export interface ThroughputReport {
   eventsPerSecond: number;
   flushMs: number;
   flushCpuMs: number;
+  /** The longest the publish held the event loop: the largest gap of a 5 ms interval timer while it ran. */
+  publishMaxStallMs: number;
   resources: number;
   floorMs: number;
   /** (ingest + flush) / floor. */
@@ -142,7 +144,9 @@ export async function measureThroughput(
   const ingestCpuMs = cpuMs() - ingestCpuStarted;
   const mainEnded = mainThreadCpuMs();
   const ingestMainCpuMs = mainStarted === null || mainEnded === null ? null : mainEnded - mainStarted;
+  const stall = watchStalls();
   const turn = await bench.turn();
+  const publishMaxStallMs = stall.stop();
   if (turn.flushes === 0) throw new Error("no flush ran");
   const { ms: flushMs, cpuMs: flushCpuMs } = turn;
   const { floorMs, resources, hashFloorMs } = await encodingFloor(store);
@@ -157,6 +161,7 @@ export async function measureThroughput(
     eventsPerSecond: events / (ingestMs / 1000),
     flushMs,
     flushCpuMs,
+    publishMaxStallMs,
     resources,
     floorMs,
     ratio: (ingestMs + flushMs) / floorMs,
@@ -165,6 +170,24 @@ export async function measureThroughput(
     hashFloorMs,
     workFloorMs,
     workRatio: (ingestMs + flushMs) / workFloorMs,
+  };
+}
+
+/** Watches this event loop with a 5 ms interval timer; stop() says its largest gap (ms) since. */
+function watchStalls(): { stop(): number } {
+  let last = performance.now();
+  let max = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    max = Math.max(max, now - last);
+    last = now;
+  }, 5);
+  return {
+    stop() {
+      clearInterval(timer);
+      // The gap still open when the watched work ended counts too.
+      return Math.max(max, performance.now() - last);
+    },
   };
 }
 

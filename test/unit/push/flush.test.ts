@@ -263,6 +263,23 @@ describe("flush", () => {
     expect(chunked.kind === "done" && chunked.changes).toHaveLength(40);
   });
 
+  it("paces between chunks: each chunk is published whole before the flush yields, the push announced after the last", async () => {
+    await ingest(...services(5));
+    const before = await pushVersion();
+    const atEachYield: { resources: number; version: number }[] = [];
+    const pace = async () => {
+      atEachYield.push({ resources: Object.keys(await published()).length, version: await pushVersion() });
+    };
+    const r = await flushQueue(deps({ chunkServices: 2, pace }));
+    // 5 services in chunks of 2: a yield after each of the 3 chunks, 4 resources a service.
+    expect(atEachYield).toEqual([
+      { resources: 8, version: before },
+      { resources: 16, version: before },
+      { resources: 20, version: before },
+    ]);
+    expect(r.kind === "done" && r.version).toBe(before + 1);
+  });
+
   it("a chunk that is inconsistent stops the flush: earlier chunks stay published, the next flush recovers", async () => {
     await ingest(...services(4));
     // svc-3's ClusterLoadAssignment is never generated: its chunk (the second of two) is refused.
