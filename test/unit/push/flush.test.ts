@@ -263,7 +263,7 @@ describe("flush", () => {
     expect(chunked.kind === "done" && chunked.changes).toHaveLength(40);
   });
 
-  it("paces between chunks: each chunk is published whole before the flush yields, the push announced after the last", async () => {
+  it("paces before the first service and after each one: only whole chunks are published when it yields, the push announced after the last", async () => {
     await ingest(...services(5));
     const before = await pushVersion();
     const atEachYield: { resources: number; version: number }[] = [];
@@ -271,12 +271,11 @@ describe("flush", () => {
       atEachYield.push({ resources: Object.keys(await published()).length, version: await pushVersion() });
     };
     const r = await flushQueue(deps({ chunkServices: 2, pace }));
-    // 5 services in chunks of 2: a yield after each of the 3 chunks, 4 resources a service.
-    expect(atEachYield).toEqual([
-      { resources: 8, version: before },
-      { resources: 16, version: before },
-      { resources: 20, version: before },
-    ]);
+    // 5 services in chunks of 2 (4 resources a service): a chunk is published after its last
+    // service is planned, so a yield sees 0, 8 or 16 resources, never a chunk in part.
+    expect(atEachYield.map((y) => y.resources)).toEqual([0, 0, 0, 8, 8, 16]);
+    expect(atEachYield.every((y) => y.version === before)).toBe(true);
+    expect(Object.keys(await published())).toHaveLength(20);
     expect(r.kind === "done" && r.version).toBe(before + 1);
   });
 
