@@ -295,7 +295,7 @@ console.log("when                 | RSS MB (target ≤ 300) | heapUsed MB | heap
 
 console.log(
   "\none endpoint change inside Delta sessions (lib/xds/delta.ts, memory store, no transport): ingest + flush +" +
-    " every session's push and ACK, median of 20; change-aware (the push names what changed) vs full re-diff",
+    " every session's push and ACK, median of 100; change-aware (the push names what changed) vs full re-diff",
 );
 console.log(
   "services | case                       | change-aware ms | full re-diff ms | sessions' part ms | CPU µs/stream/push (target ≤ 50)",
@@ -310,7 +310,7 @@ for (const n of [100, 10_000]) {
     ["1,000 streams, 2 each", 1000, (s: number) => [0, 1 + (s % (n - 1))]],
   ] as const;
   for (const [what, streams, names] of rows) {
-    const r = await measureSessionPush(n, streams, names, 20, mesh);
+    const r = await measureSessionPush(n, streams, names, 100, mesh);
     cases[`${what}/${n}`] = { ms: r.changeAwareMs };
     console.log(
       `${pad(n, 8)} | ${what.padEnd(26)} | ${pad(r.changeAwareMs.toFixed(2), 15)} | ${pad(r.fullRediffMs.toFixed(2), 15)} | ${pad(r.changeAwareSessionsMs.toFixed(2), 17)} | ${pad(r.cpuPerStreamUs.toFixed(0), 6)}`,
