@@ -14,6 +14,7 @@ import { createPollNackRecorder } from "../../lib/core/poll-nack.ts";
 import { sharedProxyStatusWriteIntervalMs } from "../../lib/core/proxy-status.ts";
 import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
 import { attachMetrics, createRegistry, measureStore } from "../../lib/metrics/index.ts";
+import { createPace } from "../../lib/pace.ts";
 import type { Store } from "../../lib/store/index.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
@@ -89,6 +90,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     log,
     requestTurn: () => timer.poke(),
     logStreams: true,
+    // A whole-mesh publish over the memory store yields every ~10 ms (no I/O would let others run).
+    flushPace: createPace,
     // Proxy status records left by a process that died (durable stores) expire and are swept.
     sweepProxyStatus: true,
     // Other instances write a shared store too: ingest takes its lease, and this instance follows

@@ -6,8 +6,10 @@
  * status, sweeps expired proxy status records, and tells its observers. A host only adds a driver that calls `turn()` when asked
  * (`requestTurn`: a timer, an alarm) and the transports that map requests to core calls.
  */
+
 import type { Config } from "../config.ts";
 import { logSafe } from "../log-safe.ts";
+import type { Pace } from "../pace.ts";
 import type { PushVersion } from "../push/flush.ts";
 import type { DebounceTurn } from "../push/run.ts";
 import { type PublishedStatus, publishedStatus } from "../push/status.ts";
@@ -56,6 +58,13 @@ export interface MeshCoreOptions {
   shared?: boolean;
   /** How often the follower of a shared store checks it (ms); default defaultPollIntervalMs. */
   pollIntervalMs?: number;
+  /**
+   * A fresh pace for each turn's flushes (lib/pace.ts createPace): a flush then yields to the event
+   * loop between services once a slice is used up (Node: a whole-mesh publish over the memory store
+   * would hold the loop for all of it). Absent: a flush does not yield (the Durable Object, where
+   * each yield would also commit the storage written so far; Lambda, whose I/O yields anyway).
+   */
+  flushPace?: () => Pace;
 }
 
 /** The store's published state and start-up sync state, as StatusService and /ready show them. */
@@ -169,7 +178,14 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     async turn() {
       const startedAt = now();
       // Read after startedAt: a turn that counts as begun after sync (notePublished) sees it synced.
-      const turn = await debounceTurn({ store, config, now, log, sync: await sync.state() });
+      const turn = await debounceTurn({
+        store,
+        config,
+        now,
+        log,
+        sync: await sync.state(),
+        ...(options.flushPace && { pace: options.flushPace() }),
+      });
       for (const flush of turn.flushes) {
         const at = now();
         const streams = feed.streams;

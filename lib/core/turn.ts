@@ -1,5 +1,7 @@
 /** One debounce turn over a store with the configured generators: the flush half of the mesh core. */
+
 import type { Config } from "../config.ts";
+import type { Pace } from "../pace.ts";
 import type { FlushDeps } from "../push/flush.ts";
 import { type HeldEndpoints, releaseHeldEndpoints } from "../push/held-endpoints.ts";
 import { type PodsPending, podsPendingIn } from "../push/held-pods.ts";
@@ -23,6 +25,8 @@ export interface DebounceDeps {
    * pod (held-pods.ts). Absent: synced, nothing held (a host without start-up sync).
    */
   sync?: Pick<SyncState, "synced" | "clusters" | "timedOut">;
+  /** The turn's flushes yield at this pace (FlushDeps.pace); absent: they do not yield. */
+  pace?: Pace;
 }
 
 /** Flush dependencies: the store, every generator, the domain suffix, the discovery selectors. */
@@ -37,6 +41,7 @@ export function flushDeps(deps: DebounceDeps, podsPending?: PodsPending): FlushD
     ...(deps.log && { log: deps.log }),
     ...(heard && { endpointsHeard: endpointsHeardIn(heard) }),
     ...(podsPending && { podsPending }),
+    ...(deps.pace && { pace: deps.pace }),
   };
 }
 

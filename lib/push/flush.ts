@@ -6,7 +6,7 @@
  */
 import { logSafe } from "../log-safe.ts";
 import { mergeAll, type PushRequest } from "../model/index.ts";
-import { createPace, type Pace } from "../pace.ts";
+import type { Pace } from "../pace.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import { keys, type Store, update, type Write, writeAll } from "../store/index.ts";
@@ -50,9 +50,9 @@ export interface FlushDeps {
   /** Given only while a cluster's Pod resync is awaited: services with endpoints waiting for pods are held (held-pods.ts). */
   podsPending?: PodsPending;
   /**
-   * Awaited after each chunk is published: yields to the event loop once a slice is used up, so a
-   * flush of a whole mesh over an in-process store (no I/O to wait for) does not hold the loop for
-   * all of it. Default: a fresh createPace() per flush (10 ms slices).
+   * Awaited before the first service and after each one (lib/pace.ts createPace: yields to the
+   * event loop once a slice is used up), so a flush of a whole mesh over an in-process store (no
+   * I/O to wait for) does not hold the loop for all of it. Absent: the flush does not yield.
    */
   pace?: Pace;
 }
@@ -151,11 +151,12 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     const request = mergeAll([...queued.values()].map((e) => e.value.request));
     const changes: ResourceChange[] = [];
     if (request) {
-      // Paced before the first service and between services (planChunk): the event loop runs
-      // between slices, as it always did over a store with real I/O to wait for. What other
-      // requests read meanwhile is whole chunks published (each checked, make before break), the
-      // push not yet announced; what ingest changes meanwhile queues the next push.
-      const pace = deps.pace ?? createPace();
+      // Paced (when the host gives a pace) before the first service and between services
+      // (planChunk): the event loop runs between slices, as it always did over a store with real
+      // I/O to wait for. What other requests read meanwhile is whole chunks published (each
+      // checked, make before break), the push not yet announced; what ingest changes meanwhile
+      // queues the next push.
+      const { pace } = deps;
       const visibility = createVisibility(store, deps.discoverySelectors ?? []);
       // Read once per flush; an EDS-only push needs them too (subset assignments come from the rules).
       const routing = await loadRoutingConfigs(store, deps.context.domainSuffix);
@@ -178,14 +179,13 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };
       const dangling: DanglingRoute[] = [];
       const holds: HeldFor[] = [];
-      await pace();
+      if (pace) await pace();
       // In chunks, so a flush of the whole mesh never holds every plan (a Durable Object has
       // 128 MB); each chunk is checked before any of it is published.
       for (let at = 0; at < refs.length; at += chunk) {
         const plans = await planChunk(
           {
             ...deps,
-            pace,
             filterView: visibility.filterView,
             ...(routing && { routing }),
             ...(externalHosts && { externalHosts }),

@@ -4,6 +4,7 @@
  * (N Services + N EndpointSlices × 10 endpoints) ingested and published beside its encoding floor,
  * measured in the same run: toBinary of every published resource, nothing else.
  */
+
 import { readFileSync } from "node:fs";
 import { type DescMessage, fromBinary, type Message, toBinary } from "@bufbuild/protobuf";
 import { createIngestApp } from "../../functions/ingest.ts";
@@ -15,6 +16,7 @@ import { RouteConfigurationSchema } from "../../lib/gen/envoy/config/route/v3/ro
 import { defaultRegistryOptions, validateEvents } from "../../lib/ingest/index.ts";
 import { createRegistry } from "../../lib/metrics/registry.ts";
 import { measureStore } from "../../lib/metrics/store-metrics.ts";
+import { createPace } from "../../lib/pace.ts";
 import { defaultDebounceOptions } from "../../lib/push/debounce.ts";
 import { runDebounceTurn } from "../../lib/push/run.ts";
 import { listAll } from "../../lib/store/index.ts";
@@ -244,7 +246,14 @@ export function createBenchIngest() {
     clusterId: "bench",
     log: () => {},
   });
-  const flushDeps = { store, generators, context: { domainSuffix: "cluster.local" }, now };
+  // Paced as the Node runtime's core paces its flushes (MeshCoreOptions.flushPace).
+  const flushDeps = {
+    store,
+    generators,
+    context: { domainSuffix: "cluster.local" },
+    now,
+    pace: createPace(),
+  };
   return {
     store,
     async post(body: string): Promise<void> {

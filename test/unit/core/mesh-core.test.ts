@@ -173,6 +173,33 @@ describe("the change feed", () => {
   });
 });
 
+describe("flushPace", () => {
+  it("gives each turn a fresh pace, which its flush awaits before the first service and after each one", async () => {
+    let made = 0;
+    let awaited = 0;
+    const paced = harness({
+      flushPace: () => {
+        made++;
+        return async () => {
+          awaited++;
+        };
+      },
+    });
+    await paced.core.start();
+    await paced.events(
+      event("ADDED", service("reviews", "default", [port])),
+      event("ADDED", slice("10.0.0.1")),
+    );
+    await paced.settle();
+    // One service flushed: once before it, once after it.
+    expect([made, awaited]).toEqual([1, 2]);
+    // The flush it paced published the service: a push was announced.
+    expect(paced.listened.filter((l) => l.version > 0)).toHaveLength(1);
+    await paced.settle();
+    expect(made).toBe(2);
+  });
+});
+
 describe("the push log", () => {
   it("has one line per push in the one format, naming the streams when asked", async () => {
     for (const logStreams of [true, false]) {
