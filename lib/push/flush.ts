@@ -9,15 +9,16 @@ import { mergeAll, type PushRequest } from "../model/index.ts";
 import type { Pace } from "../pace.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
-import { keys, type Store, update, type Write, writeAll } from "../store/index.ts";
-import type { GenerateContext, Generator, StoredResource, TypeUrl } from "../xds/types.ts";
+import { keys, type Store, update } from "../store/index.ts";
+import type { GenerateContext, Generator, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
 import { loadExternalHosts } from "./external-hosts.ts";
 import { type EndpointsHeard, type HeldFor, noteHolds } from "./held-endpoints.ts";
 import type { PodsPending } from "./held-pods.ts";
 import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
-import { planChunk, type ServicePlan } from "./plan.ts";
+import { planChunk } from "./plan.ts";
+import { publishChunk } from "./publish-chunk.ts";
 import type { QueuedPush } from "./queue.ts";
 import { externalRoutingTo, type ServiceRef, servicesInScope } from "./scope.ts";
 import { needsSidecarMarker, sidecarMarker, type sidecarMarkerType } from "./sidecar-marker.ts";
@@ -202,7 +203,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         if (deps.endpointsHeard || deps.podsPending)
           for (const p of plans) holds.push([p.ref, p.endpointsHeld]);
         publishing = true;
-        changes.push(...(await publish(store, plans, feed)));
+        changes.push(...(await publishChunk(store, plans, feed)));
         changes.push(...(await views.publishChunk(plans, request.full)));
         await renewLease(deps, lease);
       }
@@ -323,58 +324,6 @@ async function renewLease(deps: FlushDeps, lease: HeldLease): Promise<void> {
     );
   lease.at = now;
   lease.version = put.version;
-}
-
-/**
- * Make before break within a chunk: upserts in CDS, EDS, LDS, RDS order, then removals (LDS, RDS,
- * CDS, EDS), then the services' generated records, written in that order (writeAll: one
- * synchronous call on an in-process store, one awaited call per key on the others). Streams hear
- * of the push only once every chunk is published. An upsert's change carries its bytes while the
- * push's carried bytes stay within maxFeedBodyBytes (`feed` counts them across chunks); past
- * feed.maxBytes, a change names its version only and streams read the store.
- */
-async function publish(
-  store: Store,
-  plans: ServicePlan[],
-  feed: { bodyBytes: number; maxBytes: number },
-): Promise<ResourceChange[]> {
-  const changes: ResourceChange[] = [];
-  const writes: Write[] = [];
-  // Index loops: this runs once per chunk, mostly before V8 optimizes it, and an unoptimized
-  // for-of allocates an iterator result per resource.
-  for (const typeUrl of [T.cluster, T.endpoint, T.listener, T.route]) {
-    for (let i = 0; i < plans.length; i++) {
-      const upserts = (plans[i] as ServicePlan).upserts;
-      for (let j = 0; j < upserts.length; j++) {
-        const r = upserts[j] as StoredResource;
-        if (r.typeUrl !== typeUrl) continue;
-        // Made by this flush and never changed after: the store takes it over (see Store.put).
-        writes.push({ key: keys.resource(r.typeUrl, r.name), value: r });
-        feed.bodyBytes += r.body.byteLength;
-        // Within the feed's bytes the change is the published resource itself (its fields are a
-        // ResourceChange's), shared like the store's copy; past them, its name and version only.
-        changes.push(
-          feed.bodyBytes <= feed.maxBytes ? r : { typeUrl: r.typeUrl, name: r.name, version: r.version },
-        );
-      }
-    }
-  }
-  for (const typeUrl of [T.listener, T.route, T.cluster, T.endpoint]) {
-    for (const p of plans) {
-      for (const r of p.removals) {
-        if (r.typeUrl !== typeUrl) continue;
-        writes.push({ key: keys.resource(r.typeUrl, r.name), deleted: true });
-        changes.push({ typeUrl: r.typeUrl, name: r.name, version: null });
-      }
-    }
-  }
-  for (const p of plans) {
-    if (!p.recordChanged) continue;
-    const key = keys.generated(p.ref.namespace, p.ref.hostname);
-    writes.push(Object.keys(p.record).length === 0 ? { key, deleted: true } : { key, value: p.record });
-  }
-  await writeAll(store, writes);
-  return changes;
 }
 
 async function bumpVersion(

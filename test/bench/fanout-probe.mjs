@@ -12,6 +12,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
+import { startHeapSampling, stopHeapSampling } from "./heap-sampling.mjs";
 
 const delay = (ms) => new Promise((r) => setTimeout(r, ms));
 let session;
@@ -36,20 +37,11 @@ process.on("message", async (m) => {
     await session.post("Profiler.start");
     process.send({ kind: "profile-start" });
   } else if (m?.kind === "heap-start") {
-    session = new Session();
-    session.connect();
-    await session.post("HeapProfiler.enable");
-    await session.post("HeapProfiler.startSampling", {
-      samplingInterval: 4096,
-      includeObjectsCollectedByMajorGC: true,
-      // FANOUT_HEAP_OLD=1: only what outlived a scavenge (promoted or pretenured: the old space's garbage).
-      includeObjectsCollectedByMinorGC: process.env.FANOUT_HEAP_OLD !== "1",
-    });
+    // FANOUT_HEAP_OLD=1: only what outlived a scavenge (promoted or pretenured: the old space's garbage).
+    await startHeapSampling(process.env.FANOUT_HEAP_OLD !== "1");
     process.send({ kind: "heap-start" });
   } else if (m?.kind === "heap-stop") {
-    const { profile } = await session.post("HeapProfiler.stopSampling");
-    writeFileSync(m.file, JSON.stringify(profile));
-    session.disconnect();
+    await stopHeapSampling(m.file);
     process.send({ kind: "heap-stop" });
   } else if (m?.kind === "profile-stop") {
     const { profile } = await session.post("Profiler.stop");

@@ -5,11 +5,8 @@
  * it, with no TypeScript loader in the process.
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
 import { getHeapSpaceStatistics, getHeapStatistics, writeHeapSnapshot } from "node:v8";
-
-/** The inspector session of a heap profile in progress. */
-let session;
+import { startHeapSampling, stopHeapSampling } from "./heap-sampling.mjs";
 
 const delay = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -24,21 +21,12 @@ process.on("message", async (m) => {
   }
   if (m?.kind === "heap-start") {
     // What outlives a scavenge (promoted or pretenured) is what fills the old generation between pushes.
-    session = new Session();
-    session.connect();
-    await session.post("HeapProfiler.enable");
-    await session.post("HeapProfiler.startSampling", {
-      samplingInterval: 4096,
-      includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: false,
-    });
+    await startHeapSampling(false);
     process.send({ kind: "heap-start" });
     return;
   }
   if (m?.kind === "heap-stop") {
-    const { profile } = await session.post("HeapProfiler.stopSampling");
-    writeFileSync(m.file, JSON.stringify(profile));
-    session.disconnect();
+    await stopHeapSampling(m.file);
     process.send({ kind: "heap-stop" });
     return;
   }
