@@ -18,14 +18,21 @@ export interface Serial {
 export function createSerial(): Serial {
   let tail: Promise<unknown> = Promise.resolve();
   let queued = 0;
+  // `idle` is a plain property kept up to date, not a getter: a getter closure per queue gave each
+  // queue its own hidden class, so reading `idle` (every stream, every push and ACK) was a
+  // megamorphic lookup.
+  const serial = Object.assign(
+    <T>(fn: () => Promise<T>): Promise<T> => {
+      queued++;
+      serial.idle = false;
+      const run = tail.then(fn, fn);
+      tail = run.then(settled, settled);
+      return run;
+    },
+    { idle: true },
+  );
   const settled = () => {
-    queued--;
+    if (--queued === 0) serial.idle = true;
   };
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    queued++;
-    const run = tail.then(fn, fn);
-    tail = run.then(settled, settled);
-    return run;
-  };
-  return Object.defineProperty(serial, "idle", { get: () => queued === 0 }) as Serial;
+  return serial;
 }

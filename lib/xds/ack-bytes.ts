@@ -15,7 +15,6 @@ import {
   DeltaDiscoveryRequestSchema,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { endsWithWritten } from "./response-bytes.ts";
-import { zeroDeltaRequest } from "./zero-requests.ts";
 
 /** The encoded type_url field of a request, per type URL (toBinary's); bounded like response-bytes.ts's. */
 const typeUrlFields = new Map<string, Uint8Array>();
@@ -51,11 +50,25 @@ export function plainDeltaAck(
   const head = typeUrlField(typeUrl);
   if (bytes.length <= head.length || !equalAt(bytes, 0, head)) return undefined;
   if (!endsWithWritten(bytes, head.length, nonce, writeNonce)) return undefined;
-  const req = zeroDeltaRequest();
-  req.typeUrl = typeUrl;
-  req.responseNonce = nonce;
-  return req;
+  return {
+    $typeName: DeltaDiscoveryRequestSchema.typeName,
+    typeUrl,
+    resourceNamesSubscribe: noNames,
+    resourceNamesUnsubscribe: noNames,
+    resourceLocatorsSubscribe: noLocators,
+    resourceLocatorsUnsubscribe: noLocators,
+    initialResourceVersions: noVersions,
+    responseNonce: nonce,
+  };
 }
+
+/**
+ * The empty fields of every plain ACK, shared and frozen: an ACK is one message per stream per
+ * push, and nothing changes a request it is handed (each ACK is still its own message object).
+ */
+const noNames = Object.freeze([]) as unknown as string[];
+const noLocators = Object.freeze([]) as unknown as DeltaDiscoveryRequest["resourceLocatorsSubscribe"];
+const noVersions = Object.freeze({}) as DeltaDiscoveryRequest["initialResourceVersions"];
 
 /** Whether `bytes` holds `part` at offset `at`. */
 function equalAt(bytes: Uint8Array, at: number, part: Uint8Array): boolean {

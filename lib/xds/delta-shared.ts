@@ -19,7 +19,7 @@
 import type { Resource } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { fitsOneDeltaResponse } from "./budget.ts";
 import { changedInReach } from "./delta-answer.ts";
-import type { DeltaTypeState } from "./delta-state.ts";
+import { type DeltaTypeState, unmarked } from "./delta-state.ts";
 import { sharedResource } from "./response-bytes.ts";
 import { pushOrder, type StoredResource, type TypeUrl } from "./types.ts";
 
@@ -133,12 +133,7 @@ export function subscriptionKey(state: DeltaTypeState): string | undefined {
 
 /** Whether `state` has nothing pending, so its answer to a push depends only on what a class compares. */
 export function settled(state: DeltaTypeState): boolean {
-  return (
-    state.inflight.length === 0 &&
-    state.rejected.size === 0 &&
-    state.resend.size === 0 &&
-    state.reportedMissing.size === 0
-  );
+  return state.inflight.length === 0 && unmarked(state);
 }
 
 /**

@@ -50,6 +50,13 @@ export interface DeltaTypeState {
   /** Names whose state the next response must report (resource or removal) whatever the client holds. */
   resend: Set<string>;
   /**
+   * False while `rejected`, `resend` and `reportedMissing` are known empty: set wherever a name goes
+   * into one of them, cleared only by `unmarked` once it finds all three empty. The checks made on
+   * every stream at every push and ACK read this field, not the three collections (six reads of
+   * objects spread over the heap, per stream).
+   */
+  marked: boolean;
+  /**
    * The subscription as one interned string (delta-shared.ts subscriptionKey; "" when too long to
    * share), built at a push and cleared whenever the subscription may have changed.
    */
@@ -74,7 +81,19 @@ export function newTypeState(typeUrl: string, initial: Readonly<Record<string, s
     rejected: new Map(),
     reportedMissing: new Set(),
     resend: new Set(),
+    marked: false,
   };
+}
+
+/**
+ * Whether `rejected`, `resend` and `reportedMissing` are all empty; reads them only when a name
+ * went into one since they were last found empty (see DeltaTypeState.marked).
+ */
+export function unmarked(state: DeltaTypeState): boolean {
+  if (!state.marked) return true;
+  if (state.rejected.size > 0 || state.resend.size > 0 || state.reportedMissing.size > 0) return false;
+  state.marked = false;
+  return true;
 }
 
 /** Whether `name` is in the subscription's reach (through the wildcard or by name). */
@@ -158,7 +177,10 @@ export function applySubscription(
       state.wildcard = true;
     } else {
       state.names.add(name);
-      if (!first) state.resend.add(name);
+      if (!first) {
+        state.resend.add(name);
+        state.marked = true;
+      }
     }
     changed = true;
   }
@@ -174,6 +196,7 @@ export function applySubscription(
   for (const name of leftExplicit) {
     if (state.wildcard) {
       state.resend.add(name);
+      state.marked = true;
       changed = true;
     } else {
       forget(state, name);
@@ -207,6 +230,7 @@ export function answer(state: DeltaTypeState, nonce: string, error: string | und
   const answered = takeFirst(state.inflight) as InFlight;
   if (error !== undefined) {
     for (const r of answered.resources) state.rejected.set(r.name, r.version);
+    state.marked = true;
     unapply(state, answered);
     return { kind: "nack", answered, message: error };
   }
@@ -229,7 +253,7 @@ export function settleOldest(state: DeltaTypeState, keep: number): void {
 }
 
 function applyTo(state: DeltaTypeState, f: InFlight): void {
-  const rejected = state.rejected.size > 0;
+  const rejected = state.marked && state.rejected.size > 0;
   // Indexed loops, as in sent(): once per ACK on every stream.
   const { resources, removed } = f;
   for (let i = 0; i < resources.length; i++) {

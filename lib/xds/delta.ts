@@ -213,12 +213,16 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     const flight: InFlight = { nonce, resources, removed };
     sent(state, flight);
     settleOldest(state, maxInFlight);
-    if (state.reportedMissing.size > 0 || state.rejected.size > 0)
+    if (state.marked && (state.reportedMissing.size > 0 || state.rejected.size > 0))
       for (const r of resources) {
         state.reportedMissing.delete(r.name);
         state.rejected.delete(r.name);
       }
-    for (const name of removed) if (state.names.has(name)) state.reportedMissing.add(name);
+    for (const name of removed)
+      if (state.names.has(name)) {
+        state.reportedMissing.add(name);
+        state.marked = true;
+      }
     return nonce;
   }
 

@@ -207,47 +207,79 @@ const hex64 = (hi: number, lo: number) =>
  * at once; with WebCrypto they wait, in order, for the next version() to hash them together.
  */
 export function createSetDigest(): SetDigest {
-  const sum: Sum64 = { hi: 0, lo: 0 };
-  let pending: { name: string; version: string; sign: 1 | -1 }[] = [];
-  let folding: Promise<void> | undefined;
-  // The hex of `sum`, kept until the sum changes: a push asks every stream's version once or more.
-  let hexed: string | undefined;
-  const apply = (name: string, version: string, sign: 1 | -1) => {
-    const digest = pending.length === 0 && !folding ? pairNow(name, version) : undefined;
-    if (digest === undefined) pending.push({ name, version, sign });
-    else {
-      addTo(sum, digest, sign);
-      hexed = undefined;
-    }
-  };
-  const hex = () => {
-    hexed ??= hex64(sum.hi, sum.lo);
-    return hexed;
-  };
-  return {
-    add: (name, version) => apply(name, version, 1),
-    remove: (name, version) => apply(name, version, -1),
-    versionNow: () => (pending.length === 0 && !folding ? hex() : undefined),
-    version() {
-      if (pending.length === 0 && !folding) return Promise.resolve(hex());
-      const batch = pending;
-      pending = [];
-      const fold = (folding ?? Promise.resolve()).then(async () => {
-        const digests = await Promise.all(batch.map((p) => pairLater(p.name, p.version)));
-        batch.forEach((p, i) => {
-          addTo(sum, digests[i] as Pair64, p.sign);
-        });
-        hexed = undefined;
+  return new Digest();
+}
+
+/** A pair waiting to be hashed and folded in. */
+interface Pending {
+  name: string;
+  version: string;
+  sign: 1 | -1;
+}
+
+/**
+ * createSetDigest's digest: its sum and state as fields of one object, no closures. Every stream's
+ * view and holdings keep one, read at each push and ACK: one object to reach, not a closure, its
+ * context, a sum object and an empty array of pending pairs.
+ */
+class Digest implements SetDigest, Sum64 {
+  hi = 0;
+  lo = 0;
+  /** Pairs waiting for version() to hash them (undefined: none). */
+  #pending: Pending[] | undefined;
+  #folding: Promise<void> | undefined;
+  /** The hex of the sum, kept until the sum changes: a push asks every stream's version once or more. */
+  #hexed: string | undefined;
+
+  add(name: string, version: string): void {
+    this.#apply(name, version, 1);
+  }
+
+  remove(name: string, version: string): void {
+    this.#apply(name, version, -1);
+  }
+
+  versionNow(): string | undefined {
+    return this.#pending === undefined && this.#folding === undefined ? this.#hex() : undefined;
+  }
+
+  version(): Promise<string> {
+    const batch = this.#pending;
+    if (batch === undefined && this.#folding === undefined) return Promise.resolve(this.#hex());
+    this.#pending = undefined;
+    const fold = (this.#folding ?? Promise.resolve()).then(async () => {
+      if (batch === undefined) return;
+      const digests = await Promise.all(batch.map((p) => pairLater(p.name, p.version)));
+      batch.forEach((p, i) => {
+        addTo(this, digests[i] as Pair64, p.sign);
       });
-      const mine = fold.then(hex);
-      folding = fold;
-      const settled = () => {
-        if (folding === fold) folding = undefined;
-      };
-      fold.then(settled, settled);
-      return mine;
-    },
-  };
+      this.#hexed = undefined;
+    });
+    const mine = fold.then(() => this.#hex());
+    this.#folding = fold;
+    const settled = () => {
+      if (this.#folding === fold) this.#folding = undefined;
+    };
+    fold.then(settled, settled);
+    return mine;
+  }
+
+  #apply(name: string, version: string, sign: 1 | -1): void {
+    const digest =
+      this.#pending === undefined && this.#folding === undefined ? pairNow(name, version) : undefined;
+    if (digest === undefined) {
+      this.#pending ??= [];
+      this.#pending.push({ name, version, sign });
+    } else {
+      addTo(this, digest, sign);
+      this.#hexed = undefined;
+    }
+  }
+
+  #hex(): string {
+    this.#hexed ??= hex64(this.hi, this.lo);
+    return this.#hexed;
+  }
 }
 
 /** A name─▶version map that knows its set version (setVersion of its entries) in O(changed). */

@@ -34,13 +34,20 @@ describe("plainDeltaAck", () => {
     }
   });
 
-  it("returns a new message each time (a session may keep what it is handed)", () => {
+  it("returns a new message each time (a session may keep what it is handed); what they share is frozen", () => {
     const bytes = bytesOf({ typeUrl: TypeUrl.endpoint, responseNonce: nonce });
     const a = plainDeltaAck(bytes, TypeUrl.endpoint, nonce) as DeltaDiscoveryRequest;
     const b = plainDeltaAck(bytes, TypeUrl.endpoint, nonce) as DeltaDiscoveryRequest;
     expect(a).not.toBe(b);
-    a.resourceNamesSubscribe.push("x");
+    a.responseNonce = "changed";
+    expect(b.responseNonce).toBe(nonce);
+    // The empty lists are shared by every ACK: frozen, so one message cannot change another's.
+    expect(() => a.resourceNamesSubscribe.push("x")).toThrow(TypeError);
+    expect(() => {
+      a.initialResourceVersions.x = "1";
+    }).toThrow(TypeError);
     expect(b.resourceNamesSubscribe).toEqual([]);
+    expect(b.initialResourceVersions).toEqual({});
   });
 
   it("leaves the shared writer clean: responses encoded after a comparison are toBinary's bytes", () => {

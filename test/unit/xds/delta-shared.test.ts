@@ -110,6 +110,17 @@ describe("Delta streams in one state share one answer per push", () => {
       alone: [1],
     },
     {
+      name: "a stream that subscribed again to a name it holds shares again once it was resent",
+      streams: [{ eds: ["a", "b"] }, { eds: ["a", "b"], after: { subscribe: ["b"] } }, { eds: ["a", "b"] }],
+      groups: [[0, 1, 2]],
+    },
+    {
+      name: "streams told a subscribed name does not exist answer alone",
+      streams: [{ eds: ["a", "zz"] }, { eds: ["a", "zz"] }],
+      groups: [],
+      alone: [0, 1],
+    },
+    {
       name: "a subscription change moves a stream to its new subscription's class",
       streams: [
         { eds: ["a", "b"] },
