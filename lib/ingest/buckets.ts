@@ -41,6 +41,7 @@ export function partEntries<E extends BucketEntry>(part: BucketPart<E>): readonl
   if ("refs" in part) return part.refs;
   const { flat, width } = part;
   const out: E[] = [];
+  if (!(width >= 1)) return out; // only a damaged value: never loop on it
   for (let at = 0; at < flat.length; at += width) out.push(flat.slice(at, at + width) as unknown as E);
   return out;
 }
@@ -141,10 +142,7 @@ export function compareEntries(a: BucketEntry, b: BucketEntry): number {
   return a.length - b.length;
 }
 
-/**
- * Writes a bucket's entries (sorted here, in place) over its `before`
- * parts; no entries deletes it.
- */
+/** Writes a bucket's entries (sorted here, in place) over its `before` parts; no entries deletes it. */
 export async function writeParts<E extends BucketEntry>(
   store: Store,
   partKey: PartKey,
