@@ -6,6 +6,11 @@
  * JSON's quoting a part stays under 1 MiB, far below the Durable Object's 2 MB value limit), so
  * however many entries one bucket gathers, no value passes the limit. Part 0 says how many parts
  * there are. Used by the reverse index (ref-index.ts) and the pod-IP index (pod-ip-index.ts).
+ *
+ * A part stores its entries flattened into one list of names (`flat`, `width` names an entry), not
+ * as a list of tuples: in the memory store every tuple is an array of its own (~80 bytes of heap
+ * for four names), so the reverse index of 100k endpoints held 8 MB of arrays around names the
+ * store shares anyway. A part written in the tuple layout (`refs`, before this one) reads as it is.
  */
 
 import { inOrder } from "../shards/endpoint-order.ts";
@@ -15,10 +20,42 @@ import { parseIp } from "./ip.ts";
 /** One entry: a tuple of names, the first one the entry's id within its bucket. */
 export type BucketEntry = readonly string[];
 
-/** One stored part of a bucket; part 0 also says how many parts there are. */
-export interface BucketPart<E extends BucketEntry> {
+/** One stored part of a bucket, in either layout; part 0 also says how many parts there are. */
+export type BucketPart<E extends BucketEntry> = FlatPart | TuplePart<E>;
+
+/** A part as written: entry i is `flat[i * width]` to `flat[i * width + width - 1]`. */
+export interface FlatPart {
+  flat: string[];
+  width: number;
+  parts?: number;
+}
+
+/** A part as versions before the flat layout wrote it: one tuple per entry. */
+export interface TuplePart<E extends BucketEntry> {
   refs: E[];
   parts?: number;
+}
+
+/** The entries of one stored part, in their stored order (read-only: a tuple part's are the store's). */
+export function partEntries<E extends BucketEntry>(part: BucketPart<E>): readonly E[] {
+  if ("refs" in part) return part.refs;
+  const { flat, width } = part;
+  const out: E[] = [];
+  if (!(width >= 1)) return out; // only a damaged value: never loop on it
+  for (let at = 0; at < flat.length; at += width) out.push(flat.slice(at, at + width) as unknown as E);
+  return out;
+}
+
+/** One part's entries flattened (every entry of `width` names), in an array of its exact length. */
+function flatten(entries: readonly BucketEntry[], width: number): string[] {
+  const flat = new Array<string>(entries.length * width);
+  let at = 0;
+  for (const e of entries) {
+    if (e.length !== width)
+      throw new TypeError(`bucket: an entry of ${e.length} names among entries of ${width}`);
+    for (let j = 0; j < width; j++) flat[at++] = e[j] as string;
+  }
+  return flat;
 }
 
 /** The characters of names one part may hold (each entry counts its names plus 16). */
@@ -48,15 +85,18 @@ export async function readRest<E extends BucketEntry>(
 ): Promise<{ refs: readonly E[]; parts: number }> {
   if (!first) return { refs: [], parts: 0 };
   const parts = first.parts ?? 1;
-  if (parts === 1) return { refs: first.refs, parts };
+  if (parts === 1) return { refs: partEntries(first), parts };
   const rest = Array.from({ length: parts - 1 }, (_, i) => partKey(i + 1));
   const got = await store.getMany<BucketPart<E>>(rest);
-  const refs = [...first.refs];
-  for (const key of rest) for (const e of got.get(key)?.value.refs ?? []) refs.push(e);
+  const refs = [...partEntries(first)];
+  for (const key of rest) {
+    const part = got.get(key)?.value;
+    if (part) for (const e of partEntries(part)) refs.push(e);
+  }
   return { refs, parts };
 }
 
-/** Every entry of one bucket (read-only: shared with the store), and how many parts hold them. */
+/** Every entry of one bucket (read-only), and how many parts hold them. */
 export async function readParts<E extends BucketEntry>(
   store: Store,
   partKey: PartKey,
@@ -70,22 +110,24 @@ function entryChars(e: BucketEntry): number {
   return n;
 }
 
-/** Cuts sorted entries into parts of at most `limit` characters (at least one entry each). */
+/**
+ * Cuts sorted entries into parts of at most `limit` characters (at least one entry each). Each part
+ * is a slice of its exact length (pushing would reserve room for 17 and more): the store keeps them.
+ */
 export function splitParts<E extends BucketEntry>(refs: readonly E[], limit = maxPartChars): E[][] {
   const out: E[][] = [];
-  let current: E[] = [];
+  let start = 0;
   let chars = 0;
-  for (const e of refs) {
-    const size = entryChars(e);
-    if (current.length > 0 && chars + size > limit) {
-      out.push(current);
-      current = [];
+  for (let i = 0; i < refs.length; i++) {
+    const size = entryChars(refs[i] as E);
+    if (i > start && chars + size > limit) {
+      out.push(refs.slice(start, i));
+      start = i;
       chars = 0;
     }
-    current.push(e);
     chars += size;
   }
-  if (current.length > 0) out.push(current);
+  if (refs.length > start) out.push(refs.slice(start));
   return out;
 }
 
@@ -100,10 +142,7 @@ export function compareEntries(a: BucketEntry, b: BucketEntry): number {
   return a.length - b.length;
 }
 
-/**
- * Writes a bucket's entries (sorted here; the array is handed to the store) over its `before`
- * parts; no entries deletes it.
- */
+/** Writes a bucket's entries (sorted here, in place) over its `before` parts; no entries deletes it. */
 export async function writeParts<E extends BucketEntry>(
   store: Store,
   partKey: PartKey,
@@ -113,9 +152,11 @@ export async function writeParts<E extends BucketEntry>(
   // A bucket's kept entries are in order and a slice's new ones mostly come in order too.
   if (!inOrder(refs, compareEntries)) refs.sort(compareEntries);
   const parts = splitParts(refs);
+  const width = refs[0]?.length ?? 0;
   for (const [i, part] of parts.entries()) {
-    const value: BucketPart<E> =
-      i === 0 && parts.length > 1 ? { refs: part, parts: parts.length } : { refs: part };
+    const flat = flatten(part, width);
+    const value: FlatPart =
+      i === 0 && parts.length > 1 ? { flat, width, parts: parts.length } : { flat, width };
     await store.put(partKey(i), value);
   }
   for (let i = parts.length; i < before; i++) await store.delete(partKey(i));

@@ -13,6 +13,7 @@ import type { EndpointShardsStored } from "../shards/shard-pieces.ts";
 import { assembleShards } from "../shards/shard-store.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 import { danglingDestinations } from "../xds/generators/route-vs.ts";
+import { packBodies } from "../xds/packed-bodies.ts";
 import type { GenerateContext, Generator, ServiceView, StoredResource, TypeUrl } from "../xds/types.ts";
 import { TypeUrl as T } from "../xds/types.ts";
 import { toStored } from "../xds/version.ts";
@@ -216,6 +217,8 @@ async function planService(
   }
   // Same names at the same versions (in any order) when nothing is upserted or removed.
   plan.recordChanged = plan.upserts.length > 0 || plan.removals.length > 0;
+  // What the store keeps of this push: the small bodies in one buffer, not one each.
+  plan.upserts = packBodies(plan.upserts);
   return plan;
 }
 

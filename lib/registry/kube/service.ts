@@ -71,7 +71,9 @@ function resolve(
   // ENABLE_EXTERNAL_NAME_ALIAS). They never have a cluster IP.
   const resolution: Resolution = externalName !== "" ? "Alias" : "ClientSideLB";
   const ips = clusterIPs && clusterIPs.length > 0 ? clusterIPs : clusterIP ? [clusterIP] : [];
-  return { resolution, addresses: ips.filter((ip) => ip !== "" && ip !== CLUSTER_IP_NONE) };
+  const addresses = ips.filter((ip) => ip !== "" && ip !== CLUSTER_IP_NONE);
+  // A copy of its exact length (filter reserves room for 17): the store keeps the model.
+  return { resolution, addresses: addresses.slice() };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { partEntries } from "../../../lib/ingest/buckets.ts";
 import {
   migrateUnbucketedPodIps,
   type PodIpBucketPart,
@@ -96,8 +97,9 @@ describe("setPodIps / podsByIp", () => {
     expect(Object.fromEntries([...found].map(([ip, o]) => [ip, o.name]))).toEqual(want);
     // A bucket emptied is deleted; every value left holds its entries sorted by IP.
     for (const e of await listAll<PodIpBucketPart>(store, "podips/")) {
-      expect(e.value.refs.length).toBeGreaterThan(0);
-      expect(e.value.refs.map((r) => r[0])).toEqual(e.value.refs.map((r) => r[0]).sort());
+      const refs = partEntries(e.value);
+      expect(refs.length).toBeGreaterThan(0);
+      expect(refs.map((r) => r[0])).toEqual(refs.map((r) => r[0]).sort());
     }
   });
 
@@ -153,7 +155,7 @@ describe.each(stores)("migration of the one-key-per-IP layout, %s store", (_name
     );
     // Turn the pod IPs back into what an older version wrote.
     for (const e of await listAll<PodIpBucketPart>(store, "podips/")) {
-      for (const [ip, namespace, name] of e.value.refs)
+      for (const [ip, namespace, name] of partEntries(e.value))
         await store.put(keys.podIp("east", ip), { namespace, name });
       await store.delete(e.key);
     }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { partEntries } from "../../../lib/ingest/buckets.ts";
 import {
   type BucketOn,
   bucketOf,
@@ -48,7 +49,7 @@ describe("keys per slice", () => {
     await events(event("ADDED", sliceOf(...ips)));
     const index = await listAll<RefBucketPart>(store, "refs/");
     expect(index.map((e) => e.key)).toEqual([keys.refBucket("pod", "east", "default/reviews-10-244-1", 0)]);
-    expect(index[0]?.value.refs).toHaveLength(10);
+    expect(partEntries(index[0]!.value)).toHaveLength(10);
     expect((await listAll(store, "ref/")).map((e) => e.key)).toEqual([
       keys.ref("node", "east", "node-1", "default", host, "reviews-1"),
     ]);
@@ -62,7 +63,7 @@ describe("keys per slice", () => {
     await events(event("ADDED", JSON.parse(JSON.stringify(raw))));
     const index = await listAll<RefBucketPart>(store, "refs/");
     expect(index.map((e) => e.key)).toEqual([keys.refBucket("ip", "east", "10.244.1", 0)]);
-    expect(index[0]?.value.refs.map((r) => r[0])).toHaveLength(10);
+    expect(partEntries(index[0]!.value).map((r) => r[0])).toHaveLength(10);
   });
 });
 
@@ -74,6 +75,33 @@ describe("parts", () => {
     expect(splitParts(refs, 500).map((p) => p.length)).toEqual([2, 2, 2, 2, 2]);
     expect(splitParts(refs, 10).map((p) => p.length)).toEqual(Array(10).fill(1));
     expect(splitParts([], 10)).toEqual([]);
+  });
+
+  it("a part is stored as one flat list of names; a part in the tuple layout of older versions reads as it is", async () => {
+    const store = createMemoryStore();
+    await updateRefs(
+      store,
+      "east",
+      ["ns", "h", "s"],
+      [
+        { on: "ip", id: "10.0.0.2", add: true },
+        { on: "ip", id: "10.0.0.1", add: true },
+      ],
+    );
+    const key = keys.refBucket("ip", "east", "10.0.0", 0);
+    expect((await store.get(key))?.value).toEqual({
+      flat: ["10.0.0.1", "ns", "h", "s", "10.0.0.2", "ns", "h", "s"],
+      width: 4,
+    });
+    await store.put(key, { refs: [["10.0.0.1", "ns", "h", "s"]] });
+    expect(await refsOf(store, "east", [{ on: "ip", id: "10.0.0.1" }])).toEqual([
+      { namespace: "ns", hostname: "h", slice: "s" },
+    ]);
+    await updateRefs(store, "east", ["ns", "h2", "s"], [{ on: "ip", id: "10.0.0.1", add: true }]);
+    expect((await store.get(key))?.value).toEqual({
+      flat: ["10.0.0.1", "ns", "h", "s", "10.0.0.1", "ns", "h2", "s"],
+      width: 4,
+    });
   });
 
   it("a bucket past one value's budget spans parts, every one within it, and is gone once empty", async () => {
@@ -108,7 +136,7 @@ describe.each(stores)("migration of the previous layout, %s store", (_name, open
     // Turn the index back into what an older version wrote.
     for (const e of await listAll<RefBucketPart>(store, "refs/")) {
       const on = e.key.split("/")[1] as BucketOn;
-      for (const [id, ns, h, s] of e.value.refs) {
+      for (const [id, ns, h, s] of partEntries(e.value)) {
         await store.put(keys.ref(on, "east", id, ns, h, s), { namespace: ns, hostname: h });
       }
       await store.delete(e.key);
