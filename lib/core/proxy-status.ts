@@ -72,7 +72,7 @@ interface Entry {
   connectedAt: number;
   lastNack: Map<string, string>;
   latest: StatusReport | undefined;
-  /** The node id of the last record written: what close() deletes. */
+  /** The node id of the last record written: what close() deletes (checked by nodeIdProblem then). */
   written: string | undefined;
   /** A status came that is not written yet. */
   dirty: boolean;
@@ -236,8 +236,9 @@ export function createProxyStatusRecorders(options: ProxyStatusOptions): ProxySt
     const status =
       e.dirty && !e.closed && latest ? (typeof latest === "function" ? latest() : latest) : undefined;
     e.dirty = false;
-    // Streams refuse bad node ids before a session sees them; this guards the key all the same.
-    if (status && status.nodeId !== "" && !nodeIdProblem(status.nodeId)) {
+    // Streams refuse bad node ids before a session sees them; this guards the key all the same
+    // (the id last written passed already: a stream's node id rarely changes).
+    if (status && status.nodeId !== "" && (status.nodeId === e.written || !nodeIdProblem(status.nodeId))) {
       e.lastWriteAt = now();
       placed(e);
       const record = proxyRecord(status, {
