@@ -16,9 +16,9 @@ import { RouteConfigurationSchema } from "../../lib/gen/envoy/config/route/v3/ro
 import { defaultRegistryOptions, validateEvents } from "../../lib/ingest/index.ts";
 import { createRegistry } from "../../lib/metrics/registry.ts";
 import { measureStore } from "../../lib/metrics/store-metrics.ts";
+import type { Service } from "../../lib/model/index.ts";
 import { createPace } from "../../lib/pace.ts";
 import { defaultDebounceOptions } from "../../lib/push/debounce.ts";
-import type { Service } from "../../lib/model/index.ts";
 import { runDebounceTurn } from "../../lib/push/run.ts";
 import { readShards } from "../../lib/shards/shard-store.ts";
 import { listAll } from "../../lib/store/index.ts";
