@@ -43,12 +43,13 @@ import {
   settleOldest,
   typeStatus,
 } from "./delta-state.ts";
-import { nodeGenerator, nodeLabels, retainedNode } from "./node-meta.ts";
+import { retainedNode } from "./node-meta.ts";
 import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import type { ResourceSource } from "./source.ts";
+import { streamStatus } from "./status-lists.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
-import { type ProxyStatus, pushOrder, type TypeUrl } from "./types.ts";
+import { type ProxyStatus, pushOrder } from "./types.ts";
 import { versionsHashedNow } from "./version.ts";
 
 export interface DeltaSessionOptions {
@@ -379,16 +380,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
 
   /** The status; `bound` cuts each list (see status-lists.ts): onStatus reports recordBounds.names. */
   function status(bound?: number): ProxyStatus {
-    const rank = (t: string) => {
-      const i = pushOrder.indexOf(t as TypeUrl);
-      return i < 0 ? pushOrder.length : i;
-    };
-    const list = [...states.values()];
-    // One type (a sidecar's EDS stream, say) needs no sort and its work array: built per record.
-    if (list.length > 1)
-      list.sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1));
-    const types = list.map((s) => typeStatus(s, bound));
-    return { nodeId: node?.id ?? "", generator: nodeGenerator(node), ...nodeLabels(node), types };
+    return streamStatus(node, states.values(), (s) => typeStatus(s, bound));
   }
 
   return {

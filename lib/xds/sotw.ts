@@ -23,7 +23,7 @@ import {
   sotwResourceBytes,
 } from "./budget.ts";
 import { changedNow, changeSource, indexChanges } from "./change-source.ts";
-import { nodeGenerator, nodeLabels, retainedNode } from "./node-meta.ts";
+import { retainedNode } from "./node-meta.ts";
 import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { type SotwAnswer, sotwAnswer, sotwPieces, uniqueByName } from "./response.ts";
@@ -41,8 +41,9 @@ import {
   wildcardTypes,
 } from "./sotw-state.ts";
 import type { ResourceSource } from "./source.ts";
+import { streamStatus } from "./status-lists.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
-import { type ProxyStatus, pushOrder, type StoredResource, type TypeUrl } from "./types.ts";
+import { type ProxyStatus, pushOrder, type StoredResource } from "./types.ts";
 import { setVersion, versionsHashedNow } from "./version.ts";
 
 export interface SotwSessionOptions {
@@ -247,14 +248,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
 
   /** The status; `bound` cuts each list (see status-lists.ts): onStatus reports recordBounds.names. */
   function status(bound?: number): ProxyStatus {
-    const rank = (t: string) => {
-      const i = pushOrder.indexOf(t as TypeUrl);
-      return i < 0 ? pushOrder.length : i;
-    };
-    const types = [...states.values()]
-      .sort((a, b) => rank(a.typeUrl) - rank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1))
-      .map((s) => typeStatus(s, bound));
-    return { nodeId: node?.id ?? "", generator: nodeGenerator(node), ...nodeLabels(node), types };
+    return streamStatus(node, states.values(), (s) => typeStatus(s, bound));
   }
 
   async function onRequest(req: DiscoveryRequest): Promise<DiscoveryResponse[]> {

@@ -5,7 +5,9 @@
  * and sorting what a whole-mesh subscriber holds on every ACK would cost what it holds, not what
  * changed.
  */
-import type { ProxyTypeStatus } from "./types.ts";
+import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
+import { nodeGenerator, nodeLabels } from "./node-meta.ts";
+import { type ProxyStatus, type ProxyTypeStatus, pushOrder, type TypeUrl } from "./types.ts";
 
 /** Lists up to this long are sorted by insertion, in place: no work array (Array.prototype.sort allocates ~1 KB). */
 const insertionMax = 16;
@@ -61,4 +63,27 @@ export function statusLists(
     if (versions.size > bound) out.sentCount = versions.size;
   }
   return out;
+}
+
+/**
+ * A session's status (SotW or Delta): its node's id, generator and labels, and one status per type
+ * state, in push order (then by type URL), each built by `typeStatus`. One type (a sidecar's EDS
+ * stream, say) needs no sort and its work array: a status is built per record written.
+ */
+export function streamStatus<S extends { typeUrl: string }>(
+  node: Node | undefined,
+  states: Iterable<S>,
+  typeStatus: (state: S) => ProxyTypeStatus,
+): ProxyStatus {
+  const list = [...states];
+  if (list.length > 1)
+    list.sort((a, b) => pushRank(a.typeUrl) - pushRank(b.typeUrl) || (a.typeUrl < b.typeUrl ? -1 : 1));
+  const types = list.map(typeStatus);
+  return { nodeId: node?.id ?? "", generator: nodeGenerator(node), ...nodeLabels(node), types };
+}
+
+/** A type URL's place in pushOrder; types it does not list come after. */
+function pushRank(typeUrl: string): number {
+  const i = pushOrder.indexOf(typeUrl as TypeUrl);
+  return i < 0 ? pushOrder.length : i;
 }
