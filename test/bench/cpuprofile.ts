@@ -113,19 +113,19 @@ export function summarize(profile: CpuProfile): ProfileSummary {
   const entries = new Map<string, number>();
   const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
   let totalMs = 0;
+  const ms = sampleTimes(profile);
   for (let i = 0; i < profile.samples.length; i++) {
     const id = profile.samples[i] as number;
-    // A sample's time is the gap to the next one (V8 stores each sample's delta from the previous).
-    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
     const bucket = bucketKey(id);
     if (bucket === "(idle)" || bucket === "(root)") continue;
-    totalMs += ms;
-    add(fnSelf, fnKey(id), ms);
-    add(bSelf, bucket, ms);
+    const t = ms[i] as number;
+    totalMs += t;
+    add(fnSelf, fnKey(id), t);
+    add(bSelf, bucket, t);
     const { fns, buckets, entry } = stackOf(id);
-    add(entries, bucket === "GC" ? "(garbage collector)" : entry, ms);
-    for (const f of fns) add(fnIncl, f, ms);
-    for (const b of buckets) add(bIncl, b, ms);
+    add(entries, bucket === "GC" ? "(garbage collector)" : entry, t);
+    for (const f of fns) add(fnIncl, f, t);
+    for (const b of buckets) add(bIncl, b, t);
   }
   const rows = (self: Map<string, number>, incl: Map<string, number>) =>
     [...incl.entries()]
@@ -137,6 +137,18 @@ export function summarize(profile: CpuProfile): ProfileSummary {
     buckets: rows(bSelf, bIncl),
     entries: rows(new Map(), entries),
   };
+}
+
+/**
+ * Each sample's time (ms): the gap to the next sample (V8 stores each sample's delta from the
+ * previous), at most 4x the median gap. A longer gap is the sampler not running (the process
+ * descheduled, or idle with no idle sample taken), not CPU the sampled frame spent: uncapped, one
+ * such gap gave a 1-µs frame 96 ms of "self" time.
+ */
+export function sampleTimes(profile: CpuProfile): number[] {
+  const gaps = profile.timeDeltas.slice(1).sort((a, b) => a - b);
+  const cap = 4 * (gaps[gaps.length >> 1] ?? 0);
+  return profile.samples.map((_, i) => Math.min(profile.timeDeltas[i + 1] ?? 0, cap) / 1000);
 }
 
 /** The summary as text: buckets, then the top functions by inclusive and by self time. */
@@ -168,11 +180,12 @@ export function formatTree(profile: CpuProfile, min: number): string {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfMs = new Map<number, number>();
   let totalMs = 0;
+  const times = sampleTimes(profile);
   for (let i = 0; i < profile.samples.length; i++) {
     const id = profile.samples[i] as number;
     const { functionName } = (byId.get(id) as CpuProfile["nodes"][number]).callFrame;
     if (functionName === "(idle)" || functionName === "(root)") continue;
-    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    const ms = times[i] as number;
     selfMs.set(id, (selfMs.get(id) ?? 0) + ms);
     totalMs += ms;
   }

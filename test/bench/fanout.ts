@@ -6,7 +6,10 @@
  * (fanout-clients.ts), which also POSTs each change and times it, so the CPU per stream per push is
  * the server's alone (its process.cpuUsage, read by fanout-probe.mjs). EDS debounce off
  * (PILOT_ENABLE_EDS_DEBOUNCE=false), so the push follows the POST at once. Each change is posted
- * only once the previous one's ACKs have drained (the server's event loop is idle again).
+ * only once the previous one's ACKs have drained (the server's event loop is idle again). The
+ * figures are those of a running server: FANOUT_WARMUP (default 20) changes go first, and their CPU
+ * is reported apart (a fresh process's first pushes also pay V8 compiling the push and ACK paths;
+ * over the first 20 changes that was about a third of the CPU measured, on 2026-12-02).
  * FANOUT_CPU_PROFILE=<file.cpuprofile> writes the server's CPU profile of the changes alone
  * (FANOUT_PROFILE_INTERVAL_US: its sampling interval, default 1000 µs);
  * FANOUT_HEAP_PROFILE=<file.heapprofile> its sampling heap profile of them (garbage included;
@@ -25,8 +28,13 @@ export interface FanoutReport {
   streams: number;
   p50Ms: number;
   p99Ms: number;
-  /** The server process's CPU (process.cpuUsage) per stream per push, in µs. */
+  /** The server process's CPU (process.cpuUsage) per stream per push, in µs, after the warm-up changes. */
   cpuPerStreamUs: number;
+  /**
+   * The same over the warm-up changes, the first the process served: they also pay its one-time
+   * costs (V8 compiling the push and ACK paths as they get hot, first allocations), not per push.
+   */
+  coldCpuPerStreamUs: number;
   /** Median ingest POST latency of the changes (ms). */
   postMs: number;
 }
@@ -132,17 +140,23 @@ function percentile(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] as number;
 }
 
+/** Endpoint changes the server serves before the measured ones (FANOUT_WARMUP overrides). */
+export const warmupChanges = Number(process.env.FANOUT_WARMUP ?? 20);
+
 /**
  * `streams` Delta streams, each subscribed to the EDS of 3 of `services` services (one of them the
- * target), then `changes` endpoint changes of the target, one at a time. `floor`: the same clients
- * and changes against the transport floor (fanout-floor.ts: bare node:http2 writing the bytes the
- * server would write for each change) instead of the server.
+ * target), then `warmup` endpoint changes of the target and `changes` more that are measured, one at
+ * a time (latencies, POSTs and CPU per stream per push come from the measured ones; the warm-up's
+ * CPU is reported apart as `coldCpuPerStreamUs`). `floor`: the same clients and changes against the
+ * transport floor (fanout-floor.ts: bare node:http2 writing the bytes the server would write for
+ * each change) instead of the server.
  */
 export async function measureFanout(
   streams: number,
   services = 100,
   changes = 20,
   floor = false,
+  warmup = warmupChanges,
 ): Promise<FanoutReport> {
   const server: StartedServer & { prepare?: StartedFloor["prepare"] } = floor
     ? await startFloor(services)
@@ -157,34 +171,41 @@ export async function measureFanout(
     }
     await clients.next("ready");
     await serverSettled();
-    const latencies: number[] = [];
-    const posts: number[] = [];
-    let cpu = 0;
+    /** Changes `from` to `from + count - 1`, one at a time: their latencies, POST latencies and server CPU. */
+    const run = async (from: number, count: number) => {
+      const out = { latencies: [] as number[], posts: [] as number[], cpu: 0 };
+      for (let c = from; c < from + count; c++) {
+        const ips = [`10.250.${c % 250}.1`, `10.250.${c % 250}.2`];
+        const event = sliceEvent(0, ips, "MODIFIED");
+        await server.prepare?.(event);
+        const posted = clients.next("posted");
+        const seen = clients.next("seen");
+        const cpuStart = await serverSettled();
+        clients.send({ kind: "post", change: c, events: [event] });
+        out.posts.push((await posted).postMs);
+        out.latencies.push((await seen).latencyMs);
+        // The ACKs of this change are the server's work too: count them, then let them drain.
+        out.cpu += (await serverSettled()) - cpuStart;
+      }
+      return out;
+    };
+    const perStreamPush = (cpu: number, count: number) =>
+      streams === 0 || count === 0 ? 0 : cpu / streams / count;
+    const cold = await run(0, warmup);
     const profile = process.env.FANOUT_CPU_PROFILE;
     const heapProfile = process.env.FANOUT_HEAP_PROFILE;
     const tag = (file: string) => (floor ? file.replace(/(\.[a-z]+)?$/, ".floor$1") : file);
     if (profile) await ask(server.child, { kind: "profile-start" });
     if (heapProfile) await ask(server.child, { kind: "heap-start" });
-    for (let c = 0; c < changes; c++) {
-      const ips = [`10.250.${c % 250}.1`, `10.250.${c % 250}.2`];
-      const event = sliceEvent(0, ips, "MODIFIED");
-      await server.prepare?.(event);
-      const posted = clients.next("posted");
-      const seen = clients.next("seen");
-      const cpuStart = await serverSettled();
-      clients.send({ kind: "post", change: c, events: [event] });
-      posts.push((await posted).postMs);
-      latencies.push((await seen).latencyMs);
-      // The ACKs of this change are the server's work too: count them, then let them drain.
-      cpu += (await serverSettled()) - cpuStart;
-    }
+    const { latencies, posts, cpu } = await run(warmup, changes);
     if (profile) await ask(server.child, { kind: "profile-stop", file: tag(profile) });
     if (heapProfile) await ask(server.child, { kind: "heap-stop", file: tag(heapProfile) });
     return {
       streams,
       p50Ms: percentile(latencies, 50),
       p99Ms: percentile(latencies, 99),
-      cpuPerStreamUs: streams === 0 ? 0 : cpu / streams / changes,
+      cpuPerStreamUs: perStreamPush(cpu, changes),
+      coldCpuPerStreamUs: perStreamPush(cold.cpu, warmup),
       postMs: percentile(posts, 50),
     };
   } finally {
