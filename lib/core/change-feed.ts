@@ -29,7 +29,10 @@ export interface ChangeFeed extends PushSignal {
    * the store at start already includes every push up to it (a no-op when it is not higher).
    */
   skipTo(version: number): void;
-  /** Attaches a hub: it gets every announcement after the listeners; returns the detach function. */
+  /**
+   * Attaches a hub: it gets every announcement once the listeners' first slice was told (the rest
+   * are told in slices: lib/push/signal.ts); returns the detach function.
+   */
   attach(hub: FeedHub): () => void;
   /** Streams the feed reaches now: its listeners plus every hub's open streams. */
   readonly streams: number;
