@@ -5,7 +5,8 @@
  * DeltaAggregatedResources as gRPC: on a stream's first request message it writes the current
  * response, and every further message (an ACK) is only split out of the byte stream (gRPC's 5-byte
  * prefix) and counted, never parsed. `POST /v1/events` on the HTTP port is answered at once, then
- * the current response is written to every open stream. The response bytes come from the bench
+ * the current response is written to every open stream, in slices as the control plane tells its
+ * streams (lib/push/signal.ts). The response bytes come from the bench
  * over IPC (`{ kind: "bytes", bytes: base64 }`, answered `{ kind: "bytes" }`): one gRPC-framed
  * DeltaDiscoveryResponse, encoded by the project as its server would for one change, written as
  * the same buffer to every stream. What this process spends per stream per push is what
@@ -89,10 +90,20 @@ const http = createHttpServer((req, res) => {
   req.on("end", () => {
     res.writeHead(200, { "content-type": "application/json" });
     res.end("{}");
-    // As the control plane does: the push follows the answer, never on the POST's path.
-    setImmediate(() => {
-      for (const s of open) if (!s.destroyed) s.write(response);
-    });
+    // As the control plane does: the push follows the answer, never on the POST's path, and goes
+    // out in slices as lib/push/signal.ts tells its streams (2 ms, at least 16 streams each, a
+    // yield between), so node:http2 flushes the first streams while later ones are written.
+    const streams = [...open];
+    const slice = (from) => {
+      const started = performance.now();
+      let i = from;
+      for (; i < streams.length; i++) {
+        if (i - from >= 16 && performance.now() - started >= 2) break;
+        if (!streams[i].destroyed) streams[i].write(response);
+      }
+      if (i < streams.length) setImmediate(() => slice(i));
+    };
+    setImmediate(() => slice(0));
   });
 });
 
