@@ -43,15 +43,17 @@ const all: ShardChange = { kind: "all" };
 
 /**
  * Rebuilds what `change` touches and returns the push it needs (undefined: nothing for proxies).
- * `service`: the cluster's service record when the caller just wrote it (not read again).
+ * `service`: the cluster's service record when the caller just wrote it (not read again);
+ * `stored`: the service's pieces as storedPieces read them, when the caller has them (not listed again).
  */
 export async function refreshShard(
   ctx: IngestContext,
   svc: ServiceKey,
   change: ShardChange = all,
   service?: Service,
+  stored?: ReadonlyMap<string, SlicePiece>,
 ): Promise<PushRequest | undefined> {
-  return rebuild(ctx, svc, await storedPieces(ctx, svc), change, service);
+  return rebuild(ctx, svc, stored ?? (await storedPieces(ctx, svc)), change, service);
 }
 
 /**
@@ -76,14 +78,15 @@ export async function refreshSlice(
  * rebuild as refreshSlice refreshes one: those the same as stored are left out; none left, no push.
  * The push counts one trigger per slice refreshed (istiod's ReasonStats count one EDSUpdate per
  * slice event), as the per-slice refreshes' merged pushes did whenever each slice's change reached
- * proxies.
+ * proxies. `listed`: the service's pieces as storedPieces read them, when the caller has them.
  */
 export async function refreshSlices(
   ctx: IngestContext,
   svc: ServiceKey,
   changes: ReadonlyMap<string, SlicePiece | undefined>,
+  listed?: ReadonlyMap<string, SlicePiece>,
 ): Promise<PushRequest | undefined> {
-  const stored = await storedPieces(ctx, svc);
+  const stored = listed ?? (await storedPieces(ctx, svc));
   const pieces = new Map<string, SlicePiece | undefined>();
   for (const [name, piece] of changes) if (!sameRaw(stored.get(name), piece)) pieces.set(name, piece);
   if (pieces.size === 0) return undefined;
@@ -102,7 +105,7 @@ export function sameRaw(before: SlicePiece | undefined, next: SlicePiece | undef
 }
 
 /** The service's stored pieces from this cluster, by slice name. */
-async function storedPieces(ctx: IngestContext, svc: ServiceKey): Promise<Map<string, SlicePiece>> {
+export async function storedPieces(ctx: IngestContext, svc: ServiceKey): Promise<Map<string, SlicePiece>> {
   const prefix = keys.slicePrefix(svc.namespace, svc.hostname, ctx.cluster);
   const stored = new Map<string, SlicePiece>();
   for (const e of await listAll<SlicePiece>(ctx.store, prefix)) {
