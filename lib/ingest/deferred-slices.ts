@@ -83,14 +83,16 @@ export function createDeferredSlices(): DeferredSlices {
       return true;
     },
     noteService(svc, service) {
-      const noted = byService.get(serviceId(svc));
-      if (noted) throw new Error(`deferred refresh: ${svc.hostname} has noted changes; flush them first`);
-      byService.set(serviceId(svc), { svc, service, stored: undefined, pieces: new Map() });
+      const id = serviceId(svc);
+      if (byService.has(id))
+        throw new Error(`deferred refresh: ${svc.hostname} has noted changes; flush them first`);
+      byService.set(id, { svc, service, stored: undefined, pieces: new Map() });
     },
     async flushService(ctx, svc) {
-      const noted = byService.get(serviceId(svc));
+      const id = serviceId(svc);
+      const noted = byService.get(id);
       if (!noted) return undefined;
-      byService.delete(serviceId(svc));
+      byService.delete(id);
       return refreshNoted(ctx, noted);
     },
     async flush(ctx) {

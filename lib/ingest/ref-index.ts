@@ -70,6 +70,9 @@ export async function updateRefs(
 ): Promise<void> {
   const [ns, host, name] = slice;
   const byBucket = new Map<string, { on: BucketOn; bucket: string; changes: RefChange[] }>();
+  // A slice's IPs mostly share one bucket and come in order: a change in the bucket of the one
+  // before it joins that group without a lookup.
+  let last: { on: BucketOn; bucket: string; changes: RefChange[] } | undefined;
   for (const c of changes) {
     if (c.on === "node") {
       const key = keys.ref("node", cluster, c.id, ns, host, name);
@@ -78,9 +81,11 @@ export async function updateRefs(
       continue;
     }
     const bucket = bucketOf(c.on, c.id);
-    const k = `${c.on}\n${bucket}`;
-    const group = byBucket.get(k) ?? byBucket.set(k, { on: c.on, bucket, changes: [] }).get(k);
-    group?.changes.push(c);
+    if (last === undefined || last.on !== c.on || last.bucket !== bucket) {
+      const k = `${c.on}\n${bucket}`;
+      last = byBucket.get(k) ?? byBucket.set(k, { on: c.on, bucket, changes: [] }).get(k);
+    }
+    last?.changes.push(c);
   }
   for (const { on, bucket, changes: cs } of byBucket.values()) {
     const { refs, parts } = await readBucket(store, on, cluster, bucket);

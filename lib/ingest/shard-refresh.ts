@@ -22,7 +22,8 @@ import { decodeSegment, keys, listAll } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
 import { joinPieces } from "./endpoint-join.ts";
 import { sameJson } from "./kinds/handler.ts";
-import { type RefChange, type RefOn, refsOf, updateRefs } from "./ref-index.ts";
+import { type RefOn, refsOf } from "./ref-index.ts";
+import { reindexSlice } from "./slice-refs.ts";
 
 /** A service by namespace and hostname. */
 export interface ServiceKey {
@@ -264,50 +265,6 @@ export async function refreshAll(
     if (push) pushes.push(push);
   }
   return mergeAll(pushes);
-}
-
-/**
- * A piece's dependencies by kind: pods it names ("ns/name"), IPs of endpoints without a pod, and
- * the nodes it was joined with (a piece not joined yet: the nodes its endpoints name).
- */
-type Deps = Record<RefOn, Set<string>>;
-
-const noDeps: Deps = { pod: new Set(), ip: new Set(), node: new Set() };
-
-function depsOf(piece: SlicePiece | undefined): Deps {
-  if (!piece) return noDeps; // read only
-  const out: Deps = { pod: new Set(), ip: new Set(), node: new Set() };
-  for (const r of piece.endpoints) {
-    if (r.pod) out.pod.add(`${r.pod.namespace}/${r.pod.name}`);
-    else out.ip.add(r.address);
-    if (!piece.nodes && r.nodeName) out.node.add(r.nodeName);
-  }
-  for (const n of piece.nodes ?? []) out.node.add(n);
-  return out;
-}
-
-const refKinds: readonly RefOn[] = ["pod", "ip", "node"];
-
-/**
- * Replaces a slice's reverse-index entries (lib/ingest/ref-index.ts): those of `before` it no
- * longer has go, new ones come; a slice whose dependencies did not change writes nothing.
- */
-export async function reindexSlice(
-  ctx: IngestContext,
-  svc: ServiceKey,
-  slice: string,
-  before: SlicePiece | undefined,
-  after: SlicePiece | undefined,
-): Promise<void> {
-  const wanted = depsOf(after);
-  const had = depsOf(before);
-  const changes: RefChange[] = [];
-  for (const on of refKinds) {
-    for (const id of had[on]) if (!wanted[on].has(id)) changes.push({ on, id, add: false });
-    for (const id of wanted[on]) if (!had[on].has(id)) changes.push({ on, id, add: true });
-  }
-  if (changes.length === 0) return;
-  await updateRefs(ctx.store, ctx.cluster, [svc.namespace, svc.hostname, slice], changes);
 }
 
 /** The services, and their slices, that depend on a pod (by name or any of its IPs) or a node. */
