@@ -23,7 +23,9 @@
  */
 import { mergeAll, type PushRequest, type Service, shardKeyString } from "../model/index.ts";
 import type { SlicePiece } from "../registry/kube/records.ts";
+import { type EndpointShardsStored, isPiecedHead } from "../shards/shard-pieces.ts";
 import { readShards } from "../shards/shard-store.ts";
+import { keys } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
 import { refreshShard, refreshSlices, type ServiceKey, sameRaw, storedPieces } from "./shard-refresh.ts";
 
@@ -124,8 +126,13 @@ async function refreshNoted(ctx: IngestContext, noted: Noted): Promise<PushReque
   return pieces.size === 0 ? undefined : refreshSlices(ctx, svc, pieces, stored);
 }
 
-/** Whether the service's EndpointShards hold a shard of this cluster (with no piece stored, only a whole refresh drops it). */
+/**
+ * Whether the service's EndpointShards hold a shard of this cluster (with no piece stored, only a
+ * whole refresh drops it): told by the value stored whole, else by the assembled record.
+ */
 async function hasClusterShard(ctx: IngestContext, svc: ServiceKey): Promise<boolean> {
-  const record = await readShards(ctx.store, svc.namespace, svc.hostname);
+  const stored = (await ctx.store.get<EndpointShardsStored>(keys.shards(svc.namespace, svc.hostname)))?.value;
+  if (stored === undefined) return false;
+  const record = isPiecedHead(stored) ? await readShards(ctx.store, svc.namespace, svc.hostname) : stored;
   return record !== undefined && Object.hasOwn(record.shards, shardKeyString(ctx.shard));
 }
