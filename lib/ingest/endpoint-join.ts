@@ -51,6 +51,9 @@ export async function joinPieces(
     sendUnhealthy: ctx.registry.sendUnhealthy,
     shared: new Map(),
   };
+  // The node of the endpoint before, kept: a run of endpoints on one node builds its key once.
+  let lastNodeName = "";
+  let lastNode: NodeInfo | undefined;
   for (const piece of pieces) {
     const built: Endpoint[] = [];
     const used = new Set<string>();
@@ -60,8 +63,12 @@ export async function joinPieces(
       const pod = podOf(pods, raw);
       const nodeName = raw.nodeName || pod?.nodeName || "";
       if (nodeName) used.add(nodeName);
+      if (nodeName !== lastNodeName) {
+        lastNode = nodeName ? nodes.get(keys.node(cluster, nodeName))?.value : undefined;
+        lastNodeName = nodeName;
+      }
       build.pod = pod;
-      build.node = nodeName ? nodes.get(keys.node(cluster, nodeName))?.value : undefined;
+      build.node = lastNode;
       const result = buildEndpoint(raw, build);
       if (result.kind === "endpoint") built.push(result.endpoint);
     }
