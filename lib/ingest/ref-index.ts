@@ -60,7 +60,8 @@ export interface RefChange {
 
 /**
  * Applies one slice's dependency changes: each touched bucket is read once and written once.
- * `slice` is [namespace, hostname, slice name].
+ * `slice` is [namespace, hostname, slice name]; `changes` name each dependency once (as
+ * slice-refs.ts refChanges lists them).
  */
 export async function updateRefs(
   store: Store,
@@ -104,9 +105,15 @@ export async function updateRefs(
       }
       next.push(e);
     }
+    // The slice in the bucket already: what it has is not added again. Not yet (a new slice's
+    // bucket): every addition is new, and `changes` name each once, so no set of ids is built.
+    const had = present.size > 0;
     for (const c of cs) {
-      if (!c.add || present.has(c.id)) continue;
-      present.add(c.id);
+      if (!c.add) continue;
+      if (had) {
+        if (present.has(c.id)) continue;
+        present.add(c.id);
+      }
       next.push([c.id, ns, host, name]);
       changed = true;
     }
