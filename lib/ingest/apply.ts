@@ -3,6 +3,7 @@
  * and older events by resourceVersion, and queues the one merged push the batch needs.
  * Mutations return the push they need (Istio's edsUpdate); nothing here pushes by itself.
  */
+import { serviceHostname } from "../model/index.ts";
 import type { Pace } from "../pace.ts";
 import { enqueuePush } from "../push/queue.ts";
 import { keys, type Store } from "../store/index.ts";
@@ -108,8 +109,14 @@ export async function applyEvents(
       summary.bookmarks++;
       continue;
     }
-    // Other kinds read shards and pieces: they find the noted slice changes applied.
-    if (!deferredKinds.has(event.object.kind)) await flushSlices();
+    // A Service reads and writes its own service's pieces and shard: it finds that service's noted
+    // changes applied. Other kinds read any shard or piece: they find every noted change applied.
+    if (event.object.kind === "Service") {
+      const { name, namespace = "" } = event.object.metadata;
+      const hostname = serviceHostname(name, namespace, deps.registry.domainSuffix);
+      const push = await slices.flushService(ctx, { namespace, hostname });
+      if (push) pushes.add(push);
+    } else if (!deferredKinds.has(event.object.kind)) await flushSlices();
     count(
       summary,
       pushes,

@@ -51,6 +51,9 @@ export async function joinPieces(
     sendUnhealthy: ctx.registry.sendUnhealthy,
     shared: new Map(),
   };
+  // The node of the endpoint before, kept: a run of endpoints on one node builds its key once.
+  let lastNodeName = "";
+  let lastNode: NodeInfo | undefined;
   for (const piece of pieces) {
     const built: Endpoint[] = [];
     const used = new Set<string>();
@@ -60,8 +63,12 @@ export async function joinPieces(
       const pod = podOf(pods, raw);
       const nodeName = raw.nodeName || pod?.nodeName || "";
       if (nodeName) used.add(nodeName);
+      if (nodeName !== lastNodeName) {
+        lastNode = nodeName ? nodes.get(keys.node(cluster, nodeName))?.value : undefined;
+        lastNodeName = nodeName;
+      }
       build.pod = pod;
-      build.node = nodeName ? nodes.get(keys.node(cluster, nodeName))?.value : undefined;
+      build.node = lastNode;
       const result = buildEndpoint(raw, build);
       if (result.kind === "endpoint") built.push(result.endpoint);
     }
@@ -75,17 +82,18 @@ type PodLookup = { byName: Map<string, PodInfo>; byIp: Map<string, PodInfo> };
 
 async function podsFor(store: Store, cluster: string, raws: readonly RawEndpoint[]): Promise<PodLookup> {
   const named = new Set<string>();
-  const unnamed = new Set<string>();
+  // A list (repeats let be): podsByIp hashes the IPs only when their bucket holds any.
+  const unnamed: string[] = [];
   for (const r of raws) {
     if (r.pod) named.add(keys.pod(cluster, r.pod.namespace, r.pod.name));
-    else unnamed.add(r.address);
+    else unnamed.push(r.address);
   }
   const byName = new Map<string, PodInfo>();
   for (const e of (await getSome<PodInfo>(store, [...named])).values()) {
     byName.set(`${e.value.namespace}/${e.value.name}`, e.value);
   }
   const byIp = new Map<string, PodInfo>();
-  if (unnamed.size === 0) return { byName, byIp };
+  if (unnamed.length === 0) return { byName, byIp };
   // One read per IP bucket (a slice's addresses usually share one), not one per endpoint.
   const owners = await podsByIp(store, cluster, unnamed);
   if (owners.size === 0) return { byName, byIp };

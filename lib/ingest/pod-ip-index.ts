@@ -44,12 +44,13 @@ function byBucket(ips: Iterable<string>): Map<string, Set<string>> {
 /**
  * The pod holding each of `ips` that a pod holds: one `get` when the IPs share a bucket (a slice's
  * endpoints usually do), else one read for every bucket's first part; more only for buckets
- * spread over several parts.
+ * spread over several parts. `ips` may be a list with repeats: a set of them is built only when a
+ * bucket holds any IP (a slice's IPs are not hashed for an empty bucket).
  */
 export async function podsByIp(
   store: Store,
   cluster: string,
-  ips: ReadonlySet<string>,
+  ips: ReadonlySet<string> | readonly string[],
 ): Promise<Map<string, PodRef>> {
   const out = new Map<string, PodRef>();
   let only: string | undefined;
@@ -61,7 +62,8 @@ export async function podsByIp(
   if (only === undefined) return out;
   const partKey = partKeyOf(cluster, only);
   const first = (await store.get<PodIpBucketPart>(partKey(0)))?.value;
-  if (first) collect(out, (await readRest(store, partKey, first)).refs, ips);
+  if (first)
+    collect(out, (await readRest(store, partKey, first)).refs, ips instanceof Set ? ips : new Set(ips));
   return out;
 }
 

@@ -60,7 +60,8 @@ export interface RefChange {
 
 /**
  * Applies one slice's dependency changes: each touched bucket is read once and written once.
- * `slice` is [namespace, hostname, slice name].
+ * `slice` is [namespace, hostname, slice name]; `changes` name each dependency once (as
+ * slice-refs.ts refChanges lists them).
  */
 export async function updateRefs(
   store: Store,
@@ -70,6 +71,9 @@ export async function updateRefs(
 ): Promise<void> {
   const [ns, host, name] = slice;
   const byBucket = new Map<string, { on: BucketOn; bucket: string; changes: RefChange[] }>();
+  // A slice's IPs mostly share one bucket and come in order: a change in the bucket of the one
+  // before it joins that group without a lookup.
+  let last: { on: BucketOn; bucket: string; changes: RefChange[] } | undefined;
   for (const c of changes) {
     if (c.on === "node") {
       const key = keys.ref("node", cluster, c.id, ns, host, name);
@@ -78,9 +82,11 @@ export async function updateRefs(
       continue;
     }
     const bucket = bucketOf(c.on, c.id);
-    const k = `${c.on}\n${bucket}`;
-    const group = byBucket.get(k) ?? byBucket.set(k, { on: c.on, bucket, changes: [] }).get(k);
-    group?.changes.push(c);
+    if (last === undefined || last.on !== c.on || last.bucket !== bucket) {
+      const k = `${c.on}\n${bucket}`;
+      last = byBucket.get(k) ?? byBucket.set(k, { on: c.on, bucket, changes: [] }).get(k);
+    }
+    last?.changes.push(c);
   }
   for (const { on, bucket, changes: cs } of byBucket.values()) {
     const { refs, parts } = await readBucket(store, on, cluster, bucket);
@@ -99,9 +105,15 @@ export async function updateRefs(
       }
       next.push(e);
     }
+    // The slice in the bucket already: what it has is not added again. Not yet (a new slice's
+    // bucket): every addition is new, and `changes` name each once, so no set of ids is built.
+    const had = present.size > 0;
     for (const c of cs) {
-      if (!c.add || present.has(c.id)) continue;
-      present.add(c.id);
+      if (!c.add) continue;
+      if (had) {
+        if (present.has(c.id)) continue;
+        present.add(c.id);
+      }
       next.push([c.id, ns, host, name]);
       changed = true;
     }

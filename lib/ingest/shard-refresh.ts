@@ -22,7 +22,8 @@ import { decodeSegment, keys, listAll } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
 import { joinPieces } from "./endpoint-join.ts";
 import { sameJson } from "./kinds/handler.ts";
-import { type RefChange, type RefOn, refsOf, updateRefs } from "./ref-index.ts";
+import { type RefOn, refsOf } from "./ref-index.ts";
+import { reindexSlice } from "./slice-refs.ts";
 
 /** A service by namespace and hostname. */
 export interface ServiceKey {
@@ -43,15 +44,17 @@ const all: ShardChange = { kind: "all" };
 
 /**
  * Rebuilds what `change` touches and returns the push it needs (undefined: nothing for proxies).
- * `service`: the cluster's service record when the caller just wrote it (not read again).
+ * `service`: the cluster's service record when the caller just wrote it (not read again);
+ * `stored`: the service's pieces as storedPieces read them, when the caller has them (not listed again).
  */
 export async function refreshShard(
   ctx: IngestContext,
   svc: ServiceKey,
   change: ShardChange = all,
   service?: Service,
+  stored?: ReadonlyMap<string, SlicePiece>,
 ): Promise<PushRequest | undefined> {
-  return rebuild(ctx, svc, await storedPieces(ctx, svc), change, service);
+  return rebuild(ctx, svc, stored ?? (await storedPieces(ctx, svc)), change, service);
 }
 
 /**
@@ -76,14 +79,15 @@ export async function refreshSlice(
  * rebuild as refreshSlice refreshes one: those the same as stored are left out; none left, no push.
  * The push counts one trigger per slice refreshed (istiod's ReasonStats count one EDSUpdate per
  * slice event), as the per-slice refreshes' merged pushes did whenever each slice's change reached
- * proxies.
+ * proxies. `listed`: the service's pieces as storedPieces read them, when the caller has them.
  */
 export async function refreshSlices(
   ctx: IngestContext,
   svc: ServiceKey,
   changes: ReadonlyMap<string, SlicePiece | undefined>,
+  listed?: ReadonlyMap<string, SlicePiece>,
 ): Promise<PushRequest | undefined> {
-  const stored = await storedPieces(ctx, svc);
+  const stored = listed ?? (await storedPieces(ctx, svc));
   const pieces = new Map<string, SlicePiece | undefined>();
   for (const [name, piece] of changes) if (!sameRaw(stored.get(name), piece)) pieces.set(name, piece);
   if (pieces.size === 0) return undefined;
@@ -102,7 +106,7 @@ export function sameRaw(before: SlicePiece | undefined, next: SlicePiece | undef
 }
 
 /** The service's stored pieces from this cluster, by slice name. */
-async function storedPieces(ctx: IngestContext, svc: ServiceKey): Promise<Map<string, SlicePiece>> {
+export async function storedPieces(ctx: IngestContext, svc: ServiceKey): Promise<Map<string, SlicePiece>> {
   const prefix = keys.slicePrefix(svc.namespace, svc.hostname, ctx.cluster);
   const stored = new Map<string, SlicePiece>();
   for (const e of await listAll<SlicePiece>(ctx.store, prefix)) {
@@ -261,50 +265,6 @@ export async function refreshAll(
     if (push) pushes.push(push);
   }
   return mergeAll(pushes);
-}
-
-/**
- * A piece's dependencies by kind: pods it names ("ns/name"), IPs of endpoints without a pod, and
- * the nodes it was joined with (a piece not joined yet: the nodes its endpoints name).
- */
-type Deps = Record<RefOn, Set<string>>;
-
-const noDeps: Deps = { pod: new Set(), ip: new Set(), node: new Set() };
-
-function depsOf(piece: SlicePiece | undefined): Deps {
-  if (!piece) return noDeps; // read only
-  const out: Deps = { pod: new Set(), ip: new Set(), node: new Set() };
-  for (const r of piece.endpoints) {
-    if (r.pod) out.pod.add(`${r.pod.namespace}/${r.pod.name}`);
-    else out.ip.add(r.address);
-    if (!piece.nodes && r.nodeName) out.node.add(r.nodeName);
-  }
-  for (const n of piece.nodes ?? []) out.node.add(n);
-  return out;
-}
-
-const refKinds: readonly RefOn[] = ["pod", "ip", "node"];
-
-/**
- * Replaces a slice's reverse-index entries (lib/ingest/ref-index.ts): those of `before` it no
- * longer has go, new ones come; a slice whose dependencies did not change writes nothing.
- */
-export async function reindexSlice(
-  ctx: IngestContext,
-  svc: ServiceKey,
-  slice: string,
-  before: SlicePiece | undefined,
-  after: SlicePiece | undefined,
-): Promise<void> {
-  const wanted = depsOf(after);
-  const had = depsOf(before);
-  const changes: RefChange[] = [];
-  for (const on of refKinds) {
-    for (const id of had[on]) if (!wanted[on].has(id)) changes.push({ on, id, add: false });
-    for (const id of wanted[on]) if (!had[on].has(id)) changes.push({ on, id, add: true });
-  }
-  if (changes.length === 0) return;
-  await updateRefs(ctx.store, ctx.cluster, [svc.namespace, svc.hostname, slice], changes);
 }
 
 /** The services, and their slices, that depend on a pod (by name or any of its IPs) or a node. */

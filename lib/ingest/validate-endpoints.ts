@@ -129,14 +129,19 @@ export const endpointSliceCheck: Check = (obj, path) => {
   return p ?? serviceNameLabel(obj.metadata, child(path, "metadata"));
 };
 
-/** A slice's service-name label, when set, is a Service name: it can only ever address a service. */
+const serviceName = named(dns1035Label);
+
+/**
+ * A slice's service-name label, when set, is a Service name: it can only ever address a service.
+ * Its path (quoted: the label key is no identifier) is built for a failing label only.
+ */
 function serviceNameLabel(meta: unknown, path: string): Problem | undefined {
   const labels = isObject(meta) && isObject(meta.labels) ? meta.labels : {};
   const value = labels[SERVICE_NAME_LABEL];
-  if (value === undefined || value === "") return undefined;
+  if (value === undefined || value === "" || serviceName(value, "") === undefined) return undefined;
   const at = child(child(path, "labels"), SERVICE_NAME_LABEL);
-  const p = named(dns1035Label)(value, at);
-  return p && { field: at, message: `${p.message}: the label names the Service this slice belongs to` };
+  const p = serviceName(value, at) as Problem;
+  return { field: at, message: `${p.message}: the label names the Service this slice belongs to` };
 }
 
 const endpointAddress: Check = object(

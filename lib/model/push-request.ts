@@ -31,6 +31,9 @@ export function pushRequest(p: {
   reason: TriggerReason;
   start: number;
 }): PushRequest {
+  // Assigned, not a computed key in the literal (V8 builds those through the runtime: 4× slower).
+  const reasons: Partial<Record<TriggerReason, number>> = {};
+  reasons[p.reason] = 1;
   return {
     full: p.full,
     configsUpdated:
@@ -39,7 +42,7 @@ export function pushRequest(p: {
         : p.configs.length <= 1 // most requests name one service: nothing to sort or dedupe
           ? [...p.configs]
           : [...new Set(p.configs)].sort(),
-    reasons: { [p.reason]: 1 },
+    reasons,
     start: p.start,
   };
 }

@@ -76,8 +76,11 @@ export function applyShardUpdate(
     pushType = "none";
   }
 
-  // A first shard is a record of one key, sorted as it is (no spread, no sortKeys below).
-  const shards = current ? { ...current.shards, [key]: next } : { [key]: next };
+  // A first shard is a record of one key, sorted as it is (no spread, no sortKeys below). The key
+  // is assigned, not computed in the literal (V8 builds those through the runtime); a shard key
+  // holds "/", so it is never "__proto__".
+  const shards: Record<string, Endpoint[]> = current ? { ...current.shards } : {};
+  shards[key] = next;
   const serviceAccounts = serviceAccountsOf(shards);
   const saChanged = !stringListsEqual(serviceAccounts, current?.serviceAccounts ?? []);
   if (saChanged) pushType = "full";

@@ -242,7 +242,6 @@ export function createStagedStore(base: Store): StagedStore {
         else buckets.set(r, [i]);
       }
       const sequence = [...buckets.keys()].sort((a, b) => a - b).flatMap((r) => buckets.get(r) as number[]);
-      const writes = sequence.map((i) => stagedKeys[i] as string);
       if (isBulkWritable(base)) {
         // In-process base: slices of writes applied synchronously, nothing awaited but the pace.
         // The view's own entries go as they are (the base may keep them): nothing allocated per put.
@@ -255,7 +254,7 @@ export function createStagedStore(base: Store): StagedStore {
           base[applyStagedWrites](slice);
           await options.pace?.();
         }
-        return writes.length;
+        return sequence.length;
       }
       // A base that answers over the network (DynamoDB): the writes of one rank go `asyncWindow` at a
       // time, a rank only once the one before it landed, so the commit order above still holds.
@@ -278,7 +277,7 @@ export function createStagedStore(base: Store): StagedStore {
         }
         if (failure) throw await rollBack(base, done, known, failure.err);
       }
-      return writes.length;
+      return sequence.length;
     },
   };
 }

@@ -31,8 +31,9 @@ export const serviceHandler: KindHandler = {
     if (current && sameJson(current.value, service)) return { kind: "unchanged" };
     await ctx.store.put(key, service);
     // Slices may have arrived first, or outlived a delete and re-create; publishNotReadyAddresses
-    // and headlessness also change which endpoints are served.
-    await refreshShard(ctx, { namespace, hostname }, undefined, service);
+    // and headlessness also change which endpoints are served. In a watch batch, noted for its flush.
+    if (ctx.slices) ctx.slices.noteService({ namespace, hostname }, service);
+    else await refreshShard(ctx, { namespace, hostname }, undefined, service);
     return { kind: "applied", push: servicePush(ctx, hostname, namespace) };
   },
 

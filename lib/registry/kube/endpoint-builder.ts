@@ -36,6 +36,19 @@ export interface EndpointBuildContext {
    * built are then read-only, as stored values are (lib/store/store.ts).
    */
   shared?: Map<string, { locality: Locality; labels: Record<string, string> }>;
+  /**
+   * With `shared`: the pair the last endpoint took and what it depended on (pod and node by
+   * identity, zone), so a run of endpoints of one pod, node and zone builds no key to look up.
+   */
+  lastShared?: SharedPair;
+}
+
+/** One shared locality and labels pair, with the pod, node and zone it was built for. */
+interface SharedPair {
+  pod: PodInfo | undefined;
+  node: NodeInfo | undefined;
+  zone: string;
+  built: { locality: Locality; labels: Record<string, string> };
 }
 
 /** A built endpoint; or wait: the slice names a pod not seen yet; or skip, with the reason. */
@@ -133,16 +146,20 @@ function localityAndLabels(
   pod: PodInfo | undefined,
   ctx: EndpointBuildContext,
 ): { locality: Locality; labels: Record<string, string> } {
+  const last = ctx.lastShared;
+  if (last && last.pod === pod && last.node === ctx.node && last.zone === raw.zone) return last.built;
   const key =
     ctx.shared && `${pod ? `${pod.namespace}/${pod.name}` : ""}\n${ctx.node?.name ?? ""}\n${raw.zone}`;
-  const hit = key === undefined ? undefined : ctx.shared?.get(key);
-  if (hit) return hit;
-  const locality = endpointLocality(raw, pod, ctx.node);
-  const built = {
-    locality,
-    labels: augmentLabels(pod?.labels ?? {}, locality, ctx.clusterId, pod?.nodeName ?? ""),
-  };
-  if (key !== undefined) ctx.shared?.set(key, built);
+  let built = key === undefined ? undefined : ctx.shared?.get(key);
+  if (!built) {
+    const locality = endpointLocality(raw, pod, ctx.node);
+    built = {
+      locality,
+      labels: augmentLabels(pod?.labels ?? {}, locality, ctx.clusterId, pod?.nodeName ?? ""),
+    };
+    if (key !== undefined) ctx.shared?.set(key, built);
+  }
+  if (key !== undefined) ctx.lastShared = { pod, node: ctx.node, zone: raw.zone, built };
   return built;
 }
 
@@ -179,13 +196,13 @@ export function augmentLabels(
   clusterId: string,
   nodeName: string,
 ): Record<string, string> {
-  const values: Record<string, string> = {
-    [TOPOLOGY_REGION_LABEL]: locality.region,
-    [TOPOLOGY_ZONE_LABEL]: locality.zone,
-    [TOPOLOGY_SUBZONE_LABEL]: locality.subzone,
-    [CLUSTER_LABEL]: clusterId,
-    [NODE_HOSTNAME_LABEL]: nodeName,
-  };
+  // Assigned, not computed keys in a literal (V8 builds those through the runtime).
+  const values: Record<string, string> = {};
+  values[TOPOLOGY_REGION_LABEL] = locality.region;
+  values[TOPOLOGY_ZONE_LABEL] = locality.zone;
+  values[TOPOLOGY_SUBZONE_LABEL] = locality.subzone;
+  values[CLUSTER_LABEL] = clusterId;
+  values[NODE_HOSTNAME_LABEL] = nodeName;
   const own = Object.keys(podLabels);
   if (own.length === 0) {
     // The common case without pod labels: the added keys alone, already in order.
