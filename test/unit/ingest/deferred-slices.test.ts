@@ -42,6 +42,18 @@ const notReady = (s: ReturnType<typeof slice>) => ({
   ...s,
   endpoints: s.endpoints.map((e) => ({ ...e, conditions: { ready: false } })),
 });
+/** ratings with a ready slice and a not-ready one. */
+const withNotReady = () => [
+  ev("ADDED", svc("ratings")),
+  ev("ADDED", slice("r-a", "ratings", ["10.1.0.1"])),
+  ev("ADDED", notReady(slice("r-b", "ratings", ["10.1.0.2"]))),
+];
+/** A slice noted, ratings made to publish not-ready addresses, another slice changed after it. */
+const publishingNotReady = () => [
+  ev("ADDED", slice("r-c", "ratings", ["10.1.0.3"])),
+  ev("MODIFIED", { ...svc("ratings"), spec: { ...svc("ratings").spec, publishNotReadyAddresses: true } }),
+  ev("MODIFIED", slice("r-a", "ratings", ["10.1.0.1", "10.1.0.4"])),
+];
 
 /**
  * The oracle: each event through its handler at once, nothing noted (as a resync applies objects),
@@ -127,31 +139,17 @@ const cases: Case[] = [
   },
   {
     name: "a service changed around its slices (not-ready endpoints published, then not)",
-    before: [
-      ev("ADDED", svc("ratings")),
-      ev("ADDED", slice("r-a", "ratings", ["10.1.0.1"])),
-      ev("ADDED", notReady(slice("r-b", "ratings", ["10.1.0.2"]))),
-    ],
+    before: withNotReady(),
     events: [
-      ev("ADDED", slice("r-c", "ratings", ["10.1.0.3"])),
-      ev("MODIFIED", { ...svc("ratings"), spec: { ...svc("ratings").spec, publishNotReadyAddresses: true } }),
-      ev("MODIFIED", slice("r-a", "ratings", ["10.1.0.1", "10.1.0.4"])),
+      ...publishingNotReady(),
       ev("MODIFIED", svc("ratings")),
       ev("DELETED", slice("r-c", "ratings", ["10.1.0.3"])),
     ],
   },
   {
     name: "a service changed between its slices (not-ready endpoints published from then on)",
-    before: [
-      ev("ADDED", svc("ratings")),
-      ev("ADDED", slice("r-a", "ratings", ["10.1.0.1"])),
-      ev("ADDED", notReady(slice("r-b", "ratings", ["10.1.0.2"]))),
-    ],
-    events: [
-      ev("ADDED", slice("r-c", "ratings", ["10.1.0.3"])),
-      ev("MODIFIED", { ...svc("ratings"), spec: { ...svc("ratings").spec, publishNotReadyAddresses: true } }),
-      ev("MODIFIED", slice("r-a", "ratings", ["10.1.0.1", "10.1.0.4"])),
-    ],
+    before: withNotReady(),
+    events: publishingNotReady(),
   },
   {
     name: "a service changed while its shard outlived its pieces",
