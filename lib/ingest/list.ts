@@ -1,9 +1,10 @@
 /** Validates a resync body: a Kubernetes List of one kind, exactly as the API server returns it from a list call. */
 
+import { kindOf, kindTable } from "../kinds/descriptors.ts";
 import { noPace, type Pace } from "../pace.ts";
 import { isObject, typeName } from "./check.ts";
 import type { Result } from "./errors.ts";
-import { type KubeObject, knownKinds } from "./events.ts";
+import type { KubeObject } from "./events.ts";
 import type { ResyncList } from "./resync.ts";
 import { validateEventsPaced } from "./validate-paced.ts";
 
@@ -16,13 +17,13 @@ export async function validateList(
   body: unknown,
   pace: Pace = noPace,
 ): Promise<Result<ResyncList>> {
-  const known = knownKinds[kind as keyof typeof knownKinds];
+  const known = kindOf(kind);
   if (!known) {
     return {
       ok: false,
       error: {
         field: "kind",
-        message: `cannot resync kind ${JSON.stringify(kind)}; want one of ${Object.keys(knownKinds).join(", ")}`,
+        message: `cannot resync kind ${JSON.stringify(kind)}; want one of ${kindTable.map((d) => d.kind).join(", ")}`,
       },
     };
   }

@@ -3,36 +3,13 @@
  * the first problem names its event index and field.
  */
 
-import { destinationRuleCheck } from "../registry/istio/validate-destination-rule.ts";
-import { serviceEntryCheck } from "../registry/istio/validate-service-entry.ts";
-import { sidecarCheck } from "../registry/istio/validate-sidecar.ts";
-import { virtualServiceCheck } from "../registry/istio/validate-virtual-service.ts";
-import { workloadEntryCheck } from "../registry/istio/validate-workload-entry.ts";
-import { type Check, isObject, quote, typeName } from "./check.ts";
+import { kindOf } from "../kinds/descriptors.ts";
+import { isObject, quote, typeName } from "./check.ts";
 import type { IngestError, Result } from "./errors.ts";
-import { eventTypes, type KubeObject, knownKinds, type WatchEvent } from "./events.ts";
+import { eventTypes, type KubeObject, type WatchEvent } from "./events.ts";
+import { kindChecks } from "./kinds/index.ts";
 import { dns1035Label } from "./names.ts";
-import { endpointSliceCheck, endpointsCheck } from "./validate-endpoints.ts";
 import { validateMeta } from "./validate-meta.ts";
-import { podCheck } from "./validate-pod.ts";
-import { serviceCheck } from "./validate-service.ts";
-
-/**
- * The fields of the kinds we convert, checked as the API server checks them, and the Istio
- * networking kinds as istiod's validation webhook checks them. Node and Namespace are read only
- * for their metadata; other known kinds (Gateway) are checked for metadata only.
- */
-const kindChecks: Readonly<Record<string, Check>> = {
-  Service: serviceCheck,
-  EndpointSlice: endpointSliceCheck,
-  Endpoints: endpointsCheck,
-  Pod: podCheck,
-  VirtualService: virtualServiceCheck,
-  DestinationRule: destinationRuleCheck,
-  ServiceEntry: serviceEntryCheck,
-  WorkloadEntry: workloadEntryCheck,
-  Sidecar: sidecarCheck,
-};
 
 /** Validates every event; on success the typed events, in order. */
 export function validateEvents(raw: readonly unknown[]): Result<WatchEvent[]> {
@@ -83,8 +60,8 @@ function validateObject(obj: Record<string, unknown>): IngestError | undefined {
       field: "object.kind",
       message: `${quote(kind)} is not a kind name (CamelCase letters and digits)`,
     };
-  const known = Object.hasOwn(knownKinds, kind) ? knownKinds[kind as keyof typeof knownKinds] : undefined;
-  const served: readonly string[] | undefined = known?.apiVersions;
+  const known = kindOf(kind);
+  const served = known?.apiVersions;
   if (served && obj.apiVersion !== undefined && !served.includes(obj.apiVersion as string)) {
     return {
       field: "object.apiVersion",

@@ -8,6 +8,7 @@
 
 import type { IngestReport, MeshObserver, StreamKind, TurnReport } from "../core/hooks.ts";
 import type { WatchEvent } from "../ingest/events.ts";
+import { type KindDescriptor, kindTable } from "../kinds/descriptors.ts";
 import { isSidecarMarker } from "../push/sidecar-marker.ts";
 import { TypeUrl } from "../xds/types.ts";
 import { createRegistry, type Family, type Gauge, type Registry } from "./registry.ts";
@@ -30,22 +31,13 @@ const metricTypes: ReadonlyMap<string, string> = new Map([
   [TypeUrl.route, "rds"],
 ]);
 
-/** istiod's informer names (pilot_k8s_reg_events type) by kind; Istio kinds go to pilot_k8s_cfg_events. */
-const registryKinds: Readonly<Record<string, string>> = {
-  Service: "Services",
-  EndpointSlice: "EndpointSlice",
-  Endpoints: "Endpoints",
-  Pod: "Pods",
-  Node: "Nodes",
-  Namespace: "Namespaces",
-};
-const configKinds = new Set([
-  "ServiceEntry",
-  "WorkloadEntry",
-  "VirtualService",
-  "DestinationRule",
-  "Sidecar",
-]);
+/** istiod's informer names by kind (lib/kinds/descriptors.ts): registry kinds count in pilot_k8s_reg_events, Istio kinds in pilot_k8s_cfg_events. */
+const registryKinds = labelsOf("registry");
+const configKinds = labelsOf("config");
+
+function labelsOf(source: KindDescriptor["source"]): ReadonlyMap<string, string> {
+  return new Map(kindTable.filter((d) => d.source === source).map((d) => [d.kind, d.metricsLabel]));
+}
 const eventNames: Readonly<Record<string, string>> = { ADDED: "add", MODIFIED: "update", DELETED: "delete" };
 
 /** The metrics of one mesh core: its registry and the observer that feeds it. */
@@ -197,9 +189,10 @@ export function createMeshMetrics(registry: Registry = createRegistry()): MeshMe
       if (e.type === "BOOKMARK") continue;
       const kind = e.object.kind;
       const event = eventNames[e.type] as string;
-      const reg = registryKinds[kind];
-      if (reg) regEvents.labels(reg, event).inc();
-      else if (configKinds.has(kind)) cfgEvents.labels(kind, event).inc();
+      const reg = registryKinds.get(kind);
+      const cfg = reg === undefined ? configKinds.get(kind) : undefined;
+      if (reg !== undefined) regEvents.labels(reg, event).inc();
+      else if (cfg !== undefined) cfgEvents.labels(cfg, event).inc();
       const update = inboundType(kind, e.type);
       if (update) inbound.labels(update).inc();
     }

@@ -1,4 +1,5 @@
 /** Which services a push touches: the ConfigsUpdated of a merged PushRequest, resolved against the store. */
+import { kindTable } from "../kinds/descriptors.ts";
 import { type PushRequest, parseConfigKey, type Service } from "../model/index.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import { decodeSegment, keys, listAll, type Store } from "../store/index.ts";
@@ -17,15 +18,12 @@ export interface ServiceRef {
 
 /**
  * Kinds whose keys a push names beside the ServiceEntry keys of the services they touch (ingest
- * adds those, old ∪ new): the services named are the whole scope.
+ * adds those, old ∪ new): the services named are the whole scope. A Sidecar (push scope "views")
+ * regenerates no service: it changes the view table only (lib/push/views.ts).
  */
-const scopedByServices: ReadonlySet<string> = new Set([
-  "ServiceEntry",
-  "VirtualService",
-  "DestinationRule",
-  // A Sidecar regenerates no service: it changes the view table only (lib/push/views.ts).
-  "Sidecar",
-]);
+const scopedByServices: ReadonlySet<string> = new Set(
+  kindTable.filter((d) => d.push === "services" || d.push === "views").map((d) => d.kind),
+);
 
 /**
  * The services to regenerate, sorted. ServiceEntry keys name services; VirtualService and
