@@ -9,7 +9,7 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import type { XdsGuard } from "../lib/auth/guard.ts";
 import { readConfigDump } from "../lib/debug/config-dump.ts";
-import { readConfigz } from "../lib/debug/configz.ts";
+import { readConfigz, readRejected } from "../lib/debug/configz.ts";
 import { readEndpointShardz } from "../lib/debug/endpoint-shardz.ts";
 import { type ParamSpec, type Parsed, parseParams } from "../lib/debug/params.ts";
 import { readPushStatus } from "../lib/debug/push-status.ts";
@@ -40,8 +40,14 @@ export const debugPaths = {
     params: { limit: { kind: "limit", default: 500, max: 1000 }, cursor, proxyID },
   },
   "/debug/configz": {
-    help: "Istio configs held",
-    params: { limit: { kind: "limit", default: 100, max: 500 }, cursor, kind: name, namespace: name },
+    help: "Istio configs held; with ?rejected, the objects refused by their kind's rules",
+    params: {
+      limit: { kind: "limit", default: 100, max: 500 },
+      cursor,
+      kind: name,
+      namespace: name,
+      rejected: { kind: "flag" },
+    },
   },
   "/debug/registryz": {
     help: "services held, one record per cluster",
@@ -80,7 +86,11 @@ export function mountDebug(app: Hono, deps: DebugDeps, auth: MiddlewareHandler):
     }
     return page(await readSyncz(store, { ...q, now: deps.now() }), "/debug/syncz", q);
   });
-  route(app, deps, "/debug/configz", async (q) => page(await readConfigz(store, q), "/debug/configz", q));
+  route(app, deps, "/debug/configz", async (q) =>
+    q.rejected
+      ? page(await readRejected(store, q), "/debug/configz", q)
+      : page(await readConfigz(store, q), "/debug/configz", q),
+  );
   route(app, deps, "/debug/registryz", async (q) =>
     page(await readRegistryz(store, q), "/debug/registryz", q),
   );

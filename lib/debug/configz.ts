@@ -3,6 +3,7 @@
  * configz (kind, apiVersion, metadata, spec), each with the cluster that reported it. Paged: a
  * page is at most `limit` configs and ends early past maxPageBytes of JSON (specs can be large).
  */
+import type { RejectedRecord } from "../ingest/rejected.ts";
 import { type IstioConfig, type IstioKind, istioKinds } from "../registry/istio/common.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
@@ -42,12 +43,13 @@ export function configzItem(c: IstioConfig & { creationTimestamp?: string }): Co
   };
 }
 
-/** What GET /debug/configz was asked: a kind, and a namespace of it, narrow the listing. */
+/** What GET /debug/configz was asked: a kind, and a namespace of it, narrow the listing; `rejected` lists refusals instead. */
 export interface ConfigzQuery {
   limit: number;
   cursor?: string;
   kind?: string;
   namespace?: string;
+  rejected?: boolean;
 }
 
 /** The configs of one page, in key order (kind, namespace, name, cluster). */
@@ -66,4 +68,19 @@ export async function readConfigz(store: Store, q: ConfigzQuery): Promise<Parsed
   const page = await readPage<IstioConfig>(store, prefix, q.limit, q.cursor);
   if (!page.ok) return page;
   return { ok: true, value: mapPage(page.value, (e) => configzItem(e.value), true) };
+}
+
+/** configz?rejected: the objects whose latest version ingest refused (any kind), by cluster, kind, namespace, name. */
+export async function readRejected(
+  store: Store,
+  q: ConfigzQuery,
+): Promise<Parsed<DebugList<RejectedRecord>>> {
+  if (q.kind !== undefined || q.namespace !== undefined)
+    return {
+      ok: false,
+      error: "query parameter rejected takes no kind or namespace (refusals are kept by cluster)",
+    };
+  const page = await readPage<RejectedRecord>(store, keys.rejectedAll(), q.limit, q.cursor);
+  if (!page.ok) return page;
+  return { ok: true, value: mapPage(page.value, (e) => e.value, true) };
 }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { admissionResponse, decodeAdmissionReview } from "../../../lib/ingest/index.ts";
+import { createIngestApp } from "../../../functions/ingest.ts";
+import {
+  admissionAnswer,
+  admissionResponse,
+  decodeAdmissionReview,
+  defaultRegistryOptions,
+} from "../../../lib/ingest/index.ts";
+import { createMemoryStore } from "../../../lib/store/memory.ts";
+import { listAll } from "../../../lib/store/store.ts";
+import { virtualService } from "./support/istio.ts";
 
 const svc = {
   apiVersion: "v1",
@@ -65,5 +74,97 @@ describe("decodeAdmissionReview", () => {
       kind: "AdmissionReview",
       response: { uid: "u-1", allowed: true },
     });
+  });
+});
+
+const goodRoute = virtualService("reviews", { http: [{ route: [{ destination: { host: "reviews" } }] }] });
+const badRoute = virtualService("reviews", {
+  http: [{ route: [{ destination: { host: "reviews" }, weight: -1 }] }],
+});
+
+describe("admissionAnswer, as istiod's validating webhook answers", () => {
+  const answer = (request: Record<string, unknown>) => {
+    const r = decodeAdmissionReview(review(request));
+    if (!r.ok) throw new Error(r.error.message);
+    return admissionAnswer(r.value, () => ["a warning"]);
+  };
+
+  it("denies an invalid Istio config with code 400 and the field, in istiod's words", () => {
+    expect(answer({ object: badRoute })).toEqual({
+      uid: "705ab4f5-6393-11e8-b7cc-42010a800002",
+      allowed: false,
+      status: {
+        code: 400,
+        message: expect.stringMatching(/^configuration is invalid: spec\.http\[0\]\.route\[0\]\.weight: /),
+      },
+    });
+    expect(answer({ operation: "UPDATE", object: badRoute, oldObject: badRoute }).allowed).toBe(false);
+  });
+
+  it("allows a valid Istio config with its warnings", () => {
+    expect(answer({ object: goodRoute })).toMatchObject({
+      allowed: true,
+      warnings: ["a warning"],
+    });
+  });
+
+  it("allows deleting an invalid Istio config (istiod validates CREATE and UPDATE only)", () => {
+    expect(answer({ operation: "DELETE", object: null, oldObject: badRoute })).toMatchObject({
+      allowed: true,
+    });
+  });
+
+  it("always allows a Kubernetes kind, even one edgepilot refuses (the API server validates it)", () => {
+    const bad = { ...svc, spec: { ports: [{ port: 70000 }] } };
+    expect(answer({ object: bad })).toEqual({ uid: "705ab4f5-6393-11e8-b7cc-42010a800002", allowed: true });
+  });
+});
+
+describe("POST /v1/admission", () => {
+  const setup = () => {
+    const store = createMemoryStore();
+    const lines: string[] = [];
+    const app = createIngestApp({
+      store,
+      now: () => 1_700_000_000_000,
+      registry: defaultRegistryOptions,
+      token: undefined,
+      clusterId: "east",
+      allowUnauthenticated: () => true,
+      log: (line) => lines.push(line),
+    });
+    const post = async (body: unknown) => {
+      const res = await app.request("/v1/admission/east", { method: "POST", body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as { response: Record<string, unknown> } };
+    };
+    return { store, lines, post };
+  };
+
+  it("answers 200 allowed: false for an invalid VirtualService and stores nothing", async () => {
+    const { store, lines, post } = setup();
+    const r = await post(review({ object: badRoute }));
+    expect(r.status).toBe(200);
+    expect(r.body.response).toMatchObject({ allowed: false, status: { code: 400 } });
+    expect(await listAll(store, "")).toEqual([]);
+    expect(lines.filter((l) => l.includes("admission denied VirtualService default/reviews"))).toHaveLength(
+      1,
+    );
+  });
+
+  it("applies an allowed change, and nothing of a dry run", async () => {
+    const { store, post } = setup();
+    expect((await post(review({ object: goodRoute, dryRun: true }))).body.response).toMatchObject({
+      allowed: true,
+    });
+    expect(await listAll(store, "cfg/")).toEqual([]);
+    await post(review({ object: goodRoute }));
+    expect((await listAll(store, "cfg/")).map((e) => e.key)).toEqual([
+      "cfg/VirtualService/default/reviews/east",
+    ]);
+  });
+
+  it("a body that is no AdmissionReview is still a 400", async () => {
+    const { post } = setup();
+    expect((await post({ kind: "Pod" })).status).toBe(400);
   });
 });

@@ -138,6 +138,35 @@ describe("noteIngest", () => {
     expect(decideSync(next, T0 + 9, slices).synced).toBe(true);
   });
 
+  it("waits for every kind the relay watches: a WorkloadEntry list before the cluster is synced", () => {
+    const watching = ["Service", "EndpointSlice", "ServiceEntry", "WorkloadEntry"];
+    let r = noteIngest(record(), T0, slices, "a", "Service", watching) as SyncRecord;
+    r = noteIngest(r, T0 + 1, slices, "a", "EndpointSlice", watching) as SyncRecord;
+    expect(r.syncedAt).toBeUndefined();
+    expect(decideSync(r, T0 + 1, slices).clusters[0]).toMatchObject({
+      synced: false,
+      waitingFor: ["ServiceEntry", "WorkloadEntry"],
+    });
+    r = noteIngest(r, T0 + 2, slices, "a", "ServiceEntry", watching) as SyncRecord;
+    expect(decideSync(r, T0 + 2, slices).synced).toBe(false);
+    r = noteIngest(r, T0 + 3, slices, "a", "WorkloadEntry", watching) as SyncRecord;
+    expect(r.syncedAt).toBe(T0 + 3);
+    expect(decideSync(r, T0 + 3, slices).clusters[0]).toMatchObject({ synced: true, waitingFor: [] });
+    // The same resync again changes nothing (nothing is written).
+    expect(noteIngest(r, T0 + 4, slices, "a", "WorkloadEntry", watching)).toBeUndefined();
+  });
+
+  it("a kind watched later (a CRD installed) shows the cluster waiting but closes no gate again", () => {
+    const watching = ["Service", "EndpointSlice"];
+    let r = noteIngest(record(), T0, slices, "a", "Service", watching) as SyncRecord;
+    r = noteIngest(r, T0 + 1, slices, "a", "EndpointSlice", watching) as SyncRecord;
+    expect(r.syncedAt).toBe(T0 + 1);
+    r = noteIngest(r, T0 + 2, slices, "a", "Service", [...watching, "Sidecar"]) as SyncRecord;
+    const state = decideSync(r, T0 + 2, slices);
+    expect(state.clusters[0]).toMatchObject({ synced: false, waitingFor: ["Sidecar"] });
+    expect(state.synced).toBe(true);
+  });
+
   it("does not take a cluster id that names an Object.prototype member as already heard from", () => {
     expect(noteIngest(record(), T0, slices, "constructor")?.clusters.constructor).toEqual(cluster());
   });
