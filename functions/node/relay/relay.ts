@@ -117,10 +117,10 @@ export function createRelay(o: RelayOptions): Relay {
   /** Applies one discovery: gone kinds resync as empty, moved ones relist at their new version, new ones start. */
   function apply(plan: DiscoveryPlan): void {
     for (const line of plan.log) log(line);
-    for (const k of plan.remove) {
-      drop(k);
+    // Dropped first, so each empty resync already names the kinds watched after this discovery.
+    for (const k of plan.remove) drop(k);
+    for (const k of plan.remove)
       sender.resync(k.kind, { apiVersion: apiVersionOf(k), kind: k.listKind, metadata: {}, items: [] });
-    }
     // No empty resync in between: the new version's list replaces the kind's objects whole, so
     // nothing is deleted that the cluster still holds.
     for (const { from, to } of plan.move) {
