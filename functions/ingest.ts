@@ -13,16 +13,19 @@ import { clusterIdRule, isClusterId } from "../lib/config.ts";
 import { createIngestCore, type IngestCore, type IngestCoreOptions } from "../lib/core/ingest.ts";
 import { IngestBusyError, IngestLeaseLostError } from "../lib/core/ingest-lease.ts";
 import {
+  type AdmissionAnswer,
+  admissionAnswer,
   admissionResponse,
   decodeAdmissionReview,
   decodeEventsBody,
   formatIngestError,
   type IngestError,
+  type KubeObject,
   parseJsonSliced,
   validateEventsPaced,
   validateList,
 } from "../lib/ingest/index.ts";
-import { logError, logWarn } from "../lib/log/line-log.ts";
+import { logAt, logError, logWarn } from "../lib/log/line-log.ts";
 import { logSafe } from "../lib/log-safe.ts";
 import { createPace, type Pace } from "../lib/pace.ts";
 import { CommitError } from "../lib/store/staged.ts";
@@ -103,7 +106,8 @@ export function createIngestApp(options: IngestOptions): Hono {
     const pace = createPace();
     const { cluster, body } = await readCall(c, options.clusterId, pace);
     const parsed = await parseJsonSliced(body, pace);
-    const list = parsed.ok ? await validateList(c.req.query("kind") ?? "", parsed.value, pace) : parsed;
+    const kind = c.req.query("kind") ?? "";
+    const list = parsed.ok ? await validateList(kind, parsed.value, pace, c.req.query("watching")) : parsed;
     if (!list.ok) return reject(c, "resync", cluster, list.error);
     return answer(c, await core.resync(cluster, list.value, pace));
   });
@@ -114,9 +118,14 @@ export function createIngestApp(options: IngestOptions): Hono {
     const parsed = await parseJsonSliced(body, pace);
     const review = parsed.ok ? decodeAdmissionReview(parsed.value) : parsed;
     if (!review.ok) return reject(c, "AdmissionReview", cluster, review.error);
-    const { uid, event, dryRun } = review.value;
+    const { event, dryRun } = review.value;
+    const answer = admissionAnswer(review.value);
+    if (!answer.allowed) {
+      if (event && event.type !== "BOOKMARK") logDenied(log, cluster, event.object, answer, dryRun);
+      return c.json(admissionResponse(answer));
+    }
     if (event && !dryRun) await core.admission(cluster, event, pace);
-    return c.json(admissionResponse(uid));
+    return c.json(admissionResponse(answer));
   };
   app.post("/v1/admission", admission);
   // The admissionregistration API forbids a query in clientConfig.url: the cluster goes in the path.
@@ -209,4 +218,21 @@ function errorBody(e: IngestError): { error: string; index?: number; field?: str
     ...(e.index !== undefined && { index: e.index }),
     ...(e.field && { field: e.field }),
   };
+}
+
+/** istiod logs a denial at info, with " (dry run)" when nothing would have been stored anyway. */
+function logDenied(
+  log: (line: string) => void,
+  cluster: string,
+  object: KubeObject,
+  answer: AdmissionAnswer,
+  dryRun: boolean,
+): void {
+  const { namespace, name } = object.metadata;
+  logAt(
+    log,
+    "info",
+    `ingest: admission denied ${object.kind} ${namespace ? `${namespace}/` : ""}${name} in cluster ${cluster}: ` +
+      `${answer.status?.message ?? ""}${dryRun ? " (dry run)" : ""}`,
+  );
 }

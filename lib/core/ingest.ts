@@ -18,6 +18,9 @@ import {
 } from "../ingest/index.ts";
 import { migrateUnbucketedPodIps } from "../ingest/pod-ip-index.ts";
 import { migrateLegacyRefs } from "../ingest/ref-index.ts";
+import type { Rejection } from "../ingest/rejected.ts";
+import { logWarn } from "../log/line-log.ts";
+import { logSafe } from "../log-safe.ts";
 import type { Pace } from "../pace.ts";
 import type { SyncTracker } from "../push/sync-tracker.ts";
 import { createSerial } from "../serial.ts";
@@ -88,8 +91,9 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
     migrated = true;
     return result;
   };
-  const after = async (report: IngestReport): Promise<ApplySummary> => {
-    await sync?.ingested(report.cluster, report.kind);
+  const after = async (report: IngestReport, watching?: readonly string[]): Promise<ApplySummary> => {
+    logRejections(log, report.cluster, report.summary.rejected);
+    await sync?.ingested(report.cluster, report.kind, watching);
     if (report.summary.push) await options.onEnqueued?.();
     options.onIngest?.(report);
     return report.summary;
@@ -104,7 +108,7 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
       const summary = await apply(pace, (deps) => resync(deps, cluster, list));
       if (summary.deleted)
         log(`ingest: resync of ${list.kind} in ${cluster} deleted ${summary.deleted} missed object(s)`);
-      return after({ call: "resync", cluster, kind: list.kind, summary });
+      return after({ call: "resync", cluster, kind: list.kind, summary }, list.watching);
     },
     async admission(cluster, event, pace) {
       const summary = await apply(pace, (deps) =>
@@ -113,4 +117,25 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
       return after({ call: "admission", cluster, summary, events: [event] });
     },
   };
+}
+
+/** Refusals logged per call at most; the answer and /debug/configz?rejected list them all. */
+const maxRejectionLines = 20;
+
+/** Logs each refused object version once (a repeat was logged when it was first refused). */
+function logRejections(log: (line: string) => void, cluster: string, rejected: readonly Rejection[]): void {
+  const fresh = rejected.filter((r) => !r.repeated);
+  for (const r of fresh.slice(0, maxRejectionLines)) {
+    const at = r.namespace === "" ? r.name : `${r.namespace}/${r.name}`;
+    logWarn(
+      log,
+      `ingest: skipped ${r.kind} ${at} (resourceVersion ${logSafe(r.resourceVersion, 40)}) of cluster ${cluster}: ` +
+        `${r.field ? `${r.field}: ` : ""}${r.message}; its last valid version, if any, stays served`,
+    );
+  }
+  if (fresh.length > maxRejectionLines)
+    logWarn(
+      log,
+      `ingest: skipped ${fresh.length - maxRejectionLines} more refused object(s) of cluster ${cluster}`,
+    );
 }

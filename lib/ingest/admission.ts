@@ -1,11 +1,15 @@
 /**
- * AdmissionReview (admission.k8s.io/v1) in, the change it describes out. The webhook always
- * allows: edgepilot observes changes, it never blocks them.
+ * AdmissionReview (admission.k8s.io/v1) in, the change it describes and the answer out, as istiod's
+ * validating webhook answers (pkg/webhooks/validation/server): a CREATE or UPDATE of a kind the
+ * webhook validates (lib/kinds/descriptors.ts) that fails its rules is denied with the field and
+ * istiod's "configuration is invalid: ..."; anything else is allowed (the API server validates
+ * Kubernetes' own kinds; a delete needs no validation) and delivered as a change.
  */
+import { kindOf } from "../kinds/descriptors.ts";
 import { isObject, typeName } from "./check.ts";
 import type { Result } from "./errors.ts";
-import type { WatchEvent } from "./events.ts";
-import { validateEvents } from "./validate.ts";
+import type { KubeObject, WatchEvent } from "./events.ts";
+import { validateEvent } from "./validate.ts";
 
 /** What a review asks: its uid (echoed back), the event to apply (none for CONNECT), and whether it is a dry run. */
 export interface AdmissionRequest {
@@ -55,15 +59,50 @@ export function decodeAdmissionReview(body: unknown): Result<AdmissionRequest> {
     typeof req.namespace === "string" && req.namespace !== "" && meta.namespace === undefined
       ? { ...object, metadata: { ...meta, namespace: req.namespace } }
       : object;
-  const validated = validateEvents([{ type, object: withNs }]);
+  const validated = validateEvent({ type, object: withNs });
   if (!validated.ok) {
     const inner = (validated.error.field ?? "").replace(/^object\.?/, "");
     return fail(inner ? `${field}.${inner}` : field, validated.error.message);
   }
-  return { ok: true, value: { uid: req.uid, event: validated.value[0], dryRun } };
+  return { ok: true, value: { uid: req.uid, event: validated.value, dryRun } };
 }
 
-/** The answer the API server expects: allowed, with the request's uid. */
-export function admissionResponse(uid: string) {
-  return { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: { uid, allowed: true } };
+/** What the webhook answers in `response`. */
+export interface AdmissionAnswer {
+  uid: string;
+  allowed: boolean;
+  /** Why it was denied: HTTP-like code 400 and the message kubectl shows. */
+  status?: { code: number; message: string };
+  /** Shown by kubectl as `Warning: ...` (istiod's validation warnings). */
+  warnings?: string[];
+}
+
+/**
+ * Decides a decoded review: denied when the object is of a kind the webhook validates and its rules
+ * refuse it; otherwise allowed, with `warnings(object)` for a validated kind's object.
+ */
+export function admissionAnswer(
+  request: AdmissionRequest,
+  warnings: (object: KubeObject) => string[] = () => [],
+): AdmissionAnswer {
+  const { uid, event } = request;
+  if (event === undefined || event.type === "BOOKMARK" || event.type === "DELETED")
+    return { uid, allowed: true };
+  const validates = kindOf(event.object.kind)?.webhook === "validate";
+  if (event.type === "REJECTED") {
+    if (!validates) return { uid, allowed: true };
+    const where = event.field ? `${event.field}: ` : "";
+    return {
+      uid,
+      allowed: false,
+      status: { code: 400, message: `configuration is invalid: ${where}${event.message}` },
+    };
+  }
+  const found = validates ? warnings(event.object) : [];
+  return found.length > 0 ? { uid, allowed: true, warnings: found } : { uid, allowed: true };
+}
+
+/** The AdmissionReview the API server expects back. */
+export function admissionResponse(answer: AdmissionAnswer) {
+  return { apiVersion: "admission.k8s.io/v1", kind: "AdmissionReview", response: answer };
 }

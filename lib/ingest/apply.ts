@@ -14,6 +14,7 @@ import { createDeferredSlices, deferredKinds } from "./deferred-slices.ts";
 import type { KubeObject, WatchEvent } from "./events.ts";
 import { kindHandlers } from "./kinds/index.ts";
 import { isNewer, type ObjectRecord } from "./objects.ts";
+import { clearRejected, noteRejected, type Rejection } from "./rejected.ts";
 
 export interface ApplyDeps {
   store: Store;
@@ -38,6 +39,11 @@ export interface ApplySummary {
   /** Objects a resync found gone and deleted. */
   deleted?: number;
   /**
+   * A resync's items as informer events (istiod counts its informers' list as events): new objects
+   * applied (add), known ones changed (update), and objects found gone (delete).
+   */
+  listed?: { add: number; update: number; delete: number };
+  /**
    * Field paths the batch's configs set that are accepted but not implemented, each once, sorted:
    * `<kind> <namespace>/<name>: <path>` (e.g. `VirtualService default/reviews: spec.http[0].mirror`).
    */
@@ -49,6 +55,11 @@ export interface ApplySummary {
    * Accepted (Istio does); calls on them fail UNAVAILABLE.
    */
   dangling: string[];
+  /**
+   * Objects skipped because their kind's rules refuse them (lib/ingest/rejected.ts); the rest of the
+   * batch applied, and each one's last valid version stays served.
+   */
+  rejected: Rejection[];
   /** The push queued for this batch, if any. */
   push: { full: boolean; configs: number | "all" } | null;
 }
@@ -59,6 +70,8 @@ export interface ApplyOptions {
    * object had before the change, so they are applied as they come and recorded by nobody.
    */
   trackVersions: boolean;
+  /** Told what was recorded of the object before it applied (a resync counts new objects apart). */
+  recorded?: (record: ObjectRecord | undefined) => void;
 }
 
 /** Starts a summary for a batch of `events` events. */
@@ -73,6 +86,7 @@ export function emptySummary(cluster: string, events: number): ApplySummary {
     bookmarks: 0,
     unsupported: [],
     dangling: [],
+    rejected: [],
     push: null,
   };
 }
@@ -103,10 +117,17 @@ export async function applyEvents(
     const push = slices.pending === 0 ? undefined : await slices.flush(ctx);
     if (push) pushes.add(push);
   };
-  for (const event of events) {
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index] as WatchEvent;
     await deps.pace?.();
     if (event.type === "BOOKMARK") {
       summary.bookmarks++;
+      continue;
+    }
+    if (event.type === "REJECTED") {
+      const r = await noteRejected(ctx, event, index, options.trackVersions);
+      if (r === "stale") summary.stale++;
+      else summary.rejected.push(r);
       continue;
     }
     // A Service reads and writes its own service's pieces and shard: it finds that service's noted
@@ -188,6 +209,7 @@ export async function applyEvent(
   const recorded = (await ctx.store.get<ObjectRecord>(key))?.value;
   const resourceVersion = obj.metadata.resourceVersion ?? "";
   if (options.trackVersions && recorded && !isNewer(recorded, resourceVersion)) return "stale";
+  options.recorded?.(recorded);
   const outcome = deleted
     ? await handler.remove(ctx, ref, recorded, obj)
     : await handler.apply(ctx, obj, recorded);
@@ -197,6 +219,7 @@ export async function applyEvent(
       ? { resourceVersion, uid: obj.metadata.uid ?? "", deleted, data }
       : { resourceVersion, uid: obj.metadata.uid ?? "", deleted };
     await ctx.store.put(key, record);
+    if (recorded?.rejected) await clearRejected(ctx, ref.kind, ref.namespace, ref.name);
   }
   return outcome;
 }

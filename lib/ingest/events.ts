@@ -20,7 +20,20 @@ export interface KubeObject {
   [field: string]: unknown;
 }
 
-/** A validated event. BOOKMARKs carry no usable object. */
+/**
+ * A validated event. BOOKMARKs carry no usable object. REJECTED is an ADDED or MODIFIED event whose
+ * envelope and metadata are sound but whose object edgepilot refuses (its kind's rules): it is a
+ * fact about the cluster, so it is skipped and reported, in its place in the batch, and the rest applies.
+ */
 export type WatchEvent =
   | { type: "ADDED" | "MODIFIED" | "DELETED"; object: KubeObject }
-  | { type: "BOOKMARK"; resourceVersion: string | undefined };
+  | { type: "BOOKMARK"; resourceVersion: string | undefined }
+  | RejectedEvent;
+
+/** An object refused by its kind's rules: `field` is the path inside the object (e.g. `spec.hosts[0]`). */
+export interface RejectedEvent {
+  type: "REJECTED";
+  object: KubeObject;
+  field: string;
+  message: string;
+}

@@ -4,18 +4,19 @@ import { kindOf, kindTable } from "../kinds/descriptors.ts";
 import { noPace, type Pace } from "../pace.ts";
 import { isObject, typeName } from "./check.ts";
 import type { Result } from "./errors.ts";
-import type { KubeObject } from "./events.ts";
 import type { ResyncList } from "./resync.ts";
 import { validateEventsPaced } from "./validate-paced.ts";
 
 /**
  * Checks the list whole (paced: one item at a time); items may omit apiVersion and kind (list responses do), which are
- * filled from `kind`. Errors name the item as `items[i]` and the field inside it.
+ * filled from `kind`. A malformed item fails the list, named as `items[i]` and the field inside it; an item its
+ * kind's rules refuse is listed in `rejected` and the rest stands.
  */
 export async function validateList(
   kind: string,
   body: unknown,
   pace: Pace = noPace,
+  watching?: string,
 ): Promise<Result<ResyncList>> {
   const known = kindOf(kind);
   if (!known) {
@@ -61,7 +62,18 @@ export async function validateList(
     value: {
       kind,
       resourceVersion: typeof meta.resourceVersion === "string" ? meta.resourceVersion : "",
-      items: validated.value.flatMap((e) => (e.type === "BOOKMARK" ? [] : [e.object as KubeObject])),
+      items: validated.value.flatMap((e) => (e.type === "ADDED" ? [e.object] : [])),
+      rejected: validated.value.flatMap((e, index) => (e.type === "REJECTED" ? [{ ...e, index }] : [])),
+      ...(watching !== undefined && { watching: watchedKinds(watching) }),
     },
   };
+}
+
+/**
+ * The kinds a sender says it watches (`watching=Service,Pod,...`), as known kind names in table
+ * order: a name edgepilot does not know (a newer relay's kind) is ignored, so the list is bounded.
+ */
+export function watchedKinds(watching: string): string[] {
+  const named = new Set(watching.split(","));
+  return kindTable.filter((d) => named.has(d.kind)).map((d) => d.kind);
 }

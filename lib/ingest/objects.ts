@@ -12,6 +12,11 @@ export interface ObjectRecord {
   /** A tombstone: the object was deleted at `resourceVersion`. */
   deleted: boolean;
   data?: Record<string, string>;
+  /**
+   * The version at `resourceVersion` was refused by its kind's rules (lib/ingest/rejected.ts): what
+   * `data` describes (if anything) is the last valid version, still served.
+   */
+  rejected?: { field: string; message: string };
 }
 
 /** Orders two resourceVersions; undefined when either is not a decimal number (no order known). */

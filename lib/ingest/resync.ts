@@ -18,15 +18,20 @@ import {
   queuePush,
 } from "./apply.ts";
 import { createBatchPushes } from "./batch-pushes.ts";
-import type { KubeObject } from "./events.ts";
+import type { KubeObject, RejectedEvent } from "./events.ts";
 import { kindHandlers } from "./kinds/index.ts";
 import { compareResourceVersions, type ObjectRecord } from "./objects.ts";
+import { clearRejected, noteRejected } from "./rejected.ts";
 
 /** A validated list: its kind's items, and the list's own resourceVersion ("" when absent). */
 export interface ResyncList {
   kind: string;
   resourceVersion: string;
   items: KubeObject[];
+  /** Items the kind's rules refuse, with their index in the list: skipped, reported, their last valid version kept. */
+  rejected?: (RejectedEvent & { index: number })[];
+  /** The kinds the sender watches in this cluster (the relay's `watching`): start-up sync waits for each one's resync. */
+  watching?: string[];
 }
 
 /** Applies the list, deletes what it lacks, and queues one merged push. */
@@ -35,10 +40,28 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
   const summary: ApplySummary = { ...emptySummary(cluster, list.items.length), deleted: 0 };
   const pushes = createBatchPushes();
   const present = new Set<string>();
+  const listed = { add: 0, update: 0, delete: 0 };
   for (const obj of list.items) {
     await deps.pace?.();
     present.add(keys.object(cluster, list.kind, obj.metadata.namespace ?? "", obj.metadata.name));
-    count(summary, pushes, list.kind, await applyEvent(ctx, false, obj, { trackVersions: true }));
+    let existed = false;
+    const outcome = await applyEvent(ctx, false, obj, {
+      trackVersions: true,
+      recorded: (r) => {
+        existed = r !== undefined && !r.deleted;
+      },
+    });
+    if (outcome !== "stale" && outcome.kind === "applied") listed[existed ? "update" : "add"]++;
+    count(summary, pushes, list.kind, outcome);
+  }
+  // A refused item is still in the cluster: its last valid version stays, not deleted as missing.
+  for (const r of list.rejected ?? []) {
+    await deps.pace?.();
+    const { namespace = "", name } = r.object.metadata;
+    present.add(keys.object(cluster, list.kind, namespace, name));
+    const noted = await noteRejected(ctx, r, r.index, true);
+    if (noted === "stale") summary.stale++;
+    else summary.rejected.push(noted);
   }
   const handler = kindHandlers[list.kind];
   if (handler) {
@@ -53,7 +76,10 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
       if (e.value.deleted) {
         // A tombstone the list has moved past can go: nothing older can arrive after a list.
         const c = compareResourceVersions(e.value.resourceVersion, list.resourceVersion);
-        if (c !== undefined && c <= 0) await deps.store.delete(e.key, { ifVersion: e.version });
+        if (c !== undefined && c <= 0) {
+          await deps.store.delete(e.key, { ifVersion: e.version });
+          if (e.value.rejected) await clearRejected(ctx, list.kind, ref.namespace, ref.name);
+        }
         continue;
       }
       // The list is older than what was recorded of the object: it may predate its creation.
@@ -62,15 +88,21 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
         continue;
       }
       const outcome = await handler.remove(ctx, ref, e.value);
-      if (outcome.kind === "applied") summary.deleted = (summary.deleted ?? 0) + 1;
+      if (outcome.kind === "applied") {
+        summary.deleted = (summary.deleted ?? 0) + 1;
+        listed.delete++;
+      }
       if (outcome.kind === "applied" && outcome.push) pushes.add(outcome.push);
+      const { rejected, ...record } = e.value;
       await deps.store.put<ObjectRecord>(e.key, {
-        ...e.value,
+        ...record,
         deleted: true,
         resourceVersion: list.resourceVersion,
       });
+      if (rejected) await clearRejected(ctx, list.kind, ref.namespace, ref.name);
     }
   }
+  summary.listed = listed;
   await noteConfigs(summary, ctx, pushes);
   await queuePush(deps, summary, pushes);
   return summary;

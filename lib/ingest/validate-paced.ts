@@ -4,7 +4,10 @@ import type { Result } from "./errors.ts";
 import type { WatchEvent } from "./events.ts";
 import { validateEvent } from "./validate.ts";
 
-/** Validates every event, yielding when the slice is used up; the first problem names its index. */
+/**
+ * Screens every event, yielding when the slice is used up: the first malformed event fails the
+ * batch with its index; objects refused by their kind's rules come back as REJECTED events.
+ */
 export async function validateEventsPaced(
   raw: readonly unknown[],
   pace: Pace,

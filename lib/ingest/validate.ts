@@ -11,18 +11,33 @@ import { kindChecks } from "./kinds/index.ts";
 import { dns1035Label } from "./names.ts";
 import { validateMeta } from "./validate-meta.ts";
 
-/** Validates every event; on success the typed events, in order. */
+/**
+ * Validates every event strictly: a refused object (REJECTED) fails the batch too, naming its
+ * index and field. For rule tests and callers that hold only valid input; ingest screens instead.
+ */
 export function validateEvents(raw: readonly unknown[]): Result<WatchEvent[]> {
   const events: WatchEvent[] = [];
   for (let index = 0; index < raw.length; index++) {
-    const r = validateEvent(raw[index]);
+    const r = strict(validateEvent(raw[index]));
     if (!r.ok) return { ok: false, error: { index, ...r.error } };
     events.push(r.value);
   }
   return { ok: true, value: events };
 }
 
-/** Validates one watch event; errors name the field inside the event (the caller adds the index). */
+/** A REJECTED event as the error it would be in a strict batch. */
+export function strict(r: Result<WatchEvent>): Result<WatchEvent> {
+  if (!r.ok || r.value.type !== "REJECTED") return r;
+  const { field, message } = r.value;
+  return { ok: false, error: { field: field ? `object.${field}` : "object", message } };
+}
+
+/**
+ * Validates one watch event. A malformed event (no object, an unknown type, kind or apiVersion,
+ * unusable metadata) is an error naming the field inside the event (the caller adds the index).
+ * An ADDED or MODIFIED object that fails its kind's rules comes back as a REJECTED event; a
+ * DELETED one is not checked beyond its metadata (istiod validates no delete: it only needs the name).
+ */
 export function validateEvent(e: unknown): Result<WatchEvent> {
   const fail = (field: string, message: string): Result<WatchEvent> => ({
     ok: false,
@@ -42,12 +57,16 @@ export function validateEvent(e: unknown): Result<WatchEvent> {
     };
   }
   if (!isObject(obj)) return fail("object", `must be an object, got ${typeName(obj)}`);
-  const problem = validateObject(obj);
+  const problem = validateEnvelope(obj);
   if (problem) return { ok: false, error: problem };
-  return { ok: true, value: { type: type as "ADDED" | "MODIFIED" | "DELETED", object: obj as KubeObject } };
+  const object = obj as KubeObject;
+  const refused = type === "DELETED" ? undefined : kindChecks[object.kind]?.(obj, "");
+  if (refused) return { ok: true, value: { type: "REJECTED", object, ...refused } };
+  return { ok: true, value: { type: type as "ADDED" | "MODIFIED" | "DELETED", object } };
 }
 
-function validateObject(obj: Record<string, unknown>): IngestError | undefined {
+/** The kind, apiVersion and metadata: what identifies the object. */
+function validateEnvelope(obj: Record<string, unknown>): IngestError | undefined {
   const kind = obj.kind;
   if (kind === undefined || kind === null || kind === "")
     return { field: "object.kind", message: "is required" };
@@ -68,7 +87,5 @@ function validateObject(obj: Record<string, unknown>): IngestError | undefined {
       message: `${quote(obj.apiVersion)} is not served for ${kind}; want ${served.join(" or ")}`,
     };
   }
-  const meta = validateMeta(obj.metadata, kind, known?.namespaced);
-  if (meta) return meta;
-  return Object.hasOwn(kindChecks, kind) ? kindChecks[kind]?.(obj, "object") : undefined;
+  return validateMeta(obj.metadata, kind, known?.namespaced);
 }

@@ -186,17 +186,26 @@ export function createMeshMetrics(registry: Registry = createRegistry()): MeshMe
 
   const countEvents = (events: readonly WatchEvent[]) => {
     for (const e of events) {
-      if (e.type === "BOOKMARK") continue;
+      if (e.type === "BOOKMARK" || e.type === "REJECTED") continue;
       const kind = e.object.kind;
-      const event = eventNames[e.type] as string;
-      const reg = registryKinds.get(kind);
-      const cfg = reg === undefined ? configKinds.get(kind) : undefined;
-      if (reg !== undefined) regEvents.labels(reg, event).inc();
-      else if (cfg !== undefined) cfgEvents.labels(cfg, event).inc();
+      countKindEvent(kind, eventNames[e.type] as string, 1);
       const update = inboundType(kind, e.type);
       if (update) inbound.labels(update).inc();
     }
   };
+  const countKindEvent = (kind: string, event: string, n: number) => {
+    if (n === 0) return;
+    const reg = registryKinds.get(kind);
+    const cfg = reg === undefined ? configKinds.get(kind) : undefined;
+    if (reg !== undefined) regEvents.labels(reg, event).inc(n);
+    else if (cfg !== undefined) cfgEvents.labels(cfg, event).inc(n);
+  };
+  // Labelled by kind only: a label per object name would let ingest grow the registry without bound.
+  const rejectedConfigs = r.counter({
+    name: "pilot_total_rejected_configs",
+    help: "Total number of configs that Pilot had to reject or ignore.",
+    labelNames: ["type"],
+  });
 
   const observer: MeshObserver = {
     onIngest(report: IngestReport) {
@@ -206,6 +215,12 @@ export function createMeshMetrics(registry: Registry = createRegistry()): MeshMe
       ingestEvents.labels("unchanged").inc(s.unchanged);
       stale.inc(s.stale);
       if (report.events) countEvents(report.events);
+      if (report.kind !== undefined && s.listed) {
+        countKindEvent(report.kind, "add", s.listed.add);
+        countKindEvent(report.kind, "update", s.listed.update);
+        countKindEvent(report.kind, "delete", s.listed.delete);
+      }
+      for (const r of s.rejected) if (!r.repeated) rejectedConfigs.labels(r.kind).inc();
     },
     onTurn(report: TurnReport) {
       turnTime.observe(Math.max(0, report.endedAt - report.startedAt) / 1000);

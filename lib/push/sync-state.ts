@@ -4,7 +4,9 @@
  * may be told to remove what it holds: an empty store after a restart is not an empty mesh.
  *
  * - A cluster is synced once a resync of its Services and of its endpoint kind (EndpointSlice,
- *   or Endpoints with PILOT_USE_ENDPOINT_SLICE=false) arrived in this record's lifetime.
+ *   or Endpoints with PILOT_USE_ENDPOINT_SLICE=false) arrived in this record's lifetime, and, once
+ *   the relay said which kinds it watches there (a resync's `watching`), a resync of each of them:
+ *   a ServiceEntry is not published without the WorkloadEntries that give it endpoints.
  * - The registry is synced once at least one cluster is synced and every cluster heard from is,
  *   or once `timeoutMs` (PILOT_SYNC_TIMEOUT) passed since the record began; then it stays synced.
  * - Each cluster's Pod resync is noted too, outside "synced": until it arrives (or the timeout),
@@ -26,6 +28,13 @@ export interface ClusterSync {
    * before it existed: read as false (such a record's timeout passed long ago, so nothing is held).
    */
   pods?: boolean;
+  /**
+   * The kinds the relay said it watches in this cluster (its last resync's `watching`), sorted; the
+   * cluster is synced only once each has been resynced too. Absent: no sender said (the rule above alone).
+   */
+  watching?: string[];
+  /** The kinds resynced in this lifetime, sorted (only kept once `watching` is known). */
+  resynced?: string[];
 }
 
 /** The stored record: one per state lifetime. */
@@ -66,6 +75,8 @@ export interface ClusterSyncState {
   synced: boolean;
   /** A Pod resync has arrived: endpoints waiting for their pod are no longer held (held-pods.ts). */
   pods: boolean;
+  /** Watched kinds whose resync has not arrived yet (only when the relay named what it watches). */
+  waitingFor?: string[];
 }
 
 /** The decision, plain data: what /ready and StatusService show and what the read paths obey. */
@@ -99,22 +110,24 @@ export function noteIngest(
   options: SyncOptions,
   cluster: string,
   resyncKind?: string,
+  watching?: readonly string[],
 ): SyncRecord | undefined {
   const had = Object.hasOwn(record.clusters, cluster) ? record.clusters[cluster] : undefined;
-  const before = had ?? { services: false, endpointSlices: false, endpoints: false, pods: false };
-  const after = { ...before };
+  const before: ClusterSync = had ?? {
+    services: false,
+    endpointSlices: false,
+    endpoints: false,
+    pods: false,
+  };
+  const after: ClusterSync = { ...before };
   if (resyncKind === "Service") after.services = true;
   else if (resyncKind === "EndpointSlice") after.endpointSlices = true;
   else if (resyncKind === "Endpoints") after.endpoints = true;
   else if (resyncKind === "Pod") after.pods = true;
-  if (
-    had &&
-    after.services === had.services &&
-    after.endpointSlices === had.endpointSlices &&
-    after.endpoints === had.endpoints &&
-    after.pods === had.pods
-  )
-    return undefined;
+  if (watching !== undefined) after.watching = [...new Set(watching)].sort();
+  if (resyncKind !== undefined && after.watching !== undefined)
+    after.resynced = [...new Set([...(after.resynced ?? []), resyncKind])].sort();
+  if (had && JSON.stringify(after) === JSON.stringify(had)) return undefined;
   const next: SyncRecord = { ...record, clusters: { ...record.clusters, [cluster]: after } };
   if (next.syncedAt === undefined && clustersSynced(decideSync(next, now, options).clusters))
     next.syncedAt = now;
@@ -132,8 +145,17 @@ export function decideSync(record: SyncRecord, now: number, options: SyncOptions
     .map((cluster): ClusterSyncState => {
       const c = record.clusters[cluster] as ClusterSync;
       const endpoints = options.useEndpointSlice ? c.endpointSlices : c.endpoints;
-      const synced = c.services && endpoints;
-      return { cluster, services: c.services, endpoints, synced, pods: c.pods === true };
+      const resynced = new Set(c.resynced);
+      const waitingFor = c.watching?.filter((k) => !resynced.has(k));
+      const synced = c.services && endpoints && (waitingFor === undefined || waitingFor.length === 0);
+      return {
+        cluster,
+        services: c.services,
+        endpoints,
+        synced,
+        pods: c.pods === true,
+        ...(waitingFor !== undefined && { waitingFor }),
+      };
     });
   const timeoutAt = record.since + options.timeoutMs;
   const timedOut = now >= timeoutAt;

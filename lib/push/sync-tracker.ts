@@ -54,8 +54,11 @@ export interface SyncTracker extends SyncGate {
   start(): Promise<SyncState>;
   /** The state now (Node: from memory; Worker: reads the record). */
   state(): Promise<SyncState>;
-  /** Notes an accepted ingest call for `cluster` (a resync of `resyncKind` when given). */
-  ingested(cluster: string, resyncKind?: string): Promise<void>;
+  /**
+   * Notes an accepted ingest call for `cluster` (a resync of `resyncKind` when given, with the kinds
+   * its sender watches there when it said).
+   */
+  ingested(cluster: string, resyncKind?: string, watching?: readonly string[]): Promise<void>;
   /**
    * Notes a debounce turn that began at `startedAt`; `complete` when it left nothing queued that
    * arrived before it began. The first complete turn begun after sync opens the gate (sync-state.ts notePublished).
@@ -203,12 +206,12 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
       if (!o.cached && before) shown = decideSync(before, startedAt, options);
       show(decideSync(next, timers.now(), options));
     },
-    async ingested(cluster, resyncKind) {
+    async ingested(cluster, resyncKind, watching) {
       const now = timers.now();
       let before: SyncRecord | undefined;
       const next = await update<SyncRecord>(store, keys.syncRecord(), (entry) => {
         before = entry?.value;
-        return noteIngest(before ?? newSyncRecord(newId(), now), now, options, cluster, resyncKind);
+        return noteIngest(before ?? newSyncRecord(newId(), now), now, options, cluster, resyncKind, watching);
       });
       if (!next) return;
       if (o.cached) cache = next;

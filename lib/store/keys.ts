@@ -181,6 +181,14 @@ export const keys = {
     `obj/${e(cluster)}/${e(kind)}/${ns === "" ? "_" : e(ns)}/${e(name)}`,
   /** Every object record, all clusters. */
   objects: () => "obj/",
+  /**
+   * An object whose latest version ingest refused by its kind's rules (RejectedRecord, lib/ingest/rejected.ts),
+   * until a valid version or its deletion arrives. "_" for cluster-scoped.
+   */
+  rejected: (cluster: string, kind: string, ns: string, name: string) =>
+    `rejected/${e(cluster)}/${e(kind)}/${ns === "" ? "_" : e(ns)}/${e(name)}`,
+  /** Every refused object, all clusters (what /debug/configz?rejected pages through). */
+  rejectedAll: () => "rejected/",
   objectPrefix: (cluster: string, kind: string) => `obj/${e(cluster)}/${e(kind)}/`,
   /**
    * One cluster's copy of an Istio networking config (VirtualService, DestinationRule, ServiceEntry,

@@ -60,7 +60,7 @@ describe("decodeAdmissionReview", () => {
   }
 
   it("answers allowed with the uid", () => {
-    expect(admissionResponse("u-1")).toEqual({
+    expect(admissionResponse({ uid: "u-1", allowed: true })).toEqual({
       apiVersion: "admission.k8s.io/v1",
       kind: "AdmissionReview",
       response: { uid: "u-1", allowed: true },

@@ -65,6 +65,7 @@ describe("applyEvents", () => {
       bookmarks: 1,
       unsupported: [],
       dangling: [],
+      rejected: [],
       push: { full: true, configs: 1 },
     });
     const queue = await readQueue(store);

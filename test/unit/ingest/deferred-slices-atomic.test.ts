@@ -85,7 +85,11 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: "a later event fails validation", events: [...noted, ev("ADDED", noSpec)], status: 400 },
+  {
+    name: "a later event is malformed",
+    events: [...noted, { type: "PATCHED", object: noSpec }],
+    status: 400,
+  },
   {
     name: "a later slice's read throws while the earlier ones are only noted",
     events: [...noted, ev("ADDED", slice("r-d", "ratings", "shop", [{ ip: "10.1.0.4" }]))],

@@ -24,6 +24,23 @@ describe("validateList", () => {
     ]);
   });
 
+  it("lists an item its kind's rules refuse in rejected, with its index and field, and keeps the rest", async () => {
+    const r = await validateList("Service", {
+      items: [item("a"), item("b", { spec: { ports: [{ port: 70000 }] } }), item("c")],
+    });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.value.items.map((i) => i.metadata.name)).toEqual(["a", "c"]);
+    expect(r.value.rejected).toEqual([
+      expect.objectContaining({ type: "REJECTED", index: 1, field: "spec.ports[0].port" }),
+    ]);
+  });
+
+  it("reads the kinds its sender watches, known ones only, in table order", async () => {
+    const r = await validateList("Service", { items: [] }, undefined, "Pod,Widget,Service,Pod,WorkloadEntry");
+    expect(r.ok && r.value.watching).toEqual(["Service", "Pod", "WorkloadEntry"]);
+  });
+
   const bad: [string, string, unknown, Record<string, unknown>][] = [
     ["unknown kind", "Widget", { items: [] }, { field: "kind", message: /cannot resync kind "Widget"/ }],
     [
@@ -39,12 +56,6 @@ describe("validateList", () => {
       "Service",
       { items: [item("a"), { metadata: { namespace: "x" } }] },
       { index: 1, field: "items[1].metadata.name" },
-    ],
-    [
-      "item with a bad port",
-      "Service",
-      { items: [item("a", { spec: { ports: [{ port: 70000 }] } })] },
-      { index: 0, field: "items[0].spec.ports[0].port" },
     ],
     [
       "item of another kind",
