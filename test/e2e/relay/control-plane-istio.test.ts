@@ -1,9 +1,10 @@
 /**
  * The relay feeding the real control plane (npm start as a child process) from a fake API server
  * that serves ServiceEntry at v1 and v1beta1 but WorkloadEntry at v1beta1 only (a CRD one Istio
- * upgrade behind): the relay watches each at its newest served version, and the ServiceEntry's
- * workloadSelector finds the WorkloadEntries in the served ClusterLoadAssignment, listed first,
- * then watched.
+ * upgrade behind): the relay watches each at its newest served version; the control plane's
+ * start-up sync waits for every kind the relay says it watches (?watching=), WorkloadEntry
+ * included; the ServiceEntry's workloadSelector finds the WorkloadEntries in the served
+ * ClusterLoadAssignment, listed first, then watched.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Relay } from "../../../functions/node/relay/relay.ts";
@@ -78,6 +79,8 @@ beforeAll(async () => {
     },
   });
   api.apply("workloadentries", workloadEntry("pay-a", "10.9.0.1"));
+  // The WorkloadEntries cannot be listed until the first test lets them.
+  api.failNext("workloadentries", 503, Number.MAX_SAFE_INTEGER);
   relay = relayToControlPlane(api, cp, logs, { config: { watchIstio: true } });
   relay.start();
 });
@@ -88,9 +91,34 @@ afterAll(async () => {
   await cp?.stop();
 });
 
+/** The control plane's start-up sync of cluster relay-e2e, as GET /ready shows it. */
+async function clusterSync(): Promise<{ synced?: boolean; waitingFor?: string[] } | undefined> {
+  const res = await fetch(`http://127.0.0.1:${cp.port}/ready`);
+  const body = (await res.json()) as {
+    clusters?: { cluster: string; synced: boolean; waitingFor?: string[] }[];
+  };
+  return body.clusters?.find((c) => c.cluster === "relay-e2e");
+}
+
+async function syncIs(what: string, check: (c: Awaited<ReturnType<typeof clusterSync>>) => boolean) {
+  const deadline = Date.now() + 15_000;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    const c = await clusterSync();
+    last = c;
+    if (check(c)) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}; /ready says ${JSON.stringify(last)}\n${logs.join("\n")}`);
+}
+
 describe("relay ▶ control plane: a ServiceEntry selecting a WorkloadEntry served at v1beta1 only", () => {
-  it("the listed WorkloadEntry is the ServiceEntry's endpoint in EDS", async () => {
+  it("start-up sync waits for the WorkloadEntries (the relay said it watches them); once listed, they are the ServiceEntry's endpoints", async () => {
+    await syncIs("every kind but WorkloadEntry resynced", (c) => c?.waitingFor?.join() === "WorkloadEntry");
+    expect(await clusterSync()).toMatchObject({ synced: false });
+    api.clearFailures();
     await until("pay-a's address", ["10.9.0.1"]);
+    await syncIs("the cluster synced", (c) => c?.synced === true && c.waitingFor?.length === 0);
     const watched = (resource: string) =>
       api.requests
         .filter((r) => r.query.watch === "true" && r.path.endsWith(`/${resource}`))

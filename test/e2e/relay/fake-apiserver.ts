@@ -59,6 +59,8 @@ export interface FakeApiServer {
   expireContinueTokens(): void;
   /** Answers the next `count` requests whose path and query contain `match` with `status`. */
   failNext(match: string, status: number, count?: number): void;
+  /** Forgets the failures failNext asked for and has not yet answered. */
+  clearFailures(): void;
   expiredAs: ExpiredAs;
   /**
    * Installs the CRDs of `resources` (every Istio kind when omitted) at `versions`, or changes the
@@ -264,6 +266,7 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     openWatches: (resource) => pick(resource).length,
     expireContinueTokens: () => snapshots.clear(),
     failNext: (match, code, count = 1) => void failures.push({ match, status: code, count }),
+    clearFailures: () => void failures.splice(0),
     async close() {
       for (const w of watches) w.res.socket?.destroy();
       server.closeAllConnections();
