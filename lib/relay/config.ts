@@ -26,7 +26,10 @@ export interface RelayConfig {
   /** Items per list page (limit/continue). */
   listPageSize: number;
   watchEndpoints: boolean;
+  /** Watch the kinds whose CRDs are served (the Istio networking kinds), at the newest version served. */
   watchIstio: boolean;
+  /** API discovery of those CRDs is re-run this often (and at each periodic resync); 0: only at the resync. */
+  discoveryIntervalMs: number;
   /** How long SIGTERM waits for the queue to drain. */
   shutdownTimeoutMs: number;
   /** Log one line per event queued (debugging). */
@@ -113,7 +116,14 @@ export const relaySettings: readonly Setting[] = [
     env: "RELAY_WATCH_ISTIO",
     kind: "bool",
     fallback: "true",
-    help: "watch Istio networking kinds whose CRDs are served",
+    help: "watch Istio networking kinds whose CRDs are served (v1, v1beta1 or v1alpha3)",
+  },
+  {
+    flag: "discovery-interval",
+    env: "RELAY_DISCOVERY_INTERVAL",
+    kind: "duration",
+    fallback: "30s",
+    help: "re-run discovery of the Istio CRDs (install, upgrade), 0 = only at each resync",
   },
   {
     flag: "shutdown-timeout",
@@ -215,12 +225,17 @@ export function parseRelayConfig(
     listPageSize: int("RELAY_LIST_PAGE_SIZE"),
     watchEndpoints: bool("RELAY_WATCH_ENDPOINTS"),
     watchIstio: bool("RELAY_WATCH_ISTIO"),
+    discoveryIntervalMs: duration("RELAY_DISCOVERY_INTERVAL"),
     shutdownTimeoutMs: duration("RELAY_SHUTDOWN_TIMEOUT"),
     logEvents: bool("RELAY_LOG_EVENTS"),
     healthPort: raw("RELAY_HEALTH_PORT") === undefined ? undefined : int("RELAY_HEALTH_PORT"),
     healthHost: (raw("RELAY_HEALTH_HOST") as { value: string }).value,
     log: parseLogConfig(env, errors),
   };
+  if (config.discoveryIntervalMs > 0 && config.discoveryIntervalMs < 1000) {
+    const r = raw("RELAY_DISCOVERY_INTERVAL") as { label: string };
+    errors.push(`${r.label}: at least 1s (each round is 2-4 GETs to the API server), or 0 for off`);
+  }
   if (errors.length === 0 && config.maxQueuedEvents < config.batchSize) {
     errors.push(
       `RELAY_MAX_QUEUE=${config.maxQueuedEvents}: must be at least RELAY_BATCH_SIZE (${config.batchSize})`,
@@ -248,7 +263,7 @@ export function relayUsage(): string {
   const rows = relaySettings.map((s) => {
     const flag = s.flag === "" ? "" : s.kind === "bool" ? `--[no-]${s.flag}` : `--${s.flag} <v>`;
     const dflt = s.fallback === undefined ? "" : ` (default ${s.fallback})`;
-    return `  ${flag.padEnd(26)}${s.env.padEnd(24)}${s.help}${dflt}`;
+    return `  ${flag.padEnd(26)}${s.env.padEnd(26)}${s.help}${dflt}`;
   });
   return [
     "usage: edgepilot relay [flags]",

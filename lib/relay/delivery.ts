@@ -39,6 +39,11 @@ export interface DeliveryOptions {
    * without its store): relist and resync every kind now, not at the next periodic resync.
    */
   onRestart?(): void;
+  /**
+   * The kinds the relay watches now; asked at each resync POST (retries included) and sent with it,
+   * so the control plane knows every kind it must hear from before the cluster counts as synced.
+   */
+  watching?(): readonly string[];
 }
 
 /** Counters for logs and tests. */
@@ -131,9 +136,11 @@ export function createDeliverySender(o: DeliveryOptions): DeliverySender {
     const delivery = queue.take();
     if (delivery === undefined) return;
     sending = true;
+    const posted =
+      delivery.type === "resync" && o.watching ? { ...delivery, watching: o.watching() } : delivery;
     let result: PostResult;
     try {
-      result = await o.post(delivery);
+      result = await o.post(posted);
     } catch (err) {
       result = { error: err instanceof Error ? err.message : String(err) };
     }

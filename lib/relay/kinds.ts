@@ -1,73 +1,67 @@
-/** The kinds the relay lists and watches, where they live on the API server, and discovery of the optional ones. */
+/**
+ * The kinds the relay lists and watches, derived from lib/kinds/descriptors.ts: where each one lives
+ * on the API server (group, the version chosen for it, resource) and which ones a relay watches
+ * always, with RELAY_WATCH_ENDPOINTS, or once API discovery shows them served (lib/relay/discovery.ts).
+ */
+import { type KindDescriptor, kindTable, type RelayWatch } from "../kinds/descriptors.ts";
 
-/** One watched kind: its group/version/resource and what its list is called. */
+/** One watched kind at the version the relay watches it: its group/version/resource and its list's kind. */
 export interface KindSpec {
   kind: string;
   listKind: string;
   /** "" for the core group (served under /api). */
   group: string;
+  /** The version watched: the descriptor's first for fixed kinds, the newest served for "crd" kinds. */
   version: string;
   /** The plural resource name in URLs and RBAC rules. */
   resource: string;
-  /** Why the kind is not always watched: "endpoints" behind a flag, "istio" when its CRD is served. */
-  optional?: "endpoints" | "istio";
+  /** Why the relay watches it: always, with RELAY_WATCH_ENDPOINTS, or while discovery finds it served. */
+  relay: RelayWatch;
 }
 
-const spec = (
-  kind: string,
-  group: string,
-  version: string,
-  resource: string,
-  optional?: KindSpec["optional"],
-) => ({ kind, listKind: `${kind}List`, group, version, resource, ...(optional && { optional }) }) as KindSpec;
+/** The watch spec of `d` at `version` (its preferred version when omitted). */
+export function watchSpec(d: KindDescriptor, version: string = d.versions[0] ?? "v1"): KindSpec {
+  return {
+    kind: d.kind,
+    listKind: `${d.kind}List`,
+    group: d.group,
+    version,
+    resource: d.resource,
+    relay: d.relay,
+  };
+}
 
-/** Always watched, in the order they are started. */
-export const coreKinds: readonly KindSpec[] = [
-  spec("Namespace", "", "v1", "namespaces"),
-  spec("Node", "", "v1", "nodes"),
-  spec("Service", "", "v1", "services"),
-  spec("EndpointSlice", "discovery.k8s.io", "v1", "endpointslices"),
-  spec("Pod", "", "v1", "pods"),
-];
+/** The kinds watched whatever the API server serves, in table order: the "always" kinds, and v1 Endpoints when asked. */
+export function fixedKinds(watchEndpoints: boolean): KindSpec[] {
+  return kindTable
+    .filter((d) => d.relay === "always" || (d.relay === "endpoints" && watchEndpoints))
+    .map((d) => watchSpec(d));
+}
 
-/** v1 Endpoints: watched only when asked for (RELAY_WATCH_ENDPOINTS / --endpoints). */
-export const endpointsKind: KindSpec = spec("Endpoints", "", "v1", "endpoints", "endpoints");
+/** The kinds watched only while discovery finds their CRDs served (the Istio kinds), in table order. */
+export const crdKinds: readonly KindDescriptor[] = kindTable.filter((d) => d.relay === "crd");
 
-/** The Istio group and version the relay watches. */
-export const istioGroupVersion = { group: "networking.istio.io", version: "v1" } as const;
+/** The apiVersion of the kind's objects and lists at its watched version: "v1", "networking.istio.io/v1beta1". */
+export function apiVersionOf(k: Pick<KindSpec, "group" | "version">): string {
+  return k.group === "" ? k.version : `${k.group}/${k.version}`;
+}
 
-/** Istio networking kinds: watched when API discovery shows their CRDs are served. */
-export const istioKinds: readonly KindSpec[] = [
-  spec("VirtualService", istioGroupVersion.group, "v1", "virtualservices", "istio"),
-  spec("DestinationRule", istioGroupVersion.group, "v1", "destinationrules", "istio"),
-  spec("ServiceEntry", istioGroupVersion.group, "v1", "serviceentries", "istio"),
-  spec("Sidecar", istioGroupVersion.group, "v1", "sidecars", "istio"),
-  spec("Gateway", istioGroupVersion.group, "v1", "gateways", "istio"),
-];
-
-/** The cluster-wide collection path: /api/v1/pods, /apis/discovery.k8s.io/v1/endpointslices. */
+/** The cluster-wide collection path: /api/v1/pods, /apis/networking.istio.io/v1beta1/workloadentries. */
 export function kindPath(k: KindSpec): string {
   return k.group === "" ? `/api/${k.version}/${k.resource}` : `/apis/${k.group}/${k.version}/${k.resource}`;
 }
 
-/** Whether an /apis APIGroupList serves the Istio group at the version we watch. */
-export function servesIstioGroup(groupList: unknown): boolean {
-  const groups = (groupList as { groups?: unknown } | null)?.groups;
-  if (!Array.isArray(groups)) return false;
-  return groups.some(
-    (g: { name?: unknown; versions?: { version?: unknown }[] }) =>
-      g?.name === istioGroupVersion.group &&
-      Array.isArray(g.versions) &&
-      g.versions.some((v) => v?.version === istioGroupVersion.version),
-  );
-}
+const tableOrder = new Map(kindTable.map((d, i) => [d.kind, i]));
 
-/** The Istio kinds an APIResourceList of networking.istio.io/v1 serves, in istioKinds order. */
-export function istioKindsServed(resourceList: unknown): KindSpec[] {
-  const resources = (resourceList as { resources?: unknown } | null)?.resources;
-  if (!Array.isArray(resources)) return [];
-  const names = new Set(
-    resources.map((r: { name?: unknown }) => r?.name).filter((n) => typeof n === "string"),
-  );
-  return istioKinds.filter((k) => names.has(k.resource));
+/**
+ * The `watching` query parameter's value for a set of kinds: their names in table order, joined by
+ * commas ("Namespace,Node,Service,EndpointSlice,Pod,ServiceEntry"). Stable for one set, whatever
+ * order the watches started in; a kind the table does not know sorts last, by name.
+ */
+export function watchingValue(kinds: Iterable<string>): string {
+  const rank = (k: string) => tableOrder.get(k) ?? Number.MAX_SAFE_INTEGER;
+  return [...new Set(kinds)]
+    .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
+    .map(encodeURIComponent)
+    .join(",");
 }

@@ -4,10 +4,14 @@
  * head until it is acknowledged or dropped, so a retry sends the same batch before anything newer.
  */
 
-/** One POST: a run of watch events (to /v1/events) or one complete list (to /v1/resync). */
+/**
+ * One POST: a run of watch events (to /v1/events) or one complete list (to /v1/resync). A resync
+ * as posted also carries `watching`, the kinds the relay watches in this cluster at that moment
+ * (the sender adds it to each attempt; the queue never holds it, so a retry sends the set of then).
+ */
 export type Delivery =
   | { type: "events"; lines: readonly string[]; kinds: readonly string[] }
-  | { type: "resync"; kind: string; body: string; items: number };
+  | { type: "resync"; kind: string; body: string; items: number; watching?: readonly string[] };
 
 /** What the sender should do now. */
 export type QueueDecision = { kind: "send" } | { kind: "wait"; ms: number } | { kind: "idle" };

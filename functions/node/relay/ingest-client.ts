@@ -1,4 +1,9 @@
-/** Posts deliveries to edgepilot's ingest: NDJSON to /v1/events, a List to /v1/resync. */
+/**
+ * Posts deliveries to edgepilot's ingest: NDJSON to /v1/events, a List to
+ * /v1/resync?cluster=<id>&kind=<Kind>&watching=<Kind>,<Kind>,... (`watching`: every kind the relay
+ * watches in this cluster as the POST leaves, in lib/kinds/descriptors.ts's order).
+ */
+import { watchingValue } from "../../../lib/relay/kinds.ts";
 import type { PostResult } from "../../../lib/relay/outcome.ts";
 import type { Delivery } from "../../../lib/relay/queue.ts";
 
@@ -18,7 +23,8 @@ export function createIngestPoster(target: IngestTarget): (d: Delivery) => Promi
     const url =
       d.type === "events"
         ? `${target.url}/v1/events?cluster=${cluster}`
-        : `${target.url}/v1/resync?cluster=${cluster}&kind=${encodeURIComponent(d.kind)}`;
+        : `${target.url}/v1/resync?cluster=${cluster}&kind=${encodeURIComponent(d.kind)}` +
+          (d.watching ? `&watching=${watchingValue(d.watching)}` : "");
     const headers: Record<string, string> = {
       "content-type": d.type === "events" ? "application/x-ndjson" : "application/json",
     };

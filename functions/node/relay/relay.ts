@@ -1,14 +1,16 @@
 /**
- * The relay: one watcher per kind (the core kinds, v1 Endpoints when asked, the Istio kinds that
- * discovery finds), one sender to ingest, a periodic full resync, and the overflow pause.
+ * The relay: one watcher per kind (the "always" kinds of lib/kinds/descriptors.ts, v1 Endpoints when
+ * asked, the Istio kinds that API discovery finds served, each at its newest served version), one
+ * sender to ingest, a periodic full resync, re-discovery on an interval, and the overflow pause.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
 import { type BackoffOptions, createBackoff, defaultBackoff } from "../../../lib/relay/backoff.ts";
 import type { RelayConfig } from "../../../lib/relay/config.ts";
 import { createDeliverySender, type DeliveryStats, type Timers } from "../../../lib/relay/delivery.ts";
+import { type DiscoveryPlan, planDiscovery } from "../../../lib/relay/discovery.ts";
 import type { KindHealth } from "../../../lib/relay/health.ts";
-import { coreKinds, endpointsKind, type KindSpec } from "../../../lib/relay/kinds.ts";
-import { discoverIstioKinds } from "./discovery.ts";
+import { apiVersionOf, crdKinds, fixedKinds, type KindSpec } from "../../../lib/relay/kinds.ts";
+import { discoverCrdKinds } from "./discovery.ts";
 import { createIngestPoster } from "./ingest-client.ts";
 import { createKindWatcher, type KindWatcher } from "./kind-watcher.ts";
 
@@ -55,6 +57,10 @@ export function createRelay(o: RelayOptions): Relay {
   let periodic: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
   let discoveryRetry: NodeJS.Timeout | undefined;
+  let rediscovery: NodeJS.Timeout | undefined;
+  /** A discovery is in flight (rounds never overlap); one succeeded before (its first plan may say "none served"). */
+  let discovering = false;
+  let discovered = false;
   const discoveryBackoff = createBackoff(backoff, random);
 
   const sender = createDeliverySender({
@@ -79,6 +85,7 @@ export function createRelay(o: RelayOptions): Relay {
       if (paused || stopped.signal.aborted) return;
       for (const w of watchers.values()) w.resync();
     },
+    watching: () => [...watchers.keys()],
   });
 
   const deps = {
@@ -101,62 +108,94 @@ export function createRelay(o: RelayOptions): Relay {
     else w.start();
   }
 
-  function remove(kind: KindSpec): void {
-    const w = watchers.get(kind.kind);
-    if (!w) return;
-    w.stop();
+  /** Stops watching `kind`; what it queued stays queued (a later resync of the kind replaces it). */
+  function drop(kind: KindSpec): void {
+    watchers.get(kind.kind)?.stop();
     watchers.delete(kind.kind);
-    log(`relay: ${kind.kind}: no longer served (its CRD is gone): resyncing it as empty`);
-    const apiVersion = `${kind.group}/${kind.version}`;
-    sender.resync(kind.kind, { apiVersion, kind: kind.listKind, metadata: {}, items: [] });
   }
 
-  async function discover(): Promise<void> {
-    if (!config.watchIstio || stopped.signal.aborted) return;
+  /** Applies one discovery: gone kinds resync as empty, moved ones relist at their new version, new ones start. */
+  function apply(plan: DiscoveryPlan): void {
+    for (const line of plan.log) log(line);
+    // Dropped first, so each empty resync already names the kinds watched after this discovery.
+    for (const k of plan.remove) drop(k);
+    for (const k of plan.remove)
+      sender.resync(k.kind, { apiVersion: apiVersionOf(k), kind: k.listKind, metadata: {}, items: [] });
+    // No empty resync in between: the new version's list replaces the kind's objects whole, so
+    // nothing is deleted that the cluster still holds.
+    for (const { from, to } of plan.move) {
+      drop(from);
+      add(to);
+    }
+    for (const k of plan.add) add(k);
+  }
+
+  /**
+   * One round of discovery, planned against what is watched now; undefined when it failed (then a
+   * retry is scheduled with backoff), was already running, or the relay stopped.
+   */
+  async function discover(): Promise<DiscoveryPlan | undefined> {
+    if (!config.watchIstio || stopped.signal.aborted || discovering) return undefined;
     clearTimeout(discoveryRetry);
     discoveryRetry = undefined;
+    discovering = true;
     let served: KindSpec[];
     try {
-      served = await discoverIstioKinds(kc, stopped.signal);
+      served = await discoverCrdKinds(kc, stopped.signal);
     } catch (err) {
-      if (stopped.signal.aborted) return;
+      if (stopped.signal.aborted) return undefined;
       const ms = discoveryBackoff.next();
       log(
-        `relay: API discovery of networking.istio.io failed: ${err instanceof Error ? err.message : err}; retrying in ${ms}ms`,
+        `relay: API discovery of the Istio CRDs failed: ${err instanceof Error ? err.message : err}; ` +
+          `watching the Istio kinds as before, retrying in ${ms}ms`,
       );
-      discoveryRetry = setTimeout(() => void discover(), ms);
-      return;
+      discoveryRetry = setTimeout(() => void discover().then(applyIfAny), ms);
+      return undefined;
+    } finally {
+      discovering = false;
     }
+    if (stopped.signal.aborted) return undefined;
     discoveryBackoff.reset();
-    const names = new Set(served.map((k) => k.kind));
-    for (const w of [...watchers.values()])
-      if (w.kind.optional === "istio" && !names.has(w.kind.kind)) remove(w.kind);
-    const added = served.filter((k) => !watchers.has(k.kind));
-    for (const k of added) add(k);
-    if (added.length > 0)
-      log(`relay: Istio kinds served, now watched: ${added.map((k) => k.kind).join(", ")}`);
+    const watched = [...watchers.values()].map((w) => w.kind).filter((k) => k.relay === "crd");
+    const plan = planDiscovery(watched, served, !discovered);
+    discovered = true;
+    return plan;
   }
+  const applyIfAny = (plan: DiscoveryPlan | undefined) => plan && apply(plan);
 
   return {
     start() {
-      const kinds = [...coreKinds, ...(config.watchEndpoints ? [endpointsKind] : [])];
+      const kinds = fixedKinds(config.watchEndpoints);
+      const istio = `${crdKinds[0]?.group} ${crdKinds[0]?.versions.join(", ")}`;
+      const rediscover = config.discoveryIntervalMs > 0 ? `every ${config.discoveryIntervalMs}ms and ` : "";
       log(
         `relay: cluster ${config.clusterId} -> ${config.url}; watching ${kinds.map((k) => k.kind).join(", ")}` +
-          `${config.watchIstio ? " and the Istio networking kinds discovery finds" : ""}; ` +
+          `${config.watchIstio ? ` and the Istio kinds discovery finds served (${istio}; rediscovered ${rediscover}at each resync)` : ""}; ` +
           `resync ${config.resyncPeriodMs > 0 ? `every ${config.resyncPeriodMs}ms` : "off"}, ` +
           `batches of ${config.batchSize} or ${config.batchDelayMs}ms, queue limit ${config.maxQueuedEvents}`,
       );
       if (config.token === undefined)
         log("relay: EDGEPILOT_TOKEN is not set: posting without a bearer token");
-      for (const k of kinds) add(k);
-      void discover();
+      // The first discovery settles before any list, so the first resync already names every
+      // kind watched (?watching=): the control plane waits for the Istio kinds too. Table order:
+      // the fixed kinds, then the Istio ones.
+      void discover().then((plan) => {
+        for (const k of kinds) add(k);
+        applyIfAny(plan);
+      });
       heartbeat = setInterval(() => sender.heartbeat(), o.heartbeatMs ?? 5000);
+      if (config.watchIstio && config.discoveryIntervalMs > 0) {
+        rediscovery = setInterval(() => {
+          // A pending retry runs discovery anyway, on its own backoff.
+          if (discoveryRetry === undefined) void discover().then(applyIfAny);
+        }, config.discoveryIntervalMs);
+      }
       if (config.resyncPeriodMs > 0) {
         periodic = setInterval(() => {
           if (paused) return;
           log(`relay: periodic resync: relisting ${watchers.size} kinds`);
           for (const w of watchers.values()) w.resync();
-          void discover();
+          void discover().then(applyIfAny);
         }, config.resyncPeriodMs);
       }
     },
@@ -164,6 +203,7 @@ export function createRelay(o: RelayOptions): Relay {
       stopped.abort();
       clearInterval(periodic);
       clearInterval(heartbeat);
+      clearInterval(rediscovery);
       clearTimeout(discoveryRetry);
       for (const w of watchers.values()) w.stop();
       const flushed = await sender.flush(timeoutMs);

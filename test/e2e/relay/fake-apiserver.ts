@@ -1,22 +1,20 @@
 /**
  * A fake Kubernetes API server on loopback for the relay's tests: real HTTP, real paths, list with
  * limit/continue paging and resourceVersion, watch as chunked JSON lines from a resourceVersion with
- * bookmarks, discovery (/api, /apis, group versions), and a test API to change objects, send
+ * bookmarks, discovery (/api, /apis, group versions; fake-crds.ts), and a test API to change
+ * objects, install, upgrade and remove CRDs (the Istio kinds, at any of their versions), send
  * bookmarks, expire resourceVersions (410 Gone), drop or hold watch connections, and fail requests.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { KubeConfig } from "@kubernetes/client-node";
-import {
-  type FakeResource,
-  FakeStore,
-  fakeResources,
-  type HistoryEvent,
-  type KubeObj,
-} from "./fake-resources.ts";
+import { FakeCrds } from "./fake-crds.ts";
+import { type FakeResource, FakeStore, type HistoryEvent, type KubeObj } from "./fake-resources.ts";
 
 interface OpenWatch {
   resource: string;
+  /** The version watched: every object on it carries group/version as its apiVersion. */
+  version: string;
   res: ServerResponse;
   bookmarks: boolean;
 }
@@ -61,9 +59,17 @@ export interface FakeApiServer {
   expireContinueTokens(): void;
   /** Answers the next `count` requests whose path and query contain `match` with `status`. */
   failNext(match: string, status: number, count?: number): void;
+  /** Forgets the failures failNext asked for and has not yet answered. */
+  clearFailures(): void;
   expiredAs: ExpiredAs;
-  /** Whether the Istio CRDs are served (discovery, lists and watches of networking.istio.io). */
-  istio: boolean;
+  /**
+   * Installs the CRDs of `resources` (every Istio kind when omitted) at `versions`, or changes the
+   * versions they are served at (an Istio upgrade): discovery, lists and watches follow. Open
+   * watches at a version no longer served end.
+   */
+  serveCrds(versions: readonly string[], resources?: readonly string[]): void;
+  /** Deletes the CRDs of `resources` (every Istio kind when omitted): their objects go, their watches end. */
+  removeCrds(resources?: readonly string[]): void;
   close(): Promise<void>;
 }
 
@@ -75,8 +81,9 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
   const snapshots = new Map<string, { items: KubeObj[]; rv: string }>();
   let holding = false;
   let nextSnapshot = 0;
+  const crds = new FakeCrds();
   const store = new FakeStore((e) => {
-    for (const w of watches) if (w.resource === e.resource) writeEvent(w.res, e.type, e.object);
+    for (const w of watches) if (w.resource === e.resource) writeEvent(w.res, e.type, at(e.object, w));
   });
 
   const server = createServer((req, res) => {
@@ -94,52 +101,29 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
   function route(req: IncomingMessage, res: ServerResponse, path: string, query: Record<string, string>) {
     if (req.method !== "GET") return status(res, 405, "MethodNotAllowed", "the fake serves GET only");
     if (path === "/api") return json(res, 200, { kind: "APIVersions", versions: ["v1"] });
-    if (path === "/apis") return json(res, 200, groupList());
-    const m = /^\/(?:api\/(v1)|apis\/([^/]+)\/(v1))(?:\/([a-z]+))?$/.exec(path);
+    if (path === "/apis") return json(res, 200, crds.groupList());
+    const m = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))(?:\/([a-z]+))?$/.exec(path);
     const group = m?.[2] ?? "";
-    const spec = m?.[4] ? served().find((s) => s.group === group && s.resource === m[4]) : undefined;
-    if (m && !m[4] && served().some((s) => s.group === group)) return json(res, 200, resourceList(group));
+    const version = m?.[1] ?? m?.[3] ?? "";
+    const resources = m && !m[4] ? crds.resourceList(group, version) : undefined;
+    if (resources) return json(res, 200, resources);
+    const spec = m?.[4] ? crds.find(group, version, m[4]) : undefined;
     if (!spec)
       return status(res, 404, "NotFound", `the server could not find the requested resource (${path})`);
     if (query.watch === "true" || query.watch === "1") {
-      if (holding) return void held.push(() => watch(res, spec, query));
-      return watch(res, spec, query);
+      if (holding) return void held.push(() => watch(res, spec, version, query));
+      return watch(res, spec, version, query);
     }
-    list(res, spec, query);
+    list(res, spec, version, query);
   }
 
-  function served(): FakeResource[] {
-    return fakeResources.filter((s) => !s.istio || fake.istio);
+  /** `object` as served at the watch's version (the fake stores one copy, as etcd does). */
+  function at(object: KubeObj, w: Pick<OpenWatch, "version" | "resource">): KubeObj {
+    const spec = store.spec(w.resource);
+    return spec.crd ? { ...object, apiVersion: `${spec.group}/${w.version}` } : object;
   }
 
-  function groupList() {
-    const groups = [...new Set(served().map((s) => s.group))].filter((g) => g !== "");
-    const version = (g: string) => ({ groupVersion: `${g}/v1`, version: "v1" });
-    return {
-      kind: "APIGroupList",
-      apiVersion: "v1",
-      groups: groups.map((g) => ({ name: g, versions: [version(g)], preferredVersion: version(g) })),
-    };
-  }
-
-  function resourceList(group: string) {
-    const resources = served()
-      .filter((s) => s.group === group)
-      .map((s) => ({
-        name: s.resource,
-        kind: s.kind,
-        namespaced: s.namespaced,
-        verbs: ["get", "list", "watch"],
-      }));
-    return {
-      kind: "APIResourceList",
-      apiVersion: "v1",
-      groupVersion: group ? `${group}/v1` : "v1",
-      resources,
-    };
-  }
-
-  function list(res: ServerResponse, spec: FakeResource, query: Record<string, string>) {
+  function list(res: ServerResponse, spec: FakeResource, version: string, query: Record<string, string>) {
     const limit = Number(query.limit ?? 0);
     let offset = 0;
     let id = String(nextSnapshot);
@@ -163,11 +147,11 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
       metadata.continue = Buffer.from(JSON.stringify({ id, offset: end })).toString("base64url");
       metadata.remainingItemCount = items.length - end;
     }
-    const apiVersion = spec.group === "" ? "v1" : `${spec.group}/v1`;
+    const apiVersion = spec.group === "" ? version : `${spec.group}/${version}`;
     json(res, 200, { apiVersion, kind: `${spec.kind}List`, metadata, items: items.slice(offset, end) });
   }
 
-  function watch(res: ServerResponse, spec: FakeResource, query: Record<string, string>) {
+  function watch(res: ServerResponse, spec: FakeResource, version: string, query: Record<string, string>) {
     const from = query.resourceVersion;
     const fromRv = from === undefined || from === "" || from === "0" ? undefined : Number(from);
     if (fromRv !== undefined && fromRv < store.compactedRv) {
@@ -179,15 +163,20 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     }
     res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
     res.flushHeaders();
-    const w: OpenWatch = { resource: spec.resource, res, bookmarks: query.allowWatchBookmarks === "true" };
+    const w: OpenWatch = {
+      resource: spec.resource,
+      version,
+      res,
+      bookmarks: query.allowWatchBookmarks === "true",
+    };
     watches.add(w);
     const forget = () => watches.delete(w);
     res.on("close", forget);
     if (fromRv === undefined) {
-      for (const o of store.list(spec.resource)) writeEvent(res, "ADDED", o);
+      for (const o of store.list(spec.resource)) writeEvent(res, "ADDED", at(o, w));
     } else {
       const replay = store.history.filter((e: HistoryEvent) => e.resource === spec.resource && e.rv > fromRv);
-      for (const e of replay) writeEvent(res, e.type, e.object);
+      for (const e of replay) writeEvent(res, e.type, at(e.object, w));
     }
     const seconds = Number(query.timeoutSeconds ?? 0);
     if (seconds > 0) {
@@ -204,13 +193,18 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const pick = (resource?: string) =>
     [...watches].filter((w) => resource === undefined || w.resource === resource);
+  const end = (ws: OpenWatch[]) => {
+    for (const w of ws) {
+      w.res.end();
+      watches.delete(w);
+    }
+  };
 
   const fake: FakeApiServer = {
     url,
     store,
     requests: [],
     expiredAs: "event",
-    istio: false,
     kubeConfig() {
       const kc = new KubeConfig();
       kc.loadFromString(fake.kubeconfigYaml());
@@ -225,7 +219,22 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
         contexts: [{ name: "fake", context: { cluster: "fake", user: "nobody" } }],
         "current-context": "fake",
       }),
-    apply: (resource, obj) => store.apply(resource, obj),
+    apply(resource, obj) {
+      const spec = store.spec(resource);
+      if (crds.versionsOf(spec).length === 0)
+        throw new Error(`fake apiserver: ${resource}: its CRD is not installed (serveCrds first)`);
+      return store.apply(resource, obj);
+    },
+    serveCrds(versions, resources) {
+      crds.serve(versions, resources);
+      end([...watches].filter((w) => !crds.versionsOf(store.spec(w.resource)).includes(w.version)));
+    },
+    removeCrds(resources) {
+      for (const r of crds.remove(resources)) {
+        end(pick(r));
+        store.purge(r);
+      }
+    },
     remove: (resource, namespace, name) => store.remove(resource, namespace, name),
     bookmark(resource) {
       const object = { kind: "Bookmark", metadata: { resourceVersion: String(store.rv) } };
@@ -257,6 +266,7 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     openWatches: (resource) => pick(resource).length,
     expireContinueTokens: () => snapshots.clear(),
     failNext: (match, code, count = 1) => void failures.push({ match, status: code, count }),
+    clearFailures: () => void failures.splice(0),
     async close() {
       for (const w of watches) w.res.socket?.destroy();
       server.closeAllConnections();

@@ -5,10 +5,11 @@ export interface FakeResource {
   resource: string;
   kind: string;
   group: string;
+  /** The version built-in resources are served at, and the version objects are stored at. */
   version: string;
   namespaced: boolean;
-  /** Served only while the Istio CRDs are "installed". */
-  istio?: boolean;
+  /** A CRD (the Istio kinds): served only while installed, at the versions installed (fake-crds.ts). */
+  crd?: boolean;
 }
 
 const r = (
@@ -16,17 +17,17 @@ const r = (
   kind: string,
   group: string,
   namespaced: boolean,
-  istio?: boolean,
+  crd?: boolean,
 ): FakeResource => ({
   resource,
   kind,
   group,
   version: "v1",
   namespaced,
-  ...(istio && { istio }),
+  ...(crd && { crd }),
 });
 
-/** Everything the relay may watch, at its real group and version. */
+/** Everything the relay may watch, at its real group (and, for built-in kinds, version). */
 export const fakeResources: readonly FakeResource[] = [
   r("services", "Service", "", true),
   r("endpoints", "Endpoints", "", true),
@@ -34,12 +35,17 @@ export const fakeResources: readonly FakeResource[] = [
   r("nodes", "Node", "", false),
   r("namespaces", "Namespace", "", false),
   r("endpointslices", "EndpointSlice", "discovery.k8s.io", true),
-  ...["virtualservices:VirtualService", "destinationrules:DestinationRule", "serviceentries:ServiceEntry"]
-    .concat(["sidecars:Sidecar", "gateways:Gateway"])
-    .map((s) => {
-      const [res, kind] = s.split(":") as [string, string];
-      return r(res, kind, "networking.istio.io", true, true);
-    }),
+  ...[
+    "serviceentries:ServiceEntry",
+    "workloadentries:WorkloadEntry",
+    "virtualservices:VirtualService",
+    "destinationrules:DestinationRule",
+    "sidecars:Sidecar",
+    "gateways:Gateway",
+  ].map((s) => {
+    const [res, kind] = s.split(":") as [string, string];
+    return r(res, kind, "networking.istio.io", true, true);
+  }),
 ];
 
 /** A Kubernetes object as stored: metadata always has name, and resourceVersion once stored. */
@@ -107,6 +113,13 @@ export class FakeStore {
       metadata: { ...prev.metadata, resourceVersion: String(this.rv) },
     });
     this.record({ rv: this.rv, resource, type: "DELETED", object });
+  }
+
+  /** Forgets every object of a resource without events, as deleting its CRD deletes them. */
+  purge(resource: string): void {
+    this.objects.get(resource)?.clear();
+    for (let i = this.history.length - 1; i >= 0; i--)
+      if (this.history[i]?.resource === resource) this.history.splice(i, 1);
   }
 
   /** The current objects of a resource, sorted by namespace/name as the API server lists them. */

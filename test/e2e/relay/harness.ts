@@ -48,6 +48,7 @@ export async function startHarness(
       listPageSize: 2,
       watchEndpoints: false,
       watchIstio: true,
+      discoveryIntervalMs: 0,
       shutdownTimeoutMs: 2000,
       logEvents: false,
       ...config,
@@ -119,14 +120,16 @@ export function names(
 
 /**
  * A relay from `api` to a real control plane at `port` (cluster `relay-e2e`, no periodic resync,
- * fast batches and backoff), logging into `logs`; `extra` overrides the relay's own options.
+ * no Istio kinds, fast batches and backoff), logging into `logs`; `extra` overrides the relay's own
+ * options, `extra.config` its settings.
  */
 export function relayToControlPlane(
   api: FakeApiServer,
   cp: { port: number; token: string },
   logs: string[],
-  extra: Partial<Pick<RelayOptions, "heartbeatMs">> = {},
+  extra: Partial<Pick<RelayOptions, "heartbeatMs">> & { config?: Partial<RelayConfig> } = {},
 ): Relay {
+  const { config, ...options } = extra;
   return createRelay({
     kc: allowPlainHttp(api.kubeConfig()),
     config: {
@@ -142,12 +145,14 @@ export function relayToControlPlane(
       listPageSize: 500,
       watchEndpoints: false,
       watchIstio: false,
+      discoveryIntervalMs: 0,
       shutdownTimeoutMs: 1000,
       logEvents: false,
+      ...config,
     },
     log: (line) => logs.push(line),
     backoff: { initialMs: 20, maxMs: 200 },
     healthyWatchMs: 50,
-    ...extra,
+    ...options,
   });
 }

@@ -10,6 +10,8 @@ export interface Received {
   path: string;
   cluster: string | null;
   kind: string | null;
+  /** A resync's `watching` query parameter (the kinds the relay watches), as sent. */
+  watching: string | null;
   authorization: string | undefined;
   contentType: string | undefined;
   body: string;
@@ -19,7 +21,11 @@ export interface Received {
 /** A watch event as the relay posted it. */
 export interface PostedEvent {
   type: string;
-  object: { kind?: string; metadata: { name: string; namespace?: string; resourceVersion?: string } };
+  object: {
+    apiVersion?: string;
+    kind?: string;
+    metadata: { name: string; namespace?: string; resourceVersion?: string };
+  };
 }
 
 /** The receiver and its test API. */
@@ -33,7 +39,12 @@ export interface Receiver {
   /** The accepted resyncs, in order, parsed. */
   resyncs(kind?: string): {
     kind: string;
-    list: { kind: string; metadata: { resourceVersion?: string }; items: { metadata: { name: string } }[] };
+    list: {
+      apiVersion?: string;
+      kind: string;
+      metadata: { resourceVersion?: string };
+      items: { metadata: { name: string } }[];
+    };
   }[];
   /** Answers the next `count` requests with `status` and `body` (before the token check). */
   failNext(count: number, status: number, body?: unknown): void;
@@ -59,6 +70,7 @@ export async function startReceiver(token = "relay-test-token"): Promise<Receive
           path: url.pathname,
           cluster: url.searchParams.get("cluster"),
           kind: url.searchParams.get("kind"),
+          watching: url.searchParams.get("watching"),
           authorization: req.headers.authorization,
           contentType: req.headers["content-type"],
           body: Buffer.concat(chunks).toString("utf8"),

@@ -133,14 +133,14 @@ describe("housekeeping", () => {
     h = await startHarness({ resyncPeriodMs: 200 }, seed);
     await h.synced();
     const { api, rx } = h;
-    api.istio = true;
+    api.serveCrds(["v1"]);
     api.apply("destinationrules", {
       metadata: { name: "reviews", namespace: "default" },
       spec: { host: "reviews" },
     });
     const dr = await eventually("a DestinationRule resync", () => rx.resyncs("DestinationRule")[0]);
     expect(dr.list.items.map((i) => i.metadata.name)).toEqual(["reviews"]);
-    api.istio = false;
+    api.removeCrds();
     await eventually("an empty DestinationRule resync", () =>
       rx.resyncs("DestinationRule").some((r) => r.list.items.length === 0),
     );

@@ -26,14 +26,21 @@ describe("initial sync", () => {
   it("posts one resync per kind with every object, as listed, then watches from the list's resourceVersion", async () => {
     h = await startHarness({ watchEndpoints: true }, (api) => {
       seed(api);
-      api.istio = true;
+      api.serveCrds(["v1"]);
       api.apply("virtualservices", {
         metadata: { name: "reviews", namespace: "default" },
         spec: { hosts: ["r"] },
       });
     });
     const { api, rx } = h;
-    const istioKinds = ["VirtualService", "DestinationRule", "ServiceEntry", "Sidecar", "Gateway"];
+    const istioKinds = [
+      "ServiceEntry",
+      "WorkloadEntry",
+      "VirtualService",
+      "DestinationRule",
+      "Sidecar",
+      "Gateway",
+    ];
     await h.synced([...coreKindNames, "Endpoints", ...istioKinds]);
 
     const counts = Object.fromEntries(
@@ -49,9 +56,10 @@ describe("initial sync", () => {
       EndpointSlice: [2],
       Pod: [1],
       Endpoints: [0],
+      ServiceEntry: [0],
+      WorkloadEntry: [0],
       VirtualService: [1],
       DestinationRule: [0],
-      ServiceEntry: [0],
       Sidecar: [0],
       Gateway: [0],
     });

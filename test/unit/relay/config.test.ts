@@ -19,6 +19,7 @@ describe("parseRelayConfig", () => {
         listPageSize: 500,
         watchEndpoints: false,
         watchIstio: true,
+        discoveryIntervalMs: 30_000,
         shutdownTimeoutMs: 10_000,
         logEvents: false,
         healthPort: undefined,
@@ -60,6 +61,12 @@ describe("parseRelayConfig", () => {
       },
     });
     expect(parseRelayConfig(env, ["--no-istio"])).toMatchObject({ config: { watchIstio: false } });
+    expect(parseRelayConfig({ ...base, RELAY_DISCOVERY_INTERVAL: "2m" }, [])).toMatchObject({
+      config: { discoveryIntervalMs: 120_000 },
+    });
+    expect(parseRelayConfig(base, ["--discovery-interval=0"])).toMatchObject({
+      config: { discoveryIntervalMs: 0 },
+    });
     expect(parseRelayConfig({ ...base, RELAY_RESYNC_PERIOD: "0" }, [])).toMatchObject({
       config: { resyncPeriodMs: 0 },
     });
@@ -82,6 +89,16 @@ describe("parseRelayConfig", () => {
       name: "duration",
       env: { RELAY_RESYNC_PERIOD: "10 minutes" },
       error: /^RELAY_RESYNC_PERIOD=10 minutes: not a duration/,
+    },
+    {
+      name: "discovery interval",
+      env: { RELAY_DISCOVERY_INTERVAL: "often" },
+      error: /^RELAY_DISCOVERY_INTERVAL=often: not a duration/,
+    },
+    {
+      name: "discovery interval below 1s",
+      argv: ["--discovery-interval", "200ms"],
+      error: /^--discovery-interval=200ms \(RELAY_DISCOVERY_INTERVAL\): at least 1s/,
     },
     {
       name: "batch size 0",
@@ -129,6 +146,7 @@ describe("parseRelayConfig", () => {
   it("--help", () => {
     expect(parseRelayConfig({}, ["--help"])).toEqual({ ok: "help" });
     expect(relayUsage()).toMatch(/--batch-size <v>\s+RELAY_BATCH_SIZE/);
+    expect(relayUsage()).toMatch(/--discovery-interval <v>\s+RELAY_DISCOVERY_INTERVAL .*\(default 30s\)/);
   });
 });
 

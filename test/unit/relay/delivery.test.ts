@@ -155,6 +155,40 @@ describe("resyncs", () => {
   });
 });
 
+describe("the kinds watched, sent with each resync", () => {
+  it("are asked as each resync POST leaves, retries included; event batches carry none", async () => {
+    let watching = ["Namespace", "Service"];
+    const t = setup({ watching: () => watching });
+    t.sender.resync("Service", { kind: "ServiceList", metadata: {}, items: [] });
+    await t.clock.settle();
+    expect(t.calls[0]?.delivery).toMatchObject({
+      type: "resync",
+      kind: "Service",
+      watching: ["Namespace", "Service"],
+    });
+    // Discovery found more kinds while the POST failed: the retry says so.
+    watching = ["Namespace", "Service", "WorkloadEntry"];
+    t.calls[0]?.answer({ status: 503, body: "" });
+    await t.clock.advance(100);
+    expect(t.calls[1]?.delivery).toMatchObject({
+      type: "resync",
+      kind: "Service",
+      watching: ["Namespace", "Service", "WorkloadEntry"],
+    });
+    t.calls[1]?.answer(t.ok);
+    t.ev("a");
+    await t.clock.advance(100);
+    expect(t.calls[2]?.delivery).toEqual({ type: "events", lines: [expect.any(String)], kinds: ["Pod"] });
+  });
+
+  it("are left out without a source (the delivery as queued)", async () => {
+    const t = setup();
+    t.sender.resync("Pod", { kind: "PodList", metadata: {}, items: [] });
+    await t.clock.settle();
+    expect(t.calls[0]?.delivery).not.toHaveProperty("watching");
+  });
+});
+
 describe("the queue limit", () => {
   it("calls onOverflow once past the limit and onDrained when empty again; nothing is dropped", async () => {
     const t = setup({ maxQueuedEvents: 4 });

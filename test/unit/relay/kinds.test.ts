@@ -1,16 +1,18 @@
 import { describe, expect, it } from "vitest";
+import { kindTable } from "../../../lib/kinds/descriptors.ts";
 import {
-  coreKinds,
-  endpointsKind,
-  istioKindsServed,
+  apiVersionOf,
+  crdKinds,
+  fixedKinds,
   kindPath,
-  servesIstioGroup,
+  watchingValue,
+  watchSpec,
 } from "../../../lib/relay/kinds.ts";
 import { asListPage, describeStatus, mergePages, objectResourceVersion } from "../../../lib/relay/list.ts";
 
 describe("kinds", () => {
-  it("live at their real paths", () => {
-    expect([...coreKinds, endpointsKind].map(kindPath)).toEqual([
+  it("the fixed kinds come from the table, in its order, at their real paths", () => {
+    expect(fixedKinds(true).map(kindPath)).toEqual([
       "/api/v1/namespaces",
       "/api/v1/nodes",
       "/api/v1/services",
@@ -18,25 +20,48 @@ describe("kinds", () => {
       "/api/v1/pods",
       "/api/v1/endpoints",
     ]);
+    expect(fixedKinds(false).map((k) => k.kind)).toEqual([
+      "Namespace",
+      "Node",
+      "Service",
+      "EndpointSlice",
+      "Pod",
+    ]);
+    expect(fixedKinds(false)[3]).toEqual({
+      kind: "EndpointSlice",
+      listKind: "EndpointSliceList",
+      group: "discovery.k8s.io",
+      version: "v1",
+      resource: "endpointslices",
+      relay: "always",
+    });
   });
 
-  it("Istio kinds are found from discovery documents", () => {
-    const groups = {
-      groups: [
-        { name: "apps", versions: [{ version: "v1" }] },
-        { name: "networking.istio.io", versions: [{ version: "v1" }, { version: "v1beta1" }] },
-      ],
-    };
-    expect(servesIstioGroup(groups)).toBe(true);
-    expect(
-      servesIstioGroup({ groups: [{ name: "networking.istio.io", versions: [{ version: "v1alpha3" }] }] }),
-    ).toBe(false);
-    expect(servesIstioGroup({})).toBe(false);
-    const resources = {
-      resources: [{ name: "virtualservices" }, { name: "virtualservices/status" }, { name: "gateways" }],
-    };
-    expect(istioKindsServed(resources).map((k) => k.kind)).toEqual(["VirtualService", "Gateway"]);
-    expect(istioKindsServed(null)).toEqual([]);
+  it("the Istio kinds, WorkloadEntry included, wait for discovery; a spec is at the version chosen", () => {
+    expect(crdKinds.map((d) => d.kind)).toEqual([
+      "ServiceEntry",
+      "WorkloadEntry",
+      "VirtualService",
+      "DestinationRule",
+      "Sidecar",
+      "Gateway",
+    ]);
+    const we = watchSpec(crdKinds[1] as (typeof crdKinds)[number], "v1beta1");
+    expect(kindPath(we)).toBe("/apis/networking.istio.io/v1beta1/workloadentries");
+    expect(apiVersionOf(we)).toBe("networking.istio.io/v1beta1");
+    expect(apiVersionOf(fixedKinds(false)[0] as ReturnType<typeof fixedKinds>[number])).toBe("v1");
+    // Every kind of the table is watched one way or another.
+    expect(new Set([...fixedKinds(true), ...crdKinds].map((k) => k.kind))).toEqual(
+      new Set(kindTable.map((d) => d.kind)),
+    );
+  });
+
+  it("the watching parameter names each kind once, in table order, whatever order it is given in", () => {
+    expect(watchingValue(["WorkloadEntry", "Pod", "Namespace", "Pod", "ServiceEntry"])).toBe(
+      "Namespace,Pod,ServiceEntry,WorkloadEntry",
+    );
+    expect(watchingValue(["Zeta", "Service", "Alpha"])).toBe("Service,Alpha,Zeta");
+    expect(watchingValue([])).toBe("");
   });
 });
 

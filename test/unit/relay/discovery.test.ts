@@ -1,0 +1,246 @@
+import { describe, expect, it } from "vitest";
+import {
+  chooseVersions,
+  type DiscoveryResult,
+  groupVersionKey,
+  groupVersionsToFetch,
+  planDiscovery,
+} from "../../../lib/relay/discovery.ts";
+import { crdKinds, type KindSpec, watchSpec } from "../../../lib/relay/kinds.ts";
+
+const istio = "networking.istio.io";
+const allIstio = [
+  "serviceentries",
+  "workloadentries",
+  "virtualservices",
+  "destinationrules",
+  "sidecars",
+  "gateways",
+];
+
+/** An APIGroupList with apps/v1 and, when given, networking.istio.io at `versions` (preferred first). */
+function groupList(versions: string[] | undefined): unknown {
+  const group = (name: string, vs: string[]) => ({
+    name,
+    versions: vs.map((version) => ({ groupVersion: `${name}/${version}`, version })),
+    preferredVersion: { groupVersion: `${name}/${vs[0]}`, version: vs[0] },
+  });
+  return {
+    kind: "APIGroupList",
+    apiVersion: "v1",
+    groups: [group("apps", ["v1"]), ...(versions ? [group(istio, versions)] : [])],
+  };
+}
+
+/** An APIResourceList of networking.istio.io/<version> naming `resources` (each with its /status). */
+function resourceList(version: string, resources: string[]): unknown {
+  return {
+    kind: "APIResourceList",
+    groupVersion: `${istio}/${version}`,
+    resources: resources.flatMap((name) => [
+      { name, namespaced: true, kind: "X", verbs: ["get", "list", "watch"] },
+      { name: `${name}/status`, namespaced: true, kind: "X", verbs: ["get", "patch"] },
+    ]),
+  };
+}
+
+/** Discovery as functions/node/relay/discovery.ts runs it: fetch what /apis says, then choose. */
+function discover(
+  apis: unknown,
+  lists: Record<string, unknown>,
+): DiscoveryResult<string[]> & { fetched?: string[] } {
+  const gvs = groupVersionsToFetch(apis, crdKinds);
+  if (!gvs.ok) return gvs;
+  const fetched = gvs.value.map(groupVersionKey);
+  const got = new Map(fetched.map((k) => [k, k in lists ? lists[k] : null]));
+  const chosen = chooseVersions(crdKinds, got);
+  if (!chosen.ok) return chosen;
+  return { ok: true, value: chosen.value.map((k) => `${k.kind}@${k.version}`), fetched };
+}
+
+const at = (version: string, kinds = crdKinds.map((k) => k.kind)) => kinds.map((k) => `${k}@${version}`);
+
+describe("discovery: which version of each Istio kind to watch", () => {
+  const cases: {
+    name: string;
+    apis: unknown;
+    lists: Record<string, unknown>;
+    want: string[];
+    fetched: string[];
+  }[] = [
+    {
+      name: "Istio 1.18-1.21: only v1beta1 and v1alpha3 served ▶ v1beta1",
+      apis: groupList(["v1beta1", "v1alpha3"]),
+      lists: {
+        [`${istio}/v1beta1`]: resourceList("v1beta1", allIstio),
+        [`${istio}/v1alpha3`]: resourceList("v1alpha3", allIstio),
+      },
+      want: at("v1beta1"),
+      fetched: [`${istio}/v1beta1`, `${istio}/v1alpha3`],
+    },
+    {
+      name: "v1 only ▶ v1",
+      apis: groupList(["v1"]),
+      lists: { [`${istio}/v1`]: resourceList("v1", allIstio) },
+      want: at("v1"),
+      fetched: [`${istio}/v1`],
+    },
+    {
+      name: "all three (Istio 1.22+) ▶ v1, whatever the preferred version says",
+      apis: groupList(["v1alpha3", "v1beta1", "v1"]),
+      lists: {
+        [`${istio}/v1`]: resourceList("v1", allIstio),
+        [`${istio}/v1beta1`]: resourceList("v1beta1", allIstio),
+        [`${istio}/v1alpha3`]: resourceList("v1alpha3", allIstio),
+      },
+      want: at("v1"),
+      fetched: [`${istio}/v1`, `${istio}/v1beta1`, `${istio}/v1alpha3`],
+    },
+    {
+      name: "a kind missing in v1 but served in v1beta1 ▶ that kind at v1beta1, the others at v1",
+      apis: groupList(["v1", "v1beta1"]),
+      lists: {
+        [`${istio}/v1`]: resourceList(
+          "v1",
+          allIstio.filter((r) => r !== "workloadentries"),
+        ),
+        [`${istio}/v1beta1`]: resourceList("v1beta1", allIstio),
+      },
+      want: crdKinds.map((k) => `${k.kind}@${k.kind === "WorkloadEntry" ? "v1beta1" : "v1"}`),
+      fetched: [`${istio}/v1`, `${istio}/v1beta1`],
+    },
+    {
+      name: "some CRDs installed, some not ▶ only those, in table order",
+      apis: groupList(["v1"]),
+      lists: { [`${istio}/v1`]: resourceList("v1", ["gateways", "serviceentries"]) },
+      want: ["ServiceEntry@v1", "Gateway@v1"],
+      fetched: [`${istio}/v1`],
+    },
+    {
+      name: "only a subresource named (virtualservices/status) ▶ not served",
+      apis: groupList(["v1"]),
+      lists: { [`${istio}/v1`]: { resources: [{ name: "virtualservices/status" }] } },
+      want: [],
+      fetched: [`${istio}/v1`],
+    },
+    {
+      name: "a group version answered 404 between the two GETs ▶ serves nothing, the next one counts",
+      apis: groupList(["v1", "v1beta1"]),
+      lists: { [`${istio}/v1beta1`]: resourceList("v1beta1", allIstio) },
+      want: at("v1beta1"),
+      fetched: [`${istio}/v1`, `${istio}/v1beta1`],
+    },
+    {
+      name: "a version the relay does not know (v2) ▶ not fetched",
+      apis: groupList(["v2", "v1beta1"]),
+      lists: { [`${istio}/v1beta1`]: resourceList("v1beta1", ["sidecars"]) },
+      want: ["Sidecar@v1beta1"],
+      fetched: [`${istio}/v1beta1`],
+    },
+    {
+      name: "the group absent (Istio not installed) ▶ nothing, nothing fetched",
+      apis: groupList(undefined),
+      lists: {},
+      want: [],
+      fetched: [],
+    },
+  ];
+  for (const c of cases)
+    it(c.name, () => {
+      expect(discover(c.apis, c.lists)).toEqual({ ok: true, value: c.want, fetched: c.fetched });
+    });
+
+  const malformed: { name: string; apis: unknown; lists?: Record<string, unknown>; error: RegExp }[] = [
+    { name: "/apis is not JSON object", apis: "<html>", error: /GET \/apis: the answer is no APIGroupList/ },
+    { name: "/apis has no groups", apis: { kind: "Status" }, error: /no groups array/ },
+    { name: "/apis is null", apis: null, error: /no APIGroupList/ },
+    {
+      name: "the Istio group has no versions list",
+      apis: { groups: [{ name: istio, versions: "v1" }] },
+      error: /group networking.istio.io has no list of versions/,
+    },
+    {
+      name: "a version entry without a version",
+      apis: { groups: [{ name: istio, versions: [{ groupVersion: `${istio}/v1` }] }] },
+      error: /has no list of versions/,
+    },
+    {
+      name: "a resource list without resources",
+      apis: groupList(["v1"]),
+      lists: { [`${istio}/v1`]: { kind: "APIResourceList" } },
+      error: /GET \/apis\/networking.istio.io\/v1: the answer is no APIResourceList/,
+    },
+    {
+      name: "a resource list that is an array",
+      apis: groupList(["v1"]),
+      lists: { [`${istio}/v1`]: [] },
+      error: /no APIResourceList/,
+    },
+  ];
+  for (const c of malformed)
+    it(`is an error, never "nothing served", when ${c.name}`, () => {
+      const got = discover(c.apis, c.lists ?? {});
+      expect(got.ok).toBe(false);
+      expect(got.ok === false && got.error).toMatch(c.error);
+    });
+
+  it("a malformed entry of another group is no concern", () => {
+    const apis = {
+      groups: [{ name: "apps", versions: null }, ...(groupList(["v1"]) as { groups: unknown[] }).groups],
+    };
+    expect(discover(apis, { [`${istio}/v1`]: resourceList("v1", ["sidecars"]) })).toMatchObject({
+      ok: true,
+      value: ["Sidecar@v1"],
+    });
+  });
+});
+
+describe("planDiscovery", () => {
+  const spec = (kind: string, version: string): KindSpec =>
+    watchSpec(crdKinds.find((d) => d.kind === kind) as (typeof crdKinds)[number], version);
+  const names = (ks: KindSpec[]) => ks.map((k) => `${k.kind}@${k.version}`);
+
+  it("starts what is newly served, one line each", () => {
+    const p = planDiscovery(
+      [spec("Sidecar", "v1")],
+      [spec("Sidecar", "v1"), spec("WorkloadEntry", "v1beta1")],
+      false,
+    );
+    expect(names(p.add)).toEqual(["WorkloadEntry@v1beta1"]);
+    expect(p.remove).toEqual([]);
+    expect(p.move).toEqual([]);
+    expect(p.log).toEqual([
+      "relay: WorkloadEntry: served at networking.istio.io/v1beta1: listing and watching it",
+    ]);
+  });
+
+  it("resyncs as empty what is served at no version any more", () => {
+    const p = planDiscovery([spec("Gateway", "v1"), spec("Sidecar", "v1")], [spec("Sidecar", "v1")], false);
+    expect(names(p.remove)).toEqual(["Gateway@v1"]);
+    expect(p.log).toEqual([
+      expect.stringMatching(/^relay: Gateway: no longer served .*resyncing it as empty$/),
+    ]);
+  });
+
+  it("moves a kind whose newest served version changed: up on an upgrade, down when one went away", () => {
+    const up = planDiscovery([spec("VirtualService", "v1beta1")], [spec("VirtualService", "v1")], false);
+    expect(up.move.map((m) => [m.from.version, m.to.version])).toEqual([["v1beta1", "v1"]]);
+    expect(up.add).toEqual([]);
+    expect(up.remove).toEqual([]);
+    expect(up.log).toEqual([
+      "relay: VirtualService: now watched at networking.istio.io/v1 (was v1beta1: a newer version is served); " +
+        "relisting and resyncing at the new version",
+    ]);
+    const down = planDiscovery([spec("VirtualService", "v1")], [spec("VirtualService", "v1alpha3")], false);
+    expect(down.log[0]).toMatch(/now watched at networking.istio.io\/v1alpha3 \(was v1: no longer served\)/);
+  });
+
+  it("is silent when nothing changed; says once that nothing is served", () => {
+    const same = [spec("Sidecar", "v1beta1")];
+    expect(planDiscovery(same, same, false)).toEqual({ add: [], remove: [], move: [], log: [] });
+    expect(planDiscovery([], [], true).log).toEqual([
+      "relay: no Istio networking CRD is served: watching none until one is installed",
+    ]);
+    expect(planDiscovery([], [], false).log).toEqual([]);
+  });
+});
