@@ -26,18 +26,8 @@ export interface Rejection {
   repeated?: true;
 }
 
-/** What keys.rejected() holds: the refused version and why, and when it was first refused. */
-export interface RejectedRecord {
-  cluster: string;
-  kind: string;
-  namespace: string;
-  name: string;
-  resourceVersion: string;
-  field: string;
-  message: string;
-  /** ms since epoch (the core's clock). */
-  at: number;
-}
+/** What keys.rejected() holds: the refused version and why, its cluster, and when it was first refused (ms, the core's clock). */
+export type RejectedRecord = Omit<Rejection, "index" | "repeated"> & { cluster: string; at: number };
 
 /**
  * Notes a refused object: with version tracking (watch events and resyncs) in its version record
@@ -76,16 +66,8 @@ export async function noteRejected(
     rejected: { field: event.field, message: event.message },
   };
   await ctx.store.put(key, record);
-  const indexed: RejectedRecord = {
-    cluster: ctx.cluster,
-    kind,
-    namespace,
-    name: metadata.name,
-    resourceVersion,
-    field: event.field,
-    message: event.message,
-    at: ctx.now(),
-  };
+  const { index: _, ...refused } = rejection;
+  const indexed: RejectedRecord = { cluster: ctx.cluster, ...refused, at: ctx.now() };
   await ctx.store.put(keys.rejected(ctx.cluster, kind, namespace, metadata.name), indexed);
   return rejection;
 }

@@ -1,13 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { createIngestApp } from "../../../functions/ingest.ts";
-import {
-  admissionAnswer,
-  admissionResponse,
-  decodeAdmissionReview,
-  defaultRegistryOptions,
-} from "../../../lib/ingest/index.ts";
-import { createMemoryStore } from "../../../lib/store/memory.ts";
+import { admissionAnswer, admissionResponse, decodeAdmissionReview } from "../../../lib/ingest/index.ts";
 import { listAll } from "../../../lib/store/store.ts";
+import { ingestApp } from "./support/ingest-app.ts";
 import { virtualService } from "./support/istio.ts";
 
 const svc = {
@@ -122,20 +116,10 @@ describe("admissionAnswer, as istiod's validating webhook answers", () => {
 
 describe("POST /v1/admission", () => {
   const setup = () => {
-    const store = createMemoryStore();
-    const lines: string[] = [];
-    const app = createIngestApp({
-      store,
-      now: () => 1_700_000_000_000,
-      registry: defaultRegistryOptions,
-      token: undefined,
-      clusterId: "east",
-      allowUnauthenticated: () => true,
-      log: (line) => lines.push(line),
-    });
+    const { store, lines, post: send } = ingestApp();
     const post = async (body: unknown) => {
-      const res = await app.request("/v1/admission/east", { method: "POST", body: JSON.stringify(body) });
-      return { status: res.status, body: (await res.json()) as { response: Record<string, unknown> } };
+      const r = await send("/v1/admission/east", body);
+      return r as { status: number; body: { response: Record<string, unknown> } };
     };
     return { store, lines, post };
   };

@@ -5,29 +5,15 @@
  * resync rule: a list older than an object's recorded version neither deletes nor overwrites it.
  */
 import { describe, expect, it } from "vitest";
-import { createIngestApp } from "../../../functions/ingest.ts";
-import { defaultRegistryOptions } from "../../../lib/ingest/index.ts";
 import { encodeValue } from "../../../lib/store/codec.ts";
 import { keys } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { listAll, type Store } from "../../../lib/store/store.ts";
+import { ingestApp } from "./support/ingest-app.ts";
 import { ev, pod, service, slice } from "./support/kube.ts";
 
 function setup(store: Store = createMemoryStore()) {
-  const logs: string[] = [];
-  const app = createIngestApp({
-    store,
-    now: () => 1_700_000_000_000,
-    registry: defaultRegistryOptions,
-    token: undefined,
-    clusterId: "east",
-    allowUnauthenticated: () => true,
-    log: (line) => logs.push(line),
-  });
-  const post = async (path: string, body: unknown) => {
-    const res = await app.request(path, { method: "POST", body: JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const { app, lines: logs, post } = ingestApp(store);
   return { app, logs, post };
 }
 
