@@ -19,7 +19,7 @@ export function isDns1123Label(s: string): boolean {
 }
 
 /** labels.IsWildcardDNS1123Label: `*`, or a DNS-1123 label that may start with `*` or `*-`. */
-export function isWildcardDns1123Label(s: string): boolean {
+function isWildcardDns1123Label(s: string): boolean {
   return s.length <= 63 && wildcardLabelSyntax.test(s);
 }
 
@@ -31,7 +31,7 @@ function preconditions(name: string): string | undefined {
 }
 
 /** ValidateDNS1123Labels: labels separated by dots, the last may be empty, the top level not a number. */
-export function dnsLabelsProblem(domain: string): string | undefined {
+function dnsLabelsProblem(domain: string): string | undefined {
   const parts = domain.split(".");
   const top = parts[parts.length - 1] as string;
   if (isGoInt(top))
@@ -89,7 +89,7 @@ export function goIpFamily(text: string): "IPv4" | "IPv6" | undefined {
 }
 
 /** ValidateIPAddress. */
-export function ipProblem(addr: string): string | undefined {
+function ipProblem(addr: string): string | undefined {
   return goIpFamily(addr) ? undefined : `${addr} is not a valid IP`;
 }
 

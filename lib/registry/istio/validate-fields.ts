@@ -11,7 +11,7 @@ import { re2Problem } from "./regex.ts";
 export type P = Problem | undefined;
 
 /** An integer in [min, max] (int32 and uint32 fields; JSON numbers). */
-export const intIn =
+const intIn =
   (min: number, max: number, what = "an integer"): Check =>
   (v, path) =>
     Number.isInteger(v) && (v as number) >= min && (v as number) <= max

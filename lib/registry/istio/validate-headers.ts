@@ -59,7 +59,7 @@ function operationName(name: string, path: string, authorityAllowed: boolean): P
 const headerValueChars = /^[^\u0000-\u0008\u000A-\u001F\u007F]*$/;
 
 /** ValidateHTTPHeaderValue: no control characters, and `%` only as `%%` or around a `%VARIABLE(...)%`. */
-export function headerValueProblem(value: string): string | undefined {
+function headerValueProblem(value: string): string | undefined {
   if (!headerValueChars.test(value)) return `header value configuration ${value} is invalid`;
   const why = formatProblem(value);
   return why ? `header value configuration: ${why}` : undefined;

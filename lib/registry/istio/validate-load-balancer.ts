@@ -183,7 +183,7 @@ function locality(lb: unknown, path: string): P {
 }
 
 /** validateLocalities: `region[/zone[/subzone]]`, a trailing `*` at most, none overlapping another. */
-export function localitiesProblem(localities: readonly string[]): string | undefined {
+function localitiesProblem(localities: readonly string[]): string | undefined {
   const seen = new Map<string, Map<string, Set<string>>>();
   for (const l of localities) {
     const stars = l.split("*").length - 1;

@@ -102,7 +102,7 @@ const fields = (namespace: string): Check =>
       endpoints: arrayOf(endpointShape, 4096),
       workloadSelector: networkingWorkloadSelector,
       exportTo: exportToCheck(namespace, { serviceEntry: true }),
-      subjectAltNames: arrayOf(string, 256),
+      subjectAltNames: arrayOf(string),
     },
     ["hosts"],
   );

@@ -45,6 +45,8 @@ export function trafficPolicy(v: unknown, path: string, namespace: string): P {
     return { field: path, message: "traffic policy must have at least one field" };
   if (has(v, "tunnel") && has(v, "proxyProtocol"))
     return { field: path, message: "tunnel and proxyProtocol must not be set together" };
+  if (Array.isArray(v.portLevelSettings) && v.portLevelSettings.length > 4096)
+    return { field: child(path, "portLevelSettings"), message: "must have at most 4096 items" };
   const p =
     parts(v, path, namespace) ??
     (has(v, "portLevelSettings")
@@ -171,7 +173,7 @@ export function connectionPool(v: unknown, path: string): P {
 const tlsModes = ["DISABLE", "SIMPLE", "MUTUAL", "ISTIO_MUTUAL"];
 
 /** agent.ValidateTLS: credentials, certificates and insecureSkipVerify that fit the mode. */
-export function clientTls(v: unknown, path: string, namespace: string): P {
+function clientTls(v: unknown, path: string, namespace: string): P {
   if (!isObject(v)) return object(v, path);
   if (has(v, "mode") && !tlsModes.includes(v.mode as string))
     return {

@@ -3,10 +3,9 @@
  * host matching as pkg/config/host (Matches, SubsetOf, MostSpecificHostMatch), and exportTo as
  * istiod validates and applies it to VirtualServices and DestinationRules (default: public).
  */
-import { type Check, type Problem, typeName } from "../../ingest/check.ts";
+import { type Check, typeName } from "../../ingest/check.ts";
 import { parseIp } from "../../ingest/ip.ts";
-import { istioHost } from "./common.ts";
-import { goIpFamily, isDns1123Label } from "./istio-names.ts";
+import { isDns1123Label } from "./istio-names.ts";
 
 /**
  * ResolveShortnameToFQDN: a name without a dot becomes `<name>.<namespace>.svc.<domainSuffix>`;
@@ -94,7 +93,7 @@ export function exportedTo(
 }
 
 /** Where an exportTo list belongs, for the rules that depend on it. */
-export interface ExportToKind {
+interface ExportToKind {
   /** A ServiceEntry may be exported to no one (`~`). */
   serviceEntry?: boolean;
   /** A DestinationRule with a workload selector stays in its own namespace. */
@@ -153,10 +152,3 @@ export const exportToCheck =
       return { field: path, message: "cannot export service entry to no one (~) and someone" };
     return undefined;
   };
-
-/** ValidateWildcardDomain, or (where the kind allows one, as a VirtualService host) an IP address. */
-export function hostOrIp(v: unknown, path: string, allowIp: boolean): Problem | undefined {
-  const p = istioHost(v, path);
-  if (p && allowIp && typeof v === "string" && goIpFamily(v)) return undefined;
-  return p;
-}
