@@ -1,10 +1,11 @@
 /**
  * What every Istio networking config shares: its envelope, and the field syntaxes istiod's
- * validation webhook checks the same way in every kind (hosts, exportTo, workload selectors).
+ * validation webhook checks the same way in every kind (hosts, labels, workload selectors, the
+ * annotations istiod refuses).
  * Pure; checks use lib/ingest/check.ts so their problems carry a field path.
  */
-import { type Check, child, isObject, quote, typeName } from "../../ingest/check.ts";
-import { dns1123Label, labelValue, qualifiedName } from "../../ingest/names.ts";
+import { type Check, child, isObject, type Problem, quote, typeName } from "../../ingest/check.ts";
+import { labelsProblem, wildcardDomainProblem } from "./istio-names.ts";
 
 /** The Istio networking kinds edgepilot converts. */
 export const istioKinds = [
@@ -40,78 +41,84 @@ export interface IstioConfig<S = unknown> {
 }
 
 /**
- * A host as istiod's ValidateWildcardDomain accepts it: `*`, or an FQDN whose first label may be
- * `*` (`*.example.com`), at most 255 characters, each label a DNS-1123 label, the last label not
- * all digits. Short names (`reviews`) are valid too: they are resolved against the config's
- * namespace where the kind says so.
+ * A host as istiod's ValidateWildcardDomain accepts it: at most 255 characters, an FQDN whose
+ * first label may be a wildcard label (`*`, `*.example.com`, `*example.com`, `*-x.example.com`),
+ * every other label a DNS-1123 label of either case, the top-level label not a number. Short names
+ * (`reviews`) are valid too: the kinds resolve them against the config's namespace.
  */
 export const istioHost: Check = (v, path) => {
   if (typeof v !== "string") return { field: path, message: `must be a string, got ${typeName(v)}` };
-  if (v === "") return { field: path, message: "host must not be empty" };
-  if (v.length > 255) return { field: path, message: `host ${quote(v)} is longer than 255 characters` };
-  if (v === "*") return undefined;
-  const rest = v.startsWith("*.") ? v.slice(2) : v;
-  const labels = rest.split(".");
-  for (let i = 0; i < labels.length; i++) {
-    const label = labels[i] as string;
-    // A trailing dot (an absolute name, `istio.io.`) is allowed, as istiod allows it.
-    if (label === "" && i === labels.length - 1 && i > 0) continue;
-    const why = label === "" ? "must not be empty" : dns1123Label(label);
-    if (why) return { field: path, message: `host ${quote(v)}: label ${quote(label)} ${why}` };
-  }
-  const last = labels.filter(Boolean).at(-1) ?? "";
-  if (labels.length > 1 && /^[0-9]+$/.test(last))
-    return {
-      field: path,
-      message: `host ${quote(v)}: the top-level domain ${quote(last)} must not be all digits`,
-    };
-  return undefined;
+  const why = wildcardDomainProblem(v);
+  return why ? { field: path, message: why } : undefined;
 };
 
-/**
- * exportTo as istiod validates it: `.` (own namespace), `*` (every namespace), `~` (none, and
- * only alone), or namespace names (DNS-1123 labels), without duplicates.
- */
-export const exportTo: Check = (v, path) => {
-  if (!Array.isArray(v)) return { field: path, message: `must be an array, got ${typeName(v)}` };
-  const seen = new Set<string>();
-  for (let i = 0; i < v.length; i++) {
-    const at = `${path}[${i}]`;
-    const e = v[i];
-    if (typeof e !== "string") return { field: at, message: `must be a string, got ${typeName(e)}` };
-    if (seen.has(e)) return { field: at, message: `duplicate entry ${quote(e)}` };
-    seen.add(e);
-    if (e === "." || e === "*") continue;
-    if (e === "~") {
-      if (v.length > 1)
-        return { field: at, message: `"~" (exported nowhere) cannot be combined with other entries` };
-      continue;
-    }
-    const why = dns1123Label(e);
-    if (why) return { field: at, message: `${quote(e)} is not ".", "*", "~" or a namespace name: ${why}` };
-  }
-  return undefined;
-};
-
-/** A label map as a selector takes it: keys qualified names, values label values. */
+/** Labels as istiod checks them (labels.Instance.Validate): subset labels, sourceLabels, endpoint labels. */
 export const labelMap: Check = (v, path) => {
   if (!isObject(v)) return { field: path, message: `must be an object of strings, got ${typeName(v)}` };
   for (const [k, x] of Object.entries(v)) {
-    const at = child(path, k);
-    if (typeof x !== "string") return { field: at, message: `must be a string, got ${typeName(x)}` };
-    const badKey = qualifiedName(k);
-    if (badKey) return { field: at, message: `label key ${quote(k)} ${badKey}` };
-    const badValue = labelValue(x);
-    if (badValue) return { field: at, message: `label value ${quote(x)} ${badValue}` };
+    if (typeof x !== "string")
+      return { field: child(path, k), message: `must be a string, got ${typeName(x)}` };
   }
-  return undefined;
+  const why = labelsProblem(v);
+  return why ? { field: child(path, why.key), message: why.message } : undefined;
 };
 
-/** A workloadSelector: `{ matchLabels: {...} }` with valid labels (istiod's ValidateWorkloadSelector). */
+/**
+ * A selector's labels as istiod (ValidateAlphaWorkloadSelector, validateWorkloadSelector) and the
+ * CRD check them: at most `max` labels, no empty key, no `*` in a key or value, values at most 63
+ * characters. Other syntax is accepted, as istiod accepts it (such a selector matches nothing).
+ */
+function selectorLabelsProblem(labels: unknown, path: string, max: number): Problem | undefined {
+  if (!isObject(labels))
+    return { field: path, message: `must be an object of strings, got ${typeName(labels)}` };
+  const entries = Object.entries(labels);
+  if (entries.length > max) return { field: path, message: `must have at most ${max} labels` };
+  for (const [k, x] of entries) {
+    const field = child(path, k);
+    if (typeof x !== "string") return { field, message: `must be a string, got ${typeName(x)}` };
+    if (k === "") return { field, message: `empty key is not supported in selector: ${quote(`${k}=${x}`)}` };
+    if (k.includes("*") || x.includes("*"))
+      return { field, message: `wildcard is not supported in selector: ${quote(`${k}=${x}`)}` };
+    if (x.length > 63) return { field, message: "must be at most 63 characters" };
+  }
+  return undefined;
+}
+
+/** A security-style workloadSelector `{ matchLabels }` (DestinationRule). */
 export const workloadSelector: Check = (v, path) => {
   if (!isObject(v)) return { field: path, message: `must be an object, got ${typeName(v)}` };
   if (v.matchLabels === undefined || v.matchLabels === null) return undefined;
-  return labelMap(v.matchLabels, child(path, "matchLabels"));
+  return selectorLabelsProblem(v.matchLabels, child(path, "matchLabels"), 4096);
+};
+
+/** A networking.istio.io WorkloadSelector `{ labels }` (ServiceEntry, Sidecar); empty selects the namespace. */
+export const networkingWorkloadSelector: Check = (v, path) => {
+  if (!isObject(v)) return { field: path, message: `must be an object, got ${typeName(v)}` };
+  if (v.labels === undefined || v.labels === null) return undefined;
+  return selectorLabelsProblem(v.labels, child(path, "labels"), 256);
+};
+
+/**
+ * validateMetadata, run by istiod for every kind before the kind's own checks: the
+ * `istio.io/dry-run` annotation (AuthorizationPolicy only) and the internal annotations users may
+ * not set are refused.
+ */
+export const istioMetadata: Check = (obj, path) => {
+  if (!isObject(obj) || !isObject(obj.metadata) || !isObject(obj.metadata.annotations)) return undefined;
+  const a = obj.metadata.annotations;
+  const at = child(child(path, "metadata"), "annotations");
+  const m = obj.metadata;
+  if (Object.hasOwn(a, "istio.io/dry-run"))
+    return {
+      field: child(at, "istio.io/dry-run"),
+      message: `${String(m.namespace ?? "")}/${String(m.name ?? "")} has unsupported annotation istio.io/dry-run, please remove the annotation`,
+    };
+  for (const k of ["internal.istio.io/webhook-always-reject"])
+    if (Object.hasOwn(a, k)) return { field: child(at, k), message: `"${k}" annotation found, rejecting` };
+  for (const k of ["internal.istio.io/parent-namespace", "internal.istio.io/parents"])
+    if (Object.hasOwn(a, k))
+      return { field: child(at, k), message: `"${k}" annotation found, this may not be set by users` };
+  return undefined;
 };
 
 /** True when every selector label is present with the same value (an empty selector selects all). */
@@ -123,54 +130,8 @@ export function selects(
   return true;
 }
 
-/**
- * A networking.istio.io WorkloadSelector (ServiceEntry, Sidecar): `{ labels: {...} }`, as istiod's
- * ValidateAlphaWorkloadSelector checks it: no empty key and no `*` in a key or value. Other key and
- * value syntax is accepted, as istiod accepts it (such a selector matches nothing). An empty
- * selector is valid and selects every workload of the namespace. (`workloadSelector` above reads
- * `matchLabels`, the shape of the security and telemetry kinds.)
- */
-export const networkingWorkloadSelector: Check = (v, path) => {
-  if (!isObject(v)) return { field: path, message: `must be an object, got ${typeName(v)}` };
-  const labels = v.labels;
-  if (labels === undefined || labels === null) return undefined;
-  const at = child(path, "labels");
-  if (!isObject(labels))
-    return { field: at, message: `must be an object of strings, got ${typeName(labels)}` };
-  for (const [k, x] of Object.entries(labels)) {
-    const field = child(at, k);
-    if (typeof x !== "string") return { field, message: `must be a string, got ${typeName(x)}` };
-    if (k === "") return { field, message: "empty key is not supported in selector" };
-    if (k.includes("*") || x.includes("*"))
-      return { field, message: `wildcard is not supported in selector: ${quote(`${k}=${x}`)}` };
-  }
-  return undefined;
-};
-
 /** The labels of a networking WorkloadSelector, or undefined when there is no selector. */
 export function selectorLabels(selector: unknown): Record<string, string> | undefined {
   if (!isObject(selector)) return undefined;
   return isObject(selector.labels) ? (selector.labels as Record<string, string>) : {};
 }
-
-/**
- * exportTo of a config in `namespace`, as istiod's validateExportTo: the `exportTo` syntax, and
- * `.` together with the namespace's own name is a duplicate, and `*` must stand alone.
- */
-export const exportToIn =
-  (namespace: string): Check =>
-  (v, path) => {
-    const p = exportTo(v, path);
-    if (p || !Array.isArray(v)) return p;
-    if (v.includes(".") && v.includes(namespace))
-      return {
-        field: `${path}[${v.indexOf(namespace)}]`,
-        message: `duplicate entries in exportTo: "." and the config's own namespace ${quote(namespace)}`,
-      };
-    if (v.includes("*") && v.length > 1)
-      return {
-        field: `${path}[${v.indexOf("*")}]`,
-        message: `cannot have both public ("*") and non-public exportTo values`,
-      };
-    return undefined;
-  };

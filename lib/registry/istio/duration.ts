@@ -61,11 +61,37 @@ export const duration: Check = (v, path) => {
   if (typeof v !== "string") return { field: path, message: `must be a duration string, got ${typeName(v)}` };
   const r = parseGoDuration(v);
   if (!r.ok) return { field: path, message: `${quote(v)} ${r.reason}` };
-  if (r.nanos < nanosPerMs) return { field: path, message: `${quote(v)}: duration must be at least 1ms` };
+  if (r.nanos < nanosPerMs) return { field: path, message: "duration must be greater than 1ms" };
   if (r.nanos % nanosPerMs !== 0n)
-    return { field: path, message: `${quote(v)}: only durations to ms precision are supported` };
+    return { field: path, message: "only durations to ms precision are supported" };
   return undefined;
 };
+
+/**
+ * A duration field only the CRD schema bounds (`duration(self) >= duration('1ms')`), istiod
+ * checking nothing more: any precision at or above 1ms.
+ */
+export const crdDuration: Check = (v, path) => {
+  if (typeof v !== "string") return { field: path, message: `must be a duration string, got ${typeName(v)}` };
+  const r = parseGoDuration(v);
+  if (!r.ok) return { field: path, message: `${quote(v)} ${r.reason}` };
+  return r.nanos < nanosPerMs
+    ? { field: path, message: "must be a valid duration greater than 1ms" }
+    : undefined;
+};
+
+/** A duration field neither istiod nor the CRD bounds: any Go duration (jsonpb must read it). */
+export const anyDuration: Check = (v, path) => {
+  if (typeof v !== "string") return { field: path, message: `must be a duration string, got ${typeName(v)}` };
+  const r = parseGoDuration(v);
+  return r.ok ? undefined : { field: path, message: `${quote(v)} ${r.reason}` };
+};
+
+/** Nanoseconds of a Go duration string, or undefined when it is not one. */
+export function durationNanos(v: string): bigint | undefined {
+  const r = parseGoDuration(v);
+  return r.ok ? r.nanos : undefined;
+}
 
 /** Milliseconds of a duration the `duration` check accepted (whole by construction). */
 export function durationMs(v: string): number {

@@ -203,13 +203,15 @@ const serviceEntryFields = new Set([
 
 /**
  * The fields of a validated ServiceEntry spec that are accepted but not implemented, as
- * `spec.<field>` paths, so ingest can report them once: endpoints with a Unix socket or no
- * address (served by Istio through a network gateway), targetPort under NONE resolution (Istio's
- * passthrough target ports), unknown fields of the spec or of an endpoint.
+ * `spec.<field>` paths, so ingest can report them once: DYNAMIC_DNS resolution (Envoy's dynamic
+ * forward proxy; served as passthrough), endpoints with a Unix socket or no address (served by
+ * Istio through a network gateway), targetPort under NONE resolution (Istio's passthrough target
+ * ports), unknown fields of the spec or of an endpoint.
  */
 export function serviceEntryUnsupportedFields(spec: Readonly<Record<string, unknown>>): string[] {
   const out: string[] = [];
   const resolution = spec.resolution ?? "NONE";
+  if (resolution === "DYNAMIC_DNS") out.push("spec.resolution");
   const ports = Array.isArray(spec.ports) ? (spec.ports as Record<string, unknown>[]) : [];
   ports.forEach((p, i) => {
     if (resolution === "NONE" && typeof p.targetPort === "number" && p.targetPort > 0)

@@ -1,8 +1,10 @@
 /**
- * The fields of a VirtualService, DestinationRule or Sidecar that are accepted but not implemented,
- * so ingest can list them once in its summary instead of dropping them silently. Declared as the
- * tree of implemented fields: any other field present (not null and not its proto3 default) is
- * reported with its path, e.g. `spec.http[0].mirror`.
+ * The fields of a VirtualService, DestinationRule or Sidecar that are accepted but not implemented
+ * for every client (the README's proxyless gRPC table: fields only Envoy sidecars apply, such as
+ * rewrite, mirrors or a DestinationRule's tls, stay listed), so ingest can list them once in its
+ * summary instead of dropping them silently. Declared as the tree of implemented fields: any other
+ * field present (not null and not its proto3 default) is reported with its path, e.g.
+ * `spec.http[0].mirror`.
  */
 import { child } from "../../ingest/check.ts";
 
@@ -40,6 +42,10 @@ const shapes: Record<UnsupportedKind, Shape> = {
         name: true,
         match: [{ name: true, uri: true, headers: true, port: true, ignoreUriCase: true, gateways: true }],
         route: [{ destination: { host: true, subset: true, port: { number: true } }, weight: true }],
+        // Envoy sidecars get Envoy's redirect and direct response actions; proxyless gRPC clients an
+        // abort with the status (route-vs.ts), since grpc-js-xds refuses those actions.
+        redirect: true,
+        directResponse: true,
         timeout: true,
         retries: { attempts: true, perTryTimeout: true, retryOn: true },
         fault: {

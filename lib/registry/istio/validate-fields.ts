@@ -1,28 +1,35 @@
 /**
- * Field checks istiod's validation webhook applies in several networking kinds (pkg/config/validation):
- * string matches with RE2 regexes, header names, destinations, subset names, gateway names, percents
- * and integer ranges. Each returns the first problem with its field path.
+ * Field checks the Istio networking kinds share, as istiod's validation webhook and the CRD
+ * schema apply them: numbers and percentages, string matches and regexes, subset names,
+ * destinations and gateway names. Each returns the first problem with its field path.
  */
 import { type Check, child, isObject, type Problem, quote, typeName } from "../../ingest/check.ts";
-import { dns1123Label } from "../../ingest/names.ts";
+import { fqdnProblem, isDns1123Label, wildcardDomainProblem } from "./istio-names.ts";
 import { re2Problem } from "./regex.ts";
-import { hostOrIp } from "./visibility.ts";
 
 /** The first problem found, or none. */
 export type P = Problem | undefined;
 
 /** An integer in [min, max] (int32 and uint32 fields; JSON numbers). */
-export const intIn =
+const intIn =
   (min: number, max: number, what = "an integer"): Check =>
   (v, path) =>
     Number.isInteger(v) && (v as number) >= min && (v as number) <= max
       ? undefined
       : { field: path, message: `must be ${what} ${min}-${max}, got ${quote(v)}` };
 
-/** int32 that must not be negative ("... must be non-negative"). */
-export const nonNegativeInt32 = intIn(0, 2 ** 31 - 1, "a non-negative integer");
 /** Any int32. */
 export const int32 = intIn(-(2 ** 31), 2 ** 31 - 1);
+/** Any uint32 (the CRD's bounds). */
+export const uint32 = intIn(0, 2 ** 32 - 1);
+
+/** An int32 istiod refuses below 0, with its message (`max retries must be non-negative`). */
+export const nonNegative =
+  (what: string): Check =>
+  (v, path) =>
+    int32(v, path) ??
+    ((v as number) < 0 ? { field: path, message: `${what} must be non-negative` } : undefined);
+
 /** A uint64 as proto3 JSON writes it: a number or a decimal string. */
 export const uint64: Check = (v, path) =>
   (typeof v === "number" && Number.isSafeInteger(v) && v >= 0) ||
@@ -30,122 +37,146 @@ export const uint64: Check = (v, path) =>
     ? undefined
     : { field: path, message: `must be a non-negative integer, got ${quote(v)}` };
 
-/** ValidatePercent: an integer 0-100. */
-export const percentInt = intIn(0, 100, "a percentage");
+/** ValidatePercent: an int32 0-100. */
+export const percentInt: Check = (v, path) =>
+  int32(v, path) ??
+  ((v as number) < 0 || (v as number) > 100
+    ? { field: path, message: `percentage ${v} is not in range 0..100` }
+    : undefined);
+
+/** A JSON number (a proto double). */
+export const double: Check = (v, path) =>
+  typeof v === "number" && Number.isFinite(v)
+    ? undefined
+    : { field: path, message: `must be a number, got ${quote(v)}` };
 
 /** validatePercentage: a Percent `{ value }` that is 0, or in [0.0001, 100]. */
 export const percentage: Check = (v, path) => {
   if (!isObject(v)) return { field: path, message: `must be an object, got ${typeName(v)}` };
   const value = v.value ?? 0;
   const at = child(path, "value");
-  if (typeof value !== "number" || !Number.isFinite(value))
-    return { field: at, message: `must be a number, got ${quote(value)}` };
-  if (value < 0 || value > 100 || (value > 0 && value < 0.0001))
-    return { field: at, message: `percentage ${value} is neither 0.0, nor in range [0.0001, 100.0]` };
+  const p = double(value, at);
+  if (p) return p;
+  const x = value as number;
+  if (x < 0 || x > 100 || (x > 0 && x < 0.0001))
+    return { field: at, message: `percentage ${x} is neither 0.0, nor in range [0.0001, 100.0]` };
   return undefined;
 };
 
-/** A port number 1-65535 (ValidatePort). */
-export const portNumber = intIn(1, 65535, "a port number");
+/** agent.ValidatePort: a port number 1-65535. */
+export const portNumber: Check = (v, path) =>
+  Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 65535
+    ? undefined
+    : { field: path, message: `port number ${quote(v)} must be in the range 1..65535` };
 
-const headerNameSyntax = /^[-_A-Za-z0-9]+$/;
-
-/** ValidateHTTPHeaderName: letters, digits, `-` and `_`. */
-export function headerName(name: string, path: string): P {
-  if (name === "") return { field: path, message: "header name cannot be empty" };
-  if (name.startsWith("@request.auth.claims"))
-    return { field: path, message: "JWT claim based routing is only supported for gateways, not the mesh" };
-  if (!headerNameSyntax.test(name))
-    return { field: path, message: `${quote(name)} is not a valid header name` };
-  return undefined;
-}
-
-/** A regex istiod accepts: non-empty, at most 1024 characters, valid RE2 syntax. */
-export function regex(v: unknown, path: string): P {
+/** validateStringRegexp: at most 1024 bytes and valid RE2 syntax; `where` names the match as istiod does. */
+export function regex(v: unknown, path: string, where: string): P {
   if (typeof v !== "string") return { field: path, message: `must be a string, got ${typeName(v)}` };
-  if (v === "") return { field: path, message: "regex string match should not be empty" };
+  if (v === "") return { field: path, message: `"${where}": regex string match should not be empty` };
   const why = re2Problem(v);
-  return why
-    ? { field: path, message: `${quote(v)}: ${why}; Istio uses RE2 style regex-based match` }
-    : undefined;
+  if (!why) return undefined;
+  return {
+    field: path,
+    message: why.startsWith("regex is too large")
+      ? `"${where}": ${why}`
+      : `"${where}": ${why}; Istio uses RE2 style regex-based match (https://github.com/google/re2/wiki/Syntax)`,
+  };
 }
+
+const matchKinds = ["exact", "prefix", "regex"] as const;
 
 /**
- * A StringMatch (one of exact, prefix, regex; `{}` is allowed): the prefix non-empty unless
- * `emptyPrefixOk` (uri), the regex valid RE2 (validateStringMatch).
+ * A StringMatch: at most one of exact, prefix, regex (the CRD's oneOf; `{}` is allowed), the
+ * prefix not empty unless `emptyPrefixOk` (uri), the regex valid (validateStringMatch).
  */
-export function stringMatch(v: unknown, path: string, emptyPrefixOk = false): P {
+export function stringMatch(v: unknown, path: string, where: string, emptyPrefixOk = false): P {
   if (!isObject(v)) return { field: path, message: `must be an object, got ${typeName(v)}` };
-  const kinds = ["exact", "prefix", "regex"].filter((k) => v[k] !== undefined && v[k] !== null);
+  const kinds = matchKinds.filter((k) => has(v, k));
   if (kinds.length > 1)
     return { field: path, message: `must set only one of exact, prefix, regex; got ${kinds.join(", ")}` };
-  for (const k of kinds) {
-    const at = child(path, k);
-    if (typeof v[k] !== "string") return { field: at, message: `must be a string, got ${typeName(v[k])}` };
-  }
-  if (kinds[0] === "prefix" && v.prefix === "" && !emptyPrefixOk)
-    return { field: child(path, "prefix"), message: "prefix string match should not be empty" };
-  if (kinds[0] === "regex") return regex(v.regex, child(path, "regex"));
-  return undefined;
+  const kind = kinds[0];
+  if (kind === undefined) return undefined;
+  const at = child(path, kind);
+  if (typeof v[kind] !== "string")
+    return { field: at, message: `must be a string, got ${typeName(v[kind])}` };
+  if (kind === "prefix" && v.prefix === "" && !emptyPrefixOk)
+    return { field: at, message: `"${where}": prefix string match should not be empty` };
+  return kind === "regex" ? regex(v.regex, at, where) : undefined;
 }
 
-/** validateSubsetName: required, a DNS-1123 label. */
+/** validateSubsetName: not empty, a DNS-1123 label (either case). */
 export function subsetName(v: unknown, path: string): P {
   if (typeof v !== "string") return { field: path, message: `must be a string, got ${typeName(v)}` };
   if (v === "") return { field: path, message: "subset name cannot be empty" };
-  const why = dns1123Label(v);
-  return why ? { field: path, message: `subset name is invalid: ${quote(v)} ${why}` } : undefined;
+  return isDns1123Label(v) ? undefined : { field: path, message: `subset name is invalid: ${v}` };
 }
 
-/** validateDestination: host (not `*`), subset name, port number. */
+/** validateDestination: a host (ValidateWildcardDomain, not `*`), a subset name, a port number. */
 export function destination(v: unknown, path: string): P {
   if (!isObject(v)) return { field: path, message: `must be an object, got ${typeName(v)}` };
   const hostPath = child(path, "host");
-  if (v.host === undefined || v.host === null) return { field: hostPath, message: "is required" };
-  if (v.host === "*") return { field: hostPath, message: `invalid destination host "*"` };
-  const p = hostOrIp(v.host, hostPath, false);
-  if (p) return p;
-  if (v.subset !== undefined && v.subset !== null && v.subset !== "") {
-    const s = subsetName(v.subset, child(path, "subset"));
-    if (s) return s;
+  if (!has(v, "host")) return { field: hostPath, message: "is required" };
+  if (typeof v.host !== "string")
+    return { field: hostPath, message: `must be a string, got ${typeName(v.host)}` };
+  if (v.host === "*") return { field: hostPath, message: "invalid destination host *" };
+  const why = wildcardDomainProblem(v.host);
+  if (why) return { field: hostPath, message: why };
+  if (has(v, "subset") && v.subset !== "") {
+    const p = subsetName(v.subset, child(path, "subset"));
+    if (p) return p;
   }
-  if (v.port !== undefined && v.port !== null) {
+  if (has(v, "port")) {
     const portPath = child(path, "port");
     if (!isObject(v.port)) return { field: portPath, message: `must be an object, got ${typeName(v.port)}` };
-    return portNumber(v.port.number ?? 0, child(portPath, "number"));
+    const at = child(portPath, "number");
+    return uint32(v.port.number ?? 0, at) ?? portNumber(v.port.number ?? 0, at);
   }
   return undefined;
 }
 
-/** validateGatewayNames: `<namespace>/<name>` (both DNS labels) or a (legacy) FQDN such as `mesh`. */
-export function gatewayName(v: unknown, path: string): P {
-  if (typeof v !== "string") return { field: path, message: `must be a string, got ${typeName(v)}` };
-  const slash = v.indexOf("/");
-  if (slash < 0) {
-    if (v === "" || v.length > 255)
-      return { field: path, message: `${quote(v)} is not a valid gateway name` };
-    for (const label of v.split(".")) {
-      const why = label === "" ? "must not be empty" : dns1123Label(label);
-      if (why) return { field: path, message: `gateway ${quote(v)}: label ${quote(label)} ${why}` };
+/**
+ * validateGatewayNames: `<namespace>/<name>` (both DNS-1123 labels), or a legacy name without a
+ * namespace (`mesh`, `gw.ns.svc.cluster.local`) that must be an FQDN. As in istiod, the names after
+ * the first legacy one are not checked.
+ */
+export function gatewayNames(v: unknown, path: string): P {
+  if (!Array.isArray(v)) return { field: path, message: `must be an array, got ${typeName(v)}` };
+  for (let i = 0; i < v.length; i++) {
+    const name = v[i];
+    const at = `${path}[${i}]`;
+    if (typeof name !== "string") return { field: at, message: `must be a string, got ${typeName(name)}` };
+    const slash = name.indexOf("/");
+    if (slash < 0) {
+      const why = fqdnProblem(name);
+      return why ? { field: at, message: why } : undefined;
     }
-    return undefined;
+    const ns = name.slice(0, slash);
+    const gw = name.slice(slash + 1);
+    if (ns === "" || gw === "")
+      return { field: at, message: "config namespace and gateway name cannot be empty" };
+    if (!isDns1123Label(ns)) return { field: at, message: `invalid value for namespace: ${quote(ns)}` };
+    if (!isDns1123Label(gw)) return { field: at, message: `invalid value for gateway name: ${quote(gw)}` };
   }
-  const ns = v.slice(0, slash);
-  const name = v.slice(slash + 1);
-  if (ns === "" || name === "")
-    return { field: path, message: "config namespace and gateway name cannot be empty" };
-  if (dns1123Label(ns)) return { field: path, message: `invalid value for namespace: ${quote(ns)}` };
-  if (dns1123Label(name)) return { field: path, message: `invalid value for gateway name: ${quote(name)}` };
   return undefined;
 }
 
-/** An array whose items pass `item` (null items refused, as istiod refuses nil entries). */
+/** An array whose items pass `item` (null items refused: protojson cannot read them). */
 export function eachOf(v: unknown, path: string, item: (x: unknown, at: string, i: number) => P): P {
   if (!Array.isArray(v)) return { field: path, message: `must be an array, got ${typeName(v)}` };
   for (let i = 0; i < v.length; i++) {
     const at = `${path}[${i}]`;
     if (v[i] === null || v[i] === undefined) return { field: at, message: "may not be null" };
     const p = item(v[i], at, i);
+    if (p) return p;
+  }
+  return undefined;
+}
+
+/** Checks fields of `v` that are present, in the order given; the first problem wins. */
+export function fields(v: Record<string, unknown>, path: string, checks: Record<string, Check>): P {
+  for (const [k, check] of Object.entries(checks)) {
+    if (!has(v, k)) continue;
+    const p = check(v[k], child(path, k));
     if (p) return p;
   }
   return undefined;
@@ -159,4 +190,9 @@ export function has(o: Record<string, unknown>, k: string): boolean {
 /** A list field that is present and non-empty. */
 export function nonEmpty(o: Record<string, unknown>, k: string): boolean {
   return Array.isArray(o[k]) && (o[k] as unknown[]).length > 0;
+}
+
+/** A string field's value, "" when absent (proto3's default). */
+export function str(o: Record<string, unknown>, k: string): string {
+  return typeof o[k] === "string" ? (o[k] as string) : "";
 }

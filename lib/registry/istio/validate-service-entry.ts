@@ -1,64 +1,45 @@
 /**
  * ServiceEntry as istiod's validation webhook checks it (pkg/config/validation ValidateServiceEntry),
- * with the bounds of its CRD schema: hosts, addresses, ports, location, resolution and the rules
- * that tie resolution to endpoints, workloadSelector, exportTo and subjectAltNames. The first
- * problem wins and names its field, relative to the object (`object.spec.ports[1].number`).
+ * with the bounds and rules of its CRD schema: hosts, addresses, ports, location, resolution and
+ * the rules that tie resolution to hosts, endpoints, addresses and ports, workloadSelector,
+ * exportTo. The first problem wins and names its field, relative to the object
+ * (`object.spec.ports[1].number`). Warnings: warnings.ts.
  */
 import {
   all,
   arrayOf,
   type Check,
   child,
-  integer,
   isObject,
-  named,
   object,
   oneOf,
   type Problem,
   port,
   quote,
   string,
-  typeName,
 } from "../../ingest/check.ts";
-import { parseIp } from "../../ingest/ip.ts";
-import { dns1123Label } from "../../ingest/names.ts";
 import type { Protocol } from "../../model/index.ts";
 import { parseProtocol } from "../kube/protocol.ts";
-import { exportToIn, istioHost, labelMap, networkingWorkloadSelector } from "./common.ts";
-import { fqdn, maxLength, portMap, workloadEntryFields } from "./validate-workload-entry.ts";
+import { istioHost, istioMetadata, networkingWorkloadSelector } from "./common.ts";
+import { fqdnProblem, goIpFamily, ipSubnetProblem, isDns1123Label } from "./istio-names.ts";
+import { maxLength, workloadEntryFields } from "./validate-workload-entry.ts";
+import { exportToCheck } from "./visibility.ts";
 
 /** ServiceEntry.Location values; absent = MESH_EXTERNAL (the proto default). */
 export const locations = ["MESH_EXTERNAL", "MESH_INTERNAL"] as const;
 /** The resolutions istiod's validation accepts; absent = NONE (the proto default). */
-export const resolutions = ["NONE", "STATIC", "DNS", "DNS_ROUND_ROBIN"] as const;
+export const resolutions = ["NONE", "STATIC", "DNS", "DNS_ROUND_ROBIN", "DYNAMIC_DNS"] as const;
 
 /** A host of a ServiceEntry: an Istio host, but never the full wildcard `*`. */
 const serviceEntryHost: Check = (v, path) =>
-  v === "*"
-    ? { field: path, message: `invalid host "*": a ServiceEntry cannot claim every host` }
-    : istioHost(v, path);
+  v === "*" ? { field: path, message: "invalid host *" } : istioHost(v, path);
 
-/** An address: an IP, or a CIDR block `ip/bits` (istiod ValidateIPSubnet). */
+/** An address: an IP, or a CIDR block `ip/bits` (istiod ValidateIPSubnet), at most 64 characters. */
 export const ipOrCidr: Check = (v, path) => {
   const p = maxLength(64)(v, path);
   if (p) return p;
-  const text = v as string;
-  const parts = text.split("/");
-  if (parts.length > 2)
-    return { field: path, message: `${quote(text)} is not a valid IP address or CIDR block` };
-  const ip = parseIp(parts[0] as string);
-  if (!ip.ok)
-    return { field: path, message: `${quote(text)} is not a valid IP address or CIDR block: ${ip.reason}` };
-  if (parts.length === 2) {
-    const bits = parts[1] as string;
-    const max = ip.family === "IPv4" ? 32 : 128;
-    if (!/^(0|[1-9][0-9]{0,2})$/.test(bits) || Number(bits) > max)
-      return {
-        field: path,
-        message: `${quote(text)} is not a valid CIDR block: prefix length must be 0-${max}`,
-      };
-  }
-  return undefined;
+  const why = ipSubnetProblem(v as string);
+  return why ? { field: path, message: why } : undefined;
 };
 
 /** A port protocol: empty (detected), or a name istio's protocol.Parse knows, any case. */
@@ -66,21 +47,16 @@ export const protocolName: Check = (v, path) =>
   maxLength(256)(v, path) ??
   (v === "" || parseProtocol(v as string) !== "UnsupportedProtocol"
     ? undefined
-    : {
-        field: path,
-        message: `unsupported protocol ${quote(v)}; want one of HTTP, HTTPS, HTTP2, HTTP_PROXY, GRPC, GRPC-WEB, TCP, TLS, UDP, MONGO, MYSQL, REDIS`,
-      });
+    : { field: path, message: `unsupported protocol: ${v}` });
 
-const servicePort = object(
-  {
-    number: port,
-    protocol: protocolName,
-    name: named(dns1123Label),
-    // 0 is proto3's "unset" (then the endpoint port is the number); istiod checks it only when set.
-    targetPort: integer(0, 65535),
-  },
-  ["number", "name"],
-);
+const portName: Check = (v, path) =>
+  maxLength(256)(v, path) ??
+  (isDns1123Label(v as string) ? undefined : { field: path, message: `invalid port name: ${v}` });
+
+const servicePort = object({ number: port, protocol: protocolName, name: portName, targetPort: port }, [
+  "number",
+  "name",
+]);
 
 /** Port names and numbers are unique (istiod: "already defined"). */
 const uniquePorts: Check = (v, path) => {
@@ -102,40 +78,55 @@ const uniquePorts: Check = (v, path) => {
   return undefined;
 };
 
-const endpointShape: Check = (v, path) =>
-  isObject(v) ? undefined : { field: path, message: `must be an object, got ${typeName(v)}` };
-
-const nonEmpty: Check = (v, path) =>
+const nonEmptyHosts: Check = (v, path) =>
   Array.isArray(v) && v.length === 0
     ? { field: path, message: "service entry must have at least one host" }
     : undefined;
 
+/** The CRD's rules for every endpoint, whatever the resolution. */
+const endpointShape: Check = (v, path) => {
+  const p = object({ address: maxLength(256) })(v, path);
+  if (p || !isObject(v)) return p;
+  if (!v.address && !v.network) return { field: child(path, "address"), message: "Address is required" };
+  return undefined;
+};
+
 const fields = (namespace: string): Check =>
   object(
     {
-      hosts: all(arrayOf(serviceEntryHost, 256), nonEmpty),
+      hosts: all(arrayOf(serviceEntryHost, 256), nonEmptyHosts),
       addresses: arrayOf(ipOrCidr, 256),
       ports: all(arrayOf(servicePort, 256), uniquePorts),
       location: oneOf(locations),
       resolution: oneOf(resolutions),
       endpoints: arrayOf(endpointShape, 4096),
       workloadSelector: networkingWorkloadSelector,
-      exportTo: all(arrayOf(string, 256), exportToIn(namespace)),
-      subjectAltNames: arrayOf(string, 256),
+      exportTo: exportToCheck(namespace, { serviceEntry: true }),
+      subjectAltNames: arrayOf(string),
     },
     ["hosts"],
   );
 
-/** Checks a ServiceEntry object's `spec` (metadata is checked for every kind). */
+/** Checks a ServiceEntry object's metadata annotations and `spec`. */
 export const serviceEntryCheck: Check = (obj, path) => {
   if (!isObject(obj)) return undefined;
   const specPath = child(path, "spec");
   const spec = obj.spec;
   if (spec === undefined || spec === null) return { field: specPath, message: "is required" };
-  const namespace =
-    isObject(obj.metadata) && typeof obj.metadata.namespace === "string" ? obj.metadata.namespace : "";
-  return fields(namespace)(spec, specPath) ?? crossChecks(spec as Record<string, unknown>, specPath);
+  const meta = isObject(obj.metadata) ? obj.metadata : {};
+  const namespace = typeof meta.namespace === "string" ? meta.namespace : "";
+  return (
+    istioMetadata(obj, path) ??
+    fields(namespace)(spec, specPath) ??
+    crossChecks(spec as Record<string, unknown>, specPath, usesWaypoint(meta.labels))
+  );
 };
+
+/** usesWaypoint: the `istio.io/use-waypoint` label names a waypoint (not "none"). */
+function usesWaypoint(labels: unknown): boolean {
+  const v = isObject(labels) ? labels["istio.io/use-waypoint"] : undefined;
+  return typeof v === "string" && v !== "" && v.toLowerCase() !== "none";
+}
 
 interface PortView {
   name: string;
@@ -144,115 +135,146 @@ interface PortView {
 }
 
 /** The rules that tie fields together, checked once every field is well formed. */
-function crossChecks(s: Record<string, unknown>, path: string): Problem | undefined {
+function crossChecks(s: Record<string, unknown>, path: string, waypoint: boolean): Problem | undefined {
   const hosts = s.hosts as string[];
   const addresses = (s.addresses as string[] | undefined) ?? [];
   const ports = (s.ports as PortView[] | undefined) ?? [];
   const endpoints = (s.endpoints as Record<string, unknown>[] | undefined) ?? [];
   const resolution = (s.resolution as string | undefined) ?? "NONE";
-  const hasSelector = s.workloadSelector !== undefined && s.workloadSelector !== null;
-  const endpointsPath = child(path, "endpoints");
-
-  if (hasSelector && endpoints.length > 0)
+  const at = (k: string) => child(path, k);
+  if (s.workloadSelector !== undefined && s.workloadSelector !== null && endpoints.length > 0)
     return {
-      field: endpointsPath,
-      message: "only one of workloadSelector or endpoints is allowed in a ServiceEntry",
+      field: at("endpoints"),
+      message: "only one of WorkloadSelector or Endpoints is allowed in Service Entry",
     };
   const cidr = addresses.findIndex((a) => a.includes("/"));
   if (cidr >= 0 && resolution !== "NONE" && resolution !== "STATIC")
     return {
-      field: `${child(path, "addresses")}[${cidr}]`,
-      message: `CIDR addresses are allowed only for NONE/STATIC resolution types, not ${resolution}`,
+      field: `${at("addresses")}[${cidr}]`,
+      message: "CIDR addresses are allowed only for NONE/STATIC resolution types",
     };
-
-  const servicePorts = new Set(ports.map((p) => p.name));
-  const p = resolutionRules(resolution, hosts, endpoints, servicePorts, path);
+  const p = resolutionRules(
+    s,
+    resolution,
+    hosts,
+    endpoints,
+    new Set(ports.map((x) => x.name)),
+    path,
+    waypoint,
+  );
   if (p) return p;
-
   // Plain TCP carries nothing that tells two hosts apart, so several hosts need HTTP or TLS ports.
   if (resolution !== "NONE" && hosts.length > 1) {
-    const i = ports.findIndex((port) => !httpOrTls(parseProtocol(port.protocol ?? "")));
+    const i = ports.findIndex((x) => !httpOrTls(parseProtocol(x.protocol ?? "")));
     if (i >= 0)
       return {
-        field: `${child(path, "ports")}[${i}].protocol`,
-        message: `multiple hosts provided with non-HTTP, non-TLS port ${quote(ports[i]?.name)}`,
+        field: `${at("ports")}[${i}].protocol`,
+        message: "multiple hosts provided with non-HTTP, non-TLS ports",
       };
   }
   return undefined;
 }
 
 function resolutionRules(
+  s: Record<string, unknown>,
   resolution: string,
   hosts: readonly string[],
   endpoints: readonly Record<string, unknown>[],
   servicePorts: ReadonlySet<string>,
   path: string,
+  waypoint: boolean,
 ): Problem | undefined {
   const endpointsPath = child(path, "endpoints");
+  const each = (check: Check) => {
+    for (let i = 0; i < endpoints.length; i++) {
+      const p = check(endpoints[i], `${endpointsPath}[${i}]`);
+      if (p) return p;
+    }
+    return undefined;
+  };
   switch (resolution) {
     case "NONE":
       return endpoints.length > 0
-        ? { field: endpointsPath, message: "no endpoints should be provided for resolution type NONE" }
+        ? { field: endpointsPath, message: "no endpoints should be provided for resolution type none" }
         : undefined;
-    case "STATIC": {
-      const check = workloadEntryFields({ allowHostname: false, servicePorts });
-      for (let i = 0; i < endpoints.length; i++) {
-        const p = check(endpoints[i], `${endpointsPath}[${i}]`);
-        if (p) return p;
-      }
-      return undefined;
-    }
+    case "STATIC":
+      return each(workloadEntryFields({ allowHostname: false, servicePorts }));
+    case "DYNAMIC_DNS":
+      return dynamicDns(s, hosts, path, waypoint);
     default: {
       // DNS and DNS_ROUND_ROBIN: without endpoints the proxy resolves the hosts themselves.
       if (endpoints.length === 0) {
-        for (let i = 0; i < hosts.length; i++) {
-          if (fqdn(hosts[i], ""))
-            return {
-              field: `${child(path, "hosts")}[${i}]`,
-              message: `hosts must be FQDN if no endpoints are provided for resolution mode ${resolution}, got ${quote(hosts[i])}`,
-            };
-        }
+        const i = hosts.findIndex((h) => fqdnProblem(h));
+        if (i >= 0)
+          return {
+            field: `${child(path, "hosts")}[${i}]`,
+            message: `hosts must be FQDN or contain only prefix wildcards if no endpoints are provided for resolution mode ${resolution}, ${fqdnProblem(hosts[i] as string)}`,
+          };
       }
       if (resolution === "DNS_ROUND_ROBIN" && endpoints.length > 1)
         return {
           field: endpointsPath,
-          message: `there must only be 0 or 1 endpoint for resolution mode DNS_ROUND_ROBIN, got ${endpoints.length}`,
+          message: "there must only be 0 or 1 endpoint for resolution mode DNS_ROUND_ROBIN",
         };
-      for (let i = 0; i < endpoints.length; i++) {
-        const p = dnsEndpoint(
-          endpoints[i] as Record<string, unknown>,
-          servicePorts,
-          `${endpointsPath}[${i}]`,
-        );
-        if (p) return p;
-      }
-      return undefined;
+      return each(dnsEndpoint(servicePorts));
     }
   }
 }
 
-/** A DNS endpoint as istiod checks it: an IP or an FQDN, valid labels, ports of the ServiceEntry. */
-function dnsEndpoint(
-  e: Record<string, unknown>,
-  servicePorts: ReadonlySet<string>,
+/** DYNAMIC_DNS: wildcard hosts only, no addresses or endpoints, HTTP/TLS/GRPC/HTTP2 ports. */
+function dynamicDns(
+  s: Record<string, unknown>,
+  hosts: readonly string[],
   path: string,
+  waypoint: boolean,
 ): Problem | undefined {
-  const at = child(path, "address");
-  const address = e.address ?? "";
-  const shape = object({
-    address: maxLength(256),
-    labels: labelMap,
-    ports: portMap(servicePorts),
-    network: maxLength(2048),
-    locality: maxLength(2048),
-    weight: integer(0, 4294967295),
-    serviceAccount: maxLength(253),
-  })(e, path);
-  if (shape) return shape;
-  if (!parseIp(address as string).ok && fqdn(address, at))
-    return { field: at, message: `endpoint address ${quote(address)} is not a valid FQDN or an IP address` };
+  const mode = "resolution type DYNAMIC_DNS";
+  const i = hosts.findIndex((h) => !h.startsWith("*"));
+  if (i >= 0)
+    return {
+      field: `${child(path, "hosts")}[${i}]`,
+      message: "host must be wildcarded for resolution mode DYNAMIC_DNS",
+    };
+  if (Array.isArray(s.addresses) && s.addresses.length > 0)
+    return {
+      field: child(path, "addresses"),
+      message: `addresses cannot be set for ${mode}. HTTP route domains will only be generatedfrom the hosts field values`,
+    };
+  if (Array.isArray(s.endpoints) && s.endpoints.length > 0)
+    return {
+      field: child(path, "endpoints"),
+      message: `endpoints cannot be set for ${mode}. Destination IP address determined from hostsfield values`,
+    };
+  const ports = (s.ports as PortView[] | undefined) ?? [];
+  const j = ports.findIndex(
+    (x) => !["HTTP", "TLS", "GRPC", "HTTP2"].includes(parseProtocol(x.protocol ?? "")),
+  );
+  if (j >= 0)
+    return {
+      field: `${child(path, "ports")}[${j}].protocol`,
+      message: `only HTTP, TLS, GRPC, and HTTP2 protocols are supported for ${mode}`,
+    };
+  if (s.location === "MESH_INTERNAL" && waypoint)
+    return {
+      field: child(path, "location"),
+      message: `location MESH_INTERNAL with ${mode} is not supported when using waypoints`,
+    };
   return undefined;
 }
+
+/** A DNS endpoint as istiod checks it: an IP or an FQDN, valid labels, ports of the ServiceEntry. */
+const dnsEndpoint =
+  (servicePorts: ReadonlySet<string>): Check =>
+  (e, path) => {
+    const rules = workloadEntryFields({ allowHostname: true, servicePorts });
+    const address = isObject(e) && typeof e.address === "string" ? e.address : "";
+    if (!goIpFamily(address) && fqdnProblem(address))
+      return {
+        field: child(path, "address"),
+        message: `endpoint address ${quote(address)} is not a valid FQDN or an IP address`,
+      };
+    return rules(e, path);
+  };
 
 /** Istio's protocol IsHTTP or IsTLS: the protocols whose hosts a proxy can tell apart. */
 export function httpOrTls(p: Protocol): boolean {

@@ -1,31 +1,38 @@
 /**
- * Sidecar as istiod's validation webhook checks it (ValidateSidecar), first problem only, with the
- * field path from the object: workloadSelector labels, a non-empty configuration, ingress ports,
- * egress listeners (one catch-all, last; unique ports; `namespace/host` hosts) and the outbound
- * traffic policy.
+ * Sidecar as istiod's validation webhook checks it (ValidateSidecar), with the CRD's bounds, first
+ * problem only, with the field path from the object: workloadSelector, a non-empty configuration,
+ * ingress listeners (ports, binds, default endpoints, TLS, connection pools), egress listeners
+ * (one catch-all, last; unique ports and sockets; `namespace/host` hosts), the inbound connection
+ * pool and the outbound traffic policy. Warnings: warnings.ts.
  */
 import { type Check, child, isObject, quote, typeName } from "../../ingest/check.ts";
-import { parseIp } from "../../ingest/ip.ts";
-import { dns1123Label } from "../../ingest/names.ts";
-import { labelMap } from "./common.ts";
-import { eachOf, has, nonEmpty, type P, portNumber } from "./validate-fields.ts";
+import { istioMetadata, networkingWorkloadSelector } from "./common.ts";
+import {
+  fqdnProblem,
+  goIpFamily,
+  isDns1123Label,
+  partialWildcardProblem,
+  wildcardDomainProblem,
+} from "./istio-names.ts";
+import { destination, eachOf, has, nonEmpty, type P, portNumber, str, uint32 } from "./validate-fields.ts";
+import { sidecarIngressTls } from "./validate-server-tls.ts";
 import { protocolName } from "./validate-service-entry.ts";
-import { hostOrIp } from "./visibility.ts";
+import { connectionPool } from "./validate-traffic-policy.ts";
+import { unixAddress } from "./validate-workload-entry.ts";
 
-/** Checks a Sidecar object's `spec` (metadata is checked for every kind). */
+/** Checks a Sidecar object's metadata annotations and `spec`. */
 export const sidecarCheck: Check = (obj, path) => {
   if (!isObject(obj)) return undefined;
   const specPath = child(path, "spec");
   if (!has(obj, "spec")) return { field: specPath, message: "is required" };
   const s = obj.spec;
   if (!isObject(s)) return { field: specPath, message: `must be an object, got ${typeName(s)}` };
-  if (has(s, "workloadSelector")) {
-    const at = child(specPath, "workloadSelector");
-    const ws = s.workloadSelector;
-    if (!isObject(ws)) return { field: at, message: `must be an object, got ${typeName(ws)}` };
-    const p = has(ws, "labels") ? labelMap(ws.labels, child(at, "labels")) : undefined;
-    if (p) return p;
-  }
+  const p =
+    istioMetadata(obj, path) ??
+    (has(s, "workloadSelector")
+      ? networkingWorkloadSelector(s.workloadSelector, child(specPath, "workloadSelector"))
+      : undefined);
+  if (p) return p;
   if (
     !nonEmpty(s, "egress") &&
     !nonEmpty(s, "ingress") &&
@@ -35,6 +42,9 @@ export const sidecarCheck: Check = (obj, path) => {
     return { field: specPath, message: "sidecar: empty configuration provided" };
   return (
     (has(s, "ingress") ? ingress(s.ingress, child(specPath, "ingress")) : undefined) ??
+    (has(s, "inboundConnectionPool")
+      ? connectionPool(s.inboundConnectionPool, child(specPath, "inboundConnectionPool"))
+      : undefined) ??
     (has(s, "egress") ? egress(s.egress, child(specPath, "egress")) : undefined) ??
     (has(s, "outboundTrafficPolicy")
       ? outbound(s.outboundTrafficPolicy, child(specPath, "outboundTrafficPolicy"))
@@ -42,51 +52,24 @@ export const sidecarCheck: Check = (obj, path) => {
   );
 };
 
-/**
- * The ingress listeners as ValidateSidecar checks them (validateSidecarIngressPortAndBind and the
- * defaultEndpoint rules): a port (name a DNS label when set, protocol one protocol.Parse knows,
- * number 1-65535, unique), `bind` an IP when set, captureMode DEFAULT/IPTABLES/NONE, defaultEndpoint
- * `unix://<absolute path or @name>` or `<host>:<port>` with host "", 127.0.0.1, 0.0.0.0, ::1 or ::.
- */
-function ingress(v: unknown, path: string): P {
-  const ports = new Set<number>();
-  return eachOf(v, path, (l, at) => {
-    if (!isObject(l)) return { field: at, message: `must be an object, got ${typeName(l)}` };
-    const portPath = child(at, "port");
-    if (!isObject(l.port))
-      return { field: portPath, message: "sidecar: port is required for ingress listeners" };
-    const port = l.port;
-    if (has(port, "name") && port.name !== "") {
-      const namePath = child(portPath, "name");
-      if (typeof port.name !== "string")
-        return { field: namePath, message: `must be a string, got ${typeName(port.name)}` };
-      const why = dns1123Label(port.name);
-      if (why) return { field: namePath, message: `port name ${quote(port.name)} ${why}` };
-    }
-    if (has(port, "protocol")) {
-      const protocolPath = child(portPath, "protocol");
-      if (typeof port.protocol !== "string")
-        return { field: protocolPath, message: `must be a string, got ${typeName(port.protocol)}` };
-      const p = protocolName(port.protocol, protocolPath);
-      if (p) return p;
-    }
-    const numberPath = child(portPath, "number");
-    const p = portNumber(port.number ?? 0, numberPath);
-    if (p) return p;
-    if (ports.has(port.number as number))
-      return { field: numberPath, message: "sidecar: ports on IP bound listeners must be unique" };
-    ports.add(port.number as number);
-    return bind(l, at) ?? captureMode(l, at) ?? defaultEndpoint(l, at);
-  });
-}
-
-function bind(l: Record<string, unknown>, at: string): P {
-  if (!has(l, "bind") || l.bind === "") return undefined;
-  const path = child(at, "bind");
-  if (typeof l.bind !== "string")
-    return { field: path, message: `must be a string, got ${typeName(l.bind)}` };
-  const ip = parseIp(l.bind);
-  return ip.ok ? undefined : { field: path, message: `${quote(l.bind)} is not a valid IP: ${ip.reason}` };
+/** A SidecarPort: name (a DNS label when set), protocol, target port (not for Sidecars), and a number 1-65535 unless `allowZero`. */
+function sidecarPort(port: Record<string, unknown>, path: string, allowZero: boolean): P {
+  const at = (k: string) => child(path, k);
+  const p =
+    (has(port, "number") ? uint32(port.number, at("number")) : undefined) ??
+    (has(port, "targetPort") ? uint32(port.targetPort, at("targetPort")) : undefined);
+  if (p) return p;
+  if (((port.targetPort as number | undefined) ?? 0) > 0)
+    return { field: at("targetPort"), message: "targetPort has no impact on Sidecars" };
+  const name = port.name ?? "";
+  if (typeof name !== "string")
+    return { field: at("name"), message: `must be a string, got ${typeName(name)}` };
+  if (name !== "" && !isDns1123Label(name))
+    return { field: at("name"), message: `invalid port name: ${name}` };
+  const q = has(port, "protocol") ? protocolName(port.protocol, at("protocol")) : undefined;
+  if (q) return q;
+  const n = port.number ?? 0;
+  return allowZero && n === 0 ? undefined : portNumber(n, at("number"));
 }
 
 const captureModes = ["DEFAULT", "IPTABLES", "NONE"];
@@ -99,60 +82,82 @@ function captureMode(l: Record<string, unknown>, at: string): P {
   };
 }
 
-/** The hosts a defaultEndpoint may name (istiod: localhost or the pod IP, either family, or none). */
+function ipBind(l: Record<string, unknown>, at: string): P {
+  const bind = str(l, "bind");
+  return bind === "" || goIpFamily(bind)
+    ? undefined
+    : { field: child(at, "bind"), message: `${bind} is not a valid IP` };
+}
+
+/** Ingress listeners: a port, an IP bind, a default endpoint, TLS and a connection pool, ports unique. */
+function ingress(v: unknown, path: string): P {
+  const ports = new Set<unknown>();
+  return eachOf(v, path, (l, at) => {
+    if (!isObject(l)) return { field: at, message: `must be an object, got ${typeName(l)}` };
+    if (!isObject(l.port))
+      return { field: child(at, "port"), message: "sidecar: port is required for ingress listeners" };
+    const p = sidecarPort(l.port, child(at, "port"), false) ?? ipBind(l, at) ?? captureMode(l, at);
+    if (p) return p;
+    if (ports.has(l.port.number))
+      return {
+        field: child(child(at, "port"), "number"),
+        message: "sidecar: ports on IP bound listeners must be unique",
+      };
+    ports.add(l.port.number);
+    return (
+      defaultEndpoint(l, at) ??
+      (has(l, "tls") ? sidecarIngressTls(l.tls, child(at, "tls"), str(l.port, "protocol")) : undefined) ??
+      (has(l, "connectionPool") ? connectionPool(l.connectionPool, child(at, "connectionPool")) : undefined)
+    );
+  });
+}
+
+/** The hosts a defaultEndpoint may name (istiod: localhost or any address, either family, or none). */
 const endpointHosts = new Set(["", "127.0.0.1", "0.0.0.0", "::1", "::"]);
 
 function defaultEndpoint(l: Record<string, unknown>, at: string): P {
-  if (!has(l, "defaultEndpoint") || l.defaultEndpoint === "") return undefined;
-  const path = child(at, "defaultEndpoint");
   const e = l.defaultEndpoint;
+  if (e === undefined || e === null || e === "") return undefined;
+  const path = child(at, "defaultEndpoint");
   if (typeof e !== "string") return { field: path, message: `must be a string, got ${typeName(e)}` };
   if (e.startsWith("unix://")) return unixAddress(e.slice("unix://".length), path);
   const split = splitHostPort(e);
-  if (!split || !endpointHosts.has(split.host))
+  if (!split) return { field: path, message: `address ${e}: missing port in address` };
+  if (!endpointHosts.has(split.host))
     return {
       field: path,
-      message: `${quote(e)}: sidecar: defaultEndpoint must be of form 127.0.0.1:<port>,0.0.0.0:<port>,[::1]:port,[::]:port,unix://filepath or unset`,
+      message:
+        "sidecar: defaultEndpoint must be of form 127.0.0.1:<port>,0.0.0.0:<port>,[::1]:port,[::]:port,unix://filepath or unset",
     };
-  if (!/^[0-9]+$/.test(split.port))
-    return { field: path, message: `sidecar: defaultEndpoint port (${quote(split.port)}) is not a number` };
-  const n = Number(split.port);
-  if (n < 1 || n > 65535)
-    return { field: path, message: `sidecar: defaultEndpoint port ${n} must be in the range 1..65535` };
-  return undefined;
+  if (!/^[+-]?[0-9]+$/.test(split.port))
+    return { field: path, message: `sidecar: defaultEndpoint port (${split.port}) is not a number` };
+  return portNumber(Number(split.port), path);
 }
 
 /** Go's net.SplitHostPort for the forms a defaultEndpoint takes: `host:port`, `[v6]:port`, `:port`. */
 export function splitHostPort(s: string): { host: string; port: string } | undefined {
   if (s.startsWith("[")) {
     const end = s.indexOf("]");
-    if (end < 0 || s[end + 1] !== ":") return undefined;
+    if (end < 0 || s[end + 1] !== ":" || s.slice(1, end).includes("[")) return undefined;
     return { host: s.slice(1, end), port: s.slice(end + 2) };
   }
   const colon = s.lastIndexOf(":");
-  if (colon < 0 || s.indexOf(":") !== colon) return undefined;
+  if (colon < 0 || s.indexOf(":") !== colon || s.includes("[") || s.includes("]")) return undefined;
   return { host: s.slice(0, colon), port: s.slice(colon + 1) };
 }
 
-/** ValidateUnixAddress: an abstract name (`@…`) or an absolute path to a file. */
-function unixAddress(addr: string, path: string): P {
-  if (addr === "") return { field: path, message: "unix address must not be empty" };
-  if (addr.startsWith("@")) return undefined;
-  if (!addr.startsWith("/") || addr.endsWith("/"))
-    return { field: path, message: `${quote(addr)} is not an absolute path to a file` };
-  return undefined;
-}
-
+/** Egress listeners: one catch-all (no port), last; ports and Unix sockets unique; `namespace/host` hosts. */
 function egress(v: unknown, path: string): P {
-  const ports = new Set<number>();
-  const list = Array.isArray(v) ? v : [];
+  const ports = new Set<unknown>();
+  const sockets = new Set<string>();
+  const last = Array.isArray(v) ? v.length - 1 : -1;
   let catchAll = false;
   return eachOf(v, path, (l, at, i) => {
     if (!isObject(l)) return { field: at, message: `must be an object, got ${typeName(l)}` };
     if (!has(l, "port")) {
       if (catchAll)
         return { field: at, message: "sidecar: egress can have only one listener with empty port" };
-      if (i !== list.length - 1)
+      if (i !== last)
         return {
           field: at,
           message: "sidecar: the egress listener with empty port should be the last listener in the list",
@@ -162,23 +167,35 @@ function egress(v: unknown, path: string): P {
       const portPath = child(at, "port");
       if (!isObject(l.port))
         return { field: portPath, message: `must be an object, got ${typeName(l.port)}` };
-      const n = l.port.number ?? 0;
-      const bind = typeof l.bind === "string" ? l.bind : "";
-      if (n === 0) {
+      const p = sidecarPort(l.port, portPath, true) ?? captureMode(l, at);
+      if (p) return p;
+      const bind = str(l, "bind");
+      if ((l.port.number ?? 0) === 0) {
+        const bp = child(at, "bind");
         if (!bind.startsWith("unix://"))
           return {
-            field: child(at, "bind"),
+            field: bp,
             message: "sidecar: ports with 0 value must have a unix domain socket bind address",
           };
+        const u = unixAddress(bind.slice("unix://".length), bp);
+        if (u) return u;
+        if (has(l, "captureMode") && l.captureMode !== "DEFAULT" && l.captureMode !== "NONE")
+          return {
+            field: child(at, "captureMode"),
+            message: "sidecar: captureMode must be DEFAULT/NONE for unix domain socket listeners",
+          };
+        if (sockets.has(bind))
+          return { field: bp, message: "sidecar: unix domain socket values for listeners must be unique" };
+        sockets.add(bind);
       } else {
-        const p = portNumber(n, child(portPath, "number"));
-        if (p) return p;
-        if (ports.has(n as number))
+        const q = ipBind(l, at);
+        if (q) return q;
+        if (ports.has(l.port.number))
           return {
             field: child(portPath, "number"),
             message: "sidecar: ports on IP bound listeners must be unique",
           };
-        ports.add(n as number);
+        ports.add(l.port.number);
       }
     }
     if (!nonEmpty(l, "hosts"))
@@ -190,20 +207,24 @@ function egress(v: unknown, path: string): P {
   });
 }
 
-/** ValidateNamespaceSlashWildcardHostname for sidecars: `<ns>/<host>`, ns `*`, `.`, `~` or a DNS label. */
+/** ValidateNamespaceSlashWildcardHostname for sidecars: `<ns>/<host>`, ns `*`, `.`, `~` or a DNS label, the host an FQDN or `*`. */
 export function namespaceSlashHost(v: unknown, path: string): P {
   if (typeof v !== "string") return { field: path, message: `must be a string, got ${typeName(v)}` };
   const slash = v.indexOf("/");
-  if (slash < 0) return { field: path, message: `host ${quote(v)} must be of form namespace/dnsName` };
+  if (slash < 0) return { field: path, message: "host must be of form namespace/dnsName" };
   const ns = v.slice(0, slash);
   const name = v.slice(slash + 1);
   if (ns === "" || name === "")
     return { field: path, message: "config namespace and dnsName in host entry cannot be empty" };
-  if (ns !== "*" && ns !== "." && ns !== "~" && dns1123Label(ns))
+  if (ns !== "*" && ns !== "." && ns !== "~" && !isDns1123Label(ns))
     return { field: path, message: `invalid namespace value ${quote(ns)} in sidecar` };
-  return hostOrIp(name, path, false);
+  if (name !== "*" && !name.includes("."))
+    return { field: path, message: "short names (non FQDN) are not allowed" };
+  const why = wildcardDomainProblem(name) ?? partialWildcardProblem(name);
+  return why ? { field: path, message: why } : undefined;
 }
 
+/** validateSidecarOutboundTrafficPolicy: an egress proxy only with ALLOW_ANY, an FQDN with a port. */
 function outbound(v: unknown, path: string): P {
   if (!isObject(v)) return { field: path, message: `must be an object, got ${typeName(v)}` };
   const mode = v.mode ?? "REGISTRY_ONLY";
@@ -212,10 +233,18 @@ function outbound(v: unknown, path: string): P {
       field: child(path, "mode"),
       message: `unsupported value ${quote(mode)}; want one of REGISTRY_ONLY, ALLOW_ANY`,
     };
-  if (has(v, "egressProxy") && mode !== "ALLOW_ANY")
+  if (!has(v, "egressProxy")) return undefined;
+  const at = child(path, "egressProxy");
+  if (mode !== "ALLOW_ANY")
     return {
-      field: child(path, "egressProxy"),
+      field: at,
       message: "sidecar: egress_proxy must be set only with ALLOW_ANY outbound_traffic_policy mode",
     };
-  return undefined;
+  const e = v.egressProxy;
+  if (!isObject(e)) return { field: at, message: `must be an object, got ${typeName(e)}` };
+  const why = typeof e.host === "string" ? fqdnProblem(e.host) : "is required";
+  if (why) return { field: child(at, "host"), message: why };
+  if (!has(e, "port"))
+    return { field: child(at, "port"), message: "sidecar: egress_proxy port must be non-nil" };
+  return destination(e, at);
 }

@@ -3,9 +3,9 @@
  * host matching as pkg/config/host (Matches, SubsetOf, MostSpecificHostMatch), and exportTo as
  * istiod validates and applies it to VirtualServices and DestinationRules (default: public).
  */
-import { type Check, type Problem, quote } from "../../ingest/check.ts";
+import { type Check, typeName } from "../../ingest/check.ts";
 import { parseIp } from "../../ingest/ip.ts";
-import { exportTo as exportToSyntax, istioHost } from "./common.ts";
+import { isDns1123Label } from "./istio-names.ts";
 
 /**
  * ResolveShortnameToFQDN: a name without a dot becomes `<name>.<namespace>.svc.<domainSuffix>`;
@@ -92,35 +92,63 @@ export function exportedTo(
   return false;
 }
 
+/** Where an exportTo list belongs, for the rules that depend on it. */
+interface ExportToKind {
+  /** A ServiceEntry may be exported to no one (`~`). */
+  serviceEntry?: boolean;
+  /** A DestinationRule with a workload selector stays in its own namespace. */
+  destinationRuleWithSelector?: boolean;
+}
+
 /**
- * exportTo of a VirtualService or DestinationRule as istiod's validateExportTo checks it: the shared
- * syntax (common.ts), and `~` refused (only a ServiceEntry may be exported nowhere), `*` only alone,
- * `.` and the config's own namespace not both.
+ * exportTo as istiod's validateExportTo checks it for a config in `namespace`: `.` (its own
+ * namespace), `*` (every namespace) alone, `~` (no one) alone and for a ServiceEntry only, else
+ * namespace names (DNS-1123 labels), no duplicates (`.` and the namespace's own name count as one).
  */
-export const configExportTo =
-  (namespace: string): Check =>
+export const exportToCheck =
+  (namespace: string, kind: ExportToKind = {}): Check =>
   (v, path) => {
-    const p = exportToSyntax(v, path);
-    if (p) return p;
-    const list = v as string[];
-    for (let i = 0; i < list.length; i++) {
-      const e = list[i] as string;
+    if (!Array.isArray(v)) return { field: path, message: `must be an array, got ${typeName(v)}` };
+    const seen = new Set<string>();
+    for (let i = 0; i < v.length; i++) {
+      const e = v[i];
       const at = `${path}[${i}]`;
-      if (e === "~") return { field: at, message: `exportTo "~" (none) is not allowed for this kind` };
-      if (e === "*" && list.length > 1)
-        return { field: at, message: "cannot have both public (*) and non-public exportTo values" };
-      if ((e === "." && list.includes(namespace)) || (e === namespace && list.includes(".")))
+      if (typeof e !== "string") return { field: at, message: `must be a string, got ${typeName(e)}` };
+      const key = e === "." ? namespace : e;
+      if (seen.has(key))
         return {
           field: at,
-          message: `duplicate entries in exportTo: . and current namespace ${quote(namespace)}`,
+          message:
+            key !== e
+              ? `duplicate entries in exportTo: . and current namespace ${namespace}`
+              : `duplicate entries in exportTo for entry ${e}`,
+        };
+      if (!(kind.serviceEntry && e === "~")) {
+        if (key === "~")
+          return { field: at, message: "exportTo ~ (none) is not allowed for Istio configuration objects" };
+        if (key !== "." && key !== "*" && !isDns1123Label(key))
+          return { field: at, message: "only .,*, or a valid DNS 1123 label is allowed as exportTo entry" };
+      }
+      seen.add(key);
+    }
+    if (kind.destinationRuleWithSelector && seen.size > 0) {
+      if (!seen.has(namespace))
+        return {
+          field: path,
+          message: "destination rule with workload selector cannot have exportTo beyond current namespace",
+        };
+      if (seen.size > 1)
+        return {
+          field: path,
+          message: "destination rule with workload selector cannot have multiple entries in exportTo",
         };
     }
+    if (seen.has("*") && v.length > 1)
+      return {
+        field: path,
+        message: "cannot have both public (*) and non-public exportTo values for a resource",
+      };
+    if (seen.has("~") && v.length > 1)
+      return { field: path, message: "cannot export service entry to no one (~) and someone" };
     return undefined;
   };
-
-/** ValidateWildcardDomain, plus an IP address where the kind allows one (VirtualService hosts). */
-export function hostOrIp(v: unknown, path: string, allowIp: boolean): Problem | undefined {
-  const p = istioHost(v, path);
-  if (p && allowIp && typeof v === "string" && parseIp(v).ok) return undefined;
-  return p;
-}

@@ -99,9 +99,20 @@ export function danglingDestinations(view: ServiceView): DanglingDestination[] {
   return out;
 }
 
+/**
+ * HTTP statuses Envoy takes in a fault abort and a direct response: [200, 600). istiod accepts 600
+ * too (validateHTTPStatus) and sends it, and Envoy then refuses the whole RouteConfiguration; such
+ * a route is left out instead, as a redirect code Envoy has no name for is.
+ */
+function envoyStatus(status: number | undefined): boolean {
+  return status === undefined || (status >= 200 && status < 600);
+}
+
 function translateRoute(view: ServiceView, { route, match }: FlatRoute, port: number): Route | undefined {
   const name = match?.name !== undefined ? `${route.name ?? ""}.${match.name}` : (route.name ?? "");
   const a = route.action;
+  if (!envoyStatus(route.fault?.abort?.httpStatus) || (a.kind === "directResponse" && !envoyStatus(a.status)))
+    return undefined;
   let action: RouteAction;
   let fault: FaultPolicy | undefined = route.fault;
   if (a.kind === "route") {

@@ -234,6 +234,19 @@ describe("RDS from a VirtualService", () => {
     expect(action(rs[1]).clusterSpecifier).toEqual({ case: "cluster", value: DEFAULT });
   });
 
+  it("an HTTP status of 600 (istiod accepts it, Envoy refuses it) ▶ that route is left out", () => {
+    const vs = vsModel({
+      http: [
+        { match: [{ uri: { prefix: "/gone" } }], directResponse: { status: 600 } },
+        httpRoute({ match: [{ uri: { prefix: "/flaky" } }], fault: { abort: { httpStatus: 600 } } }),
+        httpRoute(),
+      ],
+    });
+    const rs = routes(istioView({ virtualService: vs, destinationRule: drModel() }));
+    expect(rs.map((r) => r.match?.pathSpecifier.case)).toEqual(["prefix"]);
+    expect(rs[0]?.match?.pathSpecifier.value).toBe("/");
+  });
+
   it("consistent hash on a header ▶ the route's header hash policy", () => {
     const dr = drModel({ trafficPolicy: { loadBalancer: { consistentHash: { httpHeaderName: "x-user" } } } });
     const rs = routes(istioView({ virtualService: vsModel(), destinationRule: dr }));

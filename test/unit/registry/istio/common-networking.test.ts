@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  exportToIn,
-  networkingWorkloadSelector,
-  selectorLabels,
-} from "../../../../lib/registry/istio/common.ts";
+import { networkingWorkloadSelector, selectorLabels } from "../../../../lib/registry/istio/common.ts";
+import { exportToCheck } from "../../../../lib/registry/istio/visibility.ts";
 
 describe("networkingWorkloadSelector (istiod ValidateAlphaWorkloadSelector)", () => {
   it.each([[{}], [{ labels: {} }], [{ labels: { app: "a", "x.io/v": "1" } }]])("accepts %j", (v) =>
@@ -28,14 +25,15 @@ describe("networkingWorkloadSelector (istiod ValidateAlphaWorkloadSelector)", ()
   });
 });
 
-describe("exportToIn (istiod validateExportTo)", () => {
+describe("exportToCheck for a ServiceEntry (istiod validateExportTo)", () => {
+  const check = exportToCheck("shop", { serviceEntry: true });
   it.each([[["."]], [["*"]], [["~"]], [[".", "b"]], [["shop", "b"]]])("accepts %j in shop", (v) =>
-    expect(exportToIn("shop")(v, "e")).toBeUndefined());
+    expect(check(v, "e")).toBeUndefined());
   it.each([
     [[".", "shop"], "e[1]", "duplicate"],
-    [["*", "."], "e[0]", "public"],
-    [["b", "*"], "e[1]", "public"],
+    [["*", "."], "e", "public"],
+    [["b", "*"], "e", "public"],
     [["a", "a"], "e[1]", "duplicate"],
   ])("refuses %j in shop", (v, field, why) =>
-    expect(exportToIn("shop")(v, "e")).toEqual({ field, message: expect.stringContaining(why) }));
+    expect(check(v, "e")).toEqual({ field, message: expect.stringContaining(why) }));
 });

@@ -31,9 +31,9 @@ describe("duration (ValidateDuration)", () => {
   it.each([["1ms"], ["1.5s"], ["2h"], ["0.001s"]])("accepts %s", (s) =>
     expect(duration(s, "t")).toBeUndefined());
   it.each([
-    ["0s", "at least 1ms"],
-    ["500us", "at least 1ms"],
-    ["-1s", "at least 1ms"],
+    ["0s", "duration must be greater than 1ms"],
+    ["500us", "duration must be greater than 1ms"],
+    ["-1s", "duration must be greater than 1ms"],
     ["1.0005s", "ms precision"],
     ["10", "missing unit"],
     [10, "must be a duration string"],

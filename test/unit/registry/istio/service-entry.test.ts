@@ -260,6 +260,15 @@ describe("serviceEntryUnsupportedFields", () => {
       },
       ["spec.ports[0].targetPort"],
     ],
+    [
+      "DYNAMIC_DNS (Envoy's dynamic forward proxy; served as passthrough)",
+      {
+        hosts: ["*.example.com"],
+        ports: [{ number: 80, name: "http", protocol: "HTTP" }],
+        resolution: "DYNAMIC_DNS",
+      },
+      ["spec.resolution"],
+    ],
   ])("%s", (_name, spec, want) => {
     expect(serviceEntryUnsupportedFields(spec)).toEqual(want);
   });

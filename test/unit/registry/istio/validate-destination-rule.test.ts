@@ -57,7 +57,7 @@ describe("destinationRuleCheck refuses what istiod refuses, naming the field", (
       "an empty subset name",
       { subsets: [{ labels: { a: "b" } }] },
       "object.spec.subsets[0].name",
-      "cannot be empty",
+      "is required",
     ],
     [
       "a duplicate subset name",
@@ -69,10 +69,10 @@ describe("destinationRuleCheck refuses what istiod refuses, naming the field", (
       "bad subset labels",
       { subsets: [{ name: "v1", labels: { version: "-x" } }] },
       "object.spec.subsets[0].labels.version",
-      "label value",
+      "invalid tag value",
     ],
     ["no host", { host: undefined }, "object.spec.host", "is required"],
-    ["a bad host", { host: "a..b" }, "object.spec.host", "must not be empty"],
+    ["a bad host", { host: "a..b" }, "object.spec.host", 'label "" invalid'],
     ["an empty traffic policy", { trafficPolicy: {} }, "object.spec.trafficPolicy", "at least one field"],
     [
       "an empty subset traffic policy",
@@ -102,7 +102,7 @@ describe("destinationRuleCheck refuses what istiod refuses, naming the field", (
       "maxEjectionPercent over 100",
       { trafficPolicy: { outlierDetection: { maxEjectionPercent: 101 } } },
       "object.spec.trafficPolicy.outlierDetection.maxEjectionPercent",
-      "0-100",
+      "not in range 0..100",
     ],
     [
       "a bad interval",
@@ -114,7 +114,7 @@ describe("destinationRuleCheck refuses what istiod refuses, naming the field", (
       "a sub-ms baseEjectionTime",
       { trafficPolicy: { outlierDetection: { baseEjectionTime: "100us" } } },
       "object.spec.trafficPolicy.outlierDetection.baseEjectionTime",
-      "at least 1ms",
+      "duration must be greater than 1ms",
     ],
     [
       "a port-level policy without port",

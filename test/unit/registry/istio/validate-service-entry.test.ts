@@ -60,10 +60,6 @@ describe("serviceEntryCheck accepts what istiod accepts", () => {
     ["an empty protocol (detected)", seSpec({ ports: [{ number: 80, name: "web" }] })],
     ["a targetPort", seSpec({ ports: [{ number: 80, name: "http", protocol: "HTTP", targetPort: 8080 }] })],
     [
-      "targetPort 0 (unset)",
-      seSpec({ ports: [{ number: 80, name: "http", protocol: "HTTP", targetPort: 0 }] }),
-    ],
-    [
       "endpoint ports naming service ports",
       seSpec({
         endpoints: [
@@ -95,19 +91,14 @@ describe("serviceEntryCheck refuses what istiod refuses, naming the field", () =
     ["no spec", undefined, "object.spec", "is required"],
     ["no hosts", { ports: [] }, "object.spec.hosts", "is required"],
     ["empty hosts", seSpec({ hosts: [] }), "object.spec.hosts", "at least one host"],
-    ["the full wildcard host", seSpec({ hosts: ["*"] }), "object.spec.hosts[0]", "every host"],
-    ["a bad host", seSpec({ hosts: ["Bad_Host.com"] }), "object.spec.hosts[0]", "RFC 1123"],
-    [
-      "a bad address",
-      seSpec({ addresses: ["10.0.0.300"] }),
-      "object.spec.addresses[0]",
-      "not a valid IP address or CIDR",
-    ],
+    ["the full wildcard host", seSpec({ hosts: ["*"] }), "object.spec.hosts[0]", "invalid host *"],
+    ["a bad host", seSpec({ hosts: ["Bad_Host.com"] }), "object.spec.hosts[0]", 'label "Bad_Host" invalid'],
+    ["a bad address", seSpec({ addresses: ["10.0.0.300"] }), "object.spec.addresses[0]", "is not a valid IP"],
     [
       "a bad prefix length",
       seSpec({ addresses: ["10.0.0.0/33"] }),
       "object.spec.addresses[0]",
-      "prefix length must be 0-32",
+      "is not a valid CIDR block",
     ],
     [
       "a CIDR under DNS",
@@ -116,6 +107,12 @@ describe("serviceEntryCheck refuses what istiod refuses, naming the field", () =
       "only for NONE/STATIC",
     ],
     ["port 0", seSpec({ ports: [{ number: 0, name: "http" }] }), "object.spec.ports[0].number", "1-65535"],
+    [
+      "an explicit targetPort 0 (the CRD's rule 0 < self)",
+      seSpec({ ports: [{ number: 80, name: "http", protocol: "HTTP", targetPort: 0 }] }),
+      "object.spec.ports[0].targetPort",
+      "1-65535",
+    ],
     [
       "port without a name",
       seSpec({ ports: [{ number: 80 } as never] }),
@@ -126,7 +123,7 @@ describe("serviceEntryCheck refuses what istiod refuses, naming the field", () =
       "port name not a DNS label",
       seSpec({ ports: [{ number: 80, name: "Http_1" }] }),
       "object.spec.ports[0].name",
-      "RFC 1123",
+      "invalid port name",
     ],
     [
       "an unknown protocol",
@@ -138,7 +135,7 @@ describe("serviceEntryCheck refuses what istiod refuses, naming the field", () =
       "a targetPort past 65535",
       seSpec({ ports: [{ number: 80, name: "http", targetPort: 70000 }] }),
       "object.spec.ports[0].targetPort",
-      "0-65535",
+      "1-65535",
     ],
     [
       "a duplicate port name",
@@ -170,7 +167,7 @@ describe("serviceEntryCheck refuses what istiod refuses, naming the field", () =
     ],
     [
       "an unknown resolution",
-      seSpec({ resolution: "DYNAMIC_DNS" as never }),
+      seSpec({ resolution: "MAGIC_DNS" as never }),
       "object.spec.resolution",
       "unsupported value",
     ],
@@ -178,9 +175,9 @@ describe("serviceEntryCheck refuses what istiod refuses, naming the field", () =
       "endpoints and workloadSelector",
       seSpec({ workloadSelector: { labels: { app: "a" } } }),
       "object.spec.endpoints",
-      "only one of workloadSelector or endpoints",
+      "only one of WorkloadSelector or Endpoints",
     ],
-    ["endpoints under NONE", seSpec({ resolution: "NONE" }), "object.spec.endpoints", "resolution type NONE"],
+    ["endpoints under NONE", seSpec({ resolution: "NONE" }), "object.spec.endpoints", "resolution type none"],
     [
       "a STATIC endpoint that is a hostname",
       seSpec({ endpoints: [{ address: "a.example.com" }] }),
@@ -191,7 +188,7 @@ describe("serviceEntryCheck refuses what istiod refuses, naming the field", () =
       "a STATIC endpoint without address or network",
       seSpec({ endpoints: [{ labels: {} }] }),
       "object.spec.endpoints[0].address",
-      "address is required",
+      "Address is required",
     ],
     [
       "a STATIC endpoint port not declared",
@@ -209,7 +206,7 @@ describe("serviceEntryCheck refuses what istiod refuses, naming the field", () =
       "a STATIC endpoint label value",
       seSpec({ endpoints: [{ address: "10.0.0.1", labels: { v: "-x" } }] }),
       "object.spec.endpoints[0].labels.v",
-      "label value",
+      "invalid tag value",
     ],
     [
       "a negative weight",
@@ -304,12 +301,12 @@ describe("serviceEntryCheck refuses what istiod refuses, naming the field", () =
       "object.spec.exportTo[1]",
       "duplicate",
     ],
-    ["exportTo * with another", seSpec({ exportTo: ["*", "other"] }), "object.spec.exportTo[0]", "public"],
+    ["exportTo * with another", seSpec({ exportTo: ["*", "other"] }), "object.spec.exportTo", "public"],
     [
       "exportTo ~ with another",
       seSpec({ exportTo: ["~", "other"] }),
-      "object.spec.exportTo[0]",
-      "cannot be combined",
+      "object.spec.exportTo",
+      "no one (~) and someone",
     ],
     [
       "subjectAltNames not strings",

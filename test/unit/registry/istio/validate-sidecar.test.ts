@@ -7,7 +7,10 @@ const check = (spec: Record<string, unknown>) => sidecarCheck(sidecar(spec), "ob
 describe("sidecarCheck", () => {
   it.each([
     ["the builder", {}],
-    ["every namespace form", { egress: [{ hosts: ["*/*", "./reviews", "~/*", "prod/*.example.com"] }] }],
+    [
+      "every namespace form",
+      { egress: [{ hosts: ["*/*", "./reviews.default.svc.cluster.local", "~/*", "Prod/*.example.com"] }] },
+    ],
     [
       "a port listener before the catch-all",
       {
@@ -52,15 +55,16 @@ describe("sidecarCheck", () => {
     ],
     [
       "a bad namespace",
-      { egress: [{ hosts: ["Prod/*"] }] },
+      { egress: [{ hosts: ["Pr_od/*"] }] },
       "object.spec.egress[0].hosts[0]",
       "invalid namespace",
     ],
+    ["a bad host", { egress: [{ hosts: ["./a..b"] }] }, "object.spec.egress[0].hosts[0]", 'label "" invalid'],
     [
-      "a bad host",
-      { egress: [{ hosts: ["./a..b"] }] },
+      "a short name (istiod wants an FQDN)",
+      { egress: [{ hosts: ["./reviews"] }] },
       "object.spec.egress[0].hosts[0]",
-      "must not be empty",
+      "short names (non FQDN) are not allowed",
     ],
     [
       "an empty host part",
@@ -96,7 +100,7 @@ describe("sidecarCheck", () => {
       [
         ["port number 0", { port: { number: 0 } }, "port.number", "port number"],
         ["port number 70000", { port: { number: 70000 } }, "port.number", "port number"],
-        ["a bad port name", { port: { number: 80, name: "Http_1" } }, "port.name", "RFC 1123"],
+        ["a bad port name", { port: { number: 80, name: "Http_1" } }, "port.name", "invalid port name"],
         [
           "an unknown protocol",
           { port: { number: 80, protocol: "QUIC" } },
@@ -120,7 +124,7 @@ describe("sidecarCheck", () => {
           "a defaultEndpoint without port",
           { port: { number: 80 }, defaultEndpoint: "127.0.0.1" },
           "defaultEndpoint",
-          "must be of form",
+          "missing port in address",
         ],
         [
           "a defaultEndpoint port that is no number",
@@ -163,7 +167,7 @@ describe("sidecarCheck", () => {
       "a selector label",
       { workloadSelector: { labels: { app: "a*" } } },
       "object.spec.workloadSelector.labels.app",
-      "label value",
+      "wildcard is not supported in selector",
     ],
     [
       "egressProxy with REGISTRY_ONLY",

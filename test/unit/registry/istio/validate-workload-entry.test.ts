@@ -55,8 +55,8 @@ describe("workloadEntryCheck refuses what istiod refuses, naming the field", () 
     ],
     [
       "a port name that is not a DNS label",
-      { address: "10.0.0.1", ports: { Http: 80 } },
-      "object.spec.ports.Http",
+      { address: "10.0.0.1", ports: { "http.1": 80 } },
+      'object.spec.ports["http.1"]',
       "invalid port name",
     ],
     ["a port 0", { address: "10.0.0.1", ports: { http: 0 } }, "object.spec.ports.http", "1..65535"],
@@ -70,7 +70,7 @@ describe("workloadEntryCheck refuses what istiod refuses, naming the field", () 
       "a bad label key",
       { address: "10.0.0.1", labels: { "a/b/c": "x" } },
       'object.spec.labels["a/b/c"]',
-      "label key",
+      'invalid tag key: "a/b/c"',
     ],
     ["a weight past uint32", { address: "10.0.0.1", weight: 4294967296 }, "object.spec.weight", "integer"],
     [
@@ -91,14 +91,14 @@ describe("workloadEntryCheck refuses what istiod refuses, naming the field", () 
 });
 
 describe("fqdn (istiod ValidateFQDN)", () => {
-  it.each([["example.com"], ["istio.io."], ["single"], ["a-b.c-d.e"]])("accepts %s", (v) =>
+  it.each([["example.com"], ["istio.io."], ["single"], ["a-b.c-d.e"], ["Example.COM"]])("accepts %s", (v) =>
     expect(fqdn(v, "x")).toBeUndefined());
   it.each([
     ["", "empty"],
-    ["a..b", "must not be empty"],
-    ["*.example.com", "RFC 1123"],
-    ["example.123", "all digits"],
-    ["123", "all digits"],
+    ["a..b", 'label "" invalid'],
+    ["*.example.com", 'label "*" invalid'],
+    ["example.123", "cannot be all-numeric"],
+    ["123", "cannot be all-numeric"],
     [`${"a.".repeat(128)}com`, "too long"],
   ])("refuses %j", (v, why) => expect(fqdn(v, "x")?.message).toContain(why));
 });
