@@ -28,6 +28,7 @@ import {
 import { logAt, logError, logWarn } from "../lib/log/line-log.ts";
 import { logSafe } from "../lib/log-safe.ts";
 import { createPace, type Pace } from "../lib/pace.ts";
+import { istioWarnings } from "../lib/registry/istio/warnings.ts";
 import { CommitError } from "../lib/store/staged.ts";
 import { readUpTo } from "./body.ts";
 
@@ -119,7 +120,7 @@ export function createIngestApp(options: IngestOptions): Hono {
     const review = parsed.ok ? decodeAdmissionReview(parsed.value) : parsed;
     if (!review.ok) return reject(c, "AdmissionReview", cluster, review.error);
     const { event, dryRun } = review.value;
-    const answer = admissionAnswer(review.value);
+    const answer = admissionAnswer(review.value, (o) => istioWarnings(o.kind, o));
     if (!answer.allowed) {
       if (event && event.type !== "BOOKMARK") logDenied(log, cluster, event.object, answer, dryRun);
       return c.json(admissionResponse(answer));

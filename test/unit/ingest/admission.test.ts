@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { admissionAnswer, admissionResponse, decodeAdmissionReview } from "../../../lib/ingest/index.ts";
 import { listAll } from "../../../lib/store/store.ts";
 import { ingestApp } from "./support/ingest-app.ts";
-import { virtualService } from "./support/istio.ts";
+import { serviceEntry, virtualService } from "./support/istio.ts";
 
 const svc = {
   apiVersion: "v1",
@@ -144,6 +144,21 @@ describe("POST /v1/admission", () => {
     await post(review({ object: goodRoute }));
     expect((await listAll(store, "cfg/")).map((e) => e.key)).toEqual([
       "cfg/VirtualService/default/reviews/east",
+    ]);
+  });
+
+  it("allows a partial wildcard host with istiod's warning", async () => {
+    const { post } = setup();
+    const wildcard = serviceEntry("news", {
+      hosts: ["*washingtonpost.com"],
+      location: "MESH_EXTERNAL",
+      resolution: "NONE",
+      ports: [{ name: "https", number: 443, protocol: "TLS" }],
+    });
+    const { response } = (await post(review({ object: wildcard }))).body;
+    expect(response).toMatchObject({ allowed: true });
+    expect(response.warnings).toEqual([
+      expect.stringMatching(/partial wildcard "\*washingtonpost\.com" not allowed/),
     ]);
   });
 

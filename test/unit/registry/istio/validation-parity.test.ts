@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { validateEvent } from "../../../../lib/ingest/validate.ts";
+import { strict, validateEvent } from "../../../../lib/ingest/validate.ts";
 import { istioWarnings } from "../../../../lib/registry/istio/warnings.ts";
 import { loadParityCases } from "../../../fixtures/istio-validation/load.ts";
 
@@ -25,7 +25,7 @@ describe.each([...new Set(cases.map((c) => c.file))])("%s", (file) => {
   it.each(
     cases.filter((c) => c.file === file).map((c) => [`${c.source}: ${c.name}`, c] as const),
   )("%s", (_, c) => {
-    const r = validateEvent({ type: "ADDED", object: c.object });
+    const r = strict(validateEvent({ type: "ADDED", object: c.object }));
     const want = c.differs ? !c.valid : c.valid;
     const got = r.ok ? "valid" : `invalid: ${r.error.field}: ${r.error.message}`;
     if (want) expect(got).toBe("valid");
