@@ -23,6 +23,7 @@
  * base as they are (no copy on the memory store).
  */
 import { ownValue, sharedEntry } from "./codec.ts";
+import { createKeyMap, type KeyMap } from "./key-map.ts";
 import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
 import {
   applyStagedWrites,
@@ -80,7 +81,7 @@ const missing: Slot = Object.freeze({ entry: undefined, staged: false, before: u
 /** A fresh staged view over `base`; the base is untouched until `commit`. */
 export function createStagedStore(base: Store): StagedStore {
   /** Staged keys, and keys the base did not hold; keys the base holds are read from it each time. */
-  const known = new Map<string, Slot>();
+  const known = createKeyMap<Slot>();
   /** Staged keys in the order first staged (commit order within a rank). */
   const stagedKeys: string[] = [];
   /** Their slots, index for index (commit reads them without a lookup). */
@@ -241,43 +242,46 @@ export function createStagedStore(base: Store): StagedStore {
         if (bucket) bucket.push(i);
         else buckets.set(r, [i]);
       }
-      const sequence = [...buckets.keys()].sort((a, b) => a - b).flatMap((r) => buckets.get(r) as number[]);
+      // Walked bucket by bucket, a slice at a time: no array of every write is built in one step.
+      const ranks = [...buckets.keys()].sort((a, b) => a - b).map((r) => buckets.get(r) as number[]);
       if (isBulkWritable(base)) {
         // In-process base: slices of writes applied synchronously, nothing awaited but the pace.
         // The view's own entries go as they are (the base may keep them): nothing allocated per put.
-        for (let at = 0; at < sequence.length; at += bulkSlice) {
-          const slice: StagedWrite[] = [];
-          for (let i = at; i < Math.min(sequence.length, at + bulkSlice); i++) {
-            const k = sequence[i] as number;
-            slice.push((stagedSlots[k] as Slot).entry ?? { key: stagedKeys[k] as string, deleted: true });
+        for (const bucket of ranks) {
+          for (let at = 0; at < bucket.length; at += bulkSlice) {
+            const slice: StagedWrite[] = [];
+            for (let i = at; i < Math.min(bucket.length, at + bulkSlice); i++) {
+              const k = bucket[i] as number;
+              slice.push((stagedSlots[k] as Slot).entry ?? { key: stagedKeys[k] as string, deleted: true });
+            }
+            base[applyStagedWrites](slice);
+            await options.pace?.();
           }
-          base[applyStagedWrites](slice);
-          await options.pace?.();
         }
-        return sequence.length;
+        return stagedKeys.length;
       }
       // A base that answers over the network (DynamoDB): the writes of one rank go `asyncWindow` at a
       // time, a rank only once the one before it landed, so the commit order above still holds.
       const done: string[] = [];
-      const write = async (key: string) => {
+      const write = async (k: number) => {
         // The value is the view's, checked and owned: an in-process base keeps it as it is.
-        const { entry } = known.get(key) as Slot;
+        const key = stagedKeys[k] as string;
+        const { entry } = stagedSlots[k] as Slot;
         if (entry) await base.put(key, entry.value);
         else await base.delete(key);
         done.push(key);
       };
       let failure: { err: unknown } | undefined;
-      for (const r of [...buckets.keys()].sort((a, b) => a - b)) {
-        const rank = (buckets.get(r) as number[]).map((i) => stagedKeys[i] as string);
-        for (let at = 0; at < rank.length && !failure; at += asyncWindow) {
-          const settled = await Promise.allSettled(rank.slice(at, at + asyncWindow).map(write));
+      for (const bucket of ranks) {
+        for (let at = 0; at < bucket.length && !failure; at += asyncWindow) {
+          const settled = await Promise.allSettled(bucket.slice(at, at + asyncWindow).map(write));
           const rejected = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
           if (rejected) failure = { err: rejected.reason };
           await options.pace?.();
         }
         if (failure) throw await rollBack(base, done, known, failure.err);
       }
-      return sequence.length;
+      return stagedKeys.length;
     },
   };
 }
@@ -289,7 +293,7 @@ const asyncWindow = 16;
  * Undoes the writes a failed commit made, newest first, restoring what the base held (values, not
  * version numbers); returns the error to throw, saying whether the rollback itself failed.
  */
-async function rollBack(base: Store, done: readonly string[], known: Map<string, Slot>, cause: unknown) {
+async function rollBack(base: Store, done: readonly string[], known: KeyMap<Slot>, cause: unknown) {
   let failed = 0;
   for (const key of [...done].reverse()) {
     const before = (known.get(key) as Slot).before?.entry;
