@@ -3,11 +3,11 @@
  * table when full and re-inserts every entry at once, so one `set` on a Map of hundreds of
  * thousands of keys is one long step of the event loop, however the work around it is paced. Past
  * `splitAt` keys this map spreads its keys over `shardCount` Maps by a hash of the key, so a growth
- * step re-inserts one shard's keys. Small maps stay one plain Map and pay no hashing.
+ * step re-inserts one shard's keys; the keys the plain Map held move over a few per operation.
  */
 
-/** The Map operations the memory store and the staged view use. */
-export interface KeyMap<V> {
+/** The Map operations the memory store and the staged view use. Values are never undefined. */
+export interface KeyMap<V extends object> {
   get(key: string): V | undefined;
   has(key: string): boolean;
   set(key: string, value: V): void;
@@ -16,50 +16,75 @@ export interface KeyMap<V> {
   readonly size: number;
 }
 
-/** Keys held in one plain Map before it is split: its last doubling re-inserts half as many. */
-const splitAt = 1 << 13;
+/**
+ * Keys held in one plain Map before it is split (its last doubling re-inserts half as many). Below
+ * it a map pays no hashing (a 500-event batch's staged view, a 10k-service mesh's ingested state);
+ * above it every operation hashes its key.
+ */
+export const splitAt = 1 << 16;
 const shardBits = 6;
 const shardCount = 1 << shardBits;
+/** Keys moved from the plain Map to the shards per operation once split: a bounded cost each. */
+const moveStep = 64;
 
 /** A fresh, empty map. */
-export function createKeyMap<V>(): KeyMap<V> {
+export function createKeyMap<V extends object>(): KeyMap<V> {
+  /** The plain Map: every key until the split, then those not moved to a shard yet. */
   let one: Map<string, V> | undefined = new Map();
+  /** Where `one`'s keys are moved from once split (a key is in `one` or in a shard, never both). */
+  let moving: Iterator<string> | undefined;
   const shards: Map<string, V>[] = [];
-  /** Keys held once split (each shard's size summed as it changes). */
+  /** Keys held once split. */
   let count = 0;
   const shardOf = (key: string) => shards[keyHash(key) & (shardCount - 1)] as Map<string, V>;
-  const split = (from: Map<string, V>) => {
-    for (let i = 0; i < shardCount; i++) shards.push(new Map());
-    for (const [k, v] of from) shardOf(k).set(k, v);
-    count = from.size;
-    one = undefined;
-  };
-  return {
-    get(key) {
-      return one ? one.get(key) : shardOf(key).get(key);
-    },
-    has(key) {
-      return one ? one.has(key) : shardOf(key).has(key);
-    },
-    set(key, value) {
-      if (one) {
-        one.set(key, value);
-        if (one.size >= splitAt) split(one);
+  /** Moves a few keys of the plain Map to their shards; drops it once empty. */
+  const move = (from: Map<string, V>, keys: Iterator<string>) => {
+    for (let i = 0; i < moveStep; i++) {
+      const next = keys.next();
+      if (next.done) {
+        one = undefined;
+        moving = undefined;
         return;
       }
+      shardOf(next.value).set(next.value, from.get(next.value) as V);
+      from.delete(next.value);
+    }
+  };
+  const get = (key: string): V | undefined => {
+    if (!moving) return one ? one.get(key) : shardOf(key).get(key);
+    move(one as Map<string, V>, moving);
+    return shardOf(key).get(key) ?? one?.get(key);
+  };
+  return {
+    get,
+    has(key) {
+      return get(key) !== undefined;
+    },
+    set(key, value) {
+      if (one && !moving) {
+        one.set(key, value);
+        if (one.size < splitAt) return;
+        for (let i = 0; i < shardCount; i++) shards.push(new Map());
+        count = one.size;
+        moving = one.keys();
+        return;
+      }
+      if (moving) move(one as Map<string, V>, moving);
       const shard = shardOf(key);
       const before = shard.size;
       shard.set(key, value);
-      count += shard.size - before;
+      // A key new to its shard is new to the map unless it was still in the plain Map.
+      if (shard.size > before && !one?.delete(key)) count++;
     },
     delete(key) {
-      if (one) return one.delete(key);
-      if (!shardOf(key).delete(key)) return false;
+      if (one && !moving) return one.delete(key);
+      if (moving) move(one as Map<string, V>, moving);
+      if (!shardOf(key).delete(key) && !one?.delete(key)) return false;
       count--;
       return true;
     },
     get size() {
-      return one ? one.size : count;
+      return one && !moving ? one.size : count;
     },
   };
 }

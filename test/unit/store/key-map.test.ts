@@ -5,13 +5,14 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createKeyMap, keyHash } from "../../../lib/store/key-map.ts";
+import { createKeyMap, keyHash, splitAt } from "../../../lib/store/key-map.ts";
 import { keys } from "../../../lib/store/keys.ts";
 
 type Op = { op: "set" | "delete"; key: string; value: number };
+type Box = { n: number };
 
 describe("key map", () => {
-  it("answers as a Map, below and above the size where it splits", () => {
+  it("answers as a Map, below and above the size where it splits, and while its keys move", () => {
     const keyArb = fc.oneof(
       fc.string({ maxLength: 3 }),
       fc.nat(20_000).map((n) => `obj/c/Pod/ns/pod-${n}`),
@@ -23,27 +24,35 @@ describe("key map", () => {
     });
     // A prefix of many distinct keys takes the map past its split before the random operations.
     fc.assert(
-      fc.property(fc.nat(12_000), fc.array(opArb, { maxLength: 200 }), (filled, ops) => {
-        const map = createKeyMap<number>();
-        const model = new Map<string, number>();
-        for (let i = 0; i < filled; i++) {
-          map.set(`svc/ns/host-${i}`, i);
-          model.set(`svc/ns/host-${i}`, i);
-        }
-        for (const { op, key, value } of ops) {
-          if (op === "set") {
-            map.set(key, value);
-            model.set(key, value);
-          } else expect(map.delete(key)).toBe(model.delete(key));
-          expect(map.size).toBe(model.size);
-        }
-        for (const { key } of ops) {
-          expect(map.get(key)).toBe(model.get(key));
-          expect(map.has(key)).toBe(model.has(key));
-        }
-        expect(map.get(`svc/ns/host-${filled - 1}`)).toBe(model.get(`svc/ns/host-${filled - 1}`));
-      }),
-      { numRuns: 30 },
+      fc.property(
+        // Past the split by 10 keys: its keys are still moving to the shards; by 5,000: all moved.
+        fc.constantFrom(0, 10, splitAt - 1, splitAt + 10, splitAt + 5_000),
+        fc.array(opArb, { maxLength: 200 }),
+        (filled, ops) => {
+          const map = createKeyMap<Box>();
+          const model = new Map<string, Box>();
+          for (let i = 0; i < filled; i++) {
+            const box = { n: i };
+            map.set(`svc/ns/host-${i}`, box);
+            model.set(`svc/ns/host-${i}`, box);
+          }
+          for (const { op, key, value } of ops) {
+            if (op === "set") {
+              const box = { n: value };
+              map.set(key, box);
+              model.set(key, box);
+            } else expect(map.delete(key)).toBe(model.delete(key));
+            expect(map.size).toBe(model.size);
+          }
+          for (const { key } of ops) {
+            expect(map.get(key)).toBe(model.get(key));
+            expect(map.has(key)).toBe(model.has(key));
+          }
+          for (let i = 0; i < filled; i += 997)
+            expect(map.get(`svc/ns/host-${i}`)).toBe(model.get(`svc/ns/host-${i}`));
+        },
+      ),
+      { numRuns: 20 },
     );
   });
 
