@@ -3,7 +3,7 @@
  * table when full and re-inserts every entry at once, so one `set` on a Map of hundreds of
  * thousands of keys is one long step of the event loop, however the work around it is paced. Past
  * `splitAt` keys this map spreads its keys over `shardCount` Maps by a hash of the key, so a growth
- * step re-inserts one shard's keys; the keys the plain Map held move over a few per operation.
+ * step re-inserts one shard's keys; the keys the plain Map held move over one per operation.
  */
 
 /** The Map operations the memory store and the staged view use. Values are never undefined. */
@@ -24,8 +24,11 @@ export interface KeyMap<V extends object> {
 export const splitAt = 1 << 16;
 const shardBits = 6;
 const shardCount = 1 << shardBits;
-/** Keys moved from the plain Map to the shards per operation once split: a bounded cost each. */
-const moveStep = 64;
+/**
+ * Keys moved from the plain Map to the shards per operation once split. One: a synchronous run of
+ * thousands of operations (a commit's slice of writes) must not carry the whole move with it.
+ */
+const moveStep = 1;
 
 /** A fresh, empty map. */
 export function createKeyMap<V extends object>(): KeyMap<V> {
