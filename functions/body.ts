@@ -42,7 +42,9 @@ const decodeStep = 64 * 1024;
  * `readUpTo` for a body read as UTF-8 text: each chunk is decoded as it arrives, at most
  * `decodeStep` bytes per call with the pace awaited between, and the text is handed back in those
  * pieces, never joined. A 30 MB body joined, or copied into one buffer, is one long step of the
- * event loop; the ingest parsers read the pieces as they are (lib/ingest/json-slices.ts).
+ * event loop; the ingest parsers read the pieces as they are (lib/ingest/json-slices.ts). Decoded
+ * here rather than by `.text()`: workerd warns on that for a content type it does not know as
+ * text (NDJSON).
  */
 export async function readTextUpTo(
   req: Request,

@@ -198,8 +198,11 @@ export function createMeshMetrics(registry: Registry = createRegistry()): MeshMe
     for (const e of events) {
       if (e.type === "BOOKMARK") continue;
       const kind = e.object.kind;
-      const byType = tally.get(kind) ?? new Map<WatchEvent["type"], number>();
-      if (byType.size === 0) tally.set(kind, byType);
+      let byType = tally.get(kind);
+      if (byType === undefined) {
+        byType = new Map();
+        tally.set(kind, byType);
+      }
       byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
     }
     for (const [kind, byType] of tally) {

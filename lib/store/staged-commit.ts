@@ -3,8 +3,7 @@
  * in slices with the pace between them; over a base that answers over the network, a failed write
  * undoes the ones made before it (best effort) and a CommitError says whether that worked.
  */
-import type { ChunkList } from "./chunk-list.ts";
-import { createChunkList } from "./chunk-list.ts";
+import { type ChunkList, createChunkList } from "./chunk-list.ts";
 import { applyStagedWrites, type Entry, isBulkWritable, type StagedWrite, type Store } from "./store.ts";
 
 /** Writes per synchronous call to a base that takes them in bulk (well under a millisecond). */
