@@ -30,7 +30,7 @@ import { logSafe } from "../lib/log-safe.ts";
 import { createPace, type Pace } from "../lib/pace.ts";
 import { istioWarnings } from "../lib/registry/istio/warnings.ts";
 import { CommitError } from "../lib/store/staged.ts";
-import { readUpTo } from "./body.ts";
+import { readTextUpTo } from "./body.ts";
 
 /** The header every ingest answer carries: the instance id of the control plane's state. */
 export const instanceHeader = "x-edgepilot-instance";
@@ -61,9 +61,6 @@ export interface IngestAppOptions extends IngestAuthOptions {
  * JSON summaries) and /ready's body says how far start-up sync got.
  */
 export type IngestOptions = IngestAppOptions & ({ core: IngestCore } | IngestCoreOptions);
-
-/** Bytes decoded to text between two yields. */
-const decodeStep = 1 << 20;
 
 /** Largest ingest body accepted; an API server's list of 5,000 pods fits well inside. */
 export const maxBodyBytes = 32 * 1024 * 1024;
@@ -187,7 +184,7 @@ async function readCall(
   c: Context,
   defaultCluster: string,
   pace: Pace,
-): Promise<{ cluster: string; body: string }> {
+): Promise<{ cluster: string; body: readonly string[] }> {
   const inPath = c.req.param("cluster");
   const inQuery = c.req.query("cluster");
   if (inPath !== undefined && inQuery !== undefined && inPath !== inQuery)
@@ -199,18 +196,10 @@ async function readCall(
     throw new HTTPException(400, { message: `cluster ${JSON.stringify(cluster)}: ${clusterIdRule}` });
   const tooBig = () => new HTTPException(413, { message: `body over ${maxBodyBytes} bytes` });
   if (Number(c.req.header("content-length") ?? 0) > maxBodyBytes) throw tooBig();
-  const { bytes, more } = await readUpTo(c.req.raw, maxBodyBytes);
+  // Decoded as it streams and kept in pieces (see readTextUpTo): a 30 MB body is never one long call.
+  const { pieces, more } = await readTextUpTo(c.req.raw, maxBodyBytes, pace);
   if (more) throw tooBig();
-  // Decoded explicitly (workerd warns on .text() for a content type it does not know as text,
-  // NDJSON), a MiB at a time so a 30 MB body is not one long call.
-  const decoder = new TextDecoder();
-  const pieces: string[] = [];
-  for (let at = 0; at < bytes.byteLength; at += decodeStep) {
-    pieces.push(decoder.decode(bytes.subarray(at, at + decodeStep), { stream: true }));
-    await pace();
-  }
-  pieces.push(decoder.decode());
-  return { cluster, body: pieces.join("") };
+  return { cluster, body: pieces };
 }
 
 function errorBody(e: IngestError): { error: string; index?: number; field?: string } {

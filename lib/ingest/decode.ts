@@ -5,33 +5,50 @@
  */
 import { noPace, type Pace } from "../pace.ts";
 import type { Result } from "./errors.ts";
-import { parseJsonSliced } from "./json-slices.ts";
+import { type BodyText, parseJsonSliced } from "./json-slices.ts";
 
 /** Parses the body by content type; NDJSON lines are numbered as event indexes. */
 export async function decodeEventsBody(
-  body: string,
+  body: BodyText,
   contentType: string | undefined,
   pace: Pace = noPace,
 ): Promise<Result<unknown[]>> {
   const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase();
   if (type === "application/x-ndjson" || type === "application/jsonl") {
     const events: unknown[] = [];
-    for (let start = 0, lineNo = 1; start < body.length; lineNo++) {
-      const nl = body.indexOf("\n", start);
-      const end = nl < 0 ? body.length : nl;
-      const line = body.slice(start, end).trim();
-      start = end + 1;
-      if (line === "") continue;
+    let lineNo = 0;
+    const line = (text: string): Result<unknown> | undefined => {
+      lineNo++;
+      const trimmed = text.trim();
+      if (trimmed === "") return undefined;
       try {
-        events.push(JSON.parse(line));
+        return { ok: true, value: JSON.parse(trimmed) };
       } catch (e) {
-        return {
-          ok: false,
-          error: { index: events.length, message: `malformed JSON on line ${lineNo}: ${reason(e)}` },
-        };
+        const message = `malformed JSON on line ${lineNo}: ${reason(e)}`;
+        return { ok: false, error: { index: events.length, message } };
       }
-      await pace();
+    };
+    // A line may span pieces: its start is carried over to the next one.
+    let carried = "";
+    for (const piece of typeof body === "string" ? [body] : body) {
+      for (let start = 0; ; ) {
+        const nl = piece.indexOf("\n", start);
+        if (nl < 0) {
+          carried += piece.slice(start);
+          break;
+        }
+        const parsed = line(carried + piece.slice(start, nl));
+        carried = "";
+        start = nl + 1;
+        if (!parsed) continue;
+        if (!parsed.ok) return parsed;
+        events.push(parsed.value);
+        await pace();
+      }
     }
+    const last = line(carried);
+    if (last && !last.ok) return last;
+    if (last) events.push(last.value);
     return { ok: true, value: events };
   }
   const parsed = await parseJsonSliced(body, pace);

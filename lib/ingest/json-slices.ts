@@ -10,19 +10,50 @@ import type { Result } from "./errors.ts";
 /** Containers at depth 0 and 1 are split; values at depth 2 and below are parsed whole. */
 const splitDepth = 2;
 
+/**
+ * A body's text: one string, or the pieces it was decoded in, read in order and never joined (a
+ * join of a 30 MB body is itself one long step of the event loop).
+ */
+export type BodyText = string | readonly string[];
+
 class Malformed extends Error {}
 
-/** Parses `text` as JSON, awaiting `pace` between pieces; errors say where the text is malformed. */
-export async function parseJsonSliced(text: string, pace: Pace): Promise<Result<unknown>> {
+/** Parses `body` as JSON, awaiting `pace` between pieces; errors say where the text is malformed. */
+export async function parseJsonSliced(body: BodyText, pace: Pace): Promise<Result<unknown>> {
+  const pieces = typeof body === "string" ? [body] : body;
+  let next = 0;
+  /** The window of the text being read: what is left of the pieces taken so far. */
+  let text = "";
+  /** Where `text` starts in the whole body (for error positions). */
+  let base = 0;
   let i = 0;
+  /**
+   * Drops the window before `i` and appends pieces until at least `want` characters came (a value
+   * longer than the window doubles it, so a long value is scanned a bounded number of times);
+   * false at the end of the body.
+   */
+  const more = (want: number): boolean => {
+    if (next >= pieces.length) return false;
+    let added = 0;
+    let window = text.slice(i);
+    while (next < pieces.length && added < want) {
+      const piece = pieces[next++] as string;
+      window += piece;
+      added += piece.length;
+    }
+    base += i;
+    text = window;
+    i = 0;
+    return true;
+  };
   const fail = (what: string): never => {
-    throw new Malformed(`${what} at character ${i}`);
+    throw new Malformed(`${what} at character ${base + i}`);
   };
   const ws = () => {
     for (;;) {
       const c = text.charCodeAt(i);
       if (c === 32 || c === 9 || c === 10 || c === 13) i++;
-      else return;
+      else if (i < text.length || !more(1)) return;
     }
   };
   const expect = (char: string) => {
@@ -31,12 +62,13 @@ export async function parseJsonSliced(text: string, pace: Pace): Promise<Result<
     i++;
   };
   const whole = (): unknown => {
-    const start = i;
-    i = skipValue(text, i);
+    let end = skipValue(text, i);
+    while (end < 0) end = more(Math.max(text.length - i, 1)) ? skipValue(text, i) : text.length;
     try {
-      return JSON.parse(text.slice(start, i));
+      const v: unknown = JSON.parse(text.slice(i, end));
+      i = end;
+      return v;
     } catch (e) {
-      i = start;
       return fail(e instanceof Error ? e.message : String(e));
     }
   };
@@ -87,7 +119,10 @@ export async function parseJsonSliced(text: string, pace: Pace): Promise<Result<
   }
 }
 
-/** The index just past the JSON value starting at `i` (brackets and strings balanced; JSON.parse checks the rest). */
+/**
+ * The index just past the JSON value starting at `i` (brackets and strings balanced; JSON.parse
+ * checks the rest), or -1 when the text ends first: the value may go on in the next piece.
+ */
 function skipValue(text: string, i: number): number {
   const c = text.charCodeAt(i);
   if (c === 34) return skipString(text, i);
@@ -97,6 +132,7 @@ function skipValue(text: string, i: number): number {
       const d = text.charCodeAt(i);
       if (d === 34) {
         i = skipString(text, i);
+        if (i < 0) return -1;
         continue;
       }
       if (d === 91 || d === 123) depth++;
@@ -106,14 +142,14 @@ function skipValue(text: string, i: number): number {
       }
       i++;
     }
-    return i;
+    return -1;
   }
   while (i < text.length) {
     const d = text.charCodeAt(i);
-    if (d === 44 || d === 93 || d === 125 || d === 32 || d === 9 || d === 10 || d === 13) break;
+    if (d === 44 || d === 93 || d === 125 || d === 32 || d === 9 || d === 10 || d === 13) return i;
     i++;
   }
-  return i;
+  return -1;
 }
 
 function skipString(text: string, i: number): number {
@@ -122,5 +158,5 @@ function skipString(text: string, i: number): number {
     if (c === 92) i++;
     else if (c === 34) return i + 1;
   }
-  return i;
+  return -1;
 }

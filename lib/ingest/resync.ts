@@ -65,7 +65,11 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
   }
   const handler = kindHandlers[list.kind];
   if (handler) {
-    for (const e of await listAll<ObjectRecord>(deps.store, keys.objectPrefix(cluster, list.kind))) {
+    for (const e of await listAll<ObjectRecord>(
+      deps.store,
+      keys.objectPrefix(cluster, list.kind),
+      deps.pace,
+    )) {
       await deps.pace?.();
       if (present.has(e.key)) continue;
       const [ns, name] = e.key.slice(keys.objectPrefix(cluster, list.kind).length).split("/") as [

@@ -4,6 +4,7 @@
  * UTF-8 text), so a page is a binary search plus a walk, never a scan of the whole store.
  */
 import { ownValue, sharedEntry } from "./codec.ts";
+import { createKeyMap } from "./key-map.ts";
 import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
 
 export { compareKeys } from "./sorted-keys.ts";
@@ -33,8 +34,8 @@ export const DEFAULT_LIST_LIMIT = 1000;
  * Under test, stored values and entries are deep-frozen so a mutation throws.
  */
 export function createMemoryStore(): Store {
-  /** Each key's current entry, shared with readers; replaced whole by every write. */
-  const slots = new Map<string, Entry>();
+  /** Each key's current entry, shared with readers; replaced whole by every write (a KeyMap: it grows in small steps). */
+  const slots = createKeyMap<Entry>();
   const sorted = createSortedKeys();
   const write = (key: string, value: unknown, slot = slots.get(key)): number => {
     const version = slot ? slot.version + 1 : 1;

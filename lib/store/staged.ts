@@ -22,39 +22,29 @@
  * share what was staged or what the base returned, and a commit hands the staged values to the
  * base as they are (no copy on the memory store).
  */
+
+import { createChunkList } from "./chunk-list.ts";
 import { ownValue, sharedEntry } from "./codec.ts";
+import { createKeyMap } from "./key-map.ts";
 import { compareKeys, createSortedKeys } from "./sorted-keys.ts";
+import { type CommitOptions, commitStaged, type StagedSlot } from "./staged-commit.ts";
 import {
-  applyStagedWrites,
   type DeleteOptions,
   type Entry,
-  isBulkWritable,
   isSyncReadable,
   type ListOptions,
   type ListPage,
   type PutOptions,
   type PutResult,
   readNow,
-  type StagedWrite,
   type Store,
   type SyncReadable,
 } from "./store.ts";
 
+export { CommitError, type CommitOptions } from "./staged-commit.ts";
+
 /** Page size when `list` gets no limit, as the adapters. */
 const defaultLimit = 1000;
-
-/** Writes per synchronous call to a base that takes them in bulk (well under a millisecond). */
-const bulkSlice = 1024;
-
-export interface CommitOptions {
-  /**
-   * Orders the writes: lower ranks first, staging order within a rank. Ingest writes state first,
-   * then version records, then the queued push, so a reader never sees a push before its state.
-   */
-  rank?: (key: string) => number;
-  /** Awaited between writes, so a large commit can yield to the event loop (see lib/pace.ts). */
-  pace?: () => Promise<void>;
-}
 
 /** A Store that holds its writes until `commit`; dropping it unused applies nothing. */
 export interface StagedStore extends Store {
@@ -64,15 +54,8 @@ export interface StagedStore extends Store {
   commit(options?: CommitOptions): Promise<number>;
 }
 
-/**
- * What the view knows of a key: its entry in the view (undefined: absent), whether the view wrote
- * it, and for a staged key what the base held when it was first staged (to roll a commit back).
- */
-interface Slot {
-  entry: Entry | undefined;
-  staged: boolean;
-  before: Slot | undefined;
-}
+/** What the view knows of a key (staged-commit.ts). */
+type Slot = StagedSlot;
 
 /** A key the base was asked for and did not hold (not staged since). */
 const missing: Slot = Object.freeze({ entry: undefined, staged: false, before: undefined });
@@ -80,11 +63,11 @@ const missing: Slot = Object.freeze({ entry: undefined, staged: false, before: u
 /** A fresh staged view over `base`; the base is untouched until `commit`. */
 export function createStagedStore(base: Store): StagedStore {
   /** Staged keys, and keys the base did not hold; keys the base holds are read from it each time. */
-  const known = new Map<string, Slot>();
+  const known = createKeyMap<Slot>();
   /** Staged keys in the order first staged (commit order within a rank). */
-  const stagedKeys: string[] = [];
+  const stagedKeys = createChunkList<string>();
   /** Their slots, index for index (commit reads them without a lookup). */
-  const stagedSlots: Slot[] = [];
+  const stagedSlots = createChunkList<Slot>();
   /** Staged keys in key order, for `list`. */
   const order = createSortedKeys();
   let committed = false;
@@ -230,96 +213,9 @@ export function createStagedStore(base: Store): StagedStore {
     async commit(options: CommitOptions = {}) {
       open();
       committed = true;
-      // Bucketed by rank in staging order (no sort: a commit may hold hundreds of thousands of keys).
-      const rank = options.rank ?? (() => 0);
-      // Indexes into stagedKeys/stagedSlots.
-      const buckets = new Map<number, number[]>();
-      for (let i = 0; i < stagedKeys.length; i++) {
-        if (i % bulkSlice === 0) await options.pace?.();
-        const r = rank(stagedKeys[i] as string);
-        const bucket = buckets.get(r);
-        if (bucket) bucket.push(i);
-        else buckets.set(r, [i]);
-      }
-      const sequence = [...buckets.keys()].sort((a, b) => a - b).flatMap((r) => buckets.get(r) as number[]);
-      if (isBulkWritable(base)) {
-        // In-process base: slices of writes applied synchronously, nothing awaited but the pace.
-        // The view's own entries go as they are (the base may keep them): nothing allocated per put.
-        for (let at = 0; at < sequence.length; at += bulkSlice) {
-          const slice: StagedWrite[] = [];
-          for (let i = at; i < Math.min(sequence.length, at + bulkSlice); i++) {
-            const k = sequence[i] as number;
-            slice.push((stagedSlots[k] as Slot).entry ?? { key: stagedKeys[k] as string, deleted: true });
-          }
-          base[applyStagedWrites](slice);
-          await options.pace?.();
-        }
-        return sequence.length;
-      }
-      // A base that answers over the network (DynamoDB): the writes of one rank go `asyncWindow` at a
-      // time, a rank only once the one before it landed, so the commit order above still holds.
-      const done: string[] = [];
-      const write = async (key: string) => {
-        // The value is the view's, checked and owned: an in-process base keeps it as it is.
-        const { entry } = known.get(key) as Slot;
-        if (entry) await base.put(key, entry.value);
-        else await base.delete(key);
-        done.push(key);
-      };
-      let failure: { err: unknown } | undefined;
-      for (const r of [...buckets.keys()].sort((a, b) => a - b)) {
-        const rank = (buckets.get(r) as number[]).map((i) => stagedKeys[i] as string);
-        for (let at = 0; at < rank.length && !failure; at += asyncWindow) {
-          const settled = await Promise.allSettled(rank.slice(at, at + asyncWindow).map(write));
-          const rejected = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
-          if (rejected) failure = { err: rejected.reason };
-          await options.pace?.();
-        }
-        if (failure) throw await rollBack(base, done, known, failure.err);
-      }
-      return sequence.length;
+      return commitStaged(base, stagedKeys, stagedSlots, options);
     },
   };
-}
-
-/** Writes in flight at once when the base is not in-process (one awaited call per key otherwise). */
-const asyncWindow = 16;
-
-/**
- * Undoes the writes a failed commit made, newest first, restoring what the base held (values, not
- * version numbers); returns the error to throw, saying whether the rollback itself failed.
- */
-async function rollBack(base: Store, done: readonly string[], known: Map<string, Slot>, cause: unknown) {
-  let failed = 0;
-  for (const key of [...done].reverse()) {
-    const before = (known.get(key) as Slot).before?.entry;
-    try {
-      if (before) await base.put(key, before.value);
-      else await base.delete(key);
-    } catch {
-      failed++;
-    }
-  }
-  const what = cause instanceof Error ? cause.message : String(cause);
-  return new CommitError(
-    failed === 0
-      ? `store: commit failed after ${done.length} write(s) and was rolled back: ${what}`
-      : `store: commit failed after ${done.length} write(s); rolling back failed for ${failed}: ${what}`,
-    failed === 0,
-    cause,
-  );
-}
-
-/** A commit that failed in the base; `rolledBack` says whether the base holds what it held before. */
-export class CommitError extends Error {
-  constructor(
-    message: string,
-    readonly rolledBack: boolean,
-    override readonly cause: unknown,
-  ) {
-    super(message);
-    this.name = "CommitError";
-  }
 }
 
 /** Merges two key-ordered entry lists with no key in common. */

@@ -136,13 +136,22 @@ export class ConflictError extends Error {
   }
 }
 
-/** Every entry under a prefix, following cursors to the end. */
-export async function listAll<T = unknown>(store: Store, prefix: string): Promise<Entry<T>[]> {
+/**
+ * Every entry under a prefix, following cursors to the end. `pace` (lib/pace.ts) is awaited between
+ * pages: over an in-process store the pages come without any I/O, so a long prefix would otherwise
+ * be listed in one step of the event loop.
+ */
+export async function listAll<T = unknown>(
+  store: Store,
+  prefix: string,
+  pace?: () => Promise<void>,
+): Promise<Entry<T>[]> {
   const first: ListPage<T> = await store.list<T>(prefix);
   if (first.cursor === undefined) return first.entries; // one page (most prefixes): no copy
   const out: Entry<T>[] = [...first.entries];
   let cursor: string | undefined = first.cursor;
   do {
+    await pace?.();
     const page: ListPage<T> = await store.list<T>(prefix, { cursor });
     for (const e of page.entries) out.push(e);
     cursor = page.cursor;

@@ -14,7 +14,7 @@ import { measureDoCalls } from "./do-calls.ts";
 import { measureCapacity } from "./do-capacity.ts";
 import { measureDynamo, printDynamo } from "./dynamodb.ts";
 import { type FanoutReport, measureFanoutAlone, warmupChanges } from "./fanout.ts";
-import { measureIngestStallAsStarted } from "./ingest-stall.ts";
+import { printIngestStall } from "./ingest-stall.ts";
 import { measureThroughputAsStarted } from "./ingest-throughput.ts";
 import { measureLambdaColdStart } from "./lambda-cold-start.ts";
 import { grpcDefaultLimit, measureLargestMessage } from "./largest-message.ts";
@@ -157,20 +157,7 @@ for (const r of await compareStores(10_000)) {
   );
 }
 
-console.log(
-  "\nlargest event-loop stall while one 100k-event batch is ingested (Node runtime run as npm start runs it, memory store;" +
-    " /ready and FetchClusters probed meanwhile)",
-);
-console.log(
-  "events | body MB | ingest s | max stall ms (wall) | max stall ms (busy) | /ready max ms (n) | FetchClusters max ms (n)",
-);
-{
-  const n = 100_000;
-  const r = await measureIngestStallAsStarted(n);
-  console.log(
-    `${pad(n, 6)} | ${pad((r.bodyBytes / 1e6).toFixed(1), 7)} | ${pad((r.ingestMs / 1000).toFixed(1), 8)} | ${pad(r.maxStallMs.toFixed(0), 19)} | ${pad(r.maxBusyStallMs.toFixed(0), 19)} | ${pad(`${r.readyMaxMs.toFixed(0)} (${r.readyProbes})`, 17)} | ${pad(`${r.fetchMaxMs.toFixed(0)} (${r.fetchProbes})`, 24)}`,
-  );
-}
+await printIngestStall(100_000);
 
 console.log(
   "\nfan-out: one endpoint change to N Delta streams (the Node runtime in a fresh process of its own, real ingest POST, real" +

@@ -3,6 +3,19 @@ import { describe, expect, it } from "vitest";
 import { parseJsonSliced } from "../../../lib/ingest/json-slices.ts";
 import { noPace } from "../../../lib/pace.ts";
 
+/** `text` cut at the given places (sorted, deduplicated, inside the text): the pieces a body is read in. */
+function cut(text: string, at: readonly number[]): string[] {
+  const points = [...new Set(at.map((a) => a % (text.length + 1)))].sort((a, b) => a - b);
+  const pieces: string[] = [];
+  let from = 0;
+  for (const p of points) {
+    pieces.push(text.slice(from, p));
+    from = p;
+  }
+  pieces.push(text.slice(from));
+  return pieces;
+}
+
 /** JSON.parse's answer in the same Result shape. */
 function reference(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
@@ -44,6 +57,30 @@ describe("parseJsonSliced", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it("answers the same whatever pieces the text comes in (values, keys, numbers and escapes cut anywhere)", async () => {
+    const text = fc.oneof(
+      fc.jsonValue().map((v) => JSON.stringify(v, null, 1)),
+      fc.json(),
+      fc.string(),
+    );
+    await fc.assert(
+      fc.asyncProperty(text, fc.array(fc.nat(), { maxLength: 8 }), async (t, at) => {
+        const whole = await parseJsonSliced(t, noPace);
+        const pieces = await parseJsonSliced(cut(t, at), noPace);
+        expect(pieces.ok).toBe(whole.ok);
+        if (pieces.ok && whole.ok) expect(pieces.value).toEqual(whole.value);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("reads a value longer than many pieces once the window doubles", async () => {
+    const big = { items: [{ name: "x".repeat(5000), list: Array.from({ length: 300 }, (_, i) => i) }] };
+    const text = JSON.stringify(big);
+    const pieces = Array.from({ length: Math.ceil(text.length / 7) }, (_, i) => text.slice(i * 7, i * 7 + 7));
+    expect(await parseJsonSliced(pieces, noPace)).toEqual({ ok: true, value: big });
   });
 
   it("keeps __proto__ an own key and the last duplicate, as JSON.parse", async () => {

@@ -32,6 +32,26 @@ describe("decodeEventsBody", () => {
     expect(r).toMatchObject({ ok: false, error: { index: 1 } });
     expect(!r.ok && r.error.message).toMatch(/malformed JSON on line 2/);
   });
+  it("reads NDJSON lines cut across the pieces a body arrives in, numbering lines as in one text", async () => {
+    const good = [JSON.stringify(ev(service())), "", JSON.stringify(ev(service(), "DELETED")), "[1]"];
+    const bad = [...good.slice(0, 3), "{oops", "[1]"];
+    const cut = (lines: string[], size: number) => {
+      const text = `${lines.join("\r\n")}\n`;
+      return Array.from({ length: Math.ceil(text.length / size) }, (_, i) =>
+        text.slice(i * size, (i + 1) * size),
+      );
+    };
+    for (let size = 1; size <= 200; size += 7) {
+      expect(await decodeEventsBody(cut(good, size), "application/x-ndjson")).toMatchObject({
+        ok: true,
+        value: [{ type: "ADDED" }, { type: "DELETED" }, [1]],
+      });
+      expect(await decodeEventsBody(cut(bad, size), "application/x-ndjson")).toMatchObject({
+        ok: false,
+        error: { index: 2, message: /malformed JSON on line 4/ },
+      });
+    }
+  });
   it("rejects malformed JSON", async () => {
     expect(await decodeEventsBody("{", "application/json")).toMatchObject({
       ok: false,

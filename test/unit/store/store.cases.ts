@@ -230,6 +230,10 @@ export function storeCases(name: string, makeStore: MakeStore): void {
         await putAll(store, keys);
         await store.put("l", "outside");
         expect(keysOf(await listAll(store, "l/"))).toEqual(keys);
+        // With a pace, the same entries, and the pace awaited between pages (not one long step).
+        let paces = 0;
+        expect(keysOf(await listAll(store, "l/", async () => void paces++))).toEqual(keys);
+        expect(paces).toBeGreaterThan(0);
       });
 
       it("update creates, then changes from the current entry", async () => {
