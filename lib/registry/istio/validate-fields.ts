@@ -196,3 +196,22 @@ export function nonEmpty(o: Record<string, unknown>, k: string): boolean {
 export function str(o: Record<string, unknown>, k: string): string {
   return typeof o[k] === "string" ? (o[k] as string) : "";
 }
+
+/** The CRD's oneOf: at most one of `keys` set. */
+export function atMostOneOf(v: Record<string, unknown>, path: string, keys: readonly string[]): P {
+  const set = keys.filter((k) => has(v, k));
+  return set.length > 1
+    ? { field: path, message: `must set only one of ${keys.join(", ")}; got ${set.join(", ")}` }
+    : undefined;
+}
+
+/** An object, or the problem naming what it is instead. */
+export const objectProblem = (v: unknown, path: string): P =>
+  isObject(v) ? undefined : { field: path, message: `must be an object, got ${typeName(v)}` };
+
+/** A match's `port`: a uint32, and a port number unless 0 (unset). */
+export function matchPort(m: Record<string, unknown>, path: string): P {
+  if (!has(m, "port")) return undefined;
+  const at = child(path, "port");
+  return uint32(m.port, at) ?? (m.port !== 0 ? portNumber(m.port, at) : undefined);
+}

@@ -3,17 +3,19 @@
  * validateHTTPMirrors, validateHTTPRedirect, validateHTTPDirectResponse, validateHTTPRetry,
  * validateHTTPRewrite, validateCORSPolicy), with the CRD's bounds: first problem only, with its path.
  */
-import { type Check, child, isObject, quote, typeName } from "../../ingest/check.ts";
+import { type Check, child, isObject, oneOf, quote, typeName } from "../../ingest/check.ts";
 import { utf8Length } from "../../utf8.ts";
 import { grpcStatusCodes, retryOnPolicies, retryOnStatusCode } from "./codes.ts";
 import { duration, durationNanos } from "./duration.ts";
 import {
+  atMostOneOf,
   destination,
   double,
   eachOf,
   fields,
   has,
   int32,
+  objectProblem,
   type P,
   percentage,
   portNumber,
@@ -23,17 +25,6 @@ import {
   uint32,
 } from "./validate-fields.ts";
 import { corsHeaderName } from "./validate-headers.ts";
-
-/** The CRD's oneOf: at most one of `keys` set. */
-function oneOf(v: Record<string, unknown>, path: string, keys: readonly string[]): P {
-  const set = keys.filter((k) => has(v, k));
-  return set.length > 1
-    ? { field: path, message: `must set only one of ${keys.join(", ")}; got ${set.join(", ")}` }
-    : undefined;
-}
-
-const object = (v: unknown, path: string): P =>
-  isObject(v) ? undefined : { field: path, message: `must be an object, got ${typeName(v)}` };
 
 /** validateHTTPStatus: 200-600. */
 export function httpStatus(v: unknown, path: string): P {
@@ -47,15 +38,15 @@ export function httpStatus(v: unknown, path: string): P {
 
 /** validateHTTPFaultInjection: an abort and/or a delay, each valid. */
 export function fault(f: unknown, path: string): P {
-  if (!isObject(f)) return object(f, path);
+  if (!isObject(f)) return objectProblem(f, path);
   if (!has(f, "abort") && !has(f, "delay"))
     return { field: path, message: "HTTP fault injection must have an abort and/or a delay" };
   if (has(f, "abort")) {
     const a = f.abort;
     const at = child(path, "abort");
-    if (!isObject(a)) return object(a, at);
+    if (!isObject(a)) return objectProblem(a, at);
     const p =
-      oneOf(a, at, ["httpStatus", "grpcStatus", "http2Error"]) ??
+      atMostOneOf(a, at, ["httpStatus", "grpcStatus", "http2Error"]) ??
       (has(a, "percentage") ? percentage(a.percentage, child(at, "percentage")) : undefined) ??
       (has(a, "httpStatus") ? httpStatus(a.httpStatus, child(at, "httpStatus")) : undefined);
     if (p) return p;
@@ -73,9 +64,9 @@ export function fault(f: unknown, path: string): P {
   if (has(f, "delay")) {
     const d = f.delay;
     const at = child(path, "delay");
-    if (!isObject(d)) return object(d, at);
+    if (!isObject(d)) return objectProblem(d, at);
     const p =
-      oneOf(d, at, ["fixedDelay", "exponentialDelay"]) ??
+      atMostOneOf(d, at, ["fixedDelay", "exponentialDelay"]) ??
       fields(d, at, { percentage, percent: int32, fixedDelay: duration, exponentialDelay: duration });
     if (p) return p;
     if (has(d, "exponentialDelay"))
@@ -86,7 +77,7 @@ export function fault(f: unknown, path: string): P {
 
 /** A mirror percentage (validateHTTPMirrors, mirrorPercentage): 0-100, any fraction. */
 export const mirrorPercentage: Check = (v, path) => {
-  if (!isObject(v)) return object(v, path);
+  if (!isObject(v)) return objectProblem(v, path);
   const value = v.value ?? 0;
   const at = child(path, "value");
   const p = double(value, at);
@@ -101,7 +92,7 @@ export const mirrorPercentage: Check = (v, path) => {
 /** validateHTTPMirrors: each entry a valid destination and percentage. */
 export function mirrors(v: unknown, path: string): P {
   return eachOf(v, path, (m, at) => {
-    if (!isObject(m)) return object(m, at);
+    if (!isObject(m)) return objectProblem(m, at);
     if (!has(m, "destination"))
       return { field: child(at, "destination"), message: "destination is required for mirrors" };
     return (
@@ -113,15 +104,12 @@ export function mirrors(v: unknown, path: string): P {
 
 /** validateHTTPRedirect: a target (URI, authority, scheme or port), a 3xx code, http(s), a valid port. */
 export function redirect(r: unknown, path: string): P {
-  if (!isObject(r)) return object(r, path);
+  if (!isObject(r)) return objectProblem(r, path);
   const p =
-    oneOf(r, path, ["port", "derivePort"]) ??
+    atMostOneOf(r, path, ["port", "derivePort"]) ??
     fields(r, path, { port: uint32, redirectCode: uint32 }) ??
-    (has(r, "derivePort") && r.derivePort !== "FROM_PROTOCOL_DEFAULT" && r.derivePort !== "FROM_REQUEST_PORT"
-      ? {
-          field: child(path, "derivePort"),
-          message: `unsupported value ${quote(r.derivePort)}; want one of FROM_PROTOCOL_DEFAULT, FROM_REQUEST_PORT`,
-        }
+    (has(r, "derivePort")
+      ? oneOf(["FROM_PROTOCOL_DEFAULT", "FROM_REQUEST_PORT"])(r.derivePort, child(path, "derivePort"))
       : undefined);
   if (p) return p;
   if (
@@ -155,13 +143,13 @@ export function bodySize(body: Record<string, unknown>): number {
 
 /** validateHTTPDirectResponse: a status (required by the CRD) 200-600, a body under 1 MiB. */
 export function directResponse(d: unknown, path: string): P {
-  if (!isObject(d)) return object(d, path);
+  if (!isObject(d)) return objectProblem(d, path);
   if (!has(d, "status")) return { field: child(path, "status"), message: "is required" };
   if (has(d, "body")) {
     const b = d.body;
     const at = child(path, "body");
-    if (!isObject(b)) return object(b, at);
-    const p = oneOf(b, at, ["string", "bytes"]);
+    if (!isObject(b)) return objectProblem(b, at);
+    const p = atMostOneOf(b, at, ["string", "bytes"]);
     if (p) return p;
     if (
       has(b, "bytes") &&
@@ -179,7 +167,7 @@ export function directResponse(d: unknown, path: string): P {
 
 /** validateHTTPRetry: attempts, perTryTimeout, retryOn policies, backoff; no settings with 0 attempts. */
 export function retries(r: unknown, path: string): P {
-  if (!isObject(r)) return object(r, path);
+  if (!isObject(r)) return objectProblem(r, path);
   const attempts = r.attempts ?? 0;
   const p = int32(attempts, child(path, "attempts"));
   if (p) return p;
@@ -208,7 +196,7 @@ export function retries(r: unknown, path: string): P {
 
 /** validateHTTPRewrite: URI or uriRegexRewrite (not both), or an authority; the regex rewrite complete and valid. */
 export function rewrite(r: unknown, path: string): P {
-  if (!isObject(r)) return object(r, path);
+  if (!isObject(r)) return objectProblem(r, path);
   const uri = str(r, "uri");
   if (uri !== "" && has(r, "uriRegexRewrite"))
     return { field: path, message: "rewrite may only contain one of URI or UriRegexRewrite" };
@@ -221,7 +209,7 @@ export function rewrite(r: unknown, path: string): P {
   if (!has(r, "uriRegexRewrite")) return undefined;
   const x = r.uriRegexRewrite;
   const at = child(path, "uriRegexRewrite");
-  if (!isObject(x)) return object(x, at);
+  if (!isObject(x)) return objectProblem(x, at);
   if (str(x, "match") === "" || str(x, "rewrite") === "")
     return { field: at, message: "UriRegexRewrite requires both Rewrite and Match fields to be specified" };
   return regex(x.match, child(at, "match"), "HTTPRewrite.UriRegexRewrite.Match");
@@ -242,11 +230,11 @@ const corsMethods = new Set([
 
 /** validateCORSPolicy: origins, methods, header names and a max age in whole seconds. */
 export function corsPolicy(c: unknown, path: string): P {
-  if (!isObject(c)) return object(c, path);
+  if (!isObject(c)) return objectProblem(c, path);
   const p =
     (has(c, "allowOrigins")
       ? eachOf(c.allowOrigins, child(path, "allowOrigins"), (o, at) => {
-          if (!isObject(o)) return object(o, at);
+          if (!isObject(o)) return objectProblem(o, at);
           const kind = ["exact", "prefix", "regex"].find((k) => has(o, k));
           if (kind === undefined || o[kind] === "")
             return { field: at, message: "'' is not a valid match type for CORS allow origins" };
@@ -268,14 +256,10 @@ export function corsPolicy(c: unknown, path: string): P {
       : undefined) ??
     fields(c, path, { maxAge: duration, allowCredentials: crdBool });
   if (p) return p;
-  if (
-    has(c, "unmatchedPreflights") &&
-    !["UNSPECIFIED", "FORWARD", "IGNORE"].includes(c.unmatchedPreflights as string)
-  )
-    return {
-      field: child(path, "unmatchedPreflights"),
-      message: `unsupported value ${quote(c.unmatchedPreflights)}; want one of UNSPECIFIED, FORWARD, IGNORE`,
-    };
+  const preflights = has(c, "unmatchedPreflights")
+    ? oneOf(["UNSPECIFIED", "FORWARD", "IGNORE"])(c.unmatchedPreflights, child(path, "unmatchedPreflights"))
+    : undefined;
+  if (preflights) return preflights;
   if (typeof c.maxAge === "string" && (durationNanos(c.maxAge) ?? 0n) % 1_000_000_000n !== 0n)
     return {
       field: child(path, "maxAge"),

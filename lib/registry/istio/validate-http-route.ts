@@ -13,9 +13,9 @@ import {
   gatewayNames,
   has,
   int32,
+  matchPort,
   nonEmpty,
   type P,
-  portNumber,
   stringMatch,
   uint32,
 } from "./validate-fields.ts";
@@ -130,12 +130,8 @@ function matchRequest(m: unknown, path: string, ctx: RouteContext): P {
     const p = stringMatch(m[k], child(path, k), k, k === "uri");
     if (p) return p;
   }
-  if (has(m, "port")) {
-    const p =
-      uint32(m.port, child(path, "port")) ??
-      (m.port !== 0 ? portNumber(m.port, child(path, "port")) : undefined);
-    if (p) return p;
-  }
+  const port = matchPort(m, path);
+  if (port) return port;
   const q =
     (has(m, "sourceLabels") ? labelMap(m.sourceLabels, child(path, "sourceLabels")) : undefined) ??
     (has(m, "gateways") ? gatewayNames(m.gateways, child(path, "gateways")) : undefined);

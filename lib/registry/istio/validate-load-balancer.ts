@@ -3,9 +3,20 @@
  * validateLocalities) with the CRD's bounds: simple or consistent hash, one hash key and one hash
  * algorithm, a prime maglev table, cookie attributes, locality distribute and failover, warmup.
  */
-import { child, isObject, quote, typeName } from "../../ingest/check.ts";
+import { child, isObject, oneOf } from "../../ingest/check.ts";
 import { anyDuration, crdDuration, duration } from "./duration.ts";
-import { double, eachOf, fields, has, type P, str, uint32, uint64 } from "./validate-fields.ts";
+import {
+  atMostOneOf,
+  double,
+  eachOf,
+  fields,
+  has,
+  objectProblem,
+  type P,
+  str,
+  uint32,
+  uint64,
+} from "./validate-fields.ts";
 
 /** LoadBalancerSettings.SimpleLB names. */
 export const simpleLbs = [
@@ -17,27 +28,12 @@ export const simpleLbs = [
   "LEAST_CONN",
 ] as const;
 
-const object = (v: unknown, path: string): P =>
-  isObject(v) ? undefined : { field: path, message: `must be an object, got ${typeName(v)}` };
-
-function oneOf(v: Record<string, unknown>, path: string, keys: readonly string[]): P {
-  const set = keys.filter((k) => has(v, k));
-  return set.length > 1
-    ? { field: path, message: `must set only one of ${keys.join(", ")}; got ${set.join(", ")}` }
-    : undefined;
-}
-
 /** validateLoadBalancer; `outlier` is the same policy's outlierDetection (failover wants one). */
 export function loadBalancer(v: unknown, path: string): P {
-  if (!isObject(v)) return object(v, path);
+  if (!isObject(v)) return objectProblem(v, path);
   const p =
-    oneOf(v, path, ["simple", "consistentHash"]) ??
-    (has(v, "simple") && !(simpleLbs as readonly string[]).includes(v.simple as string)
-      ? {
-          field: child(path, "simple"),
-          message: `unsupported value ${quote(v.simple)}; want one of ${simpleLbs.join(", ")}`,
-        }
-      : undefined) ??
+    atMostOneOf(v, path, ["simple", "consistentHash"]) ??
+    (has(v, "simple") ? oneOf(simpleLbs)(v.simple, child(path, "simple")) : undefined) ??
     (has(v, "consistentHash")
       ? consistentHash(v.consistentHash, child(path, "consistentHash"))
       : undefined) ??
@@ -48,7 +44,7 @@ export function loadBalancer(v: unknown, path: string): P {
   if (p || !has(v, "warmup")) return p;
   const w = v.warmup;
   const at = child(path, "warmup");
-  if (!isObject(w)) return object(w, at);
+  if (!isObject(w)) return objectProblem(w, at);
   if (!has(w, "duration")) return { field: child(at, "duration"), message: "duration is required" };
   const q = fields(w, at, { duration, minimumPercent: double, aggression: double });
   if (q) return q;
@@ -66,23 +62,23 @@ export function loadBalancer(v: unknown, path: string): P {
 }
 
 function consistentHash(ch: unknown, path: string): P {
-  if (!isObject(ch)) return object(ch, path);
+  if (!isObject(ch)) return objectProblem(ch, path);
   const p =
-    oneOf(ch, path, ["httpHeaderName", "httpCookie", "useSourceIp", "httpQueryParameterName"]) ??
-    oneOf(ch, path, ["ringHash", "maglev"]) ??
+    atMostOneOf(ch, path, ["httpHeaderName", "httpCookie", "useSourceIp", "httpQueryParameterName"]) ??
+    atMostOneOf(ch, path, ["ringHash", "maglev"]) ??
     fields(ch, path, { minimumRingSize: uint64 });
   if (p) return p;
   if (has(ch, "httpCookie")) {
     const c = ch.httpCookie;
     const at = child(path, "httpCookie");
-    if (!isObject(c)) return object(c, at);
+    if (!isObject(c)) return objectProblem(c, at);
     if (str(c, "name") === "") return { field: child(at, "name"), message: "name required for HttpCookie" };
     const q = fields(c, at, { ttl: anyDuration });
     if (q) return q;
     const names = new Set<string>();
     const r = has(c, "attributes")
       ? eachOf(c.attributes, child(at, "attributes"), (a, ap) => {
-          if (!isObject(a)) return object(a, ap);
+          if (!isObject(a)) return objectProblem(a, ap);
           const name = str(a, "name");
           if (name === "")
             return { field: child(ap, "name"), message: "cookie attribute name cannot be empty" };
@@ -102,14 +98,14 @@ function consistentHash(ch: unknown, path: string): P {
   if (has(ch, "ringHash")) {
     const at = child(path, "ringHash");
     return (
-      object(ch.ringHash, at) ??
+      objectProblem(ch.ringHash, at) ??
       fields(ch.ringHash as Record<string, unknown>, at, { minimumRingSize: uint64 })
     );
   }
   if (!has(ch, "maglev")) return undefined;
   const ml = ch.maglev;
   const at = child(path, "maglev");
-  if (!isObject(ml)) return object(ml, at);
+  if (!isObject(ml)) return objectProblem(ml, at);
   const tat = child(at, "tableSize");
   const q = uint64(ml.tableSize ?? 0, tat);
   if (q) return q;
@@ -136,7 +132,7 @@ const topologyLabels = new Set([
 
 /** ValidateLocalityLbSetting: distribute (weights 1-100 summing to 100, localities) or failover (regions). */
 function locality(lb: unknown, path: string): P {
-  if (!isObject(lb)) return object(lb, path);
+  if (!isObject(lb)) return objectProblem(lb, path);
   const distribute = Array.isArray(lb.distribute) ? lb.distribute : [];
   const failover = Array.isArray(lb.failover) ? lb.failover : [];
   const priority = Array.isArray(lb.failoverPriority) ? lb.failoverPriority : [];
@@ -151,9 +147,9 @@ function locality(lb: unknown, path: string): P {
         };
   const dp = child(path, "distribute");
   const p = eachOf(lb.distribute ?? [], dp, (d, at) => {
-    if (!isObject(d)) return object(d, at);
+    if (!isObject(d)) return objectProblem(d, at);
     const to = d.to ?? {};
-    if (!isObject(to)) return object(to, child(at, "to"));
+    if (!isObject(to)) return objectProblem(to, child(at, "to"));
     let total = 0;
     for (const [loc, w] of Object.entries(to)) {
       const q = uint32(w, child(child(at, "to"), loc));
@@ -170,7 +166,7 @@ function locality(lb: unknown, path: string): P {
   const src = localitiesProblem(distribute.map((d) => (isObject(d) ? str(d, "from") : "")));
   if (src) return { field: dp, message: src };
   return eachOf(lb.failover ?? [], child(path, "failover"), (f, at) => {
-    if (!isObject(f)) return object(f, at);
+    if (!isObject(f)) return objectProblem(f, at);
     const [from, to] = [str(f, "from"), str(f, "to")];
     if (from === to)
       return { field: at, message: "locality lb failover settings must specify different regions" };

@@ -4,7 +4,7 @@
  * AUTO_PASSTHROUGH, an HTTPS or TLS port) and validateTLSOptions (certificates that fit the mode),
  * with the CRD's bounds. Its warnings (ciphers, old TLS versions) are in warnings.ts.
  */
-import { child, isObject, quote, typeName } from "../../ingest/check.ts";
+import { child, isObject, oneOf, typeName } from "../../ingest/check.ts";
 import { parseProtocol } from "../kube/protocol.ts";
 import { has, type P, str } from "./validate-fields.ts";
 
@@ -18,17 +18,12 @@ const list = (v: Record<string, unknown>, k: string): unknown[] =>
 export function sidecarIngressTls(v: unknown, path: string, protocol: string): P {
   if (!isObject(v)) return { field: path, message: `must be an object, got ${typeName(v)}` };
   const at = (k: string) => child(path, k);
-  if (has(v, "mode") && !modes.includes(v.mode as string))
-    return {
-      field: at("mode"),
-      message: `unsupported value ${quote(v.mode)}; want one of ${modes.join(", ")}`,
-    };
-  for (const k of ["minProtocolVersion", "maxProtocolVersion"])
-    if (has(v, k) && !versions.includes(v[k] as string))
-      return {
-        field: at(k),
-        message: `unsupported value ${quote(v[k])}; want one of ${versions.join(", ")}`,
-      };
+  const badMode = has(v, "mode") ? oneOf(modes)(v.mode, at("mode")) : undefined;
+  if (badMode) return badMode;
+  for (const k of ["minProtocolVersion", "maxProtocolVersion"]) {
+    const version = has(v, k) ? oneOf(versions)(v[k], at(k)) : undefined;
+    if (version) return version;
+  }
   for (const k of ["credentialNames", "tlsCertificates"])
     if (has(v, k) && (!Array.isArray(v[k]) || list(v, k).length < 1 || list(v, k).length > 2))
       return { field: at(k), message: "must have 1 or 2 items" };

@@ -5,7 +5,7 @@
  * (one catch-all, last; unique ports and sockets; `namespace/host` hosts), the inbound connection
  * pool and the outbound traffic policy. Warnings: warnings.ts.
  */
-import { type Check, child, isObject, quote, typeName } from "../../ingest/check.ts";
+import { type Check, child, isObject, oneOf, quote, typeName } from "../../ingest/check.ts";
 import { istioMetadata, networkingWorkloadSelector } from "./common.ts";
 import {
   fqdnProblem,
@@ -75,11 +75,7 @@ function sidecarPort(port: Record<string, unknown>, path: string, allowZero: boo
 const captureModes = ["DEFAULT", "IPTABLES", "NONE"];
 
 function captureMode(l: Record<string, unknown>, at: string): P {
-  if (!has(l, "captureMode") || captureModes.includes(l.captureMode as string)) return undefined;
-  return {
-    field: child(at, "captureMode"),
-    message: `unsupported value ${quote(l.captureMode)}; want one of ${captureModes.join(", ")}`,
-  };
+  return has(l, "captureMode") ? oneOf(captureModes)(l.captureMode, child(at, "captureMode")) : undefined;
 }
 
 function ipBind(l: Record<string, unknown>, at: string): P {
@@ -228,11 +224,8 @@ export function namespaceSlashHost(v: unknown, path: string): P {
 function outbound(v: unknown, path: string): P {
   if (!isObject(v)) return { field: path, message: `must be an object, got ${typeName(v)}` };
   const mode = v.mode ?? "REGISTRY_ONLY";
-  if (mode !== "REGISTRY_ONLY" && mode !== "ALLOW_ANY")
-    return {
-      field: child(path, "mode"),
-      message: `unsupported value ${quote(mode)}; want one of REGISTRY_ONLY, ALLOW_ANY`,
-    };
+  const unknown = oneOf(["REGISTRY_ONLY", "ALLOW_ANY"])(mode, child(path, "mode"));
+  if (unknown) return unknown;
   if (!has(v, "egressProxy")) return undefined;
   const at = child(path, "egressProxy");
   if (mode !== "ALLOW_ANY")

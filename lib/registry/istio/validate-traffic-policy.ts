@@ -4,7 +4,7 @@
  * validateProxyProtocol) with the CRD's bounds; load balancers in validate-load-balancer.ts. Every
  * field is checked as istiod checks it, whether or not edgepilot implements it.
  */
-import { child, isObject, quote, typeName } from "../../ingest/check.ts";
+import { child, isObject, oneOf, quote } from "../../ingest/check.ts";
 import { anyDuration, duration, durationNanos } from "./duration.ts";
 import { fqdnProblem, goIpFamily } from "./istio-names.ts";
 import {
@@ -14,6 +14,7 @@ import {
   has,
   int32,
   nonNegative,
+  objectProblem,
   type P,
   percentInt,
   portNumber,
@@ -21,9 +22,6 @@ import {
   uint32,
 } from "./validate-fields.ts";
 import { loadBalancer } from "./validate-load-balancer.ts";
-
-const object = (v: unknown, path: string): P =>
-  isObject(v) ? undefined : { field: path, message: `must be an object, got ${typeName(v)}` };
 
 const policyKeys = [
   "outlierDetection",
@@ -38,7 +36,7 @@ const policyKeys = [
 
 /** validateTrafficPolicy for a config in `namespace` (a `configmap://` credential must be in it). */
 export function trafficPolicy(v: unknown, path: string, namespace: string): P {
-  if (!isObject(v)) return object(v, path);
+  if (!isObject(v)) return objectProblem(v, path);
   if (
     !policyKeys.some((k) => (k === "portLevelSettings" ? Array.isArray(v[k]) && v[k].length > 0 : has(v, k)))
   )
@@ -51,11 +49,11 @@ export function trafficPolicy(v: unknown, path: string, namespace: string): P {
     parts(v, path, namespace) ??
     (has(v, "portLevelSettings")
       ? eachOf(v.portLevelSettings, child(path, "portLevelSettings"), (pl, at) => {
-          if (!isObject(pl)) return object(pl, at);
+          if (!isObject(pl)) return objectProblem(pl, at);
           if (!has(pl, "port"))
             return { field: child(at, "port"), message: "portTrafficPolicy must have valid port" };
           const q =
-            object(pl.port, child(at, "port")) ??
+            objectProblem(pl.port, child(at, "port")) ??
             fields(pl.port as Record<string, unknown>, child(at, "port"), { number: uint32 });
           if (q) return q;
           if (!["outlierDetection", "connectionPool", "loadBalancer", "tls"].some((k) => has(pl, k)))
@@ -86,7 +84,7 @@ function parts(v: Record<string, unknown>, path: string, namespace: string): P {
 
 /** validateOutlierDetection. */
 function outlierDetection(v: unknown, path: string): P {
-  if (!isObject(v)) return object(v, path);
+  if (!isObject(v)) return objectProblem(v, path);
   const p = fields(v, path, {
     baseEjectionTime: duration,
     interval: duration,
@@ -112,13 +110,13 @@ function outlierDetection(v: unknown, path: string): P {
 
 /** validateConnectionPool: http and/or tcp settings; a TCP idle timeout of 0 means none. */
 export function connectionPool(v: unknown, path: string): P {
-  if (!isObject(v)) return object(v, path);
+  if (!isObject(v)) return objectProblem(v, path);
   if (!has(v, "http") && !has(v, "tcp"))
     return { field: path, message: "connection pool must have at least one field" };
   if (has(v, "http")) {
     const h = v.http;
     const at = child(path, "http");
-    if (!isObject(h)) return object(h, at);
+    if (!isObject(h)) return objectProblem(h, at);
     const p = fields(h, at, {
       http1MaxPendingRequests: nonNegative("http1 max pending requests"),
       http2MaxRequests: nonNegative("http2 max requests"),
@@ -128,14 +126,10 @@ export function connectionPool(v: unknown, path: string): P {
       maxConcurrentStreams: nonNegative("max concurrent streams"),
     });
     if (p) return p;
-    if (
-      has(h, "h2UpgradePolicy") &&
-      !["DEFAULT", "DO_NOT_UPGRADE", "UPGRADE"].includes(h.h2UpgradePolicy as string)
-    )
-      return {
-        field: child(at, "h2UpgradePolicy"),
-        message: `unsupported value ${quote(h.h2UpgradePolicy)}; want one of DEFAULT, DO_NOT_UPGRADE, UPGRADE`,
-      };
+    const upgrade = has(h, "h2UpgradePolicy")
+      ? oneOf(["DEFAULT", "DO_NOT_UPGRADE", "UPGRADE"])(h.h2UpgradePolicy, child(at, "h2UpgradePolicy"))
+      : undefined;
+    if (upgrade) return upgrade;
     if (h.h2UpgradePolicy === "UPGRADE" && h.useClientProtocol === true)
       return {
         field: child(at, "useClientProtocol"),
@@ -145,7 +139,7 @@ export function connectionPool(v: unknown, path: string): P {
   if (!has(v, "tcp")) return undefined;
   const t = v.tcp;
   const at = child(path, "tcp");
-  if (!isObject(t)) return object(t, at);
+  if (!isObject(t)) return objectProblem(t, at);
   const p = fields(t, at, {
     maxConnections: nonNegative("max connections"),
     connectTimeout: duration,
@@ -161,7 +155,7 @@ export function connectionPool(v: unknown, path: string): P {
   if (!has(t, "tcpKeepalive")) return undefined;
   const kat = child(at, "tcpKeepalive");
   return (
-    object(t.tcpKeepalive, kat) ??
+    objectProblem(t.tcpKeepalive, kat) ??
     fields(t.tcpKeepalive as Record<string, unknown>, kat, {
       time: duration,
       interval: duration,
@@ -174,12 +168,9 @@ const tlsModes = ["DISABLE", "SIMPLE", "MUTUAL", "ISTIO_MUTUAL"];
 
 /** agent.ValidateTLS: credentials, certificates and insecureSkipVerify that fit the mode. */
 function clientTls(v: unknown, path: string, namespace: string): P {
-  if (!isObject(v)) return object(v, path);
-  if (has(v, "mode") && !tlsModes.includes(v.mode as string))
-    return {
-      field: child(path, "mode"),
-      message: `unsupported value ${quote(v.mode)}; want one of ${tlsModes.join(", ")}`,
-    };
+  if (!isObject(v)) return objectProblem(v, path);
+  const unknown = has(v, "mode") ? oneOf(tlsModes)(v.mode, child(path, "mode")) : undefined;
+  if (unknown) return unknown;
   const mode = str(v, "mode");
   const credential = str(v, "credentialName");
   if (credential.startsWith("configmap://")) {
@@ -237,7 +228,7 @@ function clientTls(v: unknown, path: string, namespace: string): P {
 
 /** validateTunnelSettings: CONNECT or POST, a target host (FQDN or IP) and port. */
 function tunnel(v: unknown, path: string): P {
-  if (!isObject(v)) return object(v, path);
+  if (!isObject(v)) return objectProblem(v, path);
   for (const k of ["targetHost", "targetPort"])
     if (!has(v, k)) return { field: child(path, k), message: "is required" };
   const protocol = str(v, "protocol");
@@ -257,7 +248,7 @@ function tunnel(v: unknown, path: string): P {
 
 /** validateProxyProtocol (the CRD: V1 or V2). */
 function proxyProtocol(v: unknown, path: string): P {
-  if (!isObject(v)) return object(v, path);
+  if (!isObject(v)) return objectProblem(v, path);
   const version = v.version ?? "V1";
   if (version !== "V1" && version !== "V2" && version !== 0 && version !== 1)
     return { field: child(path, "version"), message: `proxy protocol version is invalid: ${quote(version)}` };
@@ -266,7 +257,7 @@ function proxyProtocol(v: unknown, path: string): P {
 
 /** retryBudget: the CRD's bounds (percent 0-100, minRetryConcurrency a uint32). */
 function retryBudget(v: unknown, path: string): P {
-  if (!isObject(v)) return object(v, path);
+  if (!isObject(v)) return objectProblem(v, path);
   const p = fields(v, path, { percent: double, minRetryConcurrency: uint32 });
   if (p) return p;
   const pct = (v.percent as number | undefined) ?? 0;

@@ -7,7 +7,7 @@
 import { type Check, child, isObject, quote, typeName } from "../../ingest/check.ts";
 import { istioMetadata, labelMap } from "./common.ts";
 import { goIpFamily, ipSubnetProblem, wildcardDomainProblem } from "./istio-names.ts";
-import { eachOf, gatewayNames, has, nonEmpty, type P, portNumber, uint32 } from "./validate-fields.ts";
+import { eachOf, gatewayNames, has, matchPort, nonEmpty, type P } from "./validate-fields.ts";
 import { httpRoute, type RouteContext, routeDestinations } from "./validate-http-route.ts";
 import { exportToCheck, hostMatches, hostSubsetOf } from "./visibility.ts";
 
@@ -170,12 +170,8 @@ function l4Match(m: Record<string, unknown>, path: string): P {
     });
     if (p) return p;
   }
-  if (has(m, "port")) {
-    const p =
-      uint32(m.port, child(path, "port")) ??
-      (m.port !== 0 ? portNumber(m.port, child(path, "port")) : undefined);
-    if (p) return p;
-  }
+  const port = matchPort(m, path);
+  if (port) return port;
   return (
     (has(m, "sourceLabels") ? labelMap(m.sourceLabels, child(path, "sourceLabels")) : undefined) ??
     (has(m, "gateways") ? gatewayNames(m.gateways, child(path, "gateways")) : undefined)
