@@ -1,6 +1,7 @@
 /**
- * Whole-batch validation of watch events. Every event is checked before anything is applied;
- * the first problem names its event index and field.
+ * Validation of watch events before anything is applied: a malformed event (what the API server
+ * could never send) fails its whole batch, naming its index and field; an object its kind's rules
+ * refuse is screened out as a REJECTED event, to be skipped and reported while the rest applies.
  */
 
 import { kindOf } from "../kinds/descriptors.ts";
