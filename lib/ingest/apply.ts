@@ -138,12 +138,9 @@ export async function applyEvents(
       const push = await slices.flushService(ctx, { namespace, hostname });
       if (push) pushes.add(push);
     } else if (!deferredKinds.has(event.object.kind)) await flushSlices();
-    count(
-      summary,
-      pushes,
-      event.object.kind,
-      await applyEvent(ctx, event.type === "DELETED", event.object, options),
-    );
+    const deleted = event.type === "DELETED";
+    const body = deleted && event.unreadBody ? "identity" : "whole";
+    count(summary, pushes, event.object.kind, await applyEvent(ctx, deleted, event.object, options, body));
   }
   await flushSlices();
   await noteConfigs(summary, ctx, pushes);
@@ -189,12 +186,16 @@ export async function queuePush(deps: ApplyDeps, summary: ApplySummary, pushes: 
   summary.push = { full: merged.full, configs: merged.configsUpdated?.length ?? "all" };
 }
 
-/** Applies one object through its handler, with resourceVersion ordering when asked. */
+/**
+ * Applies one object through its handler, with resourceVersion ordering when asked; `body`
+ * "identity": only the object's identity is read (a delete whose last state its kind refuses).
+ */
 export async function applyEvent(
   ctx: IngestContext,
   deleted: boolean,
   obj: KubeObject,
   options: ApplyOptions,
+  body: "whole" | "identity" = "whole",
 ): Promise<Outcome | "stale"> {
   const handler = kindHandlers[obj.kind];
   if (!handler) return { kind: "ignored", reason: `kind ${obj.kind} is not converted` };
@@ -210,8 +211,9 @@ export async function applyEvent(
   const resourceVersion = obj.metadata.resourceVersion ?? "";
   if (options.trackVersions && recorded && !isNewer(recorded, resourceVersion)) return "stale";
   options.recorded?.(recorded);
+  // A deleted object whose last state its kind's rules refuse is undone from what was recorded alone.
   const outcome = deleted
-    ? await handler.remove(ctx, ref, recorded, obj)
+    ? await handler.remove(ctx, ref, recorded, body === "whole" ? obj : undefined)
     : await handler.apply(ctx, obj, recorded);
   if (options.trackVersions && outcome.kind !== "ignored") {
     const data = (outcome.kind === "applied" && outcome.data) || recorded?.data;

@@ -26,7 +26,12 @@ export interface KubeObject {
  * fact about the cluster, so it is skipped and reported, in its place in the batch, and the rest applies.
  */
 export type WatchEvent =
-  | { type: "ADDED" | "MODIFIED" | "DELETED"; object: KubeObject }
+  | { type: "ADDED" | "MODIFIED"; object: KubeObject }
+  /**
+   * `unreadBody`: the deleted object's last state fails its kind's rules, so only its identity is
+   * used: its handler undoes it from what ingest recorded, as a resync does for an object gone.
+   */
+  | { type: "DELETED"; object: KubeObject; unreadBody?: true }
   | { type: "BOOKMARK"; resourceVersion: string | undefined }
   | RejectedEvent;
 

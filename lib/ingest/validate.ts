@@ -36,8 +36,8 @@ export function strict(r: Result<WatchEvent>): Result<WatchEvent> {
 /**
  * Validates one watch event. A malformed event (no object, an unknown type, kind or apiVersion,
  * unusable metadata) is an error naming the field inside the event (the caller adds the index).
- * An ADDED or MODIFIED object that fails its kind's rules comes back as a REJECTED event; a
- * DELETED one is not checked beyond its metadata (istiod validates no delete: it only needs the name).
+ * An ADDED or MODIFIED object that fails its kind's rules comes back as a REJECTED event; a DELETED
+ * one is still a delete (istiod validates no delete: it only needs the name), marked `unreadBody`.
  */
 export function validateEvent(e: unknown): Result<WatchEvent> {
   const fail = (field: string, message: string): Result<WatchEvent> => ({
@@ -61,9 +61,11 @@ export function validateEvent(e: unknown): Result<WatchEvent> {
   const problem = validateEnvelope(obj);
   if (problem) return { ok: false, error: problem };
   const object = obj as KubeObject;
-  const refused = type === "DELETED" ? undefined : kindChecks[object.kind]?.(obj, "");
+  const refused = kindChecks[object.kind]?.(obj, "");
+  if (type === "DELETED")
+    return { ok: true, value: refused ? { type, object, unreadBody: true } : { type, object } };
   if (refused) return { ok: true, value: { type: "REJECTED", object, ...refused } };
-  return { ok: true, value: { type: type as "ADDED" | "MODIFIED" | "DELETED", object } };
+  return { ok: true, value: { type: type as "ADDED" | "MODIFIED", object } };
 }
 
 /** The kind, apiVersion and metadata: what identifies the object. */

@@ -129,6 +129,17 @@ describe("POST /v1/events skips an object its kind's rules refuse, and applies t
     expect(lines.filter((l) => l.includes("skipped"))).toHaveLength(1);
   });
 
+  it("a DELETED whose last state its kind refuses still deletes, from what was recorded", async () => {
+    const { store, post } = setup();
+    expect((await post("/v1/events?cluster=east", [added(service()), added(slice())])).status).toBe(200);
+    expect(await listAll(store, "eps/")).not.toEqual([]);
+    const gone = { type: "DELETED", object: slice({ endpoints: {}, "metadata.resourceVersion": "101" }) };
+    const res = await post("/v1/events?cluster=east", [gone]);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { applied: number }).applied).toBe(1);
+    expect(await listAll(store, "eps/")).toEqual([]);
+  });
+
   it("the same batch without the bad object applies", async () => {
     const { store, post } = setup();
     const res = await post("/v1/events?cluster=east", [added(service()), added(slice()), added(pod())]);
