@@ -27,7 +27,12 @@ export const serveFlags: readonly (FlagSpec & { help: string; fallback: string }
     help: "the cluster a call names when it names none",
     fallback: "Kubernetes",
   },
-  { flag: "store", env: "EDGEPILOT_STORE", help: "memory or file", fallback: "memory" },
+  {
+    flag: "store",
+    env: "EDGEPILOT_STORE",
+    help: "memory, file (EDGEPILOT_DATA_DIR) or dynamodb (DYNAMODB_TABLE)",
+    fallback: "memory",
+  },
   { flag: "data-dir", env: "EDGEPILOT_DATA_DIR", help: "the file store's directory", fallback: "unset" },
 ];
 
