@@ -4,6 +4,7 @@
  * expired resourceVersion (410, as an event or as HTTP) leads to a relist and a resync.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { crdKinds } from "../../../lib/relay/kinds.ts";
 import { coreKindNames, type Harness, named, names, pod, slice, startHarness, svc } from "./harness.ts";
 import { eventually } from "./receiver.ts";
 
@@ -33,14 +34,7 @@ describe("initial sync", () => {
       });
     });
     const { api, rx } = h;
-    const istioKinds = [
-      "ServiceEntry",
-      "WorkloadEntry",
-      "VirtualService",
-      "DestinationRule",
-      "Sidecar",
-      "Gateway",
-    ];
+    const istioKinds = crdKinds.map((d) => d.kind);
     await h.synced([...coreKindNames, "Endpoints", ...istioKinds]);
 
     const counts = Object.fromEntries(

@@ -5,13 +5,13 @@
  * version and value) and leaves nothing noted behind: the next batch applies as on a store that
  * never saw the failed one.
  */
+
 import { describe, expect, it } from "vitest";
-import { createIngestApp } from "../../../functions/ingest.ts";
-import { defaultRegistryOptions } from "../../../lib/ingest/index.ts";
 import { encodeValue } from "../../../lib/store/codec.ts";
 import { keys } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { listAll, type Store } from "../../../lib/store/store.ts";
+import { ingestApp } from "./support/ingest-app.ts";
 import { ev, pod, service, slice } from "./support/kube.ts";
 
 const host = "ratings.shop.svc.cluster.local";
@@ -40,17 +40,8 @@ function armedStore(): Store & { arm: (key: string | undefined) => void } {
 }
 
 function post(store: Store) {
-  const app = createIngestApp({
-    store,
-    now: () => 1_700_000_000_000,
-    registry: defaultRegistryOptions,
-    token: undefined,
-    clusterId: "east",
-    allowUnauthenticated: () => true,
-    log: () => {},
-  });
-  return async (body: unknown) =>
-    (await app.request("/v1/events", { method: "POST", body: JSON.stringify(body) })).status;
+  const { post: send } = ingestApp(store);
+  return async (body: unknown) => (await send("/v1/events", body)).status;
 }
 
 /** Every key with its version and encoded value. */
