@@ -21,6 +21,7 @@ import type {
 import type { ResourceChange } from "../lib/push/flush.ts";
 import type { PushSignal } from "../lib/push/signal.ts";
 import type { SyncTracker } from "../lib/push/sync-tracker.ts";
+import { openGate } from "../lib/resources/sync-gate.ts";
 import type { Store } from "../lib/store/index.ts";
 import { defaultMaxResponseBytes, ResponseTooLargeError } from "../lib/xds/budget.ts";
 import { createConnectionLog, type StreamConnectionLog } from "../lib/xds/connection-log.ts";
@@ -29,7 +30,6 @@ import { type AdsLimits, checkDeltaRequest, defaultAdsLimits } from "../lib/xds/
 import { nodeIdProblem } from "../lib/xds/proxy-record.ts";
 import { createSotwSession } from "../lib/xds/sotw.ts";
 import { createStoreSource } from "../lib/xds/source.ts";
-import { openGate } from "../lib/xds/sync-gate.ts";
 import { createStreamView, createViews, type StreamView, type Views } from "../lib/xds/view-source.ts";
 import { pumpAdsStream, type ResponseSink, type StreamHooks } from "./ads-stream.ts";
 import { streamReports } from "./xds-reports.ts";

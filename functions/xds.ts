@@ -14,14 +14,14 @@ import { RouteDiscoveryService } from "../lib/gen/envoy/service/route/v3/rds_pb.
 import type { PushSignal } from "../lib/push/signal.ts";
 import { publishedStatus } from "../lib/push/status.ts";
 import type { SyncTracker } from "../lib/push/sync-tracker.ts";
+import { openGate } from "../lib/resources/sync-gate.ts";
+import { TypeUrl } from "../lib/resources/xds-types.ts";
 import type { Store } from "../lib/store/index.ts";
 import { defaultMaxResponseBytes } from "../lib/xds/budget.ts";
 import type { AdsLimits } from "../lib/xds/delta-limits.ts";
 import { fetchDiscovery } from "../lib/xds/fetch.ts";
 import { xdsRegistry } from "../lib/xds/registry.ts";
 import { createStoreSource } from "../lib/xds/source.ts";
-import { openGate } from "../lib/xds/sync-gate.ts";
-import { TypeUrl } from "../lib/xds/types.ts";
 import { createViews, type Views } from "../lib/xds/view-source.ts";
 import { type AdsHandlers, createAdsHandlers, exhausted } from "./ads-handlers.ts";
 import { pulled } from "./ads-stream.ts";

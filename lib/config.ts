@@ -7,6 +7,7 @@ import type { LogConfig } from "./log/logger.ts";
 import { type DebounceOptions, parseDuration } from "./push/debounce.ts";
 import { parseDiscoverySelectors } from "./registry/kube/selectors.ts";
 import { defaultMaxResponseBytes, envelopeBytes } from "./xds/budget.ts";
+import { defaultAdsLimits } from "./xds/delta-limits.ts";
 
 export interface Config {
   port: number;
@@ -81,10 +82,10 @@ export interface Limits {
 
 /** Limits when the environment sets none: generous for a real mesh, finite for a bad client. */
 export const defaultLimits: Limits = {
-  maxNamesPerRequest: 10_000,
+  maxNamesPerRequest: defaultAdsLimits.maxNamesPerRequest,
   maxRequestBytes: 4 * 1024 * 1024,
   maxResponseBytes: defaultMaxResponseBytes,
-  maxStreams: 10_000,
+  maxStreams: defaultAdsLimits.maxStreams,
   // RFC 9113 §6.5.2 advises no less than 100, so that a client is not needlessly serialized.
   maxStreamsPerConnection: 100,
   // istiod's default on a 2-core machine (min(15+5*cores, 100)), and its default before 1.21.

@@ -20,9 +20,10 @@ import {
 } from "../../lib/agent/cache-snapshot.ts";
 import { logError, logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
+import type { StoredResource } from "../../lib/resources/types.ts";
+import type { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { keys } from "../../lib/store/keys.ts";
 import type { Store } from "../../lib/store/store.ts";
-import type { StoredResource, TypeUrl } from "../../lib/xds/types.ts";
 import { nodeSha256 } from "./sha256.ts";
 
 /** The file's name inside the cache directory. */

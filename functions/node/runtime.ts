@@ -15,11 +15,11 @@ import { sharedProxyStatusWriteIntervalMs } from "../../lib/core/proxy-status.ts
 import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
 import { attachMetrics, createRegistry, measureStore } from "../../lib/metrics/index.ts";
 import { createPace } from "../../lib/pace.ts";
+import { useSyncSha256 } from "../../lib/resources/version.ts";
 import type { Store } from "../../lib/store/index.ts";
 import { createPollHub } from "../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../lib/xds/poll-serve.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
-import { useSyncSha256 } from "../../lib/xds/version.ts";
 import { createViews, sidecarViewOptions } from "../../lib/xds/view-source.ts";
 import { createAdmission, createAdmissionInterceptor } from "../admission.ts";
 import { createAdsHandlers } from "../ads-handlers.ts";

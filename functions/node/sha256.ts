@@ -1,6 +1,6 @@
 /** node:crypto's SHA-256 for lib/xds/version.ts: synchronous, the same digest WebCrypto gives. */
 import { hash } from "node:crypto";
-import type { Sha256 } from "../../lib/xds/version.ts";
+import type { Sha256 } from "../../lib/resources/version.ts";
 
 /**
  * SHA-256 of `bytes`, computed on the calling thread (no thread-pool round trip). The one-shot

@@ -13,8 +13,8 @@
  * one bad entry refuses the whole file (never served half).
  */
 import { logSafe } from "../log-safe.ts";
+import type { Sha256 } from "../resources/version.ts";
 import { utf8Length } from "../utf8.ts";
-import type { Sha256 } from "../xds/version.ts";
 import { servedTypes } from "./requests.ts";
 
 /** One cached resource: the upstream's version and the encoded resource exactly as it sent them. */

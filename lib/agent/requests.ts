@@ -1,6 +1,6 @@
 /** The agent's requests to the upstream, as plain data: subscriptions (sliced), ACKs, and their order. */
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
-import { pushOrder } from "../xds/types.ts";
+import { pushOrder } from "../resources/xds-types.ts";
 import type { Demand, TypeDemand } from "./demand.ts";
 
 /** A Delta request to the upstream, as plain data (the driver encodes it). */

@@ -24,9 +24,9 @@
  * maxWaitMs with an IngestBusyError (the HTTP edge answers 503 with Retry-After).
  */
 import { logSafe } from "../log-safe.ts";
-import type { Timers } from "../relay/delivery.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
+import type { Timers } from "../timers.ts";
 
 /** What keys.ingestLease() holds. */
 export interface IngestLeaseRecord {

@@ -9,6 +9,7 @@
 
 import { logError, logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
+import type { ProxyTypeStatus } from "../resources/types.ts";
 import { keys, type Store } from "../store/index.ts";
 import type { PollNackReport } from "../xds/poll-request.ts";
 import {
@@ -18,7 +19,6 @@ import {
   proxyRecordTtlMs,
   recordBounds,
 } from "../xds/proxy-record.ts";
-import type { ProxyTypeStatus } from "../xds/types.ts";
 
 /** The owner named by records written here: no stream owns them, so none deletes them at its end. */
 export const pollNackStreamId = "poll";

@@ -19,10 +19,10 @@ import { logSafe } from "../log-safe.ts";
 import { maxFeedBodyBytes, type PushLogEntry, type PushVersion, type ResourceChange } from "../push/flush.ts";
 import { isSidecarMarker } from "../push/sidecar-marker.ts";
 import type { SyncTracker } from "../push/sync-tracker.ts";
-import type { Timers } from "../relay/delivery.ts";
+import type { StoredResource } from "../resources/types.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
-import type { StoredResource } from "../xds/types.ts";
+import type { Timers } from "../timers.ts";
 import type { ChangeFeed } from "./change-feed.ts";
 
 /**

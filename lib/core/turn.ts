@@ -7,8 +7,8 @@ import { type HeldEndpoints, releaseHeldEndpoints } from "../push/held-endpoints
 import { type PodsPending, podsPendingIn } from "../push/held-pods.ts";
 import { type DebounceTurn, runDebounceTurn } from "../push/run.ts";
 import type { SyncState } from "../push/sync-state.ts";
+import { generators } from "../resources/generators/index.ts";
 import { keys, type Store } from "../store/index.ts";
-import { generators } from "../xds/generators/index.ts";
 
 /** What a debounce turn needs: the store, the debounce and registry configuration, the clock. */
 export interface DebounceDeps {

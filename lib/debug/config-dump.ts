@@ -8,12 +8,13 @@
  */
 import { create, fromBinary, toJson } from "@bufbuild/protobuf";
 import { NodeSchema } from "../gen/envoy/config/core/v3/base_pb.ts";
+import type { StoredResource } from "../resources/types.ts";
+import { xdsType } from "../resources/xds-types.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
 import { isExpired, type ProxyRecord, type ProxyRecordType } from "../xds/proxy-record.ts";
 import { xdsRegistry } from "../xds/registry.ts";
 import { createStoreSource } from "../xds/source.ts";
-import { type StoredResource, TypeUrl } from "../xds/types.ts";
 import type { Views } from "../xds/view-source.ts";
 
 /** One listed resource: the version the proxy was sent and the one published now (null: gone). */
@@ -39,32 +40,6 @@ export interface ConfigDump {
   configs: Record<string, unknown>[];
   edgepilot: { proxy: string; view: string; updated_at: string; types: DumpType[] };
 }
-
-const dumpKinds: Record<
-  string,
-  { type: string; list: string; wrap: (v: string, r: unknown, name: string) => unknown }
-> = {
-  [TypeUrl.cluster]: {
-    type: "ClustersConfigDump",
-    list: "dynamic_active_clusters",
-    wrap: (v, r) => ({ version_info: v, cluster: r }),
-  },
-  [TypeUrl.endpoint]: {
-    type: "EndpointsConfigDump",
-    list: "dynamic_endpoint_configs",
-    wrap: (v, r) => ({ version_info: v, endpoint_config: r }),
-  },
-  [TypeUrl.listener]: {
-    type: "ListenersConfigDump",
-    list: "dynamic_listeners",
-    wrap: (v, r, name) => ({ name, active_state: { version_info: v, listener: r } }),
-  },
-  [TypeUrl.route]: {
-    type: "RoutesConfigDump",
-    list: "dynamic_route_configs",
-    wrap: (v, r) => ({ version_info: v, route_config: r }),
-  },
-};
 
 /** A published resource as Envoy's config dump shows an Any: `@type` and its fields (proto names). */
 export function resourceJson(r: StoredResource): unknown {
@@ -132,7 +107,7 @@ export async function readConfigDump(
     const published = new Map(found.map((r) => [r.name, r]));
     const compared = compareType(t, published);
     types.push(compared);
-    const kind = dumpKinds[t.typeUrl];
+    const kind = xdsType(t.typeUrl)?.dump;
     if (!kind) continue;
     const listed = compared.resources.flatMap((c) => {
       const r = published.get(c.name);

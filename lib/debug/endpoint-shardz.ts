@@ -7,9 +7,9 @@
 import type { Endpoint } from "../model/endpoint.ts";
 import type { EndpointShardsStored } from "../shards/shard-pieces.ts";
 import { assembleShards, readShards } from "../shards/shard-store.ts";
+import type { EndpointShardsRecord } from "../shards/shards-record.ts";
 import { isShardPiece, keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
-import type { EndpointShardsRecord } from "../xds/types.ts";
 import { readPage } from "./page.ts";
 import type { Parsed } from "./params.ts";
 

@@ -3,21 +3,14 @@
  * was sent (its record, through /debug/config_dump) is what is published now, as istioctl's
  * "Clusters Match" / "Listeners Don't Match" lines, each mismatch on a line of its own. Pure.
  */
-import { TypeUrl } from "../xds/types.ts";
+import { xdsType } from "../resources/xds-types.ts";
 import type { DumpType } from "./config-dump.ts";
-
-const titles: Record<string, string> = {
-  [TypeUrl.cluster]: "Clusters",
-  [TypeUrl.endpoint]: "Endpoints",
-  [TypeUrl.listener]: "Listeners",
-  [TypeUrl.route]: "Routes",
-};
 
 /** The lines for one proxy's dump types; ends with a newline. */
 export function proxyDiff(proxy: string, types: readonly DumpType[]): string {
   const lines: string[] = [`Proxy ${proxy}`];
   for (const t of types) {
-    const title = titles[t.type_url] ?? t.type_url;
+    const title = xdsType(t.type_url)?.title ?? t.type_url;
     const differ = t.resources.filter((r) => r.sent !== r.published);
     const nacked = t.nack !== undefined && t.version_sent !== t.version_acked;
     const partial =

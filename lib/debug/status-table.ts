@@ -3,7 +3,7 @@
  * (istioctl/pkg/writer/pilot/status.go): columns NAME, CLUSTER, CDS, LDS, EDS, RDS, ISTIOD,
  * VERSION; rows sorted by cluster then proxy; cells padded like Go's tabwriter (padding 5). Pure.
  */
-import { TypeUrl } from "../xds/types.ts";
+import { xdsTypes } from "../resources/xds-types.ts";
 import type { SyncStatus } from "./syncz.ts";
 
 /** A type's cell: istioctl's rule, plus NACKED where edgepilot knows the last word was a NACK. */
@@ -22,12 +22,10 @@ export function xdsCell(sent: string | undefined, acked: string | undefined, nac
   return "STALE";
 }
 
-const columns = [
-  ["CDS", "cluster", TypeUrl.cluster],
-  ["LDS", "listener", TypeUrl.listener],
-  ["EDS", "endpoint", TypeUrl.endpoint],
-  ["RDS", "route", TypeUrl.route],
-] as const;
+/** istioctl's columns: [header, short name, type URL], in its order. */
+const columns = [...xdsTypes]
+  .sort((a, b) => a.column.rank - b.column.rank)
+  .map((t) => [t.column.name, t.short, t.typeUrl] as const);
 
 /** One row's cells. `istiod`: the instance that answered. */
 export function statusRow(s: SyncStatus, istiod: string): string[] {

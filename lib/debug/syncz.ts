@@ -5,10 +5,11 @@
  * `*_sent`/`*_acked` are nonces; a record keeps versions (the version_info sent, the one last
  * ACKed), which compare the same way: equal means the proxy holds what it was sent.
  */
+
+import { xdsType } from "../resources/xds-types.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
 import { isExpired, type ProxyRecord, type ProxyRecordType } from "../xds/proxy-record.ts";
-import { TypeUrl } from "../xds/types.ts";
 import { type DebugList, mapPage, readPage } from "./page.ts";
 import type { Parsed } from "./params.ts";
 
@@ -47,13 +48,6 @@ export interface SyncStatus {
   nacks?: SyncNack[];
 }
 
-const short: Record<string, "cluster" | "listener" | "route" | "endpoint"> = {
-  [TypeUrl.cluster]: "cluster",
-  [TypeUrl.listener]: "listener",
-  [TypeUrl.route]: "route",
-  [TypeUrl.endpoint]: "endpoint",
-};
-
 /** The row of one record. Pure. */
 export function syncStatusOf(record: ProxyRecord): SyncStatus {
   const out: SyncStatus = {
@@ -67,7 +61,7 @@ export function syncStatusOf(record: ProxyRecord): SyncStatus {
   };
   const nacks: SyncNack[] = [];
   for (const t of record.types) {
-    const s = short[t.typeUrl];
+    const s = xdsType(t.typeUrl)?.short;
     if (s !== undefined) setSent(out, s, t);
     if (t.nack)
       nacks.push({

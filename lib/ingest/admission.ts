@@ -6,7 +6,7 @@
  * Kubernetes' own kinds; a delete needs no validation) and delivered as a change.
  */
 import { kindOf } from "../kinds/descriptors.ts";
-import { isObject, typeName } from "./check.ts";
+import { isObject, typeName } from "../registry/check.ts";
 import type { Result } from "./errors.ts";
 import type { KubeObject, WatchEvent } from "./events.ts";
 import { validateEvent } from "./validate.ts";

@@ -13,12 +13,13 @@
  * store shares anyway. A part written in the tuple layout (`refs`, before this one) reads as it is.
  */
 
+import { parseIp } from "../model/ip.ts";
 import { inOrder } from "../shards/endpoint-order.ts";
 import type { Store } from "../store/index.ts";
-import { parseIp } from "./ip.ts";
+import { type PartEntry, splitParts } from "../store/parts.ts";
 
 /** One entry: a tuple of names, the first one the entry's id within its bucket. */
-export type BucketEntry = readonly string[];
+export type BucketEntry = PartEntry;
 
 /** One stored part of a bucket, in either layout; part 0 also says how many parts there are. */
 export type BucketPart<E extends BucketEntry> = FlatPart | TuplePart<E>;
@@ -57,9 +58,6 @@ function flatten(entries: readonly BucketEntry[], width: number): string[] {
   }
   return flat;
 }
-
-/** The characters of names one part may hold (each entry counts its names plus 16). */
-export const maxPartChars = 256 * 1024;
 
 /** The key of part `part` of one bucket. */
 export type PartKey = (part: number) => string;
@@ -102,33 +100,6 @@ export async function readParts<E extends BucketEntry>(
   partKey: PartKey,
 ): Promise<{ refs: readonly E[]; parts: number }> {
   return readRest(store, partKey, (await store.get<BucketPart<E>>(partKey(0)))?.value);
-}
-
-function entryChars(e: BucketEntry): number {
-  let n = 16;
-  for (const s of e) n += s.length;
-  return n;
-}
-
-/**
- * Cuts sorted entries into parts of at most `limit` characters (at least one entry each). Each part
- * is a slice of its exact length (pushing would reserve room for 17 and more): the store keeps them.
- */
-export function splitParts<E extends BucketEntry>(refs: readonly E[], limit = maxPartChars): E[][] {
-  const out: E[][] = [];
-  let start = 0;
-  let chars = 0;
-  for (let i = 0; i < refs.length; i++) {
-    const size = entryChars(refs[i] as E);
-    if (i > start && chars + size > limit) {
-      out.push(refs.slice(start, i));
-      start = i;
-      chars = 0;
-    }
-    chars += size;
-  }
-  if (refs.length > start) out.push(refs.slice(start));
-  return out;
 }
 
 /** Orders entries name by name (code points, as keys are ordered). */

@@ -23,13 +23,13 @@ import {
   type ExternalHosts,
   externalDestination,
 } from "../registry/istio/route-destinations.ts";
+import type { StoredConfig } from "../registry/istio/stored.ts";
 import { toVirtualService, type VirtualServiceModel } from "../registry/istio/virtual-service.ts";
 import { hostMatches } from "../registry/istio/visibility.ts";
 import { routesForPort } from "../registry/istio/vs-routes.ts";
+import { expressible } from "../resources/generators/route-match.ts";
 import { keys, listAll } from "../store/index.ts";
-import { expressible } from "../xds/generators/route-match.ts";
 import type { IngestContext } from "./context.ts";
-import type { StoredConfig } from "./kinds/istio-config.ts";
 
 /** What a batch changed that can make a route dangle; filled by the VirtualService/DestinationRule handlers. */
 export interface RoutingChanges {

@@ -2,7 +2,7 @@
 
 import { kindOf, kindTable } from "../kinds/descriptors.ts";
 import { noPace, type Pace } from "../pace.ts";
-import { isObject, typeName } from "./check.ts";
+import { isObject, typeName } from "../registry/check.ts";
 import type { Result } from "./errors.ts";
 import type { ResyncList } from "./resync.ts";
 import { validateEventsPaced } from "./validate-paced.ts";

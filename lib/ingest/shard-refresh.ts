@@ -16,12 +16,12 @@ import {
   shardKeyString,
 } from "../model/index.ts";
 import type { SlicePiece } from "../registry/kube/records.ts";
+import { sameJson } from "../same-json.ts";
 import { pushForShardUpdate, updateServiceEndpoints } from "../shards/endpoint-shards.ts";
 import { readShards } from "../shards/shard-store.ts";
 import { decodeSegment, keys, listAll } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
 import { joinPieces } from "./endpoint-join.ts";
-import { sameJson } from "./kinds/handler.ts";
 import { type RefOn, refsOf } from "./ref-index.ts";
 import { reindexSlice } from "./slice-refs.ts";
 

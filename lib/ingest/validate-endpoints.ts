@@ -20,7 +20,7 @@ import {
   port,
   quote,
   string,
-} from "./check.ts";
+} from "../registry/check.ts";
 import {
   dns1035Label,
   dns1123Label,
@@ -28,7 +28,7 @@ import {
   fullyQualifiedDomainName,
   labelValue,
   qualifiedName,
-} from "./names.ts";
+} from "../registry/names.ts";
 import { protocols } from "./validate-service.ts";
 
 /** The label naming the Service a slice belongs to (discovery.k8s.io LabelServiceName). */

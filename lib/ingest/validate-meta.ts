@@ -4,7 +4,6 @@
  * labels and annotations by key and value syntax, annotations at most 256 KiB in total.
  */
 
-import { utf8Length } from "../utf8.ts";
 import {
   type Check,
   child,
@@ -15,7 +14,7 @@ import {
   string,
   stringMap,
   typeName,
-} from "./check.ts";
+} from "../registry/check.ts";
 import {
   dns1035Label,
   dns1123Label,
@@ -23,7 +22,8 @@ import {
   labelValue,
   type NameRule,
   qualifiedName,
-} from "./names.ts";
+} from "../registry/names.ts";
+import { utf8Length } from "../utf8.ts";
 
 /** The API server's TotalAnnotationSizeLimitB. */
 export const MAX_ANNOTATIONS_BYTES = 256 * 1024;

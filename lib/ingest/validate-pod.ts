@@ -4,6 +4,8 @@
  * only for dual-stack, one per family) and its conditions (type and status True/False/Unknown). Status may be absent (a pod not scheduled yet); spec is
  * read only for names, so a partial object without it is taken.
  */
+
+import { parseIp } from "../model/ip.ts";
 import {
   arrayOf,
   type Check,
@@ -16,9 +18,8 @@ import {
   type Problem,
   quote,
   string,
-} from "./check.ts";
-import { parseIp } from "./ip.ts";
-import { dns1123Subdomain } from "./names.ts";
+} from "../registry/check.ts";
+import { dns1123Subdomain } from "../registry/names.ts";
 
 const spec = object({
   nodeName: named(dns1123Subdomain, true),

@@ -5,6 +5,7 @@
  * API server validates, so a field it would default (type, protocol, targetPort) may be absent.
  */
 
+import { parseIp } from "../model/ip.ts";
 import {
   all,
   arrayOf,
@@ -22,9 +23,8 @@ import {
   portNumOrName,
   quote,
   string,
-} from "./check.ts";
-import { parseIp } from "./ip.ts";
-import { dns1123Label, dns1123Subdomain, ianaPortName, qualifiedName } from "./names.ts";
+} from "../registry/check.ts";
+import { dns1123Label, dns1123Subdomain, ianaPortName, qualifiedName } from "../registry/names.ts";
 import { labels } from "./validate-meta.ts";
 
 /** core/v1 Protocol. */

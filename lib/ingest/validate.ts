@@ -5,11 +5,11 @@
  */
 
 import { kindOf } from "../kinds/descriptors.ts";
-import { isObject, quote, typeName } from "./check.ts";
+import { isObject, quote, typeName } from "../registry/check.ts";
+import { dns1035Label } from "../registry/names.ts";
 import type { IngestError, Result } from "./errors.ts";
 import { eventTypes, type KubeObject, type WatchEvent } from "./events.ts";
 import { kindChecks } from "./kinds/index.ts";
-import { dns1035Label } from "./names.ts";
 import { validateMeta } from "./validate-meta.ts";
 
 /**

@@ -5,8 +5,8 @@
  */
 import type { MeshObserver } from "../core/hooks.ts";
 import type { EndpointShardsPiece, EndpointShardsStored } from "../shards/shard-pieces.ts";
+import type { EndpointShardsRecord } from "../shards/shards-record.ts";
 import { isShardPiece, keys, listAll, type Store } from "../store/index.ts";
-import type { EndpointShardsRecord } from "../xds/types.ts";
 import type { Registry } from "./registry.ts";
 
 /** Declares the gauges on `registry` and counts them from `store`; the observer marks them stale. */

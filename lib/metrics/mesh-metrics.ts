@@ -10,7 +10,7 @@ import type { IngestReport, MeshObserver, StreamKind, TurnReport } from "../core
 import type { WatchEvent } from "../ingest/events.ts";
 import { type KindDescriptor, kindTable } from "../kinds/descriptors.ts";
 import { isSidecarMarker } from "../push/sidecar-marker.ts";
-import { TypeUrl } from "../xds/types.ts";
+import { xdsTypes } from "../resources/xds-types.ts";
 import { createRegistry, type Family, type Gauge, type Registry } from "./registry.ts";
 
 /** istiod's buckets (seconds) for push, send, debounce and convergence times. */
@@ -24,12 +24,7 @@ export const maxVersionLabels = 32;
 const maxVersionChars = 64;
 
 /** istiod's metric type of a type URL (model.GetMetricType); any other type counts as "other". */
-const metricTypes: ReadonlyMap<string, string> = new Map([
-  [TypeUrl.cluster, "cds"],
-  [TypeUrl.endpoint, "eds"],
-  [TypeUrl.listener, "lds"],
-  [TypeUrl.route, "rds"],
-]);
+const metricTypes: ReadonlyMap<string, string> = new Map(xdsTypes.map((t) => [t.typeUrl, t.metric]));
 
 /** istiod's informer names by kind (lib/kinds/descriptors.ts): registry kinds count in pilot_k8s_reg_events, Istio kinds in pilot_k8s_cfg_events. */
 const registryKinds = labelsOf("registry");

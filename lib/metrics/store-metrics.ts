@@ -5,6 +5,8 @@
  * bulk through it (and a flush's writeAll, one `commit` per chunk): a synchronous read is counted,
  * not timed (a clock read costs more than the read).
  */
+
+import { seconds } from "../clock.ts";
 import {
   applyStagedWrites,
   type DeleteOptions,
@@ -18,7 +20,6 @@ import {
   type StagedWrite,
   type Store,
 } from "../store/store.ts";
-import { seconds } from "./clock.ts";
 import type { Registry } from "./registry.ts";
 
 /** One call in this many (per op) is timed. */

@@ -15,17 +15,16 @@ import {
   externalDestination,
 } from "../registry/istio/route-destinations.ts";
 import type { VirtualServiceModel } from "../registry/istio/virtual-service.ts";
-import { TypeUrl } from "../xds/types.ts";
+import { xdsTypes } from "../resources/xds-types.ts";
 import type { RoutingConfigs } from "./istio-configs.ts";
 
 /** Names per type URL generated for one service (a few per type: one per service port). */
 export type NamesByType = Map<string, readonly string[]>;
 
 /** What each checked type's names must find in another type: built once, not once per service. */
-const referencePairs: readonly (readonly [from: string, to: string])[] = [
-  [TypeUrl.cluster, TypeUrl.endpoint],
-  [TypeUrl.listener, TypeUrl.route],
-];
+const referencePairs: readonly (readonly [from: string, to: string])[] = xdsTypes.flatMap((t) =>
+  "refersTo" in t ? [[t.typeUrl, t.refersTo] as const] : [],
+);
 
 /** Problems found, as sentences; empty when consistent. Only types present in `names` are checked. */
 export function checkConsistent(service: string, names: NamesByType): string[] {

@@ -1,7 +1,8 @@
 /** The ServiceEntry registry's hosts as the store holds them now, for judging route destinations. */
-import type { StoredServiceEntry } from "../ingest/kinds/external-registry.ts";
+
 import { type ExternalHosts, externalHosts } from "../registry/istio/route-destinations.ts";
 import { convertServiceEntry } from "../registry/istio/service-entry.ts";
+import type { StoredServiceEntry } from "../registry/istio/stored.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 
 /**

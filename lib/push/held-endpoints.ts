@@ -17,8 +17,8 @@
  */
 import { configKeyString, pushRequest, serviceConfigKey } from "../model/index.ts";
 import { isExternalService } from "../registry/istio/external-services.ts";
+import type { ServiceView } from "../resources/types.ts";
 import { keys, type Store, update } from "../store/index.ts";
-import type { ServiceView } from "../xds/types.ts";
 import { enqueuePush } from "./queue.ts";
 import type { ServiceRef } from "./scope.ts";
 

@@ -7,7 +7,7 @@
  * A namespace scoped by a Sidecar gets only the VirtualServices its egress hosts import
  * (SelectVirtualServices): `forView` with that Sidecar picks among those.
  */
-import type { StoredConfig } from "../ingest/kinds/istio-config.ts";
+
 import type { Service } from "../model/index.ts";
 import {
   createDestinationRuleIndex,
@@ -15,6 +15,7 @@ import {
   toDestinationRule,
 } from "../registry/istio/destination-rule.ts";
 import type { SidecarModel } from "../registry/istio/sidecar.ts";
+import type { StoredConfig } from "../registry/istio/stored.ts";
 import { toVirtualService, type VirtualServiceModel } from "../registry/istio/virtual-service.ts";
 import {
   createVirtualServiceHostIndex,

@@ -9,14 +9,15 @@ import type { Service } from "../model/index.ts";
 import type { Pace } from "../pace.ts";
 import { servingServices } from "../registry/istio/external-services.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
+import { danglingDestinations } from "../resources/generators/route-vs.ts";
+import { packBodies } from "../resources/packed-bodies.ts";
+import type { GenerateContext, Generator, ServiceView, StoredResource } from "../resources/types.ts";
+import { toStored } from "../resources/version.ts";
+import type { TypeUrl } from "../resources/xds-types.ts";
+import { TypeUrl as T } from "../resources/xds-types.ts";
 import type { EndpointShardsStored } from "../shards/shard-pieces.ts";
 import { assembleShards } from "../shards/shard-store.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
-import { danglingDestinations } from "../xds/generators/route-vs.ts";
-import { packBodies } from "../xds/packed-bodies.ts";
-import type { GenerateContext, Generator, ServiceView, StoredResource, TypeUrl } from "../xds/types.ts";
-import { TypeUrl as T } from "../xds/types.ts";
-import { toStored } from "../xds/version.ts";
 import {
   checkConsistent,
   type DanglingRoute,

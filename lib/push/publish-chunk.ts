@@ -1,6 +1,8 @@
 /** Publishing one planned chunk of a flush: its resources, removals and generated records, in make-before-break order. */
+
+import type { StoredResource } from "../resources/types.ts";
+import { TypeUrl as T } from "../resources/xds-types.ts";
 import { keys, type Store, type Write, writeAll } from "../store/index.ts";
-import { type StoredResource, TypeUrl as T } from "../xds/types.ts";
 import type { ResourceChange } from "./flush.ts";
 import type { ServicePlan } from "./plan.ts";
 

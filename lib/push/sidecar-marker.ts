@@ -11,7 +11,7 @@
  * name is not "" (a Poll/Watch of a view wakes on any "" name); it names no stored resource.
  */
 import type { PushRequest } from "../model/index.ts";
-import { TypeUrl } from "../xds/types.ts";
+import { TypeUrl } from "../resources/xds-types.ts";
 import type { ResourceChange } from "./flush.ts";
 
 /** The marker's type URL (no xDS type: no session subscribes to it). */

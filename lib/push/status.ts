@@ -1,6 +1,8 @@
 /** What the control plane has published, read from the store alone (same answer on every instance). */
+
+import type { StoredResource } from "../resources/types.ts";
+import { pushOrder } from "../resources/xds-types.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
-import { pushOrder, type StoredResource } from "../xds/types.ts";
 import type { PushVersion } from "./flush.ts";
 
 export interface PublishedStatus {

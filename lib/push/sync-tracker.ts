@@ -8,10 +8,10 @@
  */
 
 import { logWarn } from "../log/line-log.ts";
-import type { Timers } from "../relay/delivery.ts";
+import type { SyncGate } from "../resources/sync-gate.ts";
 import { keys } from "../store/keys.ts";
 import { type Store, update } from "../store/store.ts";
-import type { SyncGate } from "../xds/sync-gate.ts";
+import type { Timers } from "../timers.ts";
 import {
   decideSync,
   newSyncRecord,

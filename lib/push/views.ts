@@ -10,17 +10,15 @@
  * one ViewTable, stored in bounded parts (lib/xds/view-store.ts) and written only where it changed.
  * A mesh without such config reads the head and lists an empty prefix per flush, and writes nothing.
  */
-import { sameJson } from "../ingest/kinds/handler.ts";
-import type { StoredConfig } from "../ingest/kinds/istio-config.ts";
+
 import type { PushRequest, Service } from "../model/index.ts";
 import { byCreation } from "../registry/istio/config-meta.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import { type SidecarModel, sidecarFor, toSidecar } from "../registry/istio/sidecar.ts";
-import { keys, listAll, type Store } from "../store/index.ts";
-import type { GenerateContext, Generator, ServiceView, StoredResource, TypeUrl } from "../xds/types.ts";
-import { TypeUrl as T } from "../xds/types.ts";
-import { toStored } from "../xds/version.ts";
-import { loadViewTable, saveViewTable } from "../xds/view-store.ts";
+import type { StoredConfig } from "../registry/istio/stored.ts";
+import type { GenerateContext, Generator, ServiceView, StoredResource } from "../resources/types.ts";
+import { toStored } from "../resources/version.ts";
+import { loadViewTable, saveViewTable } from "../resources/view-store.ts";
 import {
   emptyViewTable,
   type OverlayList,
@@ -28,7 +26,11 @@ import {
   resolveView,
   routedToChanged,
   type ViewTable,
-} from "../xds/view-table.ts";
+} from "../resources/view-table.ts";
+import type { TypeUrl } from "../resources/xds-types.ts";
+import { TypeUrl as T } from "../resources/xds-types.ts";
+import { sameJson } from "../same-json.ts";
+import { keys, listAll, type Store } from "../store/index.ts";
 import { destinationHosts } from "./consistency.ts";
 import type { ResourceChange } from "./flush.ts";
 import { type RoutingConfigs, rootNamespace } from "./istio-configs.ts";

@@ -4,8 +4,8 @@
  */
 import type { LabelSelector, NamespaceInfo } from "../registry/kube/records.ts";
 import { namespaceSelected } from "../registry/kube/selectors.ts";
+import type { ServiceView } from "../resources/types.ts";
 import { keys, type Store } from "../store/index.ts";
-import type { ServiceView } from "../xds/types.ts";
 
 /** Answers "is namespace ns of cluster c served?", caching lookups for one flush. */
 export function createVisibility(store: Store, selectors: readonly LabelSelector[]) {

@@ -10,17 +10,11 @@
  */
 
 import { logError, logWarn } from "../log/line-log.ts";
+import type { Timers } from "../timers.ts";
 import { type BackoffOptions, createBackoff } from "./backoff.ts";
 import type { KubeList, WatchEvent } from "./list.ts";
 import { classifyPost, type PostResult, restarted } from "./outcome.ts";
 import { createDeliveryQueue, type Delivery } from "./queue.ts";
-
-/** Timers the sender uses; the Node ones in production, a manual clock in tests. */
-export interface Timers {
-  now(): number;
-  setTimeout(f: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
 
 /** What the sender needs. */
 export interface DeliveryOptions {

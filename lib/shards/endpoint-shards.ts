@@ -15,9 +15,9 @@ import {
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
 import { ConflictError, listAll } from "../store/store.ts";
-import type { EndpointShardsRecord } from "../xds/types.ts";
 import { compareEndpoints, endpointListsEqual, sortUniqueEndpoints } from "./endpoint-order.ts";
 import { loadShards, writeShards } from "./shard-store.ts";
+import type { EndpointShardsRecord } from "./shards-record.ts";
 
 /** What an endpoint change needs: nothing, an EDS-only push, or a full push (CDS and the rest too). */
 export type PushType = "none" | "incremental" | "full";

@@ -14,8 +14,8 @@
  */
 import type { Endpoint } from "../model/index.ts";
 import { endpointEquals } from "../model/index.ts";
-import type { EndpointShardsRecord } from "../xds/types.ts";
 import { compareEndpoints } from "./endpoint-order.ts";
+import type { EndpointShardsRecord } from "./shards-record.ts";
 
 /**
  * At most this many endpoints per piece, and in a record stored whole: Kubernetes' default

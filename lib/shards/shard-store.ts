@@ -9,7 +9,6 @@
  */
 import { keys } from "../store/keys.ts";
 import { type Entry, listAll, type Store } from "../store/store.ts";
-import type { EndpointShardsRecord } from "../xds/types.ts";
 import {
   type EndpointShardsHead,
   type EndpointShardsPiece,
@@ -21,6 +20,7 @@ import {
   placeEndpoints,
   shardFromPieces,
 } from "./shard-pieces.ts";
+import type { EndpointShardsRecord } from "./shards-record.ts";
 
 /** One piece as read: undefined version when the head named it and it was not there. */
 interface LoadedPiece extends PieceSlot {

@@ -5,8 +5,8 @@
  * resource entry below is the protobuf length of the field that carries it.
  */
 
+import type { StoredResource } from "../resources/types.ts";
 import { utf8Length } from "../utf8.ts";
-import type { StoredResource } from "./types.ts";
 
 /**
  * gRPC's default receive limit is 4 MiB per message (grpc-js, grpc-go, grpc-java); the budget

@@ -4,8 +4,8 @@
  * only for what the feed does not carry. The bytes are the flush's, shared by every stream.
  */
 import type { ResourceChange } from "../push/flush.ts";
+import type { StoredResource } from "../resources/types.ts";
 import type { ResourceSource } from "./source.ts";
-import type { StoredResource } from "./types.ts";
 
 /** The published resource a change carries (an upsert from flush()), else undefined. */
 export function publishedBy(change: ResourceChange): StoredResource | undefined {

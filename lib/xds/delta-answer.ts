@@ -6,12 +6,12 @@
  */
 import { logSafe } from "../log-safe.ts";
 import type { ResourceChange } from "../push/flush.ts";
+import type { StoredResource } from "../resources/types.ts";
+import { pushOrder, removalOrder } from "../resources/xds-types.ts";
 import { deltaResourceBytes, fitsOneDeltaResponse, oversized, planDeltaPieces, shortType } from "./budget.ts";
 import { changedNow } from "./change-source.ts";
 import { type DeltaDiff, diffCurrent } from "./delta-diff.ts";
-import { removalOrder } from "./delta-response.ts";
 import { type DeltaTypeState, inReach } from "./delta-state.ts";
-import { pushOrder, type StoredResource } from "./types.ts";
 
 /** One type's answer: resources to send, names to remove (sorted). */
 export interface TypeDiff {

@@ -3,8 +3,10 @@
  * what it holds, which resources to send and which names to report removed. Used by the
  * stateful Delta ADS session and by the stateless Poll/Watch alike, so they cannot disagree.
  */
+
+import type { StoredResource } from "../resources/types.ts";
+import { TypeUrl } from "../resources/xds-types.ts";
 import type { ResourceSource } from "./source.ts";
-import { type StoredResource, TypeUrl } from "./types.ts";
 
 /** Types where a wildcard subscription exists (xDS protocol: LDS and CDS). */
 export const wildcardTypes: ReadonlySet<string> = new Set([TypeUrl.listener, TypeUrl.cluster]);

@@ -4,7 +4,7 @@
  * gRPC status whose message tells the operator or proxy author what to change.
  */
 import type { DeltaDiscoveryRequest } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { pushOrder } from "./types.ts";
+import { pushOrder } from "../resources/xds-types.ts";
 
 /** Per-instance and per-request bounds for ADS (SotW and Delta). */
 export interface AdsLimits {

@@ -5,21 +5,8 @@ import {
   type Resource,
   type ResourceName,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { StoredResource } from "../resources/types.ts";
 import { sharedResource } from "./response-bytes.ts";
-import type { StoredResource } from "./types.ts";
-import { TypeUrl } from "./types.ts";
-
-/**
- * Removals go out referrers first, so nothing the client keeps ever points at something already
- * gone: Listeners (they name RouteConfigurations), RouteConfigurations (they name Clusters),
- * Clusters (they name ClusterLoadAssignments), then ClusterLoadAssignments.
- */
-export const removalOrder: readonly string[] = [
-  TypeUrl.listener,
-  TypeUrl.route,
-  TypeUrl.cluster,
-  TypeUrl.endpoint,
-];
 
 /** The empty lists of a response (shared and frozen: responses are read, never changed). */
 const noNames: readonly string[] = Object.freeze([]);

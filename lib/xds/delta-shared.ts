@@ -17,11 +17,12 @@
  * is not shared either. Pure bookkeeping over plain data: delta.ts decides and does the rest.
  */
 import type { Resource } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { StoredResource } from "../resources/types.ts";
+import { pushOrder, type TypeUrl } from "../resources/xds-types.ts";
 import { fitsOneDeltaResponse } from "./budget.ts";
 import { changedInReach } from "./delta-answer.ts";
 import { type DeltaTypeState, unmarked } from "./delta-state.ts";
 import { sharedResource } from "./response-bytes.ts";
-import { pushOrder, type StoredResource, type TypeUrl } from "./types.ts";
 
 /**
  * One class's answer for one type: the resources to send and their Resource messages, both frozen:

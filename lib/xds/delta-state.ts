@@ -3,11 +3,12 @@
  * protocol, "How the client specifies what resources to return" and "Incremental xDS"), what the
  * client holds, and ACK/NACK by nonce. Plain data and synchronous functions; delta.ts does the I/O.
  */
+
+import type { NackStatus, ProxyTypeStatus } from "../resources/types.ts";
+import { createVersionMap, type VersionMap } from "../resources/version.ts";
 import { takeFirst } from "../take-first.ts";
 import { wildcardTypes } from "./delta-diff.ts";
 import { statusLists } from "./status-lists.ts";
-import type { NackStatus, ProxyTypeStatus } from "./types.ts";
-import { createVersionMap, type VersionMap } from "./version.ts";
 
 /** One response sent and not yet ACKed or NACKed. */
 export interface InFlight {

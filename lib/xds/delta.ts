@@ -14,6 +14,10 @@ import type {
   DeltaDiscoveryResponse,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { ResourceChange } from "../push/flush.ts";
+import { openGate, type SyncGate } from "../resources/sync-gate.ts";
+import type { ProxyStatus } from "../resources/types.ts";
+import { versionsHashedNow } from "../resources/version.ts";
+import { pushOrder } from "../resources/xds-types.ts";
 import { createSerial } from "../serial.ts";
 import { defaultMaxResponseBytes } from "./budget.ts";
 import { changeSource, indexChanges } from "./change-source.ts";
@@ -48,9 +52,6 @@ import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import type { ResourceSource } from "./source.ts";
 import { streamStatus } from "./status-lists.ts";
-import { openGate, type SyncGate } from "./sync-gate.ts";
-import { type ProxyStatus, pushOrder } from "./types.ts";
-import { versionsHashedNow } from "./version.ts";
 
 export interface DeltaSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */

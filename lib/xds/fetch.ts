@@ -3,11 +3,11 @@
  * store alone. Serves Envoy's unary Fetch{Clusters,Endpoints,Listeners,Routes} and REST-JSON.
  */
 import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { notSyncedMessage } from "../resources/sync-gate.ts";
+import type { TypeUrl } from "../resources/xds-types.ts";
 import { envelopeBytes, ResponseTooLargeError, sotwResourceBytes } from "./budget.ts";
 import { sotwResponse, uniqueByName } from "./response.ts";
 import type { ResourceSource } from "./source.ts";
-import { notSyncedMessage } from "./sync-gate.ts";
-import type { TypeUrl } from "./types.ts";
 
 /** The most names one request may ask for. */
 export const maxNamesPerRequest = 10_000;

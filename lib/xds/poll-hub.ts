@@ -4,8 +4,9 @@
  * changes; every listener woken by one push recomputes from one shared, lazily filled snapshot
  * of the store, so a push that reaches N streams reads each resource once, not N times.
  */
+
+import type { StoredResource } from "../resources/types.ts";
 import type { ResourceSource } from "./source.ts";
-import type { StoredResource } from "./types.ts";
 
 /** One resource a push changed (flush.ts's ResourceChange fits). */
 export interface ChangedResource {

@@ -15,9 +15,11 @@
  * piece of such a delta (a unary call has one answer); the client's next poll, holding what it
  * got, fetches the rest. A long poll returns that first piece at once.
  */
+
+import { seconds } from "../clock.ts";
 import type { XdsReporter } from "../core/hooks.ts";
 import type { DeltaDiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { seconds } from "../metrics/clock.ts";
+import { openGate, type SyncGate } from "../resources/sync-gate.ts";
 import { type ClientView, deltaStep, initialView } from "./poll.ts";
 import type { Interest, PollHub } from "./poll-hub.ts";
 import {
@@ -28,7 +30,6 @@ import {
   readPollRequest,
 } from "./poll-request.ts";
 import type { ResourceSource } from "./source.ts";
-import { openGate, type SyncGate } from "./sync-gate.ts";
 import type { NodeView, Views } from "./view-source.ts";
 
 /** A timer as a signal that aborts after `ms`; `cancel` frees it early. Injected in tests. */

@@ -5,18 +5,18 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { AnySchema } from "@bufbuild/protobuf/wkt";
-import { defaultLimits } from "../config.ts";
 import {
   type DeltaDiscoveryResponse,
   DeltaDiscoveryResponseSchema,
   ResourceSchema,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { StoredResource } from "../resources/types.ts";
+import { createVersionMap } from "../resources/version.ts";
 import { defaultMaxResponseBytes, planDeltaPieces } from "./budget.ts";
 import { diffForClient } from "./delta-diff.ts";
+import { defaultAdsLimits } from "./delta-limits.ts";
 import { type PollQuery, type PollRequestLike, readPollRequest } from "./poll-request.ts";
 import type { ResourceSource } from "./source.ts";
-import type { StoredResource } from "./types.ts";
-import { createVersionMap } from "./version.ts";
 
 /** What one client has been told: the versions it holds and the subscribed names it knows are absent. */
 export interface ClientView {
@@ -116,7 +116,7 @@ export type PollResult =
 export async function pollDelta(
   source: ResourceSource,
   input: PollRequestLike,
-  maxNames: number = defaultLimits.maxNamesPerRequest,
+  maxNames: number = defaultAdsLimits.maxNamesPerRequest,
   synced = true,
   budget = defaultMaxResponseBytes,
 ): Promise<PollResult> {

@@ -3,7 +3,7 @@
  * proxy sends, stamped with the stream that owns it, and expiring by itself when no live stream
  * refreshes it (a process that died cannot delete its records). Pure: time is passed in.
  */
-import type { ProxyStatus, ProxyTypeStatus } from "./types.ts";
+import type { ProxyStatus, ProxyTypeStatus } from "../resources/types.ts";
 
 /**
  * A stream's status as a session reports it after an ACK or NACK: the status itself, or a read

@@ -1,9 +1,5 @@
 /** The protobuf type registry for xDS payloads, so Any-packed resources render as JSON (Connect, REST). */
 import { createRegistry, type Registry } from "@bufbuild/protobuf";
-import { ClusterSchema } from "../gen/envoy/config/cluster/v3/cluster_pb.ts";
-import { ClusterLoadAssignmentSchema } from "../gen/envoy/config/endpoint/v3/endpoint_pb.ts";
-import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
-import { RouteConfigurationSchema } from "../gen/envoy/config/route/v3/route_pb.ts";
 import { HTTPFaultSchema } from "../gen/envoy/extensions/filters/http/fault/v3/fault_pb.ts";
 import { RouterSchema } from "../gen/envoy/extensions/filters/http/router/v3/router_pb.ts";
 import { HttpInspectorSchema } from "../gen/envoy/extensions/filters/listener/http_inspector/v3/http_inspector_pb.ts";
@@ -15,16 +11,14 @@ import { PreviousHostsPredicateSchema } from "../gen/envoy/extensions/retry/host
 import { RawBufferSchema } from "../gen/envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer_pb.ts";
 import { UpstreamTlsContextSchema } from "../gen/envoy/extensions/transport_sockets/tls/v3/tls_pb.ts";
 import { HttpProtocolOptionsSchema } from "../gen/envoy/extensions/upstreams/http/v3/http_protocol_options_pb.ts";
+import { xdsTypes } from "../resources/xds-types.ts";
 
 /**
  * Every message type we pack into an Any (the proxyless and the Envoy sidecar generators'):
  * test/unit/xds/registry.test.ts fails, naming it, on a packed type missing here.
  */
 export const xdsRegistry: Registry = createRegistry(
-  ClusterSchema,
-  ClusterLoadAssignmentSchema,
-  ListenerSchema,
-  RouteConfigurationSchema,
+  ...xdsTypes.map((t) => t.schema),
   HttpConnectionManagerSchema,
   RouterSchema,
   HTTPFaultSchema,

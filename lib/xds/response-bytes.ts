@@ -21,7 +21,7 @@ import {
   type Resource,
   ResourceSchema,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import type { StoredResource } from "./types.ts";
+import type { StoredResource } from "../resources/types.ts";
 
 /** The one Resource message of each stored resource, frozen (see sharedResource). */
 const resources = new WeakMap<StoredResource, Resource>();

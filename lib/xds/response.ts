@@ -4,10 +4,10 @@ import {
   type DiscoveryResponse,
   DiscoveryResponseSchema,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { StoredResource } from "../resources/types.ts";
+import { createVersionMap, setVersion, type VersionMap } from "../resources/version.ts";
 import { envelopeBytes, ResponseTooLargeError, sotwResourceBytes, splitByBudget } from "./budget.ts";
 import { sharedAny } from "./response-bytes.ts";
-import type { StoredResource } from "./types.ts";
-import { createVersionMap, setVersion, type VersionMap } from "./version.ts";
 
 /** The resources to send, one per name, with their name─▶version map. */
 export function uniqueByName(resources: readonly StoredResource[]): {

@@ -10,18 +10,15 @@ import {
   DiscoveryRequestSchema,
   DiscoveryResponseSchema,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { type TypeUrl, xdsTypes } from "../resources/xds-types.ts";
 import { fetchDiscovery } from "./fetch.ts";
 import { xdsRegistry } from "./registry.ts";
 import type { ResourceSource } from "./source.ts";
-import { TypeUrl } from "./types.ts";
 
 /** REST paths and the type each serves, as Envoy's REST subscription posts them. */
-export const restPaths: Readonly<Record<string, TypeUrl>> = {
-  "/v3/discovery:clusters": TypeUrl.cluster,
-  "/v3/discovery:endpoints": TypeUrl.endpoint,
-  "/v3/discovery:listeners": TypeUrl.listener,
-  "/v3/discovery:routes": TypeUrl.route,
-};
+export const restPaths: Readonly<Record<string, TypeUrl>> = Object.fromEntries(
+  xdsTypes.map((t) => [t.restPath, t.typeUrl]),
+);
 
 /**
  * What to send back: 200 with proto JSON text, 304 with no body, 400/403 with an error to show, or

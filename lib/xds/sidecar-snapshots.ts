@@ -28,26 +28,27 @@ import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
 import type { PushVersion, ResourceChange } from "../push/flush.ts";
 import type { SidecarModel } from "../registry/istio/sidecar.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
-import { keys, type Store } from "../store/index.ts";
-import { sidecarClusters } from "./generators/sidecar/cluster.ts";
-import { inboundClusters } from "./generators/sidecar/cluster-inbound.ts";
-import { sidecarListeners } from "./generators/sidecar/listener.ts";
+import { sidecarClusters } from "../resources/generators/sidecar/cluster.ts";
+import { inboundClusters } from "../resources/generators/sidecar/cluster-inbound.ts";
+import { sidecarListeners } from "../resources/generators/sidecar/listener.ts";
 import {
   boundInboundListeners,
   VIRTUAL_INBOUND,
   virtualInboundListener,
-} from "./generators/sidecar/listener-virtual.ts";
-import { parseSidecarNode } from "./generators/sidecar/proxy.ts";
-import { sidecarRouteConfigurations } from "./generators/sidecar/route.ts";
+} from "../resources/generators/sidecar/listener-virtual.ts";
+import { parseSidecarNode } from "../resources/generators/sidecar/proxy.ts";
+import { sidecarRouteConfigurations } from "../resources/generators/sidecar/route.ts";
 import {
   defaultSidecarMesh,
   type ServiceInstance,
   type SidecarMeshSettings,
   type SidecarProxy,
-} from "./generators/sidecar/types.ts";
+} from "../resources/generators/sidecar/types.ts";
+import type { Generated, ServiceView, StoredResource } from "../resources/types.ts";
+import { toStored } from "../resources/version.ts";
+import { TypeUrl } from "../resources/xds-types.ts";
+import { keys, type Store } from "../store/index.ts";
 import { loadSidecarWorld, type SidecarWorld } from "./sidecar-world.ts";
-import { type Generated, type ServiceView, type StoredResource, TypeUrl } from "./types.ts";
-import { toStored } from "./version.ts";
 
 /** How many times one read starts over when pushes make the world it read stale meanwhile. */
 const maxWorldRereads = 3;

@@ -5,9 +5,9 @@
  * Clusters, Listeners and RouteConfigurations from its class's snapshot (sidecar-snapshots.ts).
  */
 import type { ResourceChange } from "../push/flush.ts";
+import { TypeUrl } from "../resources/xds-types.ts";
 import type { SidecarBinding, SidecarSnapshots } from "./sidecar-snapshots.ts";
 import type { ResourceSource } from "./source.ts";
-import { TypeUrl } from "./types.ts";
 
 const fromSnapshot: ReadonlySet<string> = new Set([TypeUrl.cluster, TypeUrl.listener, TypeUrl.route]);
 

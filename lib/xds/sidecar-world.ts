@@ -19,14 +19,14 @@ import { createVisibility } from "../push/visibility.ts";
 import { servingServices } from "../registry/istio/external-services.ts";
 import { type SidecarModel, sidecarFor, sidecarForWorkload } from "../registry/istio/sidecar.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
+import { serviceInstances } from "../resources/generators/sidecar/proxy.ts";
+import type { ServiceInstance, SidecarProxy } from "../resources/generators/sidecar/types.ts";
+import type { ServiceView } from "../resources/types.ts";
+import { createViewTableReader } from "../resources/view-store.ts";
+import { resolveView, type ViewTable } from "../resources/view-table.ts";
 import type { EndpointShardsStored } from "../shards/shard-pieces.ts";
 import { assembleShards } from "../shards/shard-store.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
-import { serviceInstances } from "./generators/sidecar/proxy.ts";
-import type { ServiceInstance, SidecarProxy } from "./generators/sidecar/types.ts";
-import type { ServiceView } from "./types.ts";
-import { createViewTableReader } from "./view-store.ts";
-import { resolveView, type ViewTable } from "./view-table.ts";
 
 /** How a host reads its world. */
 export interface SidecarWorldOptions {

@@ -6,9 +6,10 @@
 
 import type { DiscoveryRequest } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { ResourceChange } from "../push/flush.ts";
+import type { NackStatus, ProxyTypeStatus, StoredResource } from "../resources/types.ts";
+import type { VersionMap } from "../resources/version.ts";
+import { TypeUrl } from "../resources/xds-types.ts";
 import { statusLists } from "./status-lists.ts";
-import { type NackStatus, type ProxyTypeStatus, type StoredResource, TypeUrl } from "./types.ts";
-import type { VersionMap } from "./version.ts";
 
 /** Types with a wildcard subscription ("*", or legacy: never named anything). */
 export const wildcardTypes: ReadonlySet<string> = new Set<string>([TypeUrl.listener, TypeUrl.cluster]);

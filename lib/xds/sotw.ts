@@ -14,6 +14,10 @@ import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/d
 import { logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
 import type { ResourceChange } from "../push/flush.ts";
+import { openGate, type SyncGate } from "../resources/sync-gate.ts";
+import type { ProxyStatus, StoredResource } from "../resources/types.ts";
+import { setVersion, versionsHashedNow } from "../resources/version.ts";
+import { pushOrder } from "../resources/xds-types.ts";
 import { createSerial } from "../serial.ts";
 import {
   defaultMaxResponseBytes,
@@ -42,9 +46,6 @@ import {
 } from "./sotw-state.ts";
 import type { ResourceSource } from "./source.ts";
 import { streamStatus } from "./status-lists.ts";
-import { openGate, type SyncGate } from "./sync-gate.ts";
-import { type ProxyStatus, pushOrder, type StoredResource } from "./types.ts";
-import { setVersion, versionsHashedNow } from "./version.ts";
 
 export interface SotwSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */

@@ -1,7 +1,8 @@
 /** Where sessions read published resources from: a small port, with a Store-backed adapter. */
+
+import type { StoredResource } from "../resources/types.ts";
 import { keys } from "../store/keys.ts";
 import { listAll, type Store } from "../store/store.ts";
-import type { StoredResource } from "./types.ts";
 
 /** Published resources by type URL; what a session serves. Results are sorted by name. */
 export interface ResourceSource {

@@ -6,8 +6,9 @@
  * changed.
  */
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
+import type { ProxyStatus, ProxyTypeStatus } from "../resources/types.ts";
+import { pushOrder, type TypeUrl } from "../resources/xds-types.ts";
 import { nodeGenerator, nodeLabels } from "./node-meta.ts";
-import { type ProxyStatus, type ProxyTypeStatus, pushOrder, type TypeUrl } from "./types.ts";
 
 /** Lists up to this long are sorted by insertion, in place: no work array (Array.prototype.sort allocates ~1 KB). */
 const insertionMax = 16;

@@ -19,15 +19,15 @@ import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { ResourceChange } from "../push/flush.ts";
 import { rootNamespace } from "../push/istio-configs.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
+import type { SidecarMeshSettings } from "../resources/generators/sidecar/types.ts";
+import type { StoredResource } from "../resources/types.ts";
+import { createViewTableReader } from "../resources/view-store.ts";
+import { type NamespaceView, resolveView, sharedView, type ViewTable } from "../resources/view-table.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
-import type { SidecarMeshSettings } from "./generators/sidecar/types.ts";
 import { createSidecarSnapshots, type SidecarBinding, type SidecarSnapshots } from "./sidecar-snapshots.ts";
 import { sidecarChanges, sidecarSource } from "./sidecar-source.ts";
 import type { ResourceSource } from "./source.ts";
-import type { StoredResource } from "./types.ts";
-import { createViewTableReader } from "./view-store.ts";
-import { type NamespaceView, resolveView, sharedView, type ViewTable } from "./view-table.ts";
 
 /** A node's view: its namespace's, and, for an Envoy sidecar, what it is served sidecar resources as. */
 export interface NodeView extends NamespaceView {

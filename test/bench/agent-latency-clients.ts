@@ -21,7 +21,7 @@ import {
   type DeltaDiscoveryRequest,
   DeltaDiscoveryRequestSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { TypeUrl } from "../../lib/xds/types.ts";
+import { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { requestQueue } from "../e2e/support/request-queue.ts";
 import { clusterOf } from "./fanout-clients.ts";
 

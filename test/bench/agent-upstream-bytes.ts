@@ -22,7 +22,7 @@ import {
   type DeltaDiscoveryRequest,
   DeltaDiscoveryRequestSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { TypeUrl } from "../../lib/xds/types.ts";
+import { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { endpointSlice, event, pod, service } from "../e2e/support/kube.ts";
 import { requestQueue } from "../e2e/support/request-queue.ts";
 import { type RunningControlPlane, startControlPlane } from "../e2e/support/runtime.ts";

@@ -7,7 +7,7 @@
 import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { DeltaPollService } from "../../lib/gen/edgepilot/xds/v1/poll_pb.ts";
-import { TypeUrl } from "../../lib/xds/types.ts";
+import { TypeUrl } from "../../lib/resources/xds-types.ts";
 
 /** A running Watch: messages and resources received so far; close() ends it. */
 export interface BenchWatch {

@@ -9,10 +9,10 @@
 import { applyEvents, defaultRegistryOptions, validateEvents } from "../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../lib/push/debounce.ts";
 import { runDebounceTurn } from "../../lib/push/run.ts";
+import { generators } from "../../lib/resources/generators/index.ts";
 import { createDynamoStore } from "../../lib/store/dynamodb.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import type { Store } from "../../lib/store/store.ts";
-import { generators } from "../../lib/xds/generators/index.ts";
 import { recordCommands, type SentCommand, startDynalite } from "../support/dynalite.ts";
 import { serviceEvents, sliceEvent } from "./mesh.ts";
 

@@ -19,7 +19,7 @@ import {
   type DeltaDiscoveryRequest,
   DeltaDiscoveryRequestSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { TypeUrl } from "../../lib/xds/types.ts";
+import { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { hostOf } from "./mesh.ts";
 
 /** Messages the parent sends: `post` is one change's events, POSTed to ingest on `ingestPort`. */

@@ -9,12 +9,12 @@
  * nonce and a system version of the server's lengths.
  */
 import { spawn } from "node:child_process";
+import { setVersion } from "../../lib/resources/version.ts";
+import { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { publishedBy } from "../../lib/xds/change-source.ts";
 import { deltaResponse } from "../../lib/xds/delta-response.ts";
 import { createNonces } from "../../lib/xds/nonce.ts";
 import { encodeDeltaResponse } from "../../lib/xds/response-bytes.ts";
-import { TypeUrl } from "../../lib/xds/types.ts";
-import { setVersion } from "../../lib/xds/version.ts";
 import { clusterOf } from "./fanout-clients.ts";
 import { buildMesh } from "./mesh.ts";
 import { ask, type StartedServer, serving, startCommand } from "./npm-start.ts";

@@ -20,14 +20,15 @@ import type { Service } from "../../lib/model/index.ts";
 import { createPace } from "../../lib/pace.ts";
 import { defaultDebounceOptions } from "../../lib/push/debounce.ts";
 import { runDebounceTurn } from "../../lib/push/run.ts";
+import { generators } from "../../lib/resources/generators/index.ts";
+import type { ServiceView, StoredResource } from "../../lib/resources/types.ts";
+import { useSyncSha256 } from "../../lib/resources/version.ts";
+import { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { readShards } from "../../lib/shards/shard-store.ts";
 import { listAll } from "../../lib/store/index.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import type { Store } from "../../lib/store/store.ts";
-import { generators } from "../../lib/xds/generators/index.ts";
-import { type ServiceView, type StoredResource, TypeUrl } from "../../lib/xds/types.ts";
-import { useSyncSha256 } from "../../lib/xds/version.ts";
 import { asStarted, runAsStarted } from "./as-started.ts";
 
 const ns = "mesh";

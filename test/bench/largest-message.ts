@@ -25,8 +25,8 @@ import {
   type DiscoveryResponse,
   DiscoveryResponseSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { defaultMaxResponseBytes } from "../../lib/xds/budget.ts";
-import { TypeUrl } from "../../lib/xds/types.ts";
 import { ndjsonBatches } from "./ingest-throughput.ts";
 import { published } from "./memory.ts";
 

@@ -2,9 +2,9 @@
 import { applyEvents, defaultRegistryOptions, validateEvents } from "../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../lib/push/debounce.ts";
 import { runDebounceTurn } from "../../lib/push/run.ts";
+import { generators } from "../../lib/resources/generators/index.ts";
 import type { Store } from "../../lib/store/index.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
-import { generators } from "../../lib/xds/generators/index.ts";
 
 let revision = 1;
 const rv = () => String(++revision);

@@ -12,11 +12,11 @@ import {
   DiscoveryRequestSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { ResourceChange } from "../../lib/push/flush.ts";
+import { useSyncSha256 } from "../../lib/resources/version.ts";
+import { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { createDeltaSession } from "../../lib/xds/delta.ts";
 import { createSotwSession } from "../../lib/xds/sotw.ts";
 import { createStoreSource, type ResourceSource } from "../../lib/xds/source.ts";
-import { TypeUrl } from "../../lib/xds/types.ts";
-import { useSyncSha256 } from "../../lib/xds/version.ts";
 import { buildMesh, hostOf, sliceEvent } from "./mesh.ts";
 
 type Mesh = Awaited<ReturnType<typeof buildMesh>>;

@@ -20,7 +20,7 @@ import {
   DeltaDiscoveryRequestSchema,
   DeltaDiscoveryResponseSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { TypeUrl } from "../../lib/xds/types.ts";
+import { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { edsNames, rdsNames } from "../e2e/sidecar/bookinfo-mesh.ts";
 import { requestQueue } from "../e2e/support/request-queue.ts";
 import { serviceEvents } from "./mesh.ts";

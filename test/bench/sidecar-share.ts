@@ -9,11 +9,11 @@
  */
 import { nodeSha256 } from "../../functions/node/sha256.ts";
 import type { Endpoint, Service } from "../../lib/model/index.ts";
+import { useSyncSha256 } from "../../lib/resources/version.ts";
+import { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import { createSidecarSnapshots } from "../../lib/xds/sidecar-snapshots.ts";
-import { TypeUrl } from "../../lib/xds/types.ts";
-import { useSyncSha256 } from "../../lib/xds/version.ts";
 
 const ns = "bench";
 const podIp = (d: number, r: number) => `10.${100 + (d >> 8)}.${d & 255}.${r + 1}`;

@@ -7,9 +7,9 @@
 
 import { create } from "@bufbuild/protobuf";
 import { NodeSchema } from "../../lib/gen/envoy/config/core/v3/base_pb.ts";
+import { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
-import { TypeUrl } from "../../lib/xds/types.ts";
 import { createStreamView, createViews, type StreamView } from "../../lib/xds/view-source.ts";
 
 /** µs per stream per push of StreamView.push on the shared view. */

@@ -13,11 +13,11 @@ import {
   type DiscoveryResponse,
   DiscoveryResponseSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { pushOrder, TypeUrl } from "../../lib/resources/xds-types.ts";
 import { createDeltaSession } from "../../lib/xds/delta.ts";
 import { sotwResponse } from "../../lib/xds/response.ts";
 import { createSotwSession } from "../../lib/xds/sotw.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
-import { pushOrder, TypeUrl } from "../../lib/xds/types.ts";
 import { buildMesh, hostOf, serviceEvents, sliceEvent } from "./mesh.ts";
 
 export interface Cost {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DeltaPollService } from "../../lib/gen/edgepilot/xds/v1/poll_pb.ts";
 import { RouteConfigurationSchema } from "../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { RouteDiscoveryService } from "../../lib/gen/envoy/service/route/v3/rds_pb.ts";
-import { TypeUrl } from "../../lib/xds/types.ts";
+import { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { destinationRule, virtualService } from "../unit/ingest/support/istio.ts";
 import { transports } from "./poll/support.ts";
 import { type Backend, startBackend } from "./support/backends.ts";

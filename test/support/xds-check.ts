@@ -14,9 +14,10 @@ import {
   type DiscoveryResponse,
   DiscoveryResponseSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { StoredResource } from "../../lib/resources/types.ts";
+import { pushOrder } from "../../lib/resources/xds-types.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { listAll, type Store } from "../../lib/store/store.ts";
-import { pushOrder, type StoredResource } from "../../lib/xds/types.ts";
 import { envoyTypes, pgvViolations } from "./pgv/index.ts";
 import { danglingReferences, type EncodedResource } from "./xds-refs.ts";
 

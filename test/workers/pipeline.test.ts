@@ -16,8 +16,8 @@ import { ClusterDiscoveryService } from "../../lib/gen/envoy/service/cluster/v3/
 import { EndpointDiscoveryService } from "../../lib/gen/envoy/service/endpoint/v3/eds_pb.ts";
 import { ListenerDiscoveryService } from "../../lib/gen/envoy/service/listener/v3/lds_pb.ts";
 import { RouteDiscoveryService } from "../../lib/gen/envoy/service/route/v3/rds_pb.ts";
+import { resourceVersion } from "../../lib/resources/version.ts";
 import { xdsRegistry } from "../../lib/xds/registry.ts";
-import { resourceVersion } from "../../lib/xds/version.ts";
 import events from "../fixtures/parity/events.json";
 import { checkSotwResponse } from "../support/xds-check.ts";
 import { danglingReferences } from "../support/xds-refs.ts";

@@ -7,7 +7,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { expect, vi } from "vitest";
 import { meshStub } from "../../functions/workers/app.ts";
-import { TypeUrl } from "../../lib/xds/types.ts";
+import { TypeUrl } from "../../lib/resources/xds-types.ts";
 
 export { TypeUrl };
 

@@ -6,10 +6,11 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { type BackoffOptions, createBackoff, defaultBackoff } from "../../../lib/relay/backoff.ts";
 import type { RelayConfig } from "../../../lib/relay/config.ts";
-import { createDeliverySender, type DeliveryStats, type Timers } from "../../../lib/relay/delivery.ts";
+import { createDeliverySender, type DeliveryStats } from "../../../lib/relay/delivery.ts";
 import { type DiscoveryPlan, planDiscovery } from "../../../lib/relay/discovery.ts";
 import type { KindHealth } from "../../../lib/relay/health.ts";
 import { apiVersionOf, crdKinds, fixedKinds, type KindSpec } from "../../../lib/relay/kinds.ts";
+import type { Timers } from "../../../lib/timers.ts";
 import { discoverCrdKinds } from "./discovery.ts";
 import { createIngestPoster } from "./ingest-client.ts";
 import { createKindWatcher, type KindWatcher } from "./kind-watcher.ts";

@@ -3,6 +3,7 @@
  * the configs of one namespace, and the External endpoint shard of one host rebuilt from them with
  * Kubernetes' shard semantics (new shard ▶ Full, changed ▶ EDS, same ▶ nothing, zero ▶ key kept).
  */
+
 import {
   configKeyString,
   type Endpoint,
@@ -19,13 +20,14 @@ import { workloadEntryPushScope } from "../../registry/istio/push-scope.ts";
 import {
   isDnsServiceEntry,
   type ServiceEntryConfig,
-  type ServiceEntrySpec,
   selectsWorkloadEntry,
   serviceEntryEndpoints,
   serviceEntryHosts,
 } from "../../registry/istio/service-entry.ts";
-import type { WorkloadEntryConfig, WorkloadEntrySpec } from "../../registry/istio/workload-entry.ts";
+import type { StoredConfig, StoredServiceEntry, StoredWorkloadEntry } from "../../registry/istio/stored.ts";
+import type { WorkloadEntryConfig } from "../../registry/istio/workload-entry.ts";
 import type { NodeInfo, PodInfo } from "../../registry/kube/records.ts";
+import { sameJson } from "../../same-json.ts";
 import {
   deleteServiceShard,
   pushForShardUpdate,
@@ -34,14 +36,9 @@ import {
 import { readShards } from "../../shards/shard-store.ts";
 import { keys, listAll } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
-import { type KindHandler, sameJson } from "./handler.ts";
-import { type StoredConfig, toStored } from "./istio-config.ts";
+import type { KindHandler } from "./handler.ts";
+import { toStored } from "./istio-config.ts";
 import { namespacePodWorkloads, podWorkload } from "./pod-workloads.ts";
-
-/** A ServiceEntry as stored. */
-export type StoredServiceEntry = StoredConfig<"ServiceEntry", ServiceEntrySpec>;
-/** A WorkloadEntry as stored. */
-export type StoredWorkloadEntry = StoredConfig<"WorkloadEntry", WorkloadEntrySpec>;
 
 /** The ServiceEntries and workloads of one namespace and the call's cluster, in key order. */
 export interface NamespaceConfigs {

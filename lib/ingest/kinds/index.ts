@@ -5,12 +5,12 @@
  * module fails when a descriptor has no entry here or an entry names no descriptor.
  */
 import { kindTable } from "../../kinds/descriptors.ts";
+import type { Check } from "../../registry/check.ts";
 import { destinationRuleCheck } from "../../registry/istio/validate-destination-rule.ts";
 import { serviceEntryCheck } from "../../registry/istio/validate-service-entry.ts";
 import { sidecarCheck } from "../../registry/istio/validate-sidecar.ts";
 import { virtualServiceCheck } from "../../registry/istio/validate-virtual-service.ts";
 import { workloadEntryCheck } from "../../registry/istio/validate-workload-entry.ts";
-import type { Check } from "../check.ts";
 import { endpointSliceCheck, endpointsCheck } from "../validate-endpoints.ts";
 import { podCheck } from "../validate-pod.ts";
 import { serviceCheck } from "../validate-service.ts";

@@ -4,6 +4,7 @@
  * pushes nothing; a change is a Full push (reason `config`) whose ConfigsUpdated names the config
  * and the services of the hosts it touches, old ∪ new, so the flush regenerates only those.
  */
+
 import {
   type ConfigKey,
   configKeyString,
@@ -11,30 +12,23 @@ import {
   type Service,
   serviceConfigKey,
 } from "../../model/index.ts";
-import type { IstioConfig, IstioKind } from "../../registry/istio/common.ts";
+import type { IstioKind } from "../../registry/istio/common.ts";
 import {
   destinationRuleScope,
   type PushScope,
   virtualServiceScope,
 } from "../../registry/istio/config-scope.ts";
 import { toDestinationRule } from "../../registry/istio/destination-rule.ts";
+import type { RoutingKind, StoredConfig } from "../../registry/istio/stored.ts";
 import { unsupportedFields } from "../../registry/istio/unsupported-fields.ts";
 import { toVirtualService } from "../../registry/istio/virtual-service.ts";
 import { hostMatches } from "../../registry/istio/visibility.ts";
+import { sameJson } from "../../same-json.ts";
 import { keys, listAll } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
 import type { KubeObject } from "../events.ts";
 import { externalHostNamespaces } from "../external-hosts.ts";
-import { type KindHandler, sameJson } from "./handler.ts";
-
-/** The kinds this handler stores. */
-export type RoutingKind = "VirtualService" | "DestinationRule";
-
-/** One cluster's copy of a config as stored: IstioConfig, with the creation time istiod orders by. */
-export interface StoredConfig<K extends IstioKind = RoutingKind, S = unknown> extends IstioConfig<S> {
-  kind: K;
-  creationTimestamp?: string;
-}
+import type { KindHandler } from "./handler.ts";
 
 /** The normalized model of a stored config (what generation reads), or undefined. */
 function model(c: StoredConfig | undefined, domainSuffix: string) {

@@ -7,9 +7,10 @@ import { convertNamespace } from "../../registry/kube/namespace.ts";
 import type { NamespaceInfo } from "../../registry/kube/records.ts";
 import { namespaceSelected } from "../../registry/kube/selectors.ts";
 import type { KubeNamespace } from "../../registry/kube/types.ts";
+import { sameJson } from "../../same-json.ts";
 import { keys, listAll } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
-import { type KindHandler, sameJson } from "./handler.ts";
+import type { KindHandler } from "./handler.ts";
 
 async function selectionPush(ctx: IngestContext, name: string, before: boolean, after: boolean) {
   if (before === after) return undefined;

@@ -3,10 +3,11 @@ import type { PushRequest } from "../../model/index.ts";
 import { convertNode } from "../../registry/kube/node.ts";
 import type { NodeInfo } from "../../registry/kube/records.ts";
 import type { KubeNode } from "../../registry/kube/types.ts";
+import { sameJson } from "../../same-json.ts";
 import { keys } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
 import { dependents, refreshAll } from "../shard-refresh.ts";
-import { type KindHandler, sameJson } from "./handler.ts";
+import type { KindHandler } from "./handler.ts";
 
 async function refreshNode(ctx: IngestContext, name: string): Promise<PushRequest | undefined> {
   return refreshAll(ctx, await dependents(ctx, [{ on: "node", id: name }]));

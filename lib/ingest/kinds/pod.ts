@@ -8,12 +8,13 @@ import { mergePushRequests, type PushRequest } from "../../model/index.ts";
 import { convertPod } from "../../registry/kube/pod.ts";
 import type { PodInfo } from "../../registry/kube/records.ts";
 import type { KubePod } from "../../registry/kube/types.ts";
+import { sameJson } from "../../same-json.ts";
 import { keys } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
 import { setPodIps } from "../pod-ip-index.ts";
 import { dependents, refreshAll } from "../shard-refresh.ts";
 import { podSelectionChange } from "./external-registry.ts";
-import { type KindHandler, type ObjectRef, sameJson } from "./handler.ts";
+import type { KindHandler, ObjectRef } from "./handler.ts";
 
 type Owner = { namespace: string; name: string };
 

@@ -27,6 +27,8 @@ import {
   type ServiceEntrySpec,
   serviceEntryUnsupportedFields,
 } from "../../registry/istio/service-entry.ts";
+import type { StoredServiceEntry } from "../../registry/istio/stored.ts";
+import { sameJson } from "../../same-json.ts";
 import { keys, listAll } from "../../store/index.ts";
 import type { IngestContext } from "../context.ts";
 import { type ExternalHostEntry, setExternalHost } from "../external-hosts.ts";
@@ -35,9 +37,8 @@ import {
   forgetSelectingEntries,
   namespaceConfigs,
   refreshExternalShard,
-  type StoredServiceEntry,
 } from "./external-registry.ts";
-import { type KindHandler, sameJson } from "./handler.ts";
+import type { KindHandler } from "./handler.ts";
 
 /** Notes, once per batch, what the entry sets that is accepted but not served. */
 function noteUnsupported(ctx: IngestContext, se: StoredServiceEntry): void {

@@ -8,11 +8,12 @@ import {
 } from "../../model/index.ts";
 import { convertService } from "../../registry/kube/service.ts";
 import type { KubeService } from "../../registry/kube/types.ts";
+import { sameJson } from "../../same-json.ts";
 import { deleteServiceShard } from "../../shards/endpoint-shards.ts";
 import { keys } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
 import { refreshShard } from "../shard-refresh.ts";
-import { type KindHandler, sameJson } from "./handler.ts";
+import type { KindHandler } from "./handler.ts";
 
 function servicePush(ctx: IngestContext, hostname: string, namespace: string) {
   const configs = [configKeyString(serviceConfigKey(hostname, namespace))];

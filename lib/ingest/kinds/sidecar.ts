@@ -10,11 +10,13 @@
  */
 import { configKeyString, pushRequest } from "../../model/index.ts";
 import { toSidecar } from "../../registry/istio/sidecar.ts";
+import type { StoredConfig } from "../../registry/istio/stored.ts";
 import { unsupportedFields } from "../../registry/istio/unsupported-fields.ts";
+import { sameJson } from "../../same-json.ts";
 import { keys } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
-import { type KindHandler, sameJson } from "./handler.ts";
-import { type StoredConfig, toStored } from "./istio-config.ts";
+import type { KindHandler } from "./handler.ts";
+import { toStored } from "./istio-config.ts";
 
 function sidecarPush(ctx: IngestContext, c: StoredConfig<"Sidecar">) {
   const configs = [configKeyString({ kind: "Sidecar", namespace: c.namespace, name: c.name })];

@@ -6,9 +6,10 @@
  * and labels did not change pushes nothing.
  */
 import type { PushRequest } from "../../model/index.ts";
+import type { StoredWorkloadEntry } from "../../registry/istio/stored.ts";
 import { workloadEntryUnsupportedFields } from "../../registry/istio/workload-entry.ts";
 import type { IngestContext } from "../context.ts";
-import { applyWorkloadChange, externalConfigHandler, type StoredWorkloadEntry } from "./external-registry.ts";
+import { applyWorkloadChange, externalConfigHandler } from "./external-registry.ts";
 import type { KindHandler } from "./handler.ts";
 
 /** Applies a WorkloadEntry change (either side undefined for an add or a delete) and returns its push. */

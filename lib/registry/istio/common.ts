@@ -4,7 +4,7 @@
  * annotations istiod refuses).
  * Pure; checks use lib/ingest/check.ts so their problems carry a field path.
  */
-import { type Check, child, isObject, type Problem, quote, typeName } from "../../ingest/check.ts";
+import { type Check, child, isObject, type Problem, quote, typeName } from "../check.ts";
 import { labelsProblem, wildcardDomainProblem } from "./istio-names.ts";
 
 /** The Istio networking kinds edgepilot converts. */

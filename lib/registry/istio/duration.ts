@@ -3,7 +3,7 @@
  * (golang/protobuf jsonpb), so `1.5s`, `100ms`, `1h30m` and `0` are all valid, and validated with
  * ValidateDuration: at least 1ms and a whole number of milliseconds. Pure; exact (BigInt nanoseconds).
  */
-import { type Check, quote, typeName } from "../../ingest/check.ts";
+import { type Check, quote, typeName } from "../check.ts";
 
 const unitNanos: Record<string, bigint> = {
   ns: 1n,

@@ -4,7 +4,7 @@
  * checks of pkg/config/validation/agent (ValidateWildcardDomain, ValidateFQDN,
  * ValidatePartialWildCard, ValidateIPSubnet). Each returns istiod's message, or undefined. Pure.
  */
-import { parseIp } from "../../ingest/ip.ts";
+import { parseIp } from "../../model/ip.ts";
 
 const label = "[a-zA-Z0-9](?:[-a-zA-Z0-9]*[a-zA-Z0-9])?";
 const labelSyntax = new RegExp(`^${label}$`);

@@ -4,9 +4,10 @@
  * workloadEntryHandler). Pure: the caller passes the old and new configs (undefined for an add or
  * a delete) and the ServiceEntries of the store; mutations return the push they need.
  */
-import { parseIp } from "../../ingest/ip.ts";
+
 import type { ConfigKey } from "../../model/index.ts";
 import { serviceConfigKey } from "../../model/index.ts";
+import { parseIp } from "../../model/ip.ts";
 import { compareStrings } from "../kube/canonical.ts";
 import {
   convertServiceEntry,

@@ -4,10 +4,11 @@
  * convertServiceEntryToInstances, and controller.go's WorkloadEntry selection). The services
  * belong to the "External" provider. Pure and canonical: equal inputs give equal JSON.
  */
-import { child } from "../../ingest/check.ts";
-import { parseIp } from "../../ingest/ip.ts";
+
 import type { Endpoint, Resolution, Service, ServicePort } from "../../model/index.ts";
+import { parseIp } from "../../model/ip.ts";
 import { sortUniqueEndpoints } from "../../shards/endpoint-order.ts";
+import { child } from "../check.ts";
 import { sortedRecord, sortedUnique } from "../kube/canonical.ts";
 import { parseProtocol } from "../kube/protocol.ts";
 import { type IstioConfig, selectorLabels, selects } from "./common.ts";

@@ -6,7 +6,7 @@
  * field present (not null and not its proto3 default) is reported with its path, e.g.
  * `spec.http[0].mirror`.
  */
-import { child } from "../../ingest/check.ts";
+import { child } from "../check.ts";
 
 /** true: implemented leaf (any value); an object: implemented message; a one-element array: repeated message. */
 type Shape = true | { [field: string]: Shape } | [Shape];

@@ -4,7 +4,7 @@
  * (validate-traffic-policy.ts) at the top, per port and per subset, subsets (names unique, labels),
  * exportTo and workloadSelector. Warnings: warnings.ts.
  */
-import { type Check, child, isObject, quote, typeName } from "../../ingest/check.ts";
+import { type Check, child, isObject, quote, typeName } from "../check.ts";
 import { istioHost, istioMetadata, labelMap, workloadSelector } from "./common.ts";
 import { eachOf, has, type P, subsetName } from "./validate-fields.ts";
 import { trafficPolicy } from "./validate-traffic-policy.ts";

@@ -3,7 +3,7 @@
  * schema apply them: numbers and percentages, string matches and regexes, subset names,
  * destinations and gateway names. Each returns the first problem with its field path.
  */
-import { type Check, child, isObject, type Problem, quote, typeName } from "../../ingest/check.ts";
+import { type Check, child, isObject, type Problem, quote, typeName } from "../check.ts";
 import { fqdnProblem, isDns1123Label, wildcardDomainProblem } from "./istio-names.ts";
 import { re2Problem } from "./regex.ts";
 

@@ -5,7 +5,7 @@
  * ValidateHTTPHeaderValue with its port of Envoy's header format parser), CORS header names, and
  * the rule that the authority is rewritten in one place only (validateAuthorityRewrite).
  */
-import { child, isObject, typeName } from "../../ingest/check.ts";
+import { child, isObject, typeName } from "../check.ts";
 import { has, type P, str } from "./validate-fields.ts";
 
 const tokenSyntax = /^[!#$%&'*+\-.^_`|~A-Za-z0-9]+$/;

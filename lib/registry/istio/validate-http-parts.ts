@@ -3,8 +3,9 @@
  * validateHTTPMirrors, validateHTTPRedirect, validateHTTPDirectResponse, validateHTTPRetry,
  * validateHTTPRewrite, validateCORSPolicy), with the CRD's bounds: first problem only, with its path.
  */
-import { type Check, child, isObject, oneOf, quote, typeName } from "../../ingest/check.ts";
+
 import { utf8Length } from "../../utf8.ts";
+import { type Check, child, isObject, oneOf, quote, typeName } from "../check.ts";
 import { grpcStatusCodes, retryOnPolicies, retryOnStatusCode } from "./codes.ts";
 import { duration, durationNanos } from "./duration.ts";
 import {

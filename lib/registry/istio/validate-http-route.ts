@@ -3,7 +3,7 @@
  * validateHTTPRouteConflict, validateHTTPRouteMatchRequest, validateHTTPRouteDestinations), with
  * the CRD's bounds: first problem only, with its field path.
  */
-import { child, isObject, quote, typeName } from "../../ingest/check.ts";
+import { child, isObject, quote, typeName } from "../check.ts";
 import { labelMap } from "./common.ts";
 import { duration } from "./duration.ts";
 import { isDns1123Label } from "./istio-names.ts";

@@ -3,7 +3,7 @@
  * validateLocalities) with the CRD's bounds: simple or consistent hash, one hash key and one hash
  * algorithm, a prime maglev table, cookie attributes, locality distribute and failover, warmup.
  */
-import { child, isObject, oneOf } from "../../ingest/check.ts";
+import { child, isObject, oneOf } from "../check.ts";
 import { anyDuration, crdDuration, duration } from "./duration.ts";
 import {
   atMostOneOf,

@@ -4,7 +4,7 @@
  * AUTO_PASSTHROUGH, an HTTPS or TLS port) and validateTLSOptions (certificates that fit the mode),
  * with the CRD's bounds. Its warnings (ciphers, old TLS versions) are in warnings.ts.
  */
-import { child, isObject, oneOf, typeName } from "../../ingest/check.ts";
+import { child, isObject, oneOf, typeName } from "../check.ts";
 import { parseProtocol } from "../kube/protocol.ts";
 import { has, type P, str } from "./validate-fields.ts";
 

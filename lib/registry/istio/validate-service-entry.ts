@@ -5,6 +5,8 @@
  * exportTo. The first problem wins and names its field, relative to the object
  * (`object.spec.ports[1].number`). Warnings: warnings.ts.
  */
+
+import type { Protocol } from "../../model/index.ts";
 import {
   all,
   arrayOf,
@@ -17,8 +19,7 @@ import {
   port,
   quote,
   string,
-} from "../../ingest/check.ts";
-import type { Protocol } from "../../model/index.ts";
+} from "../check.ts";
 import { parseProtocol } from "../kube/protocol.ts";
 import { istioHost, istioMetadata, networkingWorkloadSelector } from "./common.ts";
 import { fqdnProblem, goIpFamily, ipSubnetProblem, isDns1123Label } from "./istio-names.ts";

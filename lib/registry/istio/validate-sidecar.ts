@@ -5,7 +5,7 @@
  * (one catch-all, last; unique ports and sockets; `namespace/host` hosts), the inbound connection
  * pool and the outbound traffic policy. Warnings: warnings.ts.
  */
-import { type Check, child, isObject, oneOf, quote, typeName } from "../../ingest/check.ts";
+import { type Check, child, isObject, oneOf, quote, typeName } from "../check.ts";
 import { istioMetadata, networkingWorkloadSelector } from "./common.ts";
 import {
   fqdnProblem,

@@ -4,7 +4,7 @@
  * validateProxyProtocol) with the CRD's bounds; load balancers in validate-load-balancer.ts. Every
  * field is checked as istiod checks it, whether or not edgepilot implements it.
  */
-import { child, isObject, oneOf, quote } from "../../ingest/check.ts";
+import { child, isObject, oneOf, quote } from "../check.ts";
 import { anyDuration, duration, durationNanos } from "./duration.ts";
 import { fqdnProblem, goIpFamily } from "./istio-names.ts";
 import {

@@ -4,7 +4,7 @@
  * gateways, SNI-style hosts of a gateway's TLS routes, IP addresses), gateways, delegates, HTTP
  * routes (validate-http-route.ts), TLS and TCP routes, exportTo. Warnings: warnings.ts.
  */
-import { type Check, child, isObject, quote, typeName } from "../../ingest/check.ts";
+import { type Check, child, isObject, quote, typeName } from "../check.ts";
 import { istioMetadata, labelMap } from "./common.ts";
 import { goIpFamily, ipSubnetProblem, wildcardDomainProblem } from "./istio-names.ts";
 import { eachOf, gatewayNames, has, matchPort, nonEmpty, type P } from "./validate-fields.ts";

@@ -14,7 +14,7 @@ import {
   quote,
   string,
   typeName,
-} from "../../ingest/check.ts";
+} from "../check.ts";
 import { istioMetadata, labelMap } from "./common.ts";
 import { fqdnProblem, goIpFamily, isDns1123Label } from "./istio-names.ts";
 

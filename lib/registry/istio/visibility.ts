@@ -3,8 +3,9 @@
  * host matching as pkg/config/host (Matches, SubsetOf, MostSpecificHostMatch), and exportTo as
  * istiod validates and applies it to VirtualServices and DestinationRules (default: public).
  */
-import { type Check, typeName } from "../../ingest/check.ts";
-import { parseIp } from "../../ingest/ip.ts";
+
+import { parseIp } from "../../model/ip.ts";
+import { type Check, typeName } from "../check.ts";
 import { isDns1123Label } from "./istio-names.ts";
 
 /**

@@ -4,7 +4,7 @@
  * type, IP addresses as SNI hosts, and its analysis of unreachable rules and ineffective matches
  * (analyzeUnreachableHTTPRules/TCPRules/TLSRules, genMatchHTTPRoutes, coveredValidation).
  */
-import { isObject } from "../../ingest/check.ts";
+import { isObject } from "../check.ts";
 import { goIpFamily, wildcardDomainProblem } from "./istio-names.ts";
 import { bodySize } from "./validate-http-parts.ts";
 import { gatewayHostProblem } from "./validate-virtual-service.ts";

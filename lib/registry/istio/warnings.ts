@@ -4,7 +4,7 @@
  * have no effect. Messages are istiod's, prefixed by the field path where istiod names none. Pure
  * and cheap: meant to run once per admitted object, not per watch event.
  */
-import { isObject } from "../../ingest/check.ts";
+import { isObject } from "../check.ts";
 import { parseProtocol } from "../kube/protocol.ts";
 import { partialWildcardProblem } from "./istio-names.ts";
 import { virtualServiceWarnings } from "./warnings-vs.ts";

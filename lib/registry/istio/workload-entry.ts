@@ -3,8 +3,9 @@
  * Endpoints, as Istio's serviceentry registry converts them (pilot/pkg/serviceregistry/serviceentry
  * conversion.go convertEndpoint and convertWorkloadEntryToWorkloadInstance). Pure.
  */
-import { child } from "../../ingest/check.ts";
+
 import type { Endpoint, Locality } from "../../model/index.ts";
+import { child } from "../check.ts";
 import { sortedRecord } from "../kube/canonical.ts";
 import { augmentLabels, spiffeId } from "../kube/endpoint-builder.ts";
 import { LEGACY_LOCALITY_LABEL, parseLocality } from "../kube/node.ts";

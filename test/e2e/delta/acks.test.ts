@@ -3,7 +3,7 @@
  * on a stale nonce, pushes carrying only what changed, make before break, system_version_info.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { setVersion } from "../../../lib/xds/version.ts";
+import { setVersion } from "../../../lib/resources/version.ts";
 import { type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
 import { type DeltaStream, openDelta } from "./delta-client.ts";
 import {

@@ -28,10 +28,10 @@ import {
   DiscoveryResponseSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { Endpoint } from "../../../lib/model/index.ts";
+import { endpointGenerator } from "../../../lib/resources/generators/index.ts";
+import { toStored } from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
-import { endpointGenerator } from "../../../lib/xds/generators/index.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
-import { toStored } from "../../../lib/xds/version.ts";
 import { checkDeltaResponse, checkSotwResponse } from "../../support/xds-check.ts";
 
 const SERVICES = 10_000;

@@ -7,10 +7,10 @@ import { createIngestApp } from "../../../functions/ingest.ts";
 import { defaultRegistryOptions } from "../../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
 import { runDebounceTurn } from "../../../lib/push/run.ts";
+import { generators } from "../../../lib/resources/generators/index.ts";
 import { encodeValue } from "../../../lib/store/codec.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { listAll } from "../../../lib/store/store.ts";
-import { generators } from "../../../lib/xds/generators/index.ts";
 import { fixtures } from "./arbitraries.ts";
 
 export async function createFuzzMesh() {

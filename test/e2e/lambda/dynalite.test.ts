@@ -13,8 +13,8 @@ import { openConnectUpstream } from "../../../functions/node/agent-connect-upstr
 import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
 import type { DeltaDiscoveryResponse } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { publishedStatus } from "../../../lib/push/status.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { createDynamoStore } from "../../../lib/store/dynamodb.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 import events from "../../fixtures/parity/events.json";
 import istioEvents from "../../fixtures/parity/istio-events.json";
 import istioVersions from "../../fixtures/parity/istio-versions.json";

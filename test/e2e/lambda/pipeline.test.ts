@@ -9,8 +9,8 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publishedStatus } from "../../../lib/push/status.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 import events from "../../fixtures/parity/events.json";
 import versions from "../../fixtures/parity/versions.json";
 import type { LambdaHarness } from "../../support/lambda-harness.ts";

@@ -4,7 +4,7 @@
  * 400 naming the problem, 404 for another /v3 path; versions checked against the parity fixture.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { setVersion } from "../../../lib/xds/version.ts";
+import { setVersion } from "../../../lib/resources/version.ts";
 import { checkRestJson } from "../../support/xds-check.ts";
 import { events, initial, names, type ServedType, TypeUrl } from "./scenario.ts";
 

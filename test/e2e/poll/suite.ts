@@ -10,7 +10,7 @@ import { type Client, ConnectError, createClient, type Transport } from "@connec
 import { beforeAll, describe, expect, it } from "vitest";
 import { DeltaPollService, type PollRequestSchema } from "../../../lib/gen/edgepilot/xds/v1/poll_pb.ts";
 import type { DeltaDiscoveryResponse } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { resourceVersion, setVersion } from "../../../lib/xds/version.ts";
+import { resourceVersion, setVersion } from "../../../lib/resources/version.ts";
 import { checkDeltaResponse } from "../../support/xds-check.ts";
 import {
   detailsAdded,

@@ -14,7 +14,7 @@ import {
   type RouteConfiguration,
   RouteConfigurationSchema,
 } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { rdsOf } from "../../unit/xds/sidecar/inspect.ts";
 import { endpointSlice, event, podName, service, versionedPod } from "../support/kube.ts";
 

@@ -3,7 +3,7 @@ import type { Cluster } from "../../../lib/gen/envoy/config/cluster/v3/cluster_p
 import type { Listener } from "../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
 import type { RouteConfiguration } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import type { DeltaDiscoveryResponse } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import type { DeltaStream } from "../delta/delta-client.ts";
 import { decoded, edsNames, rdsNames } from "./bookinfo-mesh.ts";
 

@@ -14,7 +14,7 @@ import { type RunningAgent, startAgent } from "../../../functions/node/agent-run
 import { DeltaPollService } from "../../../lib/gen/edgepilot/xds/v1/poll_pb.ts";
 import type { Cluster } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { Listener } from "../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { destinationRule, virtualService } from "../../unit/ingest/support/istio.ts";
 import { type DeltaStream, openDelta } from "../delta/delta-client.ts";
 import { apply } from "../delta/mesh.ts";

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, Cluster_DiscoveryType } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { sidecar } from "../../unit/registry/istio/builders.ts";
 import { type DeltaStream, openDelta } from "../delta/delta-client.ts";
 import { apply } from "../delta/mesh.ts";

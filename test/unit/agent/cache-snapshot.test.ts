@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { nodeSha256 } from "../../../functions/node/sha256.ts";
 import { type CacheSnapshot, decodeSnapshot, encodeSnapshot } from "../../../lib/agent/cache-snapshot.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 
 const me = { namespace: "shop", upstream: "https://cp.example:15012" };
 const savedAt = "2026-11-23T10:00:00.000Z";

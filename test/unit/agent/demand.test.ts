@@ -5,7 +5,7 @@ import {
   DeltaDiscoveryRequestSchema,
   DiscoveryRequestSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 
 const CDS = TypeUrl.cluster;
 const EDS = TypeUrl.endpoint;

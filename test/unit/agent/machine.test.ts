@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { type AgentInput, type AgentState, removalsAllowed } from "../../../lib/agent/machine.ts";
 import { maxNamesPerUpstreamRequest } from "../../../lib/agent/requests.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { driveMachine, logs, node, sends } from "./machine-driver.ts";
 
 const CDS = TypeUrl.cluster;

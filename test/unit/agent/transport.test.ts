@@ -15,8 +15,8 @@ import {
   type DeltaDiscoveryRequest,
   DeltaDiscoveryRequestSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { maxPollNackMessageChars, readPollRequest } from "../../../lib/xds/poll-request.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 import { driveMachine, logs, node, sends } from "./machine-driver.ts";
 
 const CDS = TypeUrl.cluster;

@@ -9,9 +9,9 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { ClusterLoadAssignmentSchema } from "../../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
 import type { HeldEndpoints } from "../../../lib/push/held-endpoints.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/index.ts";
-import type { StoredResource } from "../../../lib/xds/types.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 import { event, pod, service } from "../../e2e/support/kube.ts";
 import { destinationRule } from "../ingest/support/istio.ts";
 import {

@@ -9,7 +9,7 @@ import { createPushLogObserver, pushLogLine } from "../../../lib/core/push-log.t
 import { pushRequest } from "../../../lib/model/index.ts";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
 import { sidecarMarker } from "../../../lib/push/sidecar-marker.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 
 const eds: ResourceChange = {
   typeUrl: TypeUrl.endpoint,

@@ -8,10 +8,10 @@ import { ClusterLoadAssignmentSchema } from "../../../lib/gen/envoy/config/endpo
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { validateEvents, validateList } from "../../../lib/ingest/index.ts";
 import { type DebounceOptions, defaultDebounceOptions } from "../../../lib/push/debounce.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import type { StoredResource } from "../../../lib/xds/types.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 import { endpointSlice } from "../../e2e/support/kube.ts";
 import { createManualClock } from "../relay/manual-clock.ts";
 

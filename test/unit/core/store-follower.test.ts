@@ -10,11 +10,12 @@ import { announceUpTo, createStoreFollower, maxCatchUp } from "../../../lib/core
 import type { PushLogEntry, PushVersion, ResourceChange } from "../../../lib/push/flush.ts";
 import { enqueuePush } from "../../../lib/push/queue.ts";
 import { isSidecarMarker, sidecarMarker } from "../../../lib/push/sidecar-marker.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { Store } from "../../../lib/store/store.ts";
 import { publishedBy } from "../../../lib/xds/change-source.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { createManualClock } from "../relay/manual-clock.ts";
 
 /** A change naming one ClusterLoadAssignment at `version`. */

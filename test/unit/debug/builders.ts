@@ -3,8 +3,9 @@ import type { Endpoint } from "../../../lib/model/endpoint.ts";
 import type { Service } from "../../../lib/model/service.ts";
 import type { PushLogEntry } from "../../../lib/push/flush.ts";
 import type { IstioConfig } from "../../../lib/registry/istio/common.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
+import type { EndpointShardsRecord } from "../../../lib/shards/shards-record.ts";
 import { type ProxyRecord, type ProxyRecordType, proxyRecord } from "../../../lib/xds/proxy-record.ts";
-import { type EndpointShardsRecord, TypeUrl } from "../../../lib/xds/types.ts";
 
 export const NODE = "sidecar~10.1.0.9~client-7d9f.default~default.svc.cluster.local";
 export const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);

@@ -3,9 +3,10 @@ import { describe, expect, it } from "vitest";
 import { compareType, readConfigDump } from "../../../lib/debug/config-dump.ts";
 import { proxyDiff } from "../../../lib/debug/proxy-diff.ts";
 import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { createViews } from "../../../lib/xds/view-source.ts";
 import { NODE, NOW, record, recordType } from "./builders.ts";
 

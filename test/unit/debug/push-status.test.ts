@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { maxListedResources, pushStatusItem, readPushStatus } from "../../../lib/debug/push-status.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 import { logEntry, NOW } from "./builders.ts";
 
 describe("pushStatusItem", () => {

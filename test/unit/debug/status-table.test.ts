@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { statusTable, tabulate, xdsCell } from "../../../lib/debug/status-table.ts";
 import type { SyncStatus } from "../../../lib/debug/syncz.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 
 describe("xdsCell: istioctl's rule, NACKED added", () => {
   it.each([

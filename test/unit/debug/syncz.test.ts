@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { readSyncz, syncStatusOf } from "../../../lib/debug/syncz.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 import { NODE, NOW, record, recordType } from "./builders.ts";
 
 const sent = (v: string) => ({ versionInfo: v, nonce: `n-${v}`, versions: {} });

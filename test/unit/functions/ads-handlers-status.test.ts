@@ -13,10 +13,10 @@ import {
   type DiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { createPushSignal } from "../../../lib/push/signal.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { Store } from "../../../lib/store/store.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 
 const nodeId = "sidecar~10.0.0.1~p.ns~ns.svc.cluster.local";
 /** A proxyless client's metadata: it is served the published set. */

@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { cacheFileName, heldVersions, openCacheFile } from "../../../functions/node/agent-cache-file.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 
 const identity = { namespace: "shop", upstream: "https://cp:15012" };
 let dir: string;

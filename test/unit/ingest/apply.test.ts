@@ -2,9 +2,9 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
+import type { EndpointShardsRecord } from "../../../lib/shards/shards-record.ts";
 import { keys, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import type { EndpointShardsRecord } from "../../../lib/xds/types.ts";
 
 const host = "ratings.shop.svc.cluster.local";
 const svc = (labels: Record<string, string> = {}) => ({

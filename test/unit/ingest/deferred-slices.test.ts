@@ -10,9 +10,9 @@ import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { applyEvent, applyEvents, ingestContext, validateEvents } from "../../../lib/ingest/index.ts";
 import { mergeAll, type PushRequest } from "../../../lib/model/index.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
+import type { EndpointShardsRecord } from "../../../lib/shards/shards-record.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import type { EndpointShardsRecord } from "../../../lib/xds/types.ts";
 import { countingStore } from "../xds/counting-store.ts";
 
 const svc = (name: string) => ({

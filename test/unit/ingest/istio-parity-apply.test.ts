@@ -7,8 +7,8 @@
  */
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { createSidecarSnapshots } from "../../../lib/xds/sidecar-snapshots.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 import { loadParityCases } from "../../fixtures/istio-validation/load.ts";
 import { assertEnvoyValid, assertStoreValid } from "../../support/xds-check.ts";
 import { createHarness } from "./support/harness.ts";

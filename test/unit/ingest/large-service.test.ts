@@ -8,6 +8,9 @@ import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
 import { runDebounceTurn } from "../../../lib/push/run.ts";
+import { generators } from "../../../lib/resources/generators/index.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import {
   type EndpointShardsHead,
   isPiecedHead,
@@ -16,8 +19,6 @@ import {
 import { readShards } from "../../../lib/shards/shard-store.ts";
 import { isShardPiece, keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import { generators } from "../../../lib/xds/generators/index.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { countingWrites } from "../shards/builders.ts";
 
 const host = "reviews.default.svc.cluster.local";

@@ -6,9 +6,9 @@ import {
   podsByIp,
   setPodIps,
 } from "../../../lib/ingest/pod-ip-index.ts";
+import type { EndpointShardsRecord } from "../../../lib/shards/shards-record.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import type { EndpointShardsRecord } from "../../../lib/xds/types.ts";
 import { endpointSlice, event, pod, podName, service } from "../../e2e/support/kube.ts";
 import { ingestInto, migrationStores } from "./migration-stores.ts";
 

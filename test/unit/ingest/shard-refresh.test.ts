@@ -7,9 +7,9 @@ import { describe, expect, it } from "vitest";
 import { createIngestCore } from "../../../lib/core/ingest.ts";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { validateEvents } from "../../../lib/ingest/index.ts";
+import type { EndpointShardsRecord } from "../../../lib/shards/shards-record.ts";
 import { keys, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import type { EndpointShardsRecord } from "../../../lib/xds/types.ts";
 import { endpointSlice, event, pod, service } from "../../e2e/support/kube.ts";
 
 const host = "reviews.default.svc.cluster.local";

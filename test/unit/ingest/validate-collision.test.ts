@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { validateEvents } from "../../../lib/ingest/index.ts";
 import { serviceHostname } from "../../../lib/model/index.ts";
-import { virtualHostDomains } from "../../../lib/xds/generators/route.ts";
+import { virtualHostDomains } from "../../../lib/resources/generators/route.ts";
 import { added, service } from "./support/valid-objects.ts";
 
 describe("a Service named with dots", () => {

@@ -9,9 +9,9 @@ import { createMeshHooks, type Flush } from "../../../lib/core/hooks.ts";
 import { createMeshMetrics, maxVersionLabels } from "../../../lib/metrics/mesh-metrics.ts";
 import { createRegistry } from "../../../lib/metrics/registry.ts";
 import { measureStore, sampleEvery } from "../../../lib/metrics/store-metrics.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { applyStagedWrites, isBulkWritable, isSyncReadable, readNow } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 
 /** A push flush whose first event came at `start`, changing `changes` resources. */
 const flushOf = (start: number, changes = 1): Flush => ({

@@ -9,8 +9,8 @@ import {
   routeClusters,
 } from "../../../lib/push/consistency.ts";
 import { type DestinationHost, externalHosts } from "../../../lib/registry/istio/route-destinations.ts";
-import { danglingDestinations } from "../../../lib/xds/generators/route-vs.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { danglingDestinations } from "../../../lib/resources/generators/route-vs.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { ctx, HOST } from "../xds/builders.ts";
 import { clusterGenerator, routeGenerator } from "../xds/checked-generators.ts";
 import { drModel, httpRoute, istioView, vsModel } from "../xds/istio-views.ts";

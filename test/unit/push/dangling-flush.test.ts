@@ -9,8 +9,9 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { RouteConfigurationSchema } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/index.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { event as ev, service } from "../../e2e/support/kube.ts";
 import { createHarness } from "../ingest/support/harness.ts";
 import { destinationRule, serviceEntry, virtualService } from "../ingest/support/istio.ts";

@@ -8,9 +8,9 @@ import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
 import { type FlushDeps, type FlushResult, flush } from "../../../lib/push/flush.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
+import { generators } from "../../../lib/resources/generators/index.ts";
 import type { Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import { generators } from "../../../lib/xds/generators/index.ts";
 import { event, service } from "../../e2e/support/kube.ts";
 
 /** A store with three queued new services, a clock, and a flush over any view of it. */

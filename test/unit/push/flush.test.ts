@@ -13,9 +13,10 @@ import type { GeneratedRecord } from "../../../lib/push/plan.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
 import { runDebounceTurn } from "../../../lib/push/run.ts";
 import { sidecarMarker } from "../../../lib/push/sidecar-marker.ts";
+import type { Generator, StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import { type Generator, type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { generators } from "../xds/checked-generators.ts";
 
 const host = "reviews.default.svc.cluster.local";

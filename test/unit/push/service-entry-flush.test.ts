@@ -9,8 +9,9 @@ import { ClusterResourceType } from "@grpc/grpc-js-xds/build/src/xds-resource-ty
 import type { XdsDecodeContext } from "@grpc/grpc-js-xds/build/src/xds-resource-type/xds-resource-type.js";
 import { describe, expect, it } from "vitest";
 import { type Cluster, ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/index.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { endpointSlice, event as ev, pod, service } from "../../e2e/support/kube.ts";
 import { pgvViolations } from "../../support/pgv/index.ts";
 import { createHarness } from "../ingest/support/harness.ts";

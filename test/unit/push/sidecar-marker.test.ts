@@ -10,6 +10,8 @@ import { DiscoveryRequestSchema } from "../../../lib/gen/envoy/service/discovery
 import type { PushRequest } from "../../../lib/model/index.ts";
 import type { PushLogEntry, ResourceChange } from "../../../lib/push/flush.ts";
 import { isSidecarMarker, needsSidecarMarker, sidecarMarker } from "../../../lib/push/sidecar-marker.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys, listAll } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createPollHub } from "../../../lib/xds/poll-hub.ts";
@@ -17,7 +19,6 @@ import { createPollServer } from "../../../lib/xds/poll-serve.ts";
 import { createSidecarSnapshots } from "../../../lib/xds/sidecar-snapshots.ts";
 import { createSotwSession } from "../../../lib/xds/sotw.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { endpointSlice, event as ev, pod, service } from "../../e2e/support/kube.ts";
 import { createHarness } from "../ingest/support/harness.ts";
 import { destinationRule } from "../ingest/support/istio.ts";

@@ -1,5 +1,5 @@
 /** A manual clock implementing the relay's Timers: time moves only when a test advances it. */
-import type { Timers } from "../../../lib/relay/delivery.ts";
+import type { Timers } from "../../../lib/timers.ts";
 
 /** Timers plus `advance`, which runs due callbacks in time order and lets promises settle between them. */
 export interface ManualClock extends Timers {

@@ -1,7 +1,7 @@
 /** Builders for endpoint shard tests. */
 import type { Endpoint, ShardKey } from "../../../lib/model/index.ts";
+import type { EndpointShardsRecord } from "../../../lib/shards/shards-record.ts";
 import type { Store } from "../../../lib/store/store.ts";
-import type { EndpointShardsRecord } from "../../../lib/xds/types.ts";
 
 export const HOST = "reviews.bookinfo.svc.cluster.local";
 export const NS = "bookinfo";

@@ -7,7 +7,7 @@ import {
   pushForShardUpdate,
   type ShardUpdateOptions,
 } from "../../../lib/shards/endpoint-shards.ts";
-import type { EndpointShardsRecord } from "../../../lib/xds/types.ts";
+import type { EndpointShardsRecord } from "../../../lib/shards/shards-record.ts";
 import { east, ep, HOST, NS, record, west } from "./builders.ts";
 
 const E = "Kubernetes/east";

@@ -11,9 +11,9 @@ import {
   maxPieceEndpoints,
 } from "../../../lib/shards/shard-pieces.ts";
 import { readShards } from "../../../lib/shards/shard-store.ts";
+import type { EndpointShardsRecord } from "../../../lib/shards/shards-record.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
-import type { EndpointShardsRecord } from "../../../lib/xds/types.ts";
 import { countingWrites, east, HOST, NS, numbered, numberedRange, west } from "./builders.ts";
 
 const EAST = "Kubernetes/east";

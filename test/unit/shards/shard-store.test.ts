@@ -6,10 +6,10 @@ import {
   shardEndpointsFromSlices,
   updateServiceEndpoints,
 } from "../../../lib/shards/endpoint-shards.ts";
+import type { EndpointShardsRecord } from "../../../lib/shards/shards-record.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { Entry, Store } from "../../../lib/store/store.ts";
-import type { EndpointShardsRecord } from "../../../lib/xds/types.ts";
 import { east, ep, HOST, NS, record, west } from "./builders.ts";
 
 const shardKey = keys.shards(NS, HOST);

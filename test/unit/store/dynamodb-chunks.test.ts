@@ -6,6 +6,7 @@
 import { type DynamoDBClient, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Endpoint } from "../../../lib/model/endpoint.ts";
+import type { EndpointShardsRecord } from "../../../lib/shards/shards-record.ts";
 import {
   chunkPayloadBytes,
   createDynamoStore,
@@ -16,7 +17,6 @@ import { tableActions } from "../../../lib/store/dynamodb-table.ts";
 import { valueToBytes } from "../../../lib/store/dynamodb-values.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import type { Store } from "../../../lib/store/store.ts";
-import type { EndpointShardsRecord } from "../../../lib/xds/types.ts";
 import { type RunningDynalite, recordCommands, startDynalite } from "../../support/dynalite.ts";
 import { endpoint } from "../xds/builders.ts";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { decodeSegment, keys, segment } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { listAll } from "../../../lib/store/store.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 
 /** Names an attacker might try to smuggle into a key segment. */
 const hostile = [

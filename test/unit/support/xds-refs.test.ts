@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { ListenerSchema } from "../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
 import { RouteConfigurationSchema } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { TcpProxySchema } from "../../../lib/gen/envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy_pb.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { danglingReferences, type EncodedResource } from "../../support/xds-refs.ts";
 import { ctx } from "../xds/builders.ts";
 import { generateAll } from "../xds/checked-generators.ts";

@@ -10,10 +10,10 @@ import {
   DeltaDiscoveryRequestSchema,
   DeltaDiscoveryResponseSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { createDeltaAckExpectations, plainDeltaAck } from "../../../lib/xds/ack-bytes.ts";
 import { deltaResponse } from "../../../lib/xds/delta-response.ts";
 import { encodeDeltaResponse } from "../../../lib/xds/response-bytes.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 
 const bytesOf = (init: Parameters<typeof create<typeof DeltaDiscoveryRequestSchema>>[1]) =>
   toBinary(DeltaDiscoveryRequestSchema, create(DeltaDiscoveryRequestSchema, init));

@@ -8,7 +8,7 @@ import {
 } from "../../../functions/ads-stream.ts";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
 import { createPushSignal } from "../../../lib/push/signal.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 
 const settle = async (turns = 5) => {
   for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));

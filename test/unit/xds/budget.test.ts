@@ -7,6 +7,8 @@ import {
   DeltaDiscoveryResponseSchema,
   DiscoveryResponseSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import {
   defaultMaxResponseBytes,
   deltaResourceBytes,
@@ -17,7 +19,6 @@ import {
   splitByBudget,
 } from "../../../lib/xds/budget.ts";
 import { toResource } from "../../../lib/xds/poll.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 
 /** A resource whose body has `bodyBytes` bytes. */
 const sized = (name: string, bodyBytes: number): StoredResource => ({

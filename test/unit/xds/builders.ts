@@ -1,6 +1,7 @@
 /** Builders for xDS unit tests: model objects and service views with overrides. */
 import type { Endpoint, Service, ServicePort } from "../../../lib/model/index.ts";
-import type { EndpointShardsRecord, GenerateContext, ServiceView } from "../../../lib/xds/types.ts";
+import type { GenerateContext, ServiceView } from "../../../lib/resources/types.ts";
+import type { EndpointShardsRecord } from "../../../lib/shards/shards-record.ts";
 
 export const HOST = "reviews.default.svc.cluster.local";
 export const ctx: GenerateContext = { domainSuffix: "cluster.local" };

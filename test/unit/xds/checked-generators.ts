@@ -3,9 +3,10 @@
  * checked against Envoy's PGV rules (test/support/pgv): a generator producing what Envoy would NACK
  * fails whichever test ran it. Same names and shapes as lib/xds/generators/index.ts.
  */
-import * as lib from "../../../lib/xds/generators/index.ts";
-import type { GenerateContext, Generated, Generator, ServiceView, TypeUrl } from "../../../lib/xds/types.ts";
-import { pushOrder } from "../../../lib/xds/types.ts";
+import * as lib from "../../../lib/resources/generators/index.ts";
+import type { GenerateContext, Generated, Generator, ServiceView } from "../../../lib/resources/types.ts";
+import type { TypeUrl } from "../../../lib/resources/xds-types.ts";
+import { pushOrder } from "../../../lib/resources/xds-types.ts";
 import { pgvViolations } from "../../support/pgv/index.ts";
 
 export {
@@ -14,7 +15,7 @@ export {
   mergedPorts,
   ROUTER_FILTER_NAME,
   virtualHostDomains,
-} from "../../../lib/xds/generators/index.ts";
+} from "../../../lib/resources/generators/index.ts";
 
 /** Throws, listing them, when a generated resource breaks a PGV rule. */
 export function assertGeneratedValid(resources: readonly Generated[]): void {

@@ -1,7 +1,7 @@
 /** Delta session: nonces, ACK/NACK, initial_resource_versions, pushes, ordering, system_version_info. */
 import { describe, expect, it } from "vitest";
-import { TypeUrl } from "../../../lib/xds/types.ts";
-import { setVersion } from "../../../lib/xds/version.ts";
+import { setVersion } from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { ack, harness, nack, req, sent, summary } from "./delta-harness.ts";
 
 const { listener: LDS, route: RDS, cluster: CDS, endpoint: EDS } = TypeUrl;

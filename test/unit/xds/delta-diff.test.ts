@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { type DeltaSubscription, diffForClient } from "../../../lib/xds/delta-diff.ts";
 import type { ResourceSource } from "../../../lib/xds/source.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 
 const CDS = TypeUrl.cluster;
 const res = (name: string, version: string): StoredResource => ({

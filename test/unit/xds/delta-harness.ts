@@ -5,12 +5,13 @@ import {
   type DeltaDiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { StatusSchema } from "../../../lib/gen/google/rpc/status_pb.ts";
+import type { SyncGate } from "../../../lib/resources/sync-gate.ts";
+import type { ProxyStatus, StoredResource } from "../../../lib/resources/types.ts";
+import type { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createDeltaSession } from "../../../lib/xds/delta.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
-import type { SyncGate } from "../../../lib/xds/sync-gate.ts";
-import type { ProxyStatus, StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 
 /** A fresh session; `publish` and `remove` change what the store serves. `gate`: start-up sync; `budget`: EDGEPILOT_MAX_RESPONSE_BYTES. */
 export function harness(

@@ -4,8 +4,8 @@ import {
   DeltaDiscoveryRequestSchema,
   ResourceLocatorSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { checkDeltaRequest, defaultAdsLimits } from "../../../lib/xds/delta-limits.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 
 const limits = { ...defaultAdsLimits, maxNamesPerRequest: 3, maxInitialVersions: 2, maxSubscribedNames: 4 };
 const names = (n: number, prefix = "n") => Array.from({ length: n }, (_, i) => `${prefix}${i}`);

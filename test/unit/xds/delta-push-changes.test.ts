@@ -4,13 +4,14 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { SyncGate } from "../../../lib/resources/sync-gate.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { setVersion } from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createDeltaSession } from "../../../lib/xds/delta.ts";
 import { createStoreSource, type ResourceSource } from "../../../lib/xds/source.ts";
-import type { SyncGate } from "../../../lib/xds/sync-gate.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
-import { setVersion } from "../../../lib/xds/version.ts";
 import { ack, harness, nack, req, summary } from "./delta-harness.ts";
 
 const { cluster: CDS, endpoint: EDS, listener: LDS } = TypeUrl;

@@ -14,13 +14,14 @@ import {
   DeltaDiscoveryResponseSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { useSyncSha256 } from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createDeltaSession, type DeltaSession } from "../../../lib/xds/delta.ts";
 import { encodeDeltaResponse } from "../../../lib/xds/response-bytes.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
-import { useSyncSha256 } from "../../../lib/xds/version.ts";
 import { ack, nack, req } from "./delta-harness.ts";
 
 const { cluster: CDS, endpoint: EDS } = TypeUrl;

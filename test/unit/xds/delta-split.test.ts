@@ -5,9 +5,10 @@ import {
   type DeltaDiscoveryResponse,
   DeltaDiscoveryResponseSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { setVersion } from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { deltaResourceBytes, envelopeBytes } from "../../../lib/xds/budget.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
-import { setVersion } from "../../../lib/xds/version.ts";
 import { ack, harness, nack, req, summary } from "./delta-harness.ts";
 
 const { cluster: CDS, endpoint: EDS } = TypeUrl;

@@ -1,6 +1,6 @@
 /** Delta session: subscriptions by name, wildcard rules, names that do not exist, re-subscription. */
 import { describe, expect, it } from "vitest";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { ack, harness, req, sent, summary } from "./delta-harness.ts";
 
 const { listener: LDS, route: RDS, cluster: CDS, endpoint: EDS } = TypeUrl;

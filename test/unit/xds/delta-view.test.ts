@@ -4,6 +4,8 @@
  * NACKs, settles and unsubscriptions, seeded so every run takes the same steps.
  */
 import { describe, expect, it } from "vitest";
+import { setVersion } from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import {
   answer,
   applySubscription,
@@ -12,8 +14,6 @@ import {
   sent,
   settleOldest,
 } from "../../../lib/xds/delta-state.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
-import { setVersion } from "../../../lib/xds/version.ts";
 import { seededInt } from "../../fixtures/seeded.ts";
 
 /** The view rebuilt from scratch, as the session computed it before it kept one. */

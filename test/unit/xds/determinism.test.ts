@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ServiceView } from "../../../lib/xds/types.ts";
-import { serviceRef, toStored } from "../../../lib/xds/version.ts";
+import type { ServiceView } from "../../../lib/resources/types.ts";
+import { serviceRef, toStored } from "../../../lib/resources/version.ts";
 import { ctx, endpoint, port, service, shards, view } from "./builders.ts";
 import { generateAll } from "./checked-generators.ts";
 

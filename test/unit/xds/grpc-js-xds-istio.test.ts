@@ -19,9 +19,9 @@ import { OutlierDetectionSchema } from "../../../lib/gen/envoy/config/cluster/v3
 import { RouteConfigurationSchema } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { HTTPFaultSchema } from "../../../lib/gen/envoy/extensions/filters/http/fault/v3/fault_pb.ts";
 import { StringMatcherSchema } from "../../../lib/gen/envoy/type/matcher/v3/string_pb.ts";
-import { FAULT_FILTER_NAME } from "../../../lib/xds/generators/route-fault.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
-import { toStored } from "../../../lib/xds/version.ts";
+import { FAULT_FILTER_NAME } from "../../../lib/resources/generators/route-fault.ts";
+import { toStored } from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { pgvViolations } from "../../support/pgv/index.ts";
 import { ctx } from "./builders.ts";
 import { generateAll } from "./checked-generators.ts";

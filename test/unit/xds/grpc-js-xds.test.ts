@@ -22,9 +22,9 @@ import {
   HttpConnectionManagerSchema,
   HttpFilterSchema,
 } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
-import type { ServiceView, StoredResource } from "../../../lib/xds/types.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
-import { toStored } from "../../../lib/xds/version.ts";
+import type { ServiceView, StoredResource } from "../../../lib/resources/types.ts";
+import { toStored } from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { ctx, endpoint, HOST, port, service, shards, view } from "./builders.ts";
 import { generatorFor } from "./checked-generators.ts";
 

@@ -1,7 +1,7 @@
 /** Builders for service views carrying Istio config (VirtualService / DestinationRule models). */
 import { toDestinationRule } from "../../../lib/registry/istio/destination-rule.ts";
 import { toVirtualService } from "../../../lib/registry/istio/virtual-service.ts";
-import type { ServiceView } from "../../../lib/xds/types.ts";
+import type { ServiceView } from "../../../lib/resources/types.ts";
 import { destinationRule, httpRoute, virtualService } from "../registry/istio/builders.ts";
 import { endpoint, port, service, shards, view } from "./builders.ts";
 

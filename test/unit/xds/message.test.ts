@@ -4,7 +4,7 @@ import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_
 import { SocketAddressSchema } from "../../../lib/gen/envoy/config/core/v3/address_pb.ts";
 import { LbEndpointSchema } from "../../../lib/gen/envoy/config/endpoint/v3/endpoint_components_pb.ts";
 import { HttpConnectionManagerSchema } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
-import { adsConfigSource, blank, message } from "../../../lib/xds/generators/shared.ts";
+import { adsConfigSource, blank, message } from "../../../lib/resources/generators/shared.ts";
 
 describe("message(): create() for wide, hot messages", () => {
   const cases = [

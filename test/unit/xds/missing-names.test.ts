@@ -12,11 +12,11 @@ import {
   DiscoveryRequestSchema,
   type DiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { SyncGate } from "../../../lib/resources/sync-gate.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { deltaStep } from "../../../lib/xds/poll.ts";
 import { createSotwSession } from "../../../lib/xds/sotw.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
-import type { SyncGate } from "../../../lib/xds/sync-gate.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 import { ack, harness, req, summary } from "./delta-harness.ts";
 
 const { cluster: CDS, endpoint: EDS, listener: LDS, route: RDS } = TypeUrl;

@@ -6,10 +6,11 @@ import type {
   DeltaDiscoveryRequest,
   DeltaDiscoveryRequestSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import type { ChangedResource } from "../../../lib/xds/poll-hub.ts";
 import type { Timeout } from "../../../lib/xds/poll-serve.ts";
 import type { ResourceSource } from "../../../lib/xds/source.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 
 /** Shorthands: a wildcard type and a named-only type. */
 export const CDS = TypeUrl.cluster;

@@ -3,11 +3,11 @@ import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { DiscoveryRequestSchema } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { StatusSchema } from "../../../lib/gen/google/rpc/status_pb.ts";
+import { setVersion } from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { fetchDiscovery } from "../../../lib/xds/fetch.ts";
 import { pollDelta } from "../../../lib/xds/poll.ts";
 import { maxPollWaitMs, readPollRequest } from "../../../lib/xds/poll-request.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
-import { setVersion } from "../../../lib/xds/version.ts";
 import { CDS, EDS, mutableSource, pollRequest, res, summary } from "./poll-support.ts";
 
 const store = () =>

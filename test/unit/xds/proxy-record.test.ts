@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { ProxyStatus, ProxyTypeStatus } from "../../../lib/resources/types.ts";
 import {
   isExpired,
   maxNodeIdLength,
@@ -6,7 +7,6 @@ import {
   proxyRecord,
   recordBounds,
 } from "../../../lib/xds/proxy-record.ts";
-import type { ProxyStatus, ProxyTypeStatus } from "../../../lib/xds/types.ts";
 
 const CDS = "type.googleapis.com/envoy.config.cluster.v3.Cluster";
 const NODE = "sidecar~10.1.0.9~client-7d9f.default~default.svc.cluster.local";

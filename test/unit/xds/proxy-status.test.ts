@@ -6,10 +6,10 @@ import {
   startProxyStatusSweep,
   sweepProxyStatus,
 } from "../../../lib/core/proxy-status.ts";
+import type { ProxyStatus } from "../../../lib/resources/types.ts";
 import { keys, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { ProxyRecord } from "../../../lib/xds/proxy-record.ts";
-import type { ProxyStatus } from "../../../lib/xds/types.ts";
 import { countingStore } from "./counting-store.ts";
 
 const EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";

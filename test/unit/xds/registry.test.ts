@@ -6,12 +6,12 @@
  */
 import { toJson } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { generators } from "../../../lib/xds/generators/index.ts";
-import { sidecarClusters } from "../../../lib/xds/generators/sidecar/cluster.ts";
-import { sidecarListeners } from "../../../lib/xds/generators/sidecar/listener.ts";
-import { sidecarRouteConfigurations } from "../../../lib/xds/generators/sidecar/route.ts";
+import { generators } from "../../../lib/resources/generators/index.ts";
+import { sidecarClusters } from "../../../lib/resources/generators/sidecar/cluster.ts";
+import { sidecarListeners } from "../../../lib/resources/generators/sidecar/listener.ts";
+import { sidecarRouteConfigurations } from "../../../lib/resources/generators/sidecar/route.ts";
+import type { Generated } from "../../../lib/resources/types.ts";
 import { xdsRegistry } from "../../../lib/xds/registry.ts";
-import type { Generated } from "../../../lib/xds/types.ts";
 import { bookinfoInputs } from "./sidecar/bookinfo.ts";
 
 const render = (list: readonly Generated[]) =>

@@ -5,9 +5,10 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { DeltaDiscoveryResponseSchema } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { deltaResponse } from "../../../lib/xds/delta-response.ts";
 import { encodeDeltaResponse } from "../../../lib/xds/response-bytes.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 
 const stored = (name: string, bytes: number): StoredResource => ({
   typeUrl: TypeUrl.endpoint,

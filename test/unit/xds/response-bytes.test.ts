@@ -8,6 +8,8 @@ import {
   DeltaDiscoveryResponseSchema,
   DiscoveryResponseSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { deltaResponse } from "../../../lib/xds/delta-response.ts";
 import { sotwPieces } from "../../../lib/xds/response.ts";
 import {
@@ -16,7 +18,6 @@ import {
   sharedAny,
   sharedResource,
 } from "../../../lib/xds/response-bytes.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 
 const stored = (o: Partial<StoredResource> = {}): StoredResource => ({
   typeUrl: TypeUrl.endpoint,

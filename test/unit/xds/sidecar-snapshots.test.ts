@@ -9,11 +9,12 @@ import { describe, expect, it } from "vitest";
 import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { Endpoint } from "../../../lib/model/index.ts";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { ServiceView, StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { Store } from "../../../lib/store/store.ts";
 import { createSidecarSnapshots, type SidecarSnapshots } from "../../../lib/xds/sidecar-snapshots.ts";
-import { type ServiceView, type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { assertEnvoyValid } from "../../support/xds-check.ts";
 import { bookinfoViews, ep, host, NS, PROXY_IP } from "./sidecar/bookinfo.ts";
 

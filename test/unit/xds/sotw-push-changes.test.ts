@@ -11,11 +11,12 @@ import {
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { StatusSchema } from "../../../lib/gen/google/rpc/status_pb.ts";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createSotwSession } from "../../../lib/xds/sotw.ts";
 import { createStoreSource, type ResourceSource } from "../../../lib/xds/source.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 
 const { cluster: CDS, endpoint: EDS, listener: LDS, route: RDS } = TypeUrl;
 

@@ -13,13 +13,14 @@ import {
   type DiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { SyncGate } from "../../../lib/resources/sync-gate.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { useSyncSha256 } from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createSotwSession } from "../../../lib/xds/sotw.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
-import type { SyncGate } from "../../../lib/xds/sync-gate.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
-import { useSyncSha256 } from "../../../lib/xds/version.ts";
 
 const { cluster: CDS, endpoint: EDS, route: RDS } = TypeUrl;
 

@@ -10,6 +10,9 @@ import {
   DiscoveryResponseSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { StatusSchema } from "../../../lib/gen/google/rpc/status_pb.ts";
+import type { ProxyStatus, StoredResource } from "../../../lib/resources/types.ts";
+import { setVersion } from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import {
@@ -22,8 +25,6 @@ import { fetchDiscovery } from "../../../lib/xds/fetch.ts";
 import { deltaStep, initialView, pollDelta } from "../../../lib/xds/poll.ts";
 import { createSotwSession } from "../../../lib/xds/sotw.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
-import { type ProxyStatus, type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
-import { setVersion } from "../../../lib/xds/version.ts";
 import { mutableSource, pollRequest, res, summary } from "./poll-support.ts";
 
 const { cluster: CDS, endpoint: EDS } = TypeUrl;

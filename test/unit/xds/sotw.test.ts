@@ -6,14 +6,14 @@ import {
   type DiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { StatusSchema } from "../../../lib/gen/google/rpc/status_pb.ts";
+import type { ProxyStatus, StoredResource } from "../../../lib/resources/types.ts";
+import { setVersion } from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { nodeGenerator } from "../../../lib/xds/node-meta.ts";
 import { createSotwSession } from "../../../lib/xds/sotw.ts";
 import { createStoreSource, type ResourceSource } from "../../../lib/xds/source.ts";
-import type { ProxyStatus, StoredResource } from "../../../lib/xds/types.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
-import { setVersion } from "../../../lib/xds/version.ts";
 
 const { listener: LDS, route: RDS, cluster: CDS, endpoint: EDS } = TypeUrl;
 

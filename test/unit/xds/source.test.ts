@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 
 const res = (typeUrl: TypeUrl, name: string, version = "v1"): StoredResource => ({
   typeUrl,

@@ -1,8 +1,8 @@
 /** Status lists: whole and sorted in status(), cut with their counts in what onStatus reports. */
 import { describe, expect, it } from "vitest";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { proxyRecord, recordBounds } from "../../../lib/xds/proxy-record.ts";
 import { statusLists } from "../../../lib/xds/status-lists.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 import { ack, harness, req } from "./delta-harness.ts";
 
 const names = (n: number) => Array.from({ length: n }, (_, i) => `n${String(n - i).padStart(3, "0")}`);

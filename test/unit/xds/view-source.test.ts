@@ -5,13 +5,14 @@
 import { describe, expect, it } from "vitest";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
 import { toSidecar } from "../../../lib/registry/istio/sidecar.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { loadViewTable, saveViewTable } from "../../../lib/resources/view-store.ts";
+import type { ViewTable } from "../../../lib/resources/view-table.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createDeltaSession } from "../../../lib/xds/delta.ts";
 import type { createStoreSource } from "../../../lib/xds/source.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { createStreamView, createViews } from "../../../lib/xds/view-source.ts";
-import { loadViewTable, saveViewTable } from "../../../lib/xds/view-store.ts";
-import type { ViewTable } from "../../../lib/xds/view-table.ts";
 import { req, sent } from "./delta-harness.ts";
 import { host, mesh, node, RDS, resource, route } from "./view-support.ts";
 

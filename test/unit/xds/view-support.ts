@@ -1,12 +1,13 @@
 /** A mesh of three namespaces' routes over a real memory store, with a view table, for the view tests. */
 import { toSidecar } from "../../../lib/registry/istio/sidecar.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { saveViewTable } from "../../../lib/resources/view-store.ts";
+import { emptyViewTable, type ViewTable } from "../../../lib/resources/view-table.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
 import { createViews } from "../../../lib/xds/view-source.ts";
-import { saveViewTable } from "../../../lib/xds/view-store.ts";
-import { emptyViewTable, type ViewTable } from "../../../lib/xds/view-table.ts";
 
 export const RDS = TypeUrl.route;
 export const host = (ns: string) => `r.${ns}.svc.cluster.local`;

@@ -12,7 +12,7 @@ import {
   DeltaDiscoveryRequestSchema,
   DiscoveryRequestSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { zeroDeltaRequest, zeroSotwRequest } from "../../../lib/xds/zero-requests.ts";
 
 const node = { id: "sidecar~10.1.0.9~client.default~default.svc.cluster.local", cluster: "c" };

@@ -14,9 +14,11 @@ import {
 import { defaultDebounceOptions } from "../../../../lib/push/debounce.ts";
 import type { FlushResult } from "../../../../lib/push/flush.ts";
 import { runDebounceTurn } from "../../../../lib/push/run.ts";
+import type { StoredResource } from "../../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../../lib/resources/xds-types.ts";
+import type { EndpointShardsRecord } from "../../../../lib/shards/shards-record.ts";
 import { keys } from "../../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../../lib/store/memory.ts";
-import { type EndpointShardsRecord, type StoredResource, TypeUrl } from "../../../../lib/xds/types.ts";
 import { generators } from "../../xds/checked-generators.ts";
 
 export interface ServedEndpoint {

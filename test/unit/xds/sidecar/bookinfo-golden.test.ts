@@ -17,7 +17,7 @@ import {
   FilterChainSchema,
 } from "../../../../lib/gen/envoy/config/listener/v3/listener_components_pb.ts";
 import { ListenerSchema } from "../../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
-import { httpConnectionManagerFilter } from "../../../../lib/xds/generators/sidecar/listener-filters.ts";
+import { httpConnectionManagerFilter } from "../../../../lib/resources/generators/sidecar/listener-filters.ts";
 import { assertEnvoyValid } from "../../../support/xds-check.ts";
 import { bookinfoInputs, bookinfoServices, reviewsVs } from "./bookinfo-routes.ts";
 import { clustersAndEndpoints, encode, generateChecked } from "./check.ts";

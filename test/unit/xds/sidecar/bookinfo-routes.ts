@@ -5,9 +5,9 @@
  * 7070, unnamed ▶ sniffed) and an HTTP service in another namespace (httpbin.other 8000).
  */
 import type { Service, ServicePort } from "../../../../lib/model/index.ts";
-import type { ServiceInstance, SidecarInputs } from "../../../../lib/xds/generators/sidecar/types.ts";
-import { defaultSidecarMesh } from "../../../../lib/xds/generators/sidecar/types.ts";
-import type { ServiceView } from "../../../../lib/xds/types.ts";
+import type { ServiceInstance, SidecarInputs } from "../../../../lib/resources/generators/sidecar/types.ts";
+import { defaultSidecarMesh } from "../../../../lib/resources/generators/sidecar/types.ts";
+import type { ServiceView } from "../../../../lib/resources/types.ts";
 import { endpoint, service, shards } from "../builders.ts";
 import { drModel, vsModel } from "../istio-views.ts";
 import { NS, PROXY_IP, productpageProxy } from "./bookinfo.ts";

@@ -8,8 +8,11 @@
 import type { Endpoint, Service, ServicePort } from "../../../../lib/model/index.ts";
 import { toDestinationRule } from "../../../../lib/registry/istio/destination-rule.ts";
 import type { ExternalService } from "../../../../lib/registry/istio/external-services.ts";
-import { defaultSidecarMesh, type SidecarInputs } from "../../../../lib/xds/generators/sidecar/types.ts";
-import type { ServiceView } from "../../../../lib/xds/types.ts";
+import {
+  defaultSidecarMesh,
+  type SidecarInputs,
+} from "../../../../lib/resources/generators/sidecar/types.ts";
+import type { ServiceView } from "../../../../lib/resources/types.ts";
 import { destinationRule } from "../../registry/istio/builders.ts";
 
 export const NS = "default";

@@ -7,12 +7,12 @@
  * cluster has its assignment.
  */
 import { type DescMessage, toBinary } from "@bufbuild/protobuf";
-import { endpointGenerator } from "../../../../lib/xds/generators/endpoint.ts";
-import { sidecarClusters } from "../../../../lib/xds/generators/sidecar/cluster.ts";
-import { sidecarListeners } from "../../../../lib/xds/generators/sidecar/listener.ts";
-import { sidecarRouteConfigurations } from "../../../../lib/xds/generators/sidecar/route.ts";
-import type { SidecarInputs } from "../../../../lib/xds/generators/sidecar/types.ts";
-import type { Generated } from "../../../../lib/xds/types.ts";
+import { endpointGenerator } from "../../../../lib/resources/generators/endpoint.ts";
+import { sidecarClusters } from "../../../../lib/resources/generators/sidecar/cluster.ts";
+import { sidecarListeners } from "../../../../lib/resources/generators/sidecar/listener.ts";
+import { sidecarRouteConfigurations } from "../../../../lib/resources/generators/sidecar/route.ts";
+import type { SidecarInputs } from "../../../../lib/resources/generators/sidecar/types.ts";
+import type { Generated } from "../../../../lib/resources/types.ts";
 import { assertEnvoyValid } from "../../../support/xds-check.ts";
 import { danglingReferences, type EncodedResource } from "../../../support/xds-refs.ts";
 

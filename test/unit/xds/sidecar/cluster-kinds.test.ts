@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Resolution } from "../../../../lib/model/index.ts";
-import { sidecarClusters } from "../../../../lib/xds/generators/sidecar/cluster.ts";
-import { outboundClusters } from "../../../../lib/xds/generators/sidecar/cluster-outbound.ts";
-import { defaultSidecarMesh } from "../../../../lib/xds/generators/sidecar/types.ts";
+import { sidecarClusters } from "../../../../lib/resources/generators/sidecar/cluster.ts";
+import { outboundClusters } from "../../../../lib/resources/generators/sidecar/cluster-outbound.ts";
+import { defaultSidecarMesh } from "../../../../lib/resources/generators/sidecar/types.ts";
 import { bookinfoInputs, ep, host, productpage, reviewsRule, svc, sview } from "./bookinfo.ts";
 import { assertClustersValid, byName, istioMeta, typeName, upstream } from "./cluster-view.ts";
 

@@ -8,8 +8,8 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Cluster } from "../../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
-import { outboundClusters } from "../../../../lib/xds/generators/sidecar/cluster-outbound.ts";
-import { defaultSidecarMesh } from "../../../../lib/xds/generators/sidecar/types.ts";
+import { outboundClusters } from "../../../../lib/resources/generators/sidecar/cluster-outbound.ts";
+import { defaultSidecarMesh } from "../../../../lib/resources/generators/sidecar/types.ts";
 import { host, reviewsRule, reviewsView } from "./bookinfo.ts";
 import {
   assertClustersValid,

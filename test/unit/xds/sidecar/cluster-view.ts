@@ -9,8 +9,9 @@ import {
 } from "../../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { UpstreamTlsContextSchema } from "../../../../lib/gen/envoy/extensions/transport_sockets/tls/v3/tls_pb.ts";
 import { HttpProtocolOptionsSchema } from "../../../../lib/gen/envoy/extensions/upstreams/http/v3/http_protocol_options_pb.ts";
-import { HTTP_PROTOCOL_OPTIONS_KEY } from "../../../../lib/xds/generators/sidecar/cluster-common.ts";
-import { type Generated, TypeUrl } from "../../../../lib/xds/types.ts";
+import { HTTP_PROTOCOL_OPTIONS_KEY } from "../../../../lib/resources/generators/sidecar/cluster-common.ts";
+import type { Generated } from "../../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../../lib/resources/xds-types.ts";
 import { resourceViolations } from "../../../support/xds-check.ts";
 
 /** Throws when any cluster, encoded as sent, breaks a PGV rule (Any contents included). */

@@ -12,7 +12,7 @@
  *   LEAST_REQUEST, default circuit breakers), cluster_tls.go (auto mTLS transport socket matches).
  */
 import { describe, expect, it } from "vitest";
-import { sidecarClusters } from "../../../../lib/xds/generators/sidecar/cluster.ts";
+import { sidecarClusters } from "../../../../lib/resources/generators/sidecar/cluster.ts";
 import { bookinfoInputs, host, PROXY_IP } from "./bookinfo.ts";
 import {
   assertClustersValid,

@@ -11,9 +11,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { SidecarIngress } from "../../../../lib/registry/istio/sidecar.ts";
-import { sidecarClusters } from "../../../../lib/xds/generators/sidecar/cluster.ts";
-import { ingressEndpoint } from "../../../../lib/xds/generators/sidecar/inbound-ingress.ts";
-import type { SidecarInputs } from "../../../../lib/xds/generators/sidecar/types.ts";
+import { sidecarClusters } from "../../../../lib/resources/generators/sidecar/cluster.ts";
+import { ingressEndpoint } from "../../../../lib/resources/generators/sidecar/inbound-ingress.ts";
+import type { SidecarInputs } from "../../../../lib/resources/generators/sidecar/types.ts";
 import { bookinfoInputs, host, PROXY_IP } from "./bookinfo.ts";
 import { generateChecked } from "./check.ts";
 import { assertClustersValid, byName, istioMeta, typeName } from "./cluster-view.ts";

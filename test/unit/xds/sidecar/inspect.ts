@@ -11,7 +11,7 @@ import {
   type TcpProxy,
   TcpProxySchema,
 } from "../../../../lib/gen/envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy_pb.ts";
-import type { Generated } from "../../../../lib/xds/types.ts";
+import type { Generated } from "../../../../lib/resources/types.ts";
 
 /** The chain's HttpConnectionManager, or undefined. */
 export function hcmOf(chain: FilterChain | undefined): HttpConnectionManager | undefined {

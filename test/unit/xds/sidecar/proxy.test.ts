@@ -4,7 +4,7 @@
  * whose endpoints carry the proxy's IP, with the endpoint port as target port).
  */
 import { describe, expect, it } from "vitest";
-import { parseSidecarNode, serviceInstances } from "../../../../lib/xds/generators/sidecar/proxy.ts";
+import { parseSidecarNode, serviceInstances } from "../../../../lib/resources/generators/sidecar/proxy.ts";
 import { bookinfoViews, ep, host, NODE_ID, PROXY_IP, svc, sview } from "./bookinfo.ts";
 
 const meta = {

@@ -9,7 +9,7 @@ import {
   dedupeDomains,
   proxyDnsDomain,
   serviceDomains,
-} from "../../../../lib/xds/generators/sidecar/route-domains.ts";
+} from "../../../../lib/resources/generators/sidecar/route-domains.ts";
 import { bookinfoInputs, svcView } from "./bookinfo-routes.ts";
 import { generateChecked } from "./check.ts";
 import { routeConfig, vhosts } from "./inspect.ts";

@@ -2,11 +2,11 @@
 import { describe, expect, it } from "vitest";
 import { type Cluster, Cluster_LbPolicy } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { ClusterLoadAssignment } from "../../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
-import type { ServiceView } from "../../../lib/xds/types.ts";
-import { toStored } from "../../../lib/xds/version.ts";
-import { ctx, endpoint, HOST, port, service, shards, view } from "./builders.ts";
-import { clusterGenerator, endpointGenerator, generateAll } from "./checked-generators.ts";
-import { drModel, istioView, vsModel } from "./istio-views.ts";
+import type { ServiceView } from "../../../lib/resources/types.ts";
+import { toStored } from "../../../lib/resources/version.ts";
+import { ctx, endpoint, HOST, port, service, shards, view } from "../xds/builders.ts";
+import { clusterGenerator, endpointGenerator, generateAll } from "../xds/checked-generators.ts";
+import { drModel, istioView, vsModel } from "../xds/istio-views.ts";
 
 const clusters = (v: ServiceView) =>
   new Map(clusterGenerator.generate(v, ctx).map((g) => [g.name, g.message as Cluster]));

@@ -12,7 +12,8 @@ import {
 import type { Endpoint } from "../../model/index.ts";
 import { effectivePolicy } from "../../registry/istio/destination-rule.ts";
 import { resolvesByDns } from "../../registry/istio/external-services.ts";
-import { type Generated, type Generator, TypeUrl } from "../types.ts";
+import type { Generated, Generator } from "../types.ts";
+import { TypeUrl } from "../xds-types.ts";
 import { policyFields } from "./cluster-policy.ts";
 import { endpointsByPort, hasLabels, loadAssignment } from "./endpoint.ts";
 import { adsConfigSource, clusterName, mergedPorts, message, subsetClusterName } from "./shared.ts";

@@ -8,7 +8,7 @@ import {
   labelValue,
   type NameRule,
   qualifiedName,
-} from "../../../lib/ingest/names.ts";
+} from "../../../lib/registry/names.ts";
 
 const table: [string, NameRule, string[], string[]][] = [
   [

@@ -1,7 +1,8 @@
 /** Content-hash versions: equal bytes give equal versions on every instance and runtime. */
 import { type DescMessage, toBinary } from "@bufbuild/protobuf";
-import type { Generated, StoredResource, TypeUrl } from "./types.ts";
-import { TypeUrl as TypeUrls } from "./types.ts";
+import type { Generated, StoredResource } from "./types.ts";
+import type { TypeUrl } from "./xds-types.ts";
+import { TypeUrl as TypeUrls } from "./xds-types.ts";
 
 const served = new Set<string>(Object.values(TypeUrls));
 

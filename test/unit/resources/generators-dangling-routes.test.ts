@@ -10,14 +10,15 @@ import type { Route } from "../../../lib/gen/envoy/config/route/v3/route_compone
 import type { RouteConfiguration } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { HTTPFaultSchema } from "../../../lib/gen/envoy/extensions/filters/http/fault/v3/fault_pb.ts";
 import { HttpConnectionManagerSchema } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
-import { FAULT_FILTER_NAME } from "../../../lib/xds/generators/route-fault.ts";
-import { danglingDestinations } from "../../../lib/xds/generators/route-vs.ts";
-import { type ServiceView, TypeUrl } from "../../../lib/xds/types.ts";
-import { toStored } from "../../../lib/xds/version.ts";
+import { FAULT_FILTER_NAME } from "../../../lib/resources/generators/route-fault.ts";
+import { danglingDestinations } from "../../../lib/resources/generators/route-vs.ts";
+import type { ServiceView } from "../../../lib/resources/types.ts";
+import { toStored } from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { pgvViolations } from "../../support/pgv/index.ts";
-import { ctx, HOST } from "./builders.ts";
-import { listenerGenerator, routeGenerator } from "./checked-generators.ts";
-import { drModel, httpRoute, istioView, vsModel } from "./istio-views.ts";
+import { ctx, HOST } from "../xds/builders.ts";
+import { listenerGenerator, routeGenerator } from "../xds/checked-generators.ts";
+import { drModel, httpRoute, istioView, vsModel } from "../xds/istio-views.ts";
 
 const DEFAULT = `outbound|9080||${HOST}`;
 const V1 = `outbound|9080|v1|${HOST}`;

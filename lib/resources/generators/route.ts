@@ -11,7 +11,8 @@ import {
   type RouteConfiguration,
   RouteConfigurationSchema,
 } from "../../gen/envoy/config/route/v3/route_pb.ts";
-import { type GenerateContext, type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
+import type { GenerateContext, Generated, Generator, ServiceView } from "../types.ts";
+import { TypeUrl } from "../xds-types.ts";
 import { defaultRouteHashPolicy, virtualServiceRoutes } from "./route-vs.ts";
 import { clusterName, listenerName, mergedPorts, message } from "./shared.ts";
 

@@ -15,11 +15,11 @@
  * the table whole at keys.viewTable(): readers read it until the flush's first load moves it.
  */
 
-import { splitParts } from "../ingest/buckets.ts";
 import { byCreation } from "../registry/istio/config-meta.ts";
 import type { SidecarModel } from "../registry/istio/sidecar.ts";
 import type { VirtualServiceImport } from "../registry/istio/virtual-service-select.ts";
 import { keys } from "../store/keys.ts";
+import { splitParts } from "../store/parts.ts";
 import type { Store } from "../store/store.ts";
 import { resourceVersion } from "./version.ts";
 import { emptyViewTable, type OverlayRecord, type ViewTable } from "./view-table.ts";

@@ -3,7 +3,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { nodeSha256 } from "../../../functions/node/sha256.ts";
 import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { RouterSchema } from "../../../lib/gen/envoy/extensions/filters/http/router/v3/router_pb.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
 import {
   createSetDigest,
   createVersionMap,
@@ -12,7 +11,8 @@ import {
   setVersion,
   toStored,
   useSyncSha256,
-} from "../../../lib/xds/version.ts";
+} from "../../../lib/resources/version.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { seededInt } from "../../fixtures/seeded.ts";
 
 const text = (s: string) => new TextEncoder().encode(s);

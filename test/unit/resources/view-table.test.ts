@@ -4,8 +4,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { toSidecar } from "../../../lib/registry/istio/sidecar.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
-import { emptyViewTable, resolveView, routedToChanged, type ViewTable } from "../../../lib/xds/view-table.ts";
+import {
+  emptyViewTable,
+  resolveView,
+  routedToChanged,
+  type ViewTable,
+} from "../../../lib/resources/view-table.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 
 const root = "istio-system";
 const sidecar = (namespace: string, hosts: string[], o: { selector?: boolean; created?: string } = {}) =>

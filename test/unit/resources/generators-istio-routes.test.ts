@@ -6,10 +6,10 @@ import type { Route, RouteAction } from "../../../lib/gen/envoy/config/route/v3/
 import type { RouteConfiguration } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { HTTPFaultSchema } from "../../../lib/gen/envoy/extensions/filters/http/fault/v3/fault_pb.ts";
 import { HttpConnectionManagerSchema } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
-import type { ServiceView } from "../../../lib/xds/types.ts";
-import { ctx, HOST } from "./builders.ts";
-import { listenerGenerator, routeGenerator } from "./checked-generators.ts";
-import { drModel, httpRoute, istioView, vsModel } from "./istio-views.ts";
+import type { ServiceView } from "../../../lib/resources/types.ts";
+import { ctx, HOST } from "../xds/builders.ts";
+import { listenerGenerator, routeGenerator } from "../xds/checked-generators.ts";
+import { drModel, httpRoute, istioView, vsModel } from "../xds/istio-views.ts";
 
 const V1 = `outbound|9080|v1|${HOST}`;
 const V2 = `outbound|9080|v2|${HOST}`;

@@ -5,15 +5,15 @@
  */
 import { describe, expect, it } from "vitest";
 import { toSidecar } from "../../../lib/registry/istio/sidecar.ts";
-import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import {
   createViewTableReader,
   loadViewTable,
   maxViewPartChars,
   saveViewTable,
   type ViewHead,
-} from "../../../lib/xds/view-store.ts";
-import { emptyViewTable, type ViewTable } from "../../../lib/xds/view-table.ts";
+} from "../../../lib/resources/view-store.ts";
+import { emptyViewTable, type ViewTable } from "../../../lib/resources/view-table.ts";
+import { keys, listAll, type Store } from "../../../lib/store/index.ts";
 import { migrationStores } from "../ingest/migration-stores.ts";
 
 const RDS = "type.googleapis.com/envoy.config.route.v3.RouteConfiguration";

@@ -1,6 +1,6 @@
 /** Small structural checks that report the first problem with its path. Pure, no dependencies. */
 import { logSafe } from "../log-safe.ts";
-import { type IpFamily, isIpv4, parseIp } from "./ip.ts";
+import { type IpFamily, isIpv4, parseIp } from "../model/ip.ts";
 import type { NameRule } from "./names.ts";
 
 /** A problem at a path relative to the value checked. */

@@ -1,6 +1,7 @@
 /** The proxyless gRPC generators, registered by type URL. */
-import type { GenerateContext, Generated, Generator, ServiceView, TypeUrl } from "../types.ts";
-import { pushOrder } from "../types.ts";
+import type { GenerateContext, Generated, Generator, ServiceView } from "../types.ts";
+import type { TypeUrl } from "../xds-types.ts";
+import { pushOrder } from "../xds-types.ts";
 import { clusterGenerator } from "./cluster.ts";
 import { endpointGenerator } from "./endpoint.ts";
 import { listenerGenerator } from "./listener.ts";

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { maxPackedBytes, packBodies } from "../../../lib/xds/packed-bodies.ts";
-import { type StoredResource, TypeUrl } from "../../../lib/xds/types.ts";
+import { maxPackedBytes, packBodies } from "../../../lib/resources/packed-bodies.ts";
+import type { StoredResource } from "../../../lib/resources/types.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 
 const resource = (name: string, bytes: number, fill: number): StoredResource => ({
   typeUrl: TypeUrl.cluster,

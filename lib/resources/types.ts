@@ -1,36 +1,12 @@
 /** Shared xDS types: what generators take and give, and what the store holds per resource. */
+
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
-import type { Endpoint, Service } from "../model/index.ts";
+import type { Service } from "../model/index.ts";
 import type { DestinationRuleModel } from "../registry/istio/destination-rule.ts";
 import type { DestinationHost } from "../registry/istio/route-destinations.ts";
 import type { VirtualServiceModel } from "../registry/istio/virtual-service.ts";
-
-/** The type URLs we serve, in make-before-break push order. */
-export const TypeUrl = {
-  cluster: "type.googleapis.com/envoy.config.cluster.v3.Cluster",
-  endpoint: "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",
-  listener: "type.googleapis.com/envoy.config.listener.v3.Listener",
-  route: "type.googleapis.com/envoy.config.route.v3.RouteConfiguration",
-} as const;
-export type TypeUrl = (typeof TypeUrl)[keyof typeof TypeUrl];
-
-/** Make before break: clusters, then endpoints, then listeners, then routes. */
-export const pushOrder: readonly TypeUrl[] = [
-  TypeUrl.cluster,
-  TypeUrl.endpoint,
-  TypeUrl.listener,
-  TypeUrl.route,
-];
-
-/** The EndpointShards of one service, as stored under keys.shards(). */
-export interface EndpointShardsRecord {
-  hostname: string;
-  namespace: string;
-  /** shardKeyString ─▶ endpoints reported by that shard. A shard with no endpoints is absent. */
-  shards: Record<string, Endpoint[]>;
-  /** Sorted, unique service accounts of all endpoints in all shards. */
-  serviceAccounts: string[];
-}
+import type { EndpointShardsRecord } from "../shards/shards-record.ts";
+import type { TypeUrl } from "./xds-types.ts";
 
 /** Everything the generators need about one service: every cluster's record and its endpoints. */
 export interface ServiceView {

@@ -5,7 +5,7 @@
  * error naming what was wrong out.
  */
 import type { JsonObject } from "@bufbuild/protobuf";
-import { parseIp } from "../../../ingest/ip.ts";
+import { parseIp } from "../../../model/ip.ts";
 import type { ServiceView } from "../../types.ts";
 import type { ProxyType, ServiceInstance, SidecarProxy } from "./types.ts";
 

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { describe, expect, it } from "vitest";
-import { parseIp } from "../../../lib/ingest/ip.ts";
+import { parseIp } from "../../../lib/model/ip.ts";
 
 describe("parseIp: Go's netip.ParseAddr, then no zone and no IPv4-mapped IPv6", () => {
   const valid: [string, "IPv4" | "IPv6", number[]?][] = [

@@ -7,16 +7,16 @@
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { DiscoveryRequestSchema } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { SyncGate } from "../../../lib/resources/sync-gate.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { fetchDiscovery } from "../../../lib/xds/fetch.ts";
 import { createPollHub } from "../../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../../lib/xds/poll-serve.ts";
 import { answerRest } from "../../../lib/xds/rest.ts";
 import { createSotwSession } from "../../../lib/xds/sotw.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
-import type { SyncGate } from "../../../lib/xds/sync-gate.ts";
-import { TypeUrl } from "../../../lib/xds/types.ts";
-import { harness, req, summary } from "./delta-harness.ts";
-import { mutableSource, pollRequest, summary as pollSummary, res, until } from "./poll-support.ts";
+import { harness, req, summary } from "../xds/delta-harness.ts";
+import { mutableSource, pollRequest, summary as pollSummary, res, until } from "../xds/poll-support.ts";
 
 const { cluster: CDS, endpoint: EDS, listener: LDS } = TypeUrl;
 

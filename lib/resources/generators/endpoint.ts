@@ -13,7 +13,6 @@ import {
   type ClusterLoadAssignment,
   ClusterLoadAssignmentSchema,
 } from "../../gen/envoy/config/endpoint/v3/endpoint_pb.ts";
-import { parseIp } from "../../ingest/ip.ts";
 import {
   type Endpoint,
   type Locality,
@@ -22,8 +21,10 @@ import {
   parseShardKey,
   type ServicePort,
 } from "../../model/index.ts";
+import { parseIp } from "../../model/ip.ts";
 import { resolvesByDns } from "../../registry/istio/external-services.ts";
-import { type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
+import type { Generated, Generator, ServiceView } from "../types.ts";
+import { TypeUrl } from "../xds-types.ts";
 import {
   blank,
   clusterName,

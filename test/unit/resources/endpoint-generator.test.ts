@@ -6,9 +6,9 @@ import {
   ClusterLoadAssignmentSchema,
 } from "../../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
 import type { Endpoint } from "../../../lib/model/index.ts";
-import type { ServiceView } from "../../../lib/xds/types.ts";
-import { ctx, endpoint, HOST, port, service, shards, view } from "./builders.ts";
-import { endpointGenerator } from "./checked-generators.ts";
+import type { ServiceView } from "../../../lib/resources/types.ts";
+import { ctx, endpoint, HOST, port, service, shards, view } from "../xds/builders.ts";
+import { endpointGenerator } from "../xds/checked-generators.ts";
 
 /** The CLA for port 9080, flattened to what a test compares. */
 function summarize(v: ServiceView, p = 9080) {

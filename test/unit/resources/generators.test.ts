@@ -14,9 +14,9 @@ import {
   HttpConnectionManagerSchema,
   HttpFilterSchema,
 } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
-import { connectionManager } from "../../../lib/xds/generators/listener.ts";
-import { pushOrder, TypeUrl } from "../../../lib/xds/types.ts";
-import { ctx, HOST, port, service, view } from "./builders.ts";
+import { connectionManager } from "../../../lib/resources/generators/listener.ts";
+import { pushOrder, TypeUrl } from "../../../lib/resources/xds-types.ts";
+import { ctx, HOST, port, service, view } from "../xds/builders.ts";
 import {
   clusterGenerator,
   endpointGenerator,
@@ -26,7 +26,7 @@ import {
   listenerGenerator,
   routeGenerator,
   virtualHostDomains,
-} from "./checked-generators.ts";
+} from "../xds/checked-generators.ts";
 
 const names = (g: { name: string }[]) => g.map((r) => r.name);
 

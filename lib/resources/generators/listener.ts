@@ -12,7 +12,8 @@ import {
   HttpFilterSchema,
   RdsSchema,
 } from "../../gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
-import { type Generated, type Generator, type ServiceView, TypeUrl } from "../types.ts";
+import type { Generated, Generator, ServiceView } from "../types.ts";
+import { TypeUrl } from "../xds-types.ts";
 import { emptyFaultConfig, FAULT_FILTER_NAME } from "./route-fault.ts";
 import { routesUseFault, virtualServiceRoutes } from "./route-vs.ts";
 import { adsConfigSource, deepFreeze, listenerName, mergedPorts, message, sortedServices } from "./shared.ts";

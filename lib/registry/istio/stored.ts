@@ -1,0 +1,18 @@
+/** Istio configs as the store holds them (ingest writes them, the push reads them). */
+import type { IstioConfig, IstioKind } from "./common.ts";
+import type { ServiceEntrySpec } from "./service-entry.ts";
+import type { WorkloadEntrySpec } from "./workload-entry.ts";
+
+/** The routing kinds (VirtualService, DestinationRule). */
+export type RoutingKind = "VirtualService" | "DestinationRule";
+
+/** One cluster's copy of a config as stored: IstioConfig, with the creation time istiod orders by. */
+export interface StoredConfig<K extends IstioKind = RoutingKind, S = unknown> extends IstioConfig<S> {
+  kind: K;
+  creationTimestamp?: string;
+}
+
+/** A ServiceEntry as stored. */
+export type StoredServiceEntry = StoredConfig<"ServiceEntry", ServiceEntrySpec>;
+/** A WorkloadEntry as stored. */
+export type StoredWorkloadEntry = StoredConfig<"WorkloadEntry", WorkloadEntrySpec>;
