@@ -37,7 +37,7 @@ const envoyFiles = [
   // Sidecar listeners name clusters through tcp_proxy; test/support/xds-refs.ts follows them.
   "envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto",
   // Sidecar listeners: listener filters (virtualInbound, protocol sniffing) and the default retry
-  // policy's previous-hosts predicate (lib/xds/generators/sidecar/).
+  // policy's previous-hosts predicate (lib/resources/generators/sidecar/).
   "envoy/extensions/filters/listener/original_dst/v3/original_dst.proto",
   "envoy/extensions/filters/listener/http_inspector/v3/http_inspector.proto",
   "envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto",

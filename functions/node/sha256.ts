@@ -1,4 +1,4 @@
-/** node:crypto's SHA-256 for lib/xds/version.ts: synchronous, the same digest WebCrypto gives. */
+/** node:crypto's SHA-256 for lib/resources/version.ts: synchronous, the same digest WebCrypto gives. */
 import { hash } from "node:crypto";
 import type { Sha256 } from "../../lib/resources/version.ts";
 

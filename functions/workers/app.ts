@@ -100,7 +100,7 @@ function buildApp(env: Env): Hono {
   const { maxStreams, maxNamesPerRequest } = config.limits;
   const maxRequestBytes = config.limits.maxRequestBytes;
   // The Worker hears no pushes: its views read the table's head on every call (one small value),
-  // its parts only when the head changed (lib/xds/view-store.ts).
+  // its parts only when the head changed (lib/resources/view-store.ts).
   const views = createViews({ store, cache: false, ...sidecarViewOptions(config.registry) });
   mountConnect(
     app,

@@ -2,12 +2,12 @@
  * Per-namespace views at flush time. The shared resources stay the public view; what a namespace
  * sees differently is recorded once per view, never per proxy: the Sidecars that scope it, the
  * VirtualServices a Sidecar may import (for the services they route to) and the services not
- * exported to it (a predicate the streams apply, lib/xds/view-table.ts), and, for the view
+ * exported to it (a predicate the streams apply, lib/resources/view-table.ts), and, for the view
  * candidates of a service (per host: the namespaces a non-public VirtualService or DestinationRule
  * of it reaches, those with a DestinationRule for it, and the namespaces with a Sidecar of their
  * own that may see it), the resources whose content differs, stored as overlays under
  * keys.viewResource() and generated only for the services a push touches. Everything is kept in
- * one ViewTable, stored in bounded parts (lib/xds/view-store.ts) and written only where it changed.
+ * one ViewTable, stored in bounded parts (lib/resources/view-store.ts) and written only where it changed.
  * A mesh without such config reads the head and lists an empty prefix per flush, and writes nothing.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The view table (lib/xds/view-table.ts) in the store, in bounded parts: a table of thousands of
+ * The view table (lib/resources/view-table.ts) in the store, in bounded parts: a table of thousands of
  * overlays or restricted exports would pass the Durable Object's 2 MB value limit (and DynamoDB's
  * 400 KB item) as one value. Each entry (a Sidecar, one service's exportTo, one service's overlay in
  * one view) has an id; ids hash into `viewBuckets` buckets per section; a bucket's entries, sorted by

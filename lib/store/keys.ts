@@ -141,18 +141,18 @@ export const keys = {
   viewResource: (view: string, typeUrl: string, name: string) =>
     `xdsv/${e(view)}/${typeSegment(typeUrl)}/${e(name)}`,
   /**
-   * The view table (ViewTable, lib/xds/view-table.ts) as one value: the layout before it was split
-   * into parts (viewHead, viewPart). Read only to migrate a store an older version wrote (lib/xds/view-store.ts).
+   * The view table (ViewTable, lib/resources/view-table.ts) as one value: the layout before it was split
+   * into parts (viewHead, viewPart). Read only to migrate a store an older version wrote (lib/resources/view-store.ts).
    */
   viewTable: () => "meta/views",
   /**
    * Which parts hold the view table now and the content hash of each (ViewHead,
-   * lib/xds/view-store.ts): a few kilobytes whatever the table's size; its version keys readers' caches.
+   * lib/resources/view-store.ts): a few kilobytes whatever the table's size; its version keys readers' caches.
    */
   viewHead: () => "views/head",
   /**
    * One part of the view table: entries of one section (sidecars, exports, overlays, virtualServices) whose ids hash
-   * to `bucket`, the bucket's `part`-th slice of bounded size (ViewPart, lib/xds/view-store.ts).
+   * to `bucket`, the bucket's `part`-th slice of bounded size (ViewPart, lib/resources/view-store.ts).
    */
   viewPart: (section: string, bucket: number, part: number) => `views/${e(section)}/${bucket}/${part}`,
   /** What one service generated last time, so a push can remove what it no longer generates. */

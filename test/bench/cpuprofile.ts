@@ -1,6 +1,6 @@
 /**
  * A CPU profile (.cpuprofile, V8's format) summed into SELF and INCLUSIVE time per function and per
- * module bucket (lib/ingest, lib/store, lib/push, lib/xds/generators, protobuf-es, GC, ...). Inclusive
+ * module bucket (lib/ingest, lib/store, lib/push, lib/resources/generators, protobuf-es, GC, ...). Inclusive
  * time counts each sample once per function or bucket on its stack (recursion is not counted twice),
  * so a bucket's inclusive share says what removing every call into it would save at most.
  * `tree` prints the call tree instead: frames merged by function along each path, those of at least
@@ -46,7 +46,7 @@ const bucketRules: readonly (readonly [RegExp, string])[] = [
   [/node_modules\/hono/, "hono"],
   [/node_modules\//, "other packages"],
   [/\/lib\/gen\//, "lib/gen"],
-  [/\/lib\/xds\/generators\//, "lib/xds/generators"],
+  [/\/lib\/resources\/generators\//, "lib/resources/generators"],
   [/\/lib\/(ingest|store|push|core|shards|registry|xds)\//, "lib/$1"],
   [/\/lib\/[^/]+$/, "lib (top)"],
   [/\/lib\//, "lib (other)"],

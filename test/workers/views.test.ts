@@ -1,6 +1,6 @@
 /**
  * Per-namespace views through the Worker on workerd: the view table is stored in parts
- * (lib/xds/view-store.ts) inside the MeshStore, and the Worker's Fetch answers each node through
+ * (lib/resources/view-store.ts) inside the MeshStore, and the Worker's Fetch answers each node through
  * its namespace's view. The Worker hears no pushes, so each call reads the table's small head; the
  * parts are read once per head version, not on every call (counted by the object's entry calls).
  */

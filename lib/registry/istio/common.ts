@@ -2,7 +2,7 @@
  * What every Istio networking config shares: its envelope, and the field syntaxes istiod's
  * validation webhook checks the same way in every kind (hosts, labels, workload selectors, the
  * annotations istiod refuses).
- * Pure; checks use lib/ingest/check.ts so their problems carry a field path.
+ * Pure; checks use lib/registry/check.ts so their problems carry a field path.
  */
 import { type Check, child, isObject, type Problem, quote, typeName } from "../check.ts";
 import { labelsProblem, wildcardDomainProblem } from "./istio-names.ts";

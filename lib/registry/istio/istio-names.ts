@@ -1,5 +1,5 @@
 /**
- * The name syntaxes istiod's validation uses, which are not Kubernetes' (lib/ingest/names.ts):
+ * The name syntaxes istiod's validation uses, which are not Kubernetes' (lib/registry/names.ts):
  * pkg/config/labels (DNS-1123 labels of either case, wildcard labels, label maps) and the host
  * checks of pkg/config/validation/agent (ValidateWildcardDomain, ValidateFQDN,
  * ValidatePartialWildCard, ValidateIPSubnet). Each returns istiod's message, or undefined. Pure.

@@ -8,7 +8,7 @@ import versions from "../../fixtures/parity/versions.json";
 
 export { events };
 
-/** The served type URLs (lib/xds/types.ts's, repeated so fixtures type-check against literal keys). */
+/** The served type URLs (lib/resources/types.ts's, repeated so fixtures type-check against literal keys). */
 export const TypeUrl = {
   cluster: "type.googleapis.com/envoy.config.cluster.v3.Cluster",
   endpoint: "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment",

@@ -1,5 +1,5 @@
 /**
- * The view table in parts (lib/xds/view-store.ts) on the memory and file stores: round trip, a
+ * The view table in parts (lib/resources/view-store.ts) on the memory and file stores: round trip, a
  * large table in parts each under the bound, writes only where the table changed, readers that
  * re-read only a changed head's changed parts, and the move of a table an older version stored whole.
  */

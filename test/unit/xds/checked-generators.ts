@@ -1,7 +1,7 @@
 /**
- * lib/xds/generators as the generator tests use them, with every resource each generator returns
+ * lib/resources/generators as the generator tests use them, with every resource each generator returns
  * checked against Envoy's PGV rules (test/support/pgv): a generator producing what Envoy would NACK
- * fails whichever test ran it. Same names and shapes as lib/xds/generators/index.ts.
+ * fails whichever test ran it. Same names and shapes as lib/resources/generators/index.ts.
  */
 import * as lib from "../../../lib/resources/generators/index.ts";
 import type { GenerateContext, Generated, Generator, ServiceView } from "../../../lib/resources/types.ts";
