@@ -65,6 +65,6 @@ export function serveUsage(): string {
       (s) => `  ${`--${s.flag} <v>`.padEnd(18)}${s.env.padEnd(20)}${s.help} (default ${s.fallback})`,
     ),
     "",
-    "EDGEPILOT_TOKEN (ingest), XDS_AUTH and the rest (debounce, limits, auth, registry): README.md, Configuration.",
+    "EDGEPILOT_TOKEN (ingest), XDS_AUTH and the rest (debounce, limits, auth, registry): docs/reference/configuration.md.",
   ].join("\n");
 }

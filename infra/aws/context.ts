@@ -23,7 +23,7 @@ export interface StackSettings {
   logRetentionDays: number;
 }
 
-/** The context keys this app reads, for messages and the README. */
+/** The context keys this app reads, for messages and docs/tasks/aws.md. */
 export const contextKeys = {
   xdsAuth: "xdsAuth",
   issuer: "xdsJwtIssuer",

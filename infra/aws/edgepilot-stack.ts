@@ -71,7 +71,7 @@ export class EdgepilotStack extends Stack {
     const noReads = { XDS_AUTH: "none" };
 
     // Ingest's bearer token: generated here, read by the function, shown to the relay by
-    // `aws secretsmanager get-secret-value` (README: Deploy to AWS).
+    // `aws secretsmanager get-secret-value` (docs/tasks/aws.md: Deploy to AWS).
     const ingestToken = new secretsmanager.Secret(this, "IngestToken", {
       description: "edgepilot EDGEPILOT_TOKEN: the relay's and the admission webhook's bearer token",
       generateSecretString: { passwordLength: 48, excludePunctuation: true },

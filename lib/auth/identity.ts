@@ -96,7 +96,7 @@ const allowed: NodeDecision = Object.freeze({ ok: true });
 
 /**
  * Whether `identity` may send a request with `node`. `nodeRequired`: the first request of an ADS
- * stream (always, as istiod), and every read in jwt mode (see the README: answers will depend on
+ * stream (always, as istiod), and every read in jwt mode (see docs/tasks/authenticating-proxies.md: answers depend on
  * the node's namespace, so a token-bound caller must say who it is).
  */
 export function authorizeNode(

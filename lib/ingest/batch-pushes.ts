@@ -1,8 +1,9 @@
 /**
  * The pushes of one ingest call, merged as they come (createPushMerger: mergeAll's semantics), with
  * the service hosts their full pushes name (serviceHostsOf's answer) gathered the same way. A
- * 100k-event batch makes 100k requests: merged and parsed once at its end, they held the event
- * loop past the 50 ms bound after the paced loop; added one by one, the work goes with each event.
+ * 100k-event batch makes 100k requests: merged and parsed once at its end, they would hold the
+ * event loop past the 50 ms bound in one step after the paced loop; added one by one, the work goes
+ * with each event.
  */
 import { createPushMerger, type PushRequest, parseConfigKey } from "../model/index.ts";
 

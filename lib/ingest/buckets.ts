@@ -8,9 +8,9 @@
  * there are. Used by the reverse index (ref-index.ts) and the pod-IP index (pod-ip-index.ts).
  *
  * A part stores its entries flattened into one list of names (`flat`, `width` names an entry), not
- * as a list of tuples: in the memory store every tuple is an array of its own (~80 bytes of heap
- * for four names), so the reverse index of 100k endpoints held 8 MB of arrays around names the
- * store shares anyway. A part written in the tuple layout (`refs`, before this one) reads as it is.
+ * as a list of tuples: in the memory store every tuple would be an array of its own, a heap object
+ * per entry around names the store shares anyway. A part written in the tuple layout (`refs`, by
+ * older versions) reads as it is.
  */
 
 import { parseIp } from "../model/ip.ts";

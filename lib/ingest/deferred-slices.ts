@@ -10,14 +10,13 @@
  * it reads and writes only its own service's pieces and shard, so the other services' noted
  * slices stay noted. The whole refresh runs first at the flush, then the slices noted after it,
  * each from the store as the per-event order leaves it; it is skipped when it can change nothing
- * (no piece stored and no shard of this cluster: a new service), and its push is dropped, as the
- * Service handler always did (the Service's own full push names the service). A service's pieces
- * are listed once per flush, not once per slice event and again at the refresh.
+ * (no piece stored and no shard of this cluster: a new service), and its push is dropped (the
+ * Service's own full push names the service). A service's pieces are listed once per flush.
  *
  * What proxies see is the same: a batch's pushes are merged anyway (batch-pushes.ts), and the one
  * rebuild compares the shard as the batch found it with the shard it leaves (never seen ▶ full,
  * changed ▶ incremental, same ▶ none, zero ▶ shard dropped, key kept). A slice changed and changed
- * back within one batch now needs no push, as Istio's debounce would merge it. Every other event
+ * back within one batch needs no push, as Istio's debounce would merge it. Every other event
  * kind (a Pod, a Node, a ServiceEntry...) reads shards or pieces of any service, so every noted
  * refresh runs before it: it finds the store as the per-event order left it.
  */

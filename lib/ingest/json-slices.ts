@@ -1,5 +1,5 @@
 /**
- * JSON.parse in slices. One JSON.parse of a 30 MB body holds the event loop for hundreds of ms,
+ * JSON.parse in slices. One JSON.parse of a large body holds the event loop for one long step,
  * so the top two levels of containers (an array of events; a List object and its `items`) are
  * walked here and each value below them is parsed on its own, with the pace awaited in between.
  * The result equals JSON.parse's (own `__proto__` keys included, last duplicate key wins).
@@ -12,7 +12,7 @@ const splitDepth = 2;
 
 /**
  * A body's text: one string, or the pieces it was decoded in, read in order and never joined (a
- * join of a 30 MB body is itself one long step of the event loop).
+ * join of a large body is itself one long step of the event loop).
  */
 export type BodyText = string | readonly string[];
 

@@ -39,8 +39,8 @@ export async function validateList(
   if (!Array.isArray(body.items)) {
     return { ok: false, error: { field: "items", message: `must be an array, got ${typeName(body.items)}` } };
   }
-  // Items are filled in place (the parsed body is ours), a slice at a time: a copy of each item of a
-  // 100k-item list was one long step, mostly the collection of its garbage.
+  // Items are filled in place (the parsed body is ours), a slice at a time: copying each item of a
+  // large list would be one long step, mostly the collection of its garbage.
   const events: { type: "ADDED"; object: unknown }[] = [];
   for (const item of body.items) {
     if (isObject(item)) {

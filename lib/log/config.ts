@@ -6,7 +6,7 @@ import type { LogConfig } from "./logger.ts";
 /** The --help paragraph of the relay and the agent on the two variables (environment only). */
 export const logUsage =
   "Logs: LOG_FORMAT=text|json (default text), LOG_LEVEL=<level> or <scope>:<level>,... as istiod's\n" +
-  '--log_output_level (levels debug, info, warn, error, none; e.g. info,ads:debug). See README "Logs".';
+  "--log_output_level (levels debug, info, warn, error, none; e.g. info,ads:debug). See docs/reference/debug-and-observability.md (Logs).";
 
 /** Text lines and info for every scope: what an unset environment gets. */
 export const defaultLogConfig: LogConfig = { format: "text", levels: defaultLogLevels };

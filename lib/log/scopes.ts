@@ -1,6 +1,6 @@
 /**
  * The scopes of edgepilot's log, named after istiod's where istiod has one, and how the prefix of
- * a `(line) => void` line maps to its scope (README "Logs" has the table).
+ * a `(line) => void` line maps to its scope (docs/reference/debug-and-observability.md, "Logs", has the table).
  */
 
 /** Line prefix (the word before the first ": ") ▶ scope. A line with none of them is `default`. */

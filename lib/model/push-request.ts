@@ -31,7 +31,7 @@ export function pushRequest(p: {
   reason: TriggerReason;
   start: number;
 }): PushRequest {
-  // Assigned, not a computed key in the literal (V8 builds those through the runtime: 4× slower).
+  // Assigned, not a computed key in the literal (V8 builds those through a slower runtime call).
   const reasons: Partial<Record<TriggerReason, number>> = {};
   reasons[p.reason] = 1;
   return {

@@ -1,10 +1,9 @@
 /**
  * An in-process push signal: the debounce driver announces pushes, open xDS streams listen. A push
  * reaches its listeners in slices of at most `sliceMs`, with a yield to the event loop between
- * them, so telling 10,000 streams never holds the loop for the whole fan-out: sockets flush the
- * first streams' responses while the later ones are still being answered (the last stream of 1,000
- * had a change ~12% sooner at p50 and ~30% sooner at p99 here: README), and /ready, ingest and ACKs
- * run between slices.
+ * them, so telling many streams never holds the loop for the whole fan-out: sockets flush the
+ * first streams' responses while the later ones are still being answered, and /ready, ingest and
+ * ACKs run between slices.
  */
 import { yieldToEventLoop } from "../pace.ts";
 import type { ResourceChange } from "./flush.ts";
@@ -45,7 +44,7 @@ export interface PushSignalOptions {
   yieldNow?: () => Promise<void>;
 }
 
-/** Default slice: ~100 streams' answers to one endpoint change; far under the 50 ms a task may hold the loop. */
+/** Default slice: long enough for many streams' answers, far under the 50 ms a task may hold the loop. */
 export const defaultSliceMs = 2;
 
 /**

@@ -138,7 +138,7 @@ const surrogate = /[\ud800-\udfff]/;
  */
 export function compareKeys(a: string, b: string): number {
   if (a === b) return 0;
-  // Without surrogates, UTF-16 order is code-point order: let the engine compare (several times faster).
+  // Without surrogates, UTF-16 order is code-point order: let the engine compare (its native comparison).
   if (!surrogate.test(a) && !surrogate.test(b)) return a < b ? -1 : 1;
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {

@@ -143,7 +143,7 @@ export function summarize(profile: CpuProfile): ProfileSummary {
  * Each sample's time (ms): the gap to the next sample (V8 stores each sample's delta from the
  * previous), at most 4x the median gap. A longer gap is the sampler not running (the process
  * descheduled, or idle with no idle sample taken), not CPU the sampled frame spent: uncapped, one
- * such gap gave a 1-µs frame 96 ms of "self" time.
+ * such gap would credit a frame that ran for microseconds with a long "self" time.
  */
 export function sampleTimes(profile: CpuProfile): number[] {
   const gaps = profile.timeDeltas.slice(1).sort((a, b) => a - b);

@@ -1,5 +1,5 @@
 /**
- * Durable Object calls per ingest batch on workerd (issue 8: ≤ 2 per batch, whatever its size):
+ * Durable Object calls per ingest batch on workerd (the target: ≤ 2 per batch, whatever its size):
  * the real Worker (wrangler.toml) started offline with wrangler's unstable_dev, fed NDJSON batches
  * of 1 to 10,000 watch events (Services and their EndpointSlices), each counted by the MeshStore
  * itself: edgepilot_durable_object_requests{entry} read from the Worker's GET /metrics before and

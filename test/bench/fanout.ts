@@ -8,8 +8,7 @@
  * (PILOT_ENABLE_EDS_DEBOUNCE=false), so the push follows the POST at once. Each change is posted
  * only once the previous one's ACKs have drained (the server's event loop is idle again). The
  * figures are those of a running server: FANOUT_WARMUP (default 20) changes go first, and their CPU
- * is reported apart (a fresh process's first pushes also pay V8 compiling the push and ACK paths;
- * on 2026-12-02 the first 20 changes cost about 30% more than the 20 after them).
+ * is reported apart (a fresh process's first pushes also pay V8 compiling the push and ACK paths).
  * FANOUT_CPU_PROFILE=<file.cpuprofile> writes the server's CPU profile of the changes alone
  * (FANOUT_PROFILE_INTERVAL_US: its sampling interval, default 1000 µs);
  * FANOUT_HEAP_PROFILE=<file.heapprofile> its sampling heap profile of them (garbage included;

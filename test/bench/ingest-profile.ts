@@ -1,5 +1,5 @@
 /**
- * CPU profiles of the 10k ingest and of its publish, apart (issue 8): ingests the mesh of
+ * CPU profiles of the 10k ingest and of its publish, apart: ingests the mesh of
  * ingest-throughput.ts in NDJSON batches of 500, then runs the debounce turn that publishes it, each
  * phase under the inspector's profiler (100 µs sampling); writes ingest.cpuprofile and
  * publish.cpuprofile into the directory given (default .) and prints each phase's buckets

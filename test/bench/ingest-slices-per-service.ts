@@ -1,5 +1,5 @@
 /**
- * Ingest of services with many EndpointSlices each (issue 8, batch-level apply): `services`
+ * Ingest of services with many EndpointSlices each (batch-level apply): `services`
  * Services, each with `slices` slices of 10 endpoints, in NDJSON batches of 500 events. Every
  * slice event rebuilds its service's shard, so the per-event cost grows with the service's
  * endpoints; the throughput row (ingest-throughput.ts) has one slice per service and cannot show it.

@@ -1,5 +1,5 @@
 /**
- * Ingest and publish throughput (issue 8): batched watch events through the real ingest app
+ * Ingest and publish throughput: batched watch events through the real ingest app
  * in-process (hono's app.request, memory store), the debounce flush timed apart; and a whole mesh
  * (N Services + N EndpointSlices × 10 endpoints) ingested and published beside its encoding floor,
  * measured in the same run: toBinary of every published resource, nothing else.

@@ -1,5 +1,5 @@
 /**
- * The largest xDS message (issue 8): a real @grpc/grpc-js client with its DEFAULT limits (4 MiB per
+ * The largest xDS message: a real @grpc/grpc-js client with its DEFAULT limits (4 MiB per
  * received message) subscribes to the whole of a mesh of N Services + N EndpointSlices × E
  * endpoints, ingested through the ingest POST and published by the Node runtime `npm start` runs
  * (in-process, memory store), as a proxyless gRPC client would: CDS and LDS wildcard, then EDS for

@@ -1,5 +1,5 @@
 /**
- * Memory (issue 8): the Node server holding a 10k-service mesh (10k Services + 10k EndpointSlices
+ * Memory: the Node server holding a 10k-service mesh (10k Services + 10k EndpointSlices
  * × 10 endpoints) and serving 1,000 Delta streams (clients in another process, fanout-clients.ts),
  * through 100 endpoint pushes. The server is its own process started exactly as `npm start` starts
  * it (package.json's `start` script: its environment, node flags and compiled entry, built fresh

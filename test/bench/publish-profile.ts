@@ -1,5 +1,5 @@
 /**
- * The 10k publish alone (issue 8): ingests a mesh (test/bench/ingest-throughput.ts's events), then
+ * The 10k publish alone: ingests a mesh (test/bench/ingest-throughput.ts's events), then
  * times one debounce turn, the flush that publishes everything, and the steady-state flush of one
  * endpoint change. With PUBLISH_CPU_PROFILE=<dir>, writes a CPU profile of the first flush only.
  * `npx tsx test/bench/publish-profile.ts 10000`

@@ -48,7 +48,7 @@ async function pushLatency(services: number, runs: number, store?: Store) {
 const pad = (v: string | number, n: number) => String(v).padStart(n);
 const sizes = [100, 1000];
 
-/** Issue 8's targets, each with the figure measured below and the floor measured beside it. */
+/** The targets, each with the figure measured below and the floor measured beside it. */
 const targets: { figure: string; target: string; measured: string; floor: string; met: boolean }[] = [];
 
 console.log("xDS bytes sent to one proxy watching every service (CDS wildcard; EDS, LDS, RDS by name)");
@@ -337,7 +337,7 @@ for (const n of [1000, 10_000]) {
 }
 
 console.log(
-  "\ningest and publish throughput (issue 8 targets; ingest app in-process, 500-event NDJSON batches, memory store," +
+  "\ningest and publish throughput (with their targets; ingest app in-process, 500-event NDJSON batches, memory store," +
     " Node's synchronous SHA-256; Services + EndpointSlices × 10 endpoints; floor = toBinary of every published resource;" +
     " work floor = JSON.parse + validation of every event + the generators over views in memory + toBinary + SHA-256 of every resource, same run)",
 );
@@ -455,7 +455,7 @@ for (const r of await measureLambdaColdStart(5))
     `${r.fn.padEnd(8)} | ${pad(r.bundleKiB, 10)} | ${pad(r.importMs, 14)} | ${pad(r.firstAnswerMs, 15)} | ${r.loadToAnswerMs}`,
   );
 
-console.log("\nissue 8's targets, measured above (floor: measured in the same run)");
+console.log("\ntargets, measured above (floor: measured in the same run)");
 console.log(`${"figure".padEnd(55)} | ${"target".padEnd(40)} | ${"measured".padEnd(60)} | floor | met`);
 for (const t of targets)
   console.log(

@@ -2,8 +2,8 @@
  * The cost of one endpoint change inside Delta (lib/xds/delta.ts) or SotW (lib/xds/sotw.ts)
  * sessions over the memory store, no transport: ingest and flush, then each session's push and
  * ACK. "change-aware" hands the session the flush's changes, bytes included (what the Node runtime
- * does); "full re-diff" re-reads and re-diffs every subscribed name (what a push without changes,
- * or before issue 8, costs). Versions hash with node:crypto, as the Node runtime does.
+ * does); "full re-diff" re-reads and re-diffs every subscribed name (what a push that cannot name
+ * its changes costs). Versions hash with node:crypto, as the Node runtime does.
  */
 import { create } from "@bufbuild/protobuf";
 import { nodeSha256 } from "../../functions/node/sha256.ts";

@@ -1,5 +1,5 @@
 /**
- * The initial push to one Envoy sidecar over the wire (issue 13): the server as `npm start` runs it
+ * The initial push to one Envoy sidecar over the wire: the server as `npm start` runs it
  * (npm-start.ts), `services` services ingested through the real ingest POST, then one raw Delta ADS
  * stream posing as a sidecar of the first service's pod subscribes as Envoy does (CDS and LDS
  * wildcard, then EDS for every EDS cluster and RDS for every route name its listeners take), ACKing

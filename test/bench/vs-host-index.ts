@@ -3,8 +3,8 @@
  * services (memory store), A/B in one run, alternating:
  * - `index`: an exact ServiceEntry host (`api-7.example.com`), found through the host index
  *   (lib/ingest/external-hosts.ts): one read for the hosts;
- * - `scan (before)`: the same event plus the listing of every service the previous code made for
- *   such a host (reproduced here: what the event cost before the index);
+ * - `scan (before)`: the same event plus a listing of every service for such a host (the baseline
+ *   the index is judged against: what the event costs without it);
  * - `wildcard`: `*.example.com`, which still lists every service (it may match any).
  * Median per event over the rounds, and the store entries the event read.
  * `npx tsx test/bench/vs-host-index.ts 10000`.

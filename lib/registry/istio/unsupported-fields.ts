@@ -1,6 +1,6 @@
 /**
  * The fields of a VirtualService, DestinationRule or Sidecar that are accepted but not implemented
- * for every client (the README's proxyless gRPC table: fields only Envoy sidecars apply, such as
+ * for every client (the proxyless gRPC table in docs/concepts/istio-compatibility.md: fields only Envoy sidecars apply, such as
  * rewrite, mirrors or a DestinationRule's tls, stay listed), so ingest can list them once in its
  * summary instead of dropping them silently. Declared as the tree of implemented fields: any other
  * field present (not null and not its proto3 default) is reported with its path, e.g.

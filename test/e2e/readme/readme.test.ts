@@ -1,25 +1,38 @@
 /**
- * The README stays true: every command in its ```sh blocks is either run here, against a real
- * control plane on free ports (`localhost:8080` and `:15010` rewritten to them), with its output
- * checked against what the README shows after it, or named below with the test that exercises it
- * (a file that must exist and contain the marker). A README command nobody covers, or an entry
- * no README command matches any more, fails.
+ * The README and every docs page stay true: every command in the ```sh blocks of README.md and of
+ * each Markdown file under docs/ and examples/ is either run here, against a real control plane on free ports
+ * (`localhost:8080` and `:15010` rewritten to them), with its output checked against what the page
+ * shows after it, or named below with the test that exercises it (a file that must exist and
+ * contain the marker). A command nobody covers, or an entry no command matches any more, fails.
+ * The quick start runs for real: the example client resolves the posted service through the
+ * control plane and proxy-status must show it SYNCED.
  */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
+import { freePort, type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
-const readme = readFileSync(join(root, "README.md"), "utf8");
+
+/** The pages whose commands must stay true: the README first, then docs/ and examples/, sorted. */
+function pages(): string[] {
+  const under = (dir: string) =>
+    readdirSync(join(root, dir), { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => join(dir, f))
+      .sort();
+  return ["README.md", ...under("docs"), ...under("examples")];
+}
 
 /** A README command: its text (continuations and quoted newlines kept) and the comment lines after it. */
 interface Command {
   text: string;
   after: string[];
+  /** The page it is on (set when pages are read). */
+  page?: string;
 }
 
 /** The commands of every ```sh block: newlines inside quotes or after `\` continue a command; `#` starts a comment. */
@@ -110,7 +123,7 @@ const covered: Covered[] = [
     by: "test/e2e/support/proxyless-suite.ts",
     marker: "xds:///",
   },
-  { match: /^npm start &$/, by: "test/e2e/support/runtime.ts", marker: "functions/node/main.ts" },
+  { match: /^npm start( &)?$/, by: "test/e2e/support/runtime.ts", marker: "functions/node/main.ts" },
   {
     match: /^POD_NAMESPACE=default EDGEPILOT_AGENT_UPSTREAM=http:\/\/127\.0\.0\.1:15010 .* npm run agent &$/,
     by: "test/e2e/agent/cli.test.ts",
@@ -187,6 +200,11 @@ const covered: Covered[] = [
     by: "test/unit/infra/aws-cdk.test.ts",
     marker: 'cwd: join(root, "infra", "aws")',
   },
+  {
+    match: /^npx cdk synth -c xdsAuth=token$/,
+    by: "test/unit/infra/aws-cdk.test.ts",
+    marker: '"-c", "xdsAuth=token"',
+  },
   { match: /^npx cdk bootstrap$/, by: "test/unit/infra/aws-cdk.test.ts", marker: '["cdk", "synth"' },
   {
     match: /^npx cdk deploy -c xdsJwtIssuer=\S+ +-c xdsJwksUrl=\S+$/,
@@ -215,6 +233,10 @@ const covered: Covered[] = [
 interface Run {
   match: RegExp;
   check: (out: string, after: string[], dir: string) => void;
+  /** It keeps running (the example client): started, checked on its output so far until the check passes, stopped at the end. */
+  background?: true;
+  /** Run again until the check passes: it reads state that settles after the command before it. */
+  retry?: true;
 }
 /** The README's `# {...}` result, with `…` elisions (e.g. the instance id) left out of the comparison. */
 const documented = (after: string[]) => {
@@ -276,6 +298,28 @@ const runs: Run[] = [
       expect(JSON.parse(out)).toEqual({ error: expect.stringContaining("no live status record") }),
   },
   {
+    match: /^node examples\/proxyless-grpc\/client\.mjs$/,
+    background: true,
+    // The quick start's client: its node, then a call that reached the backend through xDS.
+    check: (out, after) => {
+      expect(out).toContain(after[0]);
+      expect(out).toContain(after.at(-1));
+    },
+  },
+  {
+    match: /^node bin\/edgepilot\.mjs proxy-status$/,
+    retry: true,
+    // The header, and the example client's row with the cells the page shows (SYNCED for every type).
+    check: (out, after) => {
+      const cells = (line: string) => line.trim().split(/\s{2,}/);
+      const [header, row] = after.map(cells) as [string[], string[]];
+      const lines = out.trimEnd().split("\n").map(cells);
+      expect(lines[0]).toEqual(header);
+      const shown = lines.find((l) => l[0] === row[0]);
+      expect(shown?.slice(0, 6), `no SYNCED row for ${row[0]}`).toEqual(row.slice(0, 6));
+    },
+  },
+  {
     match: /^node bin\/edgepilot\.mjs version$/,
     check: (out) => expect(out).toMatch(/^edgepilot \d+\.\d+\.\d+\ncommit /),
   },
@@ -303,27 +347,30 @@ const runs: Run[] = [
   },
 ];
 
-const commands = readmeCommands(readme);
+const commands: Command[] = pages().flatMap((page) =>
+  readmeCommands(readFileSync(join(root, page), "utf8")).map((c) => ({ ...c, page })),
+);
 const matches = (c: Command) => [
   ...covered.filter((e) => e.match.test(c.text)),
   ...runs.filter((e) => e.match.test(c.text)),
 ];
+const where = (c: Command) => `${c.page}: ${JSON.stringify(c.text)}`;
 
-describe("README commands", () => {
+describe("README and docs commands", () => {
   it("are found (and the parser keeps quoted newlines and continuations)", () => {
-    expect(commands.length).toBeGreaterThan(20);
+    expect(commands.filter((c) => c.page === "README.md").length).toBeGreaterThan(5);
+    expect(new Set(commands.map((c) => c.page)).size).toBeGreaterThan(8);
     expect(readmeCommands("```sh\na 'x\ny' \\\n  b   # c\n# {\"k\":1}\n```\n")).toEqual([
       { text: "a 'x\ny'    b", after: ['{"k":1}'] },
     ]);
   });
 
   it("each is run here or covered by exactly one named test, and every entry is still used", () => {
-    for (const c of commands)
-      expect(matches(c).length, `README command not covered: ${JSON.stringify(c.text)}`).toBe(1);
+    for (const c of commands) expect(matches(c).length, `command not covered: ${where(c)}`).toBe(1);
     for (const e of [...covered, ...runs])
       expect(
         commands.some((c) => e.match.test(c.text)),
-        `no README command matches ${e.match}`,
+        `no command matches ${e.match}`,
       ).toBe(true);
   });
 
@@ -337,36 +384,118 @@ describe("README commands", () => {
   });
 });
 
-describe("README commands, run against a control plane", () => {
+/** Polls `check` until it passes or `ms` elapse; then throws its last error. */
+async function eventually(check: () => void | Promise<void>, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (e) {
+      if (Date.now() > deadline) throw new Error(`${what}: ${e instanceof Error ? e.message : e}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("README and docs commands, run against a control plane", () => {
   let cp: RunningControlPlane;
   let dir: string;
+  let backendPort: number;
+  const background: ChildProcess[] = [];
   beforeAll(async () => {
-    // As the README's examples assume: no token, loopback, so ingest and xDS need no credentials.
+    // As the pages' examples assume: no token, loopback, so ingest and xDS need no credentials.
     cp = await startControlPlane({ EDGEPILOT_TOKEN: "", PILOT_DEBOUNCE_AFTER: "10ms" });
     dir = mkdtempSync(join(tmpdir(), "edgepilot-readme-"));
+    backendPort = await freePort();
   });
   afterAll(async () => {
+    for (const child of background) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
     await cp?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it("each runnable command succeeds and prints what the README shows", async () => {
-    const runnable = commands.filter((c) => runs.some((r) => r.match.test(c.text)));
-    expect(runnable.length).toBe(runs.length);
-    for (const c of runnable) {
-      const run = runs.find((r) => r.match.test(c.text)) as Run;
-      const text = c.text
+  /** The push counter; an ingest call that queued a push is followed by a read only once it moved. */
+  const pushVersion = async () =>
+    (
+      (await (await fetch(`http://127.0.0.1:${cp.port}/debug/push_status?limit=1`)).json()) as {
+        pushVersion: number;
+      }
+    ).pushVersion;
+
+  it("each runnable command succeeds and prints what its page shows (the quick start's client SYNCED)", async () => {
+    // A command shown on several pages runs once, and is checked against each page.
+    const texts = [...new Set(commands.map((c) => c.text))].filter((t) => runs.some((r) => r.match.test(t)));
+    const ran = new Set<Run>();
+    const env = {
+      ...process.env,
+      EDGEPILOT_URL: `http://127.0.0.1:${cp.port}`,
+      XDS_PORT: String(cp.xdsPort),
+      BACKEND_PORT: String(backendPort),
+    };
+    for (const original of texts) {
+      const run = runs.find((r) => r.match.test(original)) as Run;
+      ran.add(run);
+      const shown = commands.filter((c) => c.text === original);
+      const text = original
         .replaceAll("localhost:8080", `127.0.0.1:${cp.port}`)
         .replaceAll("localhost:15010", `127.0.0.1:${cp.xdsPort}`)
-        .replaceAll("node bin/edgepilot.mjs", `node ${join(root, "bin/edgepilot.mjs")}`);
-      const out = execFileSync("sh", ["-c", text], { cwd: dir, encoding: "utf8", timeout: 20_000 });
-      try {
-        run.check(out, c.after, dir);
-      } catch (e) {
-        throw new Error(`${c.text}\n${out}\n${e instanceof Error ? e.message : e}`);
+        .replaceAll("50051", String(backendPort))
+        .replaceAll("node bin/edgepilot.mjs", `node ${join(root, "bin/edgepilot.mjs")}`)
+        .replaceAll("node examples/", `node ${join(root, "examples/")}`);
+      const checkAll = (out: string) => {
+        for (const c of shown)
+          try {
+            run.check(out, c.after, dir);
+          } catch (e) {
+            throw new Error(`${where(c)}\n${out}\n${e instanceof Error ? e.message : e}`);
+          }
+      };
+      if (run.background) {
+        const child = spawn("sh", ["-c", `exec ${text}`], {
+          cwd: dir,
+          env,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        background.push(child);
+        let out = "";
+        child.stdout?.on("data", (d) => {
+          out += d;
+        });
+        child.stderr?.on("data", (d) => {
+          out += d;
+        });
+        await eventually(() => checkAll(out), 30_000, "a background command");
+        continue;
       }
-      // Ingest answers before the push: let the debounce publish before a read.
-      if (c.text.includes("/v1/events")) await new Promise((r) => setTimeout(r, 200));
+      const before = original.includes("/v1/events") ? await pushVersion() : undefined;
+      const once = () =>
+        execFileSync("sh", ["-c", text], { cwd: dir, env, encoding: "utf8", timeout: 20_000 });
+      let out = "";
+      if (run.retry)
+        await eventually(
+          () => {
+            out = once();
+            checkAll(out);
+          },
+          20_000,
+          "a command whose state settles",
+        );
+      else {
+        out = once();
+        checkAll(out);
+      }
+      // Ingest answers before the push: a read waits until the push it queued is published.
+      if (before !== undefined && (JSON.parse(out) as { push?: unknown }).push)
+        await eventually(
+          async () => expect(await pushVersion()).toBeGreaterThan(before),
+          10_000,
+          "the push of an ingest call",
+        );
     }
-  }, 60_000);
+    expect([...runs].filter((r) => !ran.has(r))).toEqual([]);
+  }, 120_000);
 });

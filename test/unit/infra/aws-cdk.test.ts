@@ -85,7 +85,7 @@ describe("infra/aws (CDK synth)", () => {
     ({ resources: tk, outputs: tokenOutputs } = synth(token, false));
   }, 60_000);
 
-  it("outputs what the README's deploy steps use: the two URLs, the table and the secrets", () => {
+  it("outputs what docs/tasks/aws.md's deploy steps use: the two URLs, the table and the secrets", () => {
     const url = (fn: string) => ({
       "Fn::GetAtt": [idOf(t, "AWS::Lambda::Url", `${fn}FunctionUrl`), "FunctionUrl"],
     });

@@ -4,7 +4,7 @@
  * against the Kubernetes schemas of kubernetes-models (its class's validate(): required fields,
  * types, formats). Then what makes the manifests deployable: the control plane's probes on /ready,
  * ports, resources, PodDisruptionBudget and non-root security; the relay's own health probes on
- * RELAY_HEALTH_PORT; tokens only from the Secret the README tells how to create; no placeholder
+ * RELAY_HEALTH_PORT; tokens only from the Secret docs/tasks/kubernetes.md tells how to create; no placeholder
  * image; per-cluster CLUSTER_ID in the overlay; the webhook's cluster id in its URL's path.
  */
 import { execFileSync } from "node:child_process";
@@ -201,7 +201,7 @@ describe("the control plane and the relay (base)", () => {
 describe("nothing that cannot work", () => {
   const all = [...rendered.values()].flat();
 
-  it("no placeholder image, no Secret in the manifests: tokens come from edgepilot-token, which the README creates", () => {
+  it("no placeholder image, no Secret in the manifests: tokens come from edgepilot-token, which docs/tasks/kubernetes.md creates", () => {
     for (const o of all)
       for (const c of containers(o)) if (c.name !== "app") expect(c.image, key(o)).toBe("edgepilot");
     expect(all.filter((o) => o.kind === "Secret")).toEqual([]);
@@ -211,12 +211,15 @@ describe("nothing that cannot work", () => {
       ),
     );
     expect(new Set(refs.map((r) => r.name))).toEqual(new Set(["edgepilot-token"]));
-    const readme = readFileSync(join(root, "README.md"), "utf8");
-    const at = readme.indexOf("kubectl -n edgepilot create secret generic edgepilot-token");
-    expect(at, "README: kubectl -n edgepilot create secret generic edgepilot-token").toBeGreaterThan(0);
-    const create = readme.slice(at, readme.indexOf("```", at));
+    const doc = readFileSync(join(root, "docs", "tasks", "kubernetes.md"), "utf8");
+    const at = doc.indexOf("kubectl -n edgepilot create secret generic edgepilot-token");
+    expect(
+      at,
+      "docs/tasks/kubernetes.md: kubectl -n edgepilot create secret generic edgepilot-token",
+    ).toBeGreaterThan(0);
+    const create = doc.slice(at, doc.indexOf("```", at));
     for (const k of new Set(refs.map((r) => r.key)))
-      expect(create, `README creates ${k}`).toContain(`--from-literal=${k}=`);
+      expect(create, `docs/tasks/kubernetes.md creates ${k}`).toContain(`--from-literal=${k}=`);
   });
 
   it("overlays/cluster-a sets CLUSTER_ID on the control plane and the relay", () => {

@@ -1,6 +1,6 @@
 /**
  * wrangler.toml is ready for `wrangler deploy`: minified, observability on, a route placeholder,
- * the secrets listed (here and in the README); and `wrangler deploy --dry-run --outdir` (offline:
+ * the secrets listed (here and in docs/tasks/cloudflare.md); and `wrangler deploy --dry-run --outdir` (offline:
  * it bundles and checks the configuration without an account) builds the Worker. About 8 s.
  */
 import { execFileSync } from "node:child_process";
@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const toml = readFileSync(join(root, "wrangler.toml"), "utf8");
-const readme = readFileSync(join(root, "README.md"), "utf8");
+const doc = readFileSync(join(root, "docs", "tasks", "cloudflare.md"), "utf8");
 
 describe("wrangler.toml", () => {
   it("minifies, turns observability on, documents a route and the secrets", () => {
@@ -21,7 +21,7 @@ describe("wrangler.toml", () => {
     expect(toml).toMatch(/^# routes = \[\{ pattern = "[^"]+", custom_domain = true \}\]$/m);
     for (const secret of ["EDGEPILOT_TOKEN", "EDGEPILOT_XDS_TOKEN"]) {
       expect(toml).toContain(`wrangler secret put ${secret}`);
-      expect(readme).toContain(`npx wrangler secret put ${secret}`);
+      expect(doc).toContain(`npx wrangler secret put ${secret}`);
       // A secret is never a var.
       expect(toml).not.toMatch(new RegExp(`^${secret}\\s*=`, "m"));
     }
