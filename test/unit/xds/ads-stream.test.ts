@@ -1,13 +1,13 @@
-/** runAdsStream and pumpAdsStream (functions/ads-stream.ts): ordering, coalescing, bounded reading, the sink. */
+/** runAdsStream and pumpAdsStream (lib/xds/ads-stream.ts): ordering, coalescing, bounded reading, the sink. */
 import { describe, expect, it } from "vitest";
+import type { ResourceChange } from "../../../lib/push/flush.ts";
+import { createPushSignal } from "../../../lib/push/signal.ts";
 import {
   maxPendingChanges,
   pumpAdsStream,
   runAdsStream,
   type StreamSession,
-} from "../../../functions/ads-stream.ts";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
-import { createPushSignal } from "../../../lib/push/signal.ts";
+} from "../../../lib/xds/ads-stream.ts";
 import { TypeUrl } from "../../../lib/xds/types.ts";
 
 const settle = async (turns = 5) => {

@@ -6,9 +6,9 @@
  * keeps two numbers and a count, and builds nothing.
  */
 
-import type { StreamKind, XdsReporter } from "../lib/core/hooks.ts";
-import type { Node } from "../lib/gen/envoy/config/core/v3/base_pb.ts";
-import { seconds } from "../lib/metrics/clock.ts";
+import type { StreamKind, XdsReporter } from "../core/hooks.ts";
+import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
+import { seconds } from "../metrics/clock.ts";
 import type { ResponseSink, StreamHooks } from "./ads-stream.ts";
 
 /** The request fields a report reads (SotW and Delta requests both have them). */
