@@ -48,13 +48,15 @@ export function callWindowMs(remainingMs: number): number {
 
 /**
  * The xDS server settings of a Lambda container (server-defaults.test.ts compares them with the
- * other hosts'): as Node's over a shared store, whose proxy status records are billed writes.
+ * other hosts'): as Node's over a shared store, whose proxy status records are billed writes; no
+ * sweep, since DynamoDB expires proxy records by their TTL attribute and a container runs only
+ * while an invocation is open.
  */
 export function lambdaXdsSettings(config: Pick<Config, "limits" | "registry">): XdsServerSettings {
   return {
     limits: config.limits,
     registry: config.registry,
-    proxyStatus: { writeIntervalMs: sharedProxyStatusWriteIntervalMs },
+    proxyStatus: { writeIntervalMs: sharedProxyStatusWriteIntervalMs, sweep: false },
   };
 }
 

@@ -11,6 +11,7 @@ import { isLoopback, xdsAuthLogLine } from "../../lib/auth/config.ts";
 import { type Config, sharedStore } from "../../lib/config.ts";
 import { createMeshCore } from "../../lib/core/mesh-core.ts";
 import { proxyStatusWriteIntervalMs, sharedProxyStatusWriteIntervalMs } from "../../lib/core/proxy-status.ts";
+import { createPushLogObserver } from "../../lib/core/push-log.ts";
 import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
 import { attachMetrics, createRegistry, measureStore } from "../../lib/metrics/index.ts";
 import { createPace } from "../../lib/pace.ts";
@@ -100,16 +101,12 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     },
     log,
     requestTurn: () => timer.poke(),
-    logStreams: true,
-    // A whole-mesh publish over the memory store yields every ~10 ms (no I/O would let others run).
-    flushPace: createPace,
-    // Proxy status records left by a process that died (durable stores) expire and are swept.
-    sweepProxyStatus: true,
     // Other instances write a shared store too: ingest takes its lease, and this instance follows
     // their pushes (and turns for what they queued) every EDGEPILOT_STORE_POLL_INTERVAL.
-    shared,
-    pollIntervalMs: config.storePollIntervalMs,
+    ...(shared && { follow: { intervalMs: config.storePollIntervalMs } }),
   });
+  // One line per push, naming how many streams of this instance it reached.
+  core.observe(createPushLogObserver(log, { streams: true }));
   // GET /metrics: the core's metrics (its hooks and store) and this process's event-loop lag.
   const metrics = attachMetrics(core, registry);
   const stopLag = addEventLoopLag(metrics.registry);
@@ -120,8 +117,11 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     now,
     shutdown: shutdown.signal,
   });
-  const timer = createDebounceTimer({ turn: () => core.turn(), now, log });
+  // A whole-mesh publish over the memory store yields every ~10 ms (no I/O would let others run).
+  const timer = createDebounceTimer({ turn: () => core.turn({ pace: createPace() }), now, log });
   const startState = await core.start();
+  // Proxy status records left by a process that died (durable stores) expire and are swept.
+  xds.start();
   // A durable store loaded synced but not yet published: one turn publishes it and opens the gate.
   if (startState.synced && !startState.published) timer.poke();
   let serving = false;
@@ -201,6 +201,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
       shutdown.abort();
       await timer.stop();
       core.stop();
+      xds.stop();
       stopLag();
       metrics.detach();
       for (const s of sessions) s.close();

@@ -89,7 +89,7 @@ function buildApp(env: Env): Hono {
     timers: { now: () => Date.now(), setTimeout: () => undefined, clearTimeout: () => undefined },
     log,
     cached: false,
-    onSynced: () => void kick(),
+    requestTurn: () => void kick(),
   });
   const { guard, ready } = setupGuard(config.xdsAuth, { now: () => Date.now(), log });
   ready.catch((err: unknown) =>

@@ -13,7 +13,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Hono } from "hono";
 import type { Config } from "../../lib/config.ts";
 import { createMeshCore, type MeshCore } from "../../lib/core/mesh-core.ts";
-import { turnFailedLine, turnRetryMs } from "../../lib/core/push-log.ts";
+import { createPushLogObserver, turnFailedLine, turnRetryMs } from "../../lib/core/push-log.ts";
 import { type LineLog, logError, logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import {
@@ -169,6 +169,8 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
             logWarn(log, `debounce: arming the alarm failed, the cron trigger will push: ${logSafe(err)}`),
           ),
       });
+      // One line per push, without stream counts (the Worker's lines never had them).
+      this.#core.observe(createPushLogObserver(log, { streams: false }));
       // The core's metrics live here with it; the Worker's GET /metrics asks for them (metrics()).
       this.#metrics = attachMetrics(this.#core, this.#registry);
       this.#started = this.#core.start().then(

@@ -1,7 +1,7 @@
 /**
  * The read side of one host, built once: the store source, the per-namespace views, the poll hub
  * and poll server, the ADS methods (SotW and Delta over one stream limit), Fetch, REST, status and
- * the debug readers, all over one mesh core (its store, feed, sync gate and xDS reporter), as
+ * the debug readers, and the sweep of expired proxy status records, all over one mesh core (its store, feed, sync gate and xDS reporter), as
  * go-control-plane's NewServer composes REST, SotW and Delta over one cache. A host mounts the
  * pieces on its transport (functions/xds.ts, poll.ts, rest.ts, debug.ts, node/ads-h2.ts) and
  * chooses only what it can keep (XdsServerSettings); every default lives in resolveXdsSettings.
@@ -13,7 +13,11 @@ import { defaultLimits, type Limits } from "../config.ts";
 import type { ChangeFeed } from "../core/change-feed.ts";
 import type { XdsReporter } from "../core/hooks.ts";
 import { createPollNackLogger, createPollNackRecorder } from "../core/poll-nack.ts";
-import { createProxyStatusRecorders, proxyStatusWriteIntervalMs } from "../core/proxy-status.ts";
+import {
+  createProxyStatusRecorders,
+  proxyStatusWriteIntervalMs,
+  startProxyStatusSweep,
+} from "../core/proxy-status.ts";
 import type { DiscoveryRequest } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { type PublishedStatus, publishedStatus } from "../push/status.ts";
 import type { SyncState } from "../push/sync-state.ts";
@@ -63,9 +67,11 @@ export interface XdsServerSettings {
   sidecarResources?: boolean;
   /**
    * Proxy status records (keys.proxy) written by ADS streams and Poll/Watch NACKs, at most once per
-   * `writeIntervalMs` per stream (default 1 s). False: none is written (Poll NACKs are logged once).
+   * `writeIntervalMs` per stream (default 1 s); from start() to stop() the expired ones are swept
+   * unless `sweep` is false (a store that expires them itself). False: none is written (Poll NACKs
+   * are logged once).
    */
-  proxyStatus?: false | { writeIntervalMs?: number };
+  proxyStatus?: false | { writeIntervalMs?: number; sweep?: boolean };
 }
 
 /** The settings with every default applied: what the server is actually built with. */
@@ -73,7 +79,7 @@ export interface ResolvedXdsSettings {
   limits: XdsLimits;
   ads: AdsLimits;
   views: Omit<ViewsOptions, "store">;
-  proxyStatus: false | { writeIntervalMs: number };
+  proxyStatus: false | { writeIntervalMs: number; sweep: boolean };
 }
 
 /** Settings plus what only the running host has. */
@@ -105,6 +111,10 @@ export interface XdsServer {
   /** What the /debug/* readers read (functions/debug.ts). */
   readonly debug: { store: Store; views: Views; now: () => number; instance: () => Promise<string> };
   status(): Promise<XdsStatus>;
+  /** Starts sweeping expired proxy status records when the settings say so (call after the core's start()). */
+  start(): void;
+  /** Stops the sweep; the host ends its streams through `shutdown`. */
+  stop(): void;
   /** The ADS methods, one stream limit for every transport: present when the core has a feed. */
   readonly ads?: AdsHandlers;
   /** DeltaPollService's Poll and Watch, woken by the feed: present when the core has a feed. */
@@ -135,7 +145,11 @@ export function resolveXdsSettings(settings: XdsServerSettings): ResolvedXdsSett
       sidecarResources: settings.sidecarResources ?? true,
       ...(settings.registry && sidecarViewOptions(settings.registry)),
     },
-    proxyStatus: status && { writeIntervalMs: status.writeIntervalMs ?? proxyStatusWriteIntervalMs },
+    proxyStatus: status && {
+      writeIntervalMs: status.writeIntervalMs ?? proxyStatusWriteIntervalMs,
+      // The streams of a process that died leave records only a sweep (or the store's TTL) removes.
+      sweep: status.sweep ?? true,
+    },
   };
 }
 
@@ -169,6 +183,7 @@ export function createXdsServer(core: XdsCore, options: XdsServerOptions): XdsSe
     const sync = await core.sync?.state?.();
     return { published, ...(sync && { sync }) };
   };
+  let stopSweep: (() => void) | undefined;
   const server: XdsServer = {
     settings,
     source,
@@ -181,6 +196,13 @@ export function createXdsServer(core: XdsCore, options: XdsServerOptions): XdsSe
     rest: { source, views, limits, gate },
     debug: { store, views, now, instance: async () => (await core.sync?.state?.())?.instance ?? "" },
     status,
+    start() {
+      if (record !== false && record.sweep) stopSweep ??= startProxyStatusSweep({ store, log, now });
+    },
+    stop() {
+      stopSweep?.();
+      stopSweep = undefined;
+    },
   };
   if (!feed) return server;
   feed.attach(views);

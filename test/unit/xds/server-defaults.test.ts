@@ -61,7 +61,7 @@ const hosts: Difference[] = [
     differs: [
       {
         why: "status writes to a shared store are billed and other instances write too",
-        resolved: () => ({ proxyStatus: { writeIntervalMs: sharedProxyStatusWriteIntervalMs } }),
+        resolved: () => ({ proxyStatus: { writeIntervalMs: sharedProxyStatusWriteIntervalMs, sweep: true } }),
       },
     ],
   },
@@ -71,7 +71,13 @@ const hosts: Difference[] = [
     differs: [
       {
         why: "its store is always shared (DynamoDB): as Node's over a shared store",
-        resolved: () => ({ proxyStatus: { writeIntervalMs: sharedProxyStatusWriteIntervalMs } }),
+        resolved: () => ({ proxyStatus: { writeIntervalMs: sharedProxyStatusWriteIntervalMs, sweep: true } }),
+      },
+      {
+        why: "DynamoDB expires proxy records by their TTL, and a container runs only during invocations",
+        resolved: () => ({
+          proxyStatus: { writeIntervalMs: sharedProxyStatusWriteIntervalMs, sweep: false },
+        }),
       },
     ],
   },
@@ -123,7 +129,7 @@ describe("the hosts' xDS server settings", () => {
           sidecarResources: true,
           ...sidecarViewOptions(c.registry),
         });
-        expect(node.proxyStatus).toEqual({ writeIntervalMs: proxyStatusWriteIntervalMs });
+        expect(node.proxyStatus).toEqual({ writeIntervalMs: proxyStatusWriteIntervalMs, sweep: true });
       });
 
       for (const h of hosts) {
