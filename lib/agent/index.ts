@@ -7,7 +7,7 @@
  * ```
  *  local proxies (grpc-js-xds, Envoy)          edgepilot agent                         upstream
  *  ── ADS SotW/Delta ──▶ agent-local.ts tap ──▶ the server's own ADS handlers ─┐
- *     (namespace check, asks, NACKs)            (lib/xds/ads-handlers.ts)    │ read
+ *     (namespace check, asks, NACKs)            (lib/xds/ads-handlers.ts)      │ read
  *                 │ demand / nack                                              ▼
  *                 ▼                                                   cache: memory Store,
  *        machine.ts step() ──send──▶ agent-upstream.ts ══ Delta ADS ══▶ Node edgepilot (XDS_PORT)

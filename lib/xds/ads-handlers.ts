@@ -215,7 +215,7 @@ function viewed<Req extends { node?: Node | undefined }, Res>(
 ) {
   const { pushNow, requestNow } = session;
   return {
-    // The synchronous paths (functions/ads-stream.ts) only when the view answers at once too.
+    // The synchronous paths (ads-stream.ts) only when the view answers at once too.
     ...(pushNow && {
       pushNow(changed?: readonly ResourceChange[]): Res[] | undefined {
         const taken = view.pushNow(changed);
