@@ -56,7 +56,7 @@ export interface IngestAppOptions extends IngestAuthOptions {
 
 /**
  * The app over a mesh core's ingest (`core`), or over the means to build one (a store, clock,
- * registry options, and optionally the sync tracker and onEnqueued) for a host that has no core.
+ * registry options, and optionally the sync tracker and requestTurn) for a host that has no core.
  * With sync, every answer names the state's instance (x-edgepilot-instance, and `instance` in
  * JSON summaries) and /ready's body says how far start-up sync got.
  */

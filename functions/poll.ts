@@ -3,8 +3,8 @@
  * with refusals mapped to Connect codes and Any payloads rendered through the xDS JSON registry.
  */
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
-import type { Limits } from "../lib/config.ts";
 import { DeltaPollService } from "../lib/gen/edgepilot/xds/v1/poll_pb.ts";
+import type { Limits } from "../lib/xds/limits.ts";
 import { PollRefusedError, type PollServer } from "../lib/xds/poll-serve.ts";
 import { xdsRegistry } from "../lib/xds/registry.ts";
 

@@ -6,9 +6,9 @@
  */
 import type { Hono } from "hono";
 import type { XdsGuard } from "../lib/auth/guard.ts";
-import type { Limits } from "../lib/config.ts";
 import type { DiscoveryRequest } from "../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { openGate, type SyncGate } from "../lib/resources/sync-gate.ts";
+import type { Limits } from "../lib/xds/limits.ts";
 import { answerRest, restPaths } from "../lib/xds/rest.ts";
 import type { ResourceSource } from "../lib/xds/source.ts";
 import type { Views } from "../lib/xds/view-source.ts";

@@ -1,29 +1,25 @@
 /** Runtime configuration from environment variables, validated, with Istio's defaults. */
 import { parseXdsAuth, type XdsAuthConfig } from "./auth/config.ts";
+import type { MeshSettings } from "./core/mesh-core.ts";
 import { defaultPollIntervalMs } from "./core/store-follower.ts";
-import type { RegistryOptions } from "./ingest/context.ts";
 import { parseLogConfig } from "./log/config.ts";
 import type { LogConfig } from "./log/logger.ts";
-import { type DebounceOptions, parseDuration } from "./push/debounce.ts";
+import { parseDuration } from "./push/debounce.ts";
 import { parseDiscoverySelectors } from "./registry/kube/selectors.ts";
-import { defaultMaxResponseBytes, envelopeBytes } from "./xds/budget.ts";
-import { defaultAdsLimits } from "./xds/delta-limits.ts";
+import { envelopeBytes } from "./xds/budget.ts";
+import { defaultLimits, type Limits } from "./xds/limits.ts";
 
-export interface Config {
+/** Everything a host reads from its environment; the mesh core takes its MeshSettings part. */
+export interface Config extends MeshSettings {
   port: number;
   xdsPort: number;
   host: string;
   token: string | undefined;
-  debounce: DebounceOptions;
-  /** How Kubernetes objects are read (domain suffix, trust domain, endpoints, discovery selectors). */
-  registry: RegistryOptions;
   clusterId: string;
   /** What one xDS client may ask of an instance (Poll, Watch, REST; ADS reads maxStreams). */
   limits: Limits;
   /** Where Node keeps mesh state (EDGEPILOT_STORE); the Worker always uses its Durable Object. */
   store: StoreConfig;
-  /** PILOT_SYNC_TIMEOUT (ms): the longest proxies keep what they hold while the registry is not synced. */
-  syncTimeoutMs: number;
   /**
    * EDGEPILOT_STORE_POLL_INTERVAL (ms, default 1s): how often an instance over a shared store
    * (sharedStore) reads it for pushes other instances made (lib/core/store-follower.ts).
@@ -53,44 +49,6 @@ export interface DynamoStoreConfig {
   /** A local endpoint and no AWS credentials in the environment: placeholder ones (local servers check none). */
   localCredentials: boolean;
 }
-
-/** Per-request and per-instance limits; each refusal names its variable. */
-export interface Limits {
-  /** EDGEPILOT_MAX_NAMES_PER_REQUEST: resource names, and held versions, in one request. */
-  maxNamesPerRequest: number;
-  /** EDGEPILOT_MAX_REQUEST_BYTES: the largest xDS request body (Connect message or REST JSON). */
-  maxRequestBytes: number;
-  /**
-   * EDGEPILOT_MAX_RESPONSE_BYTES: the largest encoded xDS response (gRPC clients refuse messages
-   * over 4 MiB by default). Delta answers and SotW EDS/RDS are cut into several responses under it;
-   * a SotW CDS/LDS answer over it is refused (lib/xds/budget.ts).
-   */
-  maxResponseBytes: number;
-  /** EDGEPILOT_MAX_STREAMS: open streams and waiting long polls per instance (per kind of stream). */
-  maxStreams: number;
-  /**
-   * EDGEPILOT_MAX_STREAMS_PER_CONNECTION: concurrent HTTP/2 streams one XDS_PORT connection may
-   * open (SETTINGS_MAX_CONCURRENT_STREAMS). A proxy needs one ADS stream, an agent a few.
-   */
-  maxStreamsPerConnection: number;
-  /**
-   * PILOT_MAX_REQUESTS_PER_SECOND (Istio's name): new ADS streams and unary/poll calls admitted
-   * per second on XDS_PORT, burst 1; a call waits at most 1s for its turn, else ResourceExhausted.
-   */
-  maxRequestsPerSecond: number;
-}
-
-/** Limits when the environment sets none: generous for a real mesh, finite for a bad client. */
-export const defaultLimits: Limits = {
-  maxNamesPerRequest: defaultAdsLimits.maxNamesPerRequest,
-  maxRequestBytes: 4 * 1024 * 1024,
-  maxResponseBytes: defaultMaxResponseBytes,
-  maxStreams: defaultAdsLimits.maxStreams,
-  // RFC 9113 §6.5.2 advises no less than 100, so that a client is not needlessly serialized.
-  maxStreamsPerConnection: 100,
-  // istiod's default on a 2-core machine (min(15+5*cores, 100)), and its default before 1.21.
-  maxRequestsPerSecond: 25,
-};
 
 export type Env = Record<string, string | undefined>;
 

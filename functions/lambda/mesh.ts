@@ -6,6 +6,7 @@
  */
 import type { Config } from "../../lib/config.ts";
 import { createMeshCore, type MeshCore } from "../../lib/core/mesh-core.ts";
+import { createPushLogObserver } from "../../lib/core/push-log.ts";
 import type { LogLine } from "../../lib/log/line-log.ts";
 import { measureStore, type Registry } from "../../lib/metrics/index.ts";
 import type { Store } from "../../lib/store/store.ts";
@@ -50,9 +51,10 @@ export function createLambdaMesh(
     requestTurn: options.requestTurn ?? (() => undefined),
     // Every container is one of many writers and readers of the store: ingest takes the store's
     // ingest lease, the sync gate reads the stored record, and a follower announces others' pushes.
-    shared: true,
-    pollIntervalMs: deps.config.storePollIntervalMs,
+    follow: { intervalMs: deps.config.storePollIntervalMs },
   });
+  // One line per push; a container cannot say how many streams other containers hold.
+  core.observe(createPushLogObserver(deps.log, { streams: false }));
   const started = core.start();
   // Awaited by every invocation, which then fails with the cause; not "unhandled" meanwhile.
   started.catch(() => undefined);

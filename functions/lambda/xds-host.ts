@@ -14,15 +14,13 @@ import { Hono } from "hono";
 import { streamHandle } from "hono/aws-lambda";
 import { HTTPException } from "hono/http-exception";
 import { xdsAuthLogLine } from "../../lib/auth/config.ts";
-import { createPollNackRecorder } from "../../lib/core/poll-nack.ts";
+import type { Config } from "../../lib/config.ts";
 import { createStoreFollower } from "../../lib/core/store-follower.ts";
 import { logError } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import { attachMetrics, createRegistry } from "../../lib/metrics/index.ts";
-import { createPollHub } from "../../lib/xds/poll-hub.ts";
-import { createPollServer } from "../../lib/xds/poll-serve.ts";
-import { createStoreSource } from "../../lib/xds/source.ts";
-import { createViews, sidecarViewOptions } from "../../lib/xds/view-source.ts";
+import { sharedProxyStatusWriteIntervalMs } from "../../lib/xds/proxy-status.ts";
+import { createXdsServer, type XdsServerSettings } from "../../lib/xds/server.ts";
 import { byGuard, createAuthInterceptor, restAuth } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
@@ -48,6 +46,20 @@ export function callWindowMs(remainingMs: number): number {
   return Math.max(0, remainingMs - margin);
 }
 
+/**
+ * The xDS server settings of a Lambda container (server-defaults.test.ts compares them with the
+ * other hosts'): as Node's over a shared store, whose proxy status records are billed writes; no
+ * sweep, since DynamoDB expires proxy records by their TTL attribute and a container runs only
+ * while an invocation is open.
+ */
+export function lambdaXdsSettings(config: Pick<Config, "limits" | "registry">): XdsServerSettings {
+  return {
+    limits: config.limits,
+    registry: config.registry,
+    proxyStatus: { writeIntervalMs: sharedProxyStatusWriteIntervalMs, sweep: false },
+  };
+}
+
 /** The streaming handler (awslambda.streamifyResponse's), for a function URL with InvokeMode RESPONSE_STREAM. */
 export type XdsHandler = ReturnType<typeof streamHandle>;
 
@@ -59,7 +71,7 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
   // The core here carries the feed (fed by its follower), the sync gate (read from the store), the
   // hooks and the metrics: this function never ingests and never flushes.
   const mesh = createLambdaMesh(deps, { registry });
-  const { core, store } = mesh;
+  const { core } = mesh;
   const { sync } = core;
   const metrics = attachMetrics(core, registry);
   // One check at the start of each invocation; the core's own follower polls while it runs.
@@ -77,37 +89,9 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
     logError(log, `edgepilot: config: ${keysProblem}`);
   });
   log(xdsAuthLogLine(config.xdsAuth, { host: "this function's URL", worker: false }));
-  const source = createStoreSource(store);
-  // Per-namespace views, dropped by the pushes the follower announces (as on Node).
-  const views = createViews({ store, ...sidecarViewOptions(config.registry) });
-  core.feed.attach(views);
-  const hub = createPollHub(source);
-  const polls = createPollServer({
-    source,
-    hub,
-    limits: config.limits,
-    gate: sync,
-    views,
-    onNack: createPollNackRecorder({ store, log, now }),
-    xds: core.xds,
-  });
-  core.feed.attach({
-    publish: (changes) => hub.publish(changes),
-    get open() {
-      return polls.open;
-    },
-  });
-  const { maxStreams, maxNamesPerRequest } = config.limits;
-  const xdsRoutes = createXdsRoutes({
-    store,
-    views,
-    log,
-    limits: { maxStreams, maxNamesPerRequest },
-    maxRequestBytes: config.limits.maxRequestBytes,
-    maxResponseBytes: config.limits.maxResponseBytes,
-    sync,
-  });
-  const pollRoutes = createPollRoutes(polls, config.limits);
+  // The read side: views and polls woken by the pushes the follower announces (as on Node); no ADS.
+  const xds = createXdsServer(core, { ...lambdaXdsSettings(config), log, now });
+  const pollRoutes = createPollRoutes(xds.poll, config.limits);
   const app = new Hono();
   app.get("/ready", async (c) => {
     const { synced, published, timedOut, instance, clusters } = await sync.state();
@@ -116,17 +100,13 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
   mountConnect(
     app,
     (router) => {
-      xdsRoutes(router);
+      createXdsRoutes(xds)(router);
       pollRoutes(router);
     },
     [createAuthInterceptor(byGuard(guard), log)],
   );
-  mountRest(app, { source, views, limits: config.limits, gate: sync, guard, log });
-  mountDebug(
-    app,
-    { store, views, now, instance: async () => (await sync.state()).instance },
-    restAuth(guard),
-  );
+  mountRest(app, { ...xds.rest, guard, log });
+  mountDebug(app, xds.debug, restAuth(guard));
   mountMetrics(app, guard, metrics.expose);
   app.notFound((c) => c.json({ error: `no route for ${c.req.method} ${c.req.path}` }, 404));
   app.onError((err, c) => {

@@ -42,10 +42,11 @@ import {
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import { createDeltaAckExpectations } from "../../lib/xds/ack-bytes.ts";
+import type { AdsHandlers, AdsMethod } from "../../lib/xds/ads-handlers.ts";
 import { encodeDeltaResponse, encodeSotwResponse } from "../../lib/xds/response-bytes.ts";
 import { zeroDeltaRequest, zeroSotwRequest } from "../../lib/xds/zero-requests.ts";
 import type { Admission } from "../admission.ts";
-import type { AdsHandlers, AdsMethod } from "../ads-handlers.ts";
+import { toConnectError } from "../ads-errors.ts";
 import { type Authenticate, nodeChecker } from "../auth.ts";
 import { createMessageReader } from "./grpc-messages.ts";
 
@@ -218,7 +219,8 @@ async function serve<I extends DescMessage, O extends DescMessage>(
       if (!stream.write(frame(method.encode(response, prefixBytes)))) return drained(stream, abort.signal);
     });
   } catch (e) {
-    error = e;
+    // The server's refusals (stream limit, request checks, an answer too large) as Connect's.
+    error = toConnectError(e);
   } finally {
     clearTimeout(deadline);
     stream.off("close", onClose);

@@ -1,5 +1,5 @@
 /**
- * The agent's local ADS methods: the server's own (functions/ads-handlers.ts over the cache), with
+ * The agent's local ADS methods: the server's own (lib/xds/ads-handlers.ts over the cache, built by lib/xds/server.ts), with
  * each proxy's requests read on the way in. A node claiming another namespace ends its stream
  * (PermissionDenied, saying why); every subscription is added to the upstream's; a NACK is handed
  * on (the session still records it, and answers exactly as the server would).
@@ -9,7 +9,7 @@ import { type Ask, deltaAsk, sotwAsk } from "../../lib/agent/demand.ts";
 import { localNodeProblem } from "../../lib/agent/local-node.ts";
 import type { Node } from "../../lib/gen/envoy/config/core/v3/base_pb.ts";
 import { logWarn } from "../../lib/log/line-log.ts";
-import type { AdsHandlers } from "../ads-handlers.ts";
+import type { AdsHandlers } from "../../lib/xds/ads-handlers.ts";
 
 /** A local proxy's NACK, as handed upstream. */
 export interface LocalNack {

@@ -16,12 +16,12 @@ import {
   step,
 } from "../../lib/agent/machine.ts";
 import type { Transport, TransportOptions } from "../../lib/agent/transport.ts";
+import { createChangeFeed } from "../../lib/core/change-feed.ts";
 import type { DeltaDiscoveryResponse } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
 import { logError, logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import type { ResourceChange } from "../../lib/push/flush.ts";
-import { createPushSignal } from "../../lib/push/signal.ts";
 import { type BackoffOptions, defaultBackoff } from "../../lib/relay/backoff.ts";
 import type { StoredResource } from "../../lib/resources/types.ts";
 import { useSyncSha256 } from "../../lib/resources/version.ts";
@@ -29,9 +29,8 @@ import type { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { createSerial } from "../../lib/serial.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
-import { createViews } from "../../lib/xds/view-source.ts";
+import { createXdsServer, type XdsServerSettings } from "../../lib/xds/server.ts";
 import { createAdmission } from "../admission.ts";
-import { createAdsHandlers } from "../ads-handlers.ts";
 import { serveAdsH2 } from "./ads-h2.ts";
 import { type CacheFile, heldVersions, openCacheFile, restoreCache } from "./agent-cache-file.ts";
 import { openConnectUpstream } from "./agent-connect-upstream.ts";
@@ -67,6 +66,17 @@ export interface AgentOptions {
   transport?: TransportOptions & { pollWaitMs?: number; firstAnswerMs?: number };
 }
 
+/**
+ * The agent's xDS server settings (server-defaults.test.ts names how they differ from the hosts'):
+ * its cache already holds what the upstream generated for its proxy (sidecar or proxyless), so it is
+ * served as is; nothing reads its local streams' status (their NACKs go upstream through the
+ * machine); a response may be as large as a message the agent accepts from its upstream; the rest
+ * are the defaults, not the control plane's EDGEPILOT_* (the agent reads none of them).
+ */
+export function agentXdsSettings(readMaxBytes: number): XdsServerSettings {
+  return { limits: { maxResponseBytes: readMaxBytes }, sidecarResources: false, proxyStatus: false };
+}
+
 /** Binds the local ports (and socket) and resolves once they serve; the upstream opens at the first local proxy. */
 export async function startAgent(config: AgentConfig, options: AgentOptions): Promise<RunningAgent> {
   const { log } = options;
@@ -76,7 +86,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
   useSyncSha256(nodeSha256);
   // The cache: what the upstream sent, under keys.resource, served by the server's own sessions.
   const store = createMemoryStore();
-  const pushes = createPushSignal((e) =>
+  const pushes = createChangeFeed((e) =>
     logWarn(log, `agent: a local stream failed a push: ${logSafe(String(e))}`),
   );
   const writes = createSerial();
@@ -226,20 +236,13 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     disk?.record(typeUrl, upserts, removed);
   }
 
-  const ads = createAdsHandlers({
-    store,
-    pushes,
-    shutdown: shutdown.signal,
-    log,
-    // Until the upstream answered every type asked for, no local proxy is told to remove what it holds.
-    sync: { synced: () => removalsAllowed(state) },
-    maxResponseBytes: readMaxBytes,
-    // Nothing reads the local streams' status here; their NACKs go upstream (the machine).
-    recordStatus: false,
-    // The cache holds what the upstream generated for the local proxy's node (sidecar or proxyless): served as is.
-    views: createViews({ store, sidecarResources: false }),
-  });
-  const local = tapLocalStreams(ads, {
+  // The server's own read side over the cache; until the upstream answered every type asked for,
+  // no local proxy is told to remove what it holds.
+  const xds = createXdsServer(
+    { store, feed: pushes, sync: { synced: () => removalsAllowed(state) } },
+    { ...agentXdsSettings(readMaxBytes), log, shutdown: shutdown.signal },
+  );
+  const local = tapLocalStreams(xds.ads, {
     namespace: config.namespace,
     log,
     demand: (node, ask) => dispatch({ type: "demand", node, ...ask }),

@@ -155,7 +155,7 @@ export interface MessageReaderOptions<Desc extends DescMessage> {
 
 /**
  * The consumer's side is an AsyncIterable (runAdsStream's), which may also take messages at once
- * (offerTo, functions/ads-stream.ts OfferingRequests); the transport pushes into the rest.
+ * (offerTo, lib/xds/ads-stream.ts OfferingRequests); the transport pushes into the rest.
  */
 export interface MessageReader<T> extends AsyncIterable<T> {
   /** A DATA chunk from the client. */

@@ -10,19 +10,15 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import { isLoopback, xdsAuthLogLine } from "../../lib/auth/config.ts";
 import { type Config, sharedStore } from "../../lib/config.ts";
 import { createMeshCore } from "../../lib/core/mesh-core.ts";
-import { createPollNackRecorder } from "../../lib/core/poll-nack.ts";
-import { sharedProxyStatusWriteIntervalMs } from "../../lib/core/proxy-status.ts";
+import { createPushLogObserver } from "../../lib/core/push-log.ts";
 import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
 import { attachMetrics, createRegistry, measureStore } from "../../lib/metrics/index.ts";
 import { createPace } from "../../lib/pace.ts";
 import { useSyncSha256 } from "../../lib/resources/version.ts";
 import type { Store } from "../../lib/store/index.ts";
-import { createPollHub } from "../../lib/xds/poll-hub.ts";
-import { createPollServer } from "../../lib/xds/poll-serve.ts";
-import { createStoreSource } from "../../lib/xds/source.ts";
-import { createViews, sidecarViewOptions } from "../../lib/xds/view-source.ts";
+import { proxyStatusWriteIntervalMs, sharedProxyStatusWriteIntervalMs } from "../../lib/xds/proxy-status.ts";
+import { createXdsServer, type XdsServerSettings } from "../../lib/xds/server.ts";
 import { createAdmission, createAdmissionInterceptor } from "../admission.ts";
-import { createAdsHandlers } from "../ads-handlers.ts";
 import { byGuard, createAuthInterceptor, restAuth } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
@@ -58,6 +54,22 @@ export interface NodeRuntimeOptions {
   store?: { store: Store; shared: boolean };
 }
 
+/**
+ * The xDS server settings of a Node instance (server-defaults.test.ts compares them with the other
+ * hosts'): over a shared store (DynamoDB), each status write is billed and other instances write
+ * too, so a stream's record is rewritten at most every sharedProxyStatusWriteIntervalMs.
+ */
+export function nodeXdsSettings(
+  config: Pick<Config, "limits" | "registry">,
+  shared: boolean,
+): XdsServerSettings {
+  return {
+    limits: config.limits,
+    registry: config.registry,
+    proxyStatus: { writeIntervalMs: shared ? sharedProxyStatusWriteIntervalMs : proxyStatusWriteIntervalMs },
+  };
+}
+
 /** Binds both ports and resolves once both serve; rejects (naming the variable) when an XDS_AUTH key source is bad. */
 export async function startNodeRuntime(config: Config, options: NodeRuntimeOptions): Promise<NodeRuntime> {
   const { log } = options;
@@ -89,45 +101,27 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     },
     log,
     requestTurn: () => timer.poke(),
-    logStreams: true,
-    // A whole-mesh publish over the memory store yields every ~10 ms (no I/O would let others run).
-    flushPace: createPace,
-    // Proxy status records left by a process that died (durable stores) expire and are swept.
-    sweepProxyStatus: true,
     // Other instances write a shared store too: ingest takes its lease, and this instance follows
     // their pushes (and turns for what they queued) every EDGEPILOT_STORE_POLL_INTERVAL.
-    shared,
-    pollIntervalMs: config.storePollIntervalMs,
+    ...(shared && { follow: { intervalMs: config.storePollIntervalMs } }),
   });
-  const { sync } = core;
+  // One line per push, naming how many streams of this instance it reached.
+  core.observe(createPushLogObserver(log, { streams: true }));
   // GET /metrics: the core's metrics (its hooks and store) and this process's event-loop lag.
   const metrics = attachMetrics(core, registry);
   const stopLag = addEventLoopLag(metrics.registry);
-  const source = createStoreSource(store);
-  // Per-namespace views, one table for every read path; a push that changes a view drops it.
-  const views = createViews({ store, ...sidecarViewOptions(config.registry) });
-  core.feed.attach(views);
-  // Waiting polls and Watch streams: woken by each push on the core's feed, ended by shutdown.
-  const pollHub = createPollHub(source);
-  const polls = createPollServer({
-    source,
-    hub: pollHub,
-    limits: config.limits,
+  // The read side, built once: ADS (connect and the direct gRPC path), Fetch, Poll/Watch, REST, debug.
+  const xds = createXdsServer(core, {
+    ...nodeXdsSettings(config, shared),
+    log,
+    now,
     shutdown: shutdown.signal,
-    gate: sync,
-    views,
-    // A Poll/Watch NACK (error_detail) goes into the node's proxy status, as an ADS stream's does.
-    onNack: createPollNackRecorder({ store, log, now }),
-    xds: core.xds,
   });
-  core.feed.attach({
-    publish: (changes) => pollHub.publish(changes),
-    get open() {
-      return polls.open;
-    },
-  });
-  const timer = createDebounceTimer({ turn: () => core.turn(), now, log });
+  // A whole-mesh publish over the memory store yields every ~10 ms (no I/O would let others run).
+  const timer = createDebounceTimer({ turn: () => core.turn({ pace: createPace() }), now, log });
   const startState = await core.start();
+  // Proxy status records left by a process that died (durable stores) expire and are swept.
+  xds.start();
   // A durable store loaded synced but not yet published: one turn publishes it and opens the gate.
   if (startState.synced && !startState.published) timer.poke();
   let serving = false;
@@ -140,44 +134,15 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     ready: () => serving,
     log,
   });
-  const { maxStreams, maxNamesPerRequest } = config.limits;
-  // The ADS methods, served by connect (Connect, gRPC-Web, JSON) and by the direct gRPC path alike.
-  const ads = createAdsHandlers({
-    store,
-    pushes: core.feed,
-    shutdown: shutdown.signal,
-    log,
-    limits: { maxStreams, maxNamesPerRequest },
-    maxResponseBytes: config.limits.maxResponseBytes,
-    sync,
-    views,
-    xds: core.xds,
-    now,
-    ...(shared && { statusIntervalMs: sharedProxyStatusWriteIntervalMs }),
-  });
-  const xdsRoutes = createXdsRoutes({
-    store,
-    pushes: core.feed,
-    ads,
-    views,
-    shutdown: shutdown.signal,
-    log,
-    limits: { maxStreams, maxNamesPerRequest },
-    maxResponseBytes: config.limits.maxResponseBytes,
-    sync,
-  });
+  const xdsRoutes = createXdsRoutes(xds, { ads: xds.ads });
   // One admission bucket for every call on XDS_PORT, whichever path serves it.
   const admission = createAdmission({ ratePerSecond: config.limits.maxRequestsPerSecond });
-  const pollRoutes = createPollRoutes(polls, config.limits);
+  const pollRoutes = createPollRoutes(xds.poll, config.limits);
   // PORT also serves REST-JSON xDS and DeltaPollService for HTTP/1.1 Connect clients.
-  mountRest(app, { source, views, limits: config.limits, gate: sync, guard, log });
+  mountRest(app, { ...xds.rest, guard, log });
   mountConnect(app, pollRoutes, auth);
   // /debug/* (syncz, configz, ...): read paths, so behind XDS_AUTH like REST.
-  mountDebug(
-    app,
-    { store, views, now, instance: async () => (await sync.state()).instance },
-    restAuth(guard),
-  );
+  mountDebug(app, xds.debug, restAuth(guard));
   mountMetrics(app, guard, metrics.expose);
 
   const http = serve({ fetch: app.fetch, port: config.port, hostname: config.host });
@@ -197,7 +162,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   const h2 = createH2cServer(xdsServerOptions(config.limits));
   serveAdsH2(
     h2,
-    { ads, admission, authenticate, readMaxBytes: config.limits.maxRequestBytes, log },
+    { ads: xds.ads, admission, authenticate, readMaxBytes: config.limits.maxRequestBytes, log },
     connectListener,
   );
   const sessions = new Set<Http2Session>();
@@ -236,6 +201,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
       shutdown.abort();
       await timer.stop();
       core.stop();
+      xds.stop();
       stopLag();
       metrics.detach();
       for (const s of sessions) s.close();

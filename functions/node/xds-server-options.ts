@@ -4,7 +4,7 @@
  * raised a good proxy's push latency from 70 ms to 5 s).
  */
 import type { ServerOptions } from "node:http2";
-import type { Limits } from "../../lib/config.ts";
+import type { Limits } from "../../lib/xds/limits.ts";
 
 /** Request header lists larger than this are refused: generous for a JWT in `authorization`. */
 export const maxHeaderListBytes = 64 * 1024;

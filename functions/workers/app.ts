@@ -8,12 +8,12 @@
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { xdsAuthLogLine } from "../../lib/auth/config.ts";
+import type { Config } from "../../lib/config.ts";
 import { logError, logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
 import { createDurableObjectStore, type StoreRpc } from "../../lib/store/durable-object.ts";
-import { createStoreSource } from "../../lib/xds/source.ts";
-import { createViews, sidecarViewOptions } from "../../lib/xds/view-source.ts";
+import { createXdsServer, type XdsServerSettings } from "../../lib/xds/server.ts";
 import { byGuard, createAuthInterceptor } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
 import { mountConnect } from "../connect.ts";
@@ -39,6 +39,16 @@ export const noTokenRefusal =
 /** A new stub for the MeshStore on every call: a stub that saw an exception stays broken, so none is kept. */
 export function meshStub(env: Env): DurableObjectStub<MeshStore> {
   return env.MESH.getByName(meshName);
+}
+
+/**
+ * The xDS server settings of the Worker's isolate (server-defaults.test.ts compares them with the
+ * other hosts'). It hears no pushes, so its views read the table's head on every call (one small
+ * value) and its parts only when the head changed (lib/xds/view-store.ts); it serves no ADS stream
+ * and records no proxy status (Poll NACKs are the Durable Object's).
+ */
+export function workerXdsSettings(config: Pick<Config, "limits" | "registry">): XdsServerSettings {
+  return { limits: config.limits, registry: config.registry, cacheViews: false, proxyStatus: false };
 }
 
 const apps = new WeakMap<Env, Hono>();
@@ -79,7 +89,7 @@ function buildApp(env: Env): Hono {
     timers: { now: () => Date.now(), setTimeout: () => undefined, clearTimeout: () => undefined },
     log,
     cached: false,
-    onSynced: () => void kick(),
+    requestTurn: () => void kick(),
   });
   const { guard, ready } = setupGuard(config.xdsAuth, { now: () => Date.now(), log });
   ready.catch((err: unknown) =>
@@ -97,32 +107,10 @@ function buildApp(env: Env): Hono {
     forward,
     log,
   );
-  const { maxStreams, maxNamesPerRequest } = config.limits;
-  const maxRequestBytes = config.limits.maxRequestBytes;
-  // The Worker hears no pushes: its views read the table's head on every call (one small value),
-  // its parts only when the head changed (lib/resources/view-store.ts).
-  const views = createViews({ store, cache: false, ...sidecarViewOptions(config.registry) });
-  mountConnect(
-    app,
-    createXdsRoutes({
-      store,
-      views,
-      log,
-      limits: { maxStreams, maxNamesPerRequest },
-      maxRequestBytes,
-      maxResponseBytes: config.limits.maxResponseBytes,
-      sync,
-    }),
-    [createAuthInterceptor(byGuard(guard), log)],
-  );
-  mountRest(app, {
-    source: createStoreSource(store),
-    views,
-    limits: config.limits,
-    gate: sync,
-    guard,
-    log,
-  });
+  // Fetch, REST-JSON and StatusService over the store's RPC; no feed here, so no ADS and no Poll.
+  const xds = createXdsServer({ store, sync }, { ...workerXdsSettings(config), log });
+  mountConnect(app, createXdsRoutes(xds), [createAuthInterceptor(byGuard(guard), log)]);
+  mountRest(app, { ...xds.rest, guard, log });
   // Poll and Watch run inside the MeshStore: its alarm wakes them (the response streams through).
   // Credentials are checked here; the object checks the node against the identity forwarded with the call.
   mountPollForward(app, config.limits.maxRequestBytes, guard, forward);

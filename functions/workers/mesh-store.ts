@@ -13,7 +13,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Hono } from "hono";
 import type { Config } from "../../lib/config.ts";
 import { createMeshCore, type MeshCore } from "../../lib/core/mesh-core.ts";
-import { turnFailedLine, turnRetryMs } from "../../lib/core/push-log.ts";
+import { createPushLogObserver, turnFailedLine, turnRetryMs } from "../../lib/core/push-log.ts";
 import { type LineLog, logError, logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import {
@@ -26,19 +26,21 @@ import {
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { DeleteOptions, ListOptions, PutOptions, Store } from "../../lib/store/store.ts";
+import { createXdsServer, type StreamingXdsServer } from "../../lib/xds/server.ts";
 import { isDebugPath } from "../debug.ts";
 import { ConfigError, workerConfig } from "./config.ts";
 import { createDebugHost } from "./debug-host.ts";
 import type { Env } from "./index.ts";
 import { createIngestHost, isIngestPath } from "./ingest-host.ts";
 import { workerLog } from "./log.ts";
-import { createPollHost, type PollHost } from "./poll-host.ts";
+import { createPollHost, meshStoreXdsSettings, type PollHost } from "./poll-host.ts";
 
 /** Serves the Store port over RPC; each call runs in one event, so compare-and-set is atomic. */
 export class MeshStore extends DurableObject<Env> implements StoreRpc {
   readonly #store: Store;
   readonly #rpc: StoreRpc;
   #polls: PollHost | undefined;
+  #server: StreamingXdsServer | undefined;
   #ingest: Hono | undefined;
   #debug: Hono | undefined;
   #core: MeshCore | undefined;
@@ -123,16 +125,13 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
       await this.#started;
       const path = new URL(request.url).pathname;
       if (isDebugPath(path)) {
-        this.#debug ??= createDebugHost(core, config.registry);
+        this.#debug ??= createDebugHost(this.#xds(core, config));
         host = this.#debug;
       } else if (isIngestPath(path)) {
         this.#ingest ??= createIngestHost({ core: core.ingest, config, log: workerLog(config.log) });
         host = this.#ingest;
       } else {
-        if (!this.#polls) {
-          this.#polls = createPollHost(this.#store, config.limits, core.sync, core.xds, config.registry);
-          core.feed.attach(this.#polls);
-        }
+        this.#polls ??= createPollHost(this.#xds(core, config).poll, config.limits);
         host = this.#polls;
       }
     } catch (err) {
@@ -170,6 +169,8 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
             logWarn(log, `debounce: arming the alarm failed, the cron trigger will push: ${logSafe(err)}`),
           ),
       });
+      // One line per push, without stream counts (the Worker's lines never had them).
+      this.#core.observe(createPushLogObserver(log, { streams: false }));
       // The core's metrics live here with it; the Worker's GET /metrics asks for them (metrics()).
       this.#metrics = attachMetrics(this.#core, this.#registry);
       this.#started = this.#core.start().then(
@@ -179,6 +180,19 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
       this.ctx.waitUntil(this.#started);
     }
     return this.#core;
+  }
+
+  /**
+   * The object's read side over its core, built at the first read (Poll/Watch or debug): its views
+   * and poll hub attach to the core's feed, so one alarm flush wakes every open Watch and waiting poll.
+   */
+  #xds(core: MeshCore, config: Config): StreamingXdsServer {
+    this.#server ??= createXdsServer(core, {
+      ...meshStoreXdsSettings(config),
+      // Poll NACKs are logged as the poll host's interceptor logs its refusals.
+      log: (line) => console.log(line),
+    });
+    return this.#server;
   }
 
   /**
@@ -194,7 +208,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
 
   /** Open Watch streams and waiting polls in this object. */
   get openPolls(): number {
-    return this.#polls?.open ?? 0;
+    return this.#server?.poll.open ?? 0;
   }
 
   /** Makes sure a debounce turn runs now: arms the alarm unless one is already due no later than now. */

@@ -7,7 +7,7 @@
  * ```
  *  local proxies (grpc-js-xds, Envoy)          edgepilot agent                         upstream
  *  ── ADS SotW/Delta ──▶ agent-local.ts tap ──▶ the server's own ADS handlers ─┐
- *     (namespace check, asks, NACKs)            (functions/ads-handlers.ts)    │ read
+ *     (namespace check, asks, NACKs)            (lib/xds/ads-handlers.ts)      │ read
  *                 │ demand / nack                                              ▼
  *                 ▼                                                   cache: memory Store,
  *        machine.ts step() ──send──▶ agent-upstream.ts ══ Delta ADS ══▶ Node edgepilot (XDS_PORT)
@@ -18,7 +18,7 @@
  * The cache. Per type URL, name ─▶ version + encoded resource, exactly what the upstream sent
  * (versions are the upstream's content hashes). It is a memory Store holding StoredResources
  * under keys.resource, so the local proxies are served by the server's own sessions over it
- * (lib/xds/sotw.ts, delta.ts through functions/ads-handlers.ts and functions/node/ads-h2.ts):
+ * (lib/xds/sotw.ts, delta.ts through lib/xds/ads-handlers.ts and functions/node/ads-h2.ts):
  * ACK/NACK, wildcard, initial_resource_versions, removed_resources, response budgets and stream
  * limits are the server's rules, not reimplemented. Each cache change is announced on a push
  * signal with its bytes (ResourceChange), so local streams answer from the change, as the

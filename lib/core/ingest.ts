@@ -32,7 +32,7 @@ export interface IngestCoreOptions extends Omit<ApplyDeps, "pace"> {
   /** Start-up sync: notes each accepted call and resync; names the state's instance. */
   sync?: Pick<SyncTracker, "ingested" | "instance" | "state">;
   /** Called after a batch queued a push, so the host's driver runs a debounce turn. */
-  onEnqueued?: () => void | Promise<void>;
+  requestTurn?: () => void | Promise<void>;
   /** Told of every applied call (the core's observers). */
   onIngest?: (report: IngestReport) => void;
   log?: (line: string) => void;
@@ -94,7 +94,7 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
   const after = async (report: IngestReport, watching?: readonly string[]): Promise<ApplySummary> => {
     logRejections(log, report.cluster, report.summary.rejected);
     await sync?.ingested(report.cluster, report.kind, watching);
-    if (report.summary.push) await options.onEnqueued?.();
+    if (report.summary.push) await options.requestTurn?.();
     options.onIngest?.(report);
     return report.summary;
   };

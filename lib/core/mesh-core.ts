@@ -1,15 +1,17 @@
 /**
  * The mesh core: the one owner of a mesh over a Store, whatever host it lives in (the Node
- * process, the MeshStore Durable Object, later a Lambda). It applies ingest (lib/core/ingest.ts),
- * tracks start-up sync (lib/push/sync-tracker.ts), runs the debounce turn and its flushes, writes
- * the push log, announces each push on its change feed with exactly what it changed, answers
- * status, sweeps expired proxy status records, and tells its observers. A host only adds a driver that calls `turn()` when asked
- * (`requestTurn`: a timer, an alarm) and the transports that map requests to core calls.
+ * process, the MeshStore Durable Object, a Lambda container). It applies ingest (lib/core/ingest.ts),
+ * tracks start-up sync (lib/push/sync-tracker.ts), runs the debounce turn and its flushes,
+ * announces each push on its change feed with exactly what it changed, answers status, and tells
+ * its observers. A host only adds a driver that calls `turn()` when asked
+ * (`requestTurn`: a timer, an alarm), its observers (the push log, with or without stream counts;
+ * metrics), and the read side (lib/xds/server.ts) with the transports that map requests to it.
  */
 
-import type { Config } from "../config.ts";
+import type { RegistryOptions } from "../ingest/context.ts";
 import { logSafe } from "../log-safe.ts";
 import type { Pace } from "../pace.ts";
+import type { DebounceOptions } from "../push/debounce.ts";
 import type { PushVersion } from "../push/flush.ts";
 import type { DebounceTurn } from "../push/run.ts";
 import { type PublishedStatus, publishedStatus } from "../push/status.ts";
@@ -22,15 +24,24 @@ import { type ChangeFeed, createChangeFeed } from "./change-feed.ts";
 import { createMeshHooks, type MeshObserver, type XdsReporter } from "./hooks.ts";
 import { createIngestCore, type IngestCore } from "./ingest.ts";
 import { createIngestLease, IngestBusyError } from "./ingest-lease.ts";
-import { startProxyStatusSweep } from "./proxy-status.ts";
-import { createPushLogObserver, isQuietFlush } from "./push-log.ts";
-import { announceUpTo, createStoreFollower, defaultPollIntervalMs } from "./store-follower.ts";
+import { isQuietFlush } from "./push-log.ts";
+import { announceUpTo, createStoreFollower } from "./store-follower.ts";
 import { debounceTurn } from "./turn.ts";
+
+/** The mesh's own settings (lib/config.ts reads them from the environment). */
+export interface MeshSettings {
+  /** PILOT_DEBOUNCE_AFTER, PILOT_DEBOUNCE_MAX, PILOT_ENABLE_EDS_DEBOUNCE. */
+  debounce: DebounceOptions;
+  /** How Kubernetes objects are read (domain suffix, trust domain, endpoints, discovery selectors). */
+  registry: RegistryOptions;
+  /** PILOT_SYNC_TIMEOUT (ms): the longest proxies keep what they hold while the registry is not synced. */
+  syncTimeoutMs: number;
+}
 
 /** What a host gives the core. */
 export interface MeshCoreOptions {
   store: Store;
-  config: Pick<Config, "debounce" | "registry" | "syncTimeoutMs">;
+  config: MeshSettings;
   /** The clock and the timer of the sync timeout (injected by tests). */
   timers: Timers;
   log: (line: string) => void;
@@ -39,32 +50,28 @@ export interface MeshCoreOptions {
    * its alarm): after a batch queued a push, and when the registry became synced.
    */
   requestTurn: () => void | Promise<void>;
-  /** Whether push log lines name the streams the push reached (Node's do; the Worker's never did). */
-  logStreams?: boolean;
-  /**
-   * Sweep expired proxy status records (proxy/<node id>, written by this host's ADS streams) from
-   * start() to stop(): a host that serves ADS over a durable store must, so a dead process's
-   * records go.
-   */
-  sweepProxyStatus?: boolean;
   /** A new instance id for a new state lifetime; default crypto.randomUUID(). */
   newId?: () => string;
   /**
    * The store is shared with other cores (several Node instances over one DynamoDB table, Lambda
-   * invocations): ingest batches take the store's ingest lease (lib/core/ingest-lease.ts), the sync
-   * gate reads its record from the store, and from start() to stop() a store follower
-   * (store-follower.ts) announces the pushes other cores made and runs turns for pushes they queued.
+   * invocations): follow it. Ingest batches take the store's ingest lease
+   * (lib/core/ingest-lease.ts), the sync gate reads its record from the store, and from start() to
+   * stop() a store follower (store-follower.ts) checks it every `intervalMs`, announcing the pushes
+   * other cores made and asking for turns for the pushes they queued. Absent: this core is its
+   * store's one writer.
    */
-  shared?: boolean;
-  /** How often the follower of a shared store checks it (ms); default defaultPollIntervalMs. */
-  pollIntervalMs?: number;
+  follow?: { intervalMs: number };
+}
+
+/** What the host's driver passes to one turn. */
+export interface TurnOptions {
   /**
-   * A fresh pace for each turn's flushes (lib/pace.ts createPace): a flush then yields to the event
+   * A fresh pace for this turn's flushes (lib/pace.ts createPace): a flush then yields to the event
    * loop between services once a slice is used up (Node: a whole-mesh publish over the memory store
    * would hold the loop for all of it). Absent: a flush does not yield (the Durable Object, where
    * each yield would also commit the storage written so far; Lambda, whose I/O yields anyway).
    */
-  flushPace?: () => Pace;
+  pace?: Pace;
 }
 
 /** The store's published state and start-up sync state, as StatusService and /ready show them. */
@@ -92,18 +99,18 @@ export interface MeshCore {
    */
   start(): Promise<SyncState>;
   /**
-   * Runs one debounce turn: flushes what is due, logs and announces each push on the feed, tells
-   * the observers, and notes the turn for start-up sync (the first complete turn after sync opens
-   * the gate). Throws when the turn failed: the driver retries after turnRetryMs.
+   * Runs one debounce turn: flushes what is due, announces each push on the feed, tells the
+   * observers, and notes the turn for start-up sync (the first complete turn after sync opens the
+   * gate). Throws when the turn failed: the driver retries after turnRetryMs.
    */
-  turn(): Promise<DebounceTurn>;
+  turn(options?: TurnOptions): Promise<DebounceTurn>;
   /** What is published and how far start-up sync got. */
   status(): Promise<MeshStatus>;
   /** Adds an observer (metrics, debug surfaces); returns the function that removes it. */
   observe(observer: MeshObserver): () => void;
   /** Where this host's xDS transports (ADS streams, Poll/Watch) report streams, responses, ACKs and NACKs. */
   readonly xds: XdsReporter;
-  /** Disarms the sync timeout and stops the proxy status sweep. The host stops its driver first. */
+  /** Disarms the sync timeout and stops the store follower. The host stops its driver first. */
   stop(): void;
 }
 
@@ -112,11 +119,8 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
   const { store, config, timers, log, requestTurn } = options;
   const now = () => timers.now();
   const hooks = createMeshHooks(log);
-  // The push log: one line per push, written by an observer like any other surface.
-  hooks.observe(createPushLogObserver(log, { streams: options.logStreams === true }));
   const feed = createChangeFeed((err) => log(`xds: push listener failed: ${logSafe(err)}`));
-  const ask = () => void requestTurn();
-  let stopSweep: (() => void) | undefined;
+  const { follow } = options;
   const sync = createSyncTracker({
     store,
     options: { timeoutMs: config.syncTimeoutMs, useEndpointSlice: config.registry.useEndpointSlice },
@@ -124,9 +128,9 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     log,
     // Ingest runs in the core, so alone over its store it is the record's one writer: the gate
     // answers from memory. Over a shared store another core may change the record at any time.
-    cached: !options.shared,
-    ...(options.shared && { shared: true }),
-    onSynced: ask,
+    cached: !follow,
+    ...(follow && { shared: true }),
+    requestTurn: () => void requestTurn(),
     // The gate opened: every stream and poll re-reads everything, and held removals go out.
     onOpen: () => feed.emit(0),
     ...(options.newId && { newId: options.newId }),
@@ -144,18 +148,18 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     now,
     registry: config.registry,
     sync,
-    onEnqueued: requestTurn,
+    requestTurn,
     onIngest: hooks.ingest,
     log,
-    ...(options.shared && { lease: { timers, onTakeover: recover } }),
+    ...(follow && { lease: { timers, onTakeover: recover } }),
   });
-  const follower = options.shared
+  const follower = follow
     ? createStoreFollower({
         core: { store, feed, sync },
-        intervalMs: options.pollIntervalMs ?? defaultPollIntervalMs,
+        intervalMs: follow.intervalMs,
         timers,
         log,
-        onQueued: ask,
+        requestTurn: () => void requestTurn(),
       })
     : undefined;
 
@@ -169,13 +173,12 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
       feed.skipTo((await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0);
       // Over a shared store, a marker is a dead holder's only when this core can take the ingest
       // lease (a committing holder keeps it): look under the lease, and leave it to the holder if held.
-      if (options.shared) await recoverUnderLease();
+      if (follow) await recoverUnderLease();
       const state = await sync.start();
       follower?.start();
-      if (options.sweepProxyStatus) stopSweep ??= startProxyStatusSweep({ store, log, now });
       return state;
     },
-    async turn() {
+    async turn(turnOptions) {
       const startedAt = now();
       // Read after startedAt: a turn that counts as begun after sync (notePublished) sees it synced.
       const turn = await debounceTurn({
@@ -184,7 +187,7 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
         now,
         log,
         sync: await sync.state(),
-        ...(options.flushPace && { pace: options.flushPace() }),
+        ...(turnOptions?.pace && { pace: turnOptions.pace }),
       });
       for (const flush of turn.flushes) {
         const at = now();
@@ -212,8 +215,6 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     stop() {
       follower?.stop();
       sync.stop();
-      stopSweep?.();
-      stopSweep = undefined;
     },
   };
 }

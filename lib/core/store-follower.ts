@@ -57,7 +57,7 @@ export interface StoreFollowerOptions {
    * push queued by an instance that died before its turn is still flushed (the flush lease makes
    * one flush run at a time; the others find it busy).
    */
-  onQueued?: () => void;
+  requestTurn?: () => void;
 }
 
 /** A follower; nothing runs until start() or check(). */
@@ -83,9 +83,9 @@ export function createStoreFollower(options: StoreFollowerOptions): StoreFollowe
     const stored = await core.store.get<PushVersion>(keys.pushVersion());
     await announceUpTo(core.store, core.feed, stored?.value.version ?? 0);
     await core.sync?.state();
-    if (options.onQueued) {
+    if (options.requestTurn) {
       const queued = await core.store.list(keys.pendingPrefix(), { limit: 1 });
-      if (queued.entries.length > 0) options.onQueued();
+      if (queued.entries.length > 0) options.requestTurn();
     }
   };
   const check = () => {

@@ -1,6 +1,5 @@
 /** One debounce turn over a store with the configured generators: the flush half of the mesh core. */
 
-import type { Config } from "../config.ts";
 import type { Pace } from "../pace.ts";
 import type { FlushDeps } from "../push/flush.ts";
 import { type HeldEndpoints, releaseHeldEndpoints } from "../push/held-endpoints.ts";
@@ -9,11 +8,12 @@ import { type DebounceTurn, runDebounceTurn } from "../push/run.ts";
 import type { SyncState } from "../push/sync-state.ts";
 import { generators } from "../resources/generators/index.ts";
 import { keys, type Store } from "../store/index.ts";
+import type { MeshSettings } from "./mesh-core.ts";
 
 /** What a debounce turn needs: the store, the debounce and registry configuration, the clock. */
 export interface DebounceDeps {
   store: Store;
-  config: Pick<Config, "debounce" | "registry">;
+  config: Pick<MeshSettings, "debounce" | "registry">;
   now: () => number;
   /** Where a flush reports dangling routes and configs it did not apply. */
   log?: (line: string) => void;

@@ -50,7 +50,7 @@ export const defaultSliceMs = 2;
 /**
  * Changes a waiting push may gather (pushes announced while an earlier one is still being told join
  * the one waiting behind it): past this it says "unknown" instead, and its listeners re-read
- * everything, as a stream does that has more pushes waiting than it keeps (functions/ads-stream.ts).
+ * everything, as a stream does that has more pushes waiting than it keeps (lib/xds/ads-stream.ts).
  */
 export const maxGatheredChanges = 10_000;
 

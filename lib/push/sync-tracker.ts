@@ -41,7 +41,7 @@ export interface SyncTrackerOptions {
    * Called when the registry becomes synced, when a cluster's Pod resync arrives and when the
    * timeout passes: run a debounce turn, so its state (and what was held for pods) gets published.
    */
-  onSynced?: () => void;
+  requestTurn?: () => void;
   /** Called when the gate opens (synced and published): wake every open stream and waiting poll. */
   onOpen?: () => void;
   /** A new instance id; default crypto.randomUUID(). */
@@ -135,7 +135,7 @@ export function createSyncTracker(o: SyncTrackerOptions): SyncTracker {
     if (before?.synced && !state.synced) return; // an older read racing a newer one
     shown = state;
     for (const line of syncTransitions(before, state)) log(line);
-    if (before && (wakes(before, state) || podsArrived(before, state))) o.onSynced?.();
+    if (before && (wakes(before, state) || podsArrived(before, state))) o.requestTurn?.();
     if (before && !before.published && state.published) o.onOpen?.();
     if (!state.synced || (!state.timedOut && state.clusters.some((c) => !c.pods))) arm(state);
   }

@@ -10,7 +10,7 @@
  */
 import { parseConfig } from "../../lib/config.ts";
 import { createMeshCore, type MeshCore } from "../../lib/core/mesh-core.ts";
-import { createStoreFollower } from "../../lib/core/store-follower.ts";
+import { createStoreFollower, defaultPollIntervalMs } from "../../lib/core/store-follower.ts";
 import { validateEvents } from "../../lib/ingest/validate.ts";
 import type { ResourceChange } from "../../lib/push/flush.ts";
 import { keys } from "../../lib/store/keys.ts";
@@ -74,7 +74,7 @@ export async function measureAwsUnits(services = 100, changes = 50): Promise<Aws
       timers,
       log: () => undefined,
       requestTurn: () => undefined,
-      shared: true,
+      follow: { intervalMs: defaultPollIntervalMs },
     });
   const ingest = core();
   const debounce = core();

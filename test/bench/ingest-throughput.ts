@@ -257,7 +257,7 @@ export function createBenchIngest() {
     clusterId: "bench",
     log: () => {},
   });
-  // Paced as the Node runtime's core paces its flushes (MeshCoreOptions.flushPace).
+  // Paced as the Node runtime's core paces its flushes (its debounce timer passes a pace to each turn: TurnOptions.pace).
   const flushDeps = {
     store,
     generators,

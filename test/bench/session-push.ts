@@ -36,7 +36,7 @@ interface BenchSession {
 
 function deltaBench(source: ResourceSource, stream: number): BenchSession {
   const session = createDeltaSession({ source });
-  // As a stream drives it (functions/ads-stream.ts): at once when the session can, else in turn.
+  // As a stream drives it (lib/xds/ads-stream.ts): at once when the session can, else in turn.
   const ack = async (responses: { typeUrl: string; nonce: string }[]) => {
     for (const r of responses) {
       const req = create(DeltaDiscoveryRequestSchema, { typeUrl: r.typeUrl, responseNonce: r.nonce });

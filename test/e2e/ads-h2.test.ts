@@ -18,11 +18,11 @@ import { gzipSync } from "node:zlib";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAdmission } from "../../functions/admission.ts";
-import { createAdsHandlers } from "../../functions/ads-handlers.ts";
 import { grpcStatusMessage, serveAdsH2 } from "../../functions/node/ads-h2.ts";
+import { createChangeFeed } from "../../lib/core/change-feed.ts";
 import { DiscoveryRequestSchema } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { createPushSignal } from "../../lib/push/signal.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
+import { createXdsServer } from "../../lib/xds/server.ts";
 import { decodeChecked } from "../support/xds-check.ts";
 import { CDS, EDS, node } from "./delta/mesh.ts";
 
@@ -56,7 +56,8 @@ const fallbackPaths: string[] = [];
 const serverSessions = new Set<Http2Session>();
 
 beforeAll(async () => {
-  const ads = createAdsHandlers({ store: createMemoryStore(), pushes: createPushSignal(), log: () => {} });
+  const core = { store: createMemoryStore(), feed: createChangeFeed(() => {}) };
+  const { ads } = createXdsServer(core, { log: () => {} });
   server = createServer();
   serveAdsH2(
     server,

@@ -1,6 +1,7 @@
 /** parseConfig: the XDS_PORT bounds of issue 7 (streams per connection, admission rate). */
 import { describe, expect, it } from "vitest";
-import { defaultLimits, parseConfig } from "../../lib/config.ts";
+import { parseConfig } from "../../lib/config.ts";
+import { defaultLimits } from "../../lib/xds/limits.ts";
 
 describe("parseConfig: XDS_PORT limits", () => {
   it("defaults to 100 streams per connection and istiod's 25 requests per second", () => {

@@ -12,11 +12,13 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { forwardedIdentityHeader } from "../../functions/auth.ts";
 import { workerConfig } from "../../functions/workers/config.ts";
-import { createPollHost } from "../../functions/workers/poll-host.ts";
+import { createPollHost, meshStoreXdsSettings } from "../../functions/workers/poll-host.ts";
+import { createChangeFeed } from "../../lib/core/change-feed.ts";
 import { createSyncTracker } from "../../lib/push/sync-tracker.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { Store } from "../../lib/store/store.ts";
+import { createXdsServer } from "../../lib/xds/server.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
 import { endpointSlice, pod, service } from "../e2e/support/kube.ts";
 import {
@@ -152,7 +154,10 @@ describe("the Durable Object's poll host while not synced", () => {
     const fresh = env.MESH.get(env.MESH.newUniqueId());
     const removed = await runInDurableObject(fresh, async (object) => {
       let open = false;
-      const host = createPollHost(object.store, workerConfig(env).limits, { synced: () => open });
+      const config = workerConfig(env);
+      const core = { store: object.store, feed: createChangeFeed(() => {}), sync: { synced: () => open } };
+      const server = createXdsServer(core, { ...meshStoreXdsSettings(config), log: () => {} });
+      const host = createPollHost(server.poll, config.limits);
       const poll = async () => {
         const res = await host.fetch(
           new Request("https://mesh/edgepilot.xds.v1.DeltaPollService/Poll", {

@@ -9,10 +9,11 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { connectNodeAdapter, createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createXdsRoutes } from "../../../functions/xds.ts";
+import { createChangeFeed } from "../../../lib/core/change-feed.ts";
 import { AggregatedDiscoveryService } from "../../../lib/gen/envoy/service/discovery/v3/ads_pb.ts";
 import { DiscoveryRequestSchema } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { createPushSignal } from "../../../lib/push/signal.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
+import { createXdsServer } from "../../../lib/xds/server.ts";
 import { type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
 import { type DeltaStream, openDelta } from "./delta-client.ts";
 import { apply, CDS, EDS, names, node, serviceEvents, sliceEvent, summary } from "./mesh.ts";
@@ -81,17 +82,14 @@ describe("Delta ADS: garbage ends only the stream that sent it", () => {
   });
 });
 
-describe("ADS: open streams per instance (createXdsRoutes limits.maxStreams, EDGEPILOT_MAX_STREAMS)", () => {
+describe("ADS: open streams per instance (createXdsServer limits.maxStreams, EDGEPILOT_MAX_STREAMS)", () => {
   let server: Http2Server;
   let port: number;
   const sessions = new Set<Http2Session>();
   beforeAll(async () => {
-    const routes = createXdsRoutes({
-      store: createMemoryStore(),
-      pushes: createPushSignal(),
-      log: () => {},
-      limits: { maxStreams: 1 },
-    });
+    const core = { store: createMemoryStore(), feed: createChangeFeed(() => {}) };
+    const xds = createXdsServer(core, { log: () => {}, limits: { maxStreams: 1 } });
+    const routes = createXdsRoutes(xds, { ads: xds.ads });
     server = createServer(connectNodeAdapter({ routes }));
     server.on("session", (s) => {
       sessions.add(s);

@@ -1,18 +1,18 @@
 /**
  * The mesh core on a manual clock over the memory store (no sleeps): an ingested batch is pushed
  * by a turn, the change feed names exactly the resources each push changed (listeners and hubs
- * alike), the push log has its one format, the observers hear ingest, turns and pushes (one that
+ * alike), the push log a host attaches has its one format, the observers hear ingest, turns and pushes (one that
  * throws stops none), and the sync gate opens only with the first complete turn begun after sync.
  */
 import { beforeEach, describe, expect, it } from "vitest";
 import type { FeedHub } from "../../../lib/core/change-feed.ts";
 import type { IngestReport, PushReport, TurnReport } from "../../../lib/core/hooks.ts";
-import { createMeshCore, type MeshCoreOptions } from "../../../lib/core/mesh-core.ts";
+import { createMeshCore, type MeshCoreOptions, type TurnOptions } from "../../../lib/core/mesh-core.ts";
+import { createPushLogObserver } from "../../../lib/core/push-log.ts";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { validateEvents, validateList } from "../../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
-import { keys, listAll } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { endpointSlice, event, pod, service } from "../../e2e/support/kube.ts";
 import { createManualClock } from "../relay/manual-clock.ts";
@@ -83,10 +83,10 @@ function harness(overrides: Partial<MeshCoreOptions> = {}) {
     if (!v.ok) throw new Error(v.error.message);
     return core.ingest.resync("east", v.value);
   };
-  /** Moves past the debounce and runs one turn. */
-  const settle = async () => {
+  /** Moves past the debounce and runs one turn (with `turnOptions`, as the host's driver passes them). */
+  const settle = async (turnOptions?: TurnOptions) => {
     await clock.advance(defaultDebounceOptions.debounceAfter);
-    return core.turn();
+    return core.turn(turnOptions);
   };
   return {
     core,
@@ -173,37 +173,37 @@ describe("the change feed", () => {
   });
 });
 
-describe("flushPace", () => {
-  it("gives each turn a fresh pace, which its flush awaits before the first service and after each one", async () => {
-    let made = 0;
+describe("a turn's pace", () => {
+  it("is awaited by the turn's flush before the first service and after each one", async () => {
     let awaited = 0;
-    const paced = harness({
-      flushPace: () => {
-        made++;
-        return async () => {
-          awaited++;
-        };
-      },
-    });
+    const paced = harness();
     await paced.core.start();
     await paced.events(
       event("ADDED", service("reviews", "default", [port])),
       event("ADDED", slice("10.0.0.1")),
     );
-    await paced.settle();
+    await paced.settle({
+      pace: async () => {
+        awaited++;
+      },
+    });
     // One service flushed: once before it, once after it.
-    expect([made, awaited]).toEqual([1, 2]);
+    expect(awaited).toBe(2);
     // The flush it paced published the service: a push was announced.
     expect(paced.listened.filter((l) => l.version > 0)).toHaveLength(1);
+    // A turn given no pace does not yield.
+    await paced.events(event("MODIFIED", slice("10.0.0.2")));
     await paced.settle();
-    expect(made).toBe(2);
+    expect(awaited).toBe(2);
   });
 });
 
 describe("the push log", () => {
   it("has one line per push in the one format, naming the streams when asked", async () => {
     for (const logStreams of [true, false]) {
-      const g = harness({ logStreams });
+      const g = harness();
+      // The host attaches the push log, and chooses whether its lines name the streams.
+      g.core.observe(createPushLogObserver((line) => g.lines.push(line), { streams: logStreams }));
       await g.core.start();
       await g.events(
         event("ADDED", service("reviews", "default", [port])),
@@ -290,21 +290,5 @@ describe("start-up sync", () => {
     expect(await h.core.sync.synced()).toBe(false);
     await h.settle();
     expect(await h.core.sync.synced()).toBe(true);
-  });
-});
-
-describe("proxy status", () => {
-  it("sweeps expired records from start() when asked, and leaves live ones", async () => {
-    for (const sweep of [true, false]) {
-      const g = harness({ sweepProxyStatus: sweep });
-      const record = (nodeId: string, expiresAt: number) => ({ nodeId, expiresAt });
-      await g.core.store.put(keys.proxy("dead"), record("dead", -1));
-      await g.core.store.put(keys.proxy("live"), record("live", 60_000));
-      await g.core.start();
-      await g.clock.settle();
-      g.core.stop();
-      const left = (await listAll(g.core.store, keys.proxyPrefix())).map((e) => e.key);
-      expect(left).toEqual(sweep ? [keys.proxy("live")] : [keys.proxy("dead"), keys.proxy("live")]);
-    }
   });
 });

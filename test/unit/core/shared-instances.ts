@@ -46,8 +46,7 @@ export function instance(
       turnsAsked++;
     },
     newId: () => `${name}-${++ids}`,
-    shared: options.shared ?? true,
-    pollIntervalMs: 1000,
+    ...((options.shared ?? true) && { follow: { intervalMs: 1000 } }),
   });
   const heard: string[] = [];
   core.feed.subscribe((version, changes) => heard.push(heardOf(version, changes)));

@@ -64,7 +64,7 @@ function harness(options: { from?: number } = {}) {
     intervalMs: 1000,
     timers: clock,
     log: (line) => lines.push(line),
-    onQueued: () => {
+    requestTurn: () => {
       turnsAsked++;
     },
   });

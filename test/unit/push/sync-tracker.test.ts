@@ -23,7 +23,7 @@ function tracker(o: { store?: Store; clock?: ManualClock; cached?: boolean } = {
     timers: clock,
     log: (l) => lines.push(l),
     cached: o.cached ?? true,
-    onSynced: () => turns++,
+    requestTurn: () => turns++,
     onOpen: () => woken++,
     newId: () => `id-${++ids}`,
   });

@@ -6,13 +6,13 @@
  */
 import { create, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { pumpAdsStream, type StreamSession } from "../../../functions/ads-stream.ts";
 import { createMessageReader } from "../../../functions/node/grpc-messages.ts";
 import {
   type DiscoveryRequest,
   DiscoveryRequestSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { createPushSignal } from "../../../lib/push/signal.ts";
+import { pumpAdsStream, type StreamSession } from "../../../lib/xds/ads-stream.ts";
 
 const settle = async (turns = 5) => {
   for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));

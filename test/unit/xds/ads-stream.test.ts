@@ -1,14 +1,14 @@
-/** runAdsStream and pumpAdsStream (functions/ads-stream.ts): ordering, coalescing, bounded reading, the sink. */
+/** runAdsStream and pumpAdsStream (lib/xds/ads-stream.ts): ordering, coalescing, bounded reading, the sink. */
 import { describe, expect, it } from "vitest";
+import type { ResourceChange } from "../../../lib/push/flush.ts";
+import { createPushSignal } from "../../../lib/push/signal.ts";
+import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import {
   maxPendingChanges,
   pumpAdsStream,
   runAdsStream,
   type StreamSession,
-} from "../../../functions/ads-stream.ts";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
-import { createPushSignal } from "../../../lib/push/signal.ts";
-import { TypeUrl } from "../../../lib/resources/xds-types.ts";
+} from "../../../lib/xds/ads-stream.ts";
 
 const settle = async (turns = 5) => {
   for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));

@@ -4,14 +4,14 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
+import { StatusSchema } from "../../../lib/gen/google/rpc/status_pb.ts";
+import { keys, type Store } from "../../../lib/store/index.ts";
+import { createPollHub } from "../../../lib/xds/poll-hub.ts";
 import {
   createPollNackLogger,
   createPollNackRecorder,
   pollNackStreamId,
-} from "../../../lib/core/poll-nack.ts";
-import { StatusSchema } from "../../../lib/gen/google/rpc/status_pb.ts";
-import { keys, type Store } from "../../../lib/store/index.ts";
-import { createPollHub } from "../../../lib/xds/poll-hub.ts";
+} from "../../../lib/xds/poll-nack.ts";
 import type { PollNackReport } from "../../../lib/xds/poll-request.ts";
 import { createPollServer } from "../../../lib/xds/poll-serve.ts";
 import { type ProxyRecord, proxyRecord, recordBounds } from "../../../lib/xds/proxy-record.ts";

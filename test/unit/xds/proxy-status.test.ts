@@ -1,15 +1,15 @@
 /** The proxy status recorder and sweep (functions/proxy-status.ts) over the real memory store. */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { ProxyStatus } from "../../../lib/resources/types.ts";
+import { keys, type Store } from "../../../lib/store/index.ts";
+import { createMemoryStore } from "../../../lib/store/memory.ts";
+import type { ProxyRecord } from "../../../lib/xds/proxy-record.ts";
 import {
   createProxyStatusRecorder,
   createProxyStatusRecorders,
   startProxyStatusSweep,
   sweepProxyStatus,
-} from "../../../lib/core/proxy-status.ts";
-import type { ProxyStatus } from "../../../lib/resources/types.ts";
-import { keys, type Store } from "../../../lib/store/index.ts";
-import { createMemoryStore } from "../../../lib/store/memory.ts";
-import type { ProxyRecord } from "../../../lib/xds/proxy-record.ts";
+} from "../../../lib/xds/proxy-status.ts";
 import { countingStore } from "./counting-store.ts";
 
 const EDS = "type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment";

@@ -14,7 +14,7 @@ import {
   proxyRecord,
   proxyRecordTtlMs,
   type StatusReport,
-} from "../xds/proxy-record.ts";
+} from "./proxy-record.ts";
 
 export interface ProxyStatusOptions {
   store: Store;

@@ -1,68 +1,68 @@
 /**
  * The two ADS stream methods (SotW and Delta), transport-neutral: each takes the proxy's requests,
- * a signal and a sink for the responses. connect's router (functions/xds.ts) and Node's direct
- * HTTP/2 gRPC path (functions/node/ads-h2.ts) serve the same instance, so the per-instance stream
- * limit, the request checks and the error mapping are one.
+ * a signal and a sink for the responses. The xDS server (server.ts) builds them once; connect's
+ * router (functions/xds.ts) and Node's direct HTTP/2 gRPC path (functions/node/ads-h2.ts) serve the
+ * same instance, so the per-instance stream limit and the request checks are one.
+ *
+ * A refused stream or request ends with an AdsRefusedError naming its gRPC code, and an answer too
+ * large to cut with budget.ts's ResponseTooLargeError: lib/ imports no RPC framework (as Poll's
+ * PollRefusedError and delta-limits.ts's problems), so the transports in functions/ map both to
+ * Connect codes in one place (functions/ads-errors.ts).
  */
-import { Code, ConnectError } from "@connectrpc/connect";
-import type { XdsReporter } from "../lib/core/hooks.ts";
-import {
-  createProxyStatusRecorders,
-  type ProxyStatusRecorder,
-  proxyStatusWriteIntervalMs,
-} from "../lib/core/proxy-status.ts";
-import type { Node } from "../lib/gen/envoy/config/core/v3/base_pb.ts";
+import type { XdsReporter } from "../core/hooks.ts";
+import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type {
   DeltaDiscoveryRequest,
   DeltaDiscoveryResponse,
   DiscoveryRequest,
   DiscoveryResponse,
-} from "../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import type { ResourceChange } from "../lib/push/flush.ts";
-import type { PushSignal } from "../lib/push/signal.ts";
-import type { SyncTracker } from "../lib/push/sync-tracker.ts";
-import { openGate } from "../lib/resources/sync-gate.ts";
-import type { Store } from "../lib/store/index.ts";
-import { defaultMaxResponseBytes, ResponseTooLargeError } from "../lib/xds/budget.ts";
-import { createConnectionLog, type StreamConnectionLog } from "../lib/xds/connection-log.ts";
-import { createDeltaSession } from "../lib/xds/delta.ts";
-import { type AdsLimits, checkDeltaRequest, defaultAdsLimits } from "../lib/xds/delta-limits.ts";
-import { nodeIdProblem } from "../lib/xds/proxy-record.ts";
-import { createSotwSession } from "../lib/xds/sotw.ts";
-import { createStoreSource } from "../lib/xds/source.ts";
-import { createStreamView, createViews, type StreamView, type Views } from "../lib/xds/view-source.ts";
+} from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
+import type { ResourceChange } from "../push/flush.ts";
+import type { PushSignal } from "../push/signal.ts";
+import type { SyncGate } from "../resources/sync-gate.ts";
 import { pumpAdsStream, type ResponseSink, type StreamHooks } from "./ads-stream.ts";
-import { streamReports } from "./xds-reports.ts";
+import { createConnectionLog, type StreamConnectionLog } from "./connection-log.ts";
+import { createDeltaSession } from "./delta.ts";
+import { type AdsLimits, checkDeltaRequest, type DeltaRequestProblem } from "./delta-limits.ts";
+import { nodeIdProblem } from "./proxy-record.ts";
+import type { ProxyStatusRecorder, ProxyStatusRecorders } from "./proxy-status.ts";
+import { createSotwSession } from "./sotw.ts";
+import type { ResourceSource } from "./source.ts";
+import { streamReports } from "./stream-reports.ts";
+import { createStreamView, type StreamView, type Views } from "./view-source.ts";
 
+/** Why a stream or one of its requests was refused; `code` names the gRPC status the transport sends. */
+export class AdsRefusedError extends Error {
+  constructor(
+    message: string,
+    readonly code: DeltaRequestProblem["code"],
+  ) {
+    super(message);
+    this.name = "AdsRefusedError";
+  }
+}
+
+/** What the ADS methods are built from: every piece resolved by the xDS server (server.ts), no defaults here. */
 export interface AdsDeps {
-  store: Store;
+  /** The published resources every stream reads through its view. */
+  source: ResourceSource;
+  /** The host's per-namespace views (view-source.ts). */
+  views: Views;
   pushes: PushSignal;
   /** Aborted on shutdown: open streams end cleanly. */
   shutdown?: AbortSignal;
   log: (line: string) => void;
-  /** ADS limits; each one omitted takes its default (defaultAdsLimits). */
-  limits?: Partial<AdsLimits>;
+  limits: AdsLimits;
   /** Start-up sync: the gate every read path obeys. */
-  sync?: Pick<SyncTracker, "synced">;
-  /** EDGEPILOT_MAX_RESPONSE_BYTES: the response byte budget (default lib/xds/budget.ts's). */
-  maxResponseBytes?: number;
-  /** The host's per-namespace views (lib/xds/view-source.ts); default: views over `store`. */
-  views?: Views;
-  /**
-   * False: no proxy status is built or stored (the agent: nothing reads its local streams' status,
-   * and their NACKs reach the upstream's). Default true.
-   */
-  recordStatus?: boolean;
-  /**
-   * Least time between two writes of one stream's status record (ms); default
-   * proxyStatusWriteIntervalMs (1 s). A host over a shared, billed store passes
-   * sharedProxyStatusWriteIntervalMs.
-   */
-  statusIntervalMs?: number;
+  gate: SyncGate;
+  /** EDGEPILOT_MAX_RESPONSE_BYTES: the response byte budget. */
+  maxResponseBytes: number;
+  /** Where every stream's status is recorded; absent: none is built (the agent). */
+  statuses?: ProxyStatusRecorders;
   /** Where streams report opening, closing, responses, ACKs and NACKs: the mesh core's `xds` (metrics). */
   xds?: XdsReporter;
-  /** The core's clock (ms): convergence and the connect/disconnect lines; default Date.now. */
-  now?: () => number;
+  /** The core's clock (ms): convergence and the connect/disconnect lines. */
+  now: () => number;
 }
 
 /**
@@ -81,18 +81,15 @@ export interface AdsHandlers {
   delta: AdsMethod<DeltaDiscoveryRequest, DeltaDiscoveryResponse>;
 }
 
-/** The recorder of a host that keeps no proxy status (AdsDeps.recordStatus false): sessions build none. */
+/** The recorder of a host that keeps no proxy status (no AdsDeps.statuses): sessions build none. */
 const noStatus: ProxyStatusRecorder = { record() {}, close: async () => {} };
 
-/** Creates the ADS methods over `deps.store` and `deps.pushes`; errors they end with are ConnectErrors. */
+/**
+ * Creates the ADS methods over `deps.source` and `deps.pushes`; they end with an AdsRefusedError
+ * or a ResponseTooLargeError when they refuse (see the file's comment).
+ */
 export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
-  const source = createStoreSource(deps.store);
-  const views = deps.views ?? createViews({ store: deps.store });
-  const gate = deps.sync ?? openGate;
-  const maxResponseBytes = deps.maxResponseBytes ?? defaultMaxResponseBytes;
-  const limits: AdsLimits = { ...defaultAdsLimits, ...deps.limits };
-  const { pushes } = deps;
-  const now = deps.now ?? Date.now;
+  const { source, views, gate, maxResponseBytes, limits, pushes, now, statuses } = deps;
   let openStreams = 0;
   // One connect and one disconnect line per stream that got as far as a valid request.
   const connection = createConnectionLog({
@@ -102,15 +99,15 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
   });
   /**
    * The hooks of one ADS stream: counts it for its whole life; over maxStreams, refuses it before
-   * it starts; an answer too large to cut ends it with ResourceExhausted; `closed` runs at its end.
+   * it starts; `closed` runs at its end.
    */
   const streamHooks = (closed: () => void, conn: StreamConnectionLog): StreamHooks => ({
     open() {
       if (openStreams >= limits.maxStreams) {
-        throw new ConnectError(
+        throw new AdsRefusedError(
           `this control plane instance already serves ${openStreams} ADS streams, its limit (EDGEPILOT_MAX_STREAMS); ` +
             "retry with backoff, connect to another instance, or raise the limit",
-          Code.ResourceExhausted,
+          "resource-exhausted",
         );
       }
       openStreams++;
@@ -120,18 +117,8 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
       conn.closed();
       closed();
     },
-    mapError: exhausted,
   });
-  // Every stream's status through one set of recorders: one write timer for all of them (none for
-  // the agent, whose upstream keeps the status).
-  const statuses =
-    deps.recordStatus === false
-      ? undefined
-      : createProxyStatusRecorders({
-          store: deps.store,
-          log: deps.log,
-          minIntervalMs: deps.statusIntervalMs ?? proxyStatusWriteIntervalMs,
-        });
+  // Every stream's status through one set of recorders: one write timer for all of them.
   const recorder = (): ProxyStatusRecorder => statuses?.recorder() ?? noStatus;
   // What every session of either kind is built with; `status` is its stream's recorder, `view` its
   // namespace's view of the published resources.
@@ -157,10 +144,10 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
           nodeIdError(req.node?.id) ??
           typeUrlsError(types, req.typeUrl, limits.maxTypeUrlsPerStream) ??
           (req.resourceNames.length > limits.maxNamesPerRequest
-            ? new ConnectError(
+            ? new AdsRefusedError(
                 `${req.resourceNames.length} resource_names for ${req.typeUrl || "(no type_url)"}; at most ` +
                   `${limits.maxNamesPerRequest} per request (EDGEPILOT_MAX_NAMES_PER_REQUEST)`,
-                Code.ResourceExhausted,
+                "resource-exhausted",
               )
             : undefined)
         );
@@ -189,9 +176,7 @@ export function createAdsHandlers(deps: AdsDeps): AdsHandlers {
         const badNode = nodeIdError(req.node?.id);
         if (badNode) return badNode;
         const problem = checkDeltaRequest(req, limits, session.subscribed(req.typeUrl));
-        if (!problem) return undefined;
-        const code = problem.code === "invalid-argument" ? Code.InvalidArgument : Code.ResourceExhausted;
-        return new ConnectError(problem.message, code);
+        return problem && new AdsRefusedError(problem.message, problem.code);
       };
       const changeAware = viewed(view, session);
       const conn = connection("delta");
@@ -230,7 +215,7 @@ function viewed<Req extends { node?: Node | undefined }, Res>(
 ) {
   const { pushNow, requestNow } = session;
   return {
-    // The synchronous paths (functions/ads-stream.ts) only when the view answers at once too.
+    // The synchronous paths (ads-stream.ts) only when the view answers at once too.
     ...(pushNow && {
       pushNow(changed?: readonly ResourceChange[]): Res[] | undefined {
         const taken = view.pushNow(changed);
@@ -257,8 +242,8 @@ function viewed<Req extends { node?: Node | undefined }, Res>(
 /** `check`, noting the node of each request it accepts: the stream's first logs its connection. */
 function noted<Req extends { node?: Node | undefined }>(
   conn: StreamConnectionLog,
-  check: (req: Req) => ConnectError | undefined,
-): (req: Req) => ConnectError | undefined {
+  check: (req: Req) => AdsRefusedError | undefined,
+): (req: Req) => AdsRefusedError | undefined {
   return (req) => {
     const error = check(req);
     if (!error) conn.connected(req.node?.id);
@@ -267,26 +252,21 @@ function noted<Req extends { node?: Node | undefined }>(
 }
 
 /** A node id the stream cannot serve (too long for a status record, control characters) ▶ InvalidArgument. */
-function nodeIdError(id: string | undefined): ConnectError | undefined {
+function nodeIdError(id: string | undefined): AdsRefusedError | undefined {
   const problem = id === undefined ? undefined : nodeIdProblem(id);
-  return problem ? new ConnectError(problem, Code.InvalidArgument) : undefined;
+  return problem ? new AdsRefusedError(problem, "invalid-argument") : undefined;
 }
 
 /** A SotW request naming one type URL more than a stream may hold ▶ ResourceExhausted; else notes it. */
-function typeUrlsError(seen: Set<string>, typeUrl: string, max: number): ConnectError | undefined {
+function typeUrlsError(seen: Set<string>, typeUrl: string, max: number): AdsRefusedError | undefined {
   if (typeUrl === "" || seen.has(typeUrl)) return undefined;
   if (seen.size >= max) {
-    return new ConnectError(
+    return new AdsRefusedError(
       `this stream already asked for ${seen.size} type URLs, the most one stream may (a proxy needs ` +
         "CDS, EDS, LDS, RDS and a few more); open another stream for more",
-      Code.ResourceExhausted,
+      "resource-exhausted",
     );
   }
   seen.add(typeUrl);
   return undefined;
-}
-
-/** An answer over EDGEPILOT_MAX_RESPONSE_BYTES that cannot be cut ▶ ResourceExhausted with its message. */
-export function exhausted(e: unknown): unknown {
-  return e instanceof ResponseTooLargeError ? new ConnectError(e.message, Code.ResourceExhausted) : e;
 }

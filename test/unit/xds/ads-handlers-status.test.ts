@@ -1,22 +1,23 @@
 /**
- * The ADS handlers keep a proxy status per stream (keys.proxy, written on an ACK) unless the host
- * says nobody reads it (recordStatus false: the agent, whose proxies' NACKs go upstream instead),
- * at most once per interval: 1 s by default, 10 s over a shared store (statusIntervalMs).
+ * The xDS server's ADS handlers keep a proxy status per stream (keys.proxy, written on an ACK)
+ * unless the host says nobody reads it (proxyStatus false: the agent, whose proxies' NACKs go
+ * upstream instead), at most once per interval: 1 s by default, 10 s over a shared store
+ * (proxyStatus.writeIntervalMs).
  */
 import { create } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createAdsHandlers } from "../../../functions/ads-handlers.ts";
-import { sharedProxyStatusWriteIntervalMs } from "../../../lib/core/proxy-status.ts";
+import { createChangeFeed } from "../../../lib/core/change-feed.ts";
 import {
   type DiscoveryRequest,
   DiscoveryRequestSchema,
   type DiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { createPushSignal } from "../../../lib/push/signal.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { Store } from "../../../lib/store/store.ts";
+import { sharedProxyStatusWriteIntervalMs } from "../../../lib/xds/proxy-status.ts";
+import { createXdsServer } from "../../../lib/xds/server.ts";
 
 const nodeId = "sidecar~10.0.0.1~p.ns~ns.svc.cluster.local";
 /** A proxyless client's metadata: it is served the published set. */
@@ -45,18 +46,16 @@ async function storeWithCluster(): Promise<{ store: Store; puts: string[] }> {
 
 describe("ADS handlers' proxy status", () => {
   const cases = [
-    { name: "recorded by default", recordStatus: undefined, records: 1 },
-    { name: "not kept with recordStatus false", recordStatus: false, records: 0 },
+    { name: "recorded by default", proxyStatus: undefined, records: 1 },
+    { name: "not kept with proxyStatus false", proxyStatus: false as const, records: 0 },
   ];
   for (const c of cases) {
     it(c.name, async () => {
       const { store, puts } = await storeWithCluster();
-      const ads = createAdsHandlers({
-        store,
-        pushes: createPushSignal(),
-        log: () => {},
-        ...(c.recordStatus !== undefined && { recordStatus: c.recordStatus }),
-      });
+      const { ads } = createXdsServer(
+        { store, feed: createChangeFeed(() => {}) },
+        { log: () => {}, ...(c.proxyStatus !== undefined && { proxyStatus: c.proxyStatus }) },
+      );
       const answers: DiscoveryResponse[] = [];
       let answered: (res: DiscoveryResponse) => void = () => {};
       const first = new Promise<DiscoveryResponse>((r) => {
@@ -93,10 +92,10 @@ describe("ADS handlers' proxy status interval", () => {
 
   // An ACK every 2 s, five in all: the default interval (1 s) writes each; a shared store's (10 s) only the first.
   const cases = [
-    { name: "default: at most one write a second", statusIntervalMs: undefined, writes: 5 },
+    { name: "default: at most one write a second", writeIntervalMs: undefined, writes: 5 },
     {
       name: "shared store: at most one write per sharedProxyStatusWriteIntervalMs",
-      statusIntervalMs: sharedProxyStatusWriteIntervalMs,
+      writeIntervalMs: sharedProxyStatusWriteIntervalMs,
       writes: 1,
     },
   ];
@@ -104,13 +103,14 @@ describe("ADS handlers' proxy status interval", () => {
     it(c.name, async () => {
       vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout", "setInterval", "clearInterval"] });
       const { store, puts } = await storeWithCluster();
-      const pushes = createPushSignal();
-      const ads = createAdsHandlers({
-        store,
-        pushes,
-        log: () => {},
-        ...(c.statusIntervalMs !== undefined && { statusIntervalMs: c.statusIntervalMs }),
-      });
+      const pushes = createChangeFeed(() => {});
+      const { ads } = createXdsServer(
+        { store, feed: pushes },
+        {
+          log: () => {},
+          ...(c.writeIntervalMs !== undefined && { proxyStatus: { writeIntervalMs: c.writeIntervalMs } }),
+        },
+      );
       const responses: DiscoveryResponse[] = [];
       // Everyone waiting for a response (the proxy and the test).
       let waiting: (() => void)[] = [];

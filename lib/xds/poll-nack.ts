@@ -11,14 +11,8 @@ import { logError, logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
 import type { ProxyTypeStatus } from "../resources/types.ts";
 import { keys, type Store } from "../store/index.ts";
-import type { PollNackReport } from "../xds/poll-request.ts";
-import {
-  isExpired,
-  type ProxyRecord,
-  proxyRecord,
-  proxyRecordTtlMs,
-  recordBounds,
-} from "../xds/proxy-record.ts";
+import type { PollNackReport } from "./poll-request.ts";
+import { isExpired, type ProxyRecord, proxyRecord, proxyRecordTtlMs, recordBounds } from "./proxy-record.ts";
 
 /** The owner named by records written here: no stream owns them, so none deletes them at its end. */
 export const pollNackStreamId = "poll";

@@ -6,9 +6,9 @@
  * keeps two numbers and a count, and builds nothing.
  */
 
-import { seconds } from "../lib/clock.ts";
-import type { StreamKind, XdsReporter } from "../lib/core/hooks.ts";
-import type { Node } from "../lib/gen/envoy/config/core/v3/base_pb.ts";
+import { seconds } from "../clock.ts";
+import type { StreamKind, XdsReporter } from "../core/hooks.ts";
+import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { ResponseSink, StreamHooks } from "./ads-stream.ts";
 
 /** The request fields a report reads (SotW and Delta requests both have them). */
