@@ -19,6 +19,14 @@ import type { PodsPending } from "./held-pods.ts";
 import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
 import { planChunk } from "./plan.ts";
 import { publishChunk } from "./publish-chunk.ts";
+import {
+  createPushContext,
+  type PlannedService,
+  type PushContext,
+  type PushContextOptions,
+  updatePushContext,
+} from "./push-context.ts";
+import { handOffPushContext, lastPushContext } from "./push-context-handoff.ts";
 import type { QueuedPush } from "./queue.ts";
 import { externalRoutingTo, type ServiceRef, servicesInScope } from "./scope.ts";
 import { needsSidecarMarker, sidecarMarker, type sidecarMarkerType } from "./sidecar-marker.ts";
@@ -151,6 +159,9 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     const queued = await store.getMany<QueuedPush>(queueKeys);
     const request = mergeAll([...queued.values()].map((e) => e.value.request));
     const changes: ResourceChange[] = [];
+    // Under the lease nothing else moves the push version until this flush bumps it.
+    let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
+    let context: PushContext | undefined;
     if (request) {
       // Paced (when the host gives a pace) before the first service and between services
       // (planChunk): the event loop runs between slices, as it always did over a store with real
@@ -158,6 +169,9 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // checked, make before break), the push not yet announced; what ingest changes meanwhile
       // queues the next push.
       const { pace } = deps;
+      const options = contextOptions(deps);
+      // The push context of the last push, when this process built it: this one is derived from it.
+      const prior = lastPushContext(store, version, options);
       const visibility = createVisibility(store, deps.discoverySelectors ?? []);
       // Read once per flush; an EDS-only push needs them too (subset assignments come from the rules).
       const routing = await loadRoutingConfigs(store, deps.context.domainSuffix);
@@ -180,6 +194,12 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };
       const dangling: DanglingRoute[] = [];
       const holds: HeldFor[] = [];
+      // Kept only while the last context's services are held (a reader here serves Envoy
+      // sidecars): the next context takes them as planned instead of reading them again.
+      const planned =
+        prior?.servicesRead && request.configsUpdated !== null
+          ? new Map<string, PlannedService>()
+          : undefined;
       if (pace) await pace();
       // In chunks, so a flush of the whole mesh never holds every plan (a Durable Object has
       // 128 MB); each chunk is checked before any of it is published.
@@ -202,6 +222,9 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         for (const p of plans) dangling.push(...p.dangling);
         if (deps.endpointsHeard || deps.podsPending)
           for (const p of plans) holds.push([p.ref, p.endpointsHeld]);
+        if (planned)
+          for (const p of plans)
+            planned.set(`${p.ref.namespace}/${p.ref.hostname}`, { records: p.records, view: p.view });
         publishing = true;
         changes.push(...(await publishChunk(store, plans, feed)));
         changes.push(...(await views.publishChunk(plans, request.full)));
@@ -218,18 +241,36 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       await logDangling(deps, dangling);
       // Sidecar resources are built apart from what was published: announce a change only they may reflect.
       if (needsSidecarMarker(request, changes)) changes.push(sidecarMarker);
-    }
-    let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
-    if (request && (changes.length > 0 || lease.recovered)) {
-      version = await bumpVersion(deps, request, changes, lease.recovered);
+      if (changes.length > 0 || lease.recovered)
+        version = await bumpVersion(deps, request, changes, lease.recovered);
+      const parts = { routing, sidecars: views.allSidecars, table: views.table(), visibility };
+      const hosts = externalHosts && (() => Promise.resolve(externalHosts));
+      context = prior
+        ? updatePushContext(prior, store, {
+            version,
+            parts,
+            full: request.full,
+            ...(hosts && { externalHosts: hosts }),
+            planned: planned ?? null,
+          })
+        : createPushContext(store, version, options, parts, hosts);
     }
     for (const key of queued.keys()) await store.delete(key);
     done = true;
+    if (context) handOffPushContext(store, changes, context);
     return { kind: "done", version, request, changes, recovered: lease.recovered };
   } finally {
     if (publishing && !done) await expireLease(store, lease.version);
     else await store.delete(keys.flushing(), { ifVersion: lease.version });
   }
+}
+
+/** The options a flush's push context is built with (and a reader's must match to share it). */
+export function contextOptions(deps: Pick<FlushDeps, "context" | "discoverySelectors">): PushContextOptions {
+  return {
+    domainSuffix: deps.context.domainSuffix,
+    ...(deps.discoverySelectors && { discoverySelectors: deps.discoverySelectors }),
+  };
 }
 
 /**
