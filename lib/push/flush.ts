@@ -27,9 +27,9 @@ import {
   updatePushContext,
 } from "./push-context.ts";
 import { handOffPushContext, lastPushContext } from "./push-context-handoff.ts";
+import { isRefresh, markRefresh, needsRefresh, type PushChanges } from "./push-refresh.ts";
 import type { QueuedPush } from "./queue.ts";
 import { externalRoutingTo, type ServiceRef, servicesInScope } from "./scope.ts";
-import { needsSidecarMarker, sidecarMarker, type sidecarMarkerType } from "./sidecar-marker.ts";
 import { loadViews } from "./views.ts";
 import { createVisibility } from "./visibility.ts";
 
@@ -75,8 +75,7 @@ export interface FlushDeps {
  * Push-log entries leave them out (names and versions only).
  */
 export interface ResourceChange {
-  /** An xDS type URL, or the sidecar marker's (lib/push/sidecar-marker.ts: no stored resource). */
-  typeUrl: TypeUrl | typeof sidecarMarkerType;
+  typeUrl: TypeUrl;
   name: string;
   version: string | null;
   /** The encoded resource (StoredResource.body) of an upsert; absent for a removal. */
@@ -122,6 +121,11 @@ export interface PushLogEntry {
    * nobody announced, so a reader of the log (lib/core/store-follower.ts) re-reads everything.
    */
   recovered?: true;
+  /**
+   * Set on a refresh push (lib/push/push-refresh.ts): sidecar resources may have changed beyond
+   * `changes`. Older records said it with one change of legacyRefreshType instead.
+   */
+  refresh?: true;
 }
 
 /** The push counter under keys.pushVersion(). */
@@ -137,7 +141,8 @@ export type FlushResult =
       /** The push counter after this flush (unchanged when nothing changed). */
       version: number;
       request: PushRequest | undefined;
-      changes: ResourceChange[];
+      /** What the push changed; marked a refresh (push-refresh.ts) when it says more than these. */
+      changes: PushChanges;
       /** True when this flush took over from one that crashed. */
       recovered: boolean;
     };
@@ -239,9 +244,10 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         deps.podsPending?.clusters,
       );
       await logDangling(deps, dangling);
-      // Sidecar resources are built apart from what was published: announce a change only they may reflect.
-      if (needsSidecarMarker(request, changes)) changes.push(sidecarMarker);
-      if (changes.length > 0 || lease.recovered)
+      // Sidecar resources are built apart from what was published: a change only they may reflect
+      // is announced all the same.
+      if (needsRefresh(request, changes)) markRefresh(changes);
+      if (changes.length > 0 || lease.recovered || isRefresh(changes))
         version = await bumpVersion(deps, request, changes, lease.recovered);
       const parts = { routing, sidecars: views.allSidecars, table: views.table(), visibility };
       const hosts = externalHosts && (() => Promise.resolve(externalHosts));
@@ -370,7 +376,7 @@ async function renewLease(deps: FlushDeps, lease: HeldLease): Promise<void> {
 async function bumpVersion(
   deps: FlushDeps,
   request: PushRequest,
-  changes: ResourceChange[],
+  changes: PushChanges,
   recovered: boolean,
 ): Promise<number> {
   const at = deps.now();
@@ -397,6 +403,7 @@ async function bumpVersion(
     changes: logged,
     changeCount: changes.length,
     ...(recovered && { recovered: true as const }),
+    ...(changes.refresh && { refresh: true as const }),
   };
   await deps.store.put(keys.pushLog(seq), entry);
   const keep = deps.keepLog ?? 1000;

@@ -35,6 +35,7 @@ import {
   updatePushContext,
 } from "../push/push-context.ts";
 import { lastPushContext, pushContextOf } from "../push/push-context-handoff.ts";
+import { isRefresh } from "../push/push-refresh.ts";
 import type { SidecarModel } from "../registry/istio/sidecar.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import { keys, type Store } from "../store/index.ts";
@@ -70,6 +71,8 @@ export interface SidecarBinding {
   readonly outboundKey: string;
   /** The instance signature of its last read (undefined before): an EDS push re-checks it. */
   signature: string | undefined;
+  /** The snapshots' epoch when it last read (undefined before): a push since that made them stale re-reads all. */
+  epoch: number | undefined;
 }
 
 /** Options; `mesh` overrides Istio's defaults (domain suffix from config; enableAutoMtls false). */
@@ -89,8 +92,13 @@ export interface SidecarSnapshots {
   resources(binding: SidecarBinding, typeUrl: string): Promise<readonly StoredResource[]>;
   /** Notes a push (idempotent per array): what it makes stale. */
   publish(changes?: readonly ResourceChange[]): void;
-  /** Whether a push changed ClusterLoadAssignments only (sidecar snapshots then stand). */
+  /** Whether a push changed ClusterLoadAssignments only and is no refresh (lib/push/push-refresh.ts): snapshots then stand. */
   endpointsOnly(changes: readonly ResourceChange[] | undefined): boolean;
+  /**
+   * Whether a push made the snapshots stale since the binding's last read: its stream re-reads
+   * everything, whatever changes it was handed (a stream gathering pushes hands them as one list).
+   */
+  staleFor(binding: SidecarBinding): boolean;
   /** After an EDS-only push: whether the binding's service instances changed (re-read its inbound side). */
   instancesChanged(binding: SidecarBinding): Promise<boolean>;
   /** Classes built now (tests, benches). */
@@ -124,12 +132,15 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
 
   // Bumped whenever what is built goes stale: a read that began before never caches into the new state.
   let generation = 0;
+  // Bumped by every push that makes everything stale (a binding that read before re-reads all).
+  let epoch = 0;
   const clear = () => {
     generation++;
     outbound.clear();
     inbound.clear();
   };
   const stale = () => {
+    epoch++;
     current = undefined;
     dnsCheck = new Set();
     clear();
@@ -217,7 +228,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
   };
 
   const endpointsOnly = (changes: readonly ResourceChange[] | undefined): boolean => {
-    if (changes === undefined) return false;
+    if (changes === undefined || isRefresh(changes)) return false;
     let v = edsOnly.get(changes);
     if (v === undefined) {
       v = changes.every(isEds);
@@ -232,19 +243,22 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       const parsed = parseSidecarNode(node.id, node.metadata);
       if (!parsed.ok || parsed.proxy.parts.type !== "sidecar") return undefined;
       const proxy = namespace === "" ? parsed.proxy : { ...parsed.proxy, namespace };
-      return { proxy, outboundKey: outboundKey(proxy), signature: undefined };
+      return { proxy, outboundKey: outboundKey(proxy), signature: undefined, epoch: undefined };
     },
     async resources(b, typeUrl) {
       let w: SidecarScope;
       let at: number;
+      let readAt: number;
       // A push made everything stale meanwhile: read the context it leaves, a few times at most (under
       // pushes arriving faster than a context is read, answer from the last one read: it is not cached,
       // and the push that made it stale reaches this stream after this answer).
       for (let tries = 0; ; tries++) {
         at = generation;
+        readAt = epoch;
         w = await currentScope();
         if (at === generation || tries >= maxWorldRereads) break;
       }
+      b.epoch = readAt;
       // A workloadSelector Sidecar its labels match: the class is that Sidecar's, never the labels'.
       const scope = w.scopeOf(b.proxy);
       const key = scope?.workloadSelector
@@ -300,6 +314,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       );
     },
     endpointsOnly,
+    staleFor: (b) => b.epoch !== undefined && b.epoch !== epoch,
     async instancesChanged(b) {
       if (b.signature === undefined) return false;
       const w = await currentScope();
