@@ -16,7 +16,7 @@
  */
 import { logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
-import { maxFeedBodyBytes, type PushLogEntry, type PushVersion, type ResourceChange } from "../push/flush.ts";
+import { maxFeedBodyBytes, type PushLogEntry, type PushVersion } from "../push/flush.ts";
 import { loggedPush, markRefresh, type PushChanges } from "../push/push-refresh.ts";
 import type { SyncTracker } from "../push/sync-tracker.ts";
 import type { Timers } from "../relay/delivery.ts";
