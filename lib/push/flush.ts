@@ -16,11 +16,12 @@ import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
 import { loadExternalHosts } from "./external-hosts.ts";
 import { type EndpointsHeard, type HeldFor, noteHolds } from "./held-endpoints.ts";
 import type { PodsPending } from "./held-pods.ts";
-import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
+import type { RoutingConfigs } from "./istio-configs.ts";
 import { planChunk } from "./plan.ts";
 import { publishChunk } from "./publish-chunk.ts";
 import {
   createPushContext,
+  loadPushConfigs,
   type PlannedService,
   type PushContext,
   type PushContextOptions,
@@ -31,7 +32,6 @@ import { isRefresh, markRefresh, needsRefresh, type PushChanges } from "./push-r
 import type { QueuedPush } from "./queue.ts";
 import { externalRoutingTo, type ServiceRef, servicesInScope } from "./scope.ts";
 import { loadViews } from "./views.ts";
-import { createVisibility } from "./visibility.ts";
 
 export interface FlushDeps {
   store: Store;
@@ -175,11 +175,12 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // queues the next push.
       const { pace } = deps;
       const options = contextOptions(deps);
-      // The push context of the last push, when this process built it: this one is derived from it.
+      // The push context of the last push, when this process built it: this one is derived from
+      // it. An EDS-only push changes no config: it keeps the last one's (Istio's EDS pushes
+      // generate from the current PushContext); a Full push reads them again.
       const prior = lastPushContext(store, version, options);
-      const visibility = createVisibility(store, deps.discoverySelectors ?? []);
-      // Read once per flush; an EDS-only push needs them too (subset assignments come from the rules).
-      const routing = await loadRoutingConfigs(store, deps.context.domainSuffix);
+      const kept = request.full ? undefined : prior;
+      const { routing, visibility } = kept ?? (await loadPushConfigs(store, options));
       // Routes to hosts outside Kubernetes are judged against the ServiceEntries (external-hosts.ts);
       // an EDS-only push generates no route.
       const externalHosts = routing && request.full ? await loadExternalHosts(store) : undefined;
@@ -188,6 +189,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         ...deps,
         ...(routing && { routing }),
         ...(externalHosts && { externalHosts }),
+        ...(kept && { sidecars: kept.sidecars }),
       });
       const scope = withRoutesTo(await servicesInScope(store, request), request, routing, externalHosts);
       const refs = await views.widen(request, scope);

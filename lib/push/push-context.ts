@@ -101,15 +101,26 @@ export interface PlannedService {
 /** Services read per getMany of their shards (as the flush plans them). */
 const chunk = 256;
 
-/** Reads the context's configs once: routing, Sidecars, the view table, a fresh visibility. */
+/**
+ * The configs every generator reads, once per context: the VirtualServices and DestinationRules
+ * and a fresh visibility (its namespace lookups cached for the context's push).
+ */
+export async function loadPushConfigs(
+  store: Store,
+  options: PushContextOptions,
+): Promise<Pick<PushContextParts, "routing" | "visibility">> {
+  const routing = await loadRoutingConfigs(store, options.domainSuffix);
+  return { routing, visibility: createVisibility(store, options.discoverySelectors ?? []) };
+}
+
+/** Reads the context's parts once: routing and visibility (loadPushConfigs), the Sidecars, the view table. */
 export async function loadPushContextParts(
   store: Store,
   options: PushContextOptions,
 ): Promise<PushContextParts> {
   const table = await createViewTableReader(store).read();
   const sidecars = await readSidecars(store);
-  const routing = await loadRoutingConfigs(store, options.domainSuffix);
-  return { table, sidecars, routing, visibility: createVisibility(store, options.discoverySelectors ?? []) };
+  return { table, sidecars, ...(await loadPushConfigs(store, options)) };
 }
 
 /** Reads one whole context from the store (its services on first ask). */

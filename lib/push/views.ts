@@ -46,6 +46,8 @@ export interface ViewDeps {
   externalHosts?: ExternalHosts;
   /** Where the one-time move of a table stored whole by an older version is logged. */
   log?: (line: string) => void;
+  /** Every stored Sidecar as the last push context holds them (an EDS-only push); absent: read. */
+  sidecars?: readonly SidecarModel[];
 }
 
 /** The views of one flush: overlays per published chunk, then the table and its markers. */
@@ -72,7 +74,7 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
   const { store } = deps;
   const loaded = await loadViewTable(store, deps.log);
   const prev = loaded?.table;
-  const allSidecars = await readSidecars(store);
+  const allSidecars = deps.sidecars ?? (await readSidecars(store));
   const { sidecars, notApplied } = scopingSidecars(allSidecars);
   const exports: Record<string, string[]> = { ...(prev?.exports ?? {}) };
   // A store that never had a table (a first flush, or one written before views): read every

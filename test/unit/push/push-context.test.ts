@@ -152,6 +152,31 @@ describe("the flush's push context", () => {
     }
   });
 
+  it("an EDS-only push keeps the last context's configs, reading none; a Full push reads them again", async () => {
+    await ingest(serviceEvent("reviews"), sliceEvent("reviews", ["10.1.0.1"]));
+    const first = contextOf(await push());
+    const configs = [
+      keys.configPrefix("VirtualService"),
+      keys.configPrefix("DestinationRule"),
+      keys.configPrefix("Sidecar"),
+    ];
+    await ingest(sliceEvent("reviews", ["10.1.0.2"], "MODIFIED"));
+    listed = [];
+    const eds = contextOf(await push());
+    expect(listed.filter((p) => configs.includes(p))).toEqual([]);
+    expect([eds.routing, eds.sidecars, eds.visibility]).toEqual([
+      first.routing,
+      first.sidecars,
+      first.visibility,
+    ]);
+    expect(eds.visibility).toBe(first.visibility);
+    await ingest(serviceEvent("details"));
+    listed = [];
+    const full = contextOf(await push());
+    expect(listed.filter((p) => configs.includes(p)).sort()).toEqual([...configs].sort());
+    expect(full.visibility).not.toBe(first.visibility);
+  });
+
   it("unasked, a context is read whole on first ask; its update re-reads only the shards named", async () => {
     await ingest(serviceEvent("reviews"), sliceEvent("reviews", ["10.1.0.1"]), serviceEvent("details"));
     const r = await push();
