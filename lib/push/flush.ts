@@ -22,13 +22,13 @@ import { publishChunk } from "./publish-chunk.ts";
 import {
   createPushContext,
   loadPushConfigs,
-  type PlannedService,
   type PushContext,
   type PushContextOptions,
   updatePushContext,
 } from "./push-context.ts";
 import { handOffPushContext, lastPushContext } from "./push-context-handoff.ts";
 import { isRefresh, markRefresh, needsRefresh, type PushChanges } from "./push-refresh.ts";
+import type { PlannedService } from "./push-services.ts";
 import type { QueuedPush } from "./queue.ts";
 import { externalRoutingTo, type ServiceRef, servicesInScope } from "./scope.ts";
 import { loadViews } from "./views.ts";
@@ -202,9 +202,10 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const dangling: DanglingRoute[] = [];
       const holds: HeldFor[] = [];
       // Kept only while the last context's services are held (a reader here serves Envoy
-      // sidecars): the next context takes them as planned instead of reading them again.
+      // sidecars) and for one chunk at most (what a flush holds): the next context takes them as
+      // planned instead of reading them again; past it, it reads every service on first ask.
       const planned =
-        prior?.servicesRead && request.configsUpdated !== null
+        prior?.servicesRead && request.configsUpdated !== null && refs.length <= chunk
           ? new Map<string, PlannedService>()
           : undefined;
       if (pace) await pace();

@@ -9,7 +9,8 @@
 
 import { destinationHosts } from "../push/consistency.ts";
 import { rootNamespace } from "../push/istio-configs.ts";
-import type { PushContext, PushServices } from "../push/push-context.ts";
+import type { PushContext } from "../push/push-context.ts";
+import type { PushServices } from "../push/push-services.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import { type SidecarModel, sidecarFor, sidecarForWorkload } from "../registry/istio/sidecar.ts";
 import { serviceInstances } from "./generators/sidecar/proxy.ts";

@@ -8,13 +8,9 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
 import { type FlushDeps, type FlushResult, flush } from "../../../lib/push/flush.ts";
-import {
-  loadPushContext,
-  type PushContext,
-  type PushServices,
-  updatePushContext,
-} from "../../../lib/push/push-context.ts";
+import { loadPushContext, type PushContext, updatePushContext } from "../../../lib/push/push-context.ts";
 import { lastPushContext, pushContextOf } from "../../../lib/push/push-context-handoff.ts";
+import type { PushServices } from "../../../lib/push/push-services.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
 import { keys, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
@@ -83,9 +79,9 @@ async function ingest(...events: unknown[]) {
   await applyEvents({ store, registry: defaultRegistryOptions, now: () => clock }, "c1", v.value);
 }
 
-async function push(): Promise<Extract<FlushResult, { kind: "done" }>> {
+async function push(o: Partial<FlushDeps> = {}): Promise<Extract<FlushResult, { kind: "done" }>> {
   const r = await flush(
-    deps(),
+    deps(o),
     (await readQueue(store)).map((q) => q.key),
   );
   if (r.kind !== "done") throw new Error("flush busy");
@@ -200,6 +196,17 @@ describe("the flush's push context", () => {
     // The context it came from is unchanged.
     const before = (await prev.services()).views.get("default/reviews.default.svc.cluster.local");
     expect(JSON.stringify(before?.shards)).toContain("10.1.0.1");
+  });
+
+  it("takes at most one chunk of planned services: a push planning more is read whole on first ask", async () => {
+    await ingest(serviceEvent("reviews"), sliceEvent("reviews", ["10.1.0.1"]));
+    await contextOf(await push()).services();
+    await ingest(serviceEvent("details"), serviceEvent("ratings"));
+    const ctx = contextOf(await push({ chunkServices: 1 }));
+    expect(ctx.servicesRead).toBe(false);
+    expect(shape(await ctx.services())).toEqual(
+      shape(await (await loadPushContext(store, options)).services()),
+    );
   });
 
   it("keeps at most 32 unasked derivations: the next is read whole", async () => {
