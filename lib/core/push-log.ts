@@ -1,11 +1,11 @@
 /** The push log's lines, one format for every host (tests and operators grep them). */
 import { logAt } from "../log/line-log.ts";
-import { isSidecarMarker } from "../push/sidecar-marker.ts";
+import { isRefresh } from "../push/push-refresh.ts";
 import type { Flush, MeshObserver } from "./hooks.ts";
 
-/** True for a flush that changed nothing and recovered nothing: a no-op says nothing. */
+/** True for a flush that changed nothing, recovered nothing and is no refresh (push-refresh.ts): a no-op says nothing. */
 export function isQuietFlush(flush: Flush): boolean {
-  return flush.changes.length === 0 && !flush.recovered;
+  return flush.changes.length === 0 && !flush.recovered && !isRefresh(flush.changes);
 }
 
 /**
@@ -22,11 +22,9 @@ export function pushLogLine(flush: Flush, latencyMs: number, streams?: number): 
   );
 }
 
-/** The published resources a flush changed, and whether it carries the sidecar marker (no resource). */
+/** The published resources a flush changed, and whether it is a refresh (sidecar resources may have changed beyond them). */
 function changeCounts(flush: Flush): { resources: number; sidecars: boolean } {
-  let markers = 0;
-  for (const c of flush.changes) if (isSidecarMarker(c)) markers++;
-  return { resources: flush.changes.length - markers, sidecars: markers > 0 };
+  return { resources: flush.changes.length, sidecars: isRefresh(flush.changes) };
 }
 
 /**

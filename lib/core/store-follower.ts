@@ -16,8 +16,8 @@
  */
 import { logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
-import { maxFeedBodyBytes, type PushLogEntry, type PushVersion, type ResourceChange } from "../push/flush.ts";
-import { isSidecarMarker } from "../push/sidecar-marker.ts";
+import { maxFeedBodyBytes, type PushLogEntry, type PushVersion } from "../push/flush.ts";
+import { loggedPush, markRefresh, type PushChanges } from "../push/push-refresh.ts";
 import type { SyncTracker } from "../push/sync-tracker.ts";
 import type { StoredResource } from "../resources/types.ts";
 import { keys } from "../store/keys.ts";
@@ -154,30 +154,30 @@ export const maxPreloadedBodies = 4096;
  */
 async function withBodies(
   store: Store,
-  pushes: readonly (readonly ResourceChange[] | undefined)[],
-): Promise<(readonly ResourceChange[] | undefined)[]> {
+  pushes: readonly (PushChanges | undefined)[],
+): Promise<(PushChanges | undefined)[]> {
   const wanted = new Set<string>();
   for (const changes of pushes)
     for (const c of changes ?? [])
-      if (c.version !== null && c.view === undefined && !isSidecarMarker(c))
-        wanted.add(keys.resource(c.typeUrl, c.name));
+      if (c.version !== null && c.view === undefined) wanted.add(keys.resource(c.typeUrl, c.name));
   if (wanted.size === 0 || wanted.size > maxPreloadedBodies) return [...pushes];
   const found = await store.getMany<StoredResource>([...wanted]);
   let bytes = 0;
-  return pushes.map((changes) =>
-    changes?.map((c) => {
-      if (c.version === null || c.view !== undefined || isSidecarMarker(c)) return c;
+  return pushes.map((changes) => {
+    const read = changes?.map((c) => {
+      if (c.version === null || c.view !== undefined) return c;
       const stored = found.get(keys.resource(c.typeUrl, c.name))?.value;
       if (!stored || bytes + stored.body.byteLength > maxFeedBodyBytes) return c;
       bytes += stored.body.byteLength;
       const { typeUrl, name, version, body, service } = stored;
       return { typeUrl, name, version, body, service };
-    }),
-  );
+    });
+    return read && changes?.refresh ? markRefresh(read) : read;
+  });
 }
 
-/** The changes a push log entry names, or undefined when it cannot name them all. */
-export function loggedChanges(entry: PushLogEntry | undefined): readonly ResourceChange[] | undefined {
+/** The changes a push log entry names (a refresh marked: push-refresh.ts), or undefined when it cannot name them all. */
+export function loggedChanges(entry: PushLogEntry | undefined): PushChanges | undefined {
   if (!entry || entry.recovered || entry.changeCount > entry.changes.length) return undefined;
-  return entry.changes;
+  return loggedPush(entry.changes, entry.refresh);
 }

@@ -7,9 +7,9 @@
  */
 
 import type { IngestReport, MeshObserver, StreamKind, TurnReport } from "../core/hooks.ts";
+import { isQuietFlush } from "../core/push-log.ts";
 import type { WatchEvent } from "../ingest/events.ts";
 import { type KindDescriptor, kindTable } from "../kinds/descriptors.ts";
-import { isSidecarMarker } from "../push/sidecar-marker.ts";
 import { xdsTypes } from "../resources/xds-types.ts";
 import { createRegistry, type Family, type Gauge, type Registry } from "./registry.ts";
 
@@ -238,11 +238,9 @@ export function createMeshMetrics(registry: Registry = createRegistry()): MeshMe
       }
     },
     onPush(report) {
-      if (report.flush.changes.length === 0 && !report.flush.recovered) return;
+      if (isQuietFlush(report.flush)) return;
       meshPushes.labels(report.flush.request?.full === false ? "incremental" : "full").inc();
-      // The sidecar marker is an announcement, no resource.
-      const markers = report.flush.changes.filter(isSidecarMarker).length;
-      changed.inc(report.flush.changes.length - markers);
+      changed.inc(report.flush.changes.length);
     },
     onStreamOpened(kind, version) {
       streamKinds[kind].inc();

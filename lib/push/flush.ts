@@ -17,14 +17,22 @@ import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
 import { loadExternalHosts } from "./external-hosts.ts";
 import { type EndpointsHeard, type HeldFor, noteHolds } from "./held-endpoints.ts";
 import type { PodsPending } from "./held-pods.ts";
-import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
+import type { RoutingConfigs } from "./istio-configs.ts";
 import { planChunk } from "./plan.ts";
 import { publishChunk } from "./publish-chunk.ts";
+import {
+  createPushContext,
+  loadPushConfigs,
+  type PushContext,
+  type PushContextOptions,
+  updatePushContext,
+} from "./push-context.ts";
+import { handOffPushContext, lastPushContext } from "./push-context-handoff.ts";
+import { isRefresh, markRefresh, needsRefresh, type PushChanges } from "./push-refresh.ts";
+import type { PlannedService } from "./push-services.ts";
 import type { QueuedPush } from "./queue.ts";
 import { externalRoutingTo, type ServiceRef, servicesInScope } from "./scope.ts";
-import { needsSidecarMarker, sidecarMarker, type sidecarMarkerType } from "./sidecar-marker.ts";
 import { loadViews } from "./views.ts";
-import { createVisibility } from "./visibility.ts";
 
 export interface FlushDeps {
   store: Store;
@@ -68,8 +76,7 @@ export interface FlushDeps {
  * Push-log entries leave them out (names and versions only).
  */
 export interface ResourceChange {
-  /** An xDS type URL, or the sidecar marker's (lib/push/sidecar-marker.ts: no stored resource). */
-  typeUrl: TypeUrl | typeof sidecarMarkerType;
+  typeUrl: TypeUrl;
   name: string;
   version: string | null;
   /** The encoded resource (StoredResource.body) of an upsert; absent for a removal. */
@@ -115,6 +122,11 @@ export interface PushLogEntry {
    * nobody announced, so a reader of the log (lib/core/store-follower.ts) re-reads everything.
    */
   recovered?: true;
+  /**
+   * Set on a refresh push (lib/push/push-refresh.ts): sidecar resources may have changed beyond
+   * `changes`. Older records said it with one change of legacyRefreshType instead.
+   */
+  refresh?: true;
 }
 
 /** The push counter under keys.pushVersion(). */
@@ -130,7 +142,8 @@ export type FlushResult =
       /** The push counter after this flush (unchanged when nothing changed). */
       version: number;
       request: PushRequest | undefined;
-      changes: ResourceChange[];
+      /** What the push changed; marked a refresh (push-refresh.ts) when it says more than these. */
+      changes: PushChanges;
       /** True when this flush took over from one that crashed. */
       recovered: boolean;
     };
@@ -152,6 +165,9 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     const queued = await store.getMany<QueuedPush>(queueKeys);
     const request = mergeAll([...queued.values()].map((e) => e.value.request));
     const changes: ResourceChange[] = [];
+    // Under the lease nothing else moves the push version until this flush bumps it.
+    let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
+    let context: PushContext | undefined;
     if (request) {
       // Paced (when the host gives a pace) before the first service and between services
       // (planChunk): the event loop runs between slices, as it always did over a store with real
@@ -159,9 +175,13 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // checked, make before break), the push not yet announced; what ingest changes meanwhile
       // queues the next push.
       const { pace } = deps;
-      const visibility = createVisibility(store, deps.discoverySelectors ?? []);
-      // Read once per flush; an EDS-only push needs them too (subset assignments come from the rules).
-      const routing = await loadRoutingConfigs(store, deps.context.domainSuffix);
+      const options = contextOptions(deps);
+      // The push context of the last push, when this process built it: this one is derived from
+      // it. An EDS-only push changes no config: it keeps the last one's (Istio's EDS pushes
+      // generate from the current PushContext); a Full push reads them again.
+      const prior = lastPushContext(store, version, options);
+      const kept = request.full ? undefined : prior;
+      const { routing, visibility } = kept ?? (await loadPushConfigs(store, options));
       // Routes to hosts outside Kubernetes are judged against the ServiceEntries (external-hosts.ts);
       // an EDS-only push generates no route.
       const externalHosts = routing && request.full ? await loadExternalHosts(store) : undefined;
@@ -170,6 +190,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         ...deps,
         ...(routing && { routing }),
         ...(externalHosts && { externalHosts }),
+        ...(kept && { sidecars: kept.sidecars }),
       });
       const scope = withRoutesTo(await servicesInScope(store, request), request, routing, externalHosts);
       const refs = await views.widen(request, scope);
@@ -181,6 +202,13 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };
       const dangling: DanglingRoute[] = [];
       const holds: HeldFor[] = [];
+      // Kept only while the last context's services are held (a reader here serves Envoy
+      // sidecars) and for one chunk at most (what a flush holds): the next context takes them as
+      // planned instead of reading them again; past it, it reads every service on first ask.
+      const planned =
+        prior?.servicesRead && request.configsUpdated !== null && refs.length <= chunk
+          ? new Map<string, PlannedService>()
+          : undefined;
       if (pace) await pace();
       // In chunks, so a flush of the whole mesh never holds every plan (a Durable Object has
       // 128 MB); each chunk is checked before any of it is published.
@@ -203,6 +231,9 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         for (const p of plans) dangling.push(...p.dangling);
         if (deps.endpointsHeard || deps.podsPending)
           for (const p of plans) holds.push([p.ref, p.endpointsHeld]);
+        if (planned)
+          for (const p of plans)
+            planned.set(`${p.ref.namespace}/${p.ref.hostname}`, { records: p.records, view: p.view });
         publishing = true;
         changes.push(...(await publishChunk(store, plans, feed)));
         changes.push(...(await views.publishChunk(plans, request.full)));
@@ -217,20 +248,39 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         deps.podsPending?.clusters,
       );
       await logDangling(deps, dangling);
-      // Sidecar resources are built apart from what was published: announce a change only they may reflect.
-      if (needsSidecarMarker(request, changes)) changes.push(sidecarMarker);
-    }
-    let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
-    if (request && (changes.length > 0 || lease.recovered)) {
-      version = await bumpVersion(deps, request, changes, lease.recovered);
+      // Sidecar resources are built apart from what was published: a change only they may reflect
+      // is announced all the same.
+      if (needsRefresh(request, changes)) markRefresh(changes);
+      if (changes.length > 0 || lease.recovered || isRefresh(changes))
+        version = await bumpVersion(deps, request, changes, lease.recovered);
+      const parts = { routing, sidecars: views.allSidecars, table: views.table(), visibility };
+      const hosts = externalHosts && (() => Promise.resolve(externalHosts));
+      context = prior
+        ? updatePushContext(prior, store, {
+            version,
+            parts,
+            full: request.full,
+            ...(hosts && { externalHosts: hosts }),
+            planned: planned ?? null,
+          })
+        : createPushContext(store, version, options, parts, hosts);
     }
     for (const key of queued.keys()) await store.delete(key);
     done = true;
+    if (context) handOffPushContext(store, changes, context);
     return { kind: "done", version, request, changes, recovered: lease.recovered };
   } finally {
     if (publishing && !done) await expireLease(store, lease.version);
     else await store.delete(keys.flushing(), { ifVersion: lease.version });
   }
+}
+
+/** The options a flush's push context is built with (and a reader's must match to share it). */
+export function contextOptions(deps: Pick<FlushDeps, "context" | "discoverySelectors">): PushContextOptions {
+  return {
+    domainSuffix: deps.context.domainSuffix,
+    ...(deps.discoverySelectors && { discoverySelectors: deps.discoverySelectors }),
+  };
 }
 
 /**
@@ -330,7 +380,7 @@ async function renewLease(deps: FlushDeps, lease: HeldLease): Promise<void> {
 async function bumpVersion(
   deps: FlushDeps,
   request: PushRequest,
-  changes: ResourceChange[],
+  changes: PushChanges,
   recovered: boolean,
 ): Promise<number> {
   const at = deps.now();
@@ -357,6 +407,7 @@ async function bumpVersion(
     changes: logged,
     changeCount: changes.length,
     ...(recovered && { recovered: true as const }),
+    ...(changes.refresh && { refresh: true as const }),
   };
   await deps.store.put(keys.pushLog(seq), entry);
   const keep = deps.keepLog ?? 1000;

@@ -62,6 +62,8 @@ export interface ServicePlan {
   dangling: DanglingRoute[];
   /** What the service was generated from (the public view), for the per-namespace views (views.ts). */
   view: ServiceView;
+  /** Every stored record of the service, before discovery selectors (the push context keeps them). */
+  records: readonly Service[];
   /**
    * No assignment was generated, upserted or removed; its record keeps the last ones. "endpoints":
    * before sync, the service's endpoints were not heard yet (held-endpoints.ts); "pods": endpoints
@@ -151,7 +153,7 @@ export async function planChunk(
         : deps.podsPending !== undefined && (await podsAwaited(store, view, deps.podsPending))
           ? "pods"
           : undefined;
-    const plan = await planService(deps, ref, view, previous.record, full, held);
+    const plan = await planService(deps, ref, view, services, previous.record, full, held);
     plan.recordChanged ||= previous.olderLayout;
     plans.push(plan);
     if (deps.pace) await deps.pace();
@@ -163,6 +165,7 @@ async function planService(
   deps: PlanDeps,
   ref: ServiceRef,
   view: ServiceView,
+  records: readonly Service[],
   previous: GeneratedRecord,
   full: boolean,
   held: ServicePlan["endpointsHeld"],
@@ -178,6 +181,7 @@ async function planService(
     problems: [],
     dangling: [],
     view,
+    records,
     ...(held && { endpointsHeld: held }),
   };
   const generatedNames: NamesByType = new Map();

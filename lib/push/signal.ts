@@ -7,6 +7,7 @@
  */
 import { yieldToEventLoop } from "../pace.ts";
 import type { ResourceChange } from "./flush.ts";
+import { isRefresh, markRefresh } from "./push-refresh.ts";
 
 /**
  * A push: its version and, when known, every resource it changed (the flush's `changes`, each
@@ -115,12 +116,15 @@ export function createPushSignal(
         // Not begun yet: this push joins it, for whoever listens now. A listener gets both pushes'
         // changes at once, as its own stream would gather them while busy.
         waiting.version = version;
-        waiting.changes =
+        const gathered =
           waiting.changes === undefined ||
           changes === undefined ||
           waiting.changes.length + changes.length > maxGatheredChanges
             ? undefined
             : [...waiting.changes, ...changes];
+        // A refresh (push-refresh.ts) is said by the array: the gathered one says it when either did.
+        waiting.changes =
+          gathered && (isRefresh(waiting.changes) || isRefresh(changes)) ? markRefresh(gathered) : gathered;
         waiting.listeners = [...listeners];
         return;
       }

@@ -48,6 +48,8 @@ export interface ViewDeps {
   externalHosts?: ExternalHosts;
   /** Where the one-time move of a table stored whole by an older version is logged. */
   log?: (line: string) => void;
+  /** Every stored Sidecar as the last push context holds them (an EDS-only push); absent: read. */
+  sidecars?: readonly SidecarModel[];
 }
 
 /** The views of one flush: overlays per published chunk, then the table and its markers. */
@@ -63,6 +65,10 @@ export interface ViewPublisher {
   notApplied: string[];
   /** `refs` and the services the views must re-judge for `request` (lib/push/view-scope.ts). */
   widen(request: PushRequest, refs: ServiceRef[]): Promise<ServiceRef[]>;
+  /** Every stored Sidecar, workloadSelector ones too (readSidecars), as this flush read them. */
+  readonly allSidecars: readonly SidecarModel[];
+  /** The table as finish() left it (the push context's). Only after finish(). */
+  table(): ViewTable;
 }
 
 /** Reads the previous table and the Sidecars once per flush. */
@@ -70,7 +76,8 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
   const { store } = deps;
   const loaded = await loadViewTable(store, deps.log);
   const prev = loaded?.table;
-  const { sidecars, notApplied } = await loadSidecars(store);
+  const allSidecars = deps.sidecars ?? (await readSidecars(store));
+  const { sidecars, notApplied } = scopingSidecars(allSidecars);
   const exports: Record<string, string[]> = { ...(prev?.exports ?? {}) };
   // A store that never had a table (a first flush, or one written before views): read every
   // service once to learn their exportTo; afterwards each push updates the services it touches.
@@ -135,6 +142,7 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
     return changes;
   }
 
+  let finished: ViewTable | undefined;
   async function finish(): Promise<ResourceChange[]> {
     const next: ViewTable = {
       sidecars,
@@ -147,6 +155,7 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
       ...(imports.length > 0 && { virtualServices: imports }),
     };
     const was = prev ?? emptyViewTable();
+    finished = next;
     if (prev && sameJson(prev, next)) return [];
     await saveViewTable(store, next, loaded?.head);
     const everyView = !sameJson(was.sidecars, next.sidecars) || !sameJson(was.exports, next.exports);
@@ -168,14 +177,18 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
       request,
       refs,
     );
-  return { publishChunk, finish, notApplied, widen };
+  const table = () => {
+    if (!finished) throw new Error("views: the table is read before finish()");
+    return finished;
+  };
+  return { publishChunk, finish, notApplied, widen, allSidecars, table };
 }
 
 /** The Sidecars that scope namespaces (first cluster's copy of each; without workloadSelector), oldest first. */
-async function loadSidecars(store: Store): Promise<{ sidecars: SidecarModel[]; notApplied: string[] }> {
+function scopingSidecars(all: readonly SidecarModel[]): { sidecars: SidecarModel[]; notApplied: string[] } {
   const sidecars: SidecarModel[] = [];
   const notApplied: string[] = [];
-  for (const model of await readSidecars(store)) {
+  for (const model of all) {
     if (model.workloadSelector !== undefined)
       notApplied.push(
         `Sidecar ${model.namespace}/${model.name}: not applied: workloadSelector (per-workload views are not built; Envoy sidecars whose labels match get it)`,

@@ -7,6 +7,9 @@ import { namespaceSelected } from "../registry/kube/selectors.ts";
 import type { ServiceView } from "../resources/types.ts";
 import { keys, type Store } from "../store/index.ts";
 
+/** Which namespaces are served (createVisibility): one per push context, its lookups cached for that push. */
+export type Visibility = ReturnType<typeof createVisibility>;
+
 /** Answers "is namespace ns of cluster c served?", caching lookups for one flush. */
 export function createVisibility(store: Store, selectors: readonly LabelSelector[]) {
   const cache = new Map<string, Promise<boolean>>();

@@ -4,7 +4,7 @@
  * changes; every listener woken by one push recomputes from one shared, lazily filled snapshot
  * of the store, so a push that reaches N streams reads each resource once, not N times.
  */
-
+import { isRefresh } from "../push/push-refresh.ts";
 import type { StoredResource } from "../resources/types.ts";
 import type { ResourceSource } from "./source.ts";
 
@@ -33,10 +33,13 @@ export interface PushListener {
 
 /** The fan-out point between the debounce and the open streams of one instance. */
 export interface PollHub {
-  /** Announces a push; `changes` undefined means anything may have changed (wakes every listener). */
+  /**
+   * Announces a push; `changes` undefined means anything may have changed (wakes every listener).
+   * A refresh push (lib/push/push-refresh.ts) also wakes the listeners whose `onRefresh` says so.
+   */
   publish(changes?: readonly ChangedResource[]): void;
   /** Starts listening: no push published from now on is missed. */
-  listen(interest: Interest): PushListener;
+  listen(interest: Interest, onRefresh?: () => boolean): PushListener;
   /** Listeners attached. */
   readonly size: number;
   /** Listeners blocked in next(), waiting for a push (the rest are computing or sending). */
@@ -45,6 +48,7 @@ export interface PollHub {
 
 interface Slot {
   interest: Interest;
+  onRefresh: (() => boolean) | undefined;
   pending: boolean;
   wake: (() => void) | undefined;
 }
@@ -56,14 +60,16 @@ export function createPollHub(source: ResourceSource): PollHub {
   return {
     publish(changes) {
       snapshot = createSnapshotSource(source);
+      const refresh = isRefresh(changes);
       for (const slot of slots) {
-        if (changes !== undefined && !changes.some(slot.interest)) continue;
+        if (changes !== undefined && !changes.some(slot.interest) && !(refresh && slot.onRefresh?.()))
+          continue;
         slot.pending = true;
         slot.wake?.();
       }
     },
-    listen(interest) {
-      const slot: Slot = { interest, pending: false, wake: undefined };
+    listen(interest, onRefresh) {
+      const slot: Slot = { interest, onRefresh, pending: false, wake: undefined };
       slots.add(slot);
       return {
         async next(signal) {

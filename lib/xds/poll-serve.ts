@@ -137,10 +137,12 @@ export function createPollServer(deps: PollServerDeps): PollServer {
     views && view ? views.source(view, source) : source;
   const listen = (query: PollQuery, view: { current: NodeView | undefined }) => {
     const interest = interestOf(query);
-    return deps.hub.listen((c) =>
-      views && view.current
-        ? views.concerns(view.current, c) && (interest(c) || c.name === "" || views.wakes(view.current, c))
-        : interest(c),
+    return deps.hub.listen(
+      (c) =>
+        views && view.current
+          ? views.concerns(view.current, c) && (interest(c) || c.name === "" || views.wakes(view.current))
+          : interest(c),
+      () => views !== undefined && view.current !== undefined && views.wakes(view.current),
     );
   };
 

@@ -1,7 +1,7 @@
 /**
  * The Envoy sidecar resources one host serves (CDS, LDS, RDS; EDS stays the shared
- * ClusterLoadAssignments), built lazily from the store (sidecar-world.ts) and shared by class, never
- * per proxy when a class will do.
+ * ClusterLoadAssignments), built lazily from the push context (lib/push/push-context.ts, read as
+ * sidecar-scope.ts) and shared by class, never per proxy when a class will do.
  *
  * Sharing rule. The outbound part (outbound clusters, BlackHole/Passthrough/InboundPassthrough,
  * outbound listeners, virtualOutbound, every RouteConfiguration) is one snapshot per OUTBOUND CLASS:
@@ -16,16 +16,26 @@
  * port, protocol, target port), and its IPs when a Sidecar ingress listener sends to the pod's own
  * IP (a wildcard defaultEndpoint). Both caches are LRU-bounded (maxSidecarClasses each).
  *
- * Freshness. A push that changes only ClusterLoadAssignments keeps every snapshot (their services'
- * shards are read again for the instance index, and a DNS service's change, whose clusters carry
- * endpoints inline, drops the outbound ones); any other push (a Cluster, Listener or Route change, a
- * view marker, an unnamed push) drops them all: rebuilt when first asked. A host that hears no
- * pushes (`cache` false) keys them by the store's push version (keys.pushVersion()) instead.
+ * Freshness. The context is the one the flush of a push built when it ran in this process (handed
+ * on with the push's changes), else derived or loaded here with the same loader. A push that
+ * changes only ClusterLoadAssignments keeps every snapshot (their services' shards are read again
+ * for the instance index, and a DNS service's change, whose clusters carry endpoints inline, drops
+ * the outbound ones); any other push (a Cluster, Listener or Route change, a view marker, an
+ * unnamed push) drops them all: rebuilt when first asked. A host that hears no pushes (`cache`
+ * false) keys them by the store's push version (keys.pushVersion()) instead.
  * Versions are content hashes (toStored): the same mesh gives the same versions on every instance.
  */
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
 import type { PushVersion, ResourceChange } from "../push/flush.ts";
+import {
+  loadPushContext,
+  type PushContext,
+  type PushContextOptions,
+  updatePushContext,
+} from "../push/push-context.ts";
+import { lastPushContext, pushContextOf } from "../push/push-context-handoff.ts";
+import { isRefresh } from "../push/push-refresh.ts";
 import type { SidecarModel } from "../registry/istio/sidecar.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import { sidecarClusters } from "../resources/generators/sidecar/cluster.ts";
@@ -48,9 +58,9 @@ import type { Generated, ServiceView, StoredResource } from "../resources/types.
 import { toStored } from "../resources/version.ts";
 import { TypeUrl } from "../resources/xds-types.ts";
 import { keys, type Store } from "../store/index.ts";
-import { loadSidecarWorld, type SidecarWorld } from "./sidecar-world.ts";
+import { type SidecarScope, sidecarScope } from "./sidecar-scope.ts";
 
-/** How many times one read starts over when pushes make the world it read stale meanwhile. */
+/** How many times one read starts over when pushes make the context it read stale meanwhile. */
 const maxWorldRereads = 3;
 
 /** The most outbound classes, and inbound classes, one host keeps built (each an LRU). */
@@ -62,6 +72,8 @@ export interface SidecarBinding {
   readonly outboundKey: string;
   /** The instance signature of its last read (undefined before): an EDS push re-checks it. */
   signature: string | undefined;
+  /** The snapshots' epoch when it last read (undefined before): a push since that made them stale re-reads all. */
+  epoch: number | undefined;
 }
 
 /** Options; `mesh` overrides Istio's defaults (domain suffix from config; enableAutoMtls false). */
@@ -81,8 +93,13 @@ export interface SidecarSnapshots {
   resources(binding: SidecarBinding, typeUrl: string): Promise<readonly StoredResource[]>;
   /** Notes a push (idempotent per array): what it makes stale. */
   publish(changes?: readonly ResourceChange[]): void;
-  /** Whether a push changed ClusterLoadAssignments only (sidecar snapshots then stand). */
+  /** Whether a push changed ClusterLoadAssignments only and is no refresh (lib/push/push-refresh.ts): snapshots then stand. */
   endpointsOnly(changes: readonly ResourceChange[] | undefined): boolean;
+  /**
+   * Whether a push made the snapshots stale since the binding's last read: its stream re-reads
+   * everything, whatever changes it was handed (a stream gathering pushes hands them as one list).
+   */
+  staleFor(binding: SidecarBinding): boolean;
   /** After an EDS-only push: whether the binding's service instances changed (re-read its inbound side). */
   instancesChanged(binding: SidecarBinding): Promise<boolean>;
   /** Classes built now (tests, benches). */
@@ -102,8 +119,13 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
   const { store } = options;
   const mesh: SidecarMeshSettings = { ...defaultSidecarMesh, enableAutoMtls: false, ...options.mesh };
   const max = options.maxClasses ?? maxSidecarClasses;
-  let world: { at: number | undefined; world: Promise<SidecarWorld> } | undefined;
-  let dirty = new Set<string>();
+  const contextOptions: PushContextOptions = {
+    domainSuffix: mesh.domainSuffix,
+    ...(options.discoverySelectors && { discoverySelectors: options.discoverySelectors }),
+  };
+  let current: { at: number | undefined; ctx: Promise<PushContext> } | undefined;
+  // Services whose shards changed since the outbound classes were built: a DNS one drops them.
+  let dnsCheck = new Set<string>();
   const outbound = new Map<string, Promise<Outbound>>();
   const inbound = new Map<string, Promise<Snapshot>>();
   const seen = new WeakSet<readonly ResourceChange[]>();
@@ -111,57 +133,51 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
 
   // Bumped whenever what is built goes stale: a read that began before never caches into the new state.
   let generation = 0;
+  // Bumped by every push that makes everything stale (a binding that read before re-reads all).
+  let epoch = 0;
   const clear = () => {
     generation++;
     outbound.clear();
     inbound.clear();
   };
   const stale = () => {
-    world = undefined;
-    dirty = new Set();
+    epoch++;
+    current = undefined;
+    dnsCheck = new Set();
     clear();
   };
 
-  const load = (at: number | undefined) => {
-    const w = loadSidecarWorld({
-      store,
-      domainSuffix: mesh.domainSuffix,
-      ...(options.discoverySelectors && { discoverySelectors: options.discoverySelectors }),
+  const use = (at: number | undefined, ctx: Promise<PushContext>) => {
+    const entry = { at, ctx };
+    current = entry;
+    // A failed read is not kept: the next ask loads the whole context again.
+    ctx.catch(() => {
+      if (current === entry) current = undefined;
     });
-    const entry = { at, world: w };
-    world = entry;
-    w.catch(() => {
-      if (world === entry) world = undefined;
-    });
-    return w;
+    return entry;
   };
 
-  const currentWorld = async (): Promise<SidecarWorld> => {
+  const load = (at: number | undefined) =>
+    use(at, loadPushContext(store, { ...contextOptions, ...(at !== undefined && { version: at }) }));
+
+  const currentScope = async (): Promise<SidecarScope> => {
     if (!options.cache) {
       const at = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
-      if (world?.at !== at) {
+      if (current?.at !== at) {
         clear();
-        return load(at);
+        const built = lastPushContext(store, at, contextOptions);
+        return sidecarScope(await (built ? use(at, Promise.resolve(built)) : load(at)).ctx);
       }
-      return world.world;
+      return sidecarScope(await current.ctx);
     }
-    if (!world) return load(undefined);
-    if (dirty.size > 0) {
-      const services = dirty;
-      dirty = new Set();
-      const entry = world;
-      const refreshed = entry.world.then(async (w) => {
-        const next = await w.withShards(services);
-        if (world === entry && next.resolvesByDns(services)) clear();
-        return next;
-      });
-      entry.world = refreshed;
-      // A failed read is not kept: the next ask reads the whole world again.
-      refreshed.catch(() => {
-        if (world === entry) world = undefined;
-      });
+    const entry = current ?? load(undefined);
+    const scope = await sidecarScope(await entry.ctx);
+    if (dnsCheck.size > 0 && current === entry) {
+      const services = dnsCheck;
+      dnsCheck = new Set();
+      if (scope.resolvesByDns(services)) clear();
     }
-    return world.world;
+    return scope;
   };
 
   const remember = <V>(map: Map<string, Promise<V>>, key: string, make: () => Promise<V>): Promise<V> => {
@@ -181,7 +197,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
   };
 
   const buildOutbound = async (
-    w: SidecarWorld,
+    w: SidecarScope,
     b: SidecarBinding,
     scope: SidecarModel | undefined,
   ): Promise<Outbound> => {
@@ -213,7 +229,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
   };
 
   const endpointsOnly = (changes: readonly ResourceChange[] | undefined): boolean => {
-    if (changes === undefined) return false;
+    if (changes === undefined || isRefresh(changes)) return false;
     let v = edsOnly.get(changes);
     if (v === undefined) {
       v = changes.every(isEds);
@@ -228,25 +244,28 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       const parsed = parseSidecarNode(node.id, node.metadata);
       if (!parsed.ok || parsed.proxy.parts.type !== "sidecar") return undefined;
       const proxy = namespace === "" ? parsed.proxy : { ...parsed.proxy, namespace };
-      return { proxy, outboundKey: outboundKey(proxy), signature: undefined };
+      return { proxy, outboundKey: outboundKey(proxy), signature: undefined, epoch: undefined };
     },
     async resources(b, typeUrl) {
-      let w: SidecarWorld;
+      let w: SidecarScope;
       let at: number;
-      // A push made everything stale meanwhile: read the world it leaves, a few times at most (under
-      // pushes arriving faster than a world is read, answer from the last one read: it is not cached,
+      let readAt: number;
+      // A push made everything stale meanwhile: read the context it leaves, a few times at most (under
+      // pushes arriving faster than a context is read, answer from the last one read: it is not cached,
       // and the push that made it stale reaches this stream after this answer).
       for (let tries = 0; ; tries++) {
         at = generation;
-        w = await currentWorld();
+        readAt = epoch;
+        w = await currentScope();
         if (at === generation || tries >= maxWorldRereads) break;
       }
+      b.epoch = readAt;
       // A workloadSelector Sidecar its labels match: the class is that Sidecar's, never the labels'.
       const scope = w.scopeOf(b.proxy);
       const key = scope?.workloadSelector
         ? `${b.outboundKey}\n${scope.namespace}/${scope.name}`
         : b.outboundKey;
-      // From a world a push made stale meanwhile: answered, never cached.
+      // From a context a push made stale meanwhile: answered, never cached.
       const current = at === generation;
       const out = await (current
         ? remember(outbound, key, () => buildOutbound(w, b, scope))
@@ -266,22 +285,40 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       return own.length === 0 ? mine : [...mine, ...own].sort(byName);
     },
     publish(changes) {
+      if (changes !== undefined && seen.has(changes)) return;
+      if (changes !== undefined) seen.add(changes);
+      // The flush of this push ran here: its context is the one to read (EDS-only: it holds the
+      // endpoints the push moved, so the classes stand; else everything built is stale).
+      const handed = changes && pushContextOf(changes, contextOptions);
+      if (handed) {
+        if (!endpointsOnly(changes) || changes?.some((c) => c.version === null || c.service === undefined))
+          stale();
+        else for (const c of changes ?? []) dnsCheck.add(c.service as string);
+        use(undefined, Promise.resolve(handed));
+        return;
+      }
       // Nothing built (a host without sidecars): nothing to keep or drop.
-      if (!world && outbound.size === 0 && inbound.size === 0) return;
-      if (changes === undefined) return stale();
-      if (seen.has(changes)) return;
-      seen.add(changes);
-      if (!endpointsOnly(changes)) return stale();
-      if (!world) return;
+      if (!current && outbound.size === 0 && inbound.size === 0) return;
+      if (changes === undefined || !endpointsOnly(changes)) return stale();
+      if (!current) return;
+      const services = new Set<string>();
       for (const c of changes) {
         if (c.version === null || c.service === undefined) return stale();
-        dirty.add(c.service);
+        services.add(c.service);
       }
+      for (const id of services) dnsCheck.add(id);
+      use(
+        undefined,
+        current.ctx.then((prev) =>
+          updatePushContext(prev, store, { version: prev.version, full: false, shards: services }),
+        ),
+      );
     },
     endpointsOnly,
+    staleFor: (b) => b.epoch !== undefined && b.epoch !== epoch,
     async instancesChanged(b) {
       if (b.signature === undefined) return false;
-      const w = await currentWorld();
+      const w = await currentScope();
       return instanceSignature(w.instancesOf(b.proxy)) !== b.signature;
     },
     get size() {

@@ -33,9 +33,10 @@ export function sidecarSource(
 
 /**
  * The changes a sidecar stream takes for a push, given `filtered` (its namespace view's share):
- * an EDS-only push passes through unless the proxy's own service instances changed with it; any
- * other push gives undefined (re-read everything: the sessions diff by version and send only what
- * changed, and no removal passes the sync gate before the registry is synced).
+ * an EDS-only push passes through unless the proxy's own service instances changed with it or a
+ * push made the snapshots stale since the stream last read them; any other push (a refresh too:
+ * lib/push/push-refresh.ts) gives undefined (re-read everything: the sessions diff by version and
+ * send only what changed, and no removal passes the sync gate before the registry is synced).
  */
 export function sidecarChanges(
   snapshots: SidecarSnapshots,
@@ -45,7 +46,8 @@ export function sidecarChanges(
 ):
   | { changes: readonly ResourceChange[] | undefined }
   | Promise<{ changes: readonly ResourceChange[] | undefined }> {
-  if (filtered === undefined || !snapshots.endpointsOnly(changes)) return { changes: undefined };
+  if (filtered === undefined || !snapshots.endpointsOnly(changes) || snapshots.staleFor(binding))
+    return { changes: undefined };
   if (binding.signature === undefined) return { changes: filtered };
   return snapshots.instancesChanged(binding).then((changed) => ({ changes: changed ? undefined : filtered }));
 }

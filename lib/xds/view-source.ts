@@ -56,7 +56,7 @@ export interface Views {
   /** Whether a change concerns `view` at all (Poll/Watch wake-ups). */
   concerns(view: NamespaceView, change: Pick<ResourceChange, "name" | "view">): boolean;
   /** Whether a Poll/Watch of `view` wakes for any push, whatever names it asked for (a sidecar's set may change). */
-  wakes(view: NodeView, change: { typeUrl: string; name: string }): boolean;
+  wakes(view: NodeView): boolean;
   /** The sidecar resources of this host. */
   readonly sidecars: SidecarSnapshots;
   /** Notes a push (idempotent per array): a view change, or an unnamed push, drops the cached table. */

@@ -142,7 +142,7 @@ describe("views through the Worker on workerd", () => {
         return v?.value.version ?? 0;
       });
     const pushedBefore = await version();
-    // The TLS mode is no field of a proxyless cluster: only the sidecar marker is published.
+    // The TLS mode is no field of a proxyless cluster: nothing is published, the push is a refresh.
     const res = await ingest([
       event(
         "MODIFIED",

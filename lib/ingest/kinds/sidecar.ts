@@ -5,7 +5,7 @@
  * regenerates no shared resource: it changes which names a namespace's proxies may see, which the
  * flush records in its view table (lib/push/views.ts) and the streams apply (lib/xds/view-source.ts).
  * A Sidecar with a workloadSelector, and a Sidecar's ingress listeners, shape Envoy sidecars only
- * (lib/xds/sidecar-world.ts: the sidecars whose LABELS it selects); proxyless views do not apply a
+ * (lib/xds/sidecar-scope.ts: the sidecars whose LABELS it selects); proxyless views do not apply a
  * workloadSelector, which ingest's summary lists as unsupported for them.
  */
 import { configKeyString, pushRequest } from "../../model/index.ts";

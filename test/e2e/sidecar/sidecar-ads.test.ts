@@ -180,7 +180,7 @@ describe("the productpage sidecar over Delta ADS", () => {
     expect(gh.names(CDS)).toContain(reviews);
     const before = d.holds(CDS);
     // The TLS mode is no field of a proxyless cluster: nothing published changes, yet
-    // the Full push is announced (apply waits for the push version to move) with the sidecar marker.
+    // the Full push is announced (apply waits for the push version to move) as a refresh.
     await apply(cp, [
       {
         type: "MODIFIED",

@@ -1,14 +1,14 @@
 /**
- * The push log's line says how many published resources a push changed: the sidecar marker
- * (lib/push/sidecar-marker.ts) is no resource, so a push that carries only it reads "0 resource(s)
- * changed" and says that Envoy sidecars rebuild theirs, instead of counting the marker.
+ * The push log's line says how many published resources a push changed, and of a refresh push
+ * (lib/push/push-refresh.ts) that Envoy sidecars rebuild theirs: one that changed nothing else
+ * reads "0 resource(s) changed" and is still logged.
  */
 import { describe, expect, it } from "vitest";
 import type { Flush } from "../../../lib/core/hooks.ts";
 import { createPushLogObserver, pushLogLine } from "../../../lib/core/push-log.ts";
 import { pushRequest } from "../../../lib/model/index.ts";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
-import { sidecarMarker } from "../../../lib/push/sidecar-marker.ts";
+import { markRefresh } from "../../../lib/push/push-refresh.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 
 const eds: ResourceChange = {
@@ -29,21 +29,21 @@ describe("pushLogLine", () => {
   it.each([
     [[eds], "push 7: full, 1 resource(s) changed, 12ms after the first event"],
     [
-      [sidecarMarker],
+      markRefresh([]),
       "push 7: full, 0 resource(s) changed (Envoy sidecars rebuild theirs), 12ms after the first event",
     ],
     [
-      [eds, sidecarMarker],
+      markRefresh([eds]),
       "push 7: full, 1 resource(s) changed (Envoy sidecars rebuild theirs), 12ms after the first event",
     ],
   ])("%j", (changes, line) => {
     expect(pushLogLine(flush(changes), 12)).toBe(line);
   });
 
-  it("the observer logs that line for a push that carries only the marker", () => {
+  it("the observer logs that line for a refresh push that changed nothing", () => {
     const lines: string[] = [];
     createPushLogObserver((l) => lines.push(l)).onPush?.({
-      flush: flush([sidecarMarker]),
+      flush: flush(markRefresh([])),
       latencyMs: 3,
     } as never);
     expect(lines).toHaveLength(1);

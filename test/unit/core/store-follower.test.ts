@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { createChangeFeed } from "../../../lib/core/change-feed.ts";
 import { announceUpTo, createStoreFollower, maxCatchUp } from "../../../lib/core/store-follower.ts";
 import type { PushLogEntry, PushVersion, ResourceChange } from "../../../lib/push/flush.ts";
+import { isRefresh, legacyRefreshType } from "../../../lib/push/push-refresh.ts";
 import { enqueuePush } from "../../../lib/push/queue.ts";
-import { isSidecarMarker, sidecarMarker } from "../../../lib/push/sidecar-marker.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
@@ -194,7 +194,16 @@ describe("check", () => {
     expect(missing && publishedBy(missing)).toBeUndefined();
   });
 
-  it("announces the sidecar marker of a push that published nothing else, as logged, reading no resource for it", async () => {
+  it.each([
+    ["a refresh push that published nothing else, as logged", { changes: [], changeCount: 0, refresh: true }],
+    [
+      "a refresh in the older layout (one change of the legacy type), that change left out",
+      {
+        changes: [{ typeUrl: legacyRefreshType, name: "configs", version: "configs" }],
+        changeCount: 1,
+      },
+    ],
+  ])("announces %s, reading no resource for it", async (_what, logged) => {
     const h = harness();
     let reads = 0;
     const getMany = h.store.getMany.bind(h.store);
@@ -202,13 +211,38 @@ describe("check", () => {
       reads += wanted.filter((k) => k.startsWith("xds/")).length;
       return getMany(wanted);
     }) as typeof h.store.getMany;
-    await publish(h.store, entry(1, { changes: [{ ...sidecarMarker }] }));
+    await publish(h.store, entry(1, logged as Partial<PushLogEntry>));
     const got: (readonly ResourceChange[] | undefined)[] = [];
     h.feed.subscribe((_, changes) => got.push(changes));
     await h.follower.check();
-    expect(got).toEqual([[sidecarMarker]]);
-    expect(got[0]?.every(isSidecarMarker)).toBe(true);
+    expect(got).toEqual([[]]);
+    expect(isRefresh(got[0])).toBe(true);
     expect(reads).toBe(0);
+  });
+
+  it("a refresh push with assignments keeps saying it once their bodies are read", async () => {
+    const h = harness();
+    const name = "outbound|80||a.ns.svc.cluster.local";
+    await h.store.put(keys.resource(TypeUrl.endpoint, name), {
+      typeUrl: TypeUrl.endpoint,
+      name,
+      version: "v1",
+      body: new Uint8Array([1]),
+      service: "ns/a.ns.svc.cluster.local",
+    });
+    await publish(
+      h.store,
+      entry(1, {
+        changes: [{ typeUrl: TypeUrl.endpoint, name, version: "v1" }],
+        changeCount: 1,
+        refresh: true,
+      }),
+    );
+    const got: (readonly ResourceChange[] | undefined)[] = [];
+    h.feed.subscribe((_, changes) => got.push(changes));
+    await h.follower.check();
+    expect(got[0]?.[0]?.body).toEqual(new Uint8Array([1]));
+    expect(isRefresh(got[0])).toBe(true);
   });
 
   it("asks for a turn when pushes are queued, and only then", async () => {

@@ -10,9 +10,9 @@ import {
   type PushVersion,
 } from "../../../lib/push/flush.ts";
 import type { GeneratedRecord } from "../../../lib/push/plan.ts";
+import { isRefresh } from "../../../lib/push/push-refresh.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
 import { runDebounceTurn } from "../../../lib/push/run.ts";
-import { sidecarMarker } from "../../../lib/push/sidecar-marker.ts";
 import type { Generator, StoredResource } from "../../../lib/resources/types.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";
@@ -102,7 +102,7 @@ describe("flush", () => {
     expect(await store.get(keys.flushing())).toBeUndefined();
   });
 
-  it("pushing the same thing twice publishes nothing: the Full push announces only the sidecar marker", async () => {
+  it("pushing the same thing twice publishes nothing: the Full push is announced as a refresh alone", async () => {
     await ingest(serviceEvent(), sliceEvent(["10.1.0.1"]));
     await flushQueue();
     const before = await published();
@@ -113,7 +113,8 @@ describe("flush", () => {
     await ingest(serviceEvent("DELETED"), serviceEvent("ADDED"), sliceEvent(["10.1.0.1"], "MODIFIED"));
     const r = await flushQueue();
     // Sidecar resources are built apart from the published set: the Full push is announced for them.
-    expect(r).toMatchObject({ kind: "done", version: 2, changes: [sidecarMarker] });
+    expect(r).toMatchObject({ kind: "done", version: 2, changes: [] });
+    expect(r.kind === "done" && isRefresh(r.changes)).toBe(true);
     expect(await published()).toEqual(before);
     expect(await pushVersion()).toBe(2);
     // Nothing changed, so the generated record is not even written again.
@@ -221,8 +222,9 @@ describe("flush", () => {
     const before = await pushVersion();
     // Nothing is left to change, yet the retry announces a push of unknown scope.
     const r = await flushQueue();
-    // Nothing is published; the Full push still carries the sidecar marker.
-    expect(r).toMatchObject({ kind: "done", recovered: true, changes: [sidecarMarker] });
+    // Nothing is published; the Full push is still a refresh.
+    expect(r).toMatchObject({ kind: "done", recovered: true, changes: [] });
+    expect(r.kind === "done" && isRefresh(r.changes)).toBe(true);
     expect(await pushVersion()).toBeGreaterThan(before);
     expect(await store.get(keys.flushing())).toBeUndefined();
   });

@@ -9,12 +9,16 @@ import { describe, expect, it } from "vitest";
 import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { Endpoint } from "../../../lib/model/index.ts";
 import type { ResourceChange } from "../../../lib/push/flush.ts";
+import { loadPushContext } from "../../../lib/push/push-context.ts";
+import { handOffPushContext } from "../../../lib/push/push-context-handoff.ts";
+import { markRefresh } from "../../../lib/push/push-refresh.ts";
 import type { ServiceView, StoredResource } from "../../../lib/resources/types.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { Store } from "../../../lib/store/store.ts";
 import { createSidecarSnapshots, type SidecarSnapshots } from "../../../lib/xds/sidecar-snapshots.ts";
+import { sidecarChanges } from "../../../lib/xds/sidecar-source.ts";
 import { assertEnvoyValid } from "../../support/xds-check.ts";
 import { bookinfoViews, ep, host, NS, PROXY_IP } from "./sidecar/bookinfo.ts";
 
@@ -270,11 +274,63 @@ describe("what a push keeps", () => {
     expect(await s.instancesChanged(b)).toBe(false);
   });
 
-  it("answers even when every world it reads is made stale by a push meanwhile, and caches none of them", async () => {
+  it("a stream handed a gathered list (the refresh unsaid) re-reads all once a push made the snapshots stale since it read", async () => {
+    const s = createSidecarSnapshots({ store: await bookinfoStore(), cache: true });
+    const b = s.bind(node(PROXY_IP, "pp-1"), NS);
+    if (!b) throw new Error("not bound");
+    await s.resources(b, CDS);
+    const eds = () => [edsChange(host("reviews"))];
+    const passed = eds();
+    expect(await sidecarChanges(s, b, passed, passed)).toEqual({ changes: passed });
+    s.publish(markRefresh([]));
+    const gathered = eds();
+    expect(await sidecarChanges(s, b, gathered, gathered)).toEqual({ changes: undefined });
+    // Once it read again, assignments pass through again.
+    await s.resources(b, CDS);
+    const after = eds();
+    expect(await sidecarChanges(s, b, after, after)).toEqual({ changes: after });
+  });
+
+  it("reads the context a flush in this process handed on with the push, not one of its own", async () => {
+    const store = await bookinfoStore();
+    let listed = 0;
+    const counting: Store = {
+      ...store,
+      list(prefix, options) {
+        if (prefix === keys.services()) listed++;
+        return store.list(prefix, options);
+      },
+    };
+    const s = createSidecarSnapshots({ store: counting, cache: true });
+    const b = s.bind(node(PROXY_IP, "pp-1"), NS);
+    if (!b) throw new Error("not bound");
+    const first = await s.resources(b, CDS);
+    expect(listed).toBe(1);
+    const ctx = await loadPushContext(store, { domainSuffix: "cluster.local" });
+    await ctx.services();
+    const changes = markRefresh([] as ResourceChange[]);
+    handOffPushContext(store, changes, ctx);
+    s.publish(changes);
+    expect(versions(await s.resources(b, CDS))).toEqual(versions(first));
+    expect(listed).toBe(1);
+    // Another host's options: its own context, read from the store.
+    const other = createSidecarSnapshots({
+      store: counting,
+      cache: true,
+      mesh: { domainSuffix: "example.org" },
+    });
+    const ob = other.bind(node(PROXY_IP, "pp-1"), NS);
+    if (!ob) throw new Error("not bound");
+    other.publish(changes);
+    await other.resources(ob, CDS);
+    expect(listed).toBe(2);
+  });
+
+  it("answers even when every context it reads is made stale by a push meanwhile, and caches none of them", async () => {
     const store = await bookinfoStore();
     let s: SidecarSnapshots | undefined;
     let reads = 0;
-    // Every read of the world (it lists the services) is overtaken by an unnamed push.
+    // Every read of the context (it lists the services) is overtaken by an unnamed push.
     const pushing: Store = {
       ...store,
       list(prefix, options) {
@@ -290,7 +346,7 @@ describe("what a push keeps", () => {
     if (!b) throw new Error("not bound");
     const clusters = valid(await s.resources(b, CDS));
     expect(clusters.map((r) => r.name)).toContain(`outbound|9080||${host("reviews")}`);
-    // The first read and three more, then the answer from the last; nothing kept of a stale world.
+    // The first read and three more, then the answer from the last; nothing kept of a stale context.
     expect(reads).toBe(4);
     expect(s.size).toEqual({ outbound: 0, inbound: 0 });
   });

@@ -1,15 +1,24 @@
 /**
- * The sidecar marker (lib/push/sidecar-marker.ts): a Full push that names Istio configs or services
- * but publishes nothing of the proxyless set (or assignments only) still announces one change, so
- * Envoy sidecar snapshots hear of what only they reflect; proxyless Delta and SotW sessions and
- * Poll/Watch calls take nothing for it; the sidecar snapshots drop what they built.
+ * A refresh push (lib/push/push-refresh.ts): a Full push that names Istio configs or services but
+ * publishes nothing of the proxyless set (or assignments only) is still announced, its changes
+ * marked a refresh (no fake change among them), so Envoy sidecar snapshots hear of what only they
+ * reflect; proxyless Delta and SotW sessions and Poll/Watch calls take nothing for it, a sidecar's
+ * Watch wakes; the sidecar snapshots drop what they built; push log records of the older layout
+ * (one change of the legacy type) read the same.
  */
 import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { DiscoveryRequestSchema } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { PushRequest } from "../../../lib/model/index.ts";
 import type { PushLogEntry, ResourceChange } from "../../../lib/push/flush.ts";
-import { isSidecarMarker, needsSidecarMarker, sidecarMarker } from "../../../lib/push/sidecar-marker.ts";
+import {
+  isRefresh,
+  legacyRefreshType,
+  loggedPush,
+  markRefresh,
+  needsRefresh,
+} from "../../../lib/push/push-refresh.ts";
+import { createPushSignal } from "../../../lib/push/signal.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys, listAll } from "../../../lib/store/index.ts";
@@ -32,7 +41,10 @@ const eds = (name: string): ResourceChange => ({ typeUrl: EDS, name, version: "v
 const request = (full: boolean, configsUpdated: string[] | null): PushRequest =>
   ({ full, configsUpdated, reason: {}, start: 0 }) as unknown as PushRequest;
 
-describe("needsSidecarMarker", () => {
+/** A refresh push's changes: none. */
+const refresh = () => markRefresh([] as ResourceChange[]);
+
+describe("needsRefresh", () => {
   it.each([
     [
       "a Full push of a DestinationRule that published nothing",
@@ -56,7 +68,7 @@ describe("needsSidecarMarker", () => {
     ["an incremental (EDS) push", request(false, ["ServiceEntry/d/h"]), [eds("a")], false],
     ["a Full push that names nothing", request(true, []), [], false],
   ] as [string, PushRequest, ResourceChange[], boolean][])("%s", (_what, r, changes, want) => {
-    expect(needsSidecarMarker(r, changes)).toBe(want);
+    expect(needsRefresh(r, changes)).toBe(want);
   });
 });
 
@@ -69,7 +81,7 @@ const pool = (maxRequestsPerConnection: number, rv: string) =>
   });
 
 describe("the flush announces it", () => {
-  it("a DestinationRule change only sidecars reflect: one push, the marker alone, in the push log", async () => {
+  it("a DestinationRule change only sidecars reflect: one push, no change, a refresh, in the push log", async () => {
     const h = createHarness();
     await h.ingest(
       ev("ADDED", service("reviews", "default", [port])),
@@ -84,11 +96,13 @@ describe("the flush announces it", () => {
     // maxRequestsPerConnection is no field of the proxyless cluster (only http2MaxRequests is).
     await h.ingest(ev("MODIFIED", pool(5, "2")));
     const [f] = await h.settle();
-    expect(f?.changes).toEqual([sidecarMarker]);
+    expect(f?.changes).toEqual([]);
+    expect(isRefresh(f?.changes)).toBe(true);
+    // The push version moved: streams and Poll/Watch hubs hear of it.
+    expect(f?.version).toBe(2);
     expect(await published()).toEqual(before);
     const entry = (await h.store.get<PushLogEntry>(keys.pushLog(f?.version ?? 0)))?.value;
-    expect(entry?.changes).toEqual([{ ...sidecarMarker }]);
-    expect(entry?.changes.every(isSidecarMarker)).toBe(true);
+    expect(entry).toMatchObject({ changes: [], changeCount: 0, refresh: true });
     // An endpoint-only (incremental) push carries none.
     await h.ingest(
       ev(
@@ -97,12 +111,13 @@ describe("the flush announces it", () => {
       ),
     );
     const [g] = await h.settle();
-    expect(g?.changes.some(isSidecarMarker)).toBe(false);
+    expect(g?.request?.full).toBe(false);
+    expect(isRefresh(g?.changes)).toBe(false);
   });
 });
 
 describe("a Sidecar's ingress change", () => {
-  it("publishes no view change (proxyless views do not see ingress): the marker alone", async () => {
+  it("publishes no view change (proxyless views do not see ingress): a refresh alone", async () => {
     const h = createHarness();
     const withIngress = (port: number, rv: string) => ({
       ...sidecar({
@@ -119,7 +134,8 @@ describe("a Sidecar's ingress change", () => {
     await h.settle();
     await h.ingest(ev("MODIFIED", withIngress(9090, "2")));
     const [f] = await h.settle();
-    expect(f?.changes).toEqual([sidecarMarker]);
+    expect(f?.changes).toEqual([]);
+    expect(isRefresh(f?.changes)).toBe(true);
   });
 });
 
@@ -130,8 +146,8 @@ describe("proxyless streams take nothing for it", () => {
     await d.publish(EDS, "c1");
     await d.session.onRequest(req({ typeUrl: CDS }));
     await d.session.onRequest(req({ typeUrl: EDS, resourceNamesSubscribe: ["c1"] }));
-    expect(d.session.pushNow([sidecarMarker]) ?? []).toEqual([]);
-    expect(await d.session.onPush(undefined, [sidecarMarker])).toEqual([]);
+    expect(d.session.pushNow(refresh()) ?? []).toEqual([]);
+    expect(await d.session.onPush(undefined, refresh())).toEqual([]);
   });
 
   it("SotW: a CDS and EDS subscriber sends nothing", async () => {
@@ -140,8 +156,8 @@ describe("proxyless streams take nothing for it", () => {
     const session = createSotwSession({ source: createStoreSource(store), nonce: () => `n${++n}` });
     await session.onRequest(create(DiscoveryRequestSchema, { typeUrl: CDS }));
     await session.onRequest(create(DiscoveryRequestSchema, { typeUrl: EDS, resourceNames: ["c1"] }));
-    expect(session.pushNow([sidecarMarker]) ?? []).toEqual([]);
-    expect(await session.onPush(undefined, [sidecarMarker])).toEqual([]);
+    expect(session.pushNow(refresh()) ?? []).toEqual([]);
+    expect(await session.onPush(undefined, refresh())).toEqual([]);
   });
 
   it("Watch: a proxyless Watch through views is not woken (reads nothing); a shared change wakes it", async () => {
@@ -172,7 +188,7 @@ describe("proxyless streams take nothing for it", () => {
     const next = w.next();
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     reads = 0;
-    hub.publish([sidecarMarker]);
+    hub.publish(refresh());
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     expect(reads).toBe(0);
     expect(hub.waiting).toBe(1);
@@ -183,12 +199,73 @@ describe("proxyless streams take nothing for it", () => {
     expect(reads).toBeGreaterThan(0);
     stop.abort();
   });
+
+  it("Watch: a listener that wakes on refreshes (a sidecar's) is woken by one; one that does not is not", async () => {
+    const hub = createPollHub({ get: async () => [], list: async () => [] });
+    const sidecarWatch = hub.listen(
+      () => false,
+      () => true,
+    );
+    const proxyless = hub.listen(
+      () => false,
+      () => false,
+    );
+    const stop = new AbortController();
+    hub.publish(refresh());
+    // Assignments alone, no refresh: neither.
+    hub.publish([eds("a")]);
+    expect(await sidecarWatch.next(stop.signal)).toBeDefined();
+    const waited = proxyless.next(stop.signal);
+    stop.abort();
+    expect(await waited).toBeUndefined();
+  });
 });
 
 describe("sidecar snapshots hear it", () => {
-  it("the marker is no EDS-only push: every snapshot is dropped", async () => {
+  it("a refresh is no EDS-only push: every snapshot is dropped", async () => {
     const s = createSidecarSnapshots({ store: createMemoryStore(), cache: true });
-    expect(s.endpointsOnly([sidecarMarker])).toBe(false);
-    expect(s.endpointsOnly([eds("a"), sidecarMarker])).toBe(false);
+    expect(s.endpointsOnly(refresh())).toBe(false);
+    expect(s.endpointsOnly(markRefresh([eds("a")]))).toBe(false);
+    expect(s.endpointsOnly([eds("a")])).toBe(true);
+  });
+});
+
+describe("the refresh travels with the push", () => {
+  it("gathered pushes (a signal's waiting announcement) say it when either did", async () => {
+    // One listener told per slice: the first push's second listener waits for the next turn, the
+    // second push waits behind it, and the third joins the second.
+    const signal = createPushSignal(undefined, {
+      sliceMs: 0,
+      minPerSlice: 1,
+      now: () => 0,
+      yieldNow: () => new Promise((r) => setImmediate(r)),
+    });
+    const got: (readonly ResourceChange[] | undefined)[] = [];
+    signal.subscribe((_v, changes) => got.push(changes));
+    signal.subscribe(() => undefined);
+    signal.emit(1, [eds("a")]);
+    signal.emit(2, [eds("b")]);
+    signal.emit(3, refresh());
+    for (let i = 0; i < 10 && got.length < 2; i++) await new Promise((r) => setImmediate(r));
+    expect(got).toHaveLength(2);
+    const last = got.at(-1);
+    expect(last).toEqual([eds("b")]);
+    expect(isRefresh(last)).toBe(true);
+  });
+
+  it("push log records of the older layout (one change of the legacy type) read as a refresh, that change left out", () => {
+    const legacy = {
+      typeUrl: legacyRefreshType,
+      name: "configs",
+      version: "configs",
+    } as unknown as ResourceChange;
+    const alone = loggedPush([legacy], undefined);
+    expect([alone, isRefresh(alone)]).toEqual([[], true]);
+    const withEds = loggedPush([eds("a"), legacy], undefined);
+    expect([withEds, isRefresh(withEds)]).toEqual([[eds("a")], true]);
+    const current = loggedPush([eds("a")], true);
+    expect([current, isRefresh(current)]).toEqual([[eds("a")], true]);
+    const plain = loggedPush([eds("a")], undefined);
+    expect(isRefresh(plain)).toBe(false);
   });
 });

@@ -1,0 +1,208 @@
+/**
+ * The push context: one immutable model of "the mesh at push N" that every generator reads (as
+ * Istio's PushContext, pilot/pkg/model/push_context.go). It holds the VirtualServices and
+ * DestinationRules (loadRoutingConfigs), the ServiceEntry hosts, the view table, every Sidecar
+ * (workloadSelector ones too), the discovery-selector visibility and every served service with its
+ * endpoint shards, filtered and resolved as the flush plans them.
+ *
+ * Built whole by loadPushContext (start-up, or a process that did not run the flush), or derived
+ * from push N's by updatePushContext for what push N+1 changed (its configs, the services it
+ * touched), reading only those. The flush builds one per push and hands it on (push-context-handoff.ts);
+ * a reader in another process loads it with the same loader. The services (the largest part) are
+ * read on first ask, so a process that never serves Envoy sidecars never holds the whole mesh.
+ */
+import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
+import type { SidecarModel } from "../registry/istio/sidecar.ts";
+import type { LabelSelector } from "../registry/kube/records.ts";
+import { createViewTableReader } from "../resources/view-store.ts";
+import type { ViewTable } from "../resources/view-table.ts";
+import { keys, type Store } from "../store/index.ts";
+import { loadExternalHosts } from "./external-hosts.ts";
+import type { PushVersion } from "./flush.ts";
+import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
+import { type PlannedService, type PushServices, readAll, withPlanned, withShards } from "./push-services.ts";
+import { readSidecars } from "./views.ts";
+import { createVisibility, type Visibility } from "./visibility.ts";
+
+/** How a context is read: the mesh settings generation depends on. */
+export interface PushContextOptions {
+  domainSuffix: string;
+  /** meshConfig discoverySelectors: only matching namespaces are served. Default: all. */
+  discoverySelectors?: readonly LabelSelector[];
+}
+
+/** What generation reads at one push; immutable: the next push gets a new one. */
+export interface PushContext {
+  /** The push version it describes (keys.pushVersion()). */
+  readonly version: number;
+  readonly options: PushContextOptions;
+  /** The VirtualServices and DestinationRules; undefined when there are none. */
+  readonly routing: RoutingConfigs | undefined;
+  /** Every stored Sidecar (one copy per namespace/name), oldest first, workloadSelector ones too. */
+  readonly sidecars: readonly SidecarModel[];
+  /** The view table (namespace-wide Sidecars, exportTo, overlays) as the push left it. */
+  readonly table: ViewTable;
+  /** Which namespaces of which cluster are served (discovery selectors). */
+  readonly visibility: Visibility;
+  /** The ServiceEntry hosts (read on first ask; undefined without routing: no route to judge). */
+  externalHosts(): Promise<ExternalHosts | undefined>;
+  /** Every served service with its shards (read on first ask, then shared). */
+  services(): Promise<PushServices>;
+  /** Whether the services were asked for (or derive from a context whose were): keeping them up to date then pays. */
+  readonly servicesRead: boolean;
+}
+
+/** The parts of a context read per push by the flush, or by the loader. */
+export interface PushContextParts {
+  routing: RoutingConfigs | undefined;
+  sidecars: readonly SidecarModel[];
+  table: ViewTable;
+  visibility: Visibility;
+}
+
+/** What push N+1 changed, for updatePushContext. */
+export interface PushContextUpdate {
+  version: number;
+  /** Configs read again for this push (the flush reads them once per push); absent: push N's stand. */
+  parts?: PushContextParts;
+  /** Whether the ServiceEntry hosts may have changed (a Full push): read again on first ask. */
+  full: boolean;
+  /** The ServiceEntry hosts as the flush read them for this push (else read on first ask when they may have changed). */
+  externalHosts?: () => Promise<ExternalHosts | undefined>;
+  /**
+   * Services the push planned (`<ns>/<host>` ─▶ their stored records and the view planned from
+   * them); used only when push N's services were read. `null`: every service may have changed
+   * (read all again on first ask).
+   */
+  planned?: ReadonlyMap<string, PlannedService> | null;
+  /** Services whose endpoint shards changed (records unchanged): their shards are read again. */
+  shards?: ReadonlySet<string>;
+}
+
+/**
+ * The configs every generator reads, once per context: the VirtualServices and DestinationRules
+ * and a fresh visibility (its namespace lookups cached for the context's push).
+ */
+export async function loadPushConfigs(
+  store: Store,
+  options: PushContextOptions,
+): Promise<Pick<PushContextParts, "routing" | "visibility">> {
+  const routing = await loadRoutingConfigs(store, options.domainSuffix);
+  return { routing, visibility: createVisibility(store, options.discoverySelectors ?? []) };
+}
+
+/** Reads the context's parts once: routing and visibility (loadPushConfigs), the Sidecars, the view table. */
+export async function loadPushContextParts(
+  store: Store,
+  options: PushContextOptions,
+): Promise<PushContextParts> {
+  const table = await createViewTableReader(store).read();
+  const sidecars = await readSidecars(store);
+  return { table, sidecars, ...(await loadPushConfigs(store, options)) };
+}
+
+/** Reads one whole context from the store (its services on first ask). */
+export async function loadPushContext(
+  store: Store,
+  options: PushContextOptions & { version?: number },
+): Promise<PushContext> {
+  const version = options.version ?? (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
+  return createPushContext(store, version, options, await loadPushContextParts(store, options));
+}
+
+/**
+ * A context of `parts` at push `version` whose services are read whole on first ask; `externalHosts`
+ * (when the caller read them already) is taken, else read on first ask.
+ */
+export function createPushContext(
+  store: Store,
+  version: number,
+  options: PushContextOptions,
+  parts: PushContextParts,
+  externalHosts?: () => Promise<ExternalHosts | undefined>,
+): PushContext {
+  return makeContext(store, version, options, parts, externalHosts, undefined);
+}
+
+/**
+ * Push N+1's context from push N's: the parts given are taken, the ServiceEntry hosts read again
+ * after a Full push, and only the services `update` names are read again (or taken as planned);
+ * push N's services were never read: N+1's are read whole on first ask.
+ */
+export function updatePushContext(prev: PushContext, store: Store, update: PushContextUpdate): PushContext {
+  const parts = update.parts ?? prev;
+  const hosts =
+    update.externalHosts ?? (update.full || parts.routing !== prev.routing ? undefined : prev.externalHosts);
+  // Derivations wait until a reader asks: past maxPending unasked ones, the next reads all instead.
+  const depth = (pending.get(prev) ?? 0) + 1;
+  if (!prev.servicesRead || update.planned === null || depth > maxPending)
+    return makeContext(store, update.version, prev.options, parts, hosts, undefined);
+  const next = () =>
+    prev.services().then(async (before) => {
+      let services = before;
+      if (update.shards && update.shards.size > 0)
+        services = await withShards(store, parts.visibility, services, update.shards);
+      if (update.planned && update.planned.size > 0) services = withPlanned(services, update.planned);
+      return services;
+    });
+  const ctx = makeContext(store, update.version, prev.options, parts, hosts, next);
+  pending.set(ctx, depth);
+  return ctx;
+}
+
+/** Contexts whose services derive from an unasked chain: how long the chain is. */
+const pending = new WeakMap<PushContext, number>();
+/** The longest chain of unasked derivations kept (each holds what its push planned). */
+const maxPending = 32;
+
+function makeContext(
+  store: Store,
+  version: number,
+  options: PushContextOptions,
+  parts: PushContextParts,
+  externalHosts: (() => Promise<ExternalHosts | undefined>) | undefined,
+  derivation: (() => Promise<PushServices>) | undefined,
+): PushContext {
+  let derive = derivation;
+  let services: Promise<PushServices> | undefined;
+  let hosts: Promise<ExternalHosts | undefined> | undefined;
+  const readHosts =
+    externalHosts ??
+    (() => {
+      if (!hosts) {
+        const read = parts.routing ? loadExternalHosts(store) : Promise.resolve(undefined);
+        hosts = read;
+        read.catch(() => {
+          if (hosts === read) hosts = undefined;
+        });
+      }
+      return hosts;
+    });
+  const ctx: PushContext = {
+    version,
+    options,
+    routing: parts.routing,
+    sidecars: parts.sidecars,
+    table: parts.table,
+    visibility: parts.visibility,
+    externalHosts: readHosts,
+    services() {
+      if (!services) {
+        pending.delete(ctx);
+        const read = derive ? derive() : readAll(store, parts.visibility);
+        services = read;
+        // A failed read is not kept: the next ask reads every service again.
+        read.catch(() => {
+          if (services !== read) return;
+          services = undefined;
+          derive = undefined;
+        });
+      }
+      return services;
+    },
+    get servicesRead() {
+      return services !== undefined || derive !== undefined;
+    },
+  };
+  return Object.freeze(ctx);
+}
