@@ -21,8 +21,8 @@ import type { DeltaDiscoveryResponse } from "../../lib/gen/envoy/service/discove
 import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
 import { logError, logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
-import type { ResourceChange } from "../../lib/push/flush.ts";
 import { type BackoffOptions, defaultBackoff } from "../../lib/relay/backoff.ts";
+import type { ResourceChange } from "../../lib/resources/changes.ts";
 import type { StoredResource } from "../../lib/resources/types.ts";
 import { useSyncSha256 } from "../../lib/resources/version.ts";
 import type { TypeUrl } from "../../lib/resources/xds-types.ts";

@@ -4,8 +4,9 @@
  * streams (ADS) subscribe as listeners; a hub that fans out to many (the poll hub behind Poll and
  * Watch) attaches once and says how many streams it holds, so the feed can count what it reaches.
  */
-import type { ResourceChange } from "../push/flush.ts";
-import { createPushSignal, type PushSignal } from "../push/signal.ts";
+
+import { createPushSignal } from "../push/signal.ts";
+import type { PushSignal, ResourceChange } from "../resources/changes.ts";
 
 /** A fan-out point fed by the feed: it wakes its own streams (lib/xds/poll-hub.ts fits). */
 export interface FeedHub {

@@ -16,9 +16,10 @@
  */
 import { logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
-import { maxFeedBodyBytes, type PushLogEntry, type PushVersion } from "../push/flush.ts";
+import { maxFeedBodyBytes, type PushLogEntry } from "../push/flush.ts";
 import { loggedPush, markRefresh, type PushChanges } from "../push/push-refresh.ts";
 import type { SyncTracker } from "../push/sync-tracker.ts";
+import type { PushVersion } from "../resources/changes.ts";
 import type { StoredResource } from "../resources/types.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";

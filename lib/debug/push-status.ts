@@ -4,7 +4,8 @@
  * published, and what it changed. Bounded: at most `limit` pushes, each listing at most
  * maxListedResources of its changed resources (all are counted).
  */
-import type { PushLogEntry, PushVersion } from "../push/flush.ts";
+import type { PushLogEntry } from "../push/flush.ts";
+import type { PushVersion } from "../resources/changes.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
 

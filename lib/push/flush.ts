@@ -4,13 +4,14 @@
  * A crash anywhere loses nothing (the queue is still there, and the lease marks the crash);
  * flushing the same queue twice publishes the same bytes and versions.
  */
+
 import { logSafe } from "../log-safe.ts";
 import { mergeAll, type PushRequest } from "../model/index.ts";
 import type { Pace } from "../pace.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
+import type { PushVersion, ResourceChange } from "../resources/changes.ts";
 import type { GenerateContext, Generator } from "../resources/types.ts";
-import type { TypeUrl } from "../resources/xds-types.ts";
 import { TypeUrl as T } from "../resources/xds-types.ts";
 import { keys, type Store, update } from "../store/index.ts";
 import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
@@ -68,30 +69,6 @@ export interface FlushDeps {
 }
 
 /**
- * One published change: a new version, or null for a removal. An upsert from flush() also carries
- * the published resource's encoded `body` and `service` (it is the very StoredResource the store
- * keeps, shared, never copied: read-only for every holder), so a
- * stream answers a push from the change feed without reading the store; past
- * the push's first maxFeedBodyBytes, upserts carry their version only (streams read those).
- * Push-log entries leave them out (names and versions only).
- */
-export interface ResourceChange {
-  typeUrl: TypeUrl;
-  name: string;
-  version: string | null;
-  /** The encoded resource (StoredResource.body) of an upsert; absent for a removal. */
-  body?: Uint8Array;
-  /** StoredResource.service of an upsert; absent for a removal. */
-  service?: string;
-  /**
-   * Set on a change that concerns one namespace's view only (lib/push/views.ts): an overlay
-   * resource of that view, or, with `name` "", a change of what the view may see (`*`: every
-   * namespace's view). Streams of other views never see it (lib/xds/view-source.ts).
-   */
-  view?: string;
-}
-
-/**
  * The most changes, and ConfigKeys of the request, one push log entry lists (the rest are only
  * counted). A first publish of 10k services changes 40k resources: listed whole, its entry would
  * pass the 2 MB row limit of a Durable Object's SQLite, and the push would fail after publishing.
@@ -127,12 +104,6 @@ export interface PushLogEntry {
    * `changes`. Older records said it with one change of legacyRefreshType instead.
    */
   refresh?: true;
-}
-
-/** The push counter under keys.pushVersion(). */
-export interface PushVersion {
-  version: number;
-  at: number;
 }
 
 export type FlushResult =

@@ -1,9 +1,9 @@
 /** Publishing one planned chunk of a flush: its resources, removals and generated records, in make-before-break order. */
 
+import type { ResourceChange } from "../resources/changes.ts";
 import type { StoredResource } from "../resources/types.ts";
 import { TypeUrl as T } from "../resources/xds-types.ts";
 import { keys, type Store, type Write, writeAll } from "../store/index.ts";
-import type { ResourceChange } from "./flush.ts";
 import type { ServicePlan } from "./plan.ts";
 
 /**

@@ -5,8 +5,9 @@
  * the store's push version is still that one's). A reader in another process finds neither and
  * loads the context with loadPushContext.
  */
+
+import type { ResourceChange } from "../resources/changes.ts";
 import type { Store } from "../store/index.ts";
-import type { ResourceChange } from "./flush.ts";
 import type { PushContext, PushContextOptions } from "./push-context.ts";
 
 const byPush = new WeakMap<readonly ResourceChange[], PushContext>();

@@ -14,11 +14,11 @@
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { SidecarModel } from "../registry/istio/sidecar.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
+import type { PushVersion } from "../resources/changes.ts";
 import { createViewTableReader } from "../resources/view-store.ts";
 import type { ViewTable } from "../resources/view-table.ts";
 import { keys, type Store } from "../store/index.ts";
 import { loadExternalHosts } from "./external-hosts.ts";
-import type { PushVersion } from "./flush.ts";
 import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
 import { type PlannedService, type PushServices, readAll, withPlanned, withShards } from "./push-services.ts";
 import { readSidecars } from "./views.ts";

@@ -11,8 +11,8 @@
  * Poll/Watch calls of a sidecar wake.
  */
 import type { PushRequest } from "../model/index.ts";
+import type { ResourceChange } from "../resources/changes.ts";
 import { TypeUrl } from "../resources/xds-types.ts";
-import type { ResourceChange } from "./flush.ts";
 
 /** A push's changes as the flush returns them and the change feed carries them (see the module comment). */
 export type PushChanges = readonly ResourceChange[] & { readonly refresh?: true };

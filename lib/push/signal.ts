@@ -5,31 +5,10 @@
  * first streams' responses while the later ones are still being answered, and /ready, ingest and
  * ACKs run between slices.
  */
+
 import { yieldToEventLoop } from "../pace.ts";
-import type { ResourceChange } from "./flush.ts";
+import type { PushListener, PushSignal, ResourceChange } from "../resources/changes.ts";
 import { isRefresh, markRefresh } from "./push-refresh.ts";
-
-/**
- * A push: its version and, when known, every resource it changed (the flush's `changes`, each
- * upsert with its version and encoded bytes, so a listener answers without reading the store).
- * The same change objects reach every listener: they must never be mutated or copied per listener.
- * `changes` absent means "unknown" (a recovered flush, the sync gate opening): listeners must
- * re-read everything they serve.
- */
-export type PushListener = (version: number, changes?: readonly ResourceChange[]) => void;
-
-export interface PushSignal {
-  /** Listens for pushes; returns the function that stops listening (no push reaches it after). */
-  subscribe(listener: PushListener): () => void;
-  /**
-   * Announces a push (with what it changed when known); a listener that throws does not stop the
-   * others. Every listener gets the pushes in the order they were announced; the first slice of
-   * listeners is told before emit returns, the rest after yields.
-   */
-  emit(version: number, changes?: readonly ResourceChange[]): void;
-  /** How many listeners are attached (open streams). */
-  readonly size: number;
-}
 
 export interface PushSignalOptions {
   /** Longest run of listener calls between two yields (ms), past the first `minPerSlice`; default 2. */

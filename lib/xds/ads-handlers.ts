@@ -17,8 +17,7 @@ import type {
   DiscoveryRequest,
   DiscoveryResponse,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import type { ResourceChange } from "../push/flush.ts";
-import type { PushSignal } from "../push/signal.ts";
+import type { PushSignal, ResourceChange } from "../resources/changes.ts";
 import type { SyncGate } from "../resources/sync-gate.ts";
 import { pumpAdsStream, type ResponseSink, type StreamHooks } from "./ads-stream.ts";
 import { createConnectionLog, type StreamConnectionLog } from "./connection-log.ts";

@@ -9,8 +9,7 @@
  * flow control instead of filling our heap; and the next input is handled only once the transport
  * took the response before it (the socket drained), so responses never pile up.
  */
-import type { ResourceChange } from "../push/flush.ts";
-import type { PushSignal } from "../push/signal.ts";
+import type { PushSignal, ResourceChange } from "../resources/changes.ts";
 
 /** What the stream needs of a session (lib/xds/sotw.ts and lib/xds/delta.ts implement it). */
 export interface StreamSession<Req, Res> {

@@ -3,7 +3,7 @@
  * from its change feed (flush.ts ResourceChange: version and encoded bytes), and reads the store
  * only for what the feed does not carry. The bytes are the flush's, shared by every stream.
  */
-import type { ResourceChange } from "../push/flush.ts";
+import type { ResourceChange } from "../resources/changes.ts";
 import type { StoredResource } from "../resources/types.ts";
 import type { ResourceSource } from "./source.ts";
 

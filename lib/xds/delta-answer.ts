@@ -5,7 +5,7 @@
  * and the make-before-break order of a push's answer.
  */
 import { logSafe } from "../log-safe.ts";
-import type { ResourceChange } from "../push/flush.ts";
+import type { ResourceChange } from "../resources/changes.ts";
 import type { StoredResource } from "../resources/types.ts";
 import { pushOrder, removalOrder } from "../resources/xds-types.ts";
 import { deltaResourceBytes, fitsOneDeltaResponse, oversized, planDeltaPieces, shortType } from "./budget.ts";

@@ -13,7 +13,7 @@ import type {
   DeltaDiscoveryRequest,
   DeltaDiscoveryResponse,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import type { ResourceChange } from "../push/flush.ts";
+import type { ResourceChange } from "../resources/changes.ts";
 import { openGate, type SyncGate } from "../resources/sync-gate.ts";
 import type { ProxyStatus } from "../resources/types.ts";
 import { versionsHashedNow } from "../resources/version.ts";

@@ -27,7 +27,6 @@
  */
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
-import type { PushVersion, ResourceChange } from "../push/flush.ts";
 import {
   loadPushContext,
   type PushContext,
@@ -38,6 +37,7 @@ import { lastPushContext, pushContextOf } from "../push/push-context-handoff.ts"
 import { isRefresh } from "../push/push-refresh.ts";
 import type { SidecarModel } from "../registry/istio/sidecar.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
+import type { PushVersion, ResourceChange } from "../resources/changes.ts";
 import { sidecarClusters } from "../resources/generators/sidecar/cluster.ts";
 import { inboundClusters } from "../resources/generators/sidecar/cluster-inbound.ts";
 import { sidecarListeners } from "../resources/generators/sidecar/listener.ts";

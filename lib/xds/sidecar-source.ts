@@ -4,7 +4,7 @@
  * assignments proxyless clients get, so one endpoint change is one assignment for everyone), its
  * Clusters, Listeners and RouteConfigurations from its class's snapshot (sidecar-snapshots.ts).
  */
-import type { ResourceChange } from "../push/flush.ts";
+import type { ResourceChange } from "../resources/changes.ts";
 import { TypeUrl } from "../resources/xds-types.ts";
 import type { SidecarBinding, SidecarSnapshots } from "./sidecar-snapshots.ts";
 import type { ResourceSource } from "./source.ts";

@@ -5,7 +5,7 @@
  */
 
 import type { DiscoveryRequest } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import type { ResourceChange } from "../push/flush.ts";
+import type { ResourceChange } from "../resources/changes.ts";
 import type { NackStatus, ProxyTypeStatus, StoredResource } from "../resources/types.ts";
 import type { VersionMap } from "../resources/version.ts";
 import { TypeUrl } from "../resources/xds-types.ts";

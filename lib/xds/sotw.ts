@@ -13,7 +13,7 @@ import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { DiscoveryRequest, DiscoveryResponse } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
-import type { ResourceChange } from "../push/flush.ts";
+import type { ResourceChange } from "../resources/changes.ts";
 import { openGate, type SyncGate } from "../resources/sync-gate.ts";
 import type { ProxyStatus, StoredResource } from "../resources/types.ts";
 import { setVersion, versionsHashedNow } from "../resources/version.ts";

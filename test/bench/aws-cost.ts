@@ -12,7 +12,7 @@ import { parseConfig } from "../../lib/config.ts";
 import { createMeshCore, type MeshCore } from "../../lib/core/mesh-core.ts";
 import { createStoreFollower, defaultPollIntervalMs } from "../../lib/core/store-follower.ts";
 import { validateEvents } from "../../lib/ingest/validate.ts";
-import type { ResourceChange } from "../../lib/push/flush.ts";
+import type { ResourceChange } from "../../lib/resources/changes.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import { countDynamoUnits, type UnitCounts } from "./dynamodb-units.ts";

@@ -11,7 +11,7 @@ import {
   DeltaDiscoveryRequestSchema,
   DiscoveryRequestSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import type { ResourceChange } from "../../lib/push/flush.ts";
+import type { ResourceChange } from "../../lib/resources/changes.ts";
 import { useSyncSha256 } from "../../lib/resources/version.ts";
 import { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { createDeltaSession } from "../../lib/xds/delta.ts";

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import Database from "libsql";
-import type { PushVersion } from "../../lib/push/flush.ts";
+import type { PushVersion } from "../../lib/resources/changes.ts";
 import { decodeValue } from "../../lib/store/codec.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { prefixUpperBound } from "../../lib/store/sql.ts";

@@ -12,7 +12,7 @@ import { createPushLogObserver } from "../../../lib/core/push-log.ts";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { validateEvents, validateList } from "../../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { endpointSlice, event, pod, service } from "../../e2e/support/kube.ts";
 import { createManualClock } from "../relay/manual-clock.ts";

@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 import type { Flush } from "../../../lib/core/hooks.ts";
 import { createPushLogObserver, pushLogLine } from "../../../lib/core/push-log.ts";
 import { pushRequest } from "../../../lib/model/index.ts";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
 import { markRefresh } from "../../../lib/push/push-refresh.ts";
+import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 
 const eds: ResourceChange = {

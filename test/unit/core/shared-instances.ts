@@ -7,7 +7,7 @@ import { createMeshCore, type MeshCore } from "../../../lib/core/mesh-core.ts";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { validateEvents } from "../../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import type { Store } from "../../../lib/store/index.ts";
 import type { ManualClock } from "../relay/manual-clock.ts";
 

@@ -10,7 +10,7 @@ import { IngestBusyError } from "../../../lib/core/ingest-lease.ts";
 import type { MeshCore } from "../../../lib/core/mesh-core.ts";
 import { validateList } from "../../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
-import type { PushVersion } from "../../../lib/push/flush.ts";
+import type { PushVersion } from "../../../lib/resources/changes.ts";
 import { keys, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { CommitError } from "../../../lib/store/staged.ts";

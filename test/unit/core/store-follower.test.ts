@@ -7,9 +7,10 @@
 import { describe, expect, it } from "vitest";
 import { createChangeFeed } from "../../../lib/core/change-feed.ts";
 import { announceUpTo, createStoreFollower, maxCatchUp } from "../../../lib/core/store-follower.ts";
-import type { PushLogEntry, PushVersion, ResourceChange } from "../../../lib/push/flush.ts";
+import type { PushLogEntry } from "../../../lib/push/flush.ts";
 import { isRefresh, legacyRefreshType } from "../../../lib/push/push-refresh.ts";
 import { enqueuePush } from "../../../lib/push/queue.ts";
+import type { PushVersion, ResourceChange } from "../../../lib/resources/changes.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";

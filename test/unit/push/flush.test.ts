@@ -2,17 +2,12 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
-import {
-  type FlushDeps,
-  flush,
-  maxLoggedNames,
-  type PushLogEntry,
-  type PushVersion,
-} from "../../../lib/push/flush.ts";
+import { type FlushDeps, flush, maxLoggedNames, type PushLogEntry } from "../../../lib/push/flush.ts";
 import type { GeneratedRecord } from "../../../lib/push/plan.ts";
 import { isRefresh } from "../../../lib/push/push-refresh.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
 import { runDebounceTurn } from "../../../lib/push/run.ts";
+import type { PushVersion } from "../../../lib/resources/changes.ts";
 import type { Generator, StoredResource } from "../../../lib/resources/types.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys, listAll, type Store } from "../../../lib/store/index.ts";

@@ -10,7 +10,7 @@ import { create } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { DiscoveryRequestSchema } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { PushRequest } from "../../../lib/model/index.ts";
-import type { PushLogEntry, ResourceChange } from "../../../lib/push/flush.ts";
+import type { PushLogEntry } from "../../../lib/push/flush.ts";
 import {
   isRefresh,
   legacyRefreshType,
@@ -19,6 +19,7 @@ import {
   needsRefresh,
 } from "../../../lib/push/push-refresh.ts";
 import { createPushSignal } from "../../../lib/push/signal.ts";
+import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys, listAll } from "../../../lib/store/index.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
-import { createPushSignal, maxGatheredChanges, type PushListener } from "../../../lib/push/signal.ts";
+import { createPushSignal, maxGatheredChanges } from "../../../lib/push/signal.ts";
+import type { PushListener, ResourceChange } from "../../../lib/resources/changes.ts";
 
 /** A signal on a clock each listener call moves by `costMs`, with yields that run only when `resume` says. */
 function sliced(costMs = 1, options: { sliceMs?: number; minPerSlice?: number } = {}) {

@@ -8,7 +8,7 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { RouteConfigurationSchema } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
 import { loadViewTable } from "../../../lib/resources/view-store.ts";
 import { resolveView, type ViewTable } from "../../../lib/resources/view-table.ts";

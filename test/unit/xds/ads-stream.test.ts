@@ -1,7 +1,7 @@
 /** runAdsStream and pumpAdsStream (lib/xds/ads-stream.ts): ordering, coalescing, bounded reading, the sink. */
 import { describe, expect, it } from "vitest";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
 import { createPushSignal } from "../../../lib/push/signal.ts";
+import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import {
   maxPendingChanges,

@@ -3,7 +3,7 @@
  * re-diffs only those names, and must answer exactly what a full re-diff answers.
  */
 import { describe, expect, it } from "vitest";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import type { SyncGate } from "../../../lib/resources/sync-gate.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
 import { setVersion } from "../../../lib/resources/version.ts";

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeSha256 } from "../../../functions/node/sha256.ts";
 import type { DeltaDiscoveryResponse } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import type { SyncGate } from "../../../lib/resources/sync-gate.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
 import { useSyncSha256 } from "../../../lib/resources/version.ts";

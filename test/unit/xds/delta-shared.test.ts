@@ -13,7 +13,7 @@ import {
   type DeltaDiscoveryResponse,
   DeltaDiscoveryResponseSchema,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
 import { useSyncSha256 } from "../../../lib/resources/version.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";

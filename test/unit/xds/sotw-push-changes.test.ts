@@ -10,7 +10,7 @@ import {
   type DiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { StatusSchema } from "../../../lib/gen/google/rpc/status_pb.ts";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";

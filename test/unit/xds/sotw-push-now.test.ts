@@ -12,7 +12,7 @@ import {
   DiscoveryRequestSchema,
   type DiscoveryResponse,
 } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import type { SyncGate } from "../../../lib/resources/sync-gate.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
 import { useSyncSha256 } from "../../../lib/resources/version.ts";

@@ -4,7 +4,7 @@
  * changes, not the shared change of a name its view overlays.
  */
 import { describe, expect, it } from "vitest";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
+import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createPollHub } from "../../../lib/xds/poll-hub.ts";
 import { createPollServer } from "../../../lib/xds/poll-serve.ts";

@@ -3,8 +3,8 @@
  * resolution, hidden names, and push delivery per view through real Delta sessions.
  */
 import { describe, expect, it } from "vitest";
-import type { ResourceChange } from "../../../lib/push/flush.ts";
 import { toSidecar } from "../../../lib/registry/istio/sidecar.ts";
+import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
 import { loadViewTable, saveViewTable } from "../../../lib/resources/view-store.ts";
 import type { ViewTable } from "../../../lib/resources/view-table.ts";
