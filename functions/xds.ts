@@ -6,13 +6,9 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import { StatusService } from "../lib/gen/edgepilot/v1/status_pb.ts";
-import { ClusterDiscoveryService } from "../lib/gen/envoy/service/cluster/v3/cds_pb.ts";
 import { AggregatedDiscoveryService } from "../lib/gen/envoy/service/discovery/v3/ads_pb.ts";
 import type { DiscoveryRequest } from "../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { EndpointDiscoveryService } from "../lib/gen/envoy/service/endpoint/v3/eds_pb.ts";
-import { ListenerDiscoveryService } from "../lib/gen/envoy/service/listener/v3/lds_pb.ts";
-import { RouteDiscoveryService } from "../lib/gen/envoy/service/route/v3/rds_pb.ts";
-import { TypeUrl } from "../lib/resources/xds-types.ts";
+import { type TypeUrl, xdsTypes } from "../lib/resources/xds-types.ts";
 import type { AdsHandlers } from "../lib/xds/ads-handlers.ts";
 import { pulled } from "../lib/xds/ads-stream.ts";
 import { xdsRegistry } from "../lib/xds/registry.ts";
@@ -48,18 +44,13 @@ export function createXdsRoutes(
   };
   const { ads } = routes;
   return (router) => {
-    router.service(ClusterDiscoveryService, { fetchClusters: (req) => fetch(TypeUrl.cluster, req) }, options);
-    router.service(
-      EndpointDiscoveryService,
-      { fetchEndpoints: (req) => fetch(TypeUrl.endpoint, req) },
-      options,
-    );
-    router.service(
-      ListenerDiscoveryService,
-      { fetchListeners: (req) => fetch(TypeUrl.listener, req) },
-      options,
-    );
-    router.service(RouteDiscoveryService, { fetchRoutes: (req) => fetch(TypeUrl.route, req) }, options);
+    // Envoy's unary Fetch RPC of every served type (lib/resources/xds-types.ts names each one).
+    for (const t of xdsTypes)
+      router.service(
+        t.fetch.service,
+        { [t.fetch.method]: (req: DiscoveryRequest) => fetch(t.typeUrl, req) },
+        options,
+      );
     router.service(StatusService, {
       async getStatus() {
         const { published: s, sync } = await server.status();
