@@ -10,7 +10,8 @@ import { deltaResourceBytes, fitsOneDeltaResponse, oversized, planDeltaPieces, s
 import { changedNow } from "./change-source.ts";
 import { type DeltaDiff, diffCurrent } from "./delta-diff.ts";
 import { removalOrder } from "./delta-response.ts";
-import { type DeltaTypeState, inReach } from "./delta-state.ts";
+import type { DeltaTypeState } from "./delta-state.ts";
+import { inReach } from "./subscription.ts";
 import { pushOrder, type StoredResource } from "./types.ts";
 
 /** One type's answer: resources to send, names to remove (sorted). */
@@ -58,7 +59,7 @@ export function answerNamed(
   named: string[],
 ): TypeDiff | undefined {
   const current = changedNow(changed, named);
-  return current && typeDiff(state, true, diffCurrent(current, named, false, state.view));
+  return current && typeDiff(state, true, diffCurrent(current, named, false, state.returned));
 }
 
 /** The names of `changed` (a push's changes of the state's type) in the subscription's reach, sorted. */

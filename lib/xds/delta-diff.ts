@@ -4,10 +4,7 @@
  * stateful Delta ADS session and by the stateless Poll/Watch alike, so they cannot disagree.
  */
 import type { ResourceSource } from "./source.ts";
-import { type StoredResource, TypeUrl } from "./types.ts";
-
-/** Types where a wildcard subscription exists (xDS protocol: LDS and CDS). */
-export const wildcardTypes: ReadonlySet<string> = new Set([TypeUrl.listener, TypeUrl.cluster]);
+import type { StoredResource } from "./types.ts";
 
 export interface DeltaSubscription {
   /** Every resource of the type, plus `names`. */

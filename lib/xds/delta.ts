@@ -38,16 +38,15 @@ import {
   type DeltaTypeState,
   type InFlight,
   newTypeState,
-  noteLast,
   sent,
   settleOldest,
-  typeStatus,
 } from "./delta-state.ts";
 import { retainedNode } from "./node-meta.ts";
 import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import type { ResourceSource } from "./source.ts";
 import { streamStatus } from "./status-lists.ts";
+import { noteLast, recordAck, recordNack, subscriptionStatus } from "./subscription.ts";
 import { openGate, type SyncGate } from "./sync-gate.ts";
 import { type ProxyStatus, pushOrder } from "./types.ts";
 import { versionsHashedNow } from "./version.ts";
@@ -143,7 +142,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
    * over `source`; default `source`), gated.
    */
   async function diff(state: DeltaTypeState, only?: ReadonlySet<string>, from = source): Promise<TypeDiff> {
-    const view = state.view;
+    const view = state.returned;
     // Names to resend are diffed as if the client held nothing of them.
     const held: Holdings =
       state.resend.size === 0
@@ -184,7 +183,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     for (let i = 0; i < pieces.length; i++) {
       const piece = pieces[i] as Part;
       const nonce = track(piece);
-      const version = piece.state.view.versionNow();
+      const version = piece.state.returned.versionNow();
       if (version === undefined) return respondLater(pieces, i, nonce, out);
       out.push(response(piece, nonce, version));
     }
@@ -199,11 +198,11 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     out: DeltaDiscoveryResponse[],
   ): Promise<DeltaDiscoveryResponse[]> {
     let piece = pieces[i] as Part;
-    out.push(response(piece, nonce, await piece.state.view.version()));
+    out.push(response(piece, nonce, await piece.state.returned.version()));
     for (let j = i + 1; j < pieces.length; j++) {
       piece = pieces[j] as Part;
       const next = track(piece);
-      out.push(response(piece, next, await piece.state.view.version()));
+      out.push(response(piece, next, await piece.state.returned.version()));
     }
     return out;
   }
@@ -248,12 +247,11 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
    */
   function settle(state: DeltaTypeState, req: DeltaDiscoveryRequest, answered: Answer, held: string): void {
     if (answered.kind === "ack") {
-      state.ackedVersion = held;
-      state.nack = undefined;
+      recordAck(state, held);
       options.onStatus?.(statusRead);
     } else if (answered.kind === "nack") {
       const kept = state.ackedVersion === undefined && state.held.size === 0 ? "" : held;
-      state.nack = { versionInfo: kept, nonce: req.responseNonce, message: answered.message };
+      recordNack(state, kept, req.responseNonce, answered.message);
       options.onStatus?.(status(recordBounds.names));
     }
   }
@@ -343,7 +341,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     const nonce = nextNonce();
     sent(state, { nonce, resources: answer.resources, removed: noNames });
     // A settled state had nothing in flight: one is, under maxInFlight, and no name was missing or rejected.
-    const version = state.view.versionNow() as string;
+    const version = state.returned.versionNow() as string;
     noteLast(state, nonce, version);
     return sharedDeltaResponse(state.typeUrl, answer.messages, nonce, version);
   }
@@ -359,7 +357,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     for (const typeUrl of pushOrder) {
       const state = states.get(typeUrl);
       if (state === undefined) continue;
-      const d = state.view.versionNow() === undefined ? undefined : diffNow(state, index.get(typeUrl));
+      const d = state.returned.versionNow() === undefined ? undefined : diffNow(state, index.get(typeUrl));
       if (d === undefined) return undefined;
       if (d === null) continue;
       removing ||= d.removed.length > 0;
@@ -380,7 +378,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
 
   /** The status; `bound` cuts each list (see status-lists.ts): onStatus reports recordBounds.names. */
   function status(bound?: number): ProxyStatus {
-    return streamStatus(node, states.values(), (s) => typeStatus(s, bound));
+    return streamStatus(node, states.values(), (s) => subscriptionStatus(s, bound));
   }
 
   return {
