@@ -1,7 +1,7 @@
 /**
  * What a Delta session answers for one type, decided from a diff (delta-diff.ts) and the stream's
- * state, pure and synchronous, so a push answered from its change feed at once (delta.ts pushNow)
- * and one that had to read the store decide alike: what to send, what to remove, the sync gate,
+ * state, pure and synchronous, so a push answered from its change feed at once (delta.ts, no
+ * promise) and one that had to read the store decide alike: what to send, what to remove, the sync gate,
  * and the make-before-break order of a push's answer.
  */
 import { logSafe } from "../log-safe.ts";
@@ -51,7 +51,8 @@ export function typeDiff(state: DeltaTypeState, partial: boolean, d: DeltaDiff):
 /**
  * The answer of `state` to the changed names it reaches (`named`, sorted), from a push alone (the
  * change feed carries their versions and bytes), before the sync gate: undefined when a name needs
- * the store. delta.ts pushNow's per-stream diff, and a class's answer (delta-shared.ts) alike.
+ * the store. The per-stream diff of a push delta.ts answers at once, and a class's answer
+ * (delta-shared.ts) alike.
  */
 export function answerNamed(
   state: DeltaTypeState,

@@ -81,32 +81,27 @@ export interface DeltaSession {
    * nonce is stale) and answers for its type only when there is something to send or remove (or
    * for a first wildcard request from a client holding nothing): one response, or several when
    * the answer is over the byte budget (removals with or after the last one).
+   *
+   * Answered at once, an array and no promise, for a plain ACK or NACK (an open type, no
+   * subscription change: nothing to diff) when no call is pending and versions hash
+   * synchronously. Else a promise.
    */
-  onRequest(req: DeltaDiscoveryRequest): Promise<DeltaDiscoveryResponse[]>;
+  onRequest(req: DeltaDiscoveryRequest): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]>;
   /**
    * Re-reads every subscribed type (or only `typeUrls`) and sends what changed: first the
    * additions and updates of each type in push order (CDS, EDS, LDS, RDS), then the removals of
    * each type, referrers first (LDS, RDS, CDS, EDS). With `changed` (every resource the push
    * changed), only those names in the subscription's reach are re-read and diffed: the same
    * responses at a cost that follows the change, not the subscription.
+   *
+   * Answered at once, an array and no promise, when `typeUrls` is not given, no call is pending
+   * and the push itself answers every name it makes the session look at (the change feed carries
+   * their versions and bytes, nothing to resend, versions hashed synchronously). Else a promise.
    */
   onPush(
     typeUrls?: readonly string[],
     changed?: readonly ResourceChange[],
-  ): Promise<DeltaDiscoveryResponse[]>;
-  /**
-   * onPush(undefined, changed) answered at once, without a promise, when no call is pending and
-   * the push itself answers every name it makes the session look at (the change feed carries
-   * their versions and bytes, nothing to resend, versions hashed synchronously); else undefined,
-   * having changed nothing (call onPush then). The same responses onPush would give.
-   */
-  pushNow(changed?: readonly ResourceChange[]): DeltaDiscoveryResponse[] | undefined;
-  /**
-   * onRequest answered at once, without a promise, for a plain ACK or NACK (an open type, no
-   * subscription change: nothing to diff) when no call is pending and versions hash
-   * synchronously; else undefined, having changed nothing (call onRequest then).
-   */
-  requestNow(req: DeltaDiscoveryRequest): DeltaDiscoveryResponse[] | undefined;
+  ): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]>;
   /** The Node of the first request that carried one. */
   node(): Node | undefined;
   /** The stream's current status (plain data); `sent.versions` is what the client is taken to hold. */
@@ -126,8 +121,8 @@ const maxInFlight = 64;
 
 /**
  * Creates the session of one stream. Calls are serialized: each onRequest/onPush runs after the
- * previous one finished, so the transport may call them concurrently and must write the
- * responses in the order the returned promises resolve. pushNow answers at once, between them.
+ * previous one finished (one answered at once only when none is pending), so the transport may
+ * call them concurrently and must write the responses in the order the calls return or resolve.
  */
 export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   const { source } = options;
@@ -291,6 +286,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     return respond([d]);
   }
 
+  /** onRequest's answer at once (see DeltaSession.onRequest), or undefined having changed nothing. */
   function requestNow(req: DeltaDiscoveryRequest): DeltaDiscoveryResponse[] | undefined {
     // Only an ACK or NACK of an open type that names no subscription change: nothing to diff
     // (applySubscription of two empty lists on a later request changes nothing).
@@ -346,6 +342,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     return sharedDeltaResponse(state.typeUrl, answer.messages, nonce, version);
   }
 
+  /** onPush's answer at once (see DeltaSession.onPush), or undefined having changed nothing. */
   function pushNow(changed?: readonly ResourceChange[]): DeltaDiscoveryResponse[] | undefined {
     if (!changed || !serialized.idle || !versionsHashedNow()) return undefined;
     const index = indexChanges(changed);
@@ -382,10 +379,9 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   }
 
   return {
-    onRequest: (req) => serialized(() => onRequest(req)),
-    onPush: (typeUrls, changed) => serialized(() => onPush(typeUrls, changed)),
-    pushNow,
-    requestNow,
+    onRequest: (req) => requestNow(req) ?? serialized(() => onRequest(req)),
+    onPush: (typeUrls, changed) =>
+      (typeUrls === undefined ? pushNow(changed) : undefined) ?? serialized(() => onPush(typeUrls, changed)),
     node: () => node,
     status: () => status(),
     subscribed: (typeUrl) => states.get(typeUrl)?.names ?? none,

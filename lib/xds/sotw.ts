@@ -80,8 +80,11 @@ export interface SotwSession {
    * resource_names are honoured). A NACK of any piece is recorded at once. An ACK of an earlier
    * piece records nothing; the ACK of the last piece records the answer's version_info as ACKed,
    * unless a piece of it was NACKed. A nonce of an earlier answer is stale and ignored.
+   *
+   * Answered at once, an array and no promise, when no call is pending and the request is an ACK
+   * or NACK (or a stale nonce) that changes no subscription: nothing to read. Else a promise.
    */
-  onRequest(req: DiscoveryRequest): Promise<DiscoveryResponse[]>;
+  onRequest(req: DiscoveryRequest): DiscoveryResponse[] | Promise<DiscoveryResponse[]>;
   /**
    * Re-reads every subscribed type (or only `typeUrls`) in push order CDS, EDS, LDS, RDS and
    * answers each whose name─▶version map differs from the last one sent. With `changed` (every
@@ -89,22 +92,16 @@ export interface SotwSession {
    * EDS/RDS answer just the changed names, from the change feed (a cost that follows the change,
    * not the subscription), with the version_info of the whole set; LDS/CDS still answer the whole
    * set (state of the world). The responses are the same as without `changed`.
+   *
+   * Answered at once, an array and no promise, when `typeUrls` is not given, no call is pending
+   * and the push itself answers every type it touches (EDS/RDS: the change feed carries the
+   * changed names' versions and bytes; LDS/CDS, which answer the whole set, and a first answer
+   * still held need the store), versions hashed synchronously. Else a promise.
    */
-  onPush(typeUrls?: readonly string[], changed?: readonly ResourceChange[]): Promise<DiscoveryResponse[]>;
-  /**
-   * onPush(undefined, changed) answered at once, without a promise, when no call is pending and
-   * the push itself answers every type it touches (EDS/RDS: the change feed carries the changed
-   * names' versions and bytes; LDS/CDS, which answer the whole set, and a first answer still held
-   * need the store), versions hashed synchronously; else undefined, having changed nothing (call
-   * onPush then). The same responses onPush would give.
-   */
-  pushNow(changed?: readonly ResourceChange[]): DiscoveryResponse[] | undefined;
-  /**
-   * onRequest answered at once, without a promise, for an ACK or NACK (or a stale nonce) that
-   * changes no subscription, when no call is pending; else undefined, having changed nothing
-   * (call onRequest then).
-   */
-  requestNow(req: DiscoveryRequest): DiscoveryResponse[] | undefined;
+  onPush(
+    typeUrls?: readonly string[],
+    changed?: readonly ResourceChange[],
+  ): DiscoveryResponse[] | Promise<DiscoveryResponse[]>;
   /** The Node of the first request that carried one. */
   node(): Node | undefined;
   /** The stream's current status (plain data). */
@@ -113,8 +110,8 @@ export interface SotwSession {
 
 /**
  * Creates the session of one stream. Calls are serialized: each onRequest/onPush runs after the
- * previous one finished, so the transport may call them concurrently and must write the
- * responses in the order the returned promises resolve.
+ * previous one finished (one answered at once only when none is pending), so the transport may
+ * call them concurrently and must write the responses in the order the calls return or resolve.
  */
 export function createSotwSession(options: SotwSessionOptions): SotwSession {
   const { source } = options;
@@ -273,6 +270,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     return answerUnlessHeld(state);
   }
 
+  /** onRequest's answer at once (see SotwSession.onRequest), or undefined having changed nothing. */
   function requestNow(req: DiscoveryRequest): DiscoveryResponse[] | undefined {
     if (!serialized.idle || (node === undefined && req.node !== undefined)) return undefined;
     if (req.typeUrl === "") return [];
@@ -286,6 +284,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     return [];
   }
 
+  /** onPush's answer at once (see SotwSession.onPush), or undefined having changed nothing. */
   function pushNow(changed?: readonly ResourceChange[]): DiscoveryResponse[] | undefined {
     if (!changed || !serialized.idle || !versionsHashedNow()) return undefined;
     const index = indexChanges(changed);
@@ -360,10 +359,9 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
   }
 
   return {
-    onRequest: (req) => serialized(() => onRequest(req)),
-    onPush: (typeUrls, changed) => serialized(() => onPush(typeUrls, changed)),
-    pushNow,
-    requestNow,
+    onRequest: (req) => requestNow(req) ?? serialized(() => onRequest(req)),
+    onPush: (typeUrls, changed) =>
+      (typeUrls === undefined ? pushNow(changed) : undefined) ?? serialized(() => onPush(typeUrls, changed)),
     node: () => node,
     status: () => status(),
   };

@@ -24,6 +24,7 @@ import { destinationRule } from "../ingest/support/istio.ts";
 import { sidecar } from "../registry/istio/builders.ts";
 import { harness as deltaHarness, req } from "../xds/delta-harness.ts";
 import { pollRequest } from "../xds/poll-support.ts";
+import { throughQueue } from "../xds/session-queue.ts";
 import { mesh, node, RDS, resource, route } from "../xds/view-support.ts";
 
 const { cluster: CDS, endpoint: EDS } = TypeUrl;
@@ -129,8 +130,8 @@ describe("proxyless streams take nothing for it", () => {
     await d.publish(EDS, "c1");
     await d.session.onRequest(req({ typeUrl: CDS }));
     await d.session.onRequest(req({ typeUrl: EDS, resourceNamesSubscribe: ["c1"] }));
-    expect(d.session.pushNow([sidecarMarker]) ?? []).toEqual([]);
     expect(await d.session.onPush(undefined, [sidecarMarker])).toEqual([]);
+    expect(await throughQueue(d.session, () => d.session.onPush(undefined, [sidecarMarker]))).toEqual([]);
   });
 
   it("SotW: a CDS and EDS subscriber sends nothing", async () => {
@@ -139,8 +140,8 @@ describe("proxyless streams take nothing for it", () => {
     const session = createSotwSession({ source: createStoreSource(store), nonce: () => `n${++n}` });
     await session.onRequest(create(DiscoveryRequestSchema, { typeUrl: CDS }));
     await session.onRequest(create(DiscoveryRequestSchema, { typeUrl: EDS, resourceNames: ["c1"] }));
-    expect(session.pushNow([sidecarMarker]) ?? []).toEqual([]);
     expect(await session.onPush(undefined, [sidecarMarker])).toEqual([]);
+    expect(await throughQueue(session, () => session.onPush(undefined, [sidecarMarker]))).toEqual([]);
   });
 
   it("Watch: a proxyless Watch through views is not woken (reads nothing); a shared change wakes it", async () => {
