@@ -4,7 +4,7 @@
  * client holds, and ACK/NACK by nonce. Plain data and synchronous functions; delta.ts does the I/O.
  */
 import { takeFirst } from "../take-first.ts";
-import { newSubscription, type Subscription, wildcardTypes } from "./subscription.ts";
+import { type Subscription, wildcardTypes } from "./subscription.ts";
 import { createVersionMap, type VersionMap } from "./version.ts";
 
 /** One response sent and not yet ACKed or NACKed. */
@@ -58,8 +58,13 @@ export interface DeltaTypeState extends Subscription {
 
 /** A fresh state for a type's first request. */
 export function newTypeState(typeUrl: string, initial: Readonly<Record<string, string>>): DeltaTypeState {
+  // One literal with every field (no spread of a shared part): the fields read per stream per push
+  // and ACK stay in the object itself.
   return {
-    ...newSubscription(typeUrl, createVersionMap(Object.entries(initial))),
+    typeUrl,
+    wildcard: false,
+    names: new Set(),
+    returned: createVersionMap(Object.entries(initial)),
     held: createVersionMap(Object.entries(initial)),
     inflight: [],
     rejected: new Map(),

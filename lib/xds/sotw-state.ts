@@ -6,15 +6,9 @@
 
 import type { DiscoveryRequest } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { ResourceChange } from "../push/flush.ts";
-import {
-  inReach,
-  newSubscription,
-  recordAck,
-  recordNack,
-  type Subscription,
-  wildcardTypes,
-} from "./subscription.ts";
+import { inReach, recordAck, recordNack, type Subscription, wildcardTypes } from "./subscription.ts";
 import type { StoredResource } from "./types.ts";
+import { createVersionMap } from "./version.ts";
 
 /**
  * The state of one type URL on one SotW stream: the Subscription (subscription.ts; `last` is the
@@ -36,7 +30,15 @@ export interface SotwTypeState extends Subscription {
 
 /** A fresh state for a type's first request. */
 export function newSotwState(typeUrl: string): SotwTypeState {
-  return { ...newSubscription(typeUrl), explicit: false, nonces: [], nacked: false };
+  return {
+    typeUrl,
+    wildcard: false,
+    names: new Set(),
+    returned: createVersionMap(),
+    explicit: false,
+    nonces: [],
+    nacked: false,
+  };
 }
 
 /**

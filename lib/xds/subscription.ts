@@ -8,7 +8,7 @@
  */
 import { statusLists } from "./status-lists.ts";
 import { type NackStatus, type ProxyTypeStatus, TypeUrl } from "./types.ts";
-import { createVersionMap, type VersionMap } from "./version.ts";
+import type { VersionMap } from "./version.ts";
 
 /** Types where a wildcard subscription exists (xDS protocol: LDS and CDS); "*" is a plain name elsewhere. */
 export const wildcardTypes: ReadonlySet<string> = new Set<string>([TypeUrl.listener, TypeUrl.cluster]);
@@ -31,14 +31,6 @@ export interface Subscription {
   ackedVersion?: string;
   /** The last NACK; cleared by the next ACK. */
   nack?: NackStatus;
-}
-
-/** The fields every protocol's state starts with, in one order (one object shape per protocol). */
-export function newSubscription(
-  typeUrl: string,
-  returned: VersionMap = createVersionMap(),
-): Pick<Subscription, "typeUrl" | "wildcard" | "names" | "returned"> {
-  return { typeUrl, wildcard: false, names: new Set(), returned };
 }
 
 /** Whether `name` is in the subscription's reach (through the wildcard or by name). */
