@@ -82,7 +82,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
   const { log } = options;
   const readMaxBytes = options.readMaxBytes ?? 16 * 1024 * 1024;
   // As the Node runtime: set versions hashed on this thread, so local streams take the sessions'
-  // synchronous answer paths (pushNow/requestNow) instead of a WebCrypto round trip per answer.
+  // answers at once (an ACK, a push from memory) instead of a WebCrypto round trip per answer.
   useSyncSha256(nodeSha256);
   // The cache: what the upstream sent, under keys.resource, served by the server's own sessions.
   const store = createMemoryStore();

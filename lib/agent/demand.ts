@@ -7,7 +7,7 @@ import type {
   DeltaDiscoveryRequest,
   DiscoveryRequest,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { wildcardTypes } from "../xds/delta-diff.ts";
+import { wildcardTypes } from "../xds/subscription.ts";
 
 /** One type URL's subscription: the wildcard and/or explicit names ("*" excluded). */
 export interface TypeDemand {

@@ -206,30 +206,17 @@ function closed(status: ProxyStatusRecorder, reports: { close(): void }): void {
 function viewed<Req extends { node?: Node | undefined }, Res>(
   view: StreamView,
   session: {
-    onRequest(req: Req): Promise<Res[]>;
-    onPush(typeUrls: undefined, changed?: readonly ResourceChange[]): Promise<Res[]>;
-    pushNow?(changed?: readonly ResourceChange[]): Res[] | undefined;
-    requestNow?(req: Req): Res[] | undefined;
+    onRequest(req: Req): Res[] | Promise<Res[]>;
+    onPush(typeUrls: undefined, changed?: readonly ResourceChange[]): Res[] | Promise<Res[]>;
   },
 ) {
-  const { pushNow, requestNow } = session;
   return {
-    // The synchronous paths (ads-stream.ts) only when the view answers at once too.
-    ...(pushNow && {
-      pushNow(changed?: readonly ResourceChange[]): Res[] | undefined {
-        const taken = view.pushNow(changed);
-        return taken && pushNow(taken.changes);
-      },
-    }),
-    ...(requestNow && {
-      requestNow: (req: Req): Res[] | undefined => (view.boundFor(req.node) ? requestNow(req) : undefined),
-    }),
-    onRequest(req: Req): Promise<Res[]> {
+    onRequest(req: Req): Res[] | Promise<Res[]> {
       const binding = view.bind(req.node);
       return binding ? binding.then(() => session.onRequest(req)) : session.onRequest(req);
     },
-    onPush(changed?: readonly ResourceChange[]): Promise<Res[]> {
-      // The usual push takes its changes at once: no promise more per stream per push.
+    onPush(changed?: readonly ResourceChange[]): Res[] | Promise<Res[]> {
+      // The usual push takes its changes at once: the session may answer it at once too.
       const taken = view.push(changed);
       return taken instanceof Promise
         ? taken.then((t) => session.onPush(undefined, t.changes))

@@ -11,31 +11,25 @@
  */
 import type { PushSignal, ResourceChange } from "../resources/changes.ts";
 
-/** What the stream needs of a session (lib/xds/sotw.ts and lib/xds/delta.ts implement it). */
+/**
+ * What the stream needs of a session (lib/xds/sotw.ts and lib/xds/delta.ts implement it): one call
+ * per input, answered at once (an array: a plain ACK, a push answered from memory, no promise made)
+ * or with a promise the stream awaits before it handles the next input.
+ */
 export interface StreamSession<Req, Res> {
-  onRequest(req: Req): Promise<Res[]>;
+  /** A request, after its check passed. */
+  onRequest(req: Req): Res[] | Promise<Res[]>;
   /**
    * A push: `changed` lists every resource changed by the pushes coalesced into this one, or is
    * undefined when one of them did not say (then the session re-reads everything).
    */
-  onPush(changed?: readonly ResourceChange[]): Promise<Res[]>;
-  /**
-   * Optional: the push answered at once, without a promise, or undefined (nothing changed) when it
-   * cannot be (then onPush runs in its turn). Called only while the stream is idle.
-   */
-  pushNow?(changed?: readonly ResourceChange[]): Res[] | undefined;
-  /**
-   * Optional: the request answered at once, without a promise, or undefined (nothing changed)
-   * when it cannot be (then onRequest runs in its turn). Called only while the stream is idle,
-   * after the request's check passed.
-   */
-  requestNow?(req: Req): Res[] | undefined;
+  onPush(changed?: readonly ResourceChange[]): Res[] | Promise<Res[]>;
 }
 
 /**
  * Requests that can also be handed over at once (functions/node/grpc-messages.ts MessageReader):
  * while the stream waits for its next request, each one that arrives is offered to `take` first,
- * which answers true when it handled it there (a plain ACK: no promise settled for it).
+ * which answers true when it handled it there (the stream was idle: no promise settled for it).
  */
 export interface OfferingRequests<Req> extends AsyncIterable<Req> {
   offerTo(take: (req: Req) => boolean): void;
@@ -62,9 +56,10 @@ export interface StreamHooks {
  */
 export const maxPendingChanges = 10_000;
 
-type Input<Req> =
-  | { kind: "request"; req: Req; checked: boolean }
+type Input<Req, Res> =
+  | { kind: "request"; req: Req }
   | { kind: "push" }
+  | { kind: "answer"; push: boolean; responses: Promise<Res[]> }
   | { kind: "end"; error?: unknown };
 
 /** Where a stream's responses go: a returned promise means "wait until it drained" (backpressure). */
@@ -94,8 +89,8 @@ export async function pumpAdsStream<Req, Res>(
     hooks.close?.(false);
     throw e;
   }
-  // At most one request, one push and one end wait here (the reader below waits its turn).
-  const inbox: Input<Req>[] = [];
+  // At most one answer, one request, one push and one end wait here (the reader below waits its turn).
+  const inbox: Input<Req, Res>[] = [];
   let wake: (() => void) | undefined;
   let taken: (() => void) | undefined;
   let closed = false;
@@ -103,12 +98,13 @@ export async function pumpAdsStream<Req, Res>(
   // What the pushes waiting here changed; undefined once one of them did not say.
   let pendingChanges: (readonly ResourceChange[])[] | undefined = [];
   let pendingCount = 0;
-  const deliver = (input: Input<Req>) => {
+  const deliver = (input: Input<Req, Res>) => {
     inbox.push(input);
     wake?.();
   };
-  // The loop waits for input, nothing in its inbox and no response waiting to drain: a push may
-  // be answered right in the feed's call (pushNow), with no wake-up and no promise.
+  // The loop waits for input, nothing in its inbox and no response waiting to drain: a push or a
+  // request may be handed to the session right in the feed's or the reader's call, and when the
+  // session answers at once, written there, with no wake-up and no promise.
   let parked = false;
   let draining: Promise<void> | undefined;
   /** Writes `responses` in order; when one must drain, the rest and the next input wait for it. */
@@ -124,31 +120,34 @@ export async function pumpAdsStream<Req, Res>(
     }
   };
   const idle = () => parked && inbox.length === 0 && draining === undefined && !aborted;
+  /** The session's answer: written now when it came at once, else awaited by the loop in its turn. */
+  const writeOrAwait = (push: boolean, out: Res[] | Promise<Res[]>) => {
+    if (Array.isArray(out)) {
+      hooks.answered?.(push, out.length);
+      writeNow(out);
+    } else deliver({ kind: "answer", push, responses: out });
+  };
   /**
-   * The push of `changed` answered at once (pushNow) when the stream is idle: true when it was (or
-   * it ended the stream), false when it waits for the loop.
+   * The push of `changed` handed to the session when the stream is idle: true when it was (or it
+   * ended the stream), false when it waits for the loop.
    */
   const answerPushNow = (changed: readonly ResourceChange[] | undefined): boolean => {
-    if (!session.pushNow || !idle()) return false;
+    if (!idle()) return false;
     try {
       hooks.answer?.(true);
-      const responses = session.pushNow(changed);
-      if (responses === undefined) return false;
-      hooks.answered?.(true, responses.length);
-      writeNow(responses);
+      writeOrAwait(true, session.onPush(changed));
     } catch (error) {
       deliver({ kind: "end", error });
     }
     return true;
   };
   const unsubscribe = pushes.subscribe((_version, changes) => {
-    // Nothing waits (the usual push): its changes are the push's as announced, answered at once
-    // when they can be, with nothing recorded.
+    // Nothing waits (the usual push): its changes are the push's as announced, handed over at
+    // once when the stream is idle, with nothing recorded.
     const alone =
-      changes !== undefined &&
       !pushPending &&
       pendingChanges?.length === 0 &&
-      changes.length <= maxPendingChanges;
+      (changes === undefined || changes.length <= maxPendingChanges);
     if (alone && answerPushNow(changes)) return;
     pendingCount += changes?.length ?? 0;
     if (changes === undefined || pendingCount > maxPendingChanges) pendingChanges = undefined;
@@ -176,63 +175,41 @@ export async function pumpAdsStream<Req, Res>(
     taken?.();
   };
   signal.addEventListener("abort", onAbort);
-  // Set once a request answered at once ended the stream: the reader reads no more.
+  // Set once a request handed over at once ended the stream: the reader reads no more.
   let failed = false;
-  // The last request answerNow left to the loop, and whether its check passed: the reader's next
-  // read when it was offered (OfferingRequests) is that request, not answered twice.
-  let left: { req: Req; checked: boolean } | undefined;
   /**
-   * A request whose turn is now (the stream idle) answered at once when it is a plain one (an
-   * ACK): true when it was (or it ended the stream: the check refused it, the session threw);
-   * false leaves it to take its turn in the loop. No wake-up, no promise.
+   * A request whose turn is now (the stream idle) checked and handed to the session at once: true
+   * when it was (or it ended the stream: the check refused it, the session threw); false, having
+   * done nothing, leaves it to take its turn in the loop.
    */
   const answerNow = (req: Req): boolean => {
     if (failed) return true;
-    if (!session.requestNow || !idle()) return false;
-    let checked = false;
+    if (!idle()) return false;
     try {
       const refused = check?.(req);
       if (refused) throw refused;
-      checked = true;
       hooks.answer?.(false);
-      const responses = session.requestNow(req);
-      if (responses !== undefined) {
-        hooks.answered?.(false, responses.length);
-        writeNow(responses);
-        return true;
-      }
+      writeOrAwait(false, session.onRequest(req));
     } catch (error) {
       failed = true;
       deliver({ kind: "end", error });
-      return true;
     }
-    left = { req, checked };
-    return false;
+    return true;
   };
-  const takeLeft = () => {
-    const l = left;
-    left = undefined;
-    return l;
-  };
-  if (session.requestNow && typeof (requests as Partial<OfferingRequests<Req>>).offerTo === "function")
+  if (typeof (requests as Partial<OfferingRequests<Req>>).offerTo === "function")
     (requests as OfferingRequests<Req>).offerTo(answerNow);
   void (async () => {
     try {
       for await (const req of requests) {
-        // Idle: the request's turn is now; a plain one (an ACK) is answered here, no loop turn.
-        let turn = takeLeft();
-        if (turn?.req !== req) {
-          if (answerNow(req)) {
-            if (failed) return;
-            continue;
-          }
-          turn = takeLeft();
+        // Idle: the request's turn is now, handed over here, no loop turn.
+        if (answerNow(req)) {
+          if (failed) return;
+          continue;
         }
-        const checked = turn?.checked ?? false;
         const wasTaken = new Promise<void>((resolve) => {
           taken = resolve;
         });
-        deliver({ kind: "request", req, checked });
+        deliver({ kind: "request", req });
         // Read the next request only once this one is being handled: one request in memory.
         await wasTaken;
         if (closed) return;
@@ -264,22 +241,25 @@ export async function pumpAdsStream<Req, Res>(
         if (input.error !== undefined && !aborted) throw input.error;
         return;
       }
-      let responses: Res[];
-      if (input.kind === "push") {
+      let out: Res[] | Promise<Res[]>;
+      const push = input.kind === "push" || (input.kind === "answer" && input.push);
+      if (input.kind === "answer") out = input.responses;
+      else if (input.kind === "push") {
         pushPending = false;
         // One push waiting (the usual case): its changes array as announced, shared by every stream.
         const changed = pendingChanges?.length === 1 ? pendingChanges[0] : pendingChanges?.flat();
         pendingChanges = [];
         pendingCount = 0;
         hooks.answer?.(true);
-        responses = await session.onPush(changed);
+        out = session.onPush(changed);
       } else {
-        const refused = input.checked ? undefined : check?.(input.req);
+        const refused = check?.(input.req);
         if (refused) throw refused;
         hooks.answer?.(false);
-        responses = await session.onRequest(input.req);
+        out = session.onRequest(input.req);
       }
-      hooks.answered?.(input.kind === "push", responses.length);
+      const responses = Array.isArray(out) ? out : await out;
+      hooks.answered?.(push, responses.length);
       for (const r of responses) {
         const writing = send(r);
         if (writing) await writing;
@@ -288,6 +268,8 @@ export async function pumpAdsStream<Req, Res>(
   } catch (e) {
     throw hooks.mapError ? hooks.mapError(e) : e;
   } finally {
+    // An answer the loop will not await (the stream ended first) may still fail: not unhandled.
+    for (const input of inbox) if (input.kind === "answer") input.responses.catch(() => {});
     close();
     unsubscribe();
     signal.removeEventListener("abort", onAbort);

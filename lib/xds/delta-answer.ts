@@ -1,7 +1,7 @@
 /**
  * What a Delta session answers for one type, decided from a diff (delta-diff.ts) and the stream's
- * state, pure and synchronous, so a push answered from its change feed at once (delta.ts pushNow)
- * and one that had to read the store decide alike: what to send, what to remove, the sync gate,
+ * state, pure and synchronous, so a push answered from its change feed at once (delta.ts, no
+ * promise) and one that had to read the store decide alike: what to send, what to remove, the sync gate,
  * and the make-before-break order of a push's answer.
  */
 import { logSafe } from "../log-safe.ts";
@@ -11,7 +11,8 @@ import { pushOrder, removalOrder } from "../resources/xds-types.ts";
 import { deltaResourceBytes, fitsOneDeltaResponse, oversized, planDeltaPieces, shortType } from "./budget.ts";
 import { changedNow } from "./change-source.ts";
 import { type DeltaDiff, diffCurrent } from "./delta-diff.ts";
-import { type DeltaTypeState, inReach } from "./delta-state.ts";
+import type { DeltaTypeState } from "./delta-state.ts";
+import { inReach } from "./subscription.ts";
 
 /** One type's answer: resources to send, names to remove (sorted). */
 export interface TypeDiff {
@@ -50,7 +51,8 @@ export function typeDiff(state: DeltaTypeState, partial: boolean, d: DeltaDiff):
 /**
  * The answer of `state` to the changed names it reaches (`named`, sorted), from a push alone (the
  * change feed carries their versions and bytes), before the sync gate: undefined when a name needs
- * the store. delta.ts pushNow's per-stream diff, and a class's answer (delta-shared.ts) alike.
+ * the store. The per-stream diff of a push delta.ts answers at once, and a class's answer
+ * (delta-shared.ts) alike.
  */
 export function answerNamed(
   state: DeltaTypeState,
@@ -58,7 +60,7 @@ export function answerNamed(
   named: string[],
 ): TypeDiff | undefined {
   const current = changedNow(changed, named);
-  return current && typeDiff(state, true, diffCurrent(current, named, false, state.view));
+  return current && typeDiff(state, true, diffCurrent(current, named, false, state.returned));
 }
 
 /** The names of `changed` (a push's changes of the state's type) in the subscription's reach, sorted. */

@@ -5,11 +5,7 @@
  */
 
 import type { StoredResource } from "../resources/types.ts";
-import { TypeUrl } from "../resources/xds-types.ts";
 import type { ResourceSource } from "./source.ts";
-
-/** Types where a wildcard subscription exists (xDS protocol: LDS and CDS). */
-export const wildcardTypes: ReadonlySet<string> = new Set([TypeUrl.listener, TypeUrl.cluster]);
 
 export interface DeltaSubscription {
   /** Every resource of the type, plus `names`. */

@@ -172,7 +172,7 @@ export function sharedAnswer<C extends ReadonlyMap<string, unknown> | undefined>
   }
   const { named, classes } = bucket;
   if (named.length === 0) return null;
-  const view = state.view;
+  const view = state.returned;
   for (let i = 0; i < classes.length; i++) {
     const c = classes[i] as ClassEntry;
     if (c.budget === budget && holdsAll(view, named, c.held)) return c.answer ?? undefined;
@@ -216,7 +216,7 @@ export function classAnswers<C extends ReadonlyMap<string, unknown>>(
     const typeUrl = pushOrder[i] as TypeUrl;
     const state = states.get(typeUrl);
     if (state === undefined) continue;
-    if (!settled(state) || state.view.versionNow() === undefined) return undefined;
+    if (!settled(state) || state.returned.versionNow() === undefined) return undefined;
     const answer = sharedAnswer(push, state, push.get(typeUrl), budget, compute);
     if (answer === undefined) return undefined;
     if (answer === null || answer.resources.length === 0) continue;

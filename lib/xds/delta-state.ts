@@ -4,11 +4,9 @@
  * client holds, and ACK/NACK by nonce. Plain data and synchronous functions; delta.ts does the I/O.
  */
 
-import type { NackStatus, ProxyTypeStatus } from "../resources/types.ts";
 import { createVersionMap, type VersionMap } from "../resources/version.ts";
 import { takeFirst } from "../take-first.ts";
-import { wildcardTypes } from "./delta-diff.ts";
-import { statusLists } from "./status-lists.ts";
+import { type Subscription, wildcardTypes } from "./subscription.ts";
 
 /** One response sent and not yet ACKed or NACKed. */
 export interface InFlight {
@@ -27,23 +25,18 @@ export interface Versioned {
   readonly version: string;
 }
 
-/** The state of one type URL on one Delta stream. */
-export interface DeltaTypeState {
-  typeUrl: string;
-  /** Subscribed to "*" (explicitly, or by the legacy empty first request for LDS/CDS). */
-  wildcard: boolean;
-  /** Explicitly subscribed names ("*" excluded for LDS/CDS). */
-  names: Set<string>;
+/**
+ * The state of one type URL on one Delta stream: the Subscription (subscription.ts; its `returned`
+ * is what the client holds as far as the session knows: `held` with every response in flight
+ * applied in order, kept up to date as responses go out and are answered, O(response), never
+ * rebuilt), and what only Delta tracks. `ackedVersion` is the set version of `held` after the last
+ * ACK (or of initial_resource_versions); a NACK's versionInfo the set version of what the client kept.
+ */
+export interface DeltaTypeState extends Subscription {
   /** What the client holds for sure: initial_resource_versions, then every ACKed response. */
   held: VersionMap;
   /** Responses sent and not answered yet, oldest first; counted as held until NACKed. */
   inflight: InFlight[];
-  /**
-   * What the client holds as far as the session knows: `held` with every response in flight
-   * applied in order. Kept up to date as responses go out and are answered (O(response), never
-   * rebuilt), so a push and its set version cost what changed, not what the client holds.
-   */
-  view: VersionMap;
   /** name ─▶ version the client NACKed: not resent until the resource changes. */
   rejected: Map<string, string>;
   /** Subscribed names already reported in removed_resources as not existing. */
@@ -62,23 +55,19 @@ export interface DeltaTypeState {
    * share), built at a push and cleared whenever the subscription may have changed.
    */
   subKey?: string;
-  /** The last response sent for this type. */
-  last?: { nonce: string; systemVersionInfo: string };
-  /** Set version of `held` after the last ACK (or of initial_resource_versions). */
-  ackedVersion?: string;
-  /** The last NACK (versionInfo: set version of what the client kept); cleared by the next ACK. */
-  nack?: NackStatus;
 }
 
 /** A fresh state for a type's first request. */
 export function newTypeState(typeUrl: string, initial: Readonly<Record<string, string>>): DeltaTypeState {
+  // One literal with every field (no spread of a shared part): the fields read per stream per push
+  // and ACK stay in the object itself.
   return {
     typeUrl,
     wildcard: false,
     names: new Set(),
+    returned: createVersionMap(Object.entries(initial)),
     held: createVersionMap(Object.entries(initial)),
     inflight: [],
-    view: createVersionMap(Object.entries(initial)),
     rejected: new Map(),
     reportedMissing: new Set(),
     resend: new Set(),
@@ -97,11 +86,6 @@ export function unmarked(state: DeltaTypeState): boolean {
   return true;
 }
 
-/** Whether `name` is in the subscription's reach (through the wildcard or by name). */
-export function inReach(state: DeltaTypeState, name: string): boolean {
-  return state.wildcard || state.names.has(name);
-}
-
 /** Records a response going out: it is in flight, and the client is taken to hold what it carries. */
 export function sent(state: DeltaTypeState, flight: InFlight): void {
   state.inflight.push(flight);
@@ -109,27 +93,15 @@ export function sent(state: DeltaTypeState, flight: InFlight): void {
   const { resources, removed } = flight;
   for (let i = 0; i < resources.length; i++) {
     const r = resources[i] as Versioned;
-    state.view.set(r.name, r.version);
+    state.returned.set(r.name, r.version);
   }
-  for (let i = 0; i < removed.length; i++) state.view.delete(removed[i] as string);
-}
-
-/**
- * Notes the last response sent for the type, in place once there is one: the record lives as long
- * as the stream instead of one more object per response for the collector (status reads copy it).
- */
-export function noteLast(state: DeltaTypeState, nonce: string, systemVersionInfo: string): void {
-  if (state.last === undefined) state.last = { nonce, systemVersionInfo };
-  else {
-    state.last.nonce = nonce;
-    state.last.systemVersionInfo = systemVersionInfo;
-  }
+  for (let i = 0; i < removed.length; i++) state.returned.delete(removed[i] as string);
 }
 
 /** Stops tracking `name`: the session no longer assumes anything about what the client has of it. */
 function forget(state: DeltaTypeState, name: string): void {
   state.held.delete(name);
-  state.view.delete(name);
+  state.returned.delete(name);
   state.rejected.delete(name);
   state.reportedMissing.delete(name);
   state.resend.delete(name);
@@ -142,7 +114,7 @@ function forget(state: DeltaTypeState, name: string): void {
 /** Stops tracking every name out of the subscription's reach. */
 function forgetOutOfReach(state: DeltaTypeState): void {
   if (state.wildcard) return;
-  const tracked = new Set([...state.view.keys(), ...state.rejected.keys(), ...state.reportedMissing]);
+  const tracked = new Set([...state.returned.keys(), ...state.rejected.keys(), ...state.reportedMissing]);
   for (const name of tracked) if (!state.names.has(name)) forget(state, name);
 }
 
@@ -174,7 +146,7 @@ export function applySubscription(
   if (first && canWildcard && subscribe.length === 0 && unsubscribe.length === 0) state.wildcard = true;
   for (const name of subscribe) {
     if (canWildcard && name === "*") {
-      if (state.wildcard && !first) for (const n of [...state.view.keys()]) forget(state, n);
+      if (state.wildcard && !first) for (const n of [...state.returned.keys()]) forget(state, n);
       state.wildcard = true;
     } else {
       state.names.add(name);
@@ -272,23 +244,7 @@ function unapply(state: DeltaTypeState, f: InFlight): void {
   for (const name of [...f.resources.map((r) => r.name), ...f.removed]) {
     if (later(name)) continue;
     const held = state.held.get(name);
-    if (held === undefined) state.view.delete(name);
-    else state.view.set(name, held);
+    if (held === undefined) state.returned.delete(name);
+    else state.returned.set(name, held);
   }
-}
-
-/** The status of one type (status-lists.ts: every list, or the first `bound` of each with the counts). */
-export function typeStatus(s: DeltaTypeState, bound?: number): ProxyTypeStatus {
-  const { subscribed, subscribedCount, sentCount, versions } = statusLists(
-    s.names,
-    s.last ? s.view : undefined,
-    bound,
-  );
-  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed };
-  if (subscribedCount !== undefined) out.subscribedCount = subscribedCount;
-  if (s.last && versions) out.sent = { versionInfo: s.last.systemVersionInfo, nonce: s.last.nonce, versions };
-  if (sentCount !== undefined) out.sentCount = sentCount;
-  if (s.ackedVersion !== undefined) out.ackedVersion = s.ackedVersion;
-  if (s.nack) out.nack = { ...s.nack };
-  return out;
 }

@@ -42,16 +42,15 @@ import {
   type DeltaTypeState,
   type InFlight,
   newTypeState,
-  noteLast,
   sent,
   settleOldest,
-  typeStatus,
 } from "./delta-state.ts";
 import { retainedNode } from "./node-meta.ts";
 import { createNonces } from "./nonce.ts";
 import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import type { ResourceSource } from "./source.ts";
 import { streamStatus } from "./status-lists.ts";
+import { noteLast, recordAck, recordNack, subscriptionStatus } from "./subscription.ts";
 
 export interface DeltaSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */
@@ -83,32 +82,27 @@ export interface DeltaSession {
    * nonce is stale) and answers for its type only when there is something to send or remove (or
    * for a first wildcard request from a client holding nothing): one response, or several when
    * the answer is over the byte budget (removals with or after the last one).
+   *
+   * Answered at once, an array and no promise, for a plain ACK or NACK (an open type, no
+   * subscription change: nothing to diff) when no call is pending and versions hash
+   * synchronously. Else a promise.
    */
-  onRequest(req: DeltaDiscoveryRequest): Promise<DeltaDiscoveryResponse[]>;
+  onRequest(req: DeltaDiscoveryRequest): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]>;
   /**
    * Re-reads every subscribed type (or only `typeUrls`) and sends what changed: first the
    * additions and updates of each type in push order (CDS, EDS, LDS, RDS), then the removals of
    * each type, referrers first (LDS, RDS, CDS, EDS). With `changed` (every resource the push
    * changed), only those names in the subscription's reach are re-read and diffed: the same
    * responses at a cost that follows the change, not the subscription.
+   *
+   * Answered at once, an array and no promise, when `typeUrls` is not given, no call is pending
+   * and the push itself answers every name it makes the session look at (the change feed carries
+   * their versions and bytes, nothing to resend, versions hashed synchronously). Else a promise.
    */
   onPush(
     typeUrls?: readonly string[],
     changed?: readonly ResourceChange[],
-  ): Promise<DeltaDiscoveryResponse[]>;
-  /**
-   * onPush(undefined, changed) answered at once, without a promise, when no call is pending and
-   * the push itself answers every name it makes the session look at (the change feed carries
-   * their versions and bytes, nothing to resend, versions hashed synchronously); else undefined,
-   * having changed nothing (call onPush then). The same responses onPush would give.
-   */
-  pushNow(changed?: readonly ResourceChange[]): DeltaDiscoveryResponse[] | undefined;
-  /**
-   * onRequest answered at once, without a promise, for a plain ACK or NACK (an open type, no
-   * subscription change: nothing to diff) when no call is pending and versions hash
-   * synchronously; else undefined, having changed nothing (call onRequest then).
-   */
-  requestNow(req: DeltaDiscoveryRequest): DeltaDiscoveryResponse[] | undefined;
+  ): DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]>;
   /** The Node of the first request that carried one. */
   node(): Node | undefined;
   /** The stream's current status (plain data); `sent.versions` is what the client is taken to hold. */
@@ -128,8 +122,8 @@ const maxInFlight = 64;
 
 /**
  * Creates the session of one stream. Calls are serialized: each onRequest/onPush runs after the
- * previous one finished, so the transport may call them concurrently and must write the
- * responses in the order the returned promises resolve. pushNow answers at once, between them.
+ * previous one finished (one answered at once only when none is pending), so the transport may
+ * call them concurrently and must write the responses in the order the calls return or resolve.
  */
 export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
   const { source } = options;
@@ -144,7 +138,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
    * over `source`; default `source`), gated.
    */
   async function diff(state: DeltaTypeState, only?: ReadonlySet<string>, from = source): Promise<TypeDiff> {
-    const view = state.view;
+    const view = state.returned;
     // Names to resend are diffed as if the client held nothing of them.
     const held: Holdings =
       state.resend.size === 0
@@ -185,7 +179,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     for (let i = 0; i < pieces.length; i++) {
       const piece = pieces[i] as Part;
       const nonce = track(piece);
-      const version = piece.state.view.versionNow();
+      const version = piece.state.returned.versionNow();
       if (version === undefined) return respondLater(pieces, i, nonce, out);
       out.push(response(piece, nonce, version));
     }
@@ -200,11 +194,11 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     out: DeltaDiscoveryResponse[],
   ): Promise<DeltaDiscoveryResponse[]> {
     let piece = pieces[i] as Part;
-    out.push(response(piece, nonce, await piece.state.view.version()));
+    out.push(response(piece, nonce, await piece.state.returned.version()));
     for (let j = i + 1; j < pieces.length; j++) {
       piece = pieces[j] as Part;
       const next = track(piece);
-      out.push(response(piece, next, await piece.state.view.version()));
+      out.push(response(piece, next, await piece.state.returned.version()));
     }
     return out;
   }
@@ -249,12 +243,11 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
    */
   function settle(state: DeltaTypeState, req: DeltaDiscoveryRequest, answered: Answer, held: string): void {
     if (answered.kind === "ack") {
-      state.ackedVersion = held;
-      state.nack = undefined;
+      recordAck(state, held);
       options.onStatus?.(statusRead);
     } else if (answered.kind === "nack") {
       const kept = state.ackedVersion === undefined && state.held.size === 0 ? "" : held;
-      state.nack = { versionInfo: kept, nonce: req.responseNonce, message: answered.message };
+      recordNack(state, kept, req.responseNonce, answered.message);
       options.onStatus?.(status(recordBounds.names));
     }
   }
@@ -294,6 +287,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     return respond([d]);
   }
 
+  /** onRequest's answer at once (see DeltaSession.onRequest), or undefined having changed nothing. */
   function requestNow(req: DeltaDiscoveryRequest): DeltaDiscoveryResponse[] | undefined {
     // Only an ACK or NACK of an open type that names no subscription change: nothing to diff
     // (applySubscription of two empty lists on a later request changes nothing).
@@ -344,11 +338,12 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     const nonce = nextNonce();
     sent(state, { nonce, resources: answer.resources, removed: noNames });
     // A settled state had nothing in flight: one is, under maxInFlight, and no name was missing or rejected.
-    const version = state.view.versionNow() as string;
+    const version = state.returned.versionNow() as string;
     noteLast(state, nonce, version);
     return sharedDeltaResponse(state.typeUrl, answer.messages, nonce, version);
   }
 
+  /** onPush's answer at once (see DeltaSession.onPush), or undefined having changed nothing. */
   function pushNow(changed?: readonly ResourceChange[]): DeltaDiscoveryResponse[] | undefined {
     if (!changed || !serialized.idle || !versionsHashedNow()) return undefined;
     const index = indexChanges(changed);
@@ -360,7 +355,7 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
     for (const typeUrl of pushOrder) {
       const state = states.get(typeUrl);
       if (state === undefined) continue;
-      const d = state.view.versionNow() === undefined ? undefined : diffNow(state, index.get(typeUrl));
+      const d = state.returned.versionNow() === undefined ? undefined : diffNow(state, index.get(typeUrl));
       if (d === undefined) return undefined;
       if (d === null) continue;
       removing ||= d.removed.length > 0;
@@ -381,14 +376,13 @@ export function createDeltaSession(options: DeltaSessionOptions): DeltaSession {
 
   /** The status; `bound` cuts each list (see status-lists.ts): onStatus reports recordBounds.names. */
   function status(bound?: number): ProxyStatus {
-    return streamStatus(node, states.values(), (s) => typeStatus(s, bound));
+    return streamStatus(node, states.values(), (s) => subscriptionStatus(s, bound));
   }
 
   return {
-    onRequest: (req) => serialized(() => onRequest(req)),
-    onPush: (typeUrls, changed) => serialized(() => onPush(typeUrls, changed)),
-    pushNow,
-    requestNow,
+    onRequest: (req) => requestNow(req) ?? serialized(() => onRequest(req)),
+    onPush: (typeUrls, changed) =>
+      (typeUrls === undefined ? pushNow(changed) : undefined) ?? serialized(() => onPush(typeUrls, changed)),
     node: () => node,
     status: () => status(),
     subscribed: (typeUrl) => states.get(typeUrl)?.names ?? none,

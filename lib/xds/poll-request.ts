@@ -10,9 +10,9 @@ import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { DeltaDiscoveryRequest } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { TypeUrl } from "../resources/xds-types.ts";
 import type { DeltaSubscription } from "./delta-diff.ts";
-import { wildcardTypes } from "./delta-diff.ts";
 import { nodeGenerator } from "./node-meta.ts";
 import { nodeIdProblem } from "./proxy-record.ts";
+import { wildcardTypes } from "./subscription.ts";
 
 /** The longest a long poll is held, whatever it asks for (ms). */
 export const maxPollWaitMs = 60_000;

@@ -6,43 +6,39 @@
 
 import type { DiscoveryRequest } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { ResourceChange } from "../resources/changes.ts";
-import type { NackStatus, ProxyTypeStatus, StoredResource } from "../resources/types.ts";
-import type { VersionMap } from "../resources/version.ts";
-import { TypeUrl } from "../resources/xds-types.ts";
-import { statusLists } from "./status-lists.ts";
+import type { StoredResource } from "../resources/types.ts";
+import { createVersionMap } from "../resources/version.ts";
+import { inReach, recordAck, recordNack, type Subscription, wildcardTypes } from "./subscription.ts";
 
-/** Types with a wildcard subscription ("*", or legacy: never named anything). */
-export const wildcardTypes: ReadonlySet<string> = new Set<string>([TypeUrl.listener, TypeUrl.cluster]);
-
-/** The last answer of a type: `nonce` is its last piece's, `nonces` every piece's in order; `nacked` if one was. */
-export interface SentAnswer {
-  versionInfo: string;
-  nonce: string;
-  nonces: string[];
-  nacked: boolean;
-  /** name─▶version of the answer: what the client is taken to hold (kept up to date in place). */
-  versions: VersionMap;
-}
-
-/** The state of one type URL on one SotW stream. */
-export interface TypeState {
-  typeUrl: string;
+/**
+ * The state of one type URL on one SotW stream: the Subscription (subscription.ts; `last` is the
+ * last answer's last piece and version_info, `returned` its name ─▶ version map, kept up to date in
+ * place) and what only SotW tracks.
+ */
+export interface SotwTypeState extends Subscription {
   /** Some request for this type named resources: an empty list no longer means wildcard. */
   explicit: boolean;
-  wildcard: boolean;
-  names: Set<string>;
-  sent?: SentAnswer;
+  /** Every piece's nonce of the last answer, in order (one unless it was cut under the byte budget). */
+  nonces: string[];
+  /** A piece of the last answer was NACKed. */
+  nacked: boolean;
   /** A first request held while not synced: the version_info the client holds. */
   waiting?: string;
   /** An answer held while not synced because it would only tell of names that do not exist (answersOnlyMissing). */
   missingHeld?: boolean;
-  ackedVersion?: string;
-  nack?: NackStatus;
 }
 
-/** Whether `name` is in the subscription's reach (through the wildcard or by name). */
-export function inReach(state: TypeState, name: string): boolean {
-  return state.wildcard || state.names.has(name);
+/** A fresh state for a type's first request. */
+export function newSotwState(typeUrl: string): SotwTypeState {
+  return {
+    typeUrl,
+    wildcard: false,
+    names: new Set(),
+    returned: createVersionMap(),
+    explicit: false,
+    nonces: [],
+    nacked: false,
+  };
 }
 
 /**
@@ -50,7 +46,7 @@ export function inReach(state: TypeState, name: string): boolean {
  * LDS/CDS: empty before any name was ever given is the legacy wildcard, "*" is the explicit one,
  * empty afterwards means unsubscribed from everything. Other types: the names, "*" included, as given.
  */
-export function subscribe(state: TypeState, resourceNames: readonly string[]): boolean {
+export function subscribe(state: SotwTypeState, resourceNames: readonly string[]): boolean {
   const wasWildcard = state.wildcard;
   const before = state.names;
   const canWildcard = wildcardTypes.has(state.typeUrl);
@@ -81,9 +77,9 @@ export function subscribe(state: TypeState, resourceNames: readonly string[]): b
  * Resource Does Not Exist"); before start-up sync that may only mean not loaded yet, so it is held.
  * An EDS/RDS answer never is: their omissions say nothing (the client's timer decides).
  */
-export function answersOnlyMissing(state: TypeState, resources: readonly StoredResource[]): boolean {
+export function answersOnlyMissing(state: SotwTypeState, resources: readonly StoredResource[]): boolean {
   if (!wildcardTypes.has(state.typeUrl) || state.names.size === 0) return false;
-  if (state.sent ? !sameVersions(state.sent.versions, resources) : resources.length > 0) return false;
+  if (state.last ? !sameVersions(state.returned, resources) : resources.length > 0) return false;
   const now = new Set(resources.map((r) => r.name));
   for (const name of state.names) if (!now.has(name)) return true;
   return false;
@@ -93,7 +89,7 @@ export function answersOnlyMissing(state: TypeState, resources: readonly StoredR
  * True when subscribe(state, resourceNames) would change nothing at all (an ACK repeating its
  * subscription): the caller may skip it. Pure.
  */
-export function subscribedAlready(state: TypeState, resourceNames: readonly string[]): boolean {
+export function subscribedAlready(state: SotwTypeState, resourceNames: readonly string[]): boolean {
   const canWildcard = wildcardTypes.has(state.typeUrl);
   if (resourceNames.length === 0)
     return state.names.size === 0 && state.wildcard === (canWildcard && !state.explicit);
@@ -111,55 +107,44 @@ export function subscribedAlready(state: TypeState, resourceNames: readonly stri
 }
 
 /**
- * Records the ACK or NACK `req` of piece `piece` of the answer `sent`: a NACK of any piece at once,
+ * Records the ACK or NACK `req` of piece `piece` of the last answer: a NACK of any piece at once,
  * an ACK with the last piece only (unless a piece was NACKed). True when it is the last piece.
  */
-export function settleAnswer(
-  state: TypeState,
-  sent: SentAnswer,
-  req: DiscoveryRequest,
-  piece: number,
-): boolean {
-  const lastPiece = piece === sent.nonces.length - 1;
+export function settleAnswer(state: SotwTypeState, req: DiscoveryRequest, piece: number): boolean {
+  const lastPiece = piece === state.nonces.length - 1;
   if (req.errorDetail) {
-    sent.nacked = true;
+    state.nacked = true;
     // NACK: the proxy keeps its last good version; do not resend until something changes.
-    state.nack = {
-      versionInfo: req.versionInfo,
-      nonce: req.responseNonce,
-      message: req.errorDetail.message,
-    };
-  } else if (lastPiece && !sent.nacked) {
-    state.ackedVersion = req.versionInfo;
-    state.nack = undefined;
+    recordNack(state, req.versionInfo, req.responseNonce, req.errorDetail.message);
+  } else if (lastPiece && !state.nacked) {
+    recordAck(state, req.versionInfo);
   }
   return lastPiece;
 }
 
 /** The names of `state`'s type a push changed (`index`: change-source.ts indexChanges) that the client was sent at another version, or not at all. */
 export function touchedBy(
-  state: TypeState,
-  sent: SentAnswer,
+  state: SotwTypeState,
   index: ReadonlyMap<string, ReadonlyMap<string, ResourceChange>>,
 ): string[] {
   const touched: string[] = [];
   for (const [name, c] of index.get(state.typeUrl) ?? []) {
-    if (inReach(state, name) && sent.versions.get(name) !== (c.version ?? undefined)) touched.push(name);
+    if (inReach(state, name) && state.returned.get(name) !== (c.version ?? undefined)) touched.push(name);
   }
   return touched;
 }
 
 /**
  * The resources of `touched` (as `found` holds them now: a name absent does not exist) the client
- * does not hold, sorted; the sent map updated to them in place. Undefined when it holds all.
+ * does not hold, sorted; `returned` updated to them in place. Undefined when it holds all.
  */
 export function takeChanges(
-  sent: SentAnswer,
+  state: SotwTypeState,
   touched: readonly string[],
   found: readonly StoredResource[],
 ): StoredResource[] | undefined {
   const byName = new Map(found.map((r) => [r.name, r]));
-  const versions = sent.versions;
+  const versions = state.returned;
   const news = touched.filter((name) => versions.get(name) !== byName.get(name)?.version);
   if (news.length === 0) return undefined;
   const carried: StoredResource[] = [];
@@ -181,15 +166,4 @@ export function sameVersions(
   if (now.size !== sent.size) return false;
   for (const [name, version] of now) if (sent.get(name) !== version) return false;
   return true;
-}
-
-export function typeStatus(s: TypeState, bound?: number): ProxyTypeStatus {
-  const { subscribed, subscribedCount, sentCount, versions } = statusLists(s.names, s.sent?.versions, bound);
-  const out: ProxyTypeStatus = { typeUrl: s.typeUrl, wildcard: s.wildcard, subscribed };
-  if (subscribedCount !== undefined) out.subscribedCount = subscribedCount;
-  if (s.sent && versions) out.sent = { versionInfo: s.sent.versionInfo, nonce: s.sent.nonce, versions };
-  if (sentCount !== undefined) out.sentCount = sentCount;
-  if (s.ackedVersion !== undefined) out.ackedVersion = s.ackedVersion;
-  if (s.nack) out.nack = { ...s.nack };
-  return out;
 }

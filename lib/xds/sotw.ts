@@ -4,9 +4,9 @@
  * docs/root/api-docs/xds_protocol.rst): ACK/NACK by response_nonce and error_detail, stale nonces
  * ignored, answers only on change, names asked for before they exist remembered.
  *
- * The session serves what `source` holds for each type URL. Which generator family a proxy gets
- * (node metadata GENERATOR, see nodeGenerator) is decided when resources are published; sidecar
- * (non-gRPC) generation does not exist yet, so every proxy is served the proxyless gRPC resources.
+ * The session serves what `source` holds for each type URL; which generator family that is, is the
+ * stream's view's choice (view-source.ts, node metadata GENERATOR): an Envoy sidecar reads sidecar
+ * resources (generators/sidecar/), a proxyless gRPC client the proxyless ones (generators/grpc/).
  */
 
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
@@ -33,19 +33,18 @@ import { recordBounds, type StatusReport } from "./proxy-record.ts";
 import { type SotwAnswer, sotwAnswer, sotwPieces, uniqueByName } from "./response.ts";
 import {
   answersOnlyMissing,
-  type SentAnswer,
+  newSotwState,
+  type SotwTypeState,
   sameVersions,
   settleAnswer,
   subscribe,
   subscribedAlready,
-  type TypeState,
   takeChanges,
   touchedBy,
-  typeStatus,
-  wildcardTypes,
 } from "./sotw-state.ts";
 import type { ResourceSource } from "./source.ts";
 import { streamStatus } from "./status-lists.ts";
+import { noteLast, subscriptionStatus, wildcardTypes } from "./subscription.ts";
 
 export interface SotwSessionOptions {
   /** Published resources; read on every answer, so the session holds no mesh state. */
@@ -82,8 +81,11 @@ export interface SotwSession {
    * resource_names are honoured). A NACK of any piece is recorded at once. An ACK of an earlier
    * piece records nothing; the ACK of the last piece records the answer's version_info as ACKed,
    * unless a piece of it was NACKed. A nonce of an earlier answer is stale and ignored.
+   *
+   * Answered at once, an array and no promise, when no call is pending and the request is an ACK
+   * or NACK (or a stale nonce) that changes no subscription: nothing to read. Else a promise.
    */
-  onRequest(req: DiscoveryRequest): Promise<DiscoveryResponse[]>;
+  onRequest(req: DiscoveryRequest): DiscoveryResponse[] | Promise<DiscoveryResponse[]>;
   /**
    * Re-reads every subscribed type (or only `typeUrls`) in push order CDS, EDS, LDS, RDS and
    * answers each whose name─▶version map differs from the last one sent. With `changed` (every
@@ -91,22 +93,16 @@ export interface SotwSession {
    * EDS/RDS answer just the changed names, from the change feed (a cost that follows the change,
    * not the subscription), with the version_info of the whole set; LDS/CDS still answer the whole
    * set (state of the world). The responses are the same as without `changed`.
+   *
+   * Answered at once, an array and no promise, when `typeUrls` is not given, no call is pending
+   * and the push itself answers every type it touches (EDS/RDS: the change feed carries the
+   * changed names' versions and bytes; LDS/CDS, which answer the whole set, and a first answer
+   * still held need the store), versions hashed synchronously. Else a promise.
    */
-  onPush(typeUrls?: readonly string[], changed?: readonly ResourceChange[]): Promise<DiscoveryResponse[]>;
-  /**
-   * onPush(undefined, changed) answered at once, without a promise, when no call is pending and
-   * the push itself answers every type it touches (EDS/RDS: the change feed carries the changed
-   * names' versions and bytes; LDS/CDS, which answer the whole set, and a first answer still held
-   * need the store), versions hashed synchronously; else undefined, having changed nothing (call
-   * onPush then). The same responses onPush would give.
-   */
-  pushNow(changed?: readonly ResourceChange[]): DiscoveryResponse[] | undefined;
-  /**
-   * onRequest answered at once, without a promise, for an ACK or NACK (or a stale nonce) that
-   * changes no subscription, when no call is pending; else undefined, having changed nothing
-   * (call onRequest then).
-   */
-  requestNow(req: DiscoveryRequest): DiscoveryResponse[] | undefined;
+  onPush(
+    typeUrls?: readonly string[],
+    changed?: readonly ResourceChange[],
+  ): DiscoveryResponse[] | Promise<DiscoveryResponse[]>;
   /** The Node of the first request that carried one. */
   node(): Node | undefined;
   /** The stream's current status (plain data). */
@@ -115,18 +111,18 @@ export interface SotwSession {
 
 /**
  * Creates the session of one stream. Calls are serialized: each onRequest/onPush runs after the
- * previous one finished, so the transport may call them concurrently and must write the
- * responses in the order the returned promises resolve.
+ * previous one finished (one answered at once only when none is pending), so the transport may
+ * call them concurrently and must write the responses in the order the calls return or resolve.
  */
 export function createSotwSession(options: SotwSessionOptions): SotwSession {
   const { source } = options;
   const gate = options.gate ?? openGate;
   const nextNonce = options.nonce ?? createNonces();
-  const states = new Map<string, TypeState>();
+  const states = new Map<string, SotwTypeState>();
   let node: Node | undefined;
   const serialized = createSerial();
 
-  async function resolve(state: TypeState, from: ResourceSource = source): Promise<StoredResource[]> {
+  async function resolve(state: SotwTypeState, from: ResourceSource = source): Promise<StoredResource[]> {
     if (state.wildcard) return from.list(state.typeUrl);
     if (state.names.size === 0) return [];
     return from.get(state.typeUrl, [...state.names].sort());
@@ -135,7 +131,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
   const budget = options.maxResponseBytes ?? defaultMaxResponseBytes;
 
   async function answer(
-    state: TypeState,
+    state: SotwTypeState,
     resources: StoredResource[],
     only?: ReadonlySet<string>,
   ): Promise<DiscoveryResponse[]> {
@@ -168,15 +164,12 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
   }
 
   /** `a` is the answer the client now has (or is about to); its responses go out. */
-  function record(state: TypeState, a: SotwAnswer): DiscoveryResponse[] {
+  function record(state: SotwTypeState, a: SotwAnswer): DiscoveryResponse[] {
     const nonces = a.responses.map((r) => r.nonce);
-    state.sent = {
-      versionInfo: a.versionInfo,
-      nonce: nonces.at(-1) ?? "",
-      nonces,
-      nacked: false,
-      versions: a.versions,
-    };
+    state.returned = a.versions;
+    noteLast(state, nonces.at(-1) ?? "", a.versionInfo);
+    state.nonces = nonces;
+    state.nacked = false;
     state.waiting = undefined;
     state.missingHeld = undefined;
     return a.responses;
@@ -184,22 +177,21 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
 
   /**
    * An EDS/RDS push answered from `touched` (the push's changes of subscribed names): only those
-   * names are read (from the feed when it carries them), the sent map is updated in place and its
+   * names are read (from the feed when it carries them), `returned` is updated in place and its
    * set version follows in O(changed). Nothing when the client already holds all of it.
    */
   async function answerChanges(
-    state: TypeState,
-    sent: SentAnswer,
+    state: SotwTypeState,
     touched: readonly string[],
     from: ResourceSource,
   ): Promise<DiscoveryResponse[]> {
-    const carried = takeChanges(sent, touched, await from.get(state.typeUrl, touched));
-    return carried ? changesAnswer(state, carried, await sent.versions.version()) : [];
+    const carried = takeChanges(state, touched, await from.get(state.typeUrl, touched));
+    return carried ? changesAnswer(state, carried, await state.returned.version()) : [];
   }
 
-  /** The responses carrying `carried` at `versionInfo` (the updated sent map's set version), recorded. */
+  /** The responses carrying `carried` at `versionInfo` (the updated `returned`'s set version), recorded. */
   function changesAnswer(
-    state: TypeState,
+    state: SotwTypeState,
     carried: StoredResource[],
     versionInfo: string,
   ): DiscoveryResponse[] {
@@ -208,7 +200,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
       budget,
       splittable: true,
     });
-    return record(state, { responses, versionInfo, versions: (state.sent as SentAnswer).versions });
+    return record(state, { responses, versionInfo, versions: state.returned });
   }
 
   /**
@@ -216,13 +208,13 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
    * only tell it that names it asked for do not exist (start-up; the latter is marked missingHeld,
    * answered on the first push after sync).
    */
-  async function mustHold(state: TypeState, resources: StoredResource[]): Promise<boolean> {
+  async function mustHold(state: SotwTypeState, resources: StoredResource[]): Promise<boolean> {
     if (await gate.synced()) return false;
     if (answersOnlyMissing(state, resources)) {
       state.missingHeld = true;
       return true;
     }
-    if (state.sent === undefined) {
+    if (state.last === undefined) {
       if (state.waiting === undefined) return false;
       const { versions } = uniqueByName(resources);
       const version = await setVersion([...versions].map(([name, v]) => ({ name, version: v })));
@@ -230,13 +222,13 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     }
     if (!wildcardTypes.has(state.typeUrl)) return false; // an RDS/EDS omission removes nothing
     const now = new Set(resources.map((r) => r.name));
-    for (const name of state.sent.versions.keys())
+    for (const name of state.returned.keys())
       if (!now.has(name) && (state.wildcard || state.names.has(name))) return true;
     return false;
   }
 
   /** The answer to `state` now, or none while it must be held. */
-  async function answerUnlessHeld(state: TypeState): Promise<DiscoveryResponse[]> {
+  async function answerUnlessHeld(state: SotwTypeState): Promise<DiscoveryResponse[]> {
     const resources = await resolve(state);
     return (await mustHold(state, resources)) ? [] : answer(state, resources);
   }
@@ -249,7 +241,7 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
 
   /** The status; `bound` cuts each list (see status-lists.ts): onStatus reports recordBounds.names. */
   function status(bound?: number): ProxyStatus {
-    return streamStatus(node, states.values(), (s) => typeStatus(s, bound));
+    return streamStatus(node, states.values(), (s) => subscriptionStatus(s, bound));
   }
 
   async function onRequest(req: DiscoveryRequest): Promise<DiscoveryResponse[]> {
@@ -257,14 +249,14 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     if (req.typeUrl === "") return [];
     let state = states.get(req.typeUrl);
     if (!state) {
-      state = { typeUrl: req.typeUrl, explicit: false, wildcard: false, names: new Set() };
+      state = newSotwState(req.typeUrl);
       states.set(req.typeUrl, state);
     }
-    if (req.responseNonce !== "" && state.sent) {
+    if (req.responseNonce !== "" && state.last) {
       // Only the latest answer (any of its pieces) may be ACKed or NACKed; anything older is superseded.
-      const piece = state.sent.nonces.indexOf(req.responseNonce);
+      const piece = state.nonces.indexOf(req.responseNonce);
       if (piece < 0) return [];
-      const lastPiece = settleAnswer(state, state.sent, req, piece);
+      const lastPiece = settleAnswer(state, req, piece);
       const changed = subscribe(state, req.resourceNames);
       // An earlier piece's ACK changes no status: the answer is ACKed with its last piece.
       if (req.errorDetail || lastPiece) emitStatus(req.errorDetail !== undefined);
@@ -279,48 +271,48 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
     return answerUnlessHeld(state);
   }
 
+  /** onRequest's answer at once (see SotwSession.onRequest), or undefined having changed nothing. */
   function requestNow(req: DiscoveryRequest): DiscoveryResponse[] | undefined {
     if (!serialized.idle || (node === undefined && req.node !== undefined)) return undefined;
     if (req.typeUrl === "") return [];
     const state = states.get(req.typeUrl);
-    if (!state?.sent || req.responseNonce === "") return undefined;
-    const piece = state.sent.nonces.indexOf(req.responseNonce);
+    if (!state?.last || req.responseNonce === "") return undefined;
+    const piece = state.nonces.indexOf(req.responseNonce);
     if (piece < 0) return [];
     // An ACK repeats the subscription; one that changes it is answered by onRequest.
     if (!subscribedAlready(state, req.resourceNames)) return undefined;
-    if (settleAnswer(state, state.sent, req, piece) || req.errorDetail)
-      emitStatus(req.errorDetail !== undefined);
+    if (settleAnswer(state, req, piece) || req.errorDetail) emitStatus(req.errorDetail !== undefined);
     return [];
   }
 
+  /** onPush's answer at once (see SotwSession.onPush), or undefined having changed nothing. */
   function pushNow(changed?: readonly ResourceChange[]): DiscoveryResponse[] | undefined {
     if (!changed || !serialized.idle || !versionsHashedNow()) return undefined;
     const index = indexChanges(changed);
-    const answers: { state: TypeState; sent: SentAnswer; touched: string[]; found: StoredResource[] }[] = [];
+    const answers: { state: SotwTypeState; touched: string[]; found: StoredResource[] }[] = [];
     // Nothing changes before every type's answer is known to come from the push alone.
     for (const typeUrl of pushOrder) {
       const state = states.get(typeUrl);
       if (!state) continue;
       // A held answer (as onPush) reads the store: the push may carry a name it lacked.
       if (state.missingHeld) return undefined;
-      const sent = state.sent;
-      if (!sent) {
+      if (!state.last) {
         if (state.waiting !== undefined) return undefined; // a held first answer reads the store
         continue;
       }
-      const touched = touchedBy(state, sent, index);
+      const touched = touchedBy(state, index);
       if (touched.length === 0) continue;
       // LDS/CDS answer the whole set (read from the store); an unhashed version waits for a promise.
-      if (wildcardTypes.has(typeUrl) || sent.versions.versionNow() === undefined) return undefined;
+      if (wildcardTypes.has(typeUrl) || state.returned.versionNow() === undefined) return undefined;
       const found = changedNow(index.get(typeUrl), touched.sort());
       if (!found) return undefined;
-      answers.push({ state, sent, touched, found });
+      answers.push({ state, touched, found });
     }
     const out: DiscoveryResponse[] = [];
-    for (const { state, sent, touched, found } of answers) {
-      const carried = takeChanges(sent, touched, found);
+    for (const { state, touched, found } of answers) {
+      const carried = takeChanges(state, touched, found);
       // Hashed synchronously (versionsHashedNow) and at hand before: at hand after every set and delete.
-      if (carried) out.push(...changesAnswer(state, carried, sent.versions.versionNow() as string));
+      if (carried) out.push(...changesAnswer(state, carried, state.returned.versionNow() as string));
     }
     return out;
   }
@@ -337,41 +329,40 @@ export function createSotwSession(options: SotwSessionOptions): SotwSession {
       if (typeUrls && !typeUrls.includes(typeUrl)) continue;
       const state = states.get(typeUrl);
       if (!state) continue;
-      const sent = state.sent;
       if (state.missingHeld) {
         out.push(...(await answerUnlessHeld(state)));
         continue;
       }
-      if (!sent) {
+      if (!state.last) {
         if (state.waiting !== undefined) out.push(...(await answerUnlessHeld(state)));
         continue;
       }
       if (index) {
-        const touched = touchedBy(state, sent, index);
+        const touched = touchedBy(state, index);
         if (touched.length === 0) continue;
         if (!wildcardTypes.has(typeUrl)) {
-          out.push(...(await answerChanges(state, sent, touched, from)));
+          out.push(...(await answerChanges(state, touched, from)));
           continue;
         }
       }
       const resources = await resolve(state, from);
-      if (sameVersions(sent.versions, resources)) continue;
+      const sent = state.returned;
+      if (sameVersions(sent, resources)) continue;
       if (await mustHold(state, resources)) continue;
       // RDS and EDS are not state-of-the-world: a push carries only what changed (as Istio's
       // incremental EDS does); LDS and CDS responses must carry every resource.
       const only = wildcardTypes.has(typeUrl)
         ? undefined
-        : new Set(resources.filter((r) => sent.versions.get(r.name) !== r.version).map((r) => r.name));
+        : new Set(resources.filter((r) => sent.get(r.name) !== r.version).map((r) => r.name));
       out.push(...(await answer(state, resources, only)));
     }
     return out;
   }
 
   return {
-    onRequest: (req) => serialized(() => onRequest(req)),
-    onPush: (typeUrls, changed) => serialized(() => onPush(typeUrls, changed)),
-    pushNow,
-    requestNow,
+    onRequest: (req) => requestNow(req) ?? serialized(() => onRequest(req)),
+    onPush: (typeUrls, changed) =>
+      (typeUrls === undefined ? pushNow(changed) : undefined) ?? serialized(() => onPush(typeUrls, changed)),
     node: () => node,
     status: () => status(),
   };

@@ -278,13 +278,6 @@ export interface StreamView {
    * a promise when the push changed the view and it is looked up again first.
    */
   push(changes: readonly ResourceChange[] | undefined): TakenChanges | Promise<TakenChanges>;
-  /**
-   * The changes a push gives the session when they are known at once, else undefined with nothing
-   * looked up (push() then does it): the synchronous push path (lib/xds/delta.ts pushNow) asks first.
-   */
-  pushNow(changes: readonly ResourceChange[] | undefined): TakenChanges | undefined;
-  /** Whether a request from `node` finds the stream bound (no bind() pending): the synchronous request path asks first. */
-  boundFor(node: Node | undefined): boolean;
 }
 
 /** The view of one stream over `base` (sessions are built with `stream.source`). */
@@ -315,14 +308,6 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
       bound = true;
       return views.forNode(node).then(set);
     },
-    pushNow(changes) {
-      views.publish(changes);
-      // A sidecar's push may look its instances up: push() answers it.
-      if (view.sidecar) return undefined;
-      const out = views.changesFor(view, changes);
-      return out !== undefined || !bound ? { changes: out } : undefined;
-    },
-    boundFor: (node) => bound || node === undefined,
     push(changes) {
       views.publish(changes);
       if (view.sidecar) return sidecarPush(view.sidecar, changes);

@@ -36,11 +36,14 @@ interface BenchSession {
 
 function deltaBench(source: ResourceSource, stream: number): BenchSession {
   const session = createDeltaSession({ source });
-  // As a stream drives it (lib/xds/ads-stream.ts): at once when the session can, else in turn.
+  // As a stream drives it (lib/xds/ads-stream.ts): one call per input, awaited only when it
+  // returned a promise.
   const ack = async (responses: { typeUrl: string; nonce: string }[]) => {
     for (const r of responses) {
-      const req = create(DeltaDiscoveryRequestSchema, { typeUrl: r.typeUrl, responseNonce: r.nonce });
-      if (session.requestNow(req) === undefined) await session.onRequest(req);
+      const out = session.onRequest(
+        create(DeltaDiscoveryRequestSchema, { typeUrl: r.typeUrl, responseNonce: r.nonce }),
+      );
+      if (!Array.isArray(out)) await out;
     }
   };
   return {
@@ -55,7 +58,10 @@ function deltaBench(source: ResourceSource, stream: number): BenchSession {
       });
       await ack(await session.onRequest(req));
     },
-    push: async (changed) => ack(session.pushNow(changed) ?? (await session.onPush(undefined, changed))),
+    push: async (changed) => {
+      const out = session.onPush(undefined, changed);
+      await ack(Array.isArray(out) ? out : await out);
+    },
   };
 }
 

@@ -35,6 +35,7 @@ import { destinationRule } from "../ingest/support/istio.ts";
 import { sidecar } from "../registry/istio/builders.ts";
 import { harness as deltaHarness, req } from "../xds/delta-harness.ts";
 import { pollRequest } from "../xds/poll-support.ts";
+import { throughQueue } from "../xds/session-queue.ts";
 import { mesh, node, RDS, resource, route } from "../xds/view-support.ts";
 
 const { cluster: CDS, endpoint: EDS } = TypeUrl;
@@ -147,8 +148,8 @@ describe("proxyless streams take nothing for it", () => {
     await d.publish(EDS, "c1");
     await d.session.onRequest(req({ typeUrl: CDS }));
     await d.session.onRequest(req({ typeUrl: EDS, resourceNamesSubscribe: ["c1"] }));
-    expect(d.session.pushNow(refresh()) ?? []).toEqual([]);
     expect(await d.session.onPush(undefined, refresh())).toEqual([]);
+    expect(await throughQueue(d.session, () => d.session.onPush(undefined, refresh()))).toEqual([]);
   });
 
   it("SotW: a CDS and EDS subscriber sends nothing", async () => {
@@ -157,8 +158,8 @@ describe("proxyless streams take nothing for it", () => {
     const session = createSotwSession({ source: createStoreSource(store), nonce: () => `n${++n}` });
     await session.onRequest(create(DiscoveryRequestSchema, { typeUrl: CDS }));
     await session.onRequest(create(DiscoveryRequestSchema, { typeUrl: EDS, resourceNames: ["c1"] }));
-    expect(session.pushNow(refresh()) ?? []).toEqual([]);
     expect(await session.onPush(undefined, refresh())).toEqual([]);
+    expect(await throughQueue(session, () => session.onPush(undefined, refresh()))).toEqual([]);
   });
 
   it("Watch: a proxyless Watch through views is not woken (reads nothing); a shared change wakes it", async () => {

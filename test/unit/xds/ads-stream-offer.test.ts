@@ -1,7 +1,8 @@
 /**
  * pumpAdsStream over requests that hand messages over at once (OfferingRequests: the direct gRPC
- * reader, functions/node/grpc-messages.ts): a plain request reaching an idle stream is answered by
- * requestNow inside the transport's own call, checked once; one it declines takes its turn in the
+ * reader, functions/node/grpc-messages.ts): a request reaching an idle stream is handed to the
+ * session inside the transport's own call, checked once, and written there when the session
+ * answers at once; one arriving while the stream is busy is declined and takes its turn in the
  * loop (checked once, handled once, in order); a refused one ends the stream with its error.
  */
 import { create, toBinary } from "@bufbuild/protobuf";
@@ -28,7 +29,7 @@ function framed(nonce: string): Uint8Array {
 }
 
 describe("pumpAdsStream with OfferingRequests", () => {
-  it("answers plain requests in the transport's call, declined ones in their turn, each checked once; a refusal ends it", async () => {
+  it("hands requests over in the transport's call while idle, declined ones in their turn, each checked once; a refusal ends it", async () => {
     const reader = createMessageReader({
       schema: DiscoveryRequestSchema,
       readMaxBytes: 1024,
@@ -38,19 +39,21 @@ describe("pumpAdsStream with OfferingRequests", () => {
     });
     const handled: string[] = [];
     const checked: string[] = [];
+    // "sub-*" waits for `release` (the session reads its store); the rest is answered at once.
+    let release: (() => void) | undefined;
     const session: StreamSession<DiscoveryRequest, string> = {
-      async onRequest(req) {
+      onRequest(req) {
+        if (!req.responseNonce.startsWith("sub")) {
+          handled.push(`now:${req.responseNonce}`);
+          return [`now:${req.responseNonce}`];
+        }
         handled.push(`req:${req.responseNonce}`);
-        return [`req:${req.responseNonce}`];
+        return new Promise<string[]>((resolve) => {
+          release = () => resolve([`req:${req.responseNonce}`]);
+        });
       },
-      async onPush() {
+      onPush() {
         return [];
-      },
-      // "ack-*" is plain: answered at once; anything else needs the loop.
-      requestNow(req) {
-        if (!req.responseNonce.startsWith("ack")) return undefined;
-        handled.push(`now:${req.responseNonce}`);
-        return [`now:${req.responseNonce}`];
       },
     };
     const sent: string[] = [];
@@ -71,14 +74,23 @@ describe("pumpAdsStream with OfferingRequests", () => {
     reader.push(framed("ack-1"));
     // Answered inside push(): no promise settled, no turn of the event loop.
     expect(sent).toEqual(["now:ack-1"]);
+    // Handed over inside push() too; its answer comes later, and the stream is busy until then.
     reader.push(framed("sub-2"));
-    await settle();
+    expect(handled).toEqual(["now:ack-1", "req:sub-2"]);
+    // Declined while busy: it waits its turn behind sub-2's answer.
     reader.push(framed("ack-3"));
+    await settle();
+    expect(handled).toEqual(["now:ack-1", "req:sub-2"]);
+    release?.();
+    await settle();
     expect(handled).toEqual(["now:ack-1", "req:sub-2", "now:ack-3"]);
     expect(checked).toEqual(["ack-1", "sub-2", "ack-3"]);
     expect(sent).toEqual(["now:ack-1", "req:sub-2", "now:ack-3"]);
+    // Idle again: answered inside push().
+    reader.push(framed("ack-4"));
+    expect(sent.at(-1)).toBe("now:ack-4");
     reader.push(framed("bad"));
     await expect(done).rejects.toThrow("refused bad");
-    expect(checked).toEqual(["ack-1", "sub-2", "ack-3", "bad"]);
+    expect(checked).toEqual(["ack-1", "sub-2", "ack-3", "ack-4", "bad"]);
   });
 });

@@ -195,26 +195,27 @@ describe("runAdsStream", () => {
     await expect(done).resolves.toBeUndefined();
   });
 
-  it("pumpAdsStream answers a push in the feed's own call (pushNow) only while idle; a response that must drain holds the next input", async () => {
+  it("pumpAdsStream hands a push to the session in the feed's own call only while idle; an answer at once is written there; a response that must drain holds the next input", async () => {
     const f = feed();
     const pushes = createPushSignal();
     const session = echoSession();
     const now: (readonly ResourceChange[] | undefined)[] = [];
-    let decline = false;
+    let later = false;
     const withNow: StreamSession<number, string> = {
       ...session,
-      pushNow(changed) {
+      onPush(changed) {
         now.push(changed);
-        if (decline) return undefined;
-        session.handled.push("now");
-        return ["now-a", "now-b"];
+        // Through the session's queue (a promise): "push"; else answered at once.
+        if (later) return session.onPush(changed);
+        session.handled.push(`now${now.length}`);
+        return [`now${now.length}-a`, `now${now.length}-b`];
       },
     };
     const got: string[] = [];
     let release: (() => void) | undefined;
     const done = pumpAdsStream(f.requests, withNow, pushes, new AbortController().signal, (r) => {
       got.push(r);
-      if (r === "now-a" && !release)
+      if (r === "now1-a")
         return new Promise<void>((resolve) => {
           release = resolve;
         });
@@ -224,36 +225,58 @@ describe("runAdsStream", () => {
     await settle();
     // Idle: answered within emit, no turn of the loop; the first write must drain.
     pushes.emit(1, change);
-    expect(got).toEqual(["req:1", "now-a"]);
+    expect(got).toEqual(["req:1", "now1-a"]);
     expect(now).toEqual([change]);
     // Not idle while it drains: the next push and request wait, in order, behind it.
     pushes.emit(2, change);
     f.send(2);
     await settle();
-    expect(got).toEqual(["req:1", "now-a"]);
+    expect(got).toEqual(["req:1", "now1-a"]);
+    expect(now).toEqual([change]);
     release?.();
     await settle();
-    expect(got).toEqual(["req:1", "now-a", "now-b", "push", "req:2"]);
-    expect(now).toEqual([change]);
-    // Declined: the push takes the loop's turn (onPush) with the same changes.
-    decline = true;
-    pushes.emit(3, change);
-    await settle();
+    expect(got).toEqual(["req:1", "now1-a", "now1-b", "now2-a", "now2-b", "req:2"]);
     expect(now).toEqual([change, change]);
+    // A promise: handed over within emit all the same, written once it resolved, in the loop's turn.
+    later = true;
+    pushes.emit(3, change);
+    expect(now).toEqual([change, change, change]);
+    await settle();
     expect(got.at(-1)).toBe("push");
+    expect(session.handled).toEqual(["req:1", "now1", "now2", "req:2", "push"]);
     f.end();
     await expect(done).resolves.toBeUndefined();
   });
 
-  it("pumpAdsStream answers a request in the reader's turn (requestNow) while idle, after its check; a refused one ends the stream", async () => {
+  it("pumpAdsStream hands a push that did not say what changed to an idle session at once too", async () => {
+    const f = feed();
+    const pushes = createPushSignal();
+    const session = echoSession();
+    const got: string[] = [];
+    const done = pumpAdsStream(f.requests, session, pushes, new AbortController().signal, (r) => {
+      got.push(r);
+    });
+    f.send(1);
+    await settle();
+    pushes.emit(1);
+    // Handed over within emit (the session was called), written once its promise resolved.
+    expect(session.handled).toEqual(["req:1", "push"]);
+    await settle();
+    expect(got).toEqual(["req:1", "push"]);
+    f.end();
+    await expect(done).resolves.toBeUndefined();
+  });
+
+  it("pumpAdsStream hands a request to the session in the reader's turn while idle, after its check, once; a refused one ends the stream", async () => {
     const f = feed();
     const pushes = createPushSignal();
     const session = echoSession();
     const checked: number[] = [];
     const withNow: StreamSession<number, string> = {
       ...session,
-      requestNow(req) {
-        if (req % 2 === 0) return undefined;
+      // Odd: answered at once; even: through the session's queue (a promise).
+      onRequest(req) {
+        if (req % 2 === 0) return session.onRequest(req);
         session.handled.push(`now:${req}`);
         return [];
       },
@@ -278,7 +301,7 @@ describe("runAdsStream", () => {
     await settle();
     f.send(2, 3);
     await settle();
-    // Each checked once; 2 declined goes through onRequest in its turn, in order.
+    // Each checked once and handled once, in order; 3 waited for 2's promise.
     expect(session.handled).toEqual(["now:1", "req:2", "now:3"]);
     expect(checked).toEqual([1, 2, 3]);
     expect(got).toEqual(["req:2"]);

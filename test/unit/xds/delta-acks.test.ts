@@ -187,11 +187,13 @@ describe("Delta session: pushes", () => {
     await h.publish(EDS, "e");
     const order: string[] = [];
     const calls = [
-      h.session.onRequest(req({ typeUrl: CDS })).then((r) => order.push(...r.map((x) => x.nonce))),
-      h.session
-        .onRequest(req({ typeUrl: EDS, resourceNamesSubscribe: ["e"] }))
-        .then((r) => order.push(...r.map((x) => x.nonce))),
-      h.session.onPush().then((r) => order.push(...r.map((x) => x.nonce))),
+      Promise.resolve(h.session.onRequest(req({ typeUrl: CDS }))).then((r) =>
+        order.push(...r.map((x) => x.nonce)),
+      ),
+      Promise.resolve(h.session.onRequest(req({ typeUrl: EDS, resourceNamesSubscribe: ["e"] }))).then((r) =>
+        order.push(...r.map((x) => x.nonce)),
+      ),
+      Promise.resolve(h.session.onPush()).then((r) => order.push(...r.map((x) => x.nonce))),
     ];
     await Promise.all(calls);
     expect(order).toEqual(["n1", "n2"]);

@@ -1,7 +1,7 @@
 /**
- * A Delta push answered at once (session.pushNow): the same responses, versions and status as
- * onPush with the same changes, or undefined with nothing changed when the push alone cannot
- * answer (then onPush runs and answers as ever).
+ * A Delta push answered at once (onPush returns an array, no promise): the same responses,
+ * versions and status as the same push answered through the session's queue; when the push alone
+ * cannot answer, nothing changes before the queued path answers it as ever.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodeSha256 } from "../../../functions/node/sha256.ts";
@@ -16,6 +16,7 @@ import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createDeltaSession } from "../../../lib/xds/delta.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
 import { ack, nack, req, summary } from "./delta-harness.ts";
+import { atOnce, throughQueue } from "./session-queue.ts";
 
 const { cluster: CDS, endpoint: EDS } = TypeUrl;
 
@@ -27,7 +28,7 @@ const stored = (typeUrl: TypeUrl, name: string, version: string): StoredResource
   service: "ns/h",
 });
 
-/** Two sessions in lockstep over two stores: `later` is pushed with onPush, `now` with pushNow (onPush when it declines). */
+/** Two sessions in lockstep over two stores: `later` answers through its queue, `now` at once when it can. */
 function pair(gate?: SyncGate) {
   const make = () => {
     const store = createMemoryStore();
@@ -60,17 +61,18 @@ function pair(gate?: SyncGate) {
       make: (last: DeltaDiscoveryResponse | undefined, which: "later" | "now") => ReturnType<typeof req>,
     ) {
       return {
-        later: await later.session.onRequest(make(lastOf.later, "later")),
+        later: await throughQueue(later.session, () => later.session.onRequest(make(lastOf.later, "later"))),
         now: await now.session.onRequest(make(lastOf.now, "now")),
       };
     },
-    /** Pushes both; `answeredNow` says whether pushNow answered. */
+    /** Pushes both; `answeredNow` says whether `now` answered at once. */
     async push() {
       const pushed = changes;
       changes = [];
-      const a = await later.session.onPush(undefined, pushed);
-      const direct = now.session.pushNow(pushed);
-      const b = direct ?? (await now.session.onPush(undefined, pushed));
+      const a = await throughQueue(later.session, () => later.session.onPush(undefined, pushed));
+      const out = now.session.onPush(undefined, pushed);
+      const direct = atOnce(out);
+      const b = await out;
       lastOf.later = a.at(-1) ?? lastOf.later;
       lastOf.now = b.at(-1) ?? lastOf.now;
       return { later: a, now: b, answeredNow: direct !== undefined };
@@ -85,7 +87,7 @@ const shape = (rs: DeltaDiscoveryResponse[]) => [
   ...rs.map((r) => `${r.nonce} ${r.systemVersionInfo}`),
 ];
 
-describe("Delta pushNow", () => {
+describe("Delta push answered at once", () => {
   beforeAll(() => useSyncSha256(nodeSha256));
   afterAll(() => useSyncSha256(undefined));
 
@@ -155,18 +157,21 @@ describe("Delta pushNow", () => {
     const sub = await p.request(() => req({ typeUrl: EDS, resourceNamesSubscribe: ["a"] }));
     await p.now.session.onRequest(ack(sub.now[0]));
     const before = p.now.session.status();
-    // A call pending: the serial queue is busy, so the push waits its turn (onPush).
+    // A call pending: the serial queue is busy, so the push waits its turn (a promise).
     const pending = p.now.session.onRequest(ack(sub.now[0], { resourceNamesSubscribe: ["b"] }));
-    expect(p.now.session.pushNow([stored(EDS, "a", "v2")])).toBeUndefined();
+    const queued = p.now.session.onPush(undefined, [stored(EDS, "a", "v2")]);
+    expect(atOnce(queued)).toBeUndefined();
     expect(p.now.session.status()).toEqual(before);
     expect(summary(await pending)).toEqual(["eds +b@v1"]);
-    expect(summary(await p.now.session.onPush(undefined, [stored(EDS, "a", "v2")]))).toEqual(["eds +a@v2"]);
+    expect(summary(await queued)).toEqual(["eds +a@v2"]);
     // Idle again: answered at once; a NACK of it, and the same version pushed again sends nothing.
-    const pushed = p.now.session.pushNow([stored(EDS, "a", "v3")]) ?? [];
+    const pushed = atOnce(p.now.session.onPush(undefined, [stored(EDS, "a", "v3")])) ?? [];
     expect(summary(pushed)).toEqual(["eds +a@v3"]);
     await p.now.session.onRequest(nack(pushed[0]));
-    expect(p.now.session.pushNow([stored(EDS, "a", "v3")])).toEqual([]);
-    expect(summary(p.now.session.pushNow([stored(EDS, "a", "v4")]) ?? [])).toEqual(["eds +a@v4"]);
+    expect(atOnce(p.now.session.onPush(undefined, [stored(EDS, "a", "v3")]))).toEqual([]);
+    expect(summary(atOnce(p.now.session.onPush(undefined, [stored(EDS, "a", "v4")])) ?? [])).toEqual([
+      "eds +a@v4",
+    ]);
   });
 
   it("declines without synchronous hashing (WebCrypto): onPush answers", async () => {
@@ -186,7 +191,7 @@ describe("Delta pushNow", () => {
     }
   });
 
-  it("requestNow records a plain ACK or NACK as onRequest does; declines anything with a subscription change", async () => {
+  it("a plain ACK or NACK is answered at once, as through the queue; anything with a subscription change is not", async () => {
     const p = pair();
     for (const name of ["a", "b"]) await p.publish(EDS, name);
     const sub = await p.request(() => req({ typeUrl: EDS, resourceNamesSubscribe: ["a"] }));
@@ -213,10 +218,10 @@ describe("Delta pushNow", () => {
       const pushed = await p.push();
       later = pushed.later.at(-1) ?? later;
       now = pushed.now.at(-1) ?? now;
-      const a = await p.later.session.onRequest(step.make(later));
-      const direct = p.now.session.requestNow(step.make(now));
-      expect(direct !== undefined, step.name).toBe(step.now);
-      const b = direct ?? (await p.now.session.onRequest(step.make(now)));
+      const a = await throughQueue(p.later.session, () => p.later.session.onRequest(step.make(later)));
+      const out = p.now.session.onRequest(step.make(now));
+      expect(atOnce(out) !== undefined, step.name).toBe(step.now);
+      const b = await out;
       expect(shape(b), step.name).toEqual(shape(a));
       expect(p.now.session.status(), step.name).toEqual(p.later.session.status());
     }

@@ -2,7 +2,7 @@
  * One answer per push for Delta streams in the same state (lib/xds/delta-shared.ts): streams with
  * one subscription holding the same versions of what a push changed get responses carrying one
  * shared resources array (encoded once), each with its own nonce and set version, and every
- * response is exactly what a stream answering alone (onPush) sends; a stream with anything
+ * response is exactly what a stream answering alone (through its queue) sends; a stream with anything
  * pending (a NACK, a response in flight) answers alone; a subscription change moves a stream to
  * the class of its new subscription.
  */
@@ -23,6 +23,7 @@ import { createDeltaSession, type DeltaSession } from "../../../lib/xds/delta.ts
 import { encodeDeltaResponse } from "../../../lib/xds/response-bytes.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
 import { ack, nack, req } from "./delta-harness.ts";
+import { atOnce, throughQueue } from "./session-queue.ts";
 
 const { cluster: CDS, endpoint: EDS } = TypeUrl;
 
@@ -45,7 +46,7 @@ interface StreamSpec {
   after?: "nack" | "in-flight" | "missed" | { subscribe: string[] };
 }
 
-/** A stream under test (pushNow: may share) and its twin answering alone (onPush), with the same nonces. */
+/** A stream under test (answering at once: may share) and its twin answering alone (through its queue), with the same nonces. */
 function streamPair(store: ReturnType<typeof createMemoryStore>, i: number) {
   const make = () => {
     let n = 0;
@@ -56,7 +57,7 @@ function streamPair(store: ReturnType<typeof createMemoryStore>, i: number) {
 
 async function both(
   p: { now: DeltaSession; alone: DeltaSession },
-  f: (s: DeltaSession) => Promise<DeltaDiscoveryResponse[]>,
+  f: (s: DeltaSession) => DeltaDiscoveryResponse[] | Promise<DeltaDiscoveryResponse[]>,
 ) {
   const now = await f(p.now);
   const alone = await f(p.alone);
@@ -168,8 +169,8 @@ describe("Delta streams in one state share one answer per push", () => {
     for (const [i, s] of c.streams.entries()) {
       const p = pairs[i] as (typeof pairs)[number];
       if (s.after === "missed") continue;
-      const now = p.now.pushNow(first);
-      expect(now).toEqual(await p.alone.onPush(undefined, first));
+      const now = atOnce(p.now.onPush(undefined, first));
+      expect(now).toEqual(await throughQueue(p.alone, () => p.alone.onPush(undefined, first)));
       for (const r of now ?? []) {
         if (s.after === "in-flight") continue;
         const answer =
@@ -185,9 +186,9 @@ describe("Delta streams in one state share one answer per push", () => {
     if (c.streams.some((s) => s.cds)) await publish(second, stored(CDS, "c1", "v2"));
     const answers: DeltaDiscoveryResponse[][] = [];
     for (const p of pairs) {
-      const now = p.now.pushNow(second);
+      const now = atOnce(p.now.onPush(undefined, second));
       expect(now).toBeDefined();
-      expect(now).toEqual(await p.alone.onPush(undefined, second));
+      expect(now).toEqual(await throughQueue(p.alone, () => p.alone.onPush(undefined, second)));
       expect(p.now.status()).toEqual(p.alone.status());
       for (const r of now ?? []) encodedAlike(r);
       answers.push(now ?? []);
@@ -220,7 +221,7 @@ describe("Delta streams in one state share one answer per push", () => {
       for (const r of await s.onRequest(req({ typeUrl: EDS, resourceNamesSubscribe: subscriptions[i] })))
         await s.onRequest(ack(r));
     const changes = [stored(EDS, "solo-a", "v2")];
-    const [x, y, own] = sessions.map((s) => (s.pushNow(changes) ?? [])[0]?.resources);
+    const [x, y, own] = sessions.map((s) => (atOnce(s.onPush(undefined, changes)) ?? [])[0]?.resources);
     expect(x).toBe(y);
     expect(Object.isFrozen(x)).toBe(true);
     expect(own).toEqual(x);
@@ -238,7 +239,7 @@ describe("Delta streams in one state share one answer per push", () => {
       for (const r of await s.onRequest(req({ typeUrl: EDS, resourceNamesSubscribe: ["a"] })))
         await s.onRequest(ack(r));
     const changes = [stored(EDS, "a", "v2")];
-    const [x, y, z, tiny] = sessions.map((s) => (s.pushNow(changes) ?? [])[0]?.resources);
+    const [x, y, z, tiny] = sessions.map((s) => (atOnce(s.onPush(undefined, changes)) ?? [])[0]?.resources);
     expect(x).toBe(y);
     expect(z).toEqual(x);
     expect(z).not.toBe(x);
@@ -255,7 +256,7 @@ describe("Delta streams in one state share one answer per push", () => {
       for (const r of await s.onRequest(req({ typeUrl: EDS, resourceNamesSubscribe: ["a"] })))
         await s.onRequest(ack(r));
     const change = stored(EDS, "a", "v2");
-    const [x, y] = sessions.map((s) => s.pushNow([change]) ?? []);
+    const [x, y] = sessions.map((s) => atOnce(s.onPush(undefined, [change])) ?? []);
     expect(x?.[0]?.resources).toEqual(y?.[0]?.resources);
     expect(x?.[0]?.resources).not.toBe(y?.[0]?.resources);
     // The shared body is kept with its type URL: the same array under another one encodes anew.

@@ -60,10 +60,10 @@ describe("the Delta client view", () => {
         if (state.names.has(name)) applySubscription(state, [], [name], false);
         else applySubscription(state, [name], [], false);
       }
-      expect(new Map(state.view), `step ${step}`).toEqual(rebuilt(state));
+      expect(new Map(state.returned), `step ${step}`).toEqual(rebuilt(state));
       if (step % 25 === 0) {
         const want = await setVersion([...rebuilt(state)].map(([name, version]) => ({ name, version })));
-        expect(await state.view.version(), `step ${step}`).toBe(want);
+        expect(await state.returned.version(), `step ${step}`).toBe(want);
         const held = await setVersion([...state.held].map(([name, version]) => ({ name, version })));
         expect(await state.held.version(), `step ${step}`).toBe(held);
       }

@@ -1,8 +1,8 @@
 /**
- * A SotW push answered at once (session.pushNow) and a plain ACK recorded at once
- * (session.requestNow): the same responses, versions and status as onPush / onRequest, or
- * undefined with nothing changed when the push or request alone cannot answer (then the promise
- * path runs and answers as ever).
+ * A SotW push answered at once and a plain ACK recorded at once (onPush / onRequest return an
+ * array, no promise): the same responses, versions and status as the same input answered through
+ * the session's queue; when the push or request alone cannot answer, nothing changes before the
+ * queued path answers it as ever.
  */
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,6 +21,7 @@ import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createSotwSession } from "../../../lib/xds/sotw.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
+import { atOnce, throughQueue } from "./session-queue.ts";
 
 const { cluster: CDS, endpoint: EDS, route: RDS } = TypeUrl;
 
@@ -56,7 +57,7 @@ const shape = (rs: DiscoveryResponse[]) =>
     return `${r.typeUrl.slice(r.typeUrl.lastIndexOf(".") + 1)} ${r.versionInfo} ${r.nonce} [${names.join(",")}]`;
   });
 
-/** Two sessions in lockstep over two stores: `later` pushed with onPush, `now` with pushNow (onPush when it declines). */
+/** Two sessions in lockstep over two stores: `later` answers through its queue, `now` at once when it can. */
 function pair(gate?: SyncGate) {
   const make = () => {
     const store = createMemoryStore();
@@ -84,27 +85,26 @@ function pair(gate?: SyncGate) {
       await both((s) => s.store.delete(keys.resource(typeUrl, name)));
       changes.push({ typeUrl, name, version: null });
     },
-    /** Pushes both; `answeredNow` says whether pushNow answered. */
+    /** Pushes both; `answeredNow` says whether `now` answered at once. */
     async push() {
       const pushed = changes;
       changes = [];
-      const a = await later.session.onPush(undefined, pushed);
-      const direct = now.session.pushNow(pushed);
-      const b = direct ?? (await now.session.onPush(undefined, pushed));
+      const a = await throughQueue(later.session, () => later.session.onPush(undefined, pushed));
+      const out = now.session.onPush(undefined, pushed);
+      const direct = atOnce(out);
+      const b = await out;
       return { later: a, now: b, answeredNow: direct !== undefined };
     },
-    /** ACKs every response on both sessions (requestNow on `now`, onRequest when it declines). */
+    /** ACKs every response on both sessions (through the queue on `later`, at once when it can on `now`). */
     async ack(later: DiscoveryResponse[], now: DiscoveryResponse[], names: string[]) {
-      for (const r of later) await this.later.session.onRequest(answerTo(r, names));
-      for (const r of now) {
-        const req = answerTo(r, names);
-        if (this.now.session.requestNow(req) === undefined) await this.now.session.onRequest(req);
-      }
+      for (const r of later)
+        await throughQueue(this.later.session, () => this.later.session.onRequest(answerTo(r, names)));
+      for (const r of now) await this.now.session.onRequest(answerTo(r, names));
     },
   };
 }
 
-describe("SotW pushNow", () => {
+describe("SotW push answered at once", () => {
   beforeAll(() => useSyncSha256(nodeSha256));
   afterAll(() => useSyncSha256(undefined));
 
@@ -183,24 +183,36 @@ describe("SotW pushNow", () => {
     expect(
       await session.onRequest(request({ typeUrl: EDS, resourceNames: ["a"], versionInfo: "x" })),
     ).toEqual([]);
-    expect(session.pushNow([stored(EDS, "a", "v2")])).toBeUndefined();
+    // Held: the push reads the store (a promise), and finds the gate still closed.
+    const held = session.onPush(undefined, [stored(EDS, "a", "v2")]);
+    expect(atOnce(held)).toBeUndefined();
+    expect(await held).toEqual([]);
     open = true;
     const answered = await session.onPush(undefined, [stored(EDS, "a", "v2")]);
     expect(answered).toHaveLength(1);
+    await session.onRequest(answerTo(answered[0] as DiscoveryResponse, ["a"]));
     const before = session.status();
-    const pending = session.onRequest(answerTo(answered[0] as DiscoveryResponse, ["a"]));
-    expect(session.pushNow([stored(EDS, "a", "v3")])).toBeUndefined();
+    // A call pending (a push re-reading CDS, which this stream does not ask for): the next waits its turn.
+    const pending = session.onPush([CDS]);
+    const queued = session.onPush(undefined, [stored(EDS, "a", "v3")]);
+    expect(atOnce(queued)).toBeUndefined();
     expect(session.status()).toEqual(before);
-    await pending;
+    expect(await pending).toEqual([]);
+    expect(
+      shape(await queued).map((s) => s.slice(s.indexOf("["))),
+      "answered in its turn",
+    ).toEqual(["[a@v3]"]);
     useSyncSha256(undefined);
     try {
-      expect(session.pushNow([stored(EDS, "a", "v3")])).toBeUndefined();
+      const unhashed = session.onPush(undefined, [stored(EDS, "a", "v4")]);
+      expect(atOnce(unhashed)).toBeUndefined();
+      expect(await unhashed).toHaveLength(1);
     } finally {
       useSyncSha256(nodeSha256);
     }
     // Idle again, hashing synchronously: answered at once.
-    const direct = session.pushNow([stored(EDS, "a", "v3")]);
-    expect(direct?.map((r) => r.resources.map((a) => new TextDecoder().decode(a.value)))).toEqual([["a@v3"]]);
+    const direct = atOnce(session.onPush(undefined, [stored(EDS, "a", "v5")]));
+    expect(direct?.map((r) => r.resources.map((a) => new TextDecoder().decode(a.value)))).toEqual([["a@v5"]]);
   });
   it("declines while names asked for before sync are held as missing: the push publishing them answers at once", async () => {
     // The agent's start: a grpc-js-xds client asks for its Listener and Cluster by name while the
@@ -217,8 +229,8 @@ describe("SotW pushNow", () => {
   });
 });
 
-describe("SotW requestNow", () => {
-  it("records an ACK, a NACK and a stale nonce as onRequest does; declines a subscription change or a first request", async () => {
+describe("SotW request answered at once", () => {
+  it("records an ACK, a NACK and a stale nonce at once, as through the queue; not a subscription change or a first request", async () => {
     const p = pair();
     for (const name of ["a", "b"]) await p.publish(EDS, name);
     const sub = {
@@ -245,10 +257,10 @@ describe("SotW requestNow", () => {
       const pushed = await p.push();
       later = pushed.later.at(-1) ?? later;
       now = pushed.now.at(-1) ?? now;
-      const a = await p.later.session.onRequest(step.make(later));
-      const direct = p.now.session.requestNow(step.make(now));
-      expect(direct !== undefined, step.name).toBe(step.now);
-      const b = direct ?? (await p.now.session.onRequest(step.make(now)));
+      const a = await throughQueue(p.later.session, () => p.later.session.onRequest(step.make(later)));
+      const out = p.now.session.onRequest(step.make(now));
+      expect(atOnce(out) !== undefined, step.name).toBe(step.now);
+      const b = await out;
       expect(shape(b), step.name).toEqual(shape(a));
       expect(p.now.session.status(), step.name).toEqual(p.later.session.status());
       later = a.at(-1) ?? later;
