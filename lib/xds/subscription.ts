@@ -9,11 +9,13 @@
 
 import type { NackStatus, ProxyTypeStatus } from "../resources/types.ts";
 import type { VersionMap } from "../resources/version.ts";
-import { TypeUrl } from "../resources/xds-types.ts";
+import { xdsTypes } from "../resources/xds-types.ts";
 import { statusLists } from "./status-lists.ts";
 
 /** Types where a wildcard subscription exists (xDS protocol: LDS and CDS); "*" is a plain name elsewhere. */
-export const wildcardTypes: ReadonlySet<string> = new Set<string>([TypeUrl.listener, TypeUrl.cluster]);
+export const wildcardTypes: ReadonlySet<string> = new Set<string>(
+  xdsTypes.filter((t) => t.wildcard).map((t) => t.typeUrl),
+);
 
 /** One type URL on one stream, whichever protocol the stream speaks. */
 export interface Subscription {
