@@ -63,8 +63,11 @@ afterAll(async () => {
 });
 
 describe("LOG_FORMAT=json on the real entry", () => {
-  it("prints the start-up lines as JSON entries", () => {
-    const start = entries().find((e) => e.msg.startsWith("edgepilot: ingest and REST on"));
+  it("prints the start-up lines as JSON entries", async () => {
+    // /ready answers once both ports serve; the line is written then too, but reaches our pipe on its own time.
+    const start = await until("start-up", () =>
+      entries().find((e) => e.msg.startsWith("edgepilot: ingest and REST on")),
+    );
     expect(start).toMatchObject({ level: "info", scope: "default" });
     expect(start?.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
