@@ -17,8 +17,6 @@
 import { decodeSegment, keys, listAll, type Store } from "../store/index.ts";
 import { type BucketPart, ipBucket, readParts, writeParts } from "./buckets.ts";
 
-export { maxPartChars, splitParts } from "../store/parts.ts";
-
 /** What an endpoint depends on. */
 export type RefOn = "pod" | "ip" | "node";
 

@@ -46,8 +46,7 @@ layers.forEach((units, i) => {
 
 /** The unit a lib/ path belongs to. */
 function unitOf(path: string): string {
-  const parts = relative(join(root, "lib"), path).split(/[\\/]/);
-  return parts.length > 1 ? (parts[0] as string) : (parts[0] as string);
+  return relative(join(root, "lib"), path).split(/[\\/]/)[0] as string;
 }
 
 function tsFiles(dir: string): string[] {

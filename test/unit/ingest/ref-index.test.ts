@@ -3,15 +3,14 @@ import { partEntries } from "../../../lib/ingest/buckets.ts";
 import {
   type BucketOn,
   bucketOf,
-  maxPartChars,
   type RefBucketPart,
   type RefEntry,
   refsOf,
-  splitParts,
   updateRefs,
 } from "../../../lib/ingest/ref-index.ts";
 import { keys, listAll } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
+import { maxPartChars, splitParts } from "../../../lib/store/parts.ts";
 import { endpointSlice, event, pod, podName, service } from "../../e2e/support/kube.ts";
 import { ingestInto, migrationStores } from "./migration-stores.ts";
 
