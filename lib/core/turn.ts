@@ -5,8 +5,8 @@ import type { FlushDeps } from "../push/flush.ts";
 import { type HeldEndpoints, releaseHeldEndpoints } from "../push/held-endpoints.ts";
 import { type PodsPending, podsPendingIn } from "../push/held-pods.ts";
 import { type DebounceTurn, runDebounceTurn } from "../push/run.ts";
-import type { SyncState } from "../push/sync-state.ts";
 import { generators } from "../resources/generators/index.ts";
+import type { SyncState } from "../resources/sync-gate.ts";
 import { keys, type Store } from "../store/index.ts";
 import type { MeshSettings } from "./mesh-core.ts";
 

@@ -9,8 +9,6 @@
  * deleting a destination reports the routes it leaves dangling.
  */
 import { kubeServiceNamespace, type Service } from "../model/index.ts";
-import { loadExternalHosts } from "../push/external-hosts.ts";
-import { rootNamespace } from "../push/istio-configs.ts";
 import type { ConfigMeta } from "../registry/istio/config-meta.ts";
 import {
   createDestinationRuleIndex,
@@ -27,7 +25,9 @@ import type { StoredConfig } from "../registry/istio/stored.ts";
 import { toVirtualService, type VirtualServiceModel } from "../registry/istio/virtual-service.ts";
 import { hostMatches } from "../registry/istio/visibility.ts";
 import { routesForPort } from "../registry/istio/vs-routes.ts";
+import { loadExternalHosts } from "../resources/external-hosts.ts";
 import { expressible } from "../resources/generators/route-match.ts";
+import { rootNamespace } from "../resources/istio-configs.ts";
 import { keys, listAll } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
 

@@ -11,26 +11,26 @@ import type { Pace } from "../pace.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import type { PushVersion, ResourceChange } from "../resources/changes.ts";
-import type { GenerateContext, Generator } from "../resources/types.ts";
-import { TypeUrl as T } from "../resources/xds-types.ts";
-import { keys, type Store, update } from "../store/index.ts";
-import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
-import { loadExternalHosts } from "./external-hosts.ts";
-import { type EndpointsHeard, type HeldFor, noteHolds } from "./held-endpoints.ts";
-import type { PodsPending } from "./held-pods.ts";
-import type { RoutingConfigs } from "./istio-configs.ts";
-import { planChunk } from "./plan.ts";
-import { publishChunk } from "./publish-chunk.ts";
+import { loadExternalHosts } from "../resources/external-hosts.ts";
+import type { RoutingConfigs } from "../resources/istio-configs.ts";
 import {
   createPushContext,
   loadPushConfigs,
   type PushContext,
   type PushContextOptions,
   updatePushContext,
-} from "./push-context.ts";
+} from "../resources/push-context.ts";
+import type { PlannedService } from "../resources/push-services.ts";
+import type { GenerateContext, Generator } from "../resources/types.ts";
+import { TypeUrl as T } from "../resources/xds-types.ts";
+import { keys, type Store, update } from "../store/index.ts";
+import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
+import { type EndpointsHeard, type HeldFor, noteHolds } from "./held-endpoints.ts";
+import type { PodsPending } from "./held-pods.ts";
+import { planChunk } from "./plan.ts";
+import { publishChunk } from "./publish-chunk.ts";
 import { handOffPushContext, lastPushContext } from "./push-context-handoff.ts";
 import { isRefresh, markRefresh, needsRefresh, type PushChanges } from "./push-refresh.ts";
-import type { PlannedService } from "./push-services.ts";
 import type { QueuedPush } from "./queue.ts";
 import { externalRoutingTo, type ServiceRef, servicesInScope } from "./scope.ts";
 import { loadViews } from "./views.ts";

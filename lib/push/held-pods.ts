@@ -21,9 +21,9 @@ import type { Service } from "../model/index.ts";
 import { isExternalService } from "../registry/istio/external-services.ts";
 import { rawEndpointHealth, unservedReason } from "../registry/kube/endpoint-builder.ts";
 import type { SlicePiece } from "../registry/kube/records.ts";
+import type { SyncState } from "../resources/sync-gate.ts";
 import type { ServiceView } from "../resources/types.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
-import type { SyncState } from "./sync-state.ts";
 
 /** Given to a flush only while some cluster's Pod resync is awaited (and the timeout has not passed). */
 export interface PodsPending {

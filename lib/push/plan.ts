@@ -9,7 +9,9 @@ import type { Service } from "../model/index.ts";
 import type { Pace } from "../pace.ts";
 import { servingServices } from "../registry/istio/external-services.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
+import { destinationHosts } from "../resources/destination-hosts.ts";
 import { danglingDestinations } from "../resources/generators/route-vs.ts";
+import type { RoutingConfigs } from "../resources/istio-configs.ts";
 import { packBodies } from "../resources/packed-bodies.ts";
 import type { GenerateContext, Generator, ServiceView, StoredResource } from "../resources/types.ts";
 import { toStored } from "../resources/version.ts";
@@ -18,16 +20,9 @@ import { TypeUrl as T } from "../resources/xds-types.ts";
 import type { EndpointShardsStored } from "../shards/shard-pieces.ts";
 import { assembleShards } from "../shards/shard-store.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
-import {
-  checkConsistent,
-  type DanglingRoute,
-  destinationHosts,
-  findDanglingRoutes,
-  type NamesByType,
-} from "./consistency.ts";
+import { checkConsistent, type DanglingRoute, findDanglingRoutes, type NamesByType } from "./consistency.ts";
 import { type EndpointsHeard, endpointsUnheard } from "./held-endpoints.ts";
 import { type PodsPending, podsAwaited } from "./held-pods.ts";
-import type { RoutingConfigs } from "./istio-configs.ts";
 import type { ServiceRef } from "./scope.ts";
 
 /**

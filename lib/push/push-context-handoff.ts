@@ -7,8 +7,8 @@
  */
 
 import type { ResourceChange } from "../resources/changes.ts";
+import type { PushContext, PushContextOptions } from "../resources/push-context.ts";
 import type { Store } from "../store/index.ts";
-import type { PushContext, PushContextOptions } from "./push-context.ts";
 
 const byPush = new WeakMap<readonly ResourceChange[], PushContext>();
 const byStore = new WeakMap<Store, PushContext>();

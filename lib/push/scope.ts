@@ -2,8 +2,8 @@
 import { kindTable } from "../kinds/descriptors.ts";
 import { type PushRequest, parseConfigKey, type Service } from "../model/index.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
+import type { RoutingConfigs } from "../resources/istio-configs.ts";
 import { decodeSegment, keys, listAll, type Store } from "../store/index.ts";
-import type { RoutingConfigs } from "./istio-configs.ts";
 
 /** One service, by namespace and hostname. */
 export interface ServiceRef {

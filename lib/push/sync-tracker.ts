@@ -8,7 +8,7 @@
  */
 
 import { logWarn } from "../log/line-log.ts";
-import type { SyncGate } from "../resources/sync-gate.ts";
+import type { SyncGate, SyncState } from "../resources/sync-gate.ts";
 import { keys } from "../store/keys.ts";
 import { type Store, update } from "../store/store.ts";
 import type { Timers } from "../timers.ts";
@@ -19,7 +19,6 @@ import {
   notePublished,
   type SyncOptions,
   type SyncRecord,
-  type SyncState,
   syncTransitions,
 } from "./sync-state.ts";
 

@@ -10,9 +10,9 @@
 import { kubeServiceNamespace, type PushRequest, parseConfigKey, type Service } from "../model/index.ts";
 import { destinationHosts } from "../registry/istio/virtual-service-select.ts";
 import { hostMatches, isWildcard } from "../registry/istio/visibility.ts";
+import type { RoutingConfigs } from "../resources/istio-configs.ts";
 import type { ViewTable } from "../resources/view-table.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
-import type { RoutingConfigs } from "./istio-configs.ts";
 import type { ServiceRef } from "./scope.ts";
 
 /** What widening needs: the flush's routing configs and the view table as the last flush wrote it. */

@@ -12,11 +12,13 @@
  */
 
 import type { PushRequest, Service } from "../model/index.ts";
-import { byCreation } from "../registry/istio/config-meta.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
-import { type SidecarModel, sidecarFor, toSidecar } from "../registry/istio/sidecar.ts";
+import { type SidecarModel, sidecarFor } from "../registry/istio/sidecar.ts";
 import type { StoredConfig } from "../registry/istio/stored.ts";
 import type { ResourceChange } from "../resources/changes.ts";
+import { destinationHosts } from "../resources/destination-hosts.ts";
+import { type RoutingConfigs, rootNamespace } from "../resources/istio-configs.ts";
+import { readSidecars } from "../resources/push-context.ts";
 import type { GenerateContext, Generator, ServiceView, StoredResource } from "../resources/types.ts";
 import { toStored } from "../resources/version.ts";
 import { loadViewTable, saveViewTable } from "../resources/view-store.ts";
@@ -32,8 +34,6 @@ import type { TypeUrl } from "../resources/xds-types.ts";
 import { TypeUrl as T } from "../resources/xds-types.ts";
 import { sameJson } from "../same-json.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
-import { destinationHosts } from "./consistency.ts";
-import { type RoutingConfigs, rootNamespace } from "./istio-configs.ts";
 import type { ServicePlan } from "./plan.ts";
 import type { ServiceRef } from "./scope.ts";
 import { widenForViews } from "./view-scope.ts";
@@ -201,25 +201,6 @@ function scopingSidecars(all: readonly SidecarModel[]): { sidecars: SidecarModel
     }
   }
   return { sidecars, notApplied };
-}
-
-/** Every stored Sidecar (one copy per namespace/name, whatever cluster sent it), oldest first. */
-export async function readSidecars(store: Store): Promise<SidecarModel[]> {
-  const seen = new Set<string>();
-  const sidecars: SidecarModel[] = [];
-  for (const e of await listAll<StoredConfig>(store, keys.configPrefix("Sidecar"))) {
-    const c = e.value;
-    const id = `${c.namespace}/${c.name}`;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    const meta = {
-      name: c.name,
-      namespace: c.namespace,
-      ...(c.creationTimestamp !== undefined && { creationTimestamp: c.creationTimestamp }),
-    };
-    sidecars.push(toSidecar(meta, c.spec));
-  }
-  return sidecars.sort(byCreation);
 }
 
 /** Records the service's exportTo when it is not public (any cluster's record public: public). */

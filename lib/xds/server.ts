@@ -13,8 +13,8 @@
 import type { ChangeFeed } from "../core/change-feed.ts";
 import type { XdsReporter } from "../core/hooks.ts";
 import type { DiscoveryRequest } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { type PublishedStatus, publishedStatus } from "../push/status.ts";
-import type { SyncState } from "../push/sync-state.ts";
+import { type PublishedStatus, publishedStatus } from "../resources/published-status.ts";
+import type { SyncState } from "../resources/sync-gate.ts";
 import { openGate, type SyncGate } from "../resources/sync-gate.ts";
 import type { TypeUrl } from "../resources/xds-types.ts";
 import type { Store } from "../store/store.ts";

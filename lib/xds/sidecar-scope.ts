@@ -7,14 +7,14 @@
  * index by endpoint IP). One scope per context, built on first ask and shared by every class.
  */
 
-import { destinationHosts } from "../push/consistency.ts";
-import { rootNamespace } from "../push/istio-configs.ts";
-import type { PushContext } from "../push/push-context.ts";
-import type { PushServices } from "../push/push-services.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import { type SidecarModel, sidecarFor, sidecarForWorkload } from "../registry/istio/sidecar.ts";
+import { destinationHosts } from "../resources/destination-hosts.ts";
 import { serviceInstances } from "../resources/generators/sidecar/proxy.ts";
 import type { ServiceInstance, SidecarProxy } from "../resources/generators/sidecar/types.ts";
+import { rootNamespace } from "../resources/istio-configs.ts";
+import type { PushContext } from "../resources/push-context.ts";
+import type { PushServices } from "../resources/push-services.ts";
 import type { ServiceView } from "../resources/types.ts";
 import { resolveView, type ViewTable } from "../resources/view-table.ts";
 

@@ -1,6 +1,6 @@
 /**
  * The Envoy sidecar resources one host serves (CDS, LDS, RDS; EDS stays the shared
- * ClusterLoadAssignments), built lazily from the push context (lib/push/push-context.ts, read as
+ * ClusterLoadAssignments), built lazily from the push context (lib/resources/push-context.ts, read as
  * sidecar-scope.ts) and shared by class, never per proxy when a class will do.
  *
  * Sharing rule. The outbound part (outbound clusters, BlackHole/Passthrough/InboundPassthrough,
@@ -27,12 +27,6 @@
  */
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
-import {
-  loadPushContext,
-  type PushContext,
-  type PushContextOptions,
-  updatePushContext,
-} from "../push/push-context.ts";
 import { lastPushContext, pushContextOf } from "../push/push-context-handoff.ts";
 import { isRefresh } from "../push/push-refresh.ts";
 import type { SidecarModel } from "../registry/istio/sidecar.ts";
@@ -54,6 +48,12 @@ import {
   type SidecarMeshSettings,
   type SidecarProxy,
 } from "../resources/generators/sidecar/types.ts";
+import {
+  loadPushContext,
+  type PushContext,
+  type PushContextOptions,
+  updatePushContext,
+} from "../resources/push-context.ts";
 import type { Generated, ServiceView, StoredResource } from "../resources/types.ts";
 import { toStored } from "../resources/version.ts";
 import { TypeUrl } from "../resources/xds-types.ts";

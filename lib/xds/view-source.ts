@@ -16,10 +16,10 @@
 
 import { nodeClaim } from "../auth/identity.ts";
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
-import { rootNamespace } from "../push/istio-configs.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import type { ResourceChange } from "../resources/changes.ts";
 import type { SidecarMeshSettings } from "../resources/generators/sidecar/types.ts";
+import { rootNamespace } from "../resources/istio-configs.ts";
 import type { StoredResource } from "../resources/types.ts";
 import { createViewTableReader } from "../resources/view-store.ts";
 import { type NamespaceView, resolveView, sharedView, type ViewTable } from "../resources/view-table.ts";

@@ -10,7 +10,7 @@ import { createIngestApp } from "../../functions/ingest.ts";
 import { nodeSha256 } from "../../functions/node/sha256.ts";
 import { parseConfig } from "../../lib/config.ts";
 import { debounceTurn } from "../../lib/core/turn.ts";
-import { publishedStatus } from "../../lib/push/status.ts";
+import { publishedStatus } from "../../lib/resources/published-status.ts";
 import { useSyncSha256 } from "../../lib/resources/version.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import events from "../fixtures/parity/events.json";

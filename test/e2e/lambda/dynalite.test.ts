@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openConnectUpstream } from "../../../functions/node/agent-connect-upstream.ts";
 import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
 import type { DeltaDiscoveryResponse } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { publishedStatus } from "../../../lib/push/status.ts";
+import { publishedStatus } from "../../../lib/resources/published-status.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { createDynamoStore } from "../../../lib/store/dynamodb.ts";
 import events from "../../fixtures/parity/events.json";

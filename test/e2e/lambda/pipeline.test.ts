@@ -8,7 +8,7 @@
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { publishedStatus } from "../../../lib/push/status.ts";
+import { publishedStatus } from "../../../lib/resources/published-status.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import events from "../../fixtures/parity/events.json";

@@ -4,11 +4,11 @@ import type { RouteConfiguration } from "../../../lib/gen/envoy/config/route/v3/
 import {
   checkConsistent,
   describeDanglingRoute,
-  destinationHosts,
   findDanglingRoutes,
   routeClusters,
 } from "../../../lib/push/consistency.ts";
 import { type DestinationHost, externalHosts } from "../../../lib/registry/istio/route-destinations.ts";
+import { destinationHosts } from "../../../lib/resources/destination-hosts.ts";
 import { danglingDestinations } from "../../../lib/resources/generators/route-vs.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { ctx, HOST } from "../xds/builders.ts";

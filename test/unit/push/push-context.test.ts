@@ -1,5 +1,5 @@
 /**
- * The push context (lib/push/push-context.ts): the flush builds one per push and hands it on
+ * The push context (lib/resources/push-context.ts): the flush builds one per push and hands it on
  * (push-context-handoff.ts); derived push by push from the last one it holds what loadPushContext
  * reads whole (the same services, in key order, with the same shards), reading only what the push
  * touched; a chain of derivations nobody asks for is bounded.
@@ -8,10 +8,10 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
 import { type FlushDeps, type FlushResult, flush } from "../../../lib/push/flush.ts";
-import { loadPushContext, type PushContext, updatePushContext } from "../../../lib/push/push-context.ts";
 import { lastPushContext, pushContextOf } from "../../../lib/push/push-context-handoff.ts";
-import type { PushServices } from "../../../lib/push/push-services.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
+import { loadPushContext, type PushContext, updatePushContext } from "../../../lib/resources/push-context.ts";
+import type { PushServices } from "../../../lib/resources/push-services.ts";
 import { keys, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { generators } from "../xds/checked-generators.ts";

@@ -1,9 +1,9 @@
 /** What the control plane has published, read from the store alone (same answer on every instance). */
 
-import type { PushVersion } from "../resources/changes.ts";
-import type { StoredResource } from "../resources/types.ts";
-import { pushOrder } from "../resources/xds-types.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
+import type { PushVersion } from "./changes.ts";
+import type { StoredResource } from "./types.ts";
+import { pushOrder } from "./xds-types.ts";
 
 export interface PublishedStatus {
   pushVersion: number;

@@ -4,8 +4,8 @@
  */
 import type { LabelSelector, NamespaceInfo } from "../registry/kube/records.ts";
 import { namespaceSelected } from "../registry/kube/selectors.ts";
-import type { ServiceView } from "../resources/types.ts";
 import { keys, type Store } from "../store/index.ts";
+import type { ServiceView } from "./types.ts";
 
 /** Which namespaces are served (createVisibility): one per push context, its lookups cached for that push. */
 export type Visibility = ReturnType<typeof createVisibility>;

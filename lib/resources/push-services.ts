@@ -5,10 +5,10 @@
  */
 import type { Service } from "../model/index.ts";
 import { servingServices } from "../registry/istio/external-services.ts";
-import type { ServiceView } from "../resources/types.ts";
 import type { EndpointShardsStored } from "../shards/shard-pieces.ts";
 import { assembleShards } from "../shards/shard-store.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
+import type { ServiceView } from "./types.ts";
 import type { Visibility } from "./visibility.ts";
 
 /** Every served service of one push, keyed `<ns>/<host>` in key order (services no namespace serves are absent). */
