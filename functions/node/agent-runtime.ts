@@ -163,7 +163,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     // The local sync gate opened (the upstream answered every type asked for): as the server does
     // when its gate opens, an unnamed push, after the cache writes, makes every local session
     // re-read what it held back (a SotW answer for a name missing until now, a removal).
-    if (gated && removalsAllowed(state)) void writes(async () => pushes.emit(++pushVersion, undefined));
+    if (gated && removalsAllowed(state)) void writes(async () => pushes.emit({ version: ++pushVersion }));
   }
   function run(a: AgentAction): void {
     switch (a.do) {
@@ -232,7 +232,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
       await store.delete(keys.resource(typeUrl, name));
       changes.push({ typeUrl, name, version: null });
     }
-    pushes.emit(++pushVersion, changes);
+    pushes.emit({ version: ++pushVersion, changes });
     disk?.record(typeUrl, upserts, removed);
   }
 

@@ -6,12 +6,12 @@
  */
 
 import { createPushSignal } from "../push/signal.ts";
-import type { PushSignal, ResourceChange } from "../resources/changes.ts";
+import type { Push, PushSignal } from "../resources/changes.ts";
 
 /** A fan-out point fed by the feed: it wakes its own streams (lib/xds/poll-hub.ts fits). */
 export interface FeedHub {
-  /** A push; `changes` undefined means anything may have changed. */
-  publish(changes?: readonly ResourceChange[]): void;
+  /** A push; its `changes` undefined means anything may have changed. */
+  publish(push: Push): void;
   /** Streams (and waiting polls) the hub holds now. */
   readonly open: number;
 }
@@ -46,15 +46,16 @@ export function createChangeFeed(onError: (err: unknown) => void): ChangeFeed {
   let announced = 0;
   return {
     subscribe: signal.subscribe,
-    emit(version, changes) {
+    emit(push) {
+      const { version } = push;
       if (version > 0) {
         if (version <= announced) return;
         announced = version;
       }
-      signal.emit(version, changes);
+      signal.emit(push);
       for (const hub of [...hubs]) {
         try {
-          hub.publish(changes);
+          hub.publish(push);
         } catch (err) {
           onError(err);
         }

@@ -14,14 +14,15 @@ import type { Pace } from "../pace.ts";
 import type { DebounceOptions } from "../push/debounce.ts";
 import type { DebounceTurn } from "../push/run.ts";
 import { createSyncTracker, type SyncTracker } from "../push/sync-tracker.ts";
-import type { PushVersion } from "../resources/changes.ts";
+import type { Push, PushVersion } from "../resources/changes.ts";
 import { type PublishedStatus, publishedStatus } from "../resources/published-status.ts";
+import type { PushContext } from "../resources/push-context.ts";
 import type { SyncState } from "../resources/sync-gate.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
 import type { Timers } from "../timers.ts";
 import { type ChangeFeed, createChangeFeed } from "./change-feed.ts";
-import { createMeshHooks, type MeshObserver, type XdsReporter } from "./hooks.ts";
+import { createMeshHooks, type Flush, type MeshObserver, type XdsReporter } from "./hooks.ts";
 import { createIngestCore, type IngestCore } from "./ingest.ts";
 import { createIngestLease, IngestBusyError } from "./ingest-lease.ts";
 import { isQuietFlush } from "./push-log.ts";
@@ -132,7 +133,7 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
     ...(follow && { shared: true }),
     requestTurn: () => void requestTurn(),
     // The gate opened: every stream and poll re-reads everything, and held removals go out.
-    onOpen: () => feed.emit(0),
+    onOpen: () => feed.emit({ version: 0 }),
     ...(options.newId && { newId: options.newId }),
   });
   // A commit marker a dead ingest lease holder left (lib/ingest/atomic.ts): a new state lifetime.
@@ -163,6 +164,9 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
       })
     : undefined;
 
+  // The push context the last flush here left: the next flush derives its own from it.
+  let lastContext: PushContext | undefined;
+
   return {
     store,
     sync,
@@ -188,8 +192,10 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
         log,
         sync: await sync.state(),
         ...(turnOptions?.pace && { pace: turnOptions.pace }),
+        ...(lastContext && { lastContext }),
       });
       for (const flush of turn.flushes) {
+        if (flush.context) lastContext = flush.context;
         const at = now();
         const streams = feed.streams;
         if (isQuietFlush(flush)) continue;
@@ -197,8 +203,7 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
         hooks.push({ flush, latencyMs: flush.request ? at - flush.request.start : 0, streams });
         // Over a shared store, pushes another core made before this one are announced first.
         if (follower) await announceUpTo(store, feed, flush.version - 1);
-        // Streams re-diff only what changed; a recovered flush cannot name it, so they re-read all.
-        feed.emit(flush.version, flush.recovered ? undefined : flush.changes);
+        feed.emit(pushOf(flush));
       }
       hooks.turn({ turn, startedAt, endedAt: now() });
       // Complete: nothing queued before the turn began is left (see DebounceTurn.queuedSince), and
@@ -216,5 +221,19 @@ export function createMeshCore(options: MeshCoreOptions): MeshCore {
       follower?.stop();
       sync.stop();
     },
+  };
+}
+
+/**
+ * The push a flush announces: streams re-diff only what changed; a recovered flush cannot name it,
+ * so they re-read all.
+ */
+function pushOf(flush: Flush): Push {
+  const { version, refresh, context } = flush;
+  return {
+    version,
+    ...(!flush.recovered && { changes: flush.changes }),
+    ...(refresh && { refresh }),
+    ...(context && { context }),
   };
 }

@@ -1,11 +1,10 @@
 /** The push log's lines, one format for every host (tests and operators grep them). */
 import { logAt } from "../log/line-log.ts";
-import { isRefresh } from "../push/push-refresh.ts";
 import type { Flush, MeshObserver } from "./hooks.ts";
 
 /** True for a flush that changed nothing, recovered nothing and is no refresh (push-refresh.ts): a no-op says nothing. */
 export function isQuietFlush(flush: Flush): boolean {
-  return flush.changes.length === 0 && !flush.recovered && !isRefresh(flush.changes);
+  return flush.changes.length === 0 && !flush.recovered && !flush.refresh;
 }
 
 /**
@@ -24,7 +23,7 @@ export function pushLogLine(flush: Flush, latencyMs: number, streams?: number): 
 
 /** The published resources a flush changed, and whether it is a refresh (sidecar resources may have changed beyond them). */
 function changeCounts(flush: Flush): { resources: number; sidecars: boolean } {
-  return { resources: flush.changes.length, sidecars: isRefresh(flush.changes) };
+  return { resources: flush.changes.length, sidecars: flush.refresh === true };
 }
 
 /**

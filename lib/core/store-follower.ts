@@ -17,9 +17,9 @@
 import { logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
 import { maxFeedBodyBytes, type PushLogEntry } from "../push/flush.ts";
-import { loggedPush, markRefresh, type PushChanges } from "../push/push-refresh.ts";
+import { loggedPush } from "../push/push-refresh.ts";
 import type { SyncTracker } from "../push/sync-tracker.ts";
-import type { PushVersion } from "../resources/changes.ts";
+import type { Push, PushVersion } from "../resources/changes.ts";
 import type { StoredResource } from "../resources/types.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
@@ -130,7 +130,7 @@ export async function announceUpTo(store: Store, feed: ChangeFeed, target: numbe
   const from = feed.version;
   if (target <= from) return;
   if (target - from > maxCatchUp) {
-    feed.emit(target, undefined);
+    feed.emit({ version: target });
     return;
   }
   const seqs: number[] = [];
@@ -138,9 +138,9 @@ export async function announceUpTo(store: Store, feed: ChangeFeed, target: numbe
   const entries = await store.getMany<PushLogEntry>(seqs.map((seq) => keys.pushLog(seq)));
   const pushes = await withBodies(
     store,
-    seqs.map((seq) => loggedChanges(entries.get(keys.pushLog(seq))?.value)),
+    seqs.map((seq) => loggedPushOf(seq, entries.get(keys.pushLog(seq))?.value)),
   );
-  for (const [i, seq] of seqs.entries()) feed.emit(seq, pushes[i]);
+  for (const push of pushes) feed.emit(push);
 }
 
 /** The most upserts one catch-up reads the bodies of (one getMany); past it, streams read them. */
@@ -153,19 +153,17 @@ export const maxPreloadedBodies = 4096;
  * again; that push is announced next and changes nothing more for a stream that has it). Changes of
  * a view's overlay, names no longer published, and bodies past maxFeedBodyBytes stay as logged.
  */
-async function withBodies(
-  store: Store,
-  pushes: readonly (PushChanges | undefined)[],
-): Promise<(PushChanges | undefined)[]> {
+async function withBodies(store: Store, pushes: readonly Push[]): Promise<Push[]> {
   const wanted = new Set<string>();
-  for (const changes of pushes)
+  for (const { changes } of pushes)
     for (const c of changes ?? [])
       if (c.version !== null && c.view === undefined) wanted.add(keys.resource(c.typeUrl, c.name));
   if (wanted.size === 0 || wanted.size > maxPreloadedBodies) return [...pushes];
   const found = await store.getMany<StoredResource>([...wanted]);
   let bytes = 0;
-  return pushes.map((changes) => {
-    const read = changes?.map((c) => {
+  return pushes.map((push) => {
+    if (push.changes === undefined) return push;
+    const changes = push.changes.map((c) => {
       if (c.version === null || c.view !== undefined) return c;
       const stored = found.get(keys.resource(c.typeUrl, c.name))?.value;
       if (!stored || bytes + stored.body.byteLength > maxFeedBodyBytes) return c;
@@ -173,12 +171,17 @@ async function withBodies(
       const { typeUrl, name, version, body, service } = stored;
       return { typeUrl, name, version, body, service };
     });
-    return read && changes?.refresh ? markRefresh(read) : read;
+    return { ...push, changes };
   });
 }
 
-/** The changes a push log entry names (a refresh marked: push-refresh.ts), or undefined when it cannot name them all. */
-export function loggedChanges(entry: PushLogEntry | undefined): PushChanges | undefined {
-  if (!entry || entry.recovered || entry.changeCount > entry.changes.length) return undefined;
-  return loggedPush(entry.changes, entry.refresh);
+/**
+ * Push `seq` as its push log entry names it (its refresh flag too: push-refresh.ts), or with
+ * `changes` unknown when the entry cannot name them all (gone, truncated, recovered).
+ */
+export function loggedPushOf(seq: number, entry: PushLogEntry | undefined): Push {
+  if (!entry || entry.recovered || entry.changeCount > entry.changes.length)
+    return { version: seq, ...(entry?.refresh && { refresh: true as const }) };
+  const { changes, refresh } = loggedPush(entry.changes, entry.refresh);
+  return { version: seq, changes, ...(refresh && { refresh: true as const }) };
 }

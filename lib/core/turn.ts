@@ -6,6 +6,7 @@ import { type HeldEndpoints, releaseHeldEndpoints } from "../push/held-endpoints
 import { type PodsPending, podsPendingIn } from "../push/held-pods.ts";
 import { type DebounceTurn, runDebounceTurn } from "../push/run.ts";
 import { generators } from "../resources/generators/index.ts";
+import type { PushContext } from "../resources/push-context.ts";
 import type { SyncState } from "../resources/sync-gate.ts";
 import { keys, type Store } from "../store/index.ts";
 import type { MeshSettings } from "./mesh-core.ts";
@@ -27,6 +28,8 @@ export interface DebounceDeps {
   sync?: Pick<SyncState, "synced" | "clusters" | "timedOut">;
   /** The turn's flushes yield at this pace (FlushDeps.pace); absent: they do not yield. */
   pace?: Pace;
+  /** The push context the core's last flush left (FlushDeps.lastContext). */
+  lastContext?: PushContext;
 }
 
 /** Flush dependencies: the store, every generator, the domain suffix, the discovery selectors. */
@@ -42,6 +45,7 @@ export function flushDeps(deps: DebounceDeps, podsPending?: PodsPending): FlushD
     ...(heard && { endpointsHeard: endpointsHeardIn(heard) }),
     ...(podsPending && { podsPending }),
     ...(deps.pace && { pace: deps.pace }),
+    ...(deps.lastContext && { lastContext: deps.lastContext }),
   };
 }
 

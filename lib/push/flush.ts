@@ -14,6 +14,7 @@ import type { PushVersion, ResourceChange } from "../resources/changes.ts";
 import { loadExternalHosts } from "../resources/external-hosts.ts";
 import type { RoutingConfigs } from "../resources/istio-configs.ts";
 import {
+  contextFits,
   createPushContext,
   loadPushConfigs,
   type PushContext,
@@ -29,8 +30,7 @@ import { type EndpointsHeard, type HeldFor, noteHolds } from "./held-endpoints.t
 import type { PodsPending } from "./held-pods.ts";
 import { planChunk } from "./plan.ts";
 import { publishChunk } from "./publish-chunk.ts";
-import { handOffPushContext, lastPushContext } from "./push-context-handoff.ts";
-import { isRefresh, markRefresh, needsRefresh, type PushChanges } from "./push-refresh.ts";
+import { needsRefresh } from "./push-refresh.ts";
 import type { QueuedPush } from "./queue.ts";
 import { externalRoutingTo, type ServiceRef, servicesInScope } from "./scope.ts";
 import { loadViews } from "./views.ts";
@@ -66,6 +66,11 @@ export interface FlushDeps {
    * I/O to wait for) does not hold the loop for all of it. Absent: the flush does not yield.
    */
   pace?: Pace;
+  /**
+   * The push context the last flush in this process left (FlushResult.context): this flush derives
+   * its own from it when it still describes the store's push version. Absent: loaded whole.
+   */
+  lastContext?: PushContext;
 }
 
 /**
@@ -113,10 +118,14 @@ export type FlushResult =
       /** The push counter after this flush (unchanged when nothing changed). */
       version: number;
       request: PushRequest | undefined;
-      /** What the push changed; marked a refresh (push-refresh.ts) when it says more than these. */
-      changes: PushChanges;
+      /** What the push changed. */
+      changes: readonly ResourceChange[];
+      /** A refresh push (push-refresh.ts): Envoy sidecar resources may have changed beyond `changes`. */
+      refresh?: true;
       /** True when this flush took over from one that crashed. */
       recovered: boolean;
+      /** The push context this push left (absent when nothing was queued): the next flush derives from it. */
+      context?: PushContext;
     };
 
 interface FlushLease {
@@ -139,6 +148,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     // Under the lease nothing else moves the push version until this flush bumps it.
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
     let context: PushContext | undefined;
+    let refresh = false;
     if (request) {
       // Paced (when the host gives a pace) before the first service and between services
       // (planChunk): the event loop runs between slices, as it always did over a store with real
@@ -150,7 +160,8 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // The push context of the last push, when this process built it: this one is derived from
       // it. An EDS-only push changes no config: it keeps the last one's (Istio's EDS pushes
       // generate from the current PushContext); a Full push reads them again.
-      const prior = lastPushContext(store, version, options);
+      const last = deps.lastContext;
+      const prior = last && contextFits(last, version, options) ? last : undefined;
       const kept = request.full ? undefined : prior;
       const { routing, visibility } = kept ?? (await loadPushConfigs(store, options));
       // Routes to hosts outside Kubernetes are judged against the ServiceEntries (external-hosts.ts);
@@ -221,9 +232,9 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       await logDangling(deps, dangling);
       // Sidecar resources are built apart from what was published: a change only they may reflect
       // is announced all the same.
-      if (needsRefresh(request, changes)) markRefresh(changes);
-      if (changes.length > 0 || lease.recovered || isRefresh(changes))
-        version = await bumpVersion(deps, request, changes, lease.recovered);
+      refresh = needsRefresh(request, changes);
+      if (changes.length > 0 || lease.recovered || refresh)
+        version = await bumpVersion(deps, request, changes, lease.recovered, refresh);
       const parts = { routing, sidecars: views.allSidecars, table: views.table(), visibility };
       const hosts = externalHosts && (() => Promise.resolve(externalHosts));
       context = prior
@@ -238,8 +249,15 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     }
     for (const key of queued.keys()) await store.delete(key);
     done = true;
-    if (context) handOffPushContext(store, changes, context);
-    return { kind: "done", version, request, changes, recovered: lease.recovered };
+    return {
+      kind: "done",
+      version,
+      request,
+      changes,
+      ...(refresh && { refresh: true as const }),
+      recovered: lease.recovered,
+      ...(context && { context }),
+    };
   } finally {
     if (publishing && !done) await expireLease(store, lease.version);
     else await store.delete(keys.flushing(), { ifVersion: lease.version });
@@ -351,8 +369,9 @@ async function renewLease(deps: FlushDeps, lease: HeldLease): Promise<void> {
 async function bumpVersion(
   deps: FlushDeps,
   request: PushRequest,
-  changes: PushChanges,
+  changes: readonly ResourceChange[],
   recovered: boolean,
+  refresh: boolean,
 ): Promise<number> {
   const at = deps.now();
   const next = await update<PushVersion>(deps.store, keys.pushVersion(), (current) => ({
@@ -378,7 +397,7 @@ async function bumpVersion(
     changes: logged,
     changeCount: changes.length,
     ...(recovered && { recovered: true as const }),
-    ...(changes.refresh && { refresh: true as const }),
+    ...(refresh && { refresh: true as const }),
   };
   await deps.store.put(keys.pushLog(seq), entry);
   const keep = deps.keepLog ?? 1000;

@@ -6,16 +6,13 @@
  * so a change only they reflect (a DestinationRule's `tls` or connection pool alone, a Sidecar
  * egress change that moves nothing proxyless) is announced by it: the push bumps the push version
  * even with no change, its push log record carries it (store followers announce it), and the
- * change feed carries it on the push's changes array, which every holder of the push shares.
+ * change feed carries it as Push.refresh.
  * Proxyless sessions see only the changes (none for it); sidecar snapshots go stale, and
  * Poll/Watch calls of a sidecar wake.
  */
 import type { PushRequest } from "../model/index.ts";
 import type { ResourceChange } from "../resources/changes.ts";
 import { TypeUrl } from "../resources/xds-types.ts";
-
-/** A push's changes as the flush returns them and the change feed carries them (see the module comment). */
-export type PushChanges = readonly ResourceChange[] & { readonly refresh?: true };
 
 /**
  * Whether a push of `request` that changed `changes` is a refresh: a Full push naming configs or
@@ -30,28 +27,20 @@ export function needsRefresh(request: PushRequest, changes: readonly ResourceCha
 }
 
 /**
- * Marks `changes` as a refresh push's: a property, not an element, so every reader of the
- * changes sees only resources; not enumerable, so copies and comparisons of the list are unchanged.
- */
-export function markRefresh<T extends readonly ResourceChange[]>(changes: T): T & { readonly refresh: true } {
-  Object.defineProperty(changes, "refresh", { value: true, enumerable: false });
-  return changes as T & { readonly refresh: true };
-}
-
-/** Whether `changes` are a refresh push's (markRefresh). */
-export function isRefresh(changes: readonly unknown[] | undefined): boolean {
-  return (changes as { refresh?: unknown } | undefined)?.refresh === true;
-}
-
-/**
  * The type URL older push log records announced a refresh with (one extra change of it, no
  * resource): read as a refresh, the change left out.
  */
 export const legacyRefreshType = "edgepilot.dev/sidecar-configs";
 
-/** A push log record's changes as the feed carries them: a refresh marked, a legacy refresh change left out. */
-export function loggedPush(changes: readonly ResourceChange[], refresh: boolean | undefined): PushChanges {
+/**
+ * A push log record's changes and refresh flag as the feed carries them: a legacy refresh change
+ * left out and read as the flag.
+ */
+export function loggedPush(
+  changes: readonly ResourceChange[],
+  refresh: boolean | undefined,
+): { changes: readonly ResourceChange[]; refresh: boolean } {
   const legacy = changes.some((c) => (c.typeUrl as string) === legacyRefreshType);
-  if (!legacy) return refresh ? markRefresh([...changes]) : changes;
-  return markRefresh(changes.filter((c) => (c.typeUrl as string) !== legacyRefreshType));
+  if (!legacy) return { changes, refresh: refresh === true };
+  return { changes: changes.filter((c) => (c.typeUrl as string) !== legacyRefreshType), refresh: true };
 }

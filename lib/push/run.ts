@@ -47,6 +47,8 @@ const busyRetryMs = 1000;
 /** Runs decisions and flushes until the queue is empty or must wait. One flush at a time. */
 export async function runDebounceTurn(deps: FlushDeps, options: DebounceOptions): Promise<DebounceTurn> {
   const flushes: DebounceTurn["flushes"] = [];
+  // Each flush derives its push context from the one before it (FlushDeps.lastContext).
+  let lastContext = deps.lastContext;
   for (let round = 0; round < 8; round++) {
     const queue = await readQueue(deps.store);
     const now = deps.now();
@@ -58,10 +60,11 @@ export async function runDebounceTurn(deps: FlushDeps, options: DebounceOptions)
     if (decision.kind === "idle") return { flushes, nextAt: null, queuedSince: null };
     if (decision.kind === "wait") return { flushes, nextAt: decision.until, queuedSince: oldest(queue) };
     const startedAt = deps.now();
-    const result = await flush(deps, decision.keys);
+    const result = await flush(lastContext ? { ...deps, lastContext } : deps, decision.keys);
     if (result.kind === "busy")
       return { flushes, nextAt: now + busyRetryMs, queuedSince: oldest(queue), busy: true };
     flushes.push({ ...result, startedAt, endedAt: deps.now() });
+    lastContext = result.context ?? lastContext;
   }
   return { flushes, nextAt: deps.now(), queuedSince: oldest(await readQueue(deps.store)) };
 }

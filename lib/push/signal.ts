@@ -7,8 +7,7 @@
  */
 
 import { yieldToEventLoop } from "../pace.ts";
-import type { PushListener, PushSignal, ResourceChange } from "../resources/changes.ts";
-import { isRefresh, markRefresh } from "./push-refresh.ts";
+import { gatherPushes, type Push, type PushListener, type PushSignal } from "../resources/changes.ts";
 
 export interface PushSignalOptions {
   /** Longest run of listener calls between two yields (ms), past the first `minPerSlice`; default 2. */
@@ -36,8 +35,7 @@ export const maxGatheredChanges = 10_000;
 
 /** A push being told, or waiting its turn: whom it reaches (taken when it was announced) and how far it got. */
 interface Announcement {
-  version: number;
-  changes: readonly ResourceChange[] | undefined;
+  push: Push;
   listeners: PushListener[];
   next: number;
 }
@@ -74,7 +72,7 @@ export function createPushSignal(
         if (!listeners.has(listener)) continue;
         told++;
         try {
-          listener(a.version, a.changes);
+          listener(a.push);
         } catch (err) {
           onListenerError?.(err);
         }
@@ -89,25 +87,16 @@ export function createPushSignal(
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    emit(version, changes) {
+    emit(push) {
       const waiting = queue.length > 1 ? (queue[queue.length - 1] as Announcement) : undefined;
       if (waiting) {
-        // Not begun yet: this push joins it, for whoever listens now. A listener gets both pushes'
-        // changes at once, as its own stream would gather them while busy.
-        waiting.version = version;
-        const gathered =
-          waiting.changes === undefined ||
-          changes === undefined ||
-          waiting.changes.length + changes.length > maxGatheredChanges
-            ? undefined
-            : [...waiting.changes, ...changes];
-        // A refresh (push-refresh.ts) is said by the array: the gathered one says it when either did.
-        waiting.changes =
-          gathered && (isRefresh(waiting.changes) || isRefresh(changes)) ? markRefresh(gathered) : gathered;
+        // Not begun yet: this push joins it, for whoever listens now. A listener gets both pushes
+        // at once, as its own stream would gather them while busy.
+        waiting.push = gatherPushes([waiting.push, push], maxGatheredChanges);
         waiting.listeners = [...listeners];
         return;
       }
-      queue.push({ version, changes, listeners: [...listeners], next: 0 });
+      queue.push({ push, listeners: [...listeners], next: 0 });
       if (!telling) tell();
     },
     get size() {

@@ -1,4 +1,5 @@
 /** What a push changed and how it is announced: the push side writes these, the read side takes them. */
+import type { PushContext } from "./push-context.ts";
 import type { TypeUrl } from "./xds-types.ts";
 
 /**
@@ -32,23 +33,61 @@ export interface PushVersion {
 }
 
 /**
- * A push: its version and, when known, every resource it changed (the flush's `changes`, each
- * upsert with its version and encoded bytes, so a listener answers without reading the store).
- * The same change objects reach every listener: they must never be mutated or copied per listener.
- * `changes` absent means "unknown" (a recovered flush, the sync gate opening): listeners must
- * re-read everything they serve.
+ * A push as the change feed carries it: plain fields, the same object to every reader (never
+ * mutated or copied per reader). `changes` lists every resource it changed (each upsert with its
+ * version and encoded bytes, so a reader answers without reading the store); absent means "unknown"
+ * (a recovered flush, the sync gate opening, a push log entry that cannot name them): readers re-read
+ * everything they serve.
  */
-export type PushListener = (version: number, changes?: readonly ResourceChange[]) => void;
+export interface Push {
+  /** The push version (keys.pushVersion()); 0 for the sync gate opening. */
+  readonly version: number;
+  readonly changes?: readonly ResourceChange[];
+  /**
+   * A Full push whose Envoy sidecar resources may have changed beyond `changes` (lib/push/push-refresh.ts):
+   * sidecar snapshots go stale and Poll/Watch calls of a sidecar wake.
+   */
+  readonly refresh?: true;
+  /** The push context the flush of this push built, when it ran in this process (else readers load it). */
+  readonly context?: PushContext;
+}
+
+/** Takes each push, in announcement order. */
+export type PushListener = (push: Push) => void;
 
 export interface PushSignal {
   /** Listens for pushes; returns the function that stops listening (no push reaches it after). */
   subscribe(listener: PushListener): () => void;
   /**
-   * Announces a push (with what it changed when known); a listener that throws does not stop the
-   * others. Every listener gets the pushes in the order they were announced; the first slice of
-   * listeners is told before emit returns, the rest after yields.
+   * Announces a push; a listener that throws does not stop the others. Every listener gets the
+   * pushes in the order they were announced; the first slice of listeners is told before emit
+   * returns, the rest after yields.
    */
-  emit(version: number, changes?: readonly ResourceChange[]): void;
+  emit(push: Push): void;
   /** How many listeners are attached (open streams). */
   readonly size: number;
+}
+
+/**
+ * Pushes told as one (a busy stream or signal gathers those announced meanwhile): the last one's
+ * version and context, every change in order (unknown when one is unknown or past `maxChanges`), a
+ * refresh when one was. One push is returned as it is: the same object every other reader holds.
+ */
+export function gatherPushes(pushes: readonly Push[], maxChanges: number): Push {
+  if (pushes.length === 1) return pushes[0] as Push;
+  const last = pushes.at(-1) as Push;
+  let changes: ResourceChange[] | undefined = [];
+  let refresh = false;
+  for (const p of pushes) {
+    refresh ||= p.refresh === true;
+    if (changes === undefined) continue;
+    if (p.changes === undefined || changes.length + p.changes.length > maxChanges) changes = undefined;
+    else for (const c of p.changes) changes.push(c);
+  }
+  return {
+    version: last.version,
+    ...(changes && { changes }),
+    ...(refresh && { refresh: true as const }),
+    ...(last.context && { context: last.context }),
+  };
 }

@@ -7,7 +7,8 @@
  *
  * Built whole by loadPushContext (start-up, or a process that did not run the flush), or derived
  * from push N's by updatePushContext for what push N+1 changed (its configs, the services it
- * touched), reading only those. The flush builds one per push and hands it on (push-context-handoff.ts);
+ * touched), reading only those. The flush builds one per push; the push carries it (Push.context)
+ * to the readers in its process, and the core keeps the last one for the next flush to derive from;
  * a reader in another process loads it with the same loader. The services (the largest part) are
  * read on first ask, so a process that never serves Envoy sidecars never holds the whole mesh.
  */
@@ -52,6 +53,19 @@ export interface PushContext {
   services(): Promise<PushServices>;
   /** Whether the services were asked for (or derive from a context whose were): keeping them up to date then pays. */
   readonly servicesRead: boolean;
+}
+
+/**
+ * Whether `ctx` describes push `version` as a reader with `options` would build it (a host generating
+ * for another domain suffix or discovery selectors loads its own).
+ */
+export function contextFits(ctx: PushContext, version: number, options: PushContextOptions): boolean {
+  const a = ctx.options;
+  return (
+    ctx.version === version &&
+    a.domainSuffix === options.domainSuffix &&
+    JSON.stringify(a.discoverySelectors ?? []) === JSON.stringify(options.discoverySelectors ?? [])
+  );
 }
 
 /** The parts of a context read per push by the flush, or by the loader. */

@@ -17,7 +17,7 @@ import type {
   DiscoveryRequest,
   DiscoveryResponse,
 } from "../gen/envoy/service/discovery/v3/discovery_pb.ts";
-import type { PushSignal, ResourceChange } from "../resources/changes.ts";
+import type { Push, PushSignal, ResourceChange } from "../resources/changes.ts";
 import type { SyncGate } from "../resources/sync-gate.ts";
 import { pumpAdsStream, type ResponseSink, type StreamHooks } from "./ads-stream.ts";
 import { createConnectionLog, type StreamConnectionLog } from "./connection-log.ts";
@@ -215,9 +215,9 @@ function viewed<Req extends { node?: Node | undefined }, Res>(
       const binding = view.bind(req.node);
       return binding ? binding.then(() => session.onRequest(req)) : session.onRequest(req);
     },
-    onPush(changed?: readonly ResourceChange[]): Res[] | Promise<Res[]> {
+    onPush(push: Push): Res[] | Promise<Res[]> {
       // The usual push takes its changes at once: the session may answer it at once too.
-      const taken = view.push(changed);
+      const taken = view.push(push);
       return taken instanceof Promise
         ? taken.then((t) => session.onPush(undefined, t.changes))
         : session.onPush(undefined, taken.changes);

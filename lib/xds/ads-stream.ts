@@ -9,7 +9,7 @@
  * flow control instead of filling our heap; and the next input is handled only once the transport
  * took the response before it (the socket drained), so responses never pile up.
  */
-import type { PushSignal, ResourceChange } from "../resources/changes.ts";
+import { gatherPushes, type Push, type PushSignal } from "../resources/changes.ts";
 
 /**
  * What the stream needs of a session (lib/xds/sotw.ts and lib/xds/delta.ts implement it): one call
@@ -20,10 +20,10 @@ export interface StreamSession<Req, Res> {
   /** A request, after its check passed. */
   onRequest(req: Req): Res[] | Promise<Res[]>;
   /**
-   * A push: `changed` lists every resource changed by the pushes coalesced into this one, or is
-   * undefined when one of them did not say (then the session re-reads everything).
+   * A push: the pushes coalesced into this one as one (gatherPushes: its `changes` undefined when one
+   * of them did not say, then the session re-reads everything).
    */
-  onPush(changed?: readonly ResourceChange[]): Res[] | Promise<Res[]>;
+  onPush(push: Push): Res[] | Promise<Res[]>;
 }
 
 /**
@@ -95,9 +95,28 @@ export async function pumpAdsStream<Req, Res>(
   let taken: (() => void) | undefined;
   let closed = false;
   let pushPending = false;
-  // What the pushes waiting here changed; undefined once one of them did not say.
-  let pendingChanges: (readonly ResourceChange[])[] | undefined = [];
+  // The pushes waiting here, and how many changes they carry; past maxPendingChanges they are
+  // forgotten for one push that says "unknown" (the stream re-reads everything).
+  let pending: Push[] = [];
   let pendingCount = 0;
+  const hold = (push: Push) => {
+    pendingCount += push.changes?.length ?? 0;
+    const first = pending[0];
+    const known = first === undefined || first.changes !== undefined;
+    if (known && push.changes !== undefined && pendingCount <= maxPendingChanges) {
+      pending.push(push);
+      return;
+    }
+    const refresh = push.refresh === true || pending.some((p) => p.refresh === true);
+    const { version, context } = push;
+    pending = [{ version, ...(refresh && { refresh: true as const }), ...(context && { context }) }];
+  };
+  const takePending = (): Push => {
+    const push = gatherPushes(pending, maxPendingChanges);
+    pending = [];
+    pendingCount = 0;
+    return push;
+  };
   const deliver = (input: Input<Req, Res>) => {
     inbox.push(input);
     wake?.();
@@ -131,36 +150,28 @@ export async function pumpAdsStream<Req, Res>(
    * The push of `changed` handed to the session when the stream is idle: true when it was (or it
    * ended the stream), false when it waits for the loop.
    */
-  const answerPushNow = (changed: readonly ResourceChange[] | undefined): boolean => {
+  const answerPushNow = (take: () => Push): boolean => {
     if (!idle()) return false;
     try {
       hooks.answer?.(true);
-      writeOrAwait(true, session.onPush(changed));
+      writeOrAwait(true, session.onPush(take()));
     } catch (error) {
       deliver({ kind: "end", error });
     }
     return true;
   };
-  const unsubscribe = pushes.subscribe((_version, changes) => {
-    // Nothing waits (the usual push): its changes are the push's as announced, handed over at
-    // once when the stream is idle, with nothing recorded.
+  const unsubscribe = pushes.subscribe((push) => {
+    // Nothing waits (the usual push): the push as announced, handed over at once when the stream
+    // is idle, with nothing recorded.
     const alone =
       !pushPending &&
-      pendingChanges?.length === 0 &&
-      (changes === undefined || changes.length <= maxPendingChanges);
-    if (alone && answerPushNow(changes)) return;
-    pendingCount += changes?.length ?? 0;
-    if (changes === undefined || pendingCount > maxPendingChanges) pendingChanges = undefined;
-    else pendingChanges?.push(changes);
+      pending.length === 0 &&
+      (push.changes === undefined || push.changes.length <= maxPendingChanges);
+    if (alone && answerPushNow(() => push)) return;
+    hold(push);
     if (pushPending) return;
     // Pushes that waited for the stream, answered together (`alone` was tried already).
-    if (!alone && answerPushNow(pendingChanges?.length === 1 ? pendingChanges[0] : pendingChanges?.flat())) {
-      // The array is only ever read here and in the loop below (never kept): reused.
-      if (pendingChanges) pendingChanges.length = 0;
-      else pendingChanges = [];
-      pendingCount = 0;
-      return;
-    }
+    if (!alone && answerPushNow(takePending)) return;
     pushPending = true;
     deliver({ kind: "push" });
   });
@@ -246,12 +257,10 @@ export async function pumpAdsStream<Req, Res>(
       if (input.kind === "answer") out = input.responses;
       else if (input.kind === "push") {
         pushPending = false;
-        // One push waiting (the usual case): its changes array as announced, shared by every stream.
-        const changed = pendingChanges?.length === 1 ? pendingChanges[0] : pendingChanges?.flat();
-        pendingChanges = [];
-        pendingCount = 0;
+        // One push waiting (the usual case): the push as announced, shared by every stream.
+        const gathered = takePending();
         hooks.answer?.(true);
-        out = session.onPush(changed);
+        out = session.onPush(gathered);
       } else {
         const refused = check?.(input.req);
         if (refused) throw refused;

@@ -4,7 +4,7 @@
  * changes; every listener woken by one push recomputes from one shared, lazily filled snapshot
  * of the store, so a push that reaches N streams reads each resource once, not N times.
  */
-import { isRefresh } from "../push/push-refresh.ts";
+import type { Push } from "../resources/changes.ts";
 import type { StoredResource } from "../resources/types.ts";
 import type { ResourceSource } from "./source.ts";
 
@@ -34,10 +34,10 @@ export interface PushListener {
 /** The fan-out point between the debounce and the open streams of one instance. */
 export interface PollHub {
   /**
-   * Announces a push; `changes` undefined means anything may have changed (wakes every listener).
-   * A refresh push (lib/push/push-refresh.ts) also wakes the listeners whose `onRefresh` says so.
+   * Announces a push; its `changes` undefined means anything may have changed (wakes every
+   * listener). A refresh push (Push.refresh) also wakes the listeners whose `onRefresh` says so.
    */
-  publish(changes?: readonly ChangedResource[]): void;
+  publish(push: Pick<Push, "refresh"> & { changes?: readonly ChangedResource[] }): void;
   /** Starts listening: no push published from now on is missed. */
   listen(interest: Interest, onRefresh?: () => boolean): PushListener;
   /** Listeners attached. */
@@ -58,9 +58,8 @@ export function createPollHub(source: ResourceSource): PollHub {
   const slots = new Set<Slot>();
   let snapshot: ResourceSource = createSnapshotSource(source);
   return {
-    publish(changes) {
+    publish({ changes, refresh }) {
       snapshot = createSnapshotSource(source);
-      const refresh = isRefresh(changes);
       for (const slot of slots) {
         if (changes !== undefined && !changes.some(slot.interest) && !(refresh && slot.onRefresh?.()))
           continue;

@@ -221,7 +221,7 @@ export function createXdsServer(core: XdsCore, options: XdsServerOptions): XdsSe
     ...(xds && { xds }),
   });
   feed.attach({
-    publish: (changes) => hub.publish(changes),
+    publish: (push) => hub.publish(push),
     get open() {
       return poll.open;
     },

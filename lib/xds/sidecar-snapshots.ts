@@ -16,8 +16,8 @@
  * port, protocol, target port), and its IPs when a Sidecar ingress listener sends to the pod's own
  * IP (a wildcard defaultEndpoint). Both caches are LRU-bounded (maxSidecarClasses each).
  *
- * Freshness. The context is the one the flush of a push built when it ran in this process (handed
- * on with the push's changes), else derived or loaded here with the same loader. A push that
+ * Freshness. The context is the one the flush of a push built when it ran in this process (the
+ * push's `context`), else derived or loaded here with the same loader. A push that
  * changes only ClusterLoadAssignments keeps every snapshot (their services' shards are read again
  * for the instance index, and a DNS service's change, whose clusters carry endpoints inline, drops
  * the outbound ones); any other push (a Cluster, Listener or Route change, a view marker, an
@@ -27,11 +27,9 @@
  */
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
-import { lastPushContext, pushContextOf } from "../push/push-context-handoff.ts";
-import { isRefresh } from "../push/push-refresh.ts";
 import type { SidecarModel } from "../registry/istio/sidecar.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
-import type { PushVersion, ResourceChange } from "../resources/changes.ts";
+import type { Push, PushVersion, ResourceChange } from "../resources/changes.ts";
 import { sidecarClusters } from "../resources/generators/sidecar/cluster.ts";
 import { inboundClusters } from "../resources/generators/sidecar/cluster-inbound.ts";
 import { sidecarListeners } from "../resources/generators/sidecar/listener.ts";
@@ -49,6 +47,7 @@ import {
   type SidecarProxy,
 } from "../resources/generators/sidecar/types.ts";
 import {
+  contextFits,
   loadPushContext,
   type PushContext,
   type PushContextOptions,
@@ -91,10 +90,10 @@ export interface SidecarSnapshots {
   bind(node: Pick<Node, "id" | "metadata"> | undefined, namespace: string): SidecarBinding | undefined;
   /** The binding's CDS, LDS or RDS resources, sorted by name. */
   resources(binding: SidecarBinding, typeUrl: string): Promise<readonly StoredResource[]>;
-  /** Notes a push (idempotent per array): what it makes stale. */
-  publish(changes?: readonly ResourceChange[]): void;
+  /** Notes a push (once per push: Views.publish calls it): what it makes stale. */
+  publish(push: Push): void;
   /** Whether a push changed ClusterLoadAssignments only and is no refresh (lib/push/push-refresh.ts): snapshots then stand. */
-  endpointsOnly(changes: readonly ResourceChange[] | undefined): boolean;
+  endpointsOnly(push: Push): boolean;
   /**
    * Whether a push made the snapshots stale since the binding's last read: its stream re-reads
    * everything, whatever changes it was handed (a stream gathering pushes hands them as one list).
@@ -128,7 +127,6 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
   let dnsCheck = new Set<string>();
   const outbound = new Map<string, Promise<Outbound>>();
   const inbound = new Map<string, Promise<Snapshot>>();
-  const seen = new WeakSet<readonly ResourceChange[]>();
   const edsOnly = new WeakMap<readonly ResourceChange[], boolean>();
 
   // Bumped whenever what is built goes stale: a read that began before never caches into the new state.
@@ -165,8 +163,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       const at = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
       if (current?.at !== at) {
         clear();
-        const built = lastPushContext(store, at, contextOptions);
-        return sidecarScope(await (built ? use(at, Promise.resolve(built)) : load(at)).ctx);
+        return sidecarScope(await load(at).ctx);
       }
       return sidecarScope(await current.ctx);
     }
@@ -228,8 +225,8 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
     return stored([inboundClusters(inputs, { mesh, proxyIps: b.proxy.ipAddresses }), listeners]);
   };
 
-  const endpointsOnly = (changes: readonly ResourceChange[] | undefined): boolean => {
-    if (changes === undefined || isRefresh(changes)) return false;
+  const endpointsOnly = ({ changes, refresh }: Push): boolean => {
+    if (changes === undefined || refresh) return false;
     let v = edsOnly.get(changes);
     if (v === undefined) {
       v = changes.every(isEds);
@@ -284,22 +281,20 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       const own = (await inboundSet).get(typeUrl) ?? [];
       return own.length === 0 ? mine : [...mine, ...own].sort(byName);
     },
-    publish(changes) {
-      if (changes !== undefined && seen.has(changes)) return;
-      if (changes !== undefined) seen.add(changes);
+    publish(push) {
+      const { changes, context } = push;
       // The flush of this push ran here: its context is the one to read (EDS-only: it holds the
       // endpoints the push moved, so the classes stand; else everything built is stale).
-      const handed = changes && pushContextOf(changes, contextOptions);
-      if (handed) {
-        if (!endpointsOnly(changes) || changes?.some((c) => c.version === null || c.service === undefined))
+      if (context && contextFits(context, push.version, contextOptions)) {
+        if (!endpointsOnly(push) || changes?.some((c) => c.version === null || c.service === undefined))
           stale();
         else for (const c of changes ?? []) dnsCheck.add(c.service as string);
-        use(undefined, Promise.resolve(handed));
+        use(undefined, Promise.resolve(context));
         return;
       }
       // Nothing built (a host without sidecars): nothing to keep or drop.
       if (!current && outbound.size === 0 && inbound.size === 0) return;
-      if (changes === undefined || !endpointsOnly(changes)) return stale();
+      if (changes === undefined || !endpointsOnly(push)) return stale();
       if (!current) return;
       const services = new Set<string>();
       for (const c of changes) {

@@ -4,7 +4,7 @@
  * assignments proxyless clients get, so one endpoint change is one assignment for everyone), its
  * Clusters, Listeners and RouteConfigurations from its class's snapshot (sidecar-snapshots.ts).
  */
-import type { ResourceChange } from "../resources/changes.ts";
+import type { Push, ResourceChange } from "../resources/changes.ts";
 import { TypeUrl } from "../resources/xds-types.ts";
 import type { SidecarBinding, SidecarSnapshots } from "./sidecar-snapshots.ts";
 import type { ResourceSource } from "./source.ts";
@@ -41,12 +41,12 @@ export function sidecarSource(
 export function sidecarChanges(
   snapshots: SidecarSnapshots,
   binding: SidecarBinding,
-  changes: readonly ResourceChange[] | undefined,
+  push: Push,
   filtered: readonly ResourceChange[] | undefined,
 ):
   | { changes: readonly ResourceChange[] | undefined }
   | Promise<{ changes: readonly ResourceChange[] | undefined }> {
-  if (filtered === undefined || !snapshots.endpointsOnly(changes) || snapshots.staleFor(binding))
+  if (filtered === undefined || !snapshots.endpointsOnly(push) || snapshots.staleFor(binding))
     return { changes: undefined };
   if (binding.signature === undefined) return { changes: filtered };
   return snapshots.instancesChanged(binding).then((changed) => ({ changes: changed ? undefined : filtered }));

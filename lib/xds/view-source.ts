@@ -17,7 +17,7 @@
 import { nodeClaim } from "../auth/identity.ts";
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
-import type { ResourceChange } from "../resources/changes.ts";
+import type { Push, ResourceChange } from "../resources/changes.ts";
 import type { SidecarMeshSettings } from "../resources/generators/sidecar/types.ts";
 import { rootNamespace } from "../resources/istio-configs.ts";
 import type { StoredResource } from "../resources/types.ts";
@@ -59,8 +59,8 @@ export interface Views {
   wakes(view: NodeView): boolean;
   /** The sidecar resources of this host. */
   readonly sidecars: SidecarSnapshots;
-  /** Notes a push (idempotent per array): a view change, or an unnamed push, drops the cached table. */
-  publish(changes?: readonly ResourceChange[]): void;
+  /** Notes a push (idempotent per push): a view change, or an unnamed push, drops the cached table. */
+  publish(push: Push): void;
   /** Streams held (the Views hold none; FeedHub). */
   readonly open: number;
 }
@@ -94,7 +94,7 @@ export function createViews(options: ViewsOptions): Views {
   const tables = createViewTableReader(store);
   let table: Promise<ViewTable> | undefined;
   let loading = false;
-  const seen = new WeakSet<readonly ResourceChange[]>();
+  const seen = new WeakSet<Push>();
   // Per push, view key and namespace: the filtered changes (1,000 streams of one view filter once).
   type PerView = Map<string, Map<string, readonly ResourceChange[] | undefined>>;
   const filtered = new WeakMap<readonly ResourceChange[], PerView>();
@@ -181,16 +181,13 @@ export function createViews(options: ViewsOptions): Views {
       if (c.view === undefined) return true;
       return c.name === "" ? markerFor(c, view.namespace) : c.view === view.key;
     },
-    publish(changes) {
-      if (changes === undefined) {
-        sidecars.publish(undefined);
-        return drop();
-      }
-      if (seen.has(changes)) return;
-      seen.add(changes);
+    publish(push) {
       // Once per push, not per stream: the proxyless fan-out pays no lookup more for it.
-      sidecars.publish(changes);
-      if (changes.some((c) => c.view !== undefined && c.name === "")) drop();
+      if (seen.has(push)) return;
+      seen.add(push);
+      sidecars.publish(push);
+      const { changes } = push;
+      if (changes === undefined || changes.some((c) => c.view !== undefined && c.name === "")) drop();
     },
     open: 0,
   };
@@ -277,7 +274,7 @@ export interface StreamView {
    * The changes the stream's session takes for a push: at once (no promise on the usual push), or
    * a promise when the push changed the view and it is looked up again first.
    */
-  push(changes: readonly ResourceChange[] | undefined): TakenChanges | Promise<TakenChanges>;
+  push(push: Push): TakenChanges | Promise<TakenChanges>;
 }
 
 /** The view of one stream over `base` (sessions are built with `stream.source`). */
@@ -290,9 +287,9 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
     current = views.source(v, base);
   };
   // An Envoy sidecar's stream (view.sidecar): its own rules for what a push gives (sidecar-source.ts).
-  const sidecarPush = (sidecar: SidecarBinding, changes: readonly ResourceChange[] | undefined) => {
-    const out = views.changesFor(view, changes);
-    if (out !== undefined) return sidecarChanges(views.sidecars, sidecar, changes, out);
+  const sidecarPush = (sidecar: SidecarBinding, push: Push) => {
+    const out = views.changesFor(view, push.changes);
+    if (out !== undefined) return sidecarChanges(views.sidecars, sidecar, push, out);
     return views.forNamespace(view.namespace).then((v) => {
       set({ ...v, sidecar });
       return { changes: undefined };
@@ -308,10 +305,10 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
       bound = true;
       return views.forNode(node).then(set);
     },
-    push(changes) {
-      views.publish(changes);
-      if (view.sidecar) return sidecarPush(view.sidecar, changes);
-      const out = views.changesFor(view, changes);
+    push(push) {
+      views.publish(push);
+      if (view.sidecar) return sidecarPush(view.sidecar, push);
+      const out = views.changesFor(view, push.changes);
       if (out !== undefined || !bound) return { changes: out };
       return views.forNamespace(view.namespace).then((v) => {
         set(v);

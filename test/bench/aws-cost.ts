@@ -82,7 +82,7 @@ export async function measureAwsUnits(services = 100, changes = 50): Promise<Aws
   for (const c of [ingest, debounce, xds]) await c.start();
   const follower = createStoreFollower({ core: xds, intervalMs: 1000, timers, log: () => undefined });
   let announced: readonly ResourceChange[] = [];
-  xds.feed.subscribe((_version, changes) => {
+  xds.feed.subscribe(({ changes }) => {
     announced = changes ?? [];
   });
   const apply = async (events: unknown[]) => {

@@ -34,7 +34,8 @@ export async function measureViewPush(pushes = 2000, streamCount = 1000): Promis
     const changes = [
       { typeUrl: TypeUrl.endpoint, name: `outbound|9080||h${p}`, version: "v", service: "ns1/h" },
     ];
-    for (const s of streams) s.push(changes);
+    const push = { version: p + 1, changes };
+    for (const s of streams) s.push(push);
   }
   return ((performance.now() - t0) * 1000) / (pushes * streamCount);
 }

@@ -2,7 +2,9 @@
  * lib/ imports in one direction only: every folder of lib/ (and every file at its top) has a layer,
  * and a module may import only from its own folder or from a lower layer. Type-only imports count
  * too: a type that two layers share belongs in the lower one (lib/resources for xDS resources,
- * changes, push versions and views). A new folder fails here until it is given a layer.
+ * changes, pushes, push contexts and views). Some layers are also kept apart: push and ingest (the
+ * write side) and xds (the read side) meet only in lib/resources below them and lib/core between
+ * them. A new folder fails here until it is given a layer.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
@@ -37,6 +39,12 @@ const layers: readonly (readonly string[])[] = [
   ["relay"],
   ["agent"],
   ["config.ts", "serve-flags.ts"],
+];
+
+/** Units that never import one another, whatever their layers: the write side and the read side. */
+const apart: readonly (readonly [string, string])[] = [
+  ["xds", "push"],
+  ["xds", "ingest"],
 ];
 
 const rank = new Map<string, number>();
@@ -105,5 +113,12 @@ describe("lib/ layers", () => {
       .filter(([, , a, b]) => (rank.get(b) ?? -1) >= (rank.get(a) ?? Number.POSITIVE_INFINITY))
       .map(([from, to]) => `${from} -> ${to}`);
     expect(upward).toEqual([]);
+  });
+
+  it("keeps the write side and the read side apart", () => {
+    const across = imports
+      .filter(([, , a, b]) => apart.some(([x, y]) => (a === x && b === y) || (a === y && b === x)))
+      .map(([from, to]) => `${from} -> ${to}`);
+    expect(across).toEqual([]);
   });
 });

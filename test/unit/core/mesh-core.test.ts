@@ -57,11 +57,11 @@ function harness(overrides: Partial<MeshCoreOptions> = {}) {
     ...overrides,
   });
   const listened: Heard[] = [];
-  core.feed.subscribe((version, changes) => listened.push(heard(version, changes)));
+  core.feed.subscribe(({ version, changes }) => listened.push(heard(version, changes)));
   const published: Heard[] = [];
   const hub: FeedHub & { openNow: number } = {
     openNow: 2,
-    publish: (changes) => published.push(heard(-1, changes)),
+    publish: ({ changes }) => published.push(heard(-1, changes)),
     get open() {
       return this.openNow;
     },

@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import type { Flush } from "../../../lib/core/hooks.ts";
 import { createPushLogObserver, pushLogLine } from "../../../lib/core/push-log.ts";
 import { pushRequest } from "../../../lib/model/index.ts";
-import { markRefresh } from "../../../lib/push/push-refresh.ts";
 import type { ResourceChange } from "../../../lib/resources/changes.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 
@@ -17,33 +16,36 @@ const eds: ResourceChange = {
   version: "v1",
 };
 
-const flush = (changes: ResourceChange[]): Flush => ({
+const flush = (changes: ResourceChange[], refresh?: true): Flush => ({
   kind: "done",
   version: 7,
   request: pushRequest({ full: true, reason: "config", configs: [], start: 0 }),
   changes,
+  ...(refresh && { refresh }),
   recovered: false,
 });
 
 describe("pushLogLine", () => {
   it.each([
-    [[eds], "push 7: full, 1 resource(s) changed, 12ms after the first event"],
+    [[eds], undefined, "push 7: full, 1 resource(s) changed, 12ms after the first event"],
     [
-      markRefresh([]),
+      [],
+      true,
       "push 7: full, 0 resource(s) changed (Envoy sidecars rebuild theirs), 12ms after the first event",
     ],
     [
-      markRefresh([eds]),
+      [eds],
+      true,
       "push 7: full, 1 resource(s) changed (Envoy sidecars rebuild theirs), 12ms after the first event",
     ],
-  ])("%j", (changes, line) => {
-    expect(pushLogLine(flush(changes), 12)).toBe(line);
+  ] as const)("%j", (changes, refresh, line) => {
+    expect(pushLogLine(flush([...changes], refresh), 12)).toBe(line);
   });
 
   it("the observer logs that line for a refresh push that changed nothing", () => {
     const lines: string[] = [];
     createPushLogObserver((l) => lines.push(l)).onPush?.({
-      flush: flush(markRefresh([])),
+      flush: flush([], true),
       latencyMs: 3,
     } as never);
     expect(lines).toHaveLength(1);

@@ -62,7 +62,7 @@ export function createRestartHarness({
   /** Every shared ClusterLoadAssignment a push carried: name, endpoint count (null: removed), whether synced then. */
   const sent: { name: string; endpoints: number | null; synced: boolean }[] = [];
   let synced = false;
-  core.feed.subscribe((_, changes) => {
+  core.feed.subscribe(({ changes }) => {
     for (const c of changes ?? []) {
       if (c.typeUrl !== TypeUrl.endpoint || c.view !== undefined) continue;
       sent.push({ name: c.name, endpoints: c.body ? endpointCount(c.body) : null, synced });

@@ -49,7 +49,7 @@ export function instance(
     ...((options.shared ?? true) && { follow: { intervalMs: 1000 } }),
   });
   const heard: string[] = [];
-  core.feed.subscribe((version, changes) => heard.push(heardOf(version, changes)));
+  core.feed.subscribe(({ version, changes }) => heard.push(heardOf(version, changes)));
   return { core, heard, lines, turnsAsked: () => turnsAsked };
 }
 

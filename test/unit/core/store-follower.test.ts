@@ -8,9 +8,9 @@ import { describe, expect, it } from "vitest";
 import { createChangeFeed } from "../../../lib/core/change-feed.ts";
 import { announceUpTo, createStoreFollower, maxCatchUp } from "../../../lib/core/store-follower.ts";
 import type { PushLogEntry } from "../../../lib/push/flush.ts";
-import { isRefresh, legacyRefreshType } from "../../../lib/push/push-refresh.ts";
+import { legacyRefreshType } from "../../../lib/push/push-refresh.ts";
 import { enqueuePush } from "../../../lib/push/queue.ts";
-import type { PushVersion, ResourceChange } from "../../../lib/resources/changes.ts";
+import type { Push, PushVersion, ResourceChange } from "../../../lib/resources/changes.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
@@ -55,7 +55,7 @@ function harness(options: { from?: number } = {}) {
   });
   feed.skipTo(options.from ?? 0);
   const heard: { version: number; names: string[] | "all" }[] = [];
-  feed.subscribe((version, changes) =>
+  feed.subscribe(({ version, changes }) =>
     heard.push({ version, names: changes ? changes.map((c) => c.name) : "all" }),
   );
   let turnsAsked = 0;
@@ -142,14 +142,14 @@ describe("check", () => {
     await Promise.all([h.follower.check(), h.follower.check()]);
     await h.follower.check();
     // What the core that ran flush 2 announces afterwards is dropped by the feed.
-    h.feed.emit(2, [eds("again")]);
+    h.feed.emit({ version: 2, changes: [eds("again")] });
     expect(h.heard.map((x) => x.version)).toEqual([1, 2]);
   });
 
   it("a push the core announced first is skipped, the ones after it are announced", async () => {
     const h = harness();
     await publish(h.store, entry(1), entry(2), entry(3));
-    h.feed.emit(1, [eds("mine")]);
+    h.feed.emit({ version: 1, changes: [eds("mine")] });
     await h.follower.check();
     expect(h.heard.map((x) => `${x.version}:${x.names}`)).toEqual([
       "1:mine",
@@ -185,7 +185,7 @@ describe("check", () => {
       entry(1, { changes: [eds("a", "v1"), eds("gone", null), overlay, eds("missing")] }),
     );
     const got: (readonly ResourceChange[] | undefined)[] = [];
-    h.feed.subscribe((_, changes) => got.push(changes));
+    h.feed.subscribe(({ changes }) => got.push(changes));
     await h.follower.check();
     const [a, gone, view, missing] = got[0] ?? [];
     // The resource the store holds now (a later push changed it again: announced next, no-op then).
@@ -213,11 +213,10 @@ describe("check", () => {
       return getMany(wanted);
     }) as typeof h.store.getMany;
     await publish(h.store, entry(1, logged as Partial<PushLogEntry>));
-    const got: (readonly ResourceChange[] | undefined)[] = [];
-    h.feed.subscribe((_, changes) => got.push(changes));
+    const got: Push[] = [];
+    h.feed.subscribe((push) => got.push(push));
     await h.follower.check();
-    expect(got).toEqual([[]]);
-    expect(isRefresh(got[0])).toBe(true);
+    expect(got).toEqual([{ version: 1, changes: [], refresh: true }]);
     expect(reads).toBe(0);
   });
 
@@ -239,11 +238,11 @@ describe("check", () => {
         refresh: true,
       }),
     );
-    const got: (readonly ResourceChange[] | undefined)[] = [];
-    h.feed.subscribe((_, changes) => got.push(changes));
+    const got: Push[] = [];
+    h.feed.subscribe((push) => got.push(push));
     await h.follower.check();
-    expect(got[0]?.[0]?.body).toEqual(new Uint8Array([1]));
-    expect(isRefresh(got[0])).toBe(true);
+    expect(got[0]?.changes?.[0]?.body).toEqual(new Uint8Array([1]));
+    expect(got[0]?.refresh).toBe(true);
   });
 
   it("asks for a turn when pushes are queued, and only then", async () => {

@@ -4,7 +4,6 @@ import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
 import { defaultDebounceOptions } from "../../../lib/push/debounce.ts";
 import { type FlushDeps, flush, maxLoggedNames, type PushLogEntry } from "../../../lib/push/flush.ts";
 import type { GeneratedRecord } from "../../../lib/push/plan.ts";
-import { isRefresh } from "../../../lib/push/push-refresh.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
 import { runDebounceTurn } from "../../../lib/push/run.ts";
 import type { PushVersion } from "../../../lib/resources/changes.ts";
@@ -109,7 +108,7 @@ describe("flush", () => {
     const r = await flushQueue();
     // Sidecar resources are built apart from the published set: the Full push is announced for them.
     expect(r).toMatchObject({ kind: "done", version: 2, changes: [] });
-    expect(r.kind === "done" && isRefresh(r.changes)).toBe(true);
+    expect(r.kind === "done" && r.refresh).toBe(true);
     expect(await published()).toEqual(before);
     expect(await pushVersion()).toBe(2);
     // Nothing changed, so the generated record is not even written again.
@@ -219,7 +218,7 @@ describe("flush", () => {
     const r = await flushQueue();
     // Nothing is published; the Full push is still a refresh.
     expect(r).toMatchObject({ kind: "done", recovered: true, changes: [] });
-    expect(r.kind === "done" && isRefresh(r.changes)).toBe(true);
+    expect(r.kind === "done" && r.refresh).toBe(true);
     expect(await pushVersion()).toBeGreaterThan(before);
     expect(await store.get(keys.flushing())).toBeUndefined();
   });

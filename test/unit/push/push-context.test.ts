@@ -1,6 +1,6 @@
 /**
- * The push context (lib/resources/push-context.ts): the flush builds one per push and hands it on
- * (push-context-handoff.ts); derived push by push from the last one it holds what loadPushContext
+ * The push context (lib/resources/push-context.ts): the flush builds one per push and returns it
+ * (FlushResult.context, which the next flush derives from: FlushDeps.lastContext); derived push by push from the last one it holds what loadPushContext
  * reads whole (the same services, in key order, with the same shards), reading only what the push
  * touched; a chain of derivations nobody asks for is bounded.
  */
@@ -8,9 +8,13 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
 import { applyEvents, validateEvents } from "../../../lib/ingest/index.ts";
 import { type FlushDeps, type FlushResult, flush } from "../../../lib/push/flush.ts";
-import { lastPushContext, pushContextOf } from "../../../lib/push/push-context-handoff.ts";
 import { readQueue } from "../../../lib/push/queue.ts";
-import { loadPushContext, type PushContext, updatePushContext } from "../../../lib/resources/push-context.ts";
+import {
+  contextFits,
+  loadPushContext,
+  type PushContext,
+  updatePushContext,
+} from "../../../lib/resources/push-context.ts";
 import type { PushServices } from "../../../lib/resources/push-services.ts";
 import { keys, type Store } from "../../../lib/store/index.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
@@ -40,6 +44,8 @@ const sliceEvent = (name: string, ips: string[], type = "ADDED", namespace = "de
 
 let clock: number;
 let store: Store;
+/** The context the last flush returned: the next one derives from it, as the core passes it. */
+let last: PushContext | undefined;
 /** Store keys listed and read since the last reset (what a context read). */
 let listed: string[];
 let read: string[];
@@ -81,17 +87,17 @@ async function ingest(...events: unknown[]) {
 
 async function push(o: Partial<FlushDeps> = {}): Promise<Extract<FlushResult, { kind: "done" }>> {
   const r = await flush(
-    deps(o),
+    deps({ ...(last && { lastContext: last }), ...o }),
     (await readQueue(store)).map((q) => q.key),
   );
   if (r.kind !== "done") throw new Error("flush busy");
+  last = r.context ?? last;
   return r;
 }
 
 function contextOf(r: Extract<FlushResult, { kind: "done" }>): PushContext {
-  const ctx = pushContextOf(r.changes, options);
-  if (!ctx) throw new Error("no context handed on");
-  return ctx;
+  if (!r.context) throw new Error("no context returned");
+  return r.context;
 }
 
 /** What a context's services hold, comparable (ids in order, records and shards). */
@@ -106,19 +112,39 @@ beforeEach(() => {
   listed = [];
   read = [];
   store = counting(createMemoryStore());
+  last = undefined;
 });
 
 describe("the flush's push context", () => {
-  it("is handed on with the push: its version, by its changes and as the store's last", async () => {
+  it("is returned with the push, at its version; fits only a reader of that version and options", async () => {
     await ingest(serviceEvent("reviews"), sliceEvent("reviews", ["10.1.0.1"]));
     const r = await push();
     const ctx = contextOf(r);
     expect(ctx.version).toBe(r.version);
-    expect(lastPushContext(store, r.version, options)).toBe(ctx);
+    expect(contextFits(ctx, r.version, options)).toBe(true);
     // Another version, or other options: not this one (the reader loads its own).
-    expect(lastPushContext(store, r.version + 1, options)).toBeUndefined();
-    expect(pushContextOf(r.changes, { domainSuffix: "example.org" })).toBeUndefined();
+    expect(contextFits(ctx, r.version + 1, options)).toBe(false);
+    expect(contextFits(ctx, r.version, { domainSuffix: "example.org" })).toBe(false);
+    expect(
+      contextFits(ctx, r.version, { ...options, discoverySelectors: [{ matchLabels: { a: "b" } }] }),
+    ).toBe(false);
     expect(Object.isFrozen(ctx)).toBe(true);
+  });
+
+  it("a last context of another push version (another core published since) is not derived from", async () => {
+    await ingest(serviceEvent("reviews"), sliceEvent("reviews", ["10.1.0.1"]));
+    const stale = contextOf(await push());
+    await stale.services();
+    await ingest(serviceEvent("details"));
+    await push({ lastContext: undefined });
+    await ingest(serviceEvent("ratings"));
+    listed = [];
+    const r = await push({ lastContext: stale });
+    // Read whole (not derived from the stale one, whose services it would carry forward).
+    expect(contextOf(r).servicesRead).toBe(false);
+    expect(shape(await contextOf(r).services())).toEqual(
+      shape(await (await loadPushContext(store, options)).services()),
+    );
   });
 
   it("derived push by push, holds what a whole load reads, reading only the services each push planned", async () => {

@@ -11,15 +11,9 @@ import { describe, expect, it } from "vitest";
 import { DiscoveryRequestSchema } from "../../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import type { PushRequest } from "../../../lib/model/index.ts";
 import type { PushLogEntry } from "../../../lib/push/flush.ts";
-import {
-  isRefresh,
-  legacyRefreshType,
-  loggedPush,
-  markRefresh,
-  needsRefresh,
-} from "../../../lib/push/push-refresh.ts";
+import { legacyRefreshType, loggedPush, needsRefresh } from "../../../lib/push/push-refresh.ts";
 import { createPushSignal } from "../../../lib/push/signal.ts";
-import type { ResourceChange } from "../../../lib/resources/changes.ts";
+import type { Push, ResourceChange } from "../../../lib/resources/changes.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys, listAll } from "../../../lib/store/index.ts";
@@ -43,8 +37,8 @@ const eds = (name: string): ResourceChange => ({ typeUrl: EDS, name, version: "v
 const request = (full: boolean, configsUpdated: string[] | null): PushRequest =>
   ({ full, configsUpdated, reason: {}, start: 0 }) as unknown as PushRequest;
 
-/** A refresh push's changes: none. */
-const refresh = () => markRefresh([] as ResourceChange[]);
+/** A refresh push (its changes: none, unless given). */
+const refresh = (changes: ResourceChange[] = []): Push => ({ version: 1, changes, refresh: true });
 
 describe("needsRefresh", () => {
   it.each([
@@ -99,7 +93,7 @@ describe("the flush announces it", () => {
     await h.ingest(ev("MODIFIED", pool(5, "2")));
     const [f] = await h.settle();
     expect(f?.changes).toEqual([]);
-    expect(isRefresh(f?.changes)).toBe(true);
+    expect(f?.refresh).toBe(true);
     // The push version moved: streams and Poll/Watch hubs hear of it.
     expect(f?.version).toBe(2);
     expect(await published()).toEqual(before);
@@ -114,7 +108,7 @@ describe("the flush announces it", () => {
     );
     const [g] = await h.settle();
     expect(g?.request?.full).toBe(false);
-    expect(isRefresh(g?.changes)).toBe(false);
+    expect(g?.refresh).toBeUndefined();
   });
 });
 
@@ -137,7 +131,7 @@ describe("a Sidecar's ingress change", () => {
     await h.ingest(ev("MODIFIED", withIngress(9090, "2")));
     const [f] = await h.settle();
     expect(f?.changes).toEqual([]);
-    expect(isRefresh(f?.changes)).toBe(true);
+    expect(f?.refresh).toBe(true);
   });
 });
 
@@ -148,8 +142,8 @@ describe("proxyless streams take nothing for it", () => {
     await d.publish(EDS, "c1");
     await d.session.onRequest(req({ typeUrl: CDS }));
     await d.session.onRequest(req({ typeUrl: EDS, resourceNamesSubscribe: ["c1"] }));
-    expect(await d.session.onPush(undefined, refresh())).toEqual([]);
-    expect(await throughQueue(d.session, () => d.session.onPush(undefined, refresh()))).toEqual([]);
+    expect(await d.session.onPush(undefined, refresh().changes)).toEqual([]);
+    expect(await throughQueue(d.session, () => d.session.onPush(undefined, refresh().changes))).toEqual([]);
   });
 
   it("SotW: a CDS and EDS subscriber sends nothing", async () => {
@@ -158,8 +152,8 @@ describe("proxyless streams take nothing for it", () => {
     const session = createSotwSession({ source: createStoreSource(store), nonce: () => `n${++n}` });
     await session.onRequest(create(DiscoveryRequestSchema, { typeUrl: CDS }));
     await session.onRequest(create(DiscoveryRequestSchema, { typeUrl: EDS, resourceNames: ["c1"] }));
-    expect(await session.onPush(undefined, refresh())).toEqual([]);
-    expect(await throughQueue(session, () => session.onPush(undefined, refresh()))).toEqual([]);
+    expect(await session.onPush(undefined, refresh().changes)).toEqual([]);
+    expect(await throughQueue(session, () => session.onPush(undefined, refresh().changes))).toEqual([]);
   });
 
   it("Watch: a proxyless Watch through views is not woken (reads nothing); a shared change wakes it", async () => {
@@ -195,7 +189,7 @@ describe("proxyless streams take nothing for it", () => {
     expect(reads).toBe(0);
     expect(hub.waiting).toBe(1);
     await m.store.put(keys.resource(RDS, route("c")), resource("c", "v9"));
-    hub.publish([{ typeUrl: RDS, name: route("c") }]);
+    hub.publish({ changes: [{ typeUrl: RDS, name: route("c") }] });
     const woke = await next;
     expect(woke.done).toBe(false);
     expect(reads).toBeGreaterThan(0);
@@ -215,7 +209,7 @@ describe("proxyless streams take nothing for it", () => {
     const stop = new AbortController();
     hub.publish(refresh());
     // Assignments alone, no refresh: neither.
-    hub.publish([eds("a")]);
+    hub.publish({ changes: [eds("a")] });
     expect(await sidecarWatch.next(stop.signal)).toBeDefined();
     const waited = proxyless.next(stop.signal);
     stop.abort();
@@ -227,8 +221,8 @@ describe("sidecar snapshots hear it", () => {
   it("a refresh is no EDS-only push: every snapshot is dropped", async () => {
     const s = createSidecarSnapshots({ store: createMemoryStore(), cache: true });
     expect(s.endpointsOnly(refresh())).toBe(false);
-    expect(s.endpointsOnly(markRefresh([eds("a")]))).toBe(false);
-    expect(s.endpointsOnly([eds("a")])).toBe(true);
+    expect(s.endpointsOnly(refresh([eds("a")]))).toBe(false);
+    expect(s.endpointsOnly({ version: 1, changes: [eds("a")] })).toBe(true);
   });
 });
 
@@ -242,17 +236,15 @@ describe("the refresh travels with the push", () => {
       now: () => 0,
       yieldNow: () => new Promise((r) => setImmediate(r)),
     });
-    const got: (readonly ResourceChange[] | undefined)[] = [];
-    signal.subscribe((_v, changes) => got.push(changes));
+    const got: Push[] = [];
+    signal.subscribe((push) => got.push(push));
     signal.subscribe(() => undefined);
-    signal.emit(1, [eds("a")]);
-    signal.emit(2, [eds("b")]);
-    signal.emit(3, refresh());
+    signal.emit({ version: 1, changes: [eds("a")] });
+    signal.emit({ version: 2, changes: [eds("b")] });
+    signal.emit({ ...refresh(), version: 3 });
     for (let i = 0; i < 10 && got.length < 2; i++) await new Promise((r) => setImmediate(r));
     expect(got).toHaveLength(2);
-    const last = got.at(-1);
-    expect(last).toEqual([eds("b")]);
-    expect(isRefresh(last)).toBe(true);
+    expect(got.at(-1)).toEqual({ version: 3, changes: [eds("b")], refresh: true });
   });
 
   it("push log records of the older layout (one change of the legacy type) read as a refresh, that change left out", () => {
@@ -261,13 +253,9 @@ describe("the refresh travels with the push", () => {
       name: "configs",
       version: "configs",
     } as unknown as ResourceChange;
-    const alone = loggedPush([legacy], undefined);
-    expect([alone, isRefresh(alone)]).toEqual([[], true]);
-    const withEds = loggedPush([eds("a"), legacy], undefined);
-    expect([withEds, isRefresh(withEds)]).toEqual([[eds("a")], true]);
-    const current = loggedPush([eds("a")], true);
-    expect([current, isRefresh(current)]).toEqual([[eds("a")], true]);
-    const plain = loggedPush([eds("a")], undefined);
-    expect(isRefresh(plain)).toBe(false);
+    expect(loggedPush([legacy], undefined)).toEqual({ changes: [], refresh: true });
+    expect(loggedPush([eds("a"), legacy], undefined)).toEqual({ changes: [eds("a")], refresh: true });
+    expect(loggedPush([eds("a")], true)).toEqual({ changes: [eds("a")], refresh: true });
+    expect(loggedPush([eds("a")], undefined)).toEqual({ changes: [eds("a")], refresh: false });
   });
 });

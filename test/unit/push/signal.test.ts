@@ -14,7 +14,7 @@ function sliced(costMs = 1, options: { sliceMs?: number; minPerSlice?: number } 
   });
   const seen: { listener: number; version: number; changes: readonly ResourceChange[] | undefined }[] = [];
   const listen = (n: number) => {
-    const unsubscribe = signal.subscribe((version, changes) => {
+    const unsubscribe = signal.subscribe(({ version, changes }) => {
       t += costMs;
       seen.push({ listener: n, version, changes });
     });
@@ -45,7 +45,7 @@ describe("push signal", () => {
     const s = sliced(10); // each far over the slice: fewer than minPerSlice are told at once anyway
     for (let n = 0; n < 3; n++) s.listen(n);
     const changes = [change("a")];
-    s.signal.emit(1, changes);
+    s.signal.emit({ version: 1, changes });
     expect(s.seen.map((x) => x.listener)).toEqual([0, 1, 2]);
     expect(s.seen.every((x) => x.changes === changes && x.version === 1)).toBe(true);
     expect(s.waiting).toHaveLength(0);
@@ -54,7 +54,7 @@ describe("push signal", () => {
   it("tells many listeners in slices: the first before emit returns, the rest after each yield", async () => {
     const s = sliced(1, { sliceMs: 2, minPerSlice: 16 });
     for (let n = 0; n < 40; n++) s.listen(n);
-    s.signal.emit(1, [change("a")]);
+    s.signal.emit({ version: 1, changes: [change("a")] });
     expect(s.seen).toHaveLength(16);
     expect(s.waiting).toHaveLength(1);
     await s.resume();
@@ -67,7 +67,7 @@ describe("push signal", () => {
   it("slices by time once minPerSlice were told: cheap listeners go many to a slice", async () => {
     const s = sliced(0.1, { sliceMs: 2, minPerSlice: 4 });
     for (let n = 0; n < 50; n++) s.listen(n);
-    s.signal.emit(1, []);
+    s.signal.emit({ version: 1, changes: [] });
     // 0.1 ms each: the 21st call would start at 2 ms.
     expect(s.seen).toHaveLength(20);
     await s.resume();
@@ -79,9 +79,9 @@ describe("push signal", () => {
     const s = sliced(1, { sliceMs: 2, minPerSlice: 16 });
     for (let n = 0; n < 20; n++) s.listen(n);
     const [c1, c2, c3] = [[change("a")], [change("b")], [change("c")]];
-    s.signal.emit(1, c1);
-    s.signal.emit(2, c2);
-    s.signal.emit(3, c3);
+    s.signal.emit({ version: 1, changes: c1 });
+    s.signal.emit({ version: 2, changes: c2 });
+    s.signal.emit({ version: 3, changes: c3 });
     expect(s.seen).toHaveLength(16);
     await s.resume(); // the last 4 of push 1, then push 2+3 to the first 12
     await s.resume();
@@ -98,10 +98,10 @@ describe("push signal", () => {
   it("a push that gathers an unknown one, or more than maxGatheredChanges, says unknown", async () => {
     const s = sliced(1, { sliceMs: 2, minPerSlice: 16 });
     for (let n = 0; n < 20; n++) s.listen(n);
-    s.signal.emit(1, [change("a")]);
-    s.signal.emit(2, [change("b")]);
-    s.signal.emit(3, undefined);
-    s.signal.emit(4, [change("c")]);
+    s.signal.emit({ version: 1, changes: [change("a")] });
+    s.signal.emit({ version: 2, changes: [change("b")] });
+    s.signal.emit({ version: 3 });
+    s.signal.emit({ version: 4, changes: [change("c")] });
     while (s.waiting.length > 0) await s.resume();
     expect(s.seen.filter((x) => x.listener === 0).map((x) => [x.version, x.changes])).toEqual([
       [1, [change("a")]],
@@ -110,12 +110,12 @@ describe("push signal", () => {
 
     const big = sliced(1, { sliceMs: 2, minPerSlice: 16 });
     for (let n = 0; n < 20; n++) big.listen(n);
-    big.signal.emit(1, []);
-    big.signal.emit(
-      2,
-      Array.from({ length: maxGatheredChanges }, (_, i) => change(`n${i}`)),
-    );
-    big.signal.emit(3, [change("one more")]);
+    big.signal.emit({ version: 1, changes: [] });
+    big.signal.emit({
+      version: 2,
+      changes: Array.from({ length: maxGatheredChanges }, (_, i) => change(`n${i}`)),
+    });
+    big.signal.emit({ version: 3, changes: [change("one more")] });
     while (big.waiting.length > 0) await big.resume();
     expect(big.seen.filter((x) => x.listener === 19).map((x) => x.changes)).toEqual([[], undefined]);
   });
@@ -124,12 +124,12 @@ describe("push signal", () => {
     const s = sliced(1, { sliceMs: 2, minPerSlice: 16 });
     const leave: (() => void)[] = [];
     for (let n = 0; n < 20; n++) leave.push(s.listen(n));
-    s.signal.emit(1, []);
-    s.signal.emit(2, []);
+    s.signal.emit({ version: 1, changes: [] });
+    s.signal.emit({ version: 2, changes: [] });
     (leave[18] as () => void)();
     s.listen(99); // after push 2 was announced: not one of its listeners
     s.listen(100);
-    s.signal.emit(3, []); // joins push 2, for the listeners of now
+    s.signal.emit({ version: 3, changes: [] }); // joins push 2, for the listeners of now
     while (s.waiting.length > 0) await s.resume();
     expect(s.seen.filter((x) => x.listener === 18)).toHaveLength(0);
     expect(s.seen.filter((x) => x.listener === 0).map((x) => x.version)).toEqual([1, 3]);
@@ -145,7 +145,7 @@ describe("push signal", () => {
     };
     s.signal.subscribe(boom);
     s.listen(2);
-    s.signal.emit(1, []);
+    s.signal.emit({ version: 1, changes: [] });
     expect(s.seen.map((x) => x.listener)).toEqual([0, 2]);
     expect(String(s.errors[0])).toContain("boom");
   });

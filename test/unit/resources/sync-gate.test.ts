@@ -184,10 +184,10 @@ describe("Poll and Watch", () => {
     expect(pollSummary(first.value as never)).toEqual({ resources: {}, removed: [] });
     const next = watch.next();
     await until(() => hub.waiting === 1);
-    hub.publish(undefined); // a push while not synced: nothing to say yet
+    hub.publish({}); // a push while not synced: nothing to say yet
     await until(() => hub.waiting === 1);
     g.open();
-    hub.publish(undefined); // what the runtime does when the registry becomes synced
+    hub.publish({}); // what the runtime does when the registry becomes synced
     expect(pollSummary((await next).value as never)).toEqual({ resources: {}, removed: ["gone"] });
     stop.abort();
     await watch.return(undefined);

@@ -151,7 +151,7 @@ describe("ADS handlers' proxy status interval", () => {
           body: new Uint8Array([n]),
           service: "ns/h",
         });
-        pushes.emit(n);
+        pushes.emit({ version: n });
       }
       await next(5);
       // 9 s after the first ACK: the shared interval is not over yet.

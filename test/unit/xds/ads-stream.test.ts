@@ -72,16 +72,16 @@ describe("runAdsStream", () => {
     f.send(1);
     expect((await first).value).toBe("req:1");
     // While the stream is not pulled: a push, a request, another push (pending with the first).
-    pushes.emit(1);
+    pushes.emit({ version: 1 });
     await settle();
     f.send(2);
     await settle();
-    pushes.emit(2);
+    pushes.emit({ version: 2 });
     const got: string[] = [];
     for (let i = 0; i < 2; i++) got.push((await out.next()).value as string);
     expect(got).toEqual(["push", "req:2"]);
-    pushes.emit(3);
-    pushes.emit(4);
+    pushes.emit({ version: 3 });
+    pushes.emit({ version: 4 });
     expect((await out.next()).value).toBe("push");
     f.end();
     expect((await out.next()).done).toBe(true);
@@ -133,8 +133,8 @@ describe("runAdsStream", () => {
       async onRequest(req) {
         return [`req:${req}`];
       },
-      async onPush(changed) {
-        seen.push(changed?.map((c) => c.name));
+      async onPush({ changes }) {
+        seen.push(changes?.map((c) => c.name));
         return ["push"];
       },
     };
@@ -159,7 +159,7 @@ describe("runAdsStream", () => {
       { emits: [change("e")], handed: ["e"] },
     ];
     for (const c of cases) {
-      for (const e of c.emits) pushes.emit(1, e);
+      for (const e of c.emits) pushes.emit({ version: 1, changes: e });
       expect((await out.next()).value).toBe("push");
     }
     expect(seen).toEqual(cases.map((c) => c.handed));
@@ -183,7 +183,7 @@ describe("runAdsStream", () => {
     });
     f.send(1, 2);
     await settle();
-    pushes.emit(1);
+    pushes.emit({ version: 1 });
     await settle();
     expect(got).toEqual(["req:1"]);
     expect(session.handled).toEqual(["req:1"]);
@@ -204,7 +204,7 @@ describe("runAdsStream", () => {
     const withNow: StreamSession<number, string> = {
       ...session,
       onPush(changed) {
-        now.push(changed);
+        now.push(changed.changes);
         // Through the session's queue (a promise): "push"; else answered at once.
         if (later) return session.onPush(changed);
         session.handled.push(`now${now.length}`);
@@ -224,11 +224,11 @@ describe("runAdsStream", () => {
     f.send(1);
     await settle();
     // Idle: answered within emit, no turn of the loop; the first write must drain.
-    pushes.emit(1, change);
+    pushes.emit({ version: 1, changes: change });
     expect(got).toEqual(["req:1", "now1-a"]);
     expect(now).toEqual([change]);
     // Not idle while it drains: the next push and request wait, in order, behind it.
-    pushes.emit(2, change);
+    pushes.emit({ version: 2, changes: change });
     f.send(2);
     await settle();
     expect(got).toEqual(["req:1", "now1-a"]);
@@ -239,7 +239,7 @@ describe("runAdsStream", () => {
     expect(now).toEqual([change, change]);
     // A promise: handed over within emit all the same, written once it resolved, in the loop's turn.
     later = true;
-    pushes.emit(3, change);
+    pushes.emit({ version: 3, changes: change });
     expect(now).toEqual([change, change, change]);
     await settle();
     expect(got.at(-1)).toBe("push");
@@ -258,7 +258,7 @@ describe("runAdsStream", () => {
     });
     f.send(1);
     await settle();
-    pushes.emit(1);
+    pushes.emit({ version: 1 });
     // Handed over within emit (the session was called), written once its promise resolved.
     expect(session.handled).toEqual(["req:1", "push"]);
     await settle();

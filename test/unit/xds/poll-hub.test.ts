@@ -14,10 +14,10 @@ describe("createPollHub", () => {
     const e = track(eds.next(never));
     const c = track(cds.next(never));
     await until(() => hub.waiting === 2);
-    hub.publish([{ typeUrl: EDS, name: "a" }]);
+    hub.publish({ changes: [{ typeUrl: EDS, name: "a" }] });
     expect(await e.value).toBeDefined();
     expect(c.done()).toBe(false);
-    hub.publish();
+    hub.publish({});
     expect(await c.value).toBeDefined();
     eds.close();
     cds.close();
@@ -28,8 +28,8 @@ describe("createPollHub", () => {
     const { source } = mutableSource();
     const hub = createPollHub(source);
     const l = hub.listen(() => true);
-    hub.publish([{ typeUrl: EDS, name: "a" }]);
-    hub.publish([{ typeUrl: EDS, name: "b" }]);
+    hub.publish({ changes: [{ typeUrl: EDS, name: "a" }] });
+    hub.publish({ changes: [{ typeUrl: EDS, name: "b" }] });
     const signal = new AbortController();
     expect(await l.next(signal.signal)).toBeDefined();
     const again = track(l.next(signal.signal));

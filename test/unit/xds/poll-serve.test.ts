@@ -69,12 +69,12 @@ describe("long poll", () => {
     expect(s.server.open).toBe(1);
     expect(s.timer.timers.map((t) => t.ms)).toEqual([30_000]);
 
-    s.hub.publish(s.put(res(CDS, "c1", "2"))); // another type
-    s.hub.publish(s.put(res(EDS, "zz", "1"))); // a name it does not subscribe to
+    s.hub.publish({ changes: s.put(res(CDS, "c1", "2")) }); // another type
+    s.hub.publish({ changes: s.put(res(EDS, "zz", "1")) }); // a name it does not subscribe to
     await waiting(s);
     expect(p.done()).toBe(false);
 
-    s.hub.publish(s.put(res(EDS, "b", "2")));
+    s.hub.publish({ changes: s.put(res(EDS, "b", "2")) });
     expect(summary(await p.value)).toEqual({ resources: { b: "2" }, removed: [] });
     expect(s.server.open).toBe(0);
     expect(s.timer.live).toBe(0);
@@ -85,7 +85,7 @@ describe("long poll", () => {
     const s = setup();
     const p = s.server.poll(longPoll(["a", "b"], current), s.call);
     await waiting(s);
-    s.hub.publish(s.remove(EDS, "a"));
+    s.hub.publish({ changes: s.remove(EDS, "a") });
     expect(summary(await p)).toEqual({ resources: {}, removed: ["a"] });
   });
 
@@ -103,7 +103,7 @@ describe("long poll", () => {
     const s = setup();
     const p = track(s.server.poll(longPoll(["a"], { a: "1" }), s.call));
     await waiting(s);
-    s.hub.publish(); // anything may have changed: it recomputes, finds nothing, waits on
+    s.hub.publish({}); // anything may have changed: it recomputes, finds nothing, waits on
     await waiting(s);
     expect(p.done()).toBe(false);
     s.timer.fire();
@@ -123,14 +123,14 @@ describe("long poll", () => {
     const s = setup();
     const p = s.server.poll(longPoll(["a", "later"], { a: "1" }), s.call);
     await waiting(s);
-    s.hub.publish(s.put(res(EDS, "later", "1")));
+    s.hub.publish({ changes: s.put(res(EDS, "later", "1")) });
     expect(summary(await p)).toEqual({ resources: { later: "1" }, removed: [] });
   });
 
   it("misses no push that lands while its first answer is computed", async () => {
     const s = setup();
     // The first read sees a@1 (nothing new); a@2 is published before the poll starts waiting.
-    s.onNextRead(() => s.hub.publish(s.put(res(EDS, "a", "2"))));
+    s.onNextRead(() => s.hub.publish({ changes: s.put(res(EDS, "a", "2")) }));
     const r = await s.server.poll(longPoll(["a"], { a: "1" }), s.call);
     expect(summary(r)).toEqual({ resources: { a: "2" }, removed: [] });
     expect(s.counts.get).toBe(2);
@@ -138,7 +138,7 @@ describe("long poll", () => {
 
   it("a Watch misses no push that lands while its first answer is computed", async () => {
     const s = setup();
-    s.onNextRead(() => s.hub.publish(s.put(res(EDS, "a", "2"))));
+    s.onNextRead(() => s.hub.publish({ changes: s.put(res(EDS, "a", "2")) }));
     const it = s.server.watch(pollRequest(EDS, { resourceNamesSubscribe: ["a"] }), s.call);
     expect(summary((await it.next()).value!)).toEqual({ resources: { a: "1" }, removed: [] });
     expect(summary((await it.next()).value!)).toEqual({ resources: { a: "2" }, removed: [] });
@@ -198,24 +198,24 @@ describe("Watch", () => {
     expect(s.server.open).toBe(1);
 
     const next = track(it.next());
-    s.hub.publish(s.put(res(CDS, "c1", "9")));
-    s.hub.publish(s.put(res(EDS, "other", "1")));
+    s.hub.publish({ changes: s.put(res(CDS, "c1", "9")) });
+    s.hub.publish({ changes: s.put(res(EDS, "other", "1")) });
     await waiting(s);
     expect(next.done()).toBe(false);
 
-    s.hub.publish(s.put(res(EDS, "a", "2")));
+    s.hub.publish({ changes: s.put(res(EDS, "a", "2")) });
     expect(summary((await next.value).value!)).toEqual({ resources: { a: "2" }, removed: [] });
 
-    s.hub.publish(s.remove(EDS, "b"));
+    s.hub.publish({ changes: s.remove(EDS, "b") });
     expect(summary((await it.next()).value!)).toEqual({ resources: {}, removed: ["b"] });
 
-    s.hub.publish(s.put(res(EDS, "later", "1")));
+    s.hub.publish({ changes: s.put(res(EDS, "later", "1")) });
     expect(summary((await it.next()).value!)).toEqual({ resources: { later: "1" }, removed: [] });
 
-    s.hub.publish(s.put(res(EDS, "b", "3")));
+    s.hub.publish({ changes: s.put(res(EDS, "b", "3")) });
     expect(summary((await it.next()).value!)).toEqual({ resources: { b: "3" }, removed: [] });
 
-    s.hub.publish(s.remove(EDS, "later"));
+    s.hub.publish({ changes: s.remove(EDS, "later") });
     const last = (await it.next()).value!;
     expect(summary(last)).toEqual({ resources: {}, removed: ["later"] });
     expect(last.systemVersionInfo).toBe(
@@ -230,9 +230,9 @@ describe("Watch", () => {
   it("coalesces pushes that arrive while the client is not reading into one delta", async () => {
     const s = setup();
     const { it } = await open(s, ["a", "b"]);
-    s.hub.publish(s.put(res(EDS, "a", "2")));
-    s.hub.publish(s.put(res(EDS, "b", "2")));
-    s.hub.publish(s.put(res(EDS, "a", "3")));
+    s.hub.publish({ changes: s.put(res(EDS, "a", "2")) });
+    s.hub.publish({ changes: s.put(res(EDS, "b", "2")) });
+    s.hub.publish({ changes: s.put(res(EDS, "a", "3")) });
     expect(summary((await it.next()).value!)).toEqual({ resources: { a: "3", b: "2" }, removed: [] });
     const next = track(it.next());
     await waiting(s);
@@ -245,7 +245,7 @@ describe("Watch", () => {
     const s = setup();
     const { it, first } = await open(s, [], {}, CDS);
     expect(summary(first!)).toEqual({ resources: { c1: "1" }, removed: [] });
-    s.hub.publish(s.put(res(CDS, "c2", "1")));
+    s.hub.publish({ changes: s.put(res(CDS, "c2", "1")) });
     expect(summary((await it.next()).value!)).toEqual({ resources: { c2: "1" }, removed: [] });
     await it.return(undefined);
   });
@@ -264,7 +264,7 @@ describe("Watch", () => {
     const s = setup();
     const watches = await Promise.all([1, 2, 3, 4, 5].map(() => open(s, ["a", "b"])));
     const before = { ...s.counts };
-    s.hub.publish(s.put(res(EDS, "a", "2")));
+    s.hub.publish({ changes: s.put(res(EDS, "a", "2")) });
     for (const w of watches) expect(summary((await w.it.next()).value!).resources).toEqual({ a: "2" });
     expect(s.counts.get - before.get + s.counts.list - before.list).toBe(1);
     for (const w of watches) await w.it.return(undefined);
@@ -298,7 +298,7 @@ describe("EDGEPILOT_MAX_STREAMS", () => {
     expect(summary(await s.server.poll(longPoll(["a"], {}), s.call)).resources).toEqual({ a: "1" });
 
     // Those already open still work.
-    s.hub.publish(s.put(res(EDS, "a", "2")));
+    s.hub.publish({ changes: s.put(res(EDS, "a", "2")) });
     expect(summary((await w1.next()).value!).resources).toEqual({ a: "2" });
     expect(summary(await held).resources).toEqual({ a: "2" });
 
@@ -333,7 +333,9 @@ describe("byte budget (EDGEPILOT_MAX_RESPONSE_BYTES)", () => {
     expect(await next()).toEqual({ resources: { a: "1", b: "1" }, removed: [] });
     expect(await next()).toEqual({ resources: { c: "1", d: "1" }, removed: [] });
     expect(await next()).toEqual({ resources: { e: "1" }, removed: ["later"] });
-    s.hub.publish([...s.put(res(EDS, "a", "2")), ...s.put(res(EDS, "b", "2")), ...s.put(res(EDS, "c", "2"))]);
+    s.hub.publish({
+      changes: [...s.put(res(EDS, "a", "2")), ...s.put(res(EDS, "b", "2")), ...s.put(res(EDS, "c", "2"))],
+    });
     expect(await next()).toEqual({ resources: { a: "2", b: "2" }, removed: [] });
     expect(await next()).toEqual({ resources: { c: "2" }, removed: [] });
     await it.return(undefined);

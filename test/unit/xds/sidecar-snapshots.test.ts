@@ -8,9 +8,7 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
 import type { Endpoint } from "../../../lib/model/index.ts";
-import { handOffPushContext } from "../../../lib/push/push-context-handoff.ts";
-import { markRefresh } from "../../../lib/push/push-refresh.ts";
-import type { ResourceChange } from "../../../lib/resources/changes.ts";
+import type { Push, ResourceChange } from "../../../lib/resources/changes.ts";
 import { loadPushContext } from "../../../lib/resources/push-context.ts";
 import type { ServiceView, StoredResource } from "../../../lib/resources/types.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
@@ -21,6 +19,9 @@ import { createSidecarSnapshots, type SidecarSnapshots } from "../../../lib/xds/
 import { sidecarChanges } from "../../../lib/xds/sidecar-source.ts";
 import { assertEnvoyValid } from "../../support/xds-check.ts";
 import { bookinfoViews, ep, host, NS, PROXY_IP } from "./sidecar/bookinfo.ts";
+
+/** A push of `changes` (its version does not matter to the snapshots without a context). */
+const push = (changes: ResourceChange[]): Push => ({ version: 1, changes });
 
 const { cluster: CDS, listener: LDS, route: RDS, endpoint: EDS } = TypeUrl;
 const productpage = host("productpage");
@@ -242,7 +243,7 @@ describe("what a push keeps", () => {
     const b = s.bind(pp, NS);
     if (!b) throw new Error("not bound");
     const first = await s.resources(b, CDS);
-    const eds = [edsChange(host("reviews"))];
+    const eds = push([edsChange(host("reviews"))]);
     expect(s.endpointsOnly(eds)).toBe(true);
     s.publish(eds);
     expect(await s.instancesChanged(b)).toBe(false);
@@ -251,12 +252,14 @@ describe("what a push keeps", () => {
     expect(again.length).toBe(first.length);
     expect(again.every((r, i) => r === first[i])).toBe(true);
     expect(s.size).toEqual({ outbound: 1, inbound: 1 });
-    const cds = [{ typeUrl: CDS, name: `outbound|9080||${host("reviews")}`, version: "x" } as ResourceChange];
+    const cds = push([
+      { typeUrl: CDS, name: `outbound|9080||${host("reviews")}`, version: "x" } as ResourceChange,
+    ]);
     expect(s.endpointsOnly(cds)).toBe(false);
     s.publish(cds);
     expect(s.size).toEqual({ outbound: 0, inbound: 0 });
     expect(versions(await s.resources(b, CDS))).toEqual(versions(first));
-    s.publish(undefined);
+    s.publish({ version: 3 });
     expect(s.size).toEqual({ outbound: 0, inbound: 0 });
   });
 
@@ -268,7 +271,7 @@ describe("what a push keeps", () => {
     expect((await s.resources(b, CDS)).map((r) => r.name)).not.toContain("inbound|9080||");
     const pp = bookinfoViews().find((v) => v.hostname === productpage) as ServiceView;
     await put(store, withIps(pp, [PROXY_IP, "10.0.0.7"]));
-    s.publish([edsChange(productpage)]);
+    s.publish(push([edsChange(productpage)]));
     expect(await s.instancesChanged(b)).toBe(true);
     expect(valid(await s.resources(b, CDS)).map((r) => r.name)).toContain("inbound|9080||");
     expect(await s.instancesChanged(b)).toBe(false);
@@ -281,14 +284,14 @@ describe("what a push keeps", () => {
     await s.resources(b, CDS);
     const eds = () => [edsChange(host("reviews"))];
     const passed = eds();
-    expect(await sidecarChanges(s, b, passed, passed)).toEqual({ changes: passed });
-    s.publish(markRefresh([]));
+    expect(await sidecarChanges(s, b, push(passed), passed)).toEqual({ changes: passed });
+    s.publish({ version: 2, changes: [], refresh: true });
     const gathered = eds();
-    expect(await sidecarChanges(s, b, gathered, gathered)).toEqual({ changes: undefined });
+    expect(await sidecarChanges(s, b, push(gathered), gathered)).toEqual({ changes: undefined });
     // Once it read again, assignments pass through again.
     await s.resources(b, CDS);
     const after = eds();
-    expect(await sidecarChanges(s, b, after, after)).toEqual({ changes: after });
+    expect(await sidecarChanges(s, b, push(after), after)).toEqual({ changes: after });
   });
 
   it("reads the context a flush in this process handed on with the push, not one of its own", async () => {
@@ -308,9 +311,8 @@ describe("what a push keeps", () => {
     expect(listed).toBe(1);
     const ctx = await loadPushContext(store, { domainSuffix: "cluster.local" });
     await ctx.services();
-    const changes = markRefresh([] as ResourceChange[]);
-    handOffPushContext(store, changes, ctx);
-    s.publish(changes);
+    const handed: Push = { version: ctx.version, changes: [], refresh: true, context: ctx };
+    s.publish(handed);
     expect(versions(await s.resources(b, CDS))).toEqual(versions(first));
     expect(listed).toBe(1);
     // Another host's options: its own context, read from the store.
@@ -321,7 +323,7 @@ describe("what a push keeps", () => {
     });
     const ob = other.bind(node(PROXY_IP, "pp-1"), NS);
     if (!ob) throw new Error("not bound");
-    other.publish(changes);
+    other.publish(handed);
     await other.resources(ob, CDS);
     expect(listed).toBe(2);
   });
@@ -336,7 +338,7 @@ describe("what a push keeps", () => {
       list(prefix, options) {
         if (prefix === keys.services()) {
           reads++;
-          s?.publish(undefined);
+          s?.publish({ version: reads });
         }
         return store.list(prefix, options);
       },

@@ -58,13 +58,13 @@ describe("Watch through the node's view", () => {
     await store.put(keys.resource(RDS, route("a")), shared);
     const nextA = a.next();
     const nextC = c.next();
-    hub.publish([shared]);
+    hub.publish({ changes: [shared] });
     expect(sentOf((await nextC).value)).toEqual([`${route("a")}@s2`]);
     // Then a's overlay changes: a's next answer is its own new version.
     const own = resource("a", "o2");
     await store.put(keys.viewResource("a", RDS, route("a")), own);
     const change: ResourceChange = { ...own, view: "a" };
-    hub.publish([change]);
+    hub.publish({ changes: [change] });
     expect(sentOf((await nextA).value)).toEqual([`${route("a")}@o2`]);
     stop.abort();
     await Promise.all([a.return(undefined), c.return(undefined)]);

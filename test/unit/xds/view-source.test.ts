@@ -147,7 +147,7 @@ describe("Delta streams through their views", () => {
     return {
       answered,
       push: async (changes: ResourceChange[]) =>
-        session.onPush(undefined, (await view.push(changes)).changes),
+        session.onPush(undefined, (await view.push({ version: 1, changes })).changes),
     };
   }
 
