@@ -8,14 +8,6 @@
  */
 import type { RouteConfiguration } from "../gen/envoy/config/route/v3/route_pb.ts";
 import { logSafe } from "../log-safe.ts";
-import { kubeServiceNamespace } from "../model/index.ts";
-import {
-  type DestinationHost,
-  type ExternalHosts,
-  externalDestination,
-} from "../registry/istio/route-destinations.ts";
-import type { VirtualServiceModel } from "../registry/istio/virtual-service.ts";
-import type { RoutingConfigs } from "../resources/istio-configs.ts";
 import { xdsTypes } from "../resources/xds-types.ts";
 
 /** Names per type URL generated for one service (a few per type: one per service port). */

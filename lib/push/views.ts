@@ -14,7 +14,6 @@
 import type { PushRequest, Service } from "../model/index.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import { type SidecarModel, sidecarFor } from "../registry/istio/sidecar.ts";
-import type { StoredConfig } from "../registry/istio/stored.ts";
 import type { ResourceChange } from "../resources/changes.ts";
 import { destinationHosts } from "../resources/destination-hosts.ts";
 import { type RoutingConfigs, rootNamespace } from "../resources/istio-configs.ts";
