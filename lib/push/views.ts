@@ -176,11 +176,19 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
       request,
       refs,
     );
-  const table = () => {
-    if (!finished) throw new Error("views: the table is read before finish()");
-    return finished;
+  return {
+    publishChunk,
+    finish,
+    notApplied,
+    widen,
+    allSidecars,
+    // A method, not a closure bound to a const: a loader that keeps function names (tsx) renames
+    // every such closure once per flush.
+    table() {
+      if (!finished) throw new Error("views: the table is read before finish()");
+      return finished;
+    },
   };
-  return { publishChunk, finish, notApplied, widen, allSidecars, table };
 }
 
 /** The Sidecars that scope namespaces (first cluster's copy of each; without workloadSelector), oldest first. */

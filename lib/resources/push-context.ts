@@ -179,48 +179,98 @@ function makeContext(
   externalHosts: (() => Promise<ExternalHosts | undefined>) | undefined,
   derivation: (() => Promise<PushServices>) | undefined,
 ): PushContext {
-  let derive = derivation;
-  let services: Promise<PushServices> | undefined;
-  let hosts: Promise<ExternalHosts | undefined> | undefined;
-  const readHosts =
-    externalHosts ??
-    (() => {
-      if (!hosts) {
-        const read = parts.routing ? loadExternalHosts(store) : Promise.resolve(undefined);
-        hosts = read;
-        read.catch(() => {
-          if (hosts === read) hosts = undefined;
-        });
-      }
-      return hosts;
-    });
-  const ctx: PushContext = {
+  return new Context(
+    store,
     version,
     options,
-    routing: parts.routing,
-    sidecars: parts.sidecars,
-    table: parts.table,
-    visibility: parts.visibility,
-    externalHosts: readHosts,
-    services() {
-      if (!services) {
-        pending.delete(ctx);
-        const read = derive ? derive() : readAll(store, parts.visibility);
-        services = read;
-        // A failed read is not kept: the next ask reads every service again.
-        read.catch(() => {
-          if (services !== read) return;
-          services = undefined;
-          derive = undefined;
-        });
-      }
-      return services;
-    },
-    get servicesRead() {
-      return services !== undefined || derive !== undefined;
-    },
+    parts,
+    externalHosts ?? hostsReader(store, parts.routing),
+    derivation,
+  );
+}
+
+/**
+ * The ServiceEntry hosts read on first ask, once (a failed read is not kept). A closure of its own,
+ * not of a context: a later context that keeps it (an EDS-only push) keeps no earlier context alive.
+ */
+function hostsReader(
+  store: Store,
+  routing: RoutingConfigs | undefined,
+): () => Promise<ExternalHosts | undefined> {
+  let hosts: Promise<ExternalHosts | undefined> | undefined;
+  return () => {
+    if (!hosts) {
+      const read = routing ? loadExternalHosts(store) : Promise.resolve(undefined);
+      hosts = read;
+      read.catch(() => {
+        if (hosts === read) hosts = undefined;
+      });
+    }
+    return hosts;
   };
-  return Object.freeze(ctx);
+}
+
+/**
+ * A context: a class, its state in private fields, so that every context shares one shape (an object
+ * literal with a getter gets a hidden class of its own each time, and a flush makes one per push).
+ */
+class Context implements PushContext {
+  readonly version: number;
+  readonly options: PushContextOptions;
+  readonly routing: RoutingConfigs | undefined;
+  readonly sidecars: readonly SidecarModel[];
+  readonly table: ViewTable;
+  readonly visibility: Visibility;
+  readonly externalHosts: () => Promise<ExternalHosts | undefined>;
+  readonly #store: Store;
+  #derive: (() => Promise<PushServices>) | undefined;
+  #services: Promise<PushServices> | undefined;
+
+  constructor(
+    store: Store,
+    version: number,
+    options: PushContextOptions,
+    parts: PushContextParts,
+    externalHosts: () => Promise<ExternalHosts | undefined>,
+    derive: (() => Promise<PushServices>) | undefined,
+  ) {
+    this.version = version;
+    this.options = options;
+    this.routing = parts.routing;
+    this.sidecars = parts.sidecars;
+    this.table = parts.table;
+    this.visibility = parts.visibility;
+    this.externalHosts = externalHosts;
+    this.#store = store;
+    this.#derive = derive;
+    Object.freeze(this);
+  }
+
+  services(): Promise<PushServices> {
+    if (!this.#services) {
+      pending.delete(this);
+      const derive = this.#derive;
+      const read = derive ? derive() : readAll(this.#store, this.visibility);
+      this.#services = read;
+      read.then(
+        // Derived and held: the last push's context is no longer needed (a chain of them would stay alive).
+        () => {
+          if (this.#services === read) this.#derive = undefined;
+        },
+        // A failed read is not kept: the next ask reads every service again.
+        () => {
+          if (this.#services !== read) return;
+          this.#services = undefined;
+          this.#derive = undefined;
+        },
+      );
+    }
+    return this.#services;
+  }
+
+  get servicesRead(): boolean {
+    return this.#services !== undefined || this.#derive !== undefined;
+  }
 }
 
 /** Every stored Sidecar (one copy per namespace/name, whatever cluster sent it), oldest first. */
