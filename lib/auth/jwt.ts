@@ -52,6 +52,8 @@ export type JwtResult = { ok: true; claims: JwtClaims } | { ok: false; error: st
 /** A refusal decided by us inside jose's key callback; its message is already the answer. */
 class Refused extends Error {}
 
+const critRefused = "the header has crit extensions, which are not supported";
+
 /** Verifies `token` at time `nowMs`; the claims only when every check passed. */
 export async function verifyJwt(
   token: string,
@@ -90,8 +92,6 @@ export async function verifyJwt(
     return { ok: false, error: explain(e, token, policy, used, nowMs) };
   }
 }
-
-const critRefused = "the header has crit extensions, which are not supported";
 
 /** What jose's error means for this token, in words that name the problem and not the token. */
 function explain(e: unknown, token: string, policy: JwtPolicy, used: JwsHeader | undefined, nowMs: number) {
