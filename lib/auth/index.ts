@@ -1,4 +1,4 @@
-/** lib/auth: XDS_AUTH configuration, bearer-token and JWT verification (WebCrypto), node identity. */
+/** lib/auth: XDS_AUTH configuration, bearer-token and JWT verification (jose on WebCrypto), node identity. */
 export * from "./config.ts";
 export * from "./guard.ts";
 export * from "./identity.ts";

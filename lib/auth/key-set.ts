@@ -3,11 +3,15 @@
  * inline set, read at start-up) and a JWKS URL, fetched through a port (lib stays free of I/O),
  * cached, refetched when older than maxAgeMs and on an unknown kid — at most once per
  * minRefreshMs, so a client sending random kids cannot make us hammer the issuer.
+ * Our own rather than jose's createRemoteJWKSet, which times its cooldown and cache age with
+ * Date.now() (not the injected clock), fails every token when a stale set's refetch fails instead
+ * of keeping the keys it has, and reads a response of any size; jose's createLocalJWKSet cannot say
+ * which kid was missing or how old the set is. jose imports (jwks.ts) and verifies (jwt.ts).
  */
 
 import { logWarn } from "../log/line-log.ts";
 import { logSafe } from "../log-safe.ts";
-import { importJwks, type JwsAlg, type VerifyKey, verifyParams } from "./jwks.ts";
+import { importJwks, type JwsAlg, type VerifyKey } from "./jwks.ts";
 import type { JwsHeader, KeyResolver } from "./jwt.ts";
 
 /** Fetches the JWKS document at a URL (functions/ implements it with fetch); throws with a reason. */
@@ -91,6 +95,7 @@ export function createKeySet(options: KeySetOptions): KeySet {
   const resolve: KeyResolver = async (header) => {
     if (header.alg === "HS256") {
       if (!options.hmacSecret) return { ok: false, error: "HS256 is not configured (XDS_JWT_HMAC_SECRET)" };
+      // One CryptoKey for the secret: given raw bytes, jose would import them on every verify.
       hmac ??= crypto.subtle.importKey(
         "raw",
         new TextEncoder().encode(options.hmacSecret),
@@ -98,7 +103,7 @@ export function createKeySet(options: KeySetOptions): KeySet {
         false,
         ["verify"],
       );
-      return { ok: true, key: await hmac, params: { name: "HMAC" } };
+      return { ok: true, key: await hmac };
     }
     const loaded = await staticReady.then(
       () => undefined,
@@ -114,7 +119,7 @@ export function createKeySet(options: KeySetOptions): KeySet {
       keys = find(header);
     }
     const alg = header.alg as "RS256" | "ES256";
-    if (keys.length === 1 && keys[0]) return { ok: true, key: keys[0].key, params: verifyParams[alg] };
+    if (keys.length === 1 && keys[0]) return { ok: true, key: keys[0].key };
     if (keys.length > 1)
       return {
         ok: false,

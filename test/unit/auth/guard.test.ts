@@ -93,6 +93,38 @@ const cases: TokenCase[] = [
   },
   { name: "crit header", alg: "RS256", header: { crit: ["exp"] }, refused: /crit/ },
   {
+    name: "crit b64, which jose alone would accept",
+    alg: "HS256",
+    header: { crit: ["b64"], b64: true },
+    refused: /^invalid token: the header has crit extensions, which are not supported$/,
+  },
+  { name: "kid not a string", alg: "RS256", header: { kid: 7 }, refused: /kid is not a string/ },
+  {
+    name: "not valid for another 30s: inside the 60s leeway",
+    alg: "ES256",
+    claims: { nbf: now / 1000 + 30 },
+  },
+  {
+    name: "expired 61s ago: outside the leeway",
+    alg: "HS256",
+    claims: { exp: now / 1000 - 61 },
+    refused: /token expired at 2025-12-31T23:58:59.000Z/,
+  },
+  { name: "nbf not a number", alg: "RS256", claims: { nbf: "soon" }, refused: /nbf is not a number/ },
+  {
+    name: "iat not a number",
+    alg: "RS256",
+    claims: { iat: "today" },
+    refused: /claim "iat": .*must be a number/,
+  },
+  {
+    name: "no issuer",
+    alg: "HS256",
+    claims: { iss: undefined },
+    refused: /issuer "\(none\)" is not "https:\/\/kubernetes/,
+  },
+  { name: "aud neither string nor array", alg: "RS256", claims: { aud: 7 }, refused: /no audience/ },
+  {
     name: "no namespace (a user token)",
     alg: "RS256",
     claims: { sub: "alice", "kubernetes.io": undefined },
@@ -158,6 +190,19 @@ describe("jwt mode: verifying tokens", () => {
   ])("refuses a malformed token: %s", async (_name, token, refused) => {
     const r = await auth(token);
     expect(r.ok ? "accepted" : r.message).toMatch(refused);
+  });
+
+  it("refuses a signature that is not base64url, and a signed payload that is not a JSON object", async () => {
+    const [h, p] = (await sign(keys, "HS256", claims())).split(".");
+    const r = await auth(`${h}.${p}.not*base64url`);
+    expect(r.ok ? "accepted" : r.message).toBe(
+      "invalid token: malformed token: the signature is not base64url",
+    );
+    const array = await sign(keys, "HS256", [claims()] as unknown as Record<string, unknown>);
+    const a = await auth(array);
+    expect(a.ok ? "accepted" : a.message).toBe(
+      "invalid token: malformed token: the payload is not base64url JSON",
+    );
   });
 
   it.each([

@@ -1,5 +1,5 @@
 /** Builders for auth tests: WebCrypto keys made in the test, JWKS documents, and signed JWTs. */
-import { base64UrlEncode } from "../../../lib/auth/base64url.ts";
+import { base64url } from "jose";
 
 export const issuer = "https://kubernetes.default.svc.cluster.local";
 export const audience = "edgepilot";
@@ -77,7 +77,7 @@ export async function sign(
   payload: Record<string, unknown>,
   header: Record<string, unknown> = {},
 ): Promise<string> {
-  const enc = (v: unknown) => base64UrlEncode(new TextEncoder().encode(JSON.stringify(v)));
+  const enc = (v: unknown) => base64url.encode(new TextEncoder().encode(JSON.stringify(v)));
   const jwsAlg = alg === "stranger" ? "RS256" : alg;
   const kid = alg === "RS256" || alg === "stranger" ? "rsa-1" : alg === "ES256" ? "ec-1" : undefined;
   const h = enc({ alg: jwsAlg, typ: "JWT", ...(kid && { kid }), ...header });
@@ -93,5 +93,5 @@ export async function sign(
             (alg === "stranger" ? keys.stranger : keys.rsa).privateKey,
             data,
           );
-  return `${input}.${base64UrlEncode(new Uint8Array(sig))}`;
+  return `${input}.${base64url.encode(new Uint8Array(sig))}`;
 }
