@@ -3,7 +3,7 @@
  * (istioctl/pkg/writer/pilot/status.go): columns NAME, CLUSTER, CDS, LDS, EDS, RDS, ISTIOD,
  * VERSION; rows sorted by cluster then proxy; cells padded like Go's tabwriter (padding 5). Pure.
  */
-import { xdsTypes } from "../resources/xds-types.ts";
+import { type XdsType, xdsTypes } from "../resources/xds-types.ts";
 import type { SyncStatus } from "./syncz.ts";
 
 /** A type's cell: istioctl's rule, plus NACKED where edgepilot knows the last word was a NACK. */
@@ -22,10 +22,20 @@ export function xdsCell(sent: string | undefined, acked: string | undefined, nac
   return "STALE";
 }
 
-/** istioctl's columns: [header, short name, type URL], in its order. */
-const columns = [...xdsTypes]
-  .sort((a, b) => a.column.rank - b.column.rank)
-  .map((t) => [t.column.name, t.short, t.typeUrl] as const);
+/**
+ * The proxy-status columns of `types` as [header, short name, type URL], in istioctl's order: a
+ * type without a column (istioctl shows none for SDS) is left out, so the table stays istioctl's.
+ */
+export function statusColumns<S extends string>(
+  types: readonly XdsType<S>[],
+): (readonly [header: string, short: S, typeUrl: string])[] {
+  return types
+    .flatMap((t) => (t.column ? [{ ...t.column, t }] : []))
+    .sort((a, b) => a.rank - b.rank)
+    .map(({ name, t }) => [name, t.short, t.typeUrl] as const);
+}
+
+const columns = statusColumns(xdsTypes);
 
 /** One row's cells. `istiod`: the instance that answered. */
 export function statusRow(s: SyncStatus, istiod: string): string[] {

@@ -6,7 +6,7 @@
  * ACKed), which compare the same way: equal means the proxy holds what it was sent.
  */
 
-import { xdsType } from "../resources/xds-types.ts";
+import { type XdsShort, xdsType } from "../resources/xds-types.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
 import { isExpired, type ProxyRecord, type ProxyRecordType } from "../xds/proxy-record.ts";
@@ -22,22 +22,20 @@ export interface SyncNack {
   message: string;
 }
 
-/** One proxy's row: istiod's SyncStatus fields, then edgepilot's. */
-export interface SyncStatus {
+/**
+ * `<short>_sent` and `<short>_acked` of every served type (lib/resources/xds-types.ts), as istiod's
+ * `cluster_sent`, `listener_acked`, ...: a type gets its fields from its descriptor.
+ */
+export type SyncSent = { [S in XdsShort as `${S}_sent` | `${S}_acked`]?: string };
+
+/** One proxy's row: istiod's SyncStatus fields (the per-type ones in SyncSent), then edgepilot's. */
+export interface SyncStatus extends SyncSent {
   cluster_id?: string;
   proxy: string;
   proxy_type?: string;
   /** istiod's field; edgepilot learns no proxy version, so it is never set here. */
   proxy_version?: string;
   istio_version?: string;
-  cluster_sent?: string;
-  cluster_acked?: string;
-  listener_sent?: string;
-  listener_acked?: string;
-  route_sent?: string;
-  route_acked?: string;
-  endpoint_sent?: string;
-  endpoint_acked?: string;
   /** Node metadata GENERATOR ("grpc": proxyless gRPC; "" an Envoy sidecar). */
   generator: string;
   /** When the proxy's stream began (RFC 3339), when the record says. */
@@ -75,7 +73,7 @@ export function syncStatusOf(record: ProxyRecord): SyncStatus {
   return out;
 }
 
-function setSent(out: SyncStatus, s: "cluster" | "listener" | "route" | "endpoint", t: ProxyRecordType) {
+function setSent(out: SyncStatus, s: XdsShort, t: ProxyRecordType) {
   if (t.sent) out[`${s}_sent`] = t.sent.versionInfo;
   if (t.ackedVersion !== undefined) out[`${s}_acked`] = t.ackedVersion;
 }

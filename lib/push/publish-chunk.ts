@@ -2,13 +2,13 @@
 
 import type { ResourceChange } from "../resources/changes.ts";
 import type { StoredResource } from "../resources/types.ts";
-import { TypeUrl as T } from "../resources/xds-types.ts";
+import { pushOrder, removalOrder } from "../resources/xds-types.ts";
 import { keys, type Store, type Write, writeAll } from "../store/index.ts";
 import type { ServicePlan } from "./plan.ts";
 
 /**
- * Make before break within a chunk: upserts in CDS, EDS, LDS, RDS order, then removals (LDS, RDS,
- * CDS, EDS), then the services' generated records, written in that order (writeAll: one
+ * Make before break within a chunk: upserts in push order (CDS, EDS, LDS, RDS), then removals in
+ * removal order (LDS, RDS, CDS, EDS), then the services' generated records, written in that order (writeAll: one
  * synchronous call on an in-process store, one awaited call per key on the others). Streams hear
  * of the push only once every chunk is published. An upsert's change carries its bytes while the
  * push's carried bytes stay within maxFeedBodyBytes (`feed` counts them across chunks); past
@@ -23,7 +23,7 @@ export async function publishChunk(
   const writes: Write[] = [];
   // Index loops: this runs once per chunk, mostly before V8 optimizes it, and an unoptimized
   // for-of allocates an iterator result per resource.
-  for (const typeUrl of [T.cluster, T.endpoint, T.listener, T.route]) {
+  for (const typeUrl of pushOrder) {
     for (let i = 0; i < plans.length; i++) {
       const upserts = (plans[i] as ServicePlan).upserts;
       for (let j = 0; j < upserts.length; j++) {
@@ -40,7 +40,7 @@ export async function publishChunk(
       }
     }
   }
-  for (const typeUrl of [T.listener, T.route, T.cluster, T.endpoint]) {
+  for (const typeUrl of removalOrder) {
     for (const p of plans) {
       for (const r of p.removals) {
         if (r.typeUrl !== typeUrl) continue;

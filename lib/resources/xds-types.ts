@@ -15,17 +15,20 @@ import { EndpointDiscoveryService } from "../gen/envoy/service/endpoint/v3/eds_p
 import { ListenerDiscoveryService } from "../gen/envoy/service/listener/v3/lds_pb.ts";
 import { RouteDiscoveryService } from "../gen/envoy/service/route/v3/rds_pb.ts";
 
-/** One served xDS type. */
-export interface XdsType {
+/** One served xDS type; `Short` narrows its short name where the served list is known. */
+export interface XdsType<Short extends string = string> {
   typeUrl: string;
   /** The resource message. */
   schema: DescMessage;
-  /** How debug pages name it (istiod's syncz fields: `cluster_sent`, ...). */
-  short: "cluster" | "endpoint" | "listener" | "route";
+  /** Its key in TypeUrl and how debug pages name it (istiod's syncz fields: `cluster_sent`, ...). */
+  short: Short;
   /** istiod's metric type (model.GetMetricType): the `type` label of pilot_xds_pushes and kin. */
   metric: string;
-  /** Its column in `proxy-status` and the column's place (istioctl's: CDS, LDS, EDS, RDS). */
-  column: { name: string; rank: number };
+  /**
+   * Its column in `proxy-status` and the column's place (istioctl's: CDS, LDS, EDS, RDS); none for
+   * a type istioctl shows no column of (SDS), which still has its syncz fields.
+   */
+  column?: { name: string; rank: number };
   /** How `proxy-status <id>` titles its comparison (istioctl's). */
   title: string;
   /** SotW: a wildcard subscription exists (LDS and CDS, xDS protocol): the proxy gets the whole set. */
@@ -119,14 +122,16 @@ const route = {
 /** Every served type, in make-before-break push order: clusters, endpoints, listeners, routes. */
 export const xdsTypes = [cluster, endpoint, listener, route] as const;
 
-/** The type URLs we serve, by short name. */
-export const TypeUrl = {
-  cluster: cluster.typeUrl,
-  endpoint: endpoint.typeUrl,
-  listener: listener.typeUrl,
-  route: route.typeUrl,
-} as const;
-export type TypeUrl = (typeof xdsTypes)[number]["typeUrl"];
+type Served = (typeof xdsTypes)[number];
+
+/** The short name of a served type: the keys of TypeUrl. */
+export type XdsShort = Served["short"];
+
+/** The type URLs we serve, by short name: one entry per descriptor, so a new type needs no line here. */
+export const TypeUrl = Object.fromEntries(xdsTypes.map((t) => [t.short, t.typeUrl])) as {
+  readonly [T in Served as T["short"]]: T["typeUrl"];
+};
+export type TypeUrl = Served["typeUrl"];
 
 /** Make before break: clusters, then endpoints, then listeners, then routes. */
 export const pushOrder: readonly TypeUrl[] = xdsTypes.map((t) => t.typeUrl);
@@ -136,9 +141,9 @@ export const removalOrder: readonly TypeUrl[] = [...xdsTypes]
   .sort((a, b) => a.removalRank - b.removalRank)
   .map((t) => t.typeUrl);
 
-const byUrl: ReadonlyMap<string, XdsType> = new Map(xdsTypes.map((t) => [t.typeUrl, t]));
+const byUrl: ReadonlyMap<string, XdsType<XdsShort>> = new Map(xdsTypes.map((t) => [t.typeUrl, t]));
 
 /** The descriptor of a served type URL, or undefined for one we do not serve. */
-export function xdsType(typeUrl: string): XdsType | undefined {
+export function xdsType(typeUrl: string): XdsType<XdsShort> | undefined {
   return byUrl.get(typeUrl);
 }

@@ -9,10 +9,6 @@ import { readFileSync } from "node:fs";
 import { type DescMessage, fromBinary, type Message, toBinary } from "@bufbuild/protobuf";
 import { createIngestApp } from "../../functions/ingest.ts";
 import { nodeSha256 } from "../../functions/node/sha256.ts";
-import { ClusterSchema } from "../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
-import { ClusterLoadAssignmentSchema } from "../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
-import { ListenerSchema } from "../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
-import { RouteConfigurationSchema } from "../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { defaultRegistryOptions, validateEvents } from "../../lib/ingest/index.ts";
 import { createRegistry } from "../../lib/metrics/registry.ts";
 import { measureStore } from "../../lib/metrics/store-metrics.ts";
@@ -23,7 +19,7 @@ import { runDebounceTurn } from "../../lib/push/run.ts";
 import { generators } from "../../lib/resources/generators/index.ts";
 import type { ServiceView, StoredResource } from "../../lib/resources/types.ts";
 import { useSyncSha256 } from "../../lib/resources/version.ts";
-import { TypeUrl } from "../../lib/resources/xds-types.ts";
+import { xdsTypes } from "../../lib/resources/xds-types.ts";
 import { readShards } from "../../lib/shards/shard-store.ts";
 import { listAll } from "../../lib/store/index.ts";
 import { keys } from "../../lib/store/keys.ts";
@@ -85,13 +81,6 @@ export function ndjsonBatches(
   }
   return out;
 }
-
-const schemas: Record<TypeUrl, DescMessage> = {
-  [TypeUrl.cluster]: ClusterSchema,
-  [TypeUrl.endpoint]: ClusterLoadAssignmentSchema,
-  [TypeUrl.listener]: ListenerSchema,
-  [TypeUrl.route]: RouteConfigurationSchema,
-} as Record<TypeUrl, DescMessage>;
 
 export interface ThroughputReport {
   services: number;
@@ -297,8 +286,7 @@ export async function encodingFloor(
 ): Promise<{ floorMs: number; resources: number; hashFloorMs: number }> {
   const messages: (readonly [DescMessage, Message])[] = [];
   const bodies: Uint8Array[] = [];
-  for (const typeUrl of Object.keys(schemas) as TypeUrl[]) {
-    const schema = schemas[typeUrl];
+  for (const { typeUrl, schema } of xdsTypes) {
     for (const e of await listAll<StoredResource>(store, keys.resourcePrefix(typeUrl))) {
       messages.push([schema, fromBinary(schema, e.value.body)]);
       bodies.push(e.value.body);

@@ -41,9 +41,9 @@ describe("Delta ADS: garbage ends only the stream that sent it", () => {
   const garbage = [
     {
       name: "an unknown type_url",
-      req: { typeUrl: "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret" },
+      req: { typeUrl: "type.googleapis.com/envoy.service.runtime.v3.Runtime" },
       code: Code.InvalidArgument,
-      message: /type_url ".*Secret" is not served by this control plane; it serves .*Cluster/,
+      message: /type_url ".*Runtime" is not served by this control plane; it serves .*Cluster/,
     },
     {
       name: "an empty type_url",

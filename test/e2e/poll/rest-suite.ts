@@ -103,10 +103,10 @@ export function describeRestSuite(runtime: string, harness: () => RestHarness) {
       },
       {
         name: "a type we do not serve",
-        path: "secrets",
+        path: "runtime",
         body: "{}",
         status: 404,
-        error: /no REST xDS at \/v3\/discovery:secrets: POST one of \/v3\/discovery:clusters/,
+        error: /no REST xDS at \/v3\/discovery:runtime: POST one of \/v3\/discovery:clusters/,
       },
     ];
     for (const c of bad) {

@@ -27,7 +27,7 @@ describe("agent machine: the upstream stream", () => {
 
   it("asks upstream only for the types it serves (it refuses a whole stream asking for another)", () => {
     const m = driveMachine();
-    expect(m.ask("type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret", ["s"])).toEqual([]);
+    expect(m.ask("type.googleapis.com/envoy.config.route.v3.ScopedRouteConfiguration", ["s"])).toEqual([]);
     expect(m.state.phase).toBe("idle");
     m.ask(CDS, [], true);
     expect(m.ask("type.googleapis.com/envoy.service.runtime.v3.Runtime", ["r"])).toEqual([]);

@@ -5,8 +5,7 @@
  */
 import * as lib from "../../../lib/resources/generators/index.ts";
 import type { GenerateContext, Generated, Generator, ServiceView } from "../../../lib/resources/types.ts";
-import type { TypeUrl } from "../../../lib/resources/xds-types.ts";
-import { pushOrder } from "../../../lib/resources/xds-types.ts";
+import { pushOrder, TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { pgvViolations } from "../../support/pgv/index.ts";
 
 export {
@@ -35,18 +34,15 @@ function checked(g: Generator): Generator {
   };
 }
 
-export const clusterGenerator = checked(lib.clusterGenerator);
-export const endpointGenerator = checked(lib.endpointGenerator);
-export const listenerGenerator = checked(lib.listenerGenerator);
-export const routeGenerator = checked(lib.routeGenerator);
+/** One checked generator per served type URL: lib's registry wrapped, so a new type needs no line here. */
+export const generatorsByType = Object.fromEntries(
+  Object.entries(lib.generatorsByType).map(([t, g]) => [t, checked(g)]),
+) as Readonly<Record<TypeUrl, Generator>>;
 
-/** One checked generator per served type URL. */
-export const generatorsByType: Readonly<Record<TypeUrl, Generator>> = {
-  [clusterGenerator.typeUrl]: clusterGenerator,
-  [endpointGenerator.typeUrl]: endpointGenerator,
-  [listenerGenerator.typeUrl]: listenerGenerator,
-  [routeGenerator.typeUrl]: routeGenerator,
-} as Record<TypeUrl, Generator>;
+export const clusterGenerator = generatorsByType[TypeUrl.cluster];
+export const endpointGenerator = generatorsByType[TypeUrl.endpoint];
+export const listenerGenerator = generatorsByType[TypeUrl.listener];
+export const routeGenerator = generatorsByType[TypeUrl.route];
 
 /** Every checked generator, in push order. */
 export const generators: readonly Generator[] = pushOrder.map((t) => generatorsByType[t]);

@@ -30,9 +30,10 @@ describe("checkDeltaRequest", () => {
     },
     {
       name: "a type we do not serve",
-      req: { typeUrl: "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret" },
+      req: { typeUrl: "type.googleapis.com/envoy.service.runtime.v3.Runtime" },
       code: "invalid-argument",
-      message: /"type\.googleapis\.com\/envoy\.extensions.*Secret" is not served.*RouteConfiguration/,
+      message:
+        /"type\.googleapis\.com\/envoy\.service\.runtime\.v3\.Runtime" is not served.*RouteConfiguration/,
     },
     {
       name: "resource locators",

@@ -86,7 +86,7 @@ describe("SotW session: first requests", () => {
     { name: "RDS with no names (not a wildcard)", request: { typeUrl: RDS } },
     {
       name: "a type we do not serve",
-      request: { typeUrl: "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret" },
+      request: { typeUrl: "type.googleapis.com/envoy.service.runtime.v3.Runtime" },
     },
   ];
   for (const c of emptyCases) {
