@@ -19,6 +19,8 @@ export interface CaBundle {
   certChainPem: string;
   /** root-cert.pem as given: the last element of every answer. */
   rootCertPem: string;
+  /** The first certificate of root-cert.pem (its expiry is citadel_server_root_cert_expiry_timestamp). */
+  rootCert: X509Certificate;
   /** Where it came from, for the start-up line. */
   source: "plug-in" | "self-signed";
 }
@@ -91,7 +93,8 @@ export async function loadPluginCa(
   if (!chain.ok) return fail(`cert-chain.pem: ${chain.error}`);
   const roots = parseCertificates(files["root-cert.pem"]);
   if (!roots.ok) return fail(`root-cert.pem: ${roots.error}`);
-  if (roots.certs.length === 0) return fail("root-cert.pem: no CERTIFICATE block");
+  const rootCert = roots.certs[0];
+  if (!rootCert) return fail("root-cert.pem: no CERTIFICATE block");
   const verified = await chainsToRoot(signingCert, chain.certs, roots.certs, new Date(now));
   if (!verified.ok)
     return fail(
@@ -104,6 +107,7 @@ export async function loadPluginCa(
       signingKey: key.key,
       certChainPem: files["cert-chain.pem"],
       rootCertPem: files["root-cert.pem"],
+      rootCert,
       source: "plug-in",
     },
   };

@@ -84,6 +84,7 @@ async function bundleOf(stored: StoredCaRoot): Promise<CaBundle> {
     signingKey: key.key,
     certChainPem: "",
     rootCertPem: stored.certPem,
+    rootCert: cert,
     source: "self-signed",
   };
 }
