@@ -11,6 +11,7 @@ import { isLoopback, xdsAuthLogLine } from "../../lib/auth/config.ts";
 import { type Config, sharedStore } from "../../lib/config.ts";
 import { createMeshCore } from "../../lib/core/mesh-core.ts";
 import { createPushLogObserver } from "../../lib/core/push-log.ts";
+import { IstioCertificateService } from "../../lib/gen/istio/v1/auth/ca_pb.ts";
 import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
 import { attachMetrics, createRegistry, measureStore } from "../../lib/metrics/index.ts";
 import { createPace } from "../../lib/pace.ts";
@@ -33,6 +34,7 @@ import { serveAdsH2 } from "./ads-h2.ts";
 import { setupNodeCa } from "./ca.ts";
 import { createDebounceTimer } from "./debounce-timer.ts";
 import { addEventLoopLag } from "./event-loop-lag.ts";
+import { withGrpcMessageTrailer } from "./grpc-message-trailer.ts";
 import { nodeSha256 } from "./sha256.ts";
 import { openStore } from "./store.ts";
 import { xdsServerOptions } from "./xds-server-options.ts";
@@ -172,12 +174,15 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   });
   // IstioCertificateService first, under the same admission bucket but not XDS_AUTH; every other
   // path falls through to the xDS routes.
-  const caListener = connectNodeAdapter({
-    routes: caRoutes,
-    readMaxBytes: config.limits.maxRequestBytes,
-    interceptors: [createAdmissionInterceptor(admission)],
-    fallback: connectListener,
-  });
+  const caListener = withGrpcMessageTrailer(
+    connectNodeAdapter({
+      routes: caRoutes,
+      readMaxBytes: config.limits.maxRequestBytes,
+      interceptors: [createAdmissionInterceptor(admission)],
+      fallback: connectListener,
+    }),
+    [`/${IstioCertificateService.typeName}/`],
+  );
   // ADS over gRPC is served straight on node:http2's raw streams (functions/node/ads-h2.ts); the
   // rest by connect, through node's compatibility request/response layer.
   const h2 = createH2cServer(xdsServerOptions(config.limits));
