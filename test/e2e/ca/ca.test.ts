@@ -7,7 +7,8 @@
  * Runs with a plug-in CA (ROOT_CA_DIR) and with the self-signed root kept in a file store.
  */
 import "../../../lib/ca/reflect-metadata.ts";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
@@ -241,6 +242,21 @@ function describeCa(name: string, start: () => Promise<RunningControlPlane>, cha
       expect(value('citadel_server_csr_sign_err_count\\{error="CSR_ERROR"\\}')).toBe(4);
       expect(value('citadel_server_csr_sign_err_count\\{error="TTL_ERROR"\\}')).toBe(2);
       expect(value("citadel_server_root_cert_expiry_timestamp")).toBeGreaterThan(Date.now() / 1000);
+    });
+
+    it("answers docs/tasks/certificates.md's openssl CSR sent as Connect JSON (curl's request)", async () => {
+      const work = mkdtempSync(join(tmpdir(), "edgepilot-ca-docs-"));
+      // biome-ignore format: the page's command, argument for argument
+      execFileSync("openssl", ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", join(work, "key.pem"), "-subj", "/CN=productpage", "-addext", `subjectAltName=URI:${productpage}`, "-out", join(work, "csr.pem")], { stdio: "ignore" });
+      const res = await fetch(`http://127.0.0.1:${cp.port}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${await mint()}` },
+        body: JSON.stringify({ csr: readFileSync(join(work, "csr.pem"), "utf8"), validityDuration: "3600" }),
+      });
+      expect(res.status).toBe(200);
+      const { certChain } = (await res.json()) as { certChain: string[] };
+      const [leaf] = await checkChain({ chain: certChain }, 3_600_000);
+      expect(leaf?.subject).toBe(`CN=${productpage}`);
     });
   });
 }
