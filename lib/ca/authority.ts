@@ -77,6 +77,7 @@ export function createCertificateAuthority(options: CertificateAuthorityOptions)
     async createCertificate(request, authorization) {
       observer?.csr();
       const auth = await options.authenticate(authorization);
+      // lib/auth names the xDS audience variable; the CA's audiences come from TOKEN_AUDIENCES.
       if (!auth.ok) return unauthenticated(auth.message.replace("XDS_JWT_AUDIENCE", "TOKEN_AUDIENCES"));
       const who = workloadOf(auth.identity);
       if (!who.ok) return unauthenticated(who.error);
