@@ -9,6 +9,7 @@ import {
   createXdsGuard,
   importJwks,
   jwksLimits,
+  type KeySet,
   type VerifyKey,
   type XdsAuthConfig,
   type XdsGuard,
@@ -25,11 +26,14 @@ export interface GuardSetupDeps {
   fetch?: typeof fetch;
 }
 
-/** The guard, and a promise that rejects with a line naming the variable when a key source is bad. */
+/**
+ * The guard, and a promise that rejects with a line naming the variable when a key source is bad;
+ * with jwt also its key set, so another check of the same tokens (the CA's audiences) shares the keys.
+ */
 export function setupGuard(
   config: XdsAuthConfig,
   deps: GuardSetupDeps,
-): { guard: XdsGuard; ready: Promise<void> } {
+): { guard: XdsGuard; ready: Promise<void>; keys?: KeySet } {
   if (config.mode !== "jwt")
     return { guard: createXdsGuard(config, { now: deps.now }), ready: Promise.resolve() };
   const sources: Promise<VerifyKey[]>[] = [];
@@ -71,7 +75,7 @@ export function setupGuard(
   const ready = staticKeys ? staticKeys.then(() => undefined) : Promise.resolve();
   // A rejection is reported by whoever awaits ready; this keeps it from being "unhandled" meanwhile.
   ready.catch(() => undefined);
-  return { guard: createXdsGuard(config, { keys, now: deps.now }), ready };
+  return { guard: createXdsGuard(config, { keys, now: deps.now }), ready, keys };
 }
 
 /** GETs a JWKS within 5 s and jwksLimits.maxBytes; throws with the reason. */

@@ -1,5 +1,6 @@
 /** Runtime configuration from environment variables, validated, with Istio's defaults. */
 import { parseXdsAuth, type XdsAuthConfig } from "./auth/config.ts";
+import { type CaSettings, defaultCaSettings } from "./ca/config.ts";
 import type { MeshSettings } from "./core/mesh-core.ts";
 import { defaultPollIntervalMs } from "./core/store-follower.ts";
 import { parseLogConfig } from "./log/config.ts";
@@ -29,6 +30,8 @@ export interface Config extends MeshSettings {
   xdsAuth: XdsAuthConfig;
   /** LOG_FORMAT (text or json) and LOG_LEVEL (per scope, istiod's --log_output_level): lib/log/config.ts. */
   log: LogConfig;
+  /** The certificate authority (istiod's names: ROOT_CA_DIR, DEFAULT_WORKLOAD_CERT_TTL, ...): lib/ca/config.ts. */
+  ca: CaSettings;
 }
 
 /**
@@ -180,8 +183,39 @@ export function parseConfig(
     storePollIntervalMs: pollInterval(),
     xdsAuth,
     log: parseLogConfig(env, errors),
+    ca: parseCa(env, duration, bool, errors),
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
+}
+
+/** The CA's settings; a TTL must be positive, TOKEN_AUDIENCES name at least one audience. */
+function parseCa(
+  env: Env,
+  duration: (name: string, fallback: number) => number,
+  bool: (name: string, fallback: boolean) => boolean,
+  errors: string[],
+): CaSettings {
+  const d = defaultCaSettings;
+  const ttl = (name: string, fallback: number) => {
+    const ms = duration(name, fallback);
+    if (ms > 0) return ms;
+    errors.push(`${name}=${env[name]}: must be more than 0`);
+    return fallback;
+  };
+  const audiences = (env.TOKEN_AUDIENCES || d.tokenAudiences.join(","))
+    .split(",")
+    .map((a) => a.trim())
+    .filter((a) => a !== "");
+  if (audiences.length === 0)
+    errors.push(`TOKEN_AUDIENCES=${env.TOKEN_AUDIENCES}: name at least one audience`);
+  return {
+    enabled: bool("ENABLE_CA_SERVER", d.enabled),
+    ...(env.ROOT_CA_DIR && { rootCaDir: env.ROOT_CA_DIR }),
+    defaultWorkloadCertTtlMs: ttl("DEFAULT_WORKLOAD_CERT_TTL", d.defaultWorkloadCertTtlMs),
+    maxWorkloadCertTtlMs: ttl("MAX_WORKLOAD_CERT_TTL", d.maxWorkloadCertTtlMs),
+    selfSignedCaCertTtlMs: ttl("CITADEL_SELF_SIGNED_CA_CERT_TTL", d.selfSignedCaCertTtlMs),
+    tokenAudiences: audiences.length > 0 ? audiences : d.tokenAudiences,
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import { isLoopback, xdsAuthLogLine } from "../../lib/auth/config.ts";
 import { type Config, sharedStore } from "../../lib/config.ts";
 import { createMeshCore } from "../../lib/core/mesh-core.ts";
 import { createPushLogObserver } from "../../lib/core/push-log.ts";
+import { IstioCertificateService } from "../../lib/gen/istio/v1/auth/ca_pb.ts";
 import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
 import { attachMetrics, createRegistry, measureStore } from "../../lib/metrics/index.ts";
 import { createPace } from "../../lib/pace.ts";
@@ -21,6 +22,7 @@ import { createXdsServer, type XdsServerSettings } from "../../lib/xds/server.ts
 import { createAdmission, createAdmissionInterceptor } from "../admission.ts";
 import { byGuard, createAuthInterceptor, restAuth } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
+import { createCaRoutes } from "../ca.ts";
 import { mountConnect } from "../connect.ts";
 import { mountDebug } from "../debug.ts";
 import { createIngestApp } from "../ingest.ts";
@@ -29,8 +31,10 @@ import { createPollRoutes } from "../poll.ts";
 import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
 import { serveAdsH2 } from "./ads-h2.ts";
+import { setupNodeCa } from "./ca.ts";
 import { createDebounceTimer } from "./debounce-timer.ts";
 import { addEventLoopLag } from "./event-loop-lag.ts";
+import { withGrpcMessageTrailer } from "./grpc-message-trailer.ts";
 import { nodeSha256 } from "./sha256.ts";
 import { openStore } from "./store.ts";
 import { xdsServerOptions } from "./xds-server-options.ts";
@@ -84,8 +88,17 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   const store = measureStore(opened.store, registry);
   const now = () => Date.now();
   // Every read path (ADS, Fetch, Poll/Watch, REST, StatusService) on both ports asks this guard.
-  const { guard, ready } = setupGuard(config.xdsAuth, { now, log, readFile: (p) => readFile(p, "utf8") });
+  const { guard, ready, keys } = setupGuard(config.xdsAuth, {
+    now,
+    log,
+    readFile: (p) => readFile(p, "utf8"),
+  });
   await ready;
+  // IstioCertificateService: a plug-in CA (ROOT_CA_DIR) or the stored root; a bad ROOT_CA_DIR stops start-up here.
+  const caRoutes = createCaRoutes(
+    await setupNodeCa(config, { store, keys, registry, now, log }),
+    config.limits.maxRequestBytes,
+  );
   const authenticate = byGuard(guard);
   const auth = [createAuthInterceptor(authenticate, log)];
   const shutdown = new AbortController();
@@ -141,6 +154,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   // PORT also serves REST-JSON xDS and DeltaPollService for HTTP/1.1 Connect clients.
   mountRest(app, { ...xds.rest, guard, log });
   mountConnect(app, pollRoutes, auth);
+  // The CA authenticates its callers itself (TOKEN_AUDIENCES), outside XDS_AUTH's interceptor.
+  mountConnect(app, caRoutes);
   // /debug/* (syncz, configz, ...): read paths, so behind XDS_AUTH like REST.
   mountDebug(app, xds.debug, restAuth(guard));
   mountMetrics(app, guard, metrics.expose);
@@ -157,13 +172,24 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     // The admission rate first (outermost), so a flood is refused before any token is verified.
     interceptors: [createAdmissionInterceptor(admission), ...auth],
   });
+  // IstioCertificateService first, under the same admission bucket but not XDS_AUTH; every other
+  // path falls through to the xDS routes.
+  const caListener = withGrpcMessageTrailer(
+    connectNodeAdapter({
+      routes: caRoutes,
+      readMaxBytes: config.limits.maxRequestBytes,
+      interceptors: [createAdmissionInterceptor(admission)],
+      fallback: connectListener,
+    }),
+    [`/${IstioCertificateService.typeName}/`],
+  );
   // ADS over gRPC is served straight on node:http2's raw streams (functions/node/ads-h2.ts); the
   // rest by connect, through node's compatibility request/response layer.
   const h2 = createH2cServer(xdsServerOptions(config.limits));
   serveAdsH2(
     h2,
     { ads: xds.ads, admission, authenticate, readMaxBytes: config.limits.maxRequestBytes, log },
-    connectListener,
+    caListener,
   );
   const sessions = new Set<Http2Session>();
   h2.on("session", (s) => {

@@ -250,6 +250,11 @@ export const keys = {
    */
   proxy: (nodeId: string) => `proxy/${e(nodeId)}`,
   proxyPrefix: () => "proxy/",
+  /**
+   * The certificate authority's self-signed root and its key (StoredCaRoot, lib/ca/self-signed.ts),
+   * written once with a conditional put so instances starting together agree on one root.
+   */
+  caRoot: () => "ca/root",
 } as const;
 
 /** Whether a key listed under keys.allShards() is a piece (keys.shardPiece), not a service's record: it has one segment more. */

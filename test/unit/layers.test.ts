@@ -29,7 +29,7 @@ const layers: readonly (readonly string[])[] = [
   ["pace.ts", "timers.ts", "cli-flags.ts", "model", "log", "kinds"],
   ["store"],
   ["shards", "auth"],
-  ["registry"],
+  ["registry", "ca"],
   ["resources"],
   ["push"],
   ["ingest"],

@@ -193,6 +193,23 @@ const covered: Covered[] = [
     marker: "wrangler secret put",
   },
   { match: /^npm install$/, by: "package.json", marker: '"postinstall": "npm run gen"' },
+  // docs/tasks/certificates.md: a cluster's issuer and a workload's token are not here; the CA
+  // suite starts the same configuration, makes the same CSR with openssl and sends curl's request.
+  {
+    match: /^ROOT_CA_DIR=\S+ XDS_AUTH=jwt .* npm start$/,
+    by: "test/e2e/ca/ca.test.ts",
+    marker: "ROOT_CA_DIR: caDir",
+  },
+  {
+    match: /^openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 /,
+    by: "test/e2e/ca/ca.test.ts",
+    marker: 'execFileSync("openssl", ["req", "-new", "-newkey", "ec"',
+  },
+  {
+    match: /^curl -s localhost:8080\/istio\.v1\.auth\.IstioCertificateService\/CreateCertificate /,
+    by: "test/e2e/ca/ca.test.ts",
+    marker: '"content-type": "application/json", authorization',
+  },
   // infra/aws: the CLI cannot deploy here (no AWS account, no network); the synth test runs the
   // same app, and `npx cdk synth` itself, offline.
   {
