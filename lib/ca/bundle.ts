@@ -6,7 +6,7 @@
  * host (a directory on Node), so this stays WebCrypto only.
  */
 // Before @peculiar/x509: tsyringe needs the Reflect metadata API when it loads.
-import "./reflect-metadata.ts";
+import "reflect-metadata";
 import { BasicConstraintsExtension, X509Certificate } from "@peculiar/x509";
 import { importPrivateKeyPem, publicSpkiOf, type SigningKey } from "./private-key.ts";
 

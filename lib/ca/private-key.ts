@@ -6,7 +6,7 @@
  * SHA-256 for RSA and P-256, SHA-384 for P-384, SHA-512 for P-521.
  */
 // Before @peculiar/x509: tsyringe needs the Reflect metadata API when it loads.
-import "./reflect-metadata.ts";
+import "reflect-metadata";
 import { ECParameters, ECPrivateKey, id_ecPublicKey } from "@peculiar/asn1-ecc";
 import { PrivateKeyInfo } from "@peculiar/asn1-pkcs8";
 import { id_rsaEncryption, RSAPrivateKey, rsaEncryption } from "@peculiar/asn1-rsa";

@@ -6,7 +6,7 @@
  * a conditional put, so instances starting together over one store all end up with the same root.
  */
 // Before @peculiar/x509: tsyringe needs the Reflect metadata API when it loads.
-import "./reflect-metadata.ts";
+import "reflect-metadata";
 import {
   BasicConstraintsExtension,
   KeyUsageFlags,

@@ -7,7 +7,7 @@
  * back for clock skew. The answer is ordered as istiod's: leaf, cert-chain.pem's certificates, root.
  */
 // Before @peculiar/x509: tsyringe needs the Reflect metadata API when it loads.
-import "./reflect-metadata.ts";
+import "reflect-metadata";
 import {
   AuthorityKeyIdentifierExtension,
   BasicConstraintsExtension,

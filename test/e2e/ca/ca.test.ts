@@ -6,7 +6,7 @@
  * the validity is the one asked for. Refusals carry istiod's codes and are counted in /metrics.
  * Runs with a plug-in CA (ROOT_CA_DIR) and with the self-signed root kept in a file store.
  */
-import "../../../lib/ca/reflect-metadata.ts";
+import "reflect-metadata";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

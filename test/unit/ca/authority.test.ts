@@ -3,7 +3,7 @@
  * clock and istiod's metrics (lib/metrics/ca-metrics.ts): who may have a certificate, for which
  * identity, and what each outcome counts.
  */
-import "../../../lib/ca/reflect-metadata.ts";
+import "reflect-metadata";
 import { SubjectAlternativeNameExtension, X509Certificate } from "@peculiar/x509";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createKeySet, createXdsGuard, importJwks } from "../../../lib/auth/index.ts";

@@ -1,6 +1,6 @@
 /** Builders for CA tests: CSRs as istio-agent makes them, and plug-in CA layouts (root ─▶ intermediate) made here. */
 // Before @peculiar/x509: tsyringe needs the Reflect metadata API when it loads.
-import "../../../lib/ca/reflect-metadata.ts";
+import "reflect-metadata";
 import { createPrivateKey } from "node:crypto";
 import {
   BasicConstraintsExtension,

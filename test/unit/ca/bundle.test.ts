@@ -3,7 +3,7 @@
  * every key form Istio accepts, the checks istiod makes on a plug-in bundle, and one root per
  * store however many instances start at once.
  */
-import "../../../lib/ca/reflect-metadata.ts";
+import "reflect-metadata";
 import { BasicConstraintsExtension, X509Certificate } from "@peculiar/x509";
 import { describe, expect, it } from "vitest";
 import { loadPluginCa, type PluginCaFiles, splitPemCertificates } from "../../../lib/ca/bundle.ts";

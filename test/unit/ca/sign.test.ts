@@ -4,7 +4,7 @@
  * cert), the chain is leaf, cert-chain.pem's certificates, root; bad CSRs are refused as istiod does.
  */
 // Before @peculiar/x509: tsyringe needs the Reflect metadata API when it loads.
-import "../../../lib/ca/reflect-metadata.ts";
+import "reflect-metadata";
 import {
   ExtendedKeyUsageExtension,
   KeyUsagesExtension,
