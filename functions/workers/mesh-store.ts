@@ -131,7 +131,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
         this.#ingest ??= createIngestHost({ core: core.ingest, config, log: workerLog(config.log) });
         host = this.#ingest;
       } else {
-        this.#polls ??= createPollHost(this.#xds(core, config).poll, config.limits);
+        this.#polls ??= createPollHost(this.#xds(core, config).poll, config.limits, workerLog(config.log));
         host = this.#polls;
       }
     } catch (err) {
@@ -187,11 +187,8 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
    * and poll hub attach to the core's feed, so one alarm flush wakes every open Watch and waiting poll.
    */
   #xds(core: MeshCore, config: Config): StreamingXdsServer {
-    this.#server ??= createXdsServer(core, {
-      ...meshStoreXdsSettings(config),
-      // Poll NACKs are logged as the poll host's interceptor logs its refusals.
-      log: (line) => console.log(line),
-    });
+    // Poll/Watch NACKs are logged once each, in LOG_FORMAT at warn, as the Node host logs them.
+    this.#server ??= createXdsServer(core, { ...meshStoreXdsSettings(config), log: workerLog(config.log) });
     return this.#server;
   }
 
