@@ -16,11 +16,14 @@ import { createPollRoutes } from "../poll.ts";
 
 /**
  * The xDS server settings of the MeshStore Durable Object (server-defaults.test.ts compares them
- * with the other hosts'). It keeps no proxy status: it serves no ADS stream and nothing sweeps
- * expired proxy/ records in the object, so a Poll/Watch NACK is accepted and logged once, not stored.
+ * with the other hosts'). It builds no ADS (Workers cannot serve bidi gRPC) and keeps no proxy
+ * status: nothing sweeps expired proxy/ records in the object, so a Poll/Watch NACK is accepted
+ * and logged once, not stored.
  */
-export function meshStoreXdsSettings(config: Pick<Config, "limits" | "registry">): XdsServerSettings {
-  return { limits: config.limits, registry: config.registry, proxyStatus: false };
+export function meshStoreXdsSettings(
+  config: Pick<Config, "limits" | "registry">,
+): XdsServerSettings & { ads: false } {
+  return { limits: config.limits, registry: config.registry, proxyStatus: false, ads: false };
 }
 
 /** The Durable Object's side of DeltaPollService. */
