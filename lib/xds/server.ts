@@ -81,6 +81,9 @@ export interface XdsServerSettings {
   ads?: false;
 }
 
+/** Settings that build ADS over a core with a feed: the type of a host's settings that mounts it. */
+export type AdsXdsServerSettings = XdsServerSettings & { ads?: undefined };
+
 /** The settings with every default applied: what the server is actually built with. */
 export interface ResolvedXdsSettings {
   limits: XdsLimits;
@@ -176,7 +179,7 @@ export function createXdsServer(
 ): PollingXdsServer;
 export function createXdsServer(
   core: XdsCore & { feed: ChangeFeed },
-  options: XdsServerOptions,
+  options: XdsServerOptions & { ads?: undefined },
 ): StreamingXdsServer;
 export function createXdsServer(core: XdsCore, options: XdsServerOptions): XdsServer;
 export function createXdsServer(core: XdsCore, options: XdsServerOptions): XdsServer {
