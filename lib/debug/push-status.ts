@@ -21,7 +21,7 @@ export interface PushStatusItem {
   full: boolean;
   /**
    * Present on a refresh push (lib/push/push-refresh.ts): a Full push after which Envoy sidecars'
-   * resources, built per view from the mesh rather than published, may differ beyond `resources`;
+   * resources, built on demand from the mesh rather than published, may differ beyond `resources`;
    * so `resourcesChanged: 0` there does not mean the push changed nothing.
    */
   refresh?: true;
