@@ -50,13 +50,16 @@ export function callWindowMs(remainingMs: number): number {
  * The xDS server settings of a Lambda container (server-defaults.test.ts compares them with the
  * other hosts'): as Node's over a shared store, whose proxy status records are billed writes; no
  * sweep, since DynamoDB expires proxy records by their TTL attribute and a container runs only
- * while an invocation is open.
+ * while an invocation is open; no ADS, since a function URL cannot serve bidi gRPC.
  */
-export function lambdaXdsSettings(config: Pick<Config, "limits" | "registry">): XdsServerSettings {
+export function lambdaXdsSettings(
+  config: Pick<Config, "limits" | "registry">,
+): XdsServerSettings & { ads: false } {
   return {
     limits: config.limits,
     registry: config.registry,
     proxyStatus: { writeIntervalMs: sharedProxyStatusWriteIntervalMs, sweep: false },
+    ads: false,
   };
 }
 
@@ -89,7 +92,8 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
     logError(log, `edgepilot: config: ${keysProblem}`);
   });
   log(xdsAuthLogLine(config.xdsAuth, { host: "this function's URL", worker: false }));
-  // The read side: views and polls woken by the pushes the follower announces (as on Node); no ADS.
+  // The read side: views and polls woken by the pushes the follower announces (as on Node); no ADS
+  // is built (lambdaXdsSettings), as nothing here could mount it.
   const xds = createXdsServer(core, { ...lambdaXdsSettings(config), log, now });
   const pollRoutes = createPollRoutes(xds.poll, config.limits);
   const app = new Hono();

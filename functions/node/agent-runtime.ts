@@ -29,7 +29,7 @@ import type { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { createSerial } from "../../lib/serial.ts";
 import { keys } from "../../lib/store/keys.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
-import { createXdsServer, type XdsServerSettings } from "../../lib/xds/server.ts";
+import { type AdsXdsServerSettings, createXdsServer } from "../../lib/xds/server.ts";
 import { createAdmission } from "../admission.ts";
 import { serveAdsH2 } from "./ads-h2.ts";
 import { type CacheFile, heldVersions, openCacheFile, restoreCache } from "./agent-cache-file.ts";
@@ -73,7 +73,7 @@ export interface AgentOptions {
  * machine); a response may be as large as a message the agent accepts from its upstream; the rest
  * are the defaults, not the control plane's EDGEPILOT_* (the agent reads none of them).
  */
-export function agentXdsSettings(readMaxBytes: number): XdsServerSettings {
+export function agentXdsSettings(readMaxBytes: number): AdsXdsServerSettings {
   return { limits: { maxResponseBytes: readMaxBytes }, sidecarResources: false, proxyStatus: false };
 }
 

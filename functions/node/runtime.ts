@@ -18,7 +18,7 @@ import { createPace } from "../../lib/pace.ts";
 import { useSyncSha256 } from "../../lib/resources/version.ts";
 import type { Store } from "../../lib/store/index.ts";
 import { proxyStatusWriteIntervalMs, sharedProxyStatusWriteIntervalMs } from "../../lib/xds/proxy-status.ts";
-import { createXdsServer, type XdsServerSettings } from "../../lib/xds/server.ts";
+import { type AdsXdsServerSettings, createXdsServer } from "../../lib/xds/server.ts";
 import { createAdmission, createAdmissionInterceptor } from "../admission.ts";
 import { byGuard, createAuthInterceptor, restAuth } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
@@ -66,7 +66,7 @@ export interface NodeRuntimeOptions {
 export function nodeXdsSettings(
   config: Pick<Config, "limits" | "registry">,
   shared: boolean,
-): XdsServerSettings {
+): AdsXdsServerSettings {
   return {
     limits: config.limits,
     registry: config.registry,

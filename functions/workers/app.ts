@@ -48,7 +48,13 @@ export function meshStub(env: Env): DurableObjectStub<MeshStore> {
  * and records no proxy status (Poll NACKs are the Durable Object's).
  */
 export function workerXdsSettings(config: Pick<Config, "limits" | "registry">): XdsServerSettings {
-  return { limits: config.limits, registry: config.registry, cacheViews: false, proxyStatus: false };
+  return {
+    limits: config.limits,
+    registry: config.registry,
+    cacheViews: false,
+    proxyStatus: false,
+    ads: false,
+  };
 }
 
 const apps = new WeakMap<Env, Hono>();

@@ -26,7 +26,7 @@ import {
 import { type StoreRpc, serveStoreRpc } from "../../lib/store/durable-object.ts";
 import { createSqlStore } from "../../lib/store/sql.ts";
 import type { DeleteOptions, ListOptions, PutOptions, Store } from "../../lib/store/store.ts";
-import { createXdsServer, type StreamingXdsServer } from "../../lib/xds/server.ts";
+import { createXdsServer, type PollingXdsServer } from "../../lib/xds/server.ts";
 import { isDebugPath } from "../debug.ts";
 import { ConfigError, workerConfig } from "./config.ts";
 import { createDebugHost } from "./debug-host.ts";
@@ -40,7 +40,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
   readonly #store: Store;
   readonly #rpc: StoreRpc;
   #polls: PollHost | undefined;
-  #server: StreamingXdsServer | undefined;
+  #server: PollingXdsServer | undefined;
   #ingest: Hono | undefined;
   #debug: Hono | undefined;
   #core: MeshCore | undefined;
@@ -131,7 +131,7 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
         this.#ingest ??= createIngestHost({ core: core.ingest, config, log: workerLog(config.log) });
         host = this.#ingest;
       } else {
-        this.#polls ??= createPollHost(this.#xds(core, config).poll, config.limits);
+        this.#polls ??= createPollHost(this.#xds(core, config).poll, config.limits, workerLog(config.log));
         host = this.#polls;
       }
     } catch (err) {
@@ -186,12 +186,9 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
    * The object's read side over its core, built at the first read (Poll/Watch or debug): its views
    * and poll hub attach to the core's feed, so one alarm flush wakes every open Watch and waiting poll.
    */
-  #xds(core: MeshCore, config: Config): StreamingXdsServer {
-    this.#server ??= createXdsServer(core, {
-      ...meshStoreXdsSettings(config),
-      // Poll NACKs are logged as the poll host's interceptor logs its refusals.
-      log: (line) => console.log(line),
-    });
+  #xds(core: MeshCore, config: Config): PollingXdsServer {
+    // Poll/Watch NACKs are logged once each, in LOG_FORMAT at warn, as the Node host logs them.
+    this.#server ??= createXdsServer(core, { ...meshStoreXdsSettings(config), log: workerLog(config.log) });
     return this.#server;
   }
 

@@ -8,6 +8,7 @@
 import { createConnectRouter } from "@connectrpc/connect";
 import { createFetchHandler } from "@connectrpc/connect/protocol";
 import type { Config } from "../../lib/config.ts";
+import type { LogLine } from "../../lib/log/line-log.ts";
 import type { PollServer } from "../../lib/xds/poll-serve.ts";
 import type { XdsServerSettings } from "../../lib/xds/server.ts";
 import { byForwardedIdentity, createAuthInterceptor } from "../auth.ts";
@@ -15,11 +16,14 @@ import { createPollRoutes } from "../poll.ts";
 
 /**
  * The xDS server settings of the MeshStore Durable Object (server-defaults.test.ts compares them
- * with the other hosts'). It keeps no proxy status: it serves no ADS stream and nothing sweeps
- * expired proxy/ records in the object, so a Poll/Watch NACK is accepted and logged once, not stored.
+ * with the other hosts'). It builds no ADS (Workers cannot serve bidi gRPC) and keeps no proxy
+ * status: nothing sweeps expired proxy/ records in the object, so a Poll/Watch NACK is accepted
+ * and logged once, not stored.
  */
-export function meshStoreXdsSettings(config: Pick<Config, "limits" | "registry">): XdsServerSettings {
-  return { limits: config.limits, registry: config.registry, proxyStatus: false };
+export function meshStoreXdsSettings(
+  config: Pick<Config, "limits" | "registry">,
+): XdsServerSettings & { ads: false } {
+  return { limits: config.limits, registry: config.registry, proxyStatus: false, ads: false };
 }
 
 /** The Durable Object's side of DeltaPollService. */
@@ -32,13 +36,15 @@ export interface PollHost {
  * Serves `polls` (the object's xDS server's). Every call passes the same interceptor as the
  * Worker's routes, fed the identity the Worker verified (poll-forward.ts): a call without one is
  * Unauthenticated, and the node's namespace is checked against it here, where the body is read.
+ * Refusals are logged to `log`, the object's (LOG_FORMAT / LOG_LEVEL), as the Worker's are.
  */
 export function createPollHost(
   polls: PollServer,
   limits: Pick<Config["limits"], "maxRequestBytes">,
+  log: LogLine,
 ): PollHost {
   const router = createConnectRouter({
-    interceptors: [createAuthInterceptor(byForwardedIdentity, (line) => console.log(line))],
+    interceptors: [createAuthInterceptor(byForwardedIdentity, log)],
   });
   createPollRoutes(polls, limits)(router);
   const handlers = new Map(router.handlers.map((h) => [h.requestPath, createFetchHandler(h)]));

@@ -1,7 +1,8 @@
 /**
  * /debug/push_status: the recent pushes from the push log (keys.pushLog()), newest first: why
  * (reasons counted as istiod's ReasonStats), which configs, how long after the first event it was
- * published, and what it changed. Bounded: at most `limit` pushes, each listing at most
+ * published, and what it changed, or that it was a refresh (Envoy sidecar resources rebuilt, which
+ * the changed resources do not list). Bounded: at most `limit` pushes, each listing at most
  * maxListedResources of its changed resources (all are counted).
  */
 import type { PushLogEntry } from "../push/flush.ts";
@@ -18,6 +19,12 @@ export interface PushStatusItem {
   /** When it was published (RFC 3339). */
   time: string;
   full: boolean;
+  /**
+   * Present on a refresh push (lib/push/push-refresh.ts): a Full push after which Envoy sidecars'
+   * resources, built on demand from the mesh rather than published, may differ beyond `resources`;
+   * so `resourcesChanged: 0` there does not mean the push changed nothing.
+   */
+  refresh?: true;
   /** Trigger reason ─▶ how many events of it were merged (istiod's ReasonStats). */
   reason: Record<string, number>;
   /** ConfigKeys the push named (null: everything), at most 1000 listed of configsCount. */
@@ -46,6 +53,7 @@ export function pushStatusItem(e: PushLogEntry): PushStatusItem {
     version: e.seq,
     time: new Date(e.at).toISOString(),
     full: e.request.full,
+    ...(e.refresh && { refresh: true as const }),
     reason: { ...e.request.reasons } as Record<string, number>,
     configs: configs === null ? null : [...configs],
     configsCount: e.request.configsCount ?? configs?.length ?? 0,

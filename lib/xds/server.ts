@@ -4,7 +4,8 @@
  * the debug readers, and the sweep of expired proxy status records, all over one mesh core (its store, feed, sync gate and xDS reporter), as
  * go-control-plane's NewServer composes REST, SotW and Delta over one cache. A host mounts the
  * pieces on its transport (functions/xds.ts, poll.ts, rest.ts, debug.ts, node/ads-h2.ts) and
- * chooses only what it can keep (XdsServerSettings); every default lives in resolveXdsSettings.
+ * chooses only what it can keep and serve (XdsServerSettings); every default lives in
+ * resolveXdsSettings.
  *
  * Nothing here imports an RPC framework: refusals are AdsRefusedError, PollRefusedError and
  * ResponseTooLargeError, which the transports map to their codes (functions/ads-errors.ts).
@@ -73,12 +74,21 @@ export interface XdsServerSettings {
    * are logged once).
    */
   proxyStatus?: false | { writeIntervalMs?: number; sweep?: boolean };
+  /**
+   * False: no ADS methods are built, for a host that cannot serve bidi gRPC (Lambda, Workers):
+   * its Poll/Watch still attach to the feed. Default: built whenever the core has a feed.
+   */
+  ads?: false;
 }
+
+/** Settings that build ADS over a core with a feed: the type of a host's settings that mounts it. */
+export type AdsXdsServerSettings = XdsServerSettings & { ads?: undefined };
 
 /** The settings with every default applied: what the server is actually built with. */
 export interface ResolvedXdsSettings {
   limits: XdsLimits;
-  ads: AdsLimits;
+  /** The ADS stream limits, or false when the host builds no ADS methods. */
+  ads: AdsLimits | false;
   views: Omit<ViewsOptions, "store">;
   proxyStatus: false | { writeIntervalMs: number; sweep: boolean };
 }
@@ -122,10 +132,14 @@ export interface XdsServer {
   readonly poll?: PollServer;
 }
 
-/** A server over a core with a feed: ADS and Poll/Watch are there. */
-export interface StreamingXdsServer extends XdsServer {
-  readonly ads: AdsHandlers;
+/** A server over a core with a feed: Poll/Watch are there. */
+export interface PollingXdsServer extends XdsServer {
   readonly poll: PollServer;
+}
+
+/** A server over a core with a feed that serves ADS too: ADS and Poll/Watch are there. */
+export interface StreamingXdsServer extends PollingXdsServer {
+  readonly ads: AdsHandlers;
 }
 
 /** Applies every default to a host's settings: the one place they live. */
@@ -140,7 +154,7 @@ export function resolveXdsSettings(settings: XdsServerSettings): ResolvedXdsSett
   const status = settings.proxyStatus ?? {};
   return {
     limits,
-    ads: { ...defaultAdsLimits, maxStreams, maxNamesPerRequest },
+    ads: settings.ads !== false && { ...defaultAdsLimits, maxStreams, maxNamesPerRequest },
     views: {
       cache: settings.cacheViews ?? true,
       sidecarResources: settings.sidecarResources ?? true,
@@ -155,12 +169,17 @@ export function resolveXdsSettings(settings: XdsServerSettings): ResolvedXdsSett
 }
 
 /**
- * Builds the read side over `core` and attaches its views and poll hub to `core.feed`; throws when
- * a core without a feed is asked to cache views (nothing would ever drop them).
+ * Builds the read side over `core` and attaches its views and poll hub to `core.feed` (and ADS,
+ * unless the settings say `ads: false`); throws when a core without a feed is asked to cache views
+ * (nothing would ever drop them).
  */
 export function createXdsServer(
   core: XdsCore & { feed: ChangeFeed },
-  options: XdsServerOptions,
+  options: XdsServerOptions & { ads: false },
+): PollingXdsServer;
+export function createXdsServer(
+  core: XdsCore & { feed: ChangeFeed },
+  options: XdsServerOptions & { ads?: undefined },
 ): StreamingXdsServer;
 export function createXdsServer(core: XdsCore, options: XdsServerOptions): XdsServer;
 export function createXdsServer(core: XdsCore, options: XdsServerOptions): XdsServer {
@@ -226,6 +245,7 @@ export function createXdsServer(core: XdsCore, options: XdsServerOptions): XdsSe
       return poll.open;
     },
   });
+  if (settings.ads === false) return { ...server, poll };
   const ads = createAdsHandlers({
     source,
     views,

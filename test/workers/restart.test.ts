@@ -157,7 +157,7 @@ describe("the Durable Object's poll host while not synced", () => {
       const config = workerConfig(env);
       const core = { store: object.store, feed: createChangeFeed(() => {}), sync: { synced: () => open } };
       const server = createXdsServer(core, { ...meshStoreXdsSettings(config), log: () => {} });
-      const host = createPollHost(server.poll, config.limits);
+      const host = createPollHost(server.poll, config.limits, () => {});
       const poll = async () => {
         const res = await host.fetch(
           new Request("https://mesh/edgepilot.xds.v1.DeltaPollService/Poll", {

@@ -1,8 +1,8 @@
 /**
  * The /debug/* paths on a real Node control plane with XDS_AUTH=token: refused without (or with a
  * wrong) token, answered in istiod's shapes with it, every query validated (400 naming the
- * parameter), lists paged through `link: rel="next"`; and `edgepilot proxy-status` presenting the
- * token from the environment.
+ * parameter), lists paged through `link: rel="next"`, a refresh push shown as one; and
+ * `edgepilot proxy-status` presenting the token from the environment.
  */
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -160,4 +160,27 @@ describe("/debug/* with XDS_AUTH=token", () => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/^NAME\s+CLUSTER\s+CDS\s+LDS\s+EDS\s+RDS\s+ISTIOD\s+VERSION\n$/);
   }, 15_000);
+
+  it("push_status says a push that changed only sidecar resources was a refresh", async () => {
+    type Status = {
+      pushVersion: number;
+      pushes: { full: boolean; refresh?: true; resourcesChanged: number }[];
+    };
+    const before = ((await (await get("/debug/push_status")).json()) as Status).pushVersion;
+    expect(before).toBeGreaterThan(0);
+    // The TLS mode is no field of anything published (proxyless): only sidecar clusters change.
+    const tls = { ...destinationRule, metadata: { ...destinationRule.metadata, resourceVersion: "8" } };
+    const r = await cp.post([
+      event("MODIFIED", { ...tls, spec: { ...tls.spec, trafficPolicy: { tls: { mode: "ISTIO_MUTUAL" } } } }),
+    ]);
+    expect(r.status).toBe(200);
+    let status: Status | undefined;
+    for (let i = 0; i < 100; i++) {
+      status = (await (await get("/debug/push_status?limit=1")).json()) as Status;
+      if (status.pushVersion > before) break;
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    expect(status?.pushVersion).toBe(before + 1);
+    expect(status?.pushes).toMatchObject([{ full: true, refresh: true, resourcesChanged: 0 }]);
+  });
 });

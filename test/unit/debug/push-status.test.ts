@@ -44,6 +44,33 @@ describe("pushStatusItem", () => {
     expect(pushStatusItem(entry)).toMatchObject(want);
   });
 
+  it("says a refresh push was one, whatever it changed, and says nothing of the others", () => {
+    const request = {
+      full: true,
+      configsUpdated: ["DestinationRule/default/reviews"],
+      reasons: { config: 1 },
+      start: NOW,
+    };
+    const refresh = pushStatusItem(logEntry(6, { request, changes: [], changeCount: 0, refresh: true }));
+    expect(refresh).toMatchObject({
+      version: 6,
+      full: true,
+      refresh: true,
+      resourcesChanged: 0,
+      resources: [],
+    });
+    // In the JSON, beside `full`: the first thing a reader of a Full push with nothing listed sees.
+    expect(Object.keys(refresh).slice(0, 4)).toEqual(["version", "time", "full", "refresh"]);
+    const endpoints = [
+      { typeUrl: TypeUrl.endpoint, name: "outbound|9080||reviews.default.svc.cluster.local", version: "v1" },
+    ];
+    expect(
+      pushStatusItem(logEntry(7, { request, changes: endpoints, changeCount: 1, refresh: true })).refresh,
+    ).toBe(true);
+    expect("refresh" in pushStatusItem(logEntry(8, { request }))).toBe(false);
+    expect("refresh" in pushStatusItem(logEntry(9))).toBe(false);
+  });
+
   it("lists at most maxListedResources changes and counts the rest", () => {
     const changes = Array.from({ length: maxListedResources + 7 }, (_, i) => ({
       typeUrl: TypeUrl.cluster,

@@ -80,6 +80,7 @@ const hosts: Difference[] = [
           proxyStatus: { writeIntervalMs: sharedProxyStatusWriteIntervalMs, sweep: false },
         }),
       },
+      { why: "a function URL cannot serve bidi gRPC, so no ADS is built", resolved: () => ({ ads: false }) },
     ],
   },
   {
@@ -94,6 +95,7 @@ const hosts: Difference[] = [
         why: "it serves no ADS stream and no Poll (the Durable Object does)",
         resolved: () => ({ proxyStatus: false }),
       },
+      { why: "Workers cannot serve bidi gRPC, so no ADS is built", resolved: () => ({ ads: false }) },
     ],
   },
   {
@@ -104,6 +106,7 @@ const hosts: Difference[] = [
         why: "nothing sweeps expired proxy/ records in the object: Poll NACKs are logged, not stored",
         resolved: () => ({ proxyStatus: false }),
       },
+      { why: "Workers cannot serve bidi gRPC, so no ADS is built", resolved: () => ({ ads: false }) },
     ],
   },
 ];
@@ -166,6 +169,17 @@ describe("createXdsServer", () => {
     expect(server.settings).toEqual(resolveXdsSettings(settings));
     expect(server.ads).toBeDefined();
     expect(server.poll).toBeDefined();
+  });
+
+  it("builds Poll/Watch and no ADS over a core with a feed when the settings say ads: false", () => {
+    const c = configs[0]?.[1] as Config;
+    for (const settings of [lambdaXdsSettings(c), meshStoreXdsSettings(c)]) {
+      const core = { store: createMemoryStore(), feed: createChangeFeed(() => {}) };
+      const server = createXdsServer(core, { ...settings, log: () => {} });
+      expect(server.settings.ads).toBe(false);
+      expect(server.poll).toBeDefined();
+      expect("ads" in server).toBe(false);
+    }
   });
 
   it("refuses to cache views over a core without a feed, and builds no ADS or Poll there", () => {
