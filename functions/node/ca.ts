@@ -13,7 +13,7 @@ import { createCertificateAuthority } from "../../lib/ca/authority.ts";
 import { type CaBundle, loadPluginCa, type PluginCaFiles, pluginCaFileNames } from "../../lib/ca/bundle.ts";
 import { loadOrCreateRoot } from "../../lib/ca/self-signed.ts";
 import type { Config } from "../../lib/config.ts";
-import { logWarn } from "../../lib/log/line-log.ts";
+import { logAt, logWarn } from "../../lib/log/line-log.ts";
 import { createCaMetrics } from "../../lib/metrics/ca-metrics.ts";
 import type { Registry } from "../../lib/metrics/registry.ts";
 import type { Store } from "../../lib/store/store.ts";
@@ -32,18 +32,20 @@ export interface NodeCaDeps {
 /** The CA to serve, or why none is; throws (naming ROOT_CA_DIR) when the plug-in CA is unusable. */
 export async function setupNodeCa(config: Config, deps: NodeCaDeps): Promise<CaService> {
   const { log } = deps;
-  const unavailable = (reason: string): CaService => {
-    logWarn(log, `ca: IstioCertificateService is not served: ${reason}`);
+  // Info when it is the operator's choice or a development start without JWTs; warn when a setting is wrong.
+  const unavailable = (reason: string, level: "info" | "warn" = "warn"): CaService => {
+    logAt(log, level, `ca: IstioCertificateService is not served: ${reason}`);
     return { unavailable: `the certificate authority is not configured: ${reason}` };
   };
   const settings = config.ca;
-  if (!settings.enabled) return unavailable("ENABLE_CA_SERVER=false");
+  if (!settings.enabled) return unavailable("ENABLE_CA_SERVER=false", "info");
   const auth = config.xdsAuth;
   if (auth.mode !== "jwt" || !deps.keys)
     return unavailable(
       "it authenticates callers by their Kubernetes service-account JWTs: set XDS_AUTH=jwt with XDS_JWT_ISSUER " +
         "and a key source (XDS_JWKS_URL, XDS_JWKS_FILE, XDS_JWKS or XDS_JWT_HMAC_SECRET); tokens are checked for " +
         `TOKEN_AUDIENCES (${settings.tokenAudiences.join(",")})`,
+      auth.mode === "jwt" ? "warn" : "info",
     );
   let bundle: CaBundle;
   let where: string;
