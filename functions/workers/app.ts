@@ -3,7 +3,8 @@
  * /v1/admission), the xDS Connect procedures at the root and REST-JSON xDS, all over the one
  * MeshStore Durable Object. Ingest and /ready are forwarded into the object as one call each
  * (ingest-host.ts runs them there); Poll and Watch too, and the object holds them until a push
- * concerns them (poll-host.ts). Fetch, REST-JSON and StatusService read the store over RPC.
+ * concerns them (poll-host.ts). Fetch, REST-JSON and StatusService read the store over RPC, and so
+ * does the CA's IstioCertificateService (ca.ts).
  */
 import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
@@ -16,11 +17,13 @@ import { createDurableObjectStore, type StoreRpc } from "../../lib/store/durable
 import { createXdsServer, type XdsServerSettings } from "../../lib/xds/server.ts";
 import { byGuard, createAuthInterceptor } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
+import { createCaRoutes } from "../ca.ts";
 import { mountConnect } from "../connect.ts";
 import { mountDebugForward } from "../debug.ts";
 import { mountMetrics } from "../metrics.ts";
 import { mountRest } from "../rest.ts";
 import { createXdsRoutes } from "../xds.ts";
+import { lazyWorkerCa } from "./ca.ts";
 import { ConfigError, workerConfig } from "./config.ts";
 import type { Env } from "./index.ts";
 import { mountIngestForward } from "./ingest-forward.ts";
@@ -97,7 +100,7 @@ function buildApp(env: Env): Hono {
     cached: false,
     requestTurn: () => void kick(),
   });
-  const { guard, ready } = setupGuard(config.xdsAuth, { now: () => Date.now(), log });
+  const { guard, ready, keys } = setupGuard(config.xdsAuth, { now: () => Date.now(), log });
   ready.catch((err: unknown) =>
     logError(log, `edgepilot: config: ${err instanceof Error ? err.message : err}`),
   );
@@ -116,6 +119,15 @@ function buildApp(env: Env): Hono {
   // Fetch, REST-JSON and StatusService over the store's RPC; no feed here, so no ADS and no Poll.
   const xds = createXdsServer({ store, sync }, { ...workerXdsSettings(config), log });
   mountConnect(app, createXdsRoutes(xds), [createAuthInterceptor(byGuard(guard), log)]);
+  // CreateCertificate authenticates its callers itself (TOKEN_AUDIENCES), outside XDS_AUTH's interceptor;
+  // the CA is built on its first call, over the MeshStore's storage (one self-signed root for every isolate).
+  mountConnect(
+    app,
+    createCaRoutes(
+      lazyWorkerCa(env, config, { store, keys, now: () => Date.now(), log }),
+      config.limits.maxRequestBytes,
+    ),
+  );
   mountRest(app, { ...xds.rest, guard, log });
   // Poll and Watch run inside the MeshStore: its alarm wakes them (the response streams through).
   // Credentials are checked here; the object checks the node against the identity forwarded with the call.

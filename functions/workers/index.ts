@@ -32,6 +32,18 @@ export interface Env {
   /** LOG_FORMAT (text or json) and LOG_LEVEL (per scope): lib/log/config.ts. */
   LOG_FORMAT?: string;
   LOG_LEVEL?: string;
+  /** The CA (lib/ca/config.ts): ENABLE_CA_SERVER, TOKEN_AUDIENCES, the TTLs and TRUST_DOMAIN. */
+  ENABLE_CA_SERVER?: string;
+  TOKEN_AUDIENCES?: string;
+  DEFAULT_WORKLOAD_CERT_TTL?: string;
+  MAX_WORKLOAD_CERT_TTL?: string;
+  CITADEL_SELF_SIGNED_CA_CERT_TTL?: string;
+  TRUST_DOMAIN?: string;
+  /** A plug-in CA: the four files of Istio's ROOT_CA_DIR layout as secrets (functions/workers/ca.ts). */
+  CA_CERT_PEM?: string;
+  CA_KEY_PEM?: string;
+  CERT_CHAIN_PEM?: string;
+  ROOT_CERT_PEM?: string;
 }
 
 /** `fetch` serves app.ts's routes; `scheduled` (the cron) makes sure a debounce turn runs. */
