@@ -10,6 +10,7 @@ import type { Store } from "../../lib/store/store.ts";
 import { measureAgentLatency } from "./agent-latency.ts";
 import { measureUpstreamBytes, printUpstreamBytes } from "./agent-upstream-bytes.ts";
 import { measureAwsUnits, printAwsCost } from "./aws-cost.ts";
+import { measureCaSign, printCaSign } from "./ca-sign.ts";
 import { measureDoCalls } from "./do-calls.ts";
 import { measureCapacity } from "./do-capacity.ts";
 import { measureDynamo, printDynamo } from "./dynamodb.ts";
@@ -342,6 +343,13 @@ console.log(
     " HS256 secret, Kubernetes-shaped tokens, median of 7 rounds of 2,000), beside WebCrypto's verify alone (test/bench/jwt-verify.ts)",
 );
 printJwtVerify(await measureJwtVerify());
+
+console.log(
+  "\nthe CA: CreateCertificate calls signed per second (ES256 service-account token, P-256 CSR, self-signed P-256 root;" +
+    " Connect JSON over HTTP/1.1, 8 in flight, median of 5 rounds of 300) on Node and on workerd (unstable_dev)," +
+    " beside lib/ca's signCsr alone and WebCrypto's ECDSA P-256 sign alone (test/bench/ca-sign.ts)",
+);
+printCaSign(await measureCaSign());
 
 console.log(
   "\ningest and publish throughput (with their targets; ingest app in-process, 500-event NDJSON batches, memory store," +

@@ -1,0 +1,166 @@
+/**
+ * CreateCertificate calls signed per second by the CA (lib/ca over functions/ca.ts's routes), on
+ * the Node runtime (in-process server, self-signed root in the memory store on loopback) and on
+ * workerd (the real Worker under wrangler's unstable_dev, root in the MeshStore), each over
+ * Connect JSON on HTTP/1.1 with `concurrency` calls in flight; beside the floor measured in the
+ * same run: WebCrypto's ECDSA P-256 sign alone (the CA's one signature per leaf), in this process.
+ * Each call verifies an ES256 service-account token and the CSR's signature, then signs a leaf.
+ * Run alone: `npx tsx test/bench/ca-sign.ts [calls per round]`.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { unstable_dev } from "wrangler";
+import { startNodeRuntime } from "../../functions/node/runtime.ts";
+import { loadOrCreateRoot } from "../../lib/ca/self-signed.ts";
+import { signCsr } from "../../lib/ca/sign.ts";
+import { parseConfig } from "../../lib/config.ts";
+import { createMemoryStore } from "../../lib/store/memory.ts";
+import { claims, issuer, jwksOf, makeKeys, sign } from "../unit/auth/tokens.ts";
+import { csrPem, productpage } from "../unit/ca/builders.ts";
+import { stayOffline } from "./workerd-probe.ts";
+
+const path = "/istio.v1.auth.IstioCertificateService/CreateCertificate";
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+
+/** Calls per second on each host and the floor, medians of `rounds` rounds. */
+export interface CaSignReport {
+  concurrency: number;
+  nodePerSecond: number;
+  workerdPerSecond: number;
+  floorPerSecond: number;
+  /** lib/ca's signCsr alone in this process (parse and verify the CSR, build and sign the leaf): the CA's part of a call. */
+  signCsrPerSecond: number;
+}
+
+type Post = (body: string, token: string) => Promise<Response>;
+
+/** `perRound` calls, `concurrency` at a time; throws on any answer but 200. */
+async function round(post: Post, body: string, token: string, perRound: number, concurrency: number) {
+  let next = 0;
+  const t = performance.now();
+  const lane = async () => {
+    while (next++ < perRound) {
+      const res = await post(body, token);
+      const text = await res.text();
+      if (res.status !== 200)
+        throw new Error(`CreateCertificate answered ${res.status}: ${text.slice(0, 300)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return perRound / ((performance.now() - t) / 1000);
+}
+
+/** Measures both hosts and the floor; the hosts' rounds alternate with the floor's. */
+export async function measureCaSign(perRound = 300, rounds = 5, concurrency = 8): Promise<CaSignReport> {
+  const keys = await makeKeys();
+  const vars = {
+    XDS_AUTH: "jwt",
+    XDS_JWT_ISSUER: issuer,
+    XDS_JWT_AUDIENCE: "edgepilot",
+    XDS_JWKS: await jwksOf(keys),
+  };
+  const t = Math.floor(Date.now() / 1000);
+  const token = await sign(
+    keys,
+    "ES256",
+    claims({ aud: ["istio-ca"], iat: t, nbf: t - 60, exp: t + 86_400 }),
+  );
+  const body = JSON.stringify({ csr: await csrPem(), validityDuration: "3600" });
+  const headers = (token: string) => ({
+    "content-type": "application/json",
+    "connect-protocol-version": "1",
+    authorization: `Bearer ${token}`,
+  });
+  const ec = { name: "ECDSA", namedCurve: "P-256" };
+  const pair = (await crypto.subtle.generateKey(ec, false, ["sign", "verify"])) as CryptoKeyPair;
+  // About a leaf's TBSCertificate.
+  const tbs = new Uint8Array(600).fill(7);
+  const floorPost: Post = async () => {
+    await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, pair.privateKey, tbs);
+    return new Response("");
+  };
+
+  const root = await loadOrCreateRoot(createMemoryStore(), {
+    trustDomain: "cluster.local",
+    ttlMs: 86_400_000 * 3650,
+    now: Date.now(),
+  });
+  const csr = await csrPem();
+  const signPost: Post = async () => {
+    const signed = await signCsr(
+      root.bundle,
+      { csrPem: csr, identity: productpage, requestedMs: 3_600_000 },
+      { defaultMs: 3_600_000, maxMs: 86_400_000 },
+      Date.now(),
+    );
+    if (!signed.ok) throw new Error(signed.error.message);
+    return new Response("");
+  };
+
+  const parsed = parseConfig({ PORT: "0", XDS_PORT: "0", HOST: "127.0.0.1", ...vars });
+  if (!parsed.ok) throw new Error(parsed.errors.join("; "));
+  const node = await startNodeRuntime(parsed.config, { log: () => {}, shutdownGraceMs: 100 });
+  const dir = mkdtempSync(join(tmpdir(), "edgepilot-ca-sign-"));
+  stayOffline();
+  const worker = await unstable_dev("functions/workers/index.ts", {
+    config: "wrangler.toml",
+    local: true,
+    persistTo: dir,
+    logLevel: "warn",
+    vars: { EDGEPILOT_TOKEN: "bench", ...vars },
+    experimental: { disableExperimentalWarning: true, watch: false },
+  });
+  const nodePost: Post = (b, tok) =>
+    fetch(`http://127.0.0.1:${node.port}${path}`, { method: "POST", body: b, headers: headers(tok) });
+  const workerPost: Post = async (b, tok) => {
+    const res = await worker.fetch(path, { method: "POST", body: b, headers: headers(tok) });
+    return new Response(await res.text(), { status: res.status });
+  };
+  const rates = {
+    node: [] as number[],
+    workerd: [] as number[],
+    floor: [] as number[],
+    signCsr: [] as number[],
+  };
+  try {
+    // Warm-up: the first call builds the CA (and the stored root) on each host.
+    await round(nodePost, body, token, concurrency, 1);
+    await round(workerPost, body, token, concurrency, 1);
+    for (let r = 0; r < rounds; r++) {
+      rates.node.push(await round(nodePost, body, token, perRound, concurrency));
+      rates.workerd.push(await round(workerPost, body, token, perRound, concurrency));
+      rates.floor.push(await round(floorPost, body, token, perRound, concurrency));
+      rates.signCsr.push(await round(signPost, body, token, perRound, concurrency));
+    }
+  } finally {
+    await worker.stop();
+    await node.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return {
+    concurrency,
+    nodePerSecond: median(rates.node),
+    workerdPerSecond: median(rates.workerd),
+    floorPerSecond: median(rates.floor),
+    signCsrPerSecond: median(rates.signCsr),
+  };
+}
+
+/** Prints the table `npm run bench` shows. */
+export function printCaSign(r: CaSignReport): void {
+  console.log(
+    `host    | CreateCertificate calls/s (${r.concurrency} in flight) | lib/ca signCsr alone/s | floor: WebCrypto ECDSA P-256 sign/s`,
+  );
+  const row = (host: string, rate: number) =>
+    console.log(
+      `${host.padEnd(7)} | ${rate.toFixed(0).padStart(38)} | ${r.signCsrPerSecond.toFixed(0).padStart(22)} | ${r.floorPerSecond.toFixed(0).padStart(35)}`,
+    );
+  row("Node", r.nodePerSecond);
+  row("workerd", r.workerdPerSecond);
+  console.log("(signCsr and the floor run in this Node process, in the same run)");
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  printCaSign(await measureCaSign(Number(process.argv[2] ?? 300)));
+}
