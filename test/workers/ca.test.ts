@@ -9,6 +9,7 @@ import "reflect-metadata";
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { Code } from "@connectrpc/connect";
 import {
   Pkcs10CertificateRequestGenerator,
   SubjectAlternativeNameExtension,
@@ -23,6 +24,7 @@ import {
 } from "../../lib/gen/istio/v1/auth/ca_pb.ts";
 import { createDurableObjectStore } from "../../lib/store/durable-object.ts";
 import { keys as storeKeys } from "../../lib/store/keys.ts";
+import { caRefusals } from "../e2e/ca/refusals.ts";
 import { claims, issuer, jwksOf, makeKeys, sign, type TestKeys } from "../unit/auth/tokens.ts";
 import { mesh, origin, testXdsToken } from "./support.ts";
 
@@ -63,6 +65,10 @@ async function csrPem(san = productpage): Promise<string> {
   );
   return csr.toString("pem");
 }
+
+/** Connect's JSON name of a code (Code.InvalidArgument: "invalid_argument"). */
+const connectCodeName = (code: Code) =>
+  Code[code].replace(/[A-Z]/g, (c, i) => (i > 0 ? "_" : "") + c.toLowerCase());
 
 type Outcome = { chain: string[] } | { code: string; message: string };
 
@@ -156,42 +162,17 @@ describe("CreateCertificate on the Worker, self-signed root in the MeshStore", (
     expect(new TextDecoder().decode(bytes.subarray(10 + length))).toMatch(/grpc-status: ?0/);
   });
 
-  // The same requests test/e2e/ca/ca.test.ts sends to the Node runtime, and its expected answers.
-  const refusals: [string, () => Promise<string | undefined>, () => Promise<string>, string, RegExp][] = [
-    [
-      "no token",
-      async () => undefined,
-      () => csrPem(),
-      "unauthenticated",
-      /^request authenticate failure: missing credentials/,
-    ],
-    [
-      "a token for another audience (the xDS one)",
-      () => mint(["edgepilot"]),
-      () => csrPem(),
-      "unauthenticated",
-      /^request authenticate failure: invalid token: audience "edgepilot" is not one of istio-ca \(TOKEN_AUDIENCES\)$/,
-    ],
-    [
-      "a token of another issuer",
-      () => mint(["istio-ca"], { iss: "https://evil.example" }),
-      () => csrPem(),
-      "unauthenticated",
-      /^request authenticate failure: invalid token: issuer/,
-    ],
-    [
-      "a CSR asking for another namespace's identity",
-      () => mint(),
-      () => csrPem("spiffe://cluster.local/ns/kube-system/sa/default"),
-      "invalid_argument",
-      /^CSR signing error \(unable to validate SAN Identities in CSR: it asks for url:spiffe:\/\/cluster.local\/ns\/kube-system\/sa\/default/,
-    ],
-  ];
-  for (const [name, token, csr, code, message] of refusals)
-    it(`refuses ${name}`, async () => {
-      const outcome = await connectCall(workerWith({}), await token(), { csr: await csr() });
-      expect(outcome).toEqual({ code, message: expect.stringMatching(message) });
+  // The requests test/e2e/ca/ca.test.ts sends to the Node runtime, and the answers it expects there.
+  const refusals = caRefusals({ mint, csr: (san) => csrPem(san) });
+  it.each(
+    refusals,
+  )("refuses %s, as Node does", async (_name, token, csr, validityDuration, code, message) => {
+    const outcome = await connectCall(workerWith({ MAX_WORKLOAD_CERT_TTL: "48h" }), await token(), {
+      csr: await csr(),
+      validityDuration: String(validityDuration),
     });
+    expect(outcome).toEqual({ code: connectCodeName(code), message: expect.stringMatching(message) });
+  });
 
   it("answers FailedPrecondition naming what to configure without XDS_AUTH=jwt", async () => {
     const outcome = await connectCall(
