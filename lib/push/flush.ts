@@ -26,6 +26,7 @@ import type { GenerateContext, Generator } from "../resources/types.ts";
 import { TypeUrl as T } from "../resources/xds-types.ts";
 import { keys, type Store, update } from "../store/index.ts";
 import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
+import { acquireLease, expireLease, renewLease } from "./flush-lease.ts";
 import { type EndpointsHeard, type HeldFor, noteHolds } from "./held-endpoints.ts";
 import type { PodsPending } from "./held-pods.ts";
 import { planChunk } from "./plan.ts";
@@ -127,11 +128,6 @@ export type FlushResult =
       /** The push context this push left (absent when nothing was queued): the next flush derives from it. */
       context?: PushContext;
     };
-
-interface FlushLease {
-  owner: string;
-  at: number;
-}
 
 /** Flushes the queued requests under `queueKeys`. Returns busy when another flush holds the lease. */
 export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Promise<FlushResult> {
@@ -317,53 +313,6 @@ async function logDangling(deps: FlushDeps, dangling: readonly DanglingRoute[]):
     seen.add(line);
     deps.log(`push: ${line}`);
   }
-}
-
-/**
- * After a flush that failed part-way: it may have published changes it never announced, so its
- * lease is left expired, not deleted. The next flush takes it over at once as recovered: it bumps
- * the push version and tells every stream to re-read (a retry alone would find nothing changed).
- * If even this write fails, the lease expires by its age.
- */
-async function expireLease(store: Store, version: number): Promise<void> {
-  const failed: FlushLease = { owner: "failed", at: 0 };
-  await store.put(keys.flushing(), failed, { ifVersion: version }).catch(() => undefined);
-}
-
-/** A lease this flush holds: its record and the store version it holds it at. */
-interface HeldLease {
-  owner: string;
-  at: number;
-  version: number;
-  recovered: boolean;
-}
-
-async function acquireLease(deps: FlushDeps): Promise<HeldLease | undefined> {
-  const now = deps.now();
-  const current = await deps.store.get<FlushLease>(keys.flushing());
-  if (current && now - current.value.at < (deps.leaseMs ?? 30_000)) return undefined;
-  const lease: FlushLease = { owner: crypto.randomUUID(), at: now };
-  const put = await deps.store.put(keys.flushing(), lease, { ifVersion: current?.version ?? 0 });
-  return put.ok ? { ...lease, version: put.version, recovered: current !== undefined } : undefined;
-}
-
-/**
- * Renews the lease once a third of leaseMs passed since it was taken or last renewed (checked
- * after each chunk), so a long flush over a slow shared store (a whole mesh on DynamoDB) is never
- * taken over by another instance while it still publishes. When another instance took it anyway
- * (this one was stalled past leaseMs), the flush stops: that one runs as recovered and re-announces all.
- */
-async function renewLease(deps: FlushDeps, lease: HeldLease): Promise<void> {
-  const now = deps.now();
-  if (now - lease.at < (deps.leaseMs ?? 30_000) / 3) return;
-  const renewed: FlushLease = { owner: lease.owner, at: now };
-  const put = await deps.store.put(keys.flushing(), renewed, { ifVersion: lease.version });
-  if (!put.ok)
-    throw new Error(
-      "flush: another instance took over the flush lease (this flush stalled past it); stopping",
-    );
-  lease.at = now;
-  lease.version = put.version;
 }
 
 async function bumpVersion(

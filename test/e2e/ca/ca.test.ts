@@ -15,7 +15,7 @@ import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/p
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
-import { SubjectAlternativeNameExtension, X509Certificate } from "@peculiar/x509";
+import type { X509Certificate } from "@peculiar/x509";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type IstioCertificateRequest,
@@ -27,6 +27,7 @@ import {
 import { claims, jwksOf, makeKeys, sign, type TestKeys } from "../../unit/auth/tokens.ts";
 import { csrPem, pluginCa } from "../../unit/ca/builders.ts";
 import { type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
+import { type CaOutcome, checkIssuedChain } from "./chain.ts";
 import { caRefusals } from "./refusals.ts";
 
 const productpage = "spiffe://cluster.local/ns/default/sa/productpage";
@@ -53,14 +54,12 @@ const jwtEnv = () => ({
   XDS_JWKS_FILE: join(dir, "jwks.json"),
 });
 
-type Outcome = { chain: string[] } | { code: number; message: string };
-
 /** CreateCertificate with @grpc/grpc-js over h2c on XDS_PORT. */
 function grpcCall(
   port: number,
   token: string | undefined,
   req: MessageInitShape<typeof IstioCertificateRequestSchema>,
-): Promise<Outcome> {
+): Promise<CaOutcome> {
   const client = new grpc.Client(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   const md = new grpc.Metadata();
   if (token !== undefined) md.set("authorization", `Bearer ${token}`);
@@ -85,7 +84,7 @@ async function connectCall(
   port: number,
   token: string | undefined,
   req: MessageInitShape<typeof IstioCertificateRequestSchema>,
-): Promise<Outcome> {
+): Promise<CaOutcome> {
   const transport = createConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, httpVersion: "1.1" });
   const client = createClient(IstioCertificateService, transport);
   try {
@@ -99,23 +98,10 @@ async function connectCall(
   }
 }
 
-/** Checks an issued chain: leaf first with the SPIFFE ID as its only SAN, verifying to the root at the end. */
-async function checkChain(outcome: Outcome, lifetimeMs: number): Promise<X509Certificate[]> {
-  if (!("chain" in outcome)) throw new Error(`refused: ${outcome.code} ${outcome.message}`);
-  const certs = outcome.chain.map((pem) => new X509Certificate(pem));
-  const [leaf] = certs;
-  const root = certs.at(-1);
-  if (!leaf || !root) throw new Error("empty chain");
-  expect(leaf.getExtension(SubjectAlternativeNameExtension)?.names.toJSON()).toEqual([
-    { type: "url", value: productpage },
-  ]);
-  for (let i = 0; i + 1 < certs.length; i++) {
-    const issuer = certs.slice(i + 1).find((c) => c.subject === certs[i]?.issuer);
-    expect(issuer, `issuer of ${certs[i]?.subject}`).toBeDefined();
-    expect(await certs[i]?.verify({ publicKey: issuer?.publicKey, signatureOnly: true }, crypto)).toBe(true);
-  }
-  expect(await root.isSelfSigned(crypto)).toBe(true);
-  const lifetime = leaf.notAfter.getTime() - Date.now();
+/** Checks an issued chain (checkIssuedChain) and that the leaf lives `lifetimeMs` from now. */
+async function checkChain(outcome: CaOutcome, lifetimeMs: number): Promise<X509Certificate[]> {
+  const certs = await checkIssuedChain(outcome, productpage);
+  const lifetime = (certs[0] as X509Certificate).notAfter.getTime() - Date.now();
   expect(lifetime).toBeGreaterThan(lifetimeMs - 60_000);
   expect(lifetime).toBeLessThanOrEqual(lifetimeMs + 1000);
   return certs;
