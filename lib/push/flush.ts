@@ -159,7 +159,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const last = deps.lastContext;
       const prior = last && contextFits(last, version, options) ? last : undefined;
       const kept = request.full ? undefined : prior;
-      const { routing, visibility } = kept ?? (await loadPushConfigs(store, options));
+      const { routing, visibility, security } = kept ?? (await loadPushConfigs(store, options));
       // Routes to hosts outside Kubernetes are judged against the ServiceEntries (external-hosts.ts);
       // an EDS-only push generates no route.
       const externalHosts = routing && request.full ? await loadExternalHosts(store) : undefined;
@@ -231,7 +231,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       refresh = needsRefresh(request, changes);
       if (changes.length > 0 || lease.recovered || refresh)
         version = await bumpVersion(deps, request, changes, lease.recovered, refresh);
-      const parts = { routing, sidecars: views.allSidecars, table: views.table(), visibility };
+      const parts = { routing, sidecars: views.allSidecars, table: views.table(), visibility, security };
       const hosts = externalHosts && (() => Promise.resolve(externalHosts));
       context = prior
         ? updatePushContext(prior, store, {

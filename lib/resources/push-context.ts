@@ -15,6 +15,7 @@
 
 import { byCreation } from "../registry/istio/config-meta.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
+import type { SecurityPolicies } from "../registry/istio/security.ts";
 import { type SidecarModel, toSidecar } from "../registry/istio/sidecar.ts";
 import type { StoredConfig } from "../registry/istio/stored.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
@@ -23,6 +24,7 @@ import type { PushVersion } from "./changes.ts";
 import { loadExternalHosts } from "./external-hosts.ts";
 import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
 import { type PlannedService, type PushServices, readAll, withPlanned, withShards } from "./push-services.ts";
+import { loadSecurityPolicies } from "./security-policies.ts";
 import { createViewTableReader } from "./view-store.ts";
 import type { ViewTable } from "./view-table.ts";
 import { createVisibility, type Visibility } from "./visibility.ts";
@@ -47,6 +49,8 @@ export interface PushContext {
   readonly table: ViewTable;
   /** Which namespaces of which cluster are served (discovery selectors). */
   readonly visibility: Visibility;
+  /** The PeerAuthentications and AuthorizationPolicies, answering per workload. */
+  readonly security: SecurityPolicies;
   /** The ServiceEntry hosts (read on first ask; undefined without routing: no route to judge). */
   externalHosts(): Promise<ExternalHosts | undefined>;
   /** Every served service with its shards (read on first ask, then shared). */
@@ -74,6 +78,7 @@ export interface PushContextParts {
   sidecars: readonly SidecarModel[];
   table: ViewTable;
   visibility: Visibility;
+  security: SecurityPolicies;
 }
 
 /** What push N+1 changed, for updatePushContext. */
@@ -96,15 +101,16 @@ export interface PushContextUpdate {
 }
 
 /**
- * The configs every generator reads, once per context: the VirtualServices and DestinationRules
- * and a fresh visibility (its namespace lookups cached for the context's push).
+ * The configs every generator reads, once per context: the VirtualServices and DestinationRules,
+ * the security policies and a fresh visibility (its namespace lookups cached for the context's push).
  */
 export async function loadPushConfigs(
   store: Store,
   options: PushContextOptions,
-): Promise<Pick<PushContextParts, "routing" | "visibility">> {
+): Promise<Pick<PushContextParts, "routing" | "visibility" | "security">> {
   const routing = await loadRoutingConfigs(store, options.domainSuffix);
-  return { routing, visibility: createVisibility(store, options.discoverySelectors ?? []) };
+  const security = await loadSecurityPolicies(store);
+  return { routing, security, visibility: createVisibility(store, options.discoverySelectors ?? []) };
 }
 
 /** Reads the context's parts once: routing and visibility (loadPushConfigs), the Sidecars, the view table. */
@@ -221,6 +227,7 @@ class Context implements PushContext {
   readonly sidecars: readonly SidecarModel[];
   readonly table: ViewTable;
   readonly visibility: Visibility;
+  readonly security: SecurityPolicies;
   readonly externalHosts: () => Promise<ExternalHosts | undefined>;
   readonly #store: Store;
   #derive: (() => Promise<PushServices>) | undefined;
@@ -240,6 +247,7 @@ class Context implements PushContext {
     this.sidecars = parts.sidecars;
     this.table = parts.table;
     this.visibility = parts.visibility;
+    this.security = parts.security;
     this.externalHosts = externalHosts;
     this.#store = store;
     this.#derive = derive;
