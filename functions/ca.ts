@@ -104,6 +104,23 @@ export async function setupCa(config: Config, deps: CaSetupDeps, source: CaKeySo
   return { ca };
 }
 
+/**
+ * A getter of the CA built by `build` on its first call and kept; a rejected build (the store could
+ * not be read) is not kept, so the next call tries again instead of failing for the host's life.
+ */
+export function lazyCa(build: () => Promise<CaService>): () => Promise<CaService> {
+  let pending: Promise<CaService> | undefined;
+  return () => {
+    if (!pending) {
+      pending = build();
+      pending.catch(() => {
+        pending = undefined;
+      });
+    }
+    return pending;
+  };
+}
+
 const codes: Record<Exclude<CaAnswer, { ok: true }>["code"], Code> = {
   unauthenticated: Code.Unauthenticated,
   "invalid-argument": Code.InvalidArgument,

@@ -23,6 +23,8 @@ import { sharedProxyStatusWriteIntervalMs } from "../../lib/xds/proxy-status.ts"
 import { createXdsServer, type XdsServerSettings } from "../../lib/xds/server.ts";
 import { byGuard, createAuthInterceptor, restAuth } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
+import { createCaRoutes, lazyCa } from "../ca.ts";
+import { type PluginCaValues, setupCaFromVariables } from "../ca-variables.ts";
 import { mountConnect } from "../connect.ts";
 import { mountDebug } from "../debug.ts";
 import { mountMetrics } from "../metrics.ts";
@@ -34,6 +36,12 @@ import { coldStartLogger, createLambdaMesh, type LambdaDeps } from "./mesh.ts";
 export interface XdsHostDeps extends LambdaDeps {
   /** performance.now() when the entry module was loaded (cold start). */
   loadedAt?: number;
+  /**
+   * The plug-in CA's variables (CA_CERT_PEM, CA_KEY_PEM, CERT_CHAIN_PEM, ROOT_CERT_PEM; the entry
+   * passes process.env, which infra/aws fills from Secrets Manager); none set: the self-signed root
+   * kept in the table under ca/root.
+   */
+  caVariables?: PluginCaValues;
 }
 
 /**
@@ -84,7 +92,7 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
     timers: { now, setTimeout: () => undefined, clearTimeout: () => undefined },
     log,
   });
-  const { guard, ready } = setupGuard(config.xdsAuth, { now, log });
+  const { guard, ready, keys } = setupGuard(config.xdsAuth, { now, log });
   // A bad static key source (XDS_JWKS) is said once per container, and every call answers it.
   let keysProblem: string | undefined;
   ready.catch((err: unknown) => {
@@ -96,6 +104,12 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
   // is built (lambdaXdsSettings), as nothing here could mount it.
   const xds = createXdsServer(core, { ...lambdaXdsSettings(config), log, now });
   const pollRoutes = createPollRoutes(xds.poll, config.limits);
+  // The CA is set up during the container's init (one read of ca/root, or the conditional write
+  // that makes concurrent cold starts agree on one root); a failed setup is tried again by the next call.
+  const ca = lazyCa(() =>
+    setupCaFromVariables(deps.caVariables ?? {}, config, { store: mesh.store, keys, registry, now, log }),
+  );
+  ca().catch(() => undefined);
   const app = new Hono();
   app.get("/ready", async (c) => {
     const { synced, published, timedOut, instance, clusters } = await sync.state();
@@ -109,6 +123,8 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
     },
     [createAuthInterceptor(byGuard(guard), log)],
   );
+  // CreateCertificate authenticates its callers itself (TOKEN_AUDIENCES), outside XDS_AUTH's interceptor.
+  mountConnect(app, createCaRoutes(ca, config.limits.maxRequestBytes));
   mountRest(app, { ...xds.rest, guard, log });
   mountDebug(app, xds.debug, restAuth(guard));
   mountMetrics(app, guard, metrics.expose);

@@ -1,10 +1,12 @@
 /**
  * The CDK app's settings from its context (`cdk deploy -c xdsAuth=jwt -c xdsJwtIssuer=...`, or
- * cdk.json's "context"): how proxies authenticate to the xDS Function URL. Parsed once, purely,
+ * cdk.json's "context"): how proxies authenticate to the xDS Function URL, and the Secrets Manager
+ * secrets holding a plug-in CA the xDS function signs with. Parsed once, purely,
  * with every error naming the context key to set, so a bad deploy stops at synth instead of a
  * function answering 500 on its first request.
  */
 import { parseXdsAuth } from "../../lib/auth/config.ts";
+import type { PluginCaVariable } from "../../lib/ca/config.ts";
 
 /**
  * How the xDS function authenticates proxies. A Function URL cannot ask proxies to sign SigV4
@@ -21,6 +23,11 @@ export interface StackSettings {
   xdsAuth: XdsAuthSettings;
   /** `logRetentionDays`: days CloudWatch keeps each function's logs (default 30). */
   logRetentionDays: number;
+  /**
+   * The plug-in CA: each variable's secret (a complete ARN), read by the xDS function at cold start;
+   * absent: the self-signed root kept in the table.
+   */
+  pluginCaSecretArns?: Record<PluginCaVariable, string>;
 }
 
 /** The context keys this app reads, for messages and docs/tasks/aws.md. */
@@ -31,6 +38,21 @@ export const contextKeys = {
   jwksUrl: "xdsJwksUrl",
   logRetentionDays: "logRetentionDays",
 } as const;
+
+/** The context key of each plug-in CA file's secret ARN (all four or none). */
+export const pluginCaContextKeys: Readonly<Record<PluginCaVariable, string>> = {
+  CA_CERT_PEM: "caCertSecretArn",
+  CA_KEY_PEM: "caKeySecretArn",
+  CERT_CHAIN_PEM: "certChainSecretArn",
+  ROOT_CERT_PEM: "rootCertSecretArn",
+};
+
+/**
+ * A complete secret ARN (with the six characters Secrets Manager appends to the name): IAM grants
+ * GetSecretValue on exactly that ARN, with no wildcard for the suffix.
+ */
+const completeSecretArn =
+  /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
 
 /** The retention periods CloudWatch Logs accepts (days). */
 const retentionDays = [
@@ -86,6 +108,37 @@ export function parseStackSettings(get: (key: string) => unknown): SettingsResul
     errors.push(
       `context ${contextKeys.logRetentionDays}=${JSON.stringify(rawDays)}: not a CloudWatch Logs retention (one of ${retentionDays.join(", ")} days)`,
     );
+  const pluginCaSecretArns = parsePluginCa(str, xdsAuth.mode, errors);
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, value: { xdsAuth, logRetentionDays: days as number } };
+  return {
+    ok: true,
+    value: { xdsAuth, logRetentionDays: days as number, ...(pluginCaSecretArns && { pluginCaSecretArns }) },
+  };
+}
+
+/** The plug-in CA's four ARNs, or none; each problem names its context key. */
+function parsePluginCa(
+  str: (key: string) => string,
+  mode: XdsAuthSettings["mode"],
+  errors: string[],
+): Record<PluginCaVariable, string> | undefined {
+  const entries = Object.entries(pluginCaContextKeys) as [PluginCaVariable, string][];
+  const given = entries.map(([variable, key]) => [variable, key, str(key)] as const);
+  if (given.every(([, , arn]) => arn === "")) return undefined;
+  const all = entries.map(([, key]) => key).join(", ");
+  const arns = {} as Record<PluginCaVariable, string>;
+  for (const [variable, key, arn] of given) {
+    if (arn === "") errors.push(`context ${key}: not set: a plug-in CA needs all of ${all}`);
+    else if (!completeSecretArn.test(arn))
+      errors.push(
+        `context ${key}=${arn}: not a complete Secrets Manager secret ARN ` +
+          "(arn:aws:secretsmanager:<region>:<account>:secret:<name>-<6 characters>, as `aws secretsmanager describe-secret` shows it)",
+      );
+    arns[variable] = arn;
+  }
+  if (mode !== "jwt")
+    errors.push(
+      `context ${all}: the CA authenticates its callers by service-account JWTs, so it is served only with ${contextKeys.xdsAuth}=jwt`,
+    );
+  return arns;
 }

@@ -1,7 +1,8 @@
 /**
  * edgepilot's AWS host as one CDK stack: the DynamoDB table (the schema lib/store/dynamodb-table.ts
- * defines), the ingest, debounce and xds functions, their Function URLs, the one-minute schedule
- * that drives the debounce, and roles that may do exactly what the code does. Every grant is a
+ * defines), the ingest, debounce and xds functions (xds also serves the CA, over the table's
+ * self-signed root or the operator's plug-in CA secrets), their Function URLs, the one-minute
+ * schedule that drives the debounce, and roles that may do exactly what the code does. Every grant is a
  * statement written here, with no managed policy and no wildcard on the table, so the template
  * test can assert the whole of each role.
  */
@@ -16,6 +17,7 @@ import type { Construct } from "constructs";
 import { tableActions, tableKeySchema, ttlAttribute } from "../../lib/store/dynamodb-table.ts";
 import type { StackSettings } from "./context.ts";
 import { createEdgepilotFunction } from "./lambda-function.ts";
+import { secretArnSuffix } from "./lambda-secrets.ts";
 
 /** The three functions, by their entry file's name in functions/lambda/. */
 export type FunctionName = "ingest" | "debounce" | "xds";
@@ -119,6 +121,10 @@ export class EdgepilotStack extends Stack {
       });
       xdsEnv.EDGEPILOT_XDS_TOKEN_SECRET_ARN = xdsToken.secretArn;
     }
+    // A plug-in CA: the xDS function reads the operator's four secrets as it reads its token.
+    const pluginCa = settings.pluginCaSecretArns;
+    if (pluginCa)
+      for (const [variable, arn] of Object.entries(pluginCa)) xdsEnv[`${variable}${secretArnSuffix}`] = arn;
     const xds = createEdgepilotFunction(this, "Xds", {
       ...common,
       entry: entry("xds"),
@@ -126,8 +132,8 @@ export class EdgepilotStack extends Stack {
       // A Watch stream lives as long as the invocation: the agent reconnects when it ends.
       timeout: Duration.minutes(15),
       environment: xdsEnv,
-      ...(xdsToken ? { paramsAndSecrets: secretsExtension } : {}),
-      description: "edgepilot xds: Connect Fetch*, Poll and Watch (response streaming)",
+      ...(xdsToken || pluginCa ? { paramsAndSecrets: secretsExtension } : {}),
+      description: "edgepilot xds: Connect Fetch*, Poll, Watch (response streaming) and CreateCertificate",
     });
 
     for (const f of [ingest, debounce, xds])
@@ -144,6 +150,13 @@ export class EdgepilotStack extends Stack {
     };
     readSecret(ingest, ingestToken);
     if (xdsToken) readSecret(xds, xdsToken);
+    if (pluginCa)
+      xds.role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: ["secretsmanager:GetSecretValue"],
+          resources: Object.values(pluginCa),
+        }),
+      );
 
     // Open URLs, authenticated by the app: the relay, the API server's admission webhook and the
     // proxies send a bearer token and none of them can sign SigV4.

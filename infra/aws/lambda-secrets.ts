@@ -1,15 +1,21 @@
 /**
  * Secrets into the environment of a deployed function, before edgepilot reads it: for each
- * `<NAME>_SECRET_ARN` the stack set (EDGEPILOT_TOKEN, EDGEPILOT_XDS_TOKEN), the secret's value
+ * `<NAME>_SECRET_ARN` the stack set (EDGEPILOT_TOKEN, EDGEPILOT_XDS_TOKEN, and the plug-in CA's
+ * CA_CERT_PEM, CA_KEY_PEM, CERT_CHAIN_PEM, ROOT_CERT_PEM), the secret's value
  * becomes `<NAME>`, read once at cold start from the AWS Parameters and Secrets Lambda extension
  * (a layer the stack adds: `GET localhost:2773/secretsmanager/get`, authenticated by the
  * invocation's session token). The value never sits in the function's configuration, where anyone
  * allowed lambda:GetFunctionConfiguration would read it. A failure names the variable and throws,
  * so the container's init fails and Lambda reports it.
  */
+import { pluginCaVariables } from "../../lib/ca/config.ts";
 
 /** The variables a secret may fill (nothing else is taken from a `_SECRET_ARN`). */
-export const secretVariables = ["EDGEPILOT_TOKEN", "EDGEPILOT_XDS_TOKEN"] as const;
+export const secretVariables = [
+  "EDGEPILOT_TOKEN",
+  "EDGEPILOT_XDS_TOKEN",
+  ...Object.values(pluginCaVariables),
+] as const;
 
 /** The suffix naming a secret's ARN: EDGEPILOT_TOKEN_SECRET_ARN fills EDGEPILOT_TOKEN. */
 export const secretArnSuffix = "_SECRET_ARN";
@@ -54,7 +60,9 @@ export async function resolveSecretEnv(
       value = undefined;
     }
     if (typeof value !== "string" || value === "")
-      throw new Error(`${arnVariable}: the secret holds no SecretString (store the token as plain text)`);
+      throw new Error(
+        `${arnVariable}: the secret holds no SecretString (store the token or PEM as plain text)`,
+      );
     env[name] = value;
     set.push(name);
   }

@@ -3,6 +3,7 @@
  * (pilot/pkg/bootstrap/istio_ca.go, pkg/security/security.go, security/pkg/cmd/constants.go).
  * lib/config.ts reads them from the environment.
  */
+import type { PluginCaFiles } from "./bundle.ts";
 
 /** What the CA is configured with. */
 export interface CaSettings {
@@ -30,3 +31,17 @@ export const defaultCaSettings: CaSettings = {
   selfSignedCaCertTtlMs: 3650 * 24 * hour,
   tokenAudiences: ["istio-ca"],
 };
+
+/** A variable holding one plug-in file as text, where a host has no ROOT_CA_DIR to read. */
+export type PluginCaVariable = "CA_CERT_PEM" | "CA_KEY_PEM" | "CERT_CHAIN_PEM" | "ROOT_CERT_PEM";
+
+/**
+ * The variables of Istio's plug-in CA files, in the layout's order: the Worker's secrets and the
+ * Lambda's (filled from Secrets Manager) carry the same four, so both hosts check them alike.
+ */
+export const pluginCaVariables = {
+  "ca-cert.pem": "CA_CERT_PEM",
+  "ca-key.pem": "CA_KEY_PEM",
+  "cert-chain.pem": "CERT_CHAIN_PEM",
+  "root-cert.pem": "ROOT_CERT_PEM",
+} as const satisfies Readonly<Record<keyof PluginCaFiles, PluginCaVariable>>;
