@@ -24,18 +24,18 @@ export async function setupCaFromVariables(
   deps: CaSetupDeps,
 ): Promise<CaService> {
   const names = Object.entries(pluginCaVariables) as [keyof PluginCaFiles, PluginCaVariable][];
-  const valueOf = (v: PluginCaVariable) => {
+  const textOf = (v: PluginCaVariable) => {
     const value = values[v];
     return typeof value === "string" && value !== "" ? value : undefined;
   };
   const all = names.map(([, v]) => v).join(", ");
-  if (!names.some(([, v]) => valueOf(v))) return setupCa(config, deps, {});
+  if (!names.some(([, v]) => textOf(v))) return setupCa(config, deps, {});
   const load = async () => {
-    const missing = names.filter(([, v]) => !valueOf(v)).map(([, v]) => v);
+    const missing = names.filter(([, v]) => !textOf(v)).map(([, v]) => v);
     if (missing.length > 0)
       throw new Error(`${missing.join(", ")} not set: a plug-in CA needs all of ${all}`);
     const files = {} as PluginCaFiles;
-    for (const [file, v] of names) files[file] = valueOf(v) ?? "";
+    for (const [file, v] of names) files[file] = textOf(v) ?? "";
     const loaded = await loadPluginCa(files, deps.now());
     if (loaded.ok) return loaded.bundle;
     // lib/ca names the file; here each file is a variable.
