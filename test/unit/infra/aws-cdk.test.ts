@@ -73,16 +73,30 @@ const jwt: StackSettings = {
   logRetentionDays: 30,
 };
 const token: StackSettings = { xdsAuth: { mode: "token" }, logRetentionDays: 14 };
+const secretArn = (name: string) =>
+  `arn:aws:secretsmanager:eu-west-1:123456789012:secret:edgepilot/${name}-AbC123`;
+/** jwt with a plug-in CA: the operator's four secrets. */
+const pluginCa: StackSettings = {
+  ...jwt,
+  pluginCaSecretArns: {
+    CA_CERT_PEM: secretArn("ca-cert"),
+    CA_KEY_PEM: secretArn("ca-key"),
+    CERT_CHAIN_PEM: secretArn("cert-chain"),
+    ROOT_CERT_PEM: secretArn("root-cert"),
+  },
+};
 
 describe("infra/aws (CDK synth)", () => {
   let t: Record<string, Resource>;
   let tk: Record<string, Resource>;
+  let tca: Record<string, Resource>;
   let outdir = "";
   let outputs: Record<string, { Value: unknown }> = {};
   let tokenOutputs: Record<string, { Value: unknown }> = {};
   beforeAll(() => {
     ({ resources: t, outdir, outputs } = synth(jwt, true));
     ({ resources: tk, outputs: tokenOutputs } = synth(token, false));
+    ({ resources: tca } = synth(pluginCa, false));
   }, 60_000);
 
   it("outputs what docs/tasks/aws.md's deploy steps use: the two URLs, the table and the secrets", () => {
@@ -190,6 +204,38 @@ describe("infra/aws (CDK synth)", () => {
     expect(xdsToken).not.toHaveProperty("XDS_JWT_ISSUER");
     expect(ofType(t, "AWS::SecretsManager::Secret")).toHaveLength(1);
     expect(ofType(tk, "AWS::SecretsManager::Secret")).toHaveLength(2);
+    // No plug-in CA: nothing of it, and no extension on xds (the CA's root is in the table).
+    for (const v of ["CA_CERT_PEM", "CA_KEY_PEM", "CERT_CHAIN_PEM", "ROOT_CERT_PEM"])
+      expect(env(t, "Xds")).not.toHaveProperty(`${v}_SECRET_ARN`);
+    expect(env(t, "Xds")).not.toHaveProperty("PARAMETERS_SECRETS_EXTENSION_HTTP_PORT");
+  });
+
+  it("a plug-in CA: the xds function gets the four secrets' ARNs and the extension, never their values", () => {
+    const fn = tca[idOf(tca, "AWS::Lambda::Function", "Xds")] as Resource;
+    const vars = (fn.Properties?.Environment as { Variables: Json }).Variables;
+    expect(vars).toMatchObject({
+      XDS_AUTH: "jwt",
+      CA_CERT_PEM_SECRET_ARN: secretArn("ca-cert"),
+      CA_KEY_PEM_SECRET_ARN: secretArn("ca-key"),
+      CERT_CHAIN_PEM_SECRET_ARN: secretArn("cert-chain"),
+      ROOT_CERT_PEM_SECRET_ARN: secretArn("root-cert"),
+      PARAMETERS_SECRETS_EXTENSION_HTTP_PORT: "2773",
+    });
+    for (const v of ["CA_CERT_PEM", "CA_KEY_PEM", "CERT_CHAIN_PEM", "ROOT_CERT_PEM"])
+      expect(vars).not.toHaveProperty(v);
+    // The Parameters and Secrets extension's layer, as ingest has it for its token.
+    const ingestLayers = tca[idOf(tca, "AWS::Lambda::Function", "Ingest")]?.Properties?.Layers;
+    expect(fn.Properties?.Layers).toEqual(ingestLayers);
+    expect(JSON.stringify(ingestLayers)).toMatch(/Paramsandsecrets/);
+    expect(t[idOf(t, "AWS::Lambda::Function", "Xds")]?.Properties?.Layers).toBeUndefined();
+    // The secrets are the operator's: the stack makes none for them.
+    expect(ofType(tca, "AWS::SecretsManager::Secret")).toHaveLength(1);
+    for (const other of ["Ingest", "Debounce"]) {
+      const otherVars = (
+        tca[idOf(tca, "AWS::Lambda::Function", other)]?.Properties?.Environment as { Variables: Json }
+      ).Variables;
+      expect(Object.keys(otherVars).some((k) => k.startsWith("CA_"))).toBe(false);
+    }
   });
 
   it("each function's environment, as deployed, is one functions/lambda/env.ts starts with", () => {
@@ -200,6 +246,7 @@ describe("infra/aws (CDK synth)", () => {
     for (const [r, mode] of [
       [t, "jwt"],
       [tk, "token"],
+      [tca, "jwt"],
     ] as const)
       for (const [fn, required] of [
         ["Ingest", ["EDGEPILOT_DEBOUNCE_FUNCTION"]],
@@ -269,6 +316,7 @@ describe("infra/aws (CDK synth)", () => {
     for (const [r, mode] of [
       [t, "jwt"],
       [tk, "token"],
+      [tca, "plug-in CA"],
     ] as const) {
       const byRole = statementsByRole(r);
       const table = arn(idOf(r, "AWS::DynamoDB::Table", "Table"));
@@ -298,7 +346,17 @@ describe("infra/aws (CDK synth)", () => {
         Xds:
           mode === "token"
             ? [logs("Xds"), tableStatement, secret("XdsToken")]
-            : [logs("Xds"), tableStatement],
+            : mode === "plug-in CA"
+              ? [
+                  logs("Xds"),
+                  tableStatement,
+                  {
+                    Action: "secretsmanager:GetSecretValue",
+                    Effect: "Allow",
+                    Resource: ["ca-cert", "ca-key", "cert-chain", "root-cert"].map(secretArn),
+                  },
+                ]
+              : [logs("Xds"), tableStatement],
       };
       for (const [fn, statements] of Object.entries(expected)) {
         const roleId = idOf(r, "AWS::IAM::Role", `${fn}Role`);
@@ -363,6 +421,68 @@ describe("infra/aws context", () => {
       name: "an unknown mode",
       context: { xdsAuth: "none" },
       errors: [/^context xdsAuth=none: not one of jwt, token$/],
+    },
+    {
+      name: "a plug-in CA: the four secrets' complete ARNs",
+      context: {
+        xdsJwtIssuer: issuer,
+        xdsJwksUrl: `${issuer}/keys`,
+        caCertSecretArn: secretArn("ca-cert"),
+        caKeySecretArn: secretArn("ca-key"),
+        certChainSecretArn: secretArn("cert-chain"),
+        rootCertSecretArn: secretArn("root-cert"),
+      },
+      ok: {
+        xdsAuth: { mode: "jwt", issuer, audience: "edgepilot", jwksUrl: `${issuer}/keys` },
+        logRetentionDays: 30,
+        pluginCaSecretArns: {
+          CA_CERT_PEM: secretArn("ca-cert"),
+          CA_KEY_PEM: secretArn("ca-key"),
+          CERT_CHAIN_PEM: secretArn("cert-chain"),
+          ROOT_CERT_PEM: secretArn("root-cert"),
+        },
+      },
+    },
+    {
+      name: "a plug-in CA in part names each missing key",
+      context: {
+        xdsJwtIssuer: issuer,
+        xdsJwksUrl: `${issuer}/keys`,
+        caCertSecretArn: secretArn("ca-cert"),
+        caKeySecretArn: secretArn("ca-key"),
+      },
+      errors: [
+        /^context certChainSecretArn: not set: a plug-in CA needs all of caCertSecretArn, caKeySecretArn, certChainSecretArn, rootCertSecretArn$/,
+        /^context rootCertSecretArn: not set: /,
+      ],
+    },
+    {
+      name: "a secret's name or partial ARN (IAM would need a wildcard for its suffix)",
+      context: {
+        xdsJwtIssuer: issuer,
+        xdsJwksUrl: `${issuer}/keys`,
+        caCertSecretArn: "edgepilot/ca-cert",
+        caKeySecretArn: "arn:aws:secretsmanager:eu-west-1:123456789012:secret:edgepilot/ca-key",
+        certChainSecretArn: secretArn("cert-chain"),
+        rootCertSecretArn: secretArn("root-cert"),
+      },
+      errors: [
+        /^context caCertSecretArn=edgepilot\/ca-cert: not a complete Secrets Manager secret ARN/,
+        /^context caKeySecretArn=arn:aws:secretsmanager:.*:secret:edgepilot\/ca-key: not a complete/,
+      ],
+    },
+    {
+      name: "a plug-in CA with xdsAuth=token (the CA authenticates by JWT)",
+      context: {
+        xdsAuth: "token",
+        caCertSecretArn: secretArn("ca-cert"),
+        caKeySecretArn: secretArn("ca-key"),
+        certChainSecretArn: secretArn("cert-chain"),
+        rootCertSecretArn: secretArn("root-cert"),
+      },
+      errors: [
+        /^context caCertSecretArn, .*: the CA authenticates its callers by service-account JWTs, so it is served only with xdsAuth=jwt$/,
+      ],
     },
     {
       name: "a retention CloudWatch does not offer",

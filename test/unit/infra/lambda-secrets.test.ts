@@ -9,11 +9,14 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveSecretEnv } from "../../../infra/aws/lambda-secrets.ts";
 
+const pem =
+  "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n";
 const arn = (name: string) => `arn:aws:secretsmanager:eu-west-1:123456789012:secret:${name}-AbCdEf`;
 const secrets: Record<string, unknown> = {
   [arn("IngestToken")]: { ARN: arn("IngestToken"), SecretString: "ingest-token-0123456789abcdef" },
   [arn("XdsToken")]: { ARN: arn("XdsToken"), SecretString: "xds-token-0123456789abcdef" },
   [arn("Binary")]: { ARN: arn("Binary"), SecretBinary: "AAEC" },
+  [arn("CaKey")]: { ARN: arn("CaKey"), SecretString: pem },
 };
 
 describe("lambda-secrets: secrets into the environment at cold start", () => {
@@ -55,6 +58,23 @@ describe("lambda-secrets: secrets into the environment at cold start", () => {
     expect(e.EDGEPILOT_TOKEN).toBe("ingest-token-0123456789abcdef");
     expect(e.EDGEPILOT_XDS_TOKEN).toBe("xds-token-0123456789abcdef");
     expect(e).not.toHaveProperty("OTHER");
+  });
+
+  it("fills the plug-in CA's variables (CA_CERT_PEM, CA_KEY_PEM, CERT_CHAIN_PEM, ROOT_CERT_PEM), PEM as it is", async () => {
+    const e: Record<string, string | undefined> = env({
+      CA_CERT_PEM_SECRET_ARN: arn("XdsToken"),
+      CA_KEY_PEM_SECRET_ARN: arn("CaKey"),
+      CERT_CHAIN_PEM_SECRET_ARN: arn("IngestToken"),
+      ROOT_CERT_PEM_SECRET_ARN: arn("IngestToken"),
+    });
+    expect(await resolveSecretEnv(e)).toEqual([
+      "CA_CERT_PEM",
+      "CA_KEY_PEM",
+      "CERT_CHAIN_PEM",
+      "ROOT_CERT_PEM",
+    ]);
+    expect(e.CA_KEY_PEM).toBe(pem);
+    expect(e.CA_CERT_PEM).toBe("xds-token-0123456789abcdef");
   });
 
   it("asks nothing when no ARN is set, or the variable is set already", async () => {
