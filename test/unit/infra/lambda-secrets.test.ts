@@ -1,13 +1,12 @@
 /**
  * infra/aws/lambda-secrets.ts against a real HTTP server answering as the AWS Parameters and
- * Secrets extension does (GET /secretsmanager/get?secretId=..., the session token in
- * X-Aws-Parameters-Secrets-Token, GetSecretValue's JSON): each `_SECRET_ARN` fills its variable,
+ * Secrets extension does (test/support/secrets-extension.ts: GET /secretsmanager/get?secretId=...,
+ * the session token in X-Aws-Parameters-Secrets-Token, GetSecretValue's JSON): each `_SECRET_ARN` fills its variable,
  * and every failure names the variable.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveSecretEnv } from "../../../infra/aws/lambda-secrets.ts";
+import { type SecretsExtension, startSecretsExtension } from "../../support/secrets-extension.ts";
 
 const pem =
   "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n";
@@ -20,27 +19,14 @@ const secrets: Record<string, unknown> = {
 };
 
 describe("lambda-secrets: secrets into the environment at cold start", () => {
-  let server: Server;
+  let extension: SecretsExtension;
   let port = 0;
-  const asked: string[] = [];
+  let asked: string[] = [];
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      const url = new URL(req.url ?? "/", "http://localhost");
-      const id = url.searchParams.get("secretId") ?? "";
-      asked.push(id);
-      if (
-        url.pathname !== "/secretsmanager/get" ||
-        req.headers["x-aws-parameters-secrets-token"] !== "session"
-      )
-        return void res.writeHead(401).end("unauthorized");
-      const secret = secrets[id];
-      if (!secret) return void res.writeHead(400).end(`ResourceNotFoundException: ${id}`);
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(secret));
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    port = (server.address() as AddressInfo).port;
+    extension = await startSecretsExtension(secrets, "session");
+    ({ port, asked } = extension);
   });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  afterAll(() => extension.close());
 
   const env = (over: Record<string, string>): Record<string, string | undefined> => ({
     AWS_SESSION_TOKEN: "session",
