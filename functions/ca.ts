@@ -121,6 +121,9 @@ export function lazyCa(build: () => Promise<CaService>): () => Promise<CaService
   };
 }
 
+/** Where IstioCertificateService's methods are served (`/<package>.<Service>/`), for a host routing by path. */
+export const caPathPrefix = `/${IstioCertificateService.typeName}/`;
+
 const codes: Record<Exclude<CaAnswer, { ok: true }>["code"], Code> = {
   unauthenticated: Code.Unauthenticated,
   "invalid-argument": Code.InvalidArgument,

@@ -7,7 +7,7 @@
  * and /debug/*, every read behind XDS_AUTH as on Node and the Worker. The container hears of the
  * pushes other functions made through the store, never from them directly: its core (shared) runs a
  * store follower every EDGEPILOT_STORE_POLL_INTERVAL while an invocation is open, and each
- * invocation first checks the store once (a container thawed after minutes catches up at once).
+ * invocation but the CA's first checks the store once (a container thawed after minutes catches up at once).
  */
 import type { Context as LambdaContext } from "aws-lambda";
 import { Hono } from "hono";
@@ -23,7 +23,7 @@ import { sharedProxyStatusWriteIntervalMs } from "../../lib/xds/proxy-status.ts"
 import { createXdsServer, type XdsServerSettings } from "../../lib/xds/server.ts";
 import { byGuard, createAuthInterceptor, restAuth } from "../auth.ts";
 import { setupGuard } from "../auth-setup.ts";
-import { createCaRoutes, lazyCa } from "../ca.ts";
+import { caPathPrefix, createCaRoutes, lazyCa } from "../ca.ts";
 import { type PluginCaValues, setupCaFromVariables } from "../ca-variables.ts";
 import { mountConnect } from "../connect.ts";
 import { mountDebug } from "../debug.ts";
@@ -141,10 +141,12 @@ export function createXdsHandler(deps: XdsHostDeps): XdsHandler {
   // its signal (a Watch ends cleanly, a long poll answers what it has).
   const outer = new Hono<{ Bindings: { context: LambdaContext } }>();
   outer.all("*", async (c) => {
-    await Promise.all([ready.catch(() => undefined), mesh.started]);
+    // The CA reads no mesh state: its calls wait neither for the core's start nor for the store's news.
+    const meshCall = !c.req.path.startsWith(caPathPrefix);
+    await Promise.all([ready.catch(() => undefined), meshCall && mesh.started]);
     if (keysProblem !== undefined) return c.json({ error: `edgepilot: config: ${keysProblem}` }, 500);
     const deadline = callDeadline(callWindowMs(c.env.context.getRemainingTimeInMillis()));
-    await catchUp.check();
+    if (meshCall) await catchUp.check();
     const res = await app.fetch(new Request(c.req.raw, { signal: deadline.signal }));
     cold();
     if (!res.body) {

@@ -1,7 +1,9 @@
 /**
  * CreateCertificate calls signed per second by the CA (lib/ca over functions/ca.ts's routes), on
- * the Node runtime (in-process server, self-signed root in the memory store on loopback) and on
- * workerd (the real Worker under wrangler's unstable_dev, root in the MeshStore), each over
+ * the Node runtime (in-process server, self-signed root in the memory store on loopback), on
+ * workerd (the real Worker under wrangler's unstable_dev, root in the MeshStore) and on the Lambda
+ * xDS function (test/support/lambda-harness.ts's function URL, one container per call in flight,
+ * root in dynalite; each invocation also reads the push version, as on AWS), each over
  * Connect JSON on HTTP/1.1 with `concurrency` calls in flight; beside the floor measured in the
  * same run: WebCrypto's ECDSA P-256 sign alone (the CA's one signature per leaf), in this process.
  * Each call verifies an ES256 service-account token and the CSR's signature, then signs a leaf.
@@ -11,11 +13,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unstable_dev } from "wrangler";
+import { createXdsHandler } from "../../functions/lambda/xds-host.ts";
 import { startNodeRuntime } from "../../functions/node/runtime.ts";
 import { loadOrCreateRoot } from "../../lib/ca/self-signed.ts";
 import { signCsr } from "../../lib/ca/sign.ts";
 import { parseConfig } from "../../lib/config.ts";
+import { createDynamoStore } from "../../lib/store/dynamodb.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
+import { startDynalite } from "../support/dynalite.ts";
+import { startLambdaHarness } from "../support/lambda-harness.ts";
 import { claims, issuer, jwksOf, makeKeys, sign } from "../unit/auth/tokens.ts";
 import { csrPem, productpage } from "../unit/ca/builders.ts";
 import { stayOffline } from "./workerd-probe.ts";
@@ -28,6 +34,7 @@ export interface CaSignReport {
   concurrency: number;
   nodePerSecond: number;
   workerdPerSecond: number;
+  lambdaPerSecond: number;
   floorPerSecond: number;
   /** lib/ca's signCsr alone in this process (parse and verify the CSR, build and sign the leaf): the CA's part of a call. */
   signCsrPerSecond: number;
@@ -111,8 +118,30 @@ export async function measureCaSign(perRound = 300, rounds = 5, concurrency = 8)
     vars: { EDGEPILOT_TOKEN: "bench", ...vars },
     experimental: { disableExperimentalWarning: true, watch: false },
   });
+  const dynalite = await startDynalite();
+  const lambdaConfig = parseConfig(
+    {
+      ...vars,
+      EDGEPILOT_STORE: "dynamodb",
+      DYNAMODB_ENDPOINT: dynalite.endpoint,
+      DYNAMODB_TABLE: dynalite.table,
+    },
+    { lambda: true },
+  );
+  if (!lambdaConfig.ok) throw new Error(lambdaConfig.errors.join("; "));
+  const lambdaStore = createDynamoStore({ client: dynalite.client(), table: dynalite.table });
+  const lambda = await startLambdaHarness([
+    {
+      name: "xds",
+      url: true,
+      timeoutMs: 60_000,
+      load: async () => createXdsHandler({ config: lambdaConfig.config, log: () => {}, store: lambdaStore }),
+    },
+  ]);
   const nodePost: Post = (b, tok) =>
     fetch(`http://127.0.0.1:${node.port}${path}`, { method: "POST", body: b, headers: headers(tok) });
+  const lambdaPost: Post = (b, tok) =>
+    fetch(`${lambda.url("xds")}${path}`, { method: "POST", body: b, headers: headers(tok) });
   const workerPost: Post = async (b, tok) => {
     const res = await worker.fetch(path, { method: "POST", body: b, headers: headers(tok) });
     return new Response(await res.text(), { status: res.status });
@@ -120,6 +149,7 @@ export async function measureCaSign(perRound = 300, rounds = 5, concurrency = 8)
   const rates = {
     node: [] as number[],
     workerd: [] as number[],
+    lambda: [] as number[],
     floor: [] as number[],
     signCsr: [] as number[],
   };
@@ -127,21 +157,27 @@ export async function measureCaSign(perRound = 300, rounds = 5, concurrency = 8)
     // Warm-up: the first call builds the CA (and the stored root) on each host.
     await round(nodePost, body, token, concurrency, 1);
     await round(workerPost, body, token, concurrency, 1);
+    // Every container the rounds use: `concurrency` calls at once make as many.
+    await round(lambdaPost, body, token, concurrency, concurrency);
     for (let r = 0; r < rounds; r++) {
       rates.node.push(await round(nodePost, body, token, perRound, concurrency));
       rates.workerd.push(await round(workerPost, body, token, perRound, concurrency));
+      rates.lambda.push(await round(lambdaPost, body, token, perRound, concurrency));
       rates.floor.push(await round(floorPost, body, token, perRound, concurrency));
       rates.signCsr.push(await round(signPost, body, token, perRound, concurrency));
     }
   } finally {
     await worker.stop();
     await node.stop();
+    await lambda.close();
+    await Promise.race([dynalite.stop(), new Promise((r) => setTimeout(r, 200))]);
     rmSync(dir, { recursive: true, force: true });
   }
   return {
     concurrency,
     nodePerSecond: median(rates.node),
     workerdPerSecond: median(rates.workerd),
+    lambdaPerSecond: median(rates.lambda),
     floorPerSecond: median(rates.floor),
     signCsrPerSecond: median(rates.signCsr),
   };
@@ -158,6 +194,7 @@ export function printCaSign(r: CaSignReport): void {
     );
   row("Node", r.nodePerSecond);
   row("workerd", r.workerdPerSecond);
+  row("Lambda", r.lambdaPerSecond);
   console.log("(signCsr and the floor run in this Node process, in the same run)");
 }
 

@@ -346,7 +346,8 @@ printJwtVerify(await measureJwtVerify());
 
 console.log(
   "\nthe CA: CreateCertificate calls signed per second (ES256 service-account token, P-256 CSR, self-signed P-256 root;" +
-    " Connect JSON over HTTP/1.1, 8 in flight, median of 5 rounds of 300) on Node and on workerd (unstable_dev)," +
+    " Connect JSON over HTTP/1.1, 8 in flight, median of 5 rounds of 300) on Node, on workerd (unstable_dev) and on" +
+    " the Lambda xDS function (local harness over dynalite)," +
     " beside lib/ca's signCsr alone and WebCrypto's ECDSA P-256 sign alone (test/bench/ca-sign.ts)",
 );
 printCaSign(await measureCaSign());

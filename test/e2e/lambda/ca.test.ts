@@ -214,6 +214,31 @@ describe("two containers cold-starting together over an empty table", () => {
   });
 });
 
+describe("a CreateCertificate call on a container whose mesh core is still starting", () => {
+  it("is answered: the CA reads only ca/root, never the mesh state the core loads", async () => {
+    const store = await freshStore();
+    // Everything but the CA's key waits forever, so the core's start never ends.
+    const stuck = new Promise<never>(() => undefined);
+    const ca = (key: string) => key.startsWith(storeKeys.caRoot());
+    const meshless: Store = {
+      get: (key) => (ca(key) ? store.get(key) : stuck),
+      getMany: () => stuck,
+      put: (key, value, options) => (ca(key) ? store.put(key, value, options) : stuck),
+      delete: () => stuck,
+      list: () => stuck,
+    };
+    const harness = await startXds(meshless, []);
+    try {
+      await checkIssuedChain(
+        await call(harness, await mint(), { csr: await csrPem(), validityDuration: 3600n }),
+        productpage,
+      );
+    } finally {
+      await harness.close();
+    }
+  });
+});
+
 describe("CreateCertificate on the Lambda xDS function with a plug-in CA", () => {
   it("signs under CA_CERT_PEM and answers with CERT_CHAIN_PEM and ROOT_CERT_PEM; nothing is stored", async () => {
     const ca = await pluginCa({ from: Date.now() - 3_600_000 });
