@@ -228,6 +228,20 @@ const covered: Covered[] = [
     by: "test/unit/infra/aws-cdk.test.ts",
     marker: '["cdk", "synth"',
   },
+  // docs/tasks/aws.md's plug-in CA: the deployed xds entry reads the four PEM secrets through the
+  // extension and signs under them; the synth test gives the stack their ARNs.
+  {
+    match:
+      /^[A-Z_]+_ARN=\$\(aws secretsmanager create-secret --name edgepilot\/[a-z-]+ --secret-string file:\/\/[a-z-]+\.pem --query ARN --output text\)$/,
+    by: "test/e2e/lambda/ca-entry.test.ts",
+    marker: "SecretString: pem",
+  },
+  {
+    match:
+      /^npx cdk deploy -c xdsJwtIssuer=\S+ +-c xdsJwksUrl=\S+ +-c caCertSecretArn=\$CA_CERT_ARN -c caKeySecretArn=\$CA_KEY_ARN +-c certChainSecretArn=\$CERT_CHAIN_ARN -c rootCertSecretArn=\$ROOT_CERT_ARN$/,
+    by: "test/unit/infra/aws-cdk.test.ts",
+    marker: "pluginCaSecretArns",
+  },
   {
     match: /^TOKEN=\$\(aws secretsmanager get-secret-value --secret-id <IngestTokenSecret> /,
     by: "test/unit/infra/aws-cdk.test.ts",
