@@ -7,7 +7,8 @@
  * and /debug/*, every read behind XDS_AUTH as on Node and the Worker. The container hears of the
  * pushes other functions made through the store, never from them directly: its core (shared) runs a
  * store follower every EDGEPILOT_STORE_POLL_INTERVAL while an invocation is open, and each
- * invocation but the CA's first checks the store once (a container thawed after minutes catches up at once).
+ * invocation but the CA's first checks the store once (a container thawed after minutes catches up
+ * at once).
  */
 import type { Context as LambdaContext } from "aws-lambda";
 import { Hono } from "hono";
