@@ -4,7 +4,9 @@
  * DeltaPollService Poll (a long poll held within the invocation's remaining time) and Watch
  * (server streaming until near the invocation's end, then a clean end-of-stream the agent
  * reconnects from with what it holds), REST-JSON /v3/discovery:*, StatusService, /ready, /metrics
- * and /debug/*, every read behind XDS_AUTH as on Node and the Worker. The container hears of the
+ * and /debug/*, every read behind XDS_AUTH as on Node and the Worker; and the CA's
+ * IstioCertificateService/CreateCertificate (Connect, gRPC-Web), which authenticates its callers
+ * itself as on the other hosts (functions/ca.ts). The container hears of the
  * pushes other functions made through the store, never from them directly: its core (shared) runs a
  * store follower every EDGEPILOT_STORE_POLL_INTERVAL while an invocation is open, and each
  * invocation but the CA's first checks the store once (a container thawed after minutes catches up
