@@ -154,13 +154,10 @@ function matches<T extends Permission | Principal>(
     [c.notValues, true],
   ] as const) {
     if (values.length === 0) continue;
+    const g = c.g;
+    const extended = "all" in g;
+    const results = extended ? [g.all(c.key, values, target)] : values.map((v) => g.one(c.key, v, target));
     const built: T[] = [];
-    const results =
-      "all" in c.g
-        ? [c.g.all(c.key, values, target)]
-        : values.map((v) =>
-            (c.g as { one: (k: string, v: string, t: AuthzTarget) => T | Error }).one(c.key, v, target),
-          );
     for (const r of results) {
       if (r instanceof Error) {
         if (action === "ALLOW") return r;
@@ -170,7 +167,7 @@ function matches<T extends Permission | Principal>(
     }
     if (built.length === 0) continue;
     // An extended generator already combined its values into one match.
-    const joined = "all" in c.g ? (built[0] as T) : or(built);
+    const joined = extended ? (built[0] as T) : or(built);
     out.push(negate ? not(joined) : joined);
   }
   return out;
