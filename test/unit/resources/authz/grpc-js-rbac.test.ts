@@ -171,6 +171,15 @@ describe("proxyless gRPC RBAC in grpc-js-xds", () => {
     expect(allowed(f, { headers: { "x-team": "blue" }, port: 9090 })).toBe(false);
   });
 
+  it("hosts and methods match the call's :authority and POST", () => {
+    const allowTo = (operation: unknown) =>
+      parsedFilters([policy("allow", { rules: [{ to: [{ operation }] }] })]);
+    expect(allowed(allowTo({ hosts: ["SVC.foo.svc.cluster.local:*"] }), {})).toBe(true);
+    expect(allowed(allowTo({ hosts: ["other.foo.svc.cluster.local:8080"] }), {})).toBe(false);
+    expect(allowed(allowTo({ methods: ["POST"] }), {})).toBe(true);
+    expect(allowed(allowTo({ notMethods: ["POST"] }), {})).toBe(false);
+  });
+
   it("an ALLOW rule gRPC cannot evaluate (JWT claims) is dropped: it allows nothing", () => {
     const f = parsedFilters([
       policy("allow", { rules: [{ from: [{ source: { requestPrincipals: ["*"] } }] }] }),
