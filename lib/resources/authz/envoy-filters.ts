@@ -31,8 +31,9 @@ export const HTTP_RBAC_FILTER = "envoy.filters.http.rbac";
 export const NETWORK_RBAC_FILTER = "envoy.filters.network.rbac";
 /** The network RBAC filter's stat prefix (istiod's RBACTCPFilterStatPrefix). */
 export const TCP_STAT_PREFIX = "tcp.";
-/** Shadow-rule stat prefixes of dry-run ALLOW and DENY policies. */
+/** Shadow-rule stat prefix of dry-run ALLOW policies (and of a filter without shadow rules, as istiod writes it). */
 export const DRY_RUN_ALLOW_PREFIX = "istio_dry_run_allow_";
+/** Shadow-rule stat prefix of dry-run DENY policies. */
 export const DRY_RUN_DENY_PREFIX = "istio_dry_run_deny_";
 /** Prefix of CUSTOM policy names (istiod's extAuthzMatchPrefix). */
 export const EXT_AUTHZ_PREFIX = "istio-ext-authz";
