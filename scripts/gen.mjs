@@ -48,6 +48,10 @@ const envoyFiles = [
   // Sidecar clusters: ISTIO_MUTUAL / SIMPLE transport sockets and the plaintext match (generators/sidecar).
   "envoy/extensions/transport_sockets/tls/v3/tls.proto",
   "envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer.proto",
+  // AuthorizationPolicy as RBAC filters (lib/resources/authz): HTTP and network RBAC, path templates.
+  "envoy/extensions/filters/http/rbac/v3/rbac.proto",
+  "envoy/extensions/filters/network/rbac/v3/rbac.proto",
+  "envoy/extensions/path/match/uri_template/v3/uri_template_match.proto",
 ];
 
 function ownProtos(dir = join(root, "proto")) {

@@ -36,6 +36,11 @@ export interface AuthzSource {
   notIpBlocks?: readonly string[];
   remoteIpBlocks?: readonly string[];
   notRemoteIpBlocks?: readonly string[];
+  /** `<sa>` (the policy's namespace) or `<ns>/<sa>`. */
+  serviceAccounts?: readonly string[];
+  notServiceAccounts?: readonly string[];
+  trustDomains?: readonly string[];
+  notTrustDomains?: readonly string[];
 }
 
 /** rule.to[].operation, as the spec has it. */
@@ -72,6 +77,8 @@ export interface AuthorizationPolicyModel extends ConfigMeta {
   action: AuthzAction;
   /** provider.name of a CUSTOM policy. */
   provider?: string;
+  /** The `istio.io/dry-run: "true"` annotation: evaluated as shadow rules, never enforced. */
+  dryRun?: boolean;
   /** Absent: the policy has no rules (an ALLOW then matches nothing; a DENY denies nothing). */
   rules: readonly AuthzRule[];
 }

@@ -11,12 +11,15 @@ import { file_envoy_config_endpoint_v3_endpoint } from "../../../lib/gen/envoy/c
 import { file_envoy_config_listener_v3_listener } from "../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
 import { file_envoy_config_route_v3_route } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { file_envoy_extensions_filters_http_fault_v3_fault } from "../../../lib/gen/envoy/extensions/filters/http/fault/v3/fault_pb.ts";
+import { file_envoy_extensions_filters_http_rbac_v3_rbac } from "../../../lib/gen/envoy/extensions/filters/http/rbac/v3/rbac_pb.ts";
 import { file_envoy_extensions_filters_http_router_v3_router } from "../../../lib/gen/envoy/extensions/filters/http/router/v3/router_pb.ts";
 import { file_envoy_extensions_filters_listener_http_inspector_v3_http_inspector } from "../../../lib/gen/envoy/extensions/filters/listener/http_inspector/v3/http_inspector_pb.ts";
 import { file_envoy_extensions_filters_listener_original_dst_v3_original_dst } from "../../../lib/gen/envoy/extensions/filters/listener/original_dst/v3/original_dst_pb.ts";
 import { file_envoy_extensions_filters_listener_tls_inspector_v3_tls_inspector } from "../../../lib/gen/envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector_pb.ts";
 import { file_envoy_extensions_filters_network_http_connection_manager_v3_http_connection_manager } from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
+import { file_envoy_extensions_filters_network_rbac_v3_rbac } from "../../../lib/gen/envoy/extensions/filters/network/rbac/v3/rbac_pb.ts";
 import { file_envoy_extensions_filters_network_tcp_proxy_v3_tcp_proxy } from "../../../lib/gen/envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy_pb.ts";
+import { file_envoy_extensions_path_match_uri_template_v3_uri_template_match } from "../../../lib/gen/envoy/extensions/path/match/uri_template/v3/uri_template_match_pb.ts";
 import { file_envoy_extensions_retry_host_previous_hosts_v3_previous_hosts } from "../../../lib/gen/envoy/extensions/retry/host/previous_hosts/v3/previous_hosts_pb.ts";
 import { file_envoy_extensions_transport_sockets_raw_buffer_v3_raw_buffer } from "../../../lib/gen/envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer_pb.ts";
 import { file_envoy_extensions_transport_sockets_tls_v3_tls } from "../../../lib/gen/envoy/extensions/transport_sockets/tls/v3/tls_pb.ts";
@@ -50,6 +53,9 @@ export const envoyRootFiles: readonly DescFile[] = [
   file_envoy_extensions_upstreams_http_v3_http_protocol_options,
   file_envoy_extensions_transport_sockets_tls_v3_tls,
   file_envoy_extensions_transport_sockets_raw_buffer_v3_raw_buffer,
+  file_envoy_extensions_filters_http_rbac_v3_rbac,
+  file_envoy_extensions_filters_network_rbac_v3_rbac,
+  file_envoy_extensions_path_match_uri_template_v3_uri_template_match,
 ];
 
 /** The roots and every file they import, transitively, each once. */
