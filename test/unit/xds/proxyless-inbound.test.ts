@@ -8,7 +8,6 @@ import { create, fromBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
 import { type Listener, ListenerSchema } from "../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
-import type { IstioKind } from "../../../lib/registry/istio/common.ts";
 import type { Push } from "../../../lib/resources/changes.ts";
 import { SERVER_LISTENER_PREFIX } from "../../../lib/resources/generators/server-listener.ts";
 import type { ServiceView } from "../../../lib/resources/types.ts";
@@ -43,7 +42,13 @@ async function put(store: Store, v: ServiceView) {
 }
 
 /** Stores an Istio security config as ingest keeps it (StoredConfig). */
-async function policy(store: Store, kind: IstioKind, name: string, spec: unknown, ns = NS) {
+async function policy(
+  store: Store,
+  kind: "PeerAuthentication" | "AuthorizationPolicy",
+  name: string,
+  spec: unknown,
+  ns = NS,
+) {
   await store.put(keys.config(kind, ns, name, "Kubernetes"), {
     kind,
     name,
