@@ -4,7 +4,10 @@
  * signed (read by the bootstrap's `file_watcher` provider `default`). A workload labelled
  * `security.istio.io/tlsMode: istio` under the default PERMISSIVE is served STRICT (grpcgen: its
  * clients use mTLS), and its clients get auto-mTLS: the call succeeds, the server sees the client's
- * SPIFFE ID, and a plaintext client is refused. An unlabelled workload stays plaintext.
+ * SPIFFE ID, and a plaintext client is refused. A workload a STRICT PeerAuthentication selects is
+ * served mTLS to clients a DestinationRule's ISTIO_MUTUAL sends; an unlabelled workload under
+ * PERMISSIVE stays plaintext. PeerAuthentications are not ingested on this branch yet: the one here is
+ * written into the file store the control plane then opens, in the layout ingest keeps configs in.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +15,9 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { XdsChannelCredentials, XdsServer, XdsServerCredentials } from "@grpc/grpc-js-xds";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createFileStore } from "../../../lib/store/file.ts";
+import { keys } from "../../../lib/store/keys.ts";
+import { destinationRule } from "../../unit/ingest/support/istio.ts";
 import { whoMethod } from "../support/backends.ts";
 import { endpointSlice, event, pod, service } from "../support/kube.ts";
 import { freePort, type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
@@ -87,6 +93,22 @@ async function callUntil(client: grpc.Client, want: (a: string) => boolean): Pro
   return last;
 }
 
+/** Writes a STRICT PeerAuthentication for `app`'s workloads into the file store in `dataDir`. */
+async function seedStrictPolicy(dataDir: string, app: string) {
+  const store = createFileStore({ dir: dataDir });
+  await store.put(keys.config("PeerAuthentication", NS, `${app}-strict`, "Kubernetes"), {
+    kind: "PeerAuthentication",
+    name: `${app}-strict`,
+    namespace: NS,
+    clusterId: "Kubernetes",
+    resourceVersion: "1",
+    labels: {},
+    spec: { selector: { matchLabels: { app } }, mtls: { mode: "STRICT" } },
+    creationTimestamp: "2026-01-01T00:00:00Z",
+  });
+  store.close();
+}
+
 /** A pod of `name` at `ip` with `labels` beside app and version (its service account is `name`). */
 function labelledPod(name: string, ip: string, labels: Record<string, string>) {
   const p = pod(name, NS, ip);
@@ -100,6 +122,7 @@ describe("proxyless gRPC mTLS (grpcgen server listeners, auto-mTLS clients, lib/
   const clients: grpc.Client[] = [];
   let strictPort: number;
   let plainPort: number;
+  let policyPort: number;
   let mesh: (host: string, port: number) => grpc.Client;
 
   beforeAll(async () => {
@@ -107,13 +130,31 @@ describe("proxyless gRPC mTLS (grpcgen server listeners, auto-mTLS clients, lib/
     const root = await meshRoot();
     const serverFiles = await workloadCertificate(root, spiffe("greeter"), join(dir, "greeter"));
     const plainFiles = await workloadCertificate(root, spiffe("plain"), join(dir, "plain"));
+    const policyFiles = await workloadCertificate(root, spiffe("strict"), join(dir, "strict"));
     const clientFiles = await workloadCertificate(root, spiffe("sleep"), join(dir, "sleep"));
     strictPort = await freePort();
     plainPort = await freePort();
-    cp = await startControlPlane();
+    policyPort = await freePort();
+    const dataDir = join(dir, "store");
+    await seedStrictPolicy(dataDir, "strict");
+    cp = await startControlPlane({ EDGEPILOT_STORE: "file", EDGEPILOT_DATA_DIR: dataDir });
     const events = [
       event("ADDED", labelledPod("greeter", "127.0.0.1", TLS_MODE)),
       event("ADDED", labelledPod("plain", "127.0.0.2", {})),
+      event("ADDED", labelledPod("strict", "127.0.0.3", {})),
+      event("ADDED", service("strict", NS, [{ name: "grpc", port: policyPort }])),
+      event(
+        "ADDED",
+        endpointSlice("strict-x", "strict", NS, { name: "grpc", port: policyPort }, [
+          { ip: "127.0.0.3", ready: true },
+        ]),
+      ),
+      event(
+        "ADDED",
+        destinationRule(`strict.${NS}.svc.cluster.local`, [], {
+          spec: { trafficPolicy: { tls: { mode: "ISTIO_MUTUAL" } } },
+        }),
+      ),
       event("ADDED", service("greeter", NS, [{ name: "grpc", port: strictPort }])),
       event("ADDED", service("plain", NS, [{ name: "grpc", port: plainPort }])),
       event(
@@ -145,6 +186,12 @@ describe("proxyless gRPC mTLS (grpcgen server listeners, auto-mTLS clients, lib/
         serverFiles,
       ),
       await startServer(cp.xdsPort, node("plain-1", "127.0.0.2", { app: "plain" }), plainPort, plainFiles),
+      await startServer(
+        cp.xdsPort,
+        node("strict-1", "127.0.0.3", { app: "strict" }),
+        policyPort,
+        policyFiles,
+      ),
     );
     const clientBootstrap = grpcBootstrap(
       cp.xdsPort,
@@ -183,6 +230,13 @@ describe("proxyless gRPC mTLS (grpcgen server listeners, auto-mTLS clients, lib/
 
   it("STRICT: a plaintext client is refused", async () => {
     expect(await who(direct(strictPort), 2000)).toBe(`error:${grpc.status.UNAVAILABLE}`);
+  });
+
+  it("STRICT by PeerAuthentication: an ISTIO_MUTUAL client succeeds as itself, a plaintext one is refused", async () => {
+    expect(await callUntil(mesh("strict", policyPort), (a) => !a.startsWith("error:"))).toBe(
+      `URI:${spiffe("sleep")}`,
+    );
+    expect(await who(direct(policyPort), 2000)).toBe(`error:${grpc.status.UNAVAILABLE}`);
   });
 
   it("PERMISSIVE without tlsMode: plaintext works, for a plain client and the mesh client alike", async () => {
