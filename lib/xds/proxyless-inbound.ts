@@ -3,7 +3,7 @@
  * lib/resources/generators/server-listener.ts), derived per proxy on request from the push context
  * the sidecar snapshots hold (lib/xds/sidecar-snapshots.ts scope), as istiod's grpcgen derives them
  * per proxy: its service instance on the port, its PeerAuthentication mode there, its
- * AuthorizationPolicies. Built once per (context, name, namespace, labels) and shared by every
+ * AuthorizationPolicies. Built once per (context, name, service, namespace, labels) and shared by every
  * replica of a workload that binds the same address (`0.0.0.0:<port>`, `[::]:<port>`).
  *
  * Served: a name whose address parses, is a wildcard or one of the proxy's IPs, and whose port is the
@@ -99,7 +99,8 @@ export function createProxylessInbound(options: ProxylessInboundOptions): Proxyl
     const instance = scope.instancesOf(proxy).find((i) => i.targetPort === address.port);
     if (!instance) return undefined;
     const workload = { namespace: proxy.namespace, labels: proxy.metadata.labels };
-    const key = JSON.stringify([name, workload.namespace, Object.entries(workload.labels).sort()]);
+    const service = `${instance.service.namespace}/${instance.service.hostname}`;
+    const key = JSON.stringify([name, service, workload.namespace, Object.entries(workload.labels).sort()]);
     let cache = built.get(scope);
     if (!cache || cache.size >= max) {
       cache = new Map();
@@ -109,7 +110,6 @@ export function createProxylessInbound(options: ProxylessInboundOptions): Proxyl
     if (!made) {
       const httpFilters = serverHttpFilters(scope.security.authorizationFor(workload), rbac);
       const mode = serverTlsMode(scope.security.mtlsForPort(workload, address.port), workload.labels);
-      const service = `${instance.service.namespace}/${instance.service.hostname}`;
       made = httpFilters
         ? Promise.resolve(
             toStored(
