@@ -34,23 +34,15 @@ import type { SidecarSnapshots } from "./sidecar-snapshots.ts";
 import type { ResourceSource } from "./source.ts";
 
 /**
- * The HTTP filters a workload's AuthorizationPolicies become on its server listener (DENY, then
- * ALLOW: grpcgen buildInboundFilterChain), or undefined when they cannot be enforced (the listener
- * is then not served: a server without its policies would accept what they refuse).
+ * The one place a server listener's HTTP filters (run before the router) are chosen from the
+ * workload's AuthorizationPolicies: the RBAC filters of its DENY, then ALLOW policies, as grpcgen
+ * buildInboundFilterChain (gRPC enforces neither CUSTOM nor AUDIT, which it leaves out). Those
+ * filters are not built here: a workload that ALLOW or DENY policies select gets undefined — its
+ * listener is not served, since a server without its policies would accept what they refuse — and
+ * any other none.
  */
-export type RbacFilters = (authz: WorkloadAuthorization) => readonly HttpFilter[] | undefined;
-
-/**
- * The one place a server listener's HTTP filters are chosen. Without an RBAC builder, a workload
- * that ALLOW or DENY policies select gets none (not served: fail closed), any other the router only;
- * gRPC enforces neither CUSTOM nor AUDIT, so those are left out as grpcgen leaves them out.
- */
-export function serverHttpFilters(
-  authz: WorkloadAuthorization,
-  rbac: RbacFilters | undefined,
-): readonly HttpFilter[] | undefined {
-  if (authz.deny.length === 0 && authz.allow.length === 0) return [];
-  return rbac ? rbac(authz) : undefined;
+export function serverHttpFilters(authz: WorkloadAuthorization): readonly HttpFilter[] | undefined {
+  return authz.deny.length === 0 && authz.allow.length === 0 ? [] : undefined;
 }
 
 /** A proxyless stream's server side: its proxy, the server names it asked for, what it was last served. */
@@ -75,10 +67,9 @@ export interface ProxylessInbound {
   changed(binding: InboundBinding): boolean | Promise<boolean>;
 }
 
-/** Options: the host's sidecar snapshots (their context), and the RBAC builder when one is wired. */
+/** Options: the host's sidecar snapshots (their context). */
 export interface ProxylessInboundOptions {
   snapshots: Pick<SidecarSnapshots, "scope">;
-  rbac?: RbacFilters;
   /** The most listeners kept built per context (then the cache starts over). Default 1024. */
   maxCached?: number;
 }
@@ -88,7 +79,7 @@ export const isServerListenerName = (name: string): boolean => name.startsWith(S
 
 /** Creates the server listeners of one host (see the module comment). */
 export function createProxylessInbound(options: ProxylessInboundOptions): ProxylessInbound {
-  const { snapshots, rbac } = options;
+  const { snapshots } = options;
   const max = options.maxCached ?? 1024;
   const built = new WeakMap<SidecarScope, Map<string, Promise<StoredResource | undefined>>>();
 
@@ -108,7 +99,7 @@ export function createProxylessInbound(options: ProxylessInboundOptions): Proxyl
     }
     let made = cache.get(key);
     if (!made) {
-      const httpFilters = serverHttpFilters(scope.security.authorizationFor(workload), rbac);
+      const httpFilters = serverHttpFilters(scope.security.authorizationFor(workload));
       const mode = serverTlsMode(scope.security.mtlsForPort(workload, address.port), workload.labels);
       made = httpFilters
         ? Promise.resolve(

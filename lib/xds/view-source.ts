@@ -32,7 +32,6 @@ import {
   type InboundBinding,
   inboundSource,
   type ProxylessInbound,
-  type RbacFilters,
 } from "./proxyless-inbound.ts";
 import { createSidecarSnapshots, type SidecarBinding, type SidecarSnapshots } from "./sidecar-snapshots.ts";
 import { sidecarChanges, sidecarSource } from "./sidecar-source.ts";
@@ -93,8 +92,6 @@ export interface ViewsOptions {
    * server: its cache already holds what the upstream generated for its proxy). Default true.
    */
   sidecarResources?: boolean;
-  /** How AuthorizationPolicies become RBAC filters on proxyless server listeners (proxyless-inbound.ts). */
-  rbacFilters?: RbacFilters;
 }
 
 /** Whether `c` is a change of what a view may see (a marker, `name` ""), for `namespace`'s proxies. */
@@ -122,10 +119,7 @@ export function createViews(options: ViewsOptions): Views {
     ...(options.sidecarMesh && { mesh: options.sidecarMesh }),
     ...(options.discoverySelectors && { discoverySelectors: options.discoverySelectors }),
   });
-  const inbound = createProxylessInbound({
-    snapshots: sidecars,
-    ...(options.rbacFilters && { rbac: options.rbacFilters }),
-  });
+  const inbound = createProxylessInbound({ snapshots: sidecars });
 
   const read = (): Promise<ViewTable> => {
     if (cache && table) return table;
