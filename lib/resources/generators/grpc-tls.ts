@@ -26,8 +26,9 @@ import { StringMatcherSchema } from "../../gen/envoy/type/matcher/v3/string_pb.t
 export const TLS_TRANSPORT_SOCKET = "envoy.transport_sockets.tls";
 /** The bootstrap certificate provider instance every context names (the agent writes its files). */
 export const CERTIFICATE_PROVIDER = "default";
-/** The certificate names within it: the workload's identity and the mesh root. */
+/** The provider's certificate name for the workload's own identity (chain and key). */
 export const IDENTITY_CERTIFICATE = "default";
+/** The provider's certificate name for the mesh root peers are checked against. */
 export const ROOT_CERTIFICATE = "ROOTCA";
 
 /**
