@@ -195,6 +195,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
           {
             ...deps,
             filterView: visibility.filterView,
+            ...(security.peerAuthentications.length > 0 && { peerMtls: security }),
             ...(routing && { routing }),
             ...(externalHosts && { externalHosts }),
           },

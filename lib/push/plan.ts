@@ -82,6 +82,8 @@ export interface PlanDeps {
   endpointsHeard?: EndpointsHeard;
   /** Given only while a cluster's Pod resync is awaited: services with endpoints waiting for pods are held (held-pods.ts). */
   podsPending?: PodsPending;
+  /** The push's PeerAuthentications when there are any (proxyless auto-mTLS reads them: ServiceView.peerMtls). */
+  peerMtls?: ServiceView["peerMtls"];
   /** Awaited after each service is planned (the flush's pace: yields once a slice is used up). */
   pace?: Pace;
 }
@@ -135,6 +137,7 @@ export async function planChunk(
       namespace,
       services,
       shards,
+      ...(deps.peerMtls && { peerMtls: deps.peerMtls }),
       ...routing,
       ...(destinationPorts && Object.keys(destinationPorts).length > 0 && { destinationPorts }),
       ...(destinations && Object.keys(destinations).length > 0 && { destinationHosts: destinations }),

@@ -253,6 +253,7 @@ async function overlayOf(
     namespace,
     services: shared.services,
     shards: shared.shards,
+    ...(shared.peerMtls && { peerMtls: shared.peerMtls }),
     ...routing,
     ...(Object.keys(destinationPorts).length > 0 && { destinationPorts }),
     ...(destinations && Object.keys(destinations).length > 0 && { destinationHosts: destinations }),

@@ -4,6 +4,7 @@ import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import type { Service } from "../model/index.ts";
 import type { DestinationRuleModel } from "../registry/istio/destination-rule.ts";
 import type { DestinationHost } from "../registry/istio/route-destinations.ts";
+import type { SecurityPolicies } from "../registry/istio/security.ts";
 import type { VirtualServiceModel } from "../registry/istio/virtual-service.ts";
 import type { EndpointShardsRecord } from "../shards/shards-record.ts";
 import type { TypeUrl } from "./xds-types.ts";
@@ -39,6 +40,11 @@ export interface ServiceView {
    * missing here is not judged: its clusters are named as they are.
    */
   destinationHosts?: Readonly<Record<string, DestinationHost>>;
+  /**
+   * The push's PeerAuthentications, when there are any: proxyless auto-mTLS (generators/cluster-tls.ts)
+   * stays off toward a port an endpoint's workload takes with DISABLE. Absent: PERMISSIVE everywhere.
+   */
+  peerMtls?: Pick<SecurityPolicies, "mtlsForPort">;
 }
 
 /** Options that shape generated resources. */

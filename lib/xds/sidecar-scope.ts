@@ -8,6 +8,7 @@
  */
 
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
+import type { SecurityPolicies } from "../registry/istio/security.ts";
 import { type SidecarModel, sidecarFor, sidecarForWorkload } from "../registry/istio/sidecar.ts";
 import { destinationHosts } from "../resources/destination-hosts.ts";
 import { serviceInstances } from "../resources/generators/sidecar/proxy.ts";
@@ -37,6 +38,8 @@ export interface SidecarScope {
   instancesOf(proxy: SidecarProxy): ServiceInstance[];
   /** Whether one of `services` resolves by DNS (its outbound clusters carry its endpoints inline). */
   resolvesByDns(services: ReadonlySet<string>): boolean;
+  /** The context's PeerAuthentications and AuthorizationPolicies (proxyless server listeners read them). */
+  readonly security: SecurityPolicies;
 }
 
 const scopes = new WeakMap<PushContext, Promise<SidecarScope>>();
@@ -112,6 +115,7 @@ function makeScope(
   };
 
   return {
+    security: ctx.security,
     sidecarOf,
     scopeOf: (proxy) =>
       sidecarForWorkload(ctx.sidecars, proxy.namespace, proxy.metadata.labels, rootNamespace),

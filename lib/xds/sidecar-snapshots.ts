@@ -101,6 +101,11 @@ export interface SidecarSnapshots {
   staleFor(binding: SidecarBinding): boolean;
   /** After an EDS-only push: whether the binding's service instances changed (re-read its inbound side). */
   instancesChanged(binding: SidecarBinding): Promise<boolean>;
+  /**
+   * The scope of the context the snapshots read now (proxyless server listeners derive from it too,
+   * so one host reads one context per push whoever asks).
+   */
+  scope(): Promise<SidecarScope>;
   /** Classes built now (tests, benches). */
   readonly size: { outbound: number; inbound: number };
 }
@@ -310,6 +315,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       );
     },
     endpointsOnly,
+    scope: currentScope,
     staleFor: (b) => b.epoch !== undefined && b.epoch !== epoch,
     async instancesChanged(b) {
       if (b.signature === undefined) return false;

@@ -11,7 +11,9 @@
  * is not `grpc` gets Envoy sidecar resources (lib/xds/sidecar-snapshots.ts: assignments shared,
  * clusters, listeners and routes from its class's snapshot); any other node (GENERATOR=grpc, a
  * `router~` gateway, an id that is not an Istio node id) the proxyless set. A proxyless stream pays
- * nothing for it: no lookup, no promise more per push.
+ * nothing for it: no lookup, no promise more per push. A proxyless `sidecar~` node's gRPC server
+ * listeners (`xds.istio.io/grpc/lds/inbound/...`) are derived for it beside the shared set
+ * (proxyless-inbound.ts); only a stream that asked for one re-derives them on a push.
  */
 
 import { nodeClaim } from "../auth/identity.ts";
@@ -25,13 +27,23 @@ import { createViewTableReader } from "../resources/view-store.ts";
 import { type NamespaceView, resolveView, sharedView, type ViewTable } from "../resources/view-table.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
+import {
+  createProxylessInbound,
+  type InboundBinding,
+  inboundSource,
+  type ProxylessInbound,
+} from "./proxyless-inbound.ts";
 import { createSidecarSnapshots, type SidecarBinding, type SidecarSnapshots } from "./sidecar-snapshots.ts";
 import { sidecarChanges, sidecarSource } from "./sidecar-source.ts";
 import type { ResourceSource } from "./source.ts";
 
-/** A node's view: its namespace's, and, for an Envoy sidecar, what it is served sidecar resources as. */
+/**
+ * A node's view: its namespace's, and, for an Envoy sidecar, what it is served sidecar resources as;
+ * for a proxyless gRPC node, the binding its server listeners are derived through.
+ */
 export interface NodeView extends NamespaceView {
   readonly sidecar?: SidecarBinding;
+  readonly inbound?: InboundBinding;
 }
 
 /** The views of one host; also a FeedHub: a push that changes a view makes the next lookup re-read. */
@@ -59,6 +71,8 @@ export interface Views {
   wakes(view: NodeView): boolean;
   /** The sidecar resources of this host. */
   readonly sidecars: SidecarSnapshots;
+  /** The proxyless server listeners of this host. */
+  readonly inbound: ProxylessInbound;
   /** Notes a push (idempotent per push): a view change, or an unnamed push, drops the cached table. */
   publish(push: Push): void;
   /** Streams held (the Views hold none; FeedHub). */
@@ -105,6 +119,7 @@ export function createViews(options: ViewsOptions): Views {
     ...(options.sidecarMesh && { mesh: options.sidecarMesh }),
     ...(options.discoverySelectors && { discoverySelectors: options.discoverySelectors }),
   });
+  const inbound = createProxylessInbound({ snapshots: sidecars });
 
   const read = (): Promise<ViewTable> => {
     if (cache && table) return table;
@@ -148,17 +163,23 @@ export function createViews(options: ViewsOptions): Views {
     async forNode(node) {
       const namespace = namespaceOf(node);
       const view = await forNamespace(namespace);
-      const sidecar = options.sidecarResources === false ? undefined : sidecars.bind(node, namespace);
-      return sidecar ? { ...view, sidecar } : view;
+      if (options.sidecarResources === false) return view;
+      const sidecar = sidecars.bind(node, namespace);
+      if (sidecar) return { ...view, sidecar };
+      const server = inbound.bind(node, namespace);
+      return server ? { ...view, inbound: server } : view;
     },
     source(view, base) {
       const shared = view.key === "" ? base : viewedSource(store, view, base);
-      return view.sidecar ? sidecarSource(sidecars, view.sidecar, shared) : shared;
+      if (view.sidecar) return sidecarSource(sidecars, view.sidecar, shared);
+      return view.inbound ? inboundSource(inbound, view.inbound, shared) : shared;
     },
     sidecars,
-    // Any push may change a sidecar's set (an assignment its own instances come from, too): its
-    // Poll or Watch recomputes, and answers only when what it subscribes to changed.
-    wakes: (view) => view.sidecar !== undefined,
+    inbound,
+    // Any push may change a sidecar's set (an assignment its own instances come from, too), or a
+    // proxyless server's listeners: its Poll or Watch recomputes, and answers only when what it
+    // subscribes to changed.
+    wakes: (view) => view.sidecar !== undefined || (view.inbound?.names.size ?? 0) > 0,
     changesFor(view, changes) {
       if (changes === undefined) return undefined;
       let perView = filtered.get(changes);
@@ -295,6 +316,12 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
       return { changes: undefined };
     });
   };
+  // A proxyless server's stream: its listeners are derived again; a change re-reads everything.
+  const serverPush = (server: InboundBinding, out: readonly ResourceChange[]) => {
+    const changed = views.inbound.changed(server);
+    if (typeof changed === "boolean") return { changes: changed ? undefined : out };
+    return changed.then((c) => ({ changes: c ? undefined : out }));
+  };
   return {
     source: {
       get: (typeUrl, names) => current.get(typeUrl, names),
@@ -309,9 +336,12 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
       views.publish(push);
       if (view.sidecar) return sidecarPush(view.sidecar, push);
       const out = views.changesFor(view, push.changes);
+      if (out !== undefined && view.inbound && view.inbound.names.size > 0)
+        return serverPush(view.inbound, out);
       if (out !== undefined || !bound) return { changes: out };
+      const server = view.inbound;
       return views.forNamespace(view.namespace).then((v) => {
-        set(v);
+        set(server ? { ...v, inbound: server } : v);
         return { changes: undefined };
       });
     },

@@ -9,12 +9,14 @@ import {
   Cluster_LbPolicy,
   ClusterSchema,
 } from "../../gen/envoy/config/cluster/v3/cluster_pb.ts";
-import type { Endpoint } from "../../model/index.ts";
+import type { Endpoint, ServicePort } from "../../model/index.ts";
 import { effectivePolicy } from "../../registry/istio/destination-rule.ts";
 import { resolvesByDns } from "../../registry/istio/external-services.ts";
-import type { Generated, Generator } from "../types.ts";
+import type { EffectivePolicy } from "../../registry/istio/traffic-policy.ts";
+import type { Generated, Generator, ServiceView } from "../types.ts";
 import { TypeUrl } from "../xds-types.ts";
 import { policyFields } from "./cluster-policy.ts";
+import { clientTransportSocket } from "./cluster-tls.ts";
 import { endpointsByPort, hasLabels, loadAssignment } from "./endpoint.ts";
 import { adsConfigSource, clusterName, mergedPorts, message, subsetClusterName } from "./shared.ts";
 
@@ -24,7 +26,8 @@ import { adsConfigSource, clusterName, mergedPorts, message, subsetClusterName }
  * (grpcgen applyDestinationRule). Each is type EDS, endpoints over ADS (v3) under the cluster's
  * own name, ROUND_ROBIN (grpc-js-xds maps it to xds_wrr_locality over round_robin); the rule's
  * effective policy for the port and subset (effectivePolicy) adds ring hash, circuit breakers and
- * outlier detection (see cluster-policy.ts). Without a rule: exactly the default clusters.
+ * outlier detection (see cluster-policy.ts), its ISTIO_MUTUAL `tls` (or auto-mTLS toward workloads
+ * that all serve mTLS) a transport socket (cluster-tls.ts). Without a rule: exactly the default clusters.
  *
  * A host served by a DNS or DNS_ROUND_ROBIN ServiceEntry (resolvesByDns) gets LOGICAL_DNS clusters
  * instead, their one endpoint inline (load_assignment), which the gRPC client resolves itself
@@ -47,11 +50,11 @@ export const clusterGenerator: Generator = {
       out.push({
         name,
         schema: ClusterSchema,
-        message: cluster(name, policyFields(effectivePolicy(dr, p.port)), onPort?.[0]),
+        message: cluster(name, clusterFields(view, p, effectivePolicy(dr, p.port)), onPort?.[0]),
       });
       for (const subset of dr?.subsets ?? []) {
         const sub = subsetClusterName(view.hostname, p.port, subset.name);
-        const fields = policyFields(effectivePolicy(dr, p.port, subset.name));
+        const fields = clusterFields(view, p, effectivePolicy(dr, p.port, subset.name));
         const first = onPort?.find((e) => hasLabels(e.labels, subset.labels));
         out.push({ name: sub, schema: ClusterSchema, message: cluster(sub, fields, first) });
       }
@@ -59,6 +62,17 @@ export const clusterGenerator: Generator = {
     return out;
   },
 };
+
+/** The fields a policy sets, and the transport socket its `tls` (or auto-mTLS) gives (cluster-tls.ts). */
+function clusterFields(
+  view: ServiceView,
+  port: ServicePort,
+  policy: EffectivePolicy | undefined,
+): Partial<Cluster> {
+  const fields = policyFields(policy);
+  const transportSocket = clientTransportSocket(view, port, policy?.tls);
+  return transportSocket ? { ...fields, transportSocket } : fields;
+}
 
 /** A LOGICAL_DNS cluster when given the endpoint to resolve, else an EDS cluster. */
 function cluster(name: string, policy: Partial<Cluster>, dnsEndpoint: Endpoint | undefined): Cluster {

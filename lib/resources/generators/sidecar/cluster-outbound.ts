@@ -104,7 +104,7 @@ function originatesTls(policy: ReturnType<typeof effectivePolicy>): boolean {
 }
 
 /** push.ServiceAccounts plus a ServiceEntry's subjectAltNames: the SANs an ISTIO_MUTUAL client accepts. */
-function accountsOf(view: ServiceView, services: readonly Service[]): string[] {
+export function accountsOf(view: ServiceView, services: readonly Service[]): string[] {
   const all = new Set(view.shards?.serviceAccounts ?? []);
   for (const s of services) for (const san of s.subjectAltNames ?? []) all.add(san);
   return [...all].sort();
