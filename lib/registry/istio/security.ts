@@ -36,7 +36,7 @@ export interface AuthzSource {
   notIpBlocks?: readonly string[];
   remoteIpBlocks?: readonly string[];
   notRemoteIpBlocks?: readonly string[];
-  /** `<sa>` (the policy's namespace) or `<ns>/<sa>`. */
+  /** `sa` or `ns/sa` (never with principals or namespaces in one source). */
   serviceAccounts?: readonly string[];
   notServiceAccounts?: readonly string[];
   trustDomains?: readonly string[];

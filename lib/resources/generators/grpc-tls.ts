@@ -12,6 +12,7 @@ import {
   CertificateProviderPluginInstanceSchema,
   CertificateValidationContextSchema,
 } from "../../gen/envoy/extensions/transport_sockets/tls/v3/common_pb.ts";
+import { SdsSecretConfigSchema } from "../../gen/envoy/extensions/transport_sockets/tls/v3/secret_pb.ts";
 import {
   type CommonTlsContext,
   CommonTlsContext_CertificateProviderInstanceSchema,
@@ -35,6 +36,9 @@ export const ROOT_CERTIFICATE = "ROOTCA";
  * buildCommonTLSContext: identity and root from provider `default`, in the current fields (14 and
  * the default validation context's ca_certificate_provider_instance) and the deprecated ones (11 and
  * the combined context's field 4); `sans` become exact SAN matchers (none: any peer the root signed).
+ * The combined context also names the root as an SDS secret, which every gRPC (C-core, Go, Java,
+ * grpc-js-xds) ignores there and istiod leaves out: Envoy's validation rules require it, and a
+ * resource that passes them is one any xDS tool accepts.
  */
 export function commonTlsContext(sans: readonly string[]): CommonTlsContext {
   const plugin = (certificateName: string) =>
@@ -51,6 +55,7 @@ export function commonTlsContext(sans: readonly string[]): CommonTlsContext {
       case: "combinedValidationContext",
       value: create(CommonTlsContext_CombinedCertificateValidationContextSchema, {
         validationContextCertificateProviderInstance: deprecated(ROOT_CERTIFICATE),
+        validationContextSdsSecretConfig: create(SdsSecretConfigSchema, { name: ROOT_CERTIFICATE }),
         defaultValidationContext: create(CertificateValidationContextSchema, {
           matchSubjectAltNames: sans.map((s) =>
             create(StringMatcherSchema, { matchPattern: { case: "exact", value: s } }),

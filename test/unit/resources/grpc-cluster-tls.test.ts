@@ -18,7 +18,7 @@ import {
 import { clusterGenerator } from "../../../lib/resources/generators/cluster.ts";
 import type { ServiceView } from "../../../lib/resources/types.ts";
 import { TypeUrl } from "../../../lib/resources/xds-types.ts";
-import { grpcPgvViolations } from "../../support/grpc-pgv.ts";
+import { pgvViolations } from "../../support/pgv/index.ts";
 import { ctx, endpoint, service, shards, view } from "../xds/builders.ts";
 import { drModel } from "../xds/istio-views.ts";
 
@@ -165,11 +165,11 @@ describe("proxyless Cluster TLS (grpcgen applyTLS, auto-mTLS)", () => {
     expect(sansOf(byName(mesh([istio, istio], { destinationRule: dr })).get(DEFAULT))).toBeUndefined();
   });
 
-  it("TLS clusters pass Envoy's PGV rules (as gRPC reads them) and grpc-js-xds's validation", () => {
+  it("TLS clusters pass Envoy's PGV rules and grpc-js-xds's validation", () => {
     const dr = drModel({ trafficPolicy: { tls: { mode: "ISTIO_MUTUAL" } } });
     const all = [...clusters(mesh([istio, istio])), ...clusters(mesh([{}, {}], { destinationRule: dr }))];
     for (const g of all) {
-      expect(grpcPgvViolations(g.schema, g.message), g.name).toEqual([]);
+      expect(pgvViolations(g.schema, g.message), g.name).toEqual([]);
       const bytes = Buffer.from(toBinary(ClusterSchema, g.message as Cluster));
       const r = ClusterResourceType.get().decode(context, { type_url: TypeUrl.cluster, value: bytes });
       expect(r.error, g.name).toBeUndefined();

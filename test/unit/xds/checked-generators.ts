@@ -1,12 +1,12 @@
 /**
  * lib/resources/generators as the generator tests use them, with every resource each generator returns
- * checked against Envoy's PGV rules as gRPC reads them (test/support/grpc-pgv.ts): a generator
- * producing what Envoy would NACK fails whichever test ran it. Same names and shapes as lib/resources/generators/index.ts.
+ * checked against Envoy's PGV rules (test/support/pgv): a generator producing what Envoy would NACK
+ * fails whichever test ran it. Same names and shapes as lib/resources/generators/index.ts.
  */
 import * as lib from "../../../lib/resources/generators/index.ts";
 import type { GenerateContext, Generated, Generator, ServiceView } from "../../../lib/resources/types.ts";
 import { pushOrder, TypeUrl } from "../../../lib/resources/xds-types.ts";
-import { grpcPgvViolations } from "../../support/grpc-pgv.ts";
+import { pgvViolations } from "../../support/pgv/index.ts";
 
 export {
   clusterName,
@@ -18,7 +18,7 @@ export {
 
 /** Throws, listing them, when a generated resource breaks a PGV rule. */
 export function assertGeneratedValid(resources: readonly Generated[]): void {
-  const bad = resources.flatMap((g) => grpcPgvViolations(g.schema, g.message).map((v) => `${g.name}: ${v}`));
+  const bad = resources.flatMap((g) => pgvViolations(g.schema, g.message).map((v) => `${g.name}: ${v}`));
   if (bad.length > 0)
     throw new Error(`generated resources Envoy would NACK:\n${bad.slice(0, 40).join("\n")}`);
 }
