@@ -36,6 +36,11 @@ export interface AuthzSource {
   notIpBlocks?: readonly string[];
   remoteIpBlocks?: readonly string[];
   notRemoteIpBlocks?: readonly string[];
+  /** `sa` or `ns/sa` (never with principals or namespaces in one source). */
+  serviceAccounts?: readonly string[];
+  notServiceAccounts?: readonly string[];
+  trustDomains?: readonly string[];
+  notTrustDomains?: readonly string[];
 }
 
 /** rule.to[].operation, as the spec has it. */
