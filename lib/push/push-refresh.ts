@@ -1,12 +1,12 @@
 /**
  * What a push says of itself beside the resources it changed: `refresh`, set on a Full push that
  * names a security policy, or names Istio configs or services (or everything) but changed nothing
- * that makes Envoy sidecar snapshots stale (no change, or ClusterLoadAssignments only). Sidecar resources are built per
- * host from the push context, apart from the published (proxyless) set (lib/xds/sidecar-snapshots.ts),
- * so a change only they reflect (a DestinationRule's `tls` or connection pool alone, a Sidecar
- * egress change that moves nothing proxyless) is announced by it: the push bumps the push version
- * even with no change, its push log record carries it (store followers announce it), and the
- * change feed carries it as Push.refresh.
+ * that makes Envoy sidecar snapshots stale (no change, or ClusterLoadAssignments only). Sidecar
+ * resources are built per host from the push context, apart from the published (proxyless) set
+ * (lib/xds/sidecar-snapshots.ts), so a change only they reflect (a DestinationRule's `tls` or
+ * connection pool alone, a Sidecar egress change that moves nothing proxyless, a security policy)
+ * is announced by it: the push bumps the push version even with no change, its push log record
+ * carries it (store followers announce it), and the change feed carries it as Push.refresh.
  * Proxyless sessions see only the changes (none for it); sidecar snapshots go stale, and
  * Poll/Watch calls of a sidecar wake.
  */

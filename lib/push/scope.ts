@@ -50,9 +50,9 @@ export function namesPolicyKey(configs: readonly string[]): boolean {
 /**
  * The services to regenerate, sorted. ServiceEntry keys name services; VirtualService and
  * DestinationRule keys come with the ServiceEntry keys of the hosts they touch, so they add none
- * themselves; Sidecar and security policy keys name none. Unknown scope (null configs, or another kind) means every service the
- * store knows, plus every service that generated resources before, so that vanished services have
- * their resources removed.
+ * themselves; Sidecar and security policy keys name none. Unknown scope (null configs, or another
+ * kind) means every service the store knows, plus every service that generated resources before,
+ * so that vanished services have their resources removed.
  */
 export async function servicesInScope(store: Store, request: PushRequest): Promise<ServiceRef[]> {
   const configs = request.configsUpdated?.map(parseConfigKey);
