@@ -15,6 +15,7 @@ import { type ParamSpec, type Parsed, parseParams } from "../lib/debug/params.ts
 import { readPushStatus } from "../lib/debug/push-status.ts";
 import { readRegistryz } from "../lib/debug/registryz.ts";
 import { readSyncz } from "../lib/debug/syncz.ts";
+import { readAuthorizationz, readWorkloadMtls } from "../lib/debug/workload-security.ts";
 import type { Store } from "../lib/store/store.ts";
 import { maxNodeIdLength, nodeIdProblem } from "../lib/xds/proxy-record.ts";
 import type { Views } from "../lib/xds/view-source.ts";
@@ -40,13 +41,14 @@ export const debugPaths = {
     params: { limit: { kind: "limit", default: 500, max: 1000 }, cursor, proxyID },
   },
   "/debug/configz": {
-    help: "Istio configs held; with ?rejected, the objects refused by their kind's rules",
+    help: "Istio configs held; with ?rejected, the objects refused by their kind's rules; with ?mtls, every pod's effective mTLS mode",
     params: {
       limit: { kind: "limit", default: 100, max: 500 },
       cursor,
       kind: name,
       namespace: name,
       rejected: { kind: "flag" },
+      mtls: { kind: "flag" },
     },
   },
   "/debug/registryz": {
@@ -63,6 +65,10 @@ export const debugPaths = {
   },
   "/debug/config_dump": {
     help: "what one proxy was sent, as an Envoy ConfigDump (proxyID required)",
+    params: { proxyID },
+  },
+  "/debug/authorizationz": {
+    help: "the AuthorizationPolicies that apply to one proxy, by action, and its effective mTLS (proxyID required)",
     params: { proxyID },
   },
   "/debug/list": { help: "these paths", params: {} },
@@ -86,11 +92,19 @@ export function mountDebug(app: Hono, deps: DebugDeps, auth: MiddlewareHandler):
     }
     return page(await readSyncz(store, { ...q, now: deps.now() }), "/debug/syncz", q);
   });
-  route(app, deps, "/debug/configz", async (q) =>
-    q.rejected
+  route(app, deps, "/debug/configz", async (q) => {
+    if (q.rejected && q.mtls)
+      return { ok: false, error: "query parameters rejected and mtls are two listings; ask one" };
+    if (q.mtls && (q.kind !== undefined || q.namespace !== undefined))
+      return {
+        ok: false,
+        error: "query parameter mtls takes no kind or namespace (pods are kept by cluster)",
+      };
+    if (q.mtls) return page(await readWorkloadMtls(store, q), "/debug/configz", q);
+    return q.rejected
       ? page(await readRejected(store, q), "/debug/configz", q)
-      : page(await readConfigz(store, q), "/debug/configz", q),
-  );
+      : page(await readConfigz(store, q), "/debug/configz", q);
+  });
   route(app, deps, "/debug/registryz", async (q) =>
     page(await readRegistryz(store, q), "/debug/registryz", q),
   );
@@ -107,16 +121,18 @@ export function mountDebug(app: Hono, deps: DebugDeps, auth: MiddlewareHandler):
     return { ok: true, value: { body: r.status, next: nextLink("/debug/push_status", q, "before", r.next) } };
   });
   route(app, deps, "/debug/config_dump", async (q) => {
-    if (q.proxyID === undefined)
-      return {
-        ok: false,
-        error: "query parameter proxyID is required (a node id, as /debug/syncz lists them)",
-      };
-    const problem = nodeIdProblem(q.proxyID);
-    if (problem) return { ok: false, error: `query parameter proxyID ${problem.replace(/^node\.id /, "")}` };
-    const r = await readConfigDump(store, deps.views, { proxyID: q.proxyID, now: deps.now() });
+    const id = requiredProxyId(q.proxyID);
+    if (!id.ok) return id;
+    const r = await readConfigDump(store, deps.views, { proxyID: id.value, now: deps.now() });
     if (!r.ok) return { ok: false, error: r.error, status: 404 };
     return { ok: true, value: { body: r.dump } };
+  });
+  route(app, deps, "/debug/authorizationz", async (q) => {
+    const id = requiredProxyId(q.proxyID);
+    if (!id.ok) return id;
+    const r = await readAuthorizationz(store, { proxyID: id.value, now: deps.now() });
+    if (!r.ok) return { ok: false, error: r.error, status: 404 };
+    return { ok: true, value: { body: r.body } };
   });
   route(app, deps, "/debug/list", async () => ({
     ok: true,
@@ -132,6 +148,19 @@ export function mountDebug(app: Hono, deps: DebugDeps, auth: MiddlewareHandler):
 }
 
 type Answer = Parsed<{ body: unknown; next?: string }> | { ok: false; error: string; status: 404 };
+
+/** A required proxyID, or why it cannot name a proxy (absent, or no node id edgepilot serves). */
+function requiredProxyId(proxyID: string | undefined): Parsed<string> {
+  if (proxyID === undefined)
+    return {
+      ok: false,
+      error: "query parameter proxyID is required (a node id, as /debug/syncz lists them)",
+    };
+  const problem = nodeIdProblem(proxyID);
+  return problem
+    ? { ok: false, error: `query parameter proxyID ${problem.replace(/^node\.id /, "")}` }
+    : { ok: true, value: proxyID };
+}
 
 type Query<P extends keyof typeof debugPaths> = Extract<
   ReturnType<typeof parseParams<(typeof debugPaths)[P]["params"]>>,

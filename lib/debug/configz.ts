@@ -4,6 +4,7 @@
  * page is at most `limit` configs and ends early past maxPageBytes of JSON (specs can be large).
  */
 import type { RejectedRecord } from "../ingest/rejected.ts";
+import { kindOf } from "../kinds/descriptors.ts";
 import { type IstioConfig, type IstioKind, istioKinds } from "../registry/istio/common.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
@@ -29,7 +30,7 @@ export interface ConfigzItem {
 /** The Kubernetes form of a stored config. Pure. */
 export function configzItem(c: IstioConfig & { creationTimestamp?: string }): ConfigzItem {
   return {
-    apiVersion: "networking.istio.io/v1",
+    apiVersion: kindOf(c.kind)?.apiVersions[0] ?? "networking.istio.io/v1",
     kind: c.kind,
     metadata: {
       name: c.name,

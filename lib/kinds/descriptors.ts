@@ -30,6 +30,11 @@ export type PushScope =
   | "workload"
   /** The views of the proxies it applies to (Sidecar): no shared resource. */
   | "views"
+  /**
+   * The proxies it selects (PeerAuthentication, AuthorizationPolicy): no shared resource of a
+   * service; a Full push naming it re-derives what those proxies' own listeners and clusters take from policy.
+   */
+  | "policy"
   /** Nothing yet: accepted and checked, not converted. */
   | "none";
 
@@ -59,6 +64,9 @@ export interface KindDescriptor {
 const networkingIstio = "networking.istio.io";
 /** networking.istio.io serves v1 from Istio 1.22; 1.18-1.21 serve v1beta1 and v1alpha3. */
 const istioVersions = ["v1", "v1beta1", "v1alpha3"] as const;
+const securityIstio = "security.istio.io";
+/** security.istio.io serves v1 from Istio 1.22; older releases serve v1beta1 only (same spec). */
+const securityVersions = ["v1", "v1beta1"] as const;
 
 type Declared = Omit<KindDescriptor, "apiVersions">;
 
@@ -83,10 +91,16 @@ const core = (
   ...extra,
 });
 
-const istio = (kind: string, resource: string, push: PushScope, webhook: WebhookRole): Declared => ({
+const istio = (
+  kind: string,
+  resource: string,
+  push: PushScope,
+  webhook: WebhookRole,
+  group: { group: string; versions: readonly string[] } = { group: networkingIstio, versions: istioVersions },
+): Declared => ({
   kind,
-  group: networkingIstio,
-  versions: istioVersions,
+  group: group.group,
+  versions: group.versions,
   resource,
   namespaced: true,
   source: "config",
@@ -112,6 +126,14 @@ const declared: readonly Declared[] = [
   istio("Sidecar", "sidecars", "views", "validate"),
   // Checked for metadata only until gateways are built: nothing to deny, so it is only observed.
   istio("Gateway", "gateways", "none", "observe"),
+  istio("PeerAuthentication", "peerauthentications", "policy", "validate", {
+    group: securityIstio,
+    versions: securityVersions,
+  }),
+  istio("AuthorizationPolicy", "authorizationpolicies", "policy", "validate", {
+    group: securityIstio,
+    versions: securityVersions,
+  }),
 ];
 
 /** Every kind, in the order the relay starts its watches (namespaces and nodes before what joins them). */

@@ -25,7 +25,13 @@ export function parseShardKey(s: string): ShardKey {
 }
 
 /** Kinds of configuration a push can name. Services and endpoints are both `ServiceEntry`, as in Istio. */
-export type ConfigKind = "ServiceEntry" | "DestinationRule" | "VirtualService" | "Sidecar";
+export type ConfigKind =
+  | "ServiceEntry"
+  | "DestinationRule"
+  | "VirtualService"
+  | "Sidecar"
+  | "PeerAuthentication"
+  | "AuthorizationPolicy";
 
 /** Istio's ConfigKey: one piece of configuration a push touches. For services, name = hostname. */
 export interface ConfigKey {

@@ -33,7 +33,7 @@ import { planChunk } from "./plan.ts";
 import { publishChunk } from "./publish-chunk.ts";
 import { needsRefresh } from "./push-refresh.ts";
 import type { QueuedPush } from "./queue.ts";
-import { externalRoutingTo, type ServiceRef, servicesInScope } from "./scope.ts";
+import { externalRoutingTo, namesPolicy, type ServiceRef, servicesInScope } from "./scope.ts";
 import { loadViews } from "./views.ts";
 
 export interface FlushDeps {
@@ -159,7 +159,9 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const last = deps.lastContext;
       const prior = last && contextFits(last, version, options) ? last : undefined;
       const kept = request.full ? undefined : prior;
-      const { routing, visibility, security } = kept ?? (await loadPushConfigs(store, options));
+      // The security policies are read again only when the push names one (Istio's updateContext).
+      const policies = prior && !namesPolicy(request) ? { security: prior.security } : undefined;
+      const { routing, visibility, security } = kept ?? (await loadPushConfigs(store, options, policies));
       // Routes to hosts outside Kubernetes are judged against the ServiceEntries (external-hosts.ts);
       // an EDS-only push generates no route.
       const externalHosts = routing && request.full ? await loadExternalHosts(store) : undefined;

@@ -19,18 +19,40 @@ export interface ServiceRef {
 /**
  * Kinds whose keys a push names beside the ServiceEntry keys of the services they touch (ingest
  * adds those, old ∪ new): the services named are the whole scope. A Sidecar (push scope "views")
- * regenerates no service: it changes the view table only (lib/push/views.ts).
+ * regenerates no service: it changes the view table only (lib/push/views.ts); nor does a security
+ * policy (push scope "policy"): it changes what the proxies it selects derive (push-refresh.ts).
  */
 const scopedByServices: ReadonlySet<string> = new Set(
-  kindTable.filter((d) => d.push === "services" || d.push === "views").map((d) => d.kind),
+  kindTable
+    .filter((d) => d.push === "services" || d.push === "views" || d.push === "policy")
+    .map((d) => d.kind),
 );
+
+/** The kinds of push scope "policy" (PeerAuthentication, AuthorizationPolicy). */
+const policyKinds: ReadonlySet<string> = new Set(
+  kindTable.filter((d) => d.push === "policy").map((d) => d.kind),
+);
+
+/**
+ * Whether a Full push may change the security policies: it names one (or everything). Istio's
+ * PushContext.updateContext re-reads authn and authz policies only then, and so does the flush.
+ */
+export function namesPolicy(request: PushRequest): boolean {
+  if (!request.full) return false;
+  return request.configsUpdated === null || namesPolicyKey(request.configsUpdated);
+}
+
+/** Whether one of `configs` (ConfigKey strings) is a security policy's. */
+export function namesPolicyKey(configs: readonly string[]): boolean {
+  return configs.some((c) => policyKinds.has(parseConfigKey(c).kind));
+}
 
 /**
  * The services to regenerate, sorted. ServiceEntry keys name services; VirtualService and
  * DestinationRule keys come with the ServiceEntry keys of the hosts they touch, so they add none
- * themselves; Sidecar keys name none. Unknown scope (null configs, or another kind) means every service the
- * store knows, plus every service that generated resources before, so that vanished services have
- * their resources removed.
+ * themselves; Sidecar and security policy keys name none. Unknown scope (null configs, or another
+ * kind) means every service the store knows, plus every service that generated resources before,
+ * so that vanished services have their resources removed.
  */
 export async function servicesInScope(store: Store, request: PushRequest): Promise<ServiceRef[]> {
   const configs = request.configsUpdated?.map(parseConfigKey);

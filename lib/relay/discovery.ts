@@ -3,7 +3,8 @@
  * (functions/node/relay/discovery.ts does the GETs, functions/node/relay/relay.ts applies the plan):
  *
  * 1. `groupVersionsToFetch`: from GET /apis (an APIGroupList), the versions of each kind's group that
- *    the API server serves and a kind may be served at (networking.istio.io: v1, v1beta1, v1alpha3).
+ *    the API server serves and a kind may be served at (networking.istio.io: v1, v1beta1, v1alpha3;
+ *    security.istio.io: v1, v1beta1).
  * 2. `chooseVersions`: from GET /apis/<group>/<version> (APIResourceLists), per kind the newest of its
  *    descriptor's versions whose list names its resource. A kind is checked per version, not per
  *    group: a group may serve v1 while one of its CRDs is still served at v1beta1 only.
@@ -140,7 +141,7 @@ export function planDiscovery(
     }
   }
   if (first && served.length === 0 && watched.length === 0)
-    plan.log.push("relay: no Istio networking CRD is served: watching none until one is installed");
+    plan.log.push("relay: no Istio CRD is served: watching none until one is installed");
   return plan;
 }
 

@@ -102,14 +102,16 @@ export interface PushContextUpdate {
 
 /**
  * The configs every generator reads, once per context: the VirtualServices and DestinationRules,
- * the security policies and a fresh visibility (its namespace lookups cached for the context's push).
+ * the security policies (`kept` when the caller knows they did not change) and a fresh visibility
+ * (its namespace lookups cached for the context's push).
  */
 export async function loadPushConfigs(
   store: Store,
   options: PushContextOptions,
+  kept?: { security?: SecurityPolicies },
 ): Promise<Pick<PushContextParts, "routing" | "visibility" | "security">> {
   const routing = await loadRoutingConfigs(store, options.domainSuffix);
-  const security = await loadSecurityPolicies(store);
+  const security = kept?.security ?? (await loadSecurityPolicies(store));
   return { routing, security, visibility: createVisibility(store, options.discoverySelectors ?? []) };
 }
 

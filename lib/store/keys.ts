@@ -205,6 +205,8 @@ export const keys = {
   configsIn: (kind: string, ns: string) => `cfg/${e(kind)}/${e(ns)}/`,
   /** A Pod as endpoints need it: PodInfo. */
   pod: (cluster: string, ns: string, name: string) => `pod/${e(cluster)}/${e(ns)}/${e(name)}`,
+  /** Every Pod of every cluster (what /debug/configz?mtls pages through). */
+  pods: () => "pod/",
   /** Every Pod of one namespace in one cluster (the Pods a ServiceEntry's workloadSelector may select). */
   podsIn: (cluster: string, ns: string) => `pod/${e(cluster)}/${e(ns)}/`,
   /**

@@ -6,7 +6,9 @@
  */
 import { kindTable } from "../../kinds/descriptors.ts";
 import type { Check } from "../../registry/check.ts";
+import { authorizationPolicyCheck } from "../../registry/istio/validate-authorization-policy.ts";
 import { destinationRuleCheck } from "../../registry/istio/validate-destination-rule.ts";
+import { peerAuthenticationCheck } from "../../registry/istio/validate-peer-authentication.ts";
 import { serviceEntryCheck } from "../../registry/istio/validate-service-entry.ts";
 import { sidecarCheck } from "../../registry/istio/validate-sidecar.ts";
 import { virtualServiceCheck } from "../../registry/istio/validate-virtual-service.ts";
@@ -20,6 +22,7 @@ import { destinationRuleHandler, virtualServiceHandler } from "./istio-config.ts
 import { namespaceHandler } from "./namespace.ts";
 import { nodeHandler } from "./node.ts";
 import { podHandler } from "./pod.ts";
+import { authorizationPolicyHandler, peerAuthenticationHandler } from "./security-policy.ts";
 import { serviceHandler } from "./service.ts";
 import { serviceEntryHandler } from "./service-entry.ts";
 import { sidecarHandler } from "./sidecar.ts";
@@ -44,6 +47,8 @@ const code: Record<string, KindCode> = {
   DestinationRule: { check: destinationRuleCheck, handler: destinationRuleHandler },
   Sidecar: { check: sidecarCheck, handler: sidecarHandler },
   Gateway: {},
+  PeerAuthentication: { check: peerAuthenticationCheck, handler: peerAuthenticationHandler },
+  AuthorizationPolicy: { check: authorizationPolicyCheck, handler: authorizationPolicyHandler },
 };
 
 const declared = new Set(kindTable.map((d) => d.kind));

@@ -7,22 +7,17 @@
 import { type Check, child, isObject, type Problem, quote, typeName } from "../check.ts";
 import { labelsProblem, wildcardDomainProblem } from "./istio-names.ts";
 
-/** The Istio networking kinds edgepilot converts. */
+/** The Istio kinds edgepilot converts and stores: networking.istio.io, then security.istio.io. */
 export const istioKinds = [
   "ServiceEntry",
   "WorkloadEntry",
   "VirtualService",
   "DestinationRule",
   "Sidecar",
+  "PeerAuthentication",
+  "AuthorizationPolicy",
 ] as const;
 export type IstioKind = (typeof istioKinds)[number];
-
-/** The group/versions istiod serves these kinds at; the spec shape is the same in each. */
-export const istioApiVersions = [
-  "networking.istio.io/v1",
-  "networking.istio.io/v1beta1",
-  "networking.istio.io/v1alpha3",
-] as const;
 
 /**
  * One Istio config as the store keeps it: identity, ordering and the spec, nothing else.
@@ -107,12 +102,10 @@ export const istioMetadata: Check = (obj, path) => {
   if (!isObject(obj) || !isObject(obj.metadata) || !isObject(obj.metadata.annotations)) return undefined;
   const a = obj.metadata.annotations;
   const at = child(child(path, "metadata"), "annotations");
-  const m = obj.metadata;
-  if (Object.hasOwn(a, "istio.io/dry-run"))
-    return {
-      field: child(at, "istio.io/dry-run"),
-      message: `${String(m.namespace ?? "")}/${String(m.name ?? "")} has unsupported annotation istio.io/dry-run, please remove the annotation`,
-    };
+  if (Object.hasOwn(a, "istio.io/dry-run")) {
+    const p = dryRunProblem(obj, a["istio.io/dry-run"]);
+    if (p) return { field: child(at, "istio.io/dry-run"), message: p };
+  }
   for (const k of ["internal.istio.io/webhook-always-reject"])
     if (Object.hasOwn(a, k)) return { field: child(at, k), message: `"${k}" annotation found, rejecting` };
   for (const k of ["internal.istio.io/parent-namespace", "internal.istio.io/parents"])
@@ -120,6 +113,28 @@ export const istioMetadata: Check = (obj, path) => {
       return { field: child(at, k), message: `"${k}" annotation found, this may not be set by users` };
   return undefined;
 };
+
+/** Go's strconv.ParseBool: the spellings it accepts. */
+const goBools = new Set(["1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"]);
+
+/**
+ * checkDryRunAnnotation: only an AuthorizationPolicy may carry `istio.io/dry-run`, only with
+ * action ALLOW or DENY (absent: ALLOW) and a value Go parses as a bool.
+ */
+function dryRunProblem(obj: Record<string, unknown>, value: unknown): string | undefined {
+  const m = isObject(obj.metadata) ? obj.metadata : {};
+  const id = `${String(m.namespace ?? "")}/${String(m.name ?? "")}`;
+  if (obj.kind !== "AuthorizationPolicy")
+    return `${id} has unsupported annotation istio.io/dry-run, please remove the annotation`;
+  const spec = isObject(obj.spec) ? obj.spec : {};
+  const action = typeof spec.action === "string" ? spec.action : "ALLOW";
+  if (action !== "ALLOW" && action !== "DENY")
+    return `the annotation istio.io/dry-run currently only supports action ALLOW/DENY, found action ${action} in ${id}`;
+  const v = String(value);
+  if (!goBools.has(v))
+    return `${id} has annotation istio.io/dry-run with invalid value (${v}): strconv.ParseBool: parsing ${JSON.stringify(v)}: invalid syntax`;
+  return undefined;
+}
 
 /** True when every selector label is present with the same value (an empty selector selects all). */
 export function selects(

@@ -7,6 +7,7 @@
 import { isObject } from "../check.ts";
 import { parseProtocol } from "../kube/protocol.ts";
 import { partialWildcardProblem } from "./istio-names.ts";
+import { securityWarnings } from "./warnings-security.ts";
 import { virtualServiceWarnings } from "./warnings-vs.ts";
 
 type Raw = Record<string, unknown>;
@@ -15,7 +16,7 @@ const strings = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
 const str = (o: Raw, k: string): string => (typeof o[k] === "string" ? (o[k] as string) : "");
 
-/** Istio's warnings for a valid object of one of the five networking kinds; [] for any other kind. */
+/** Istio's warnings for a valid object of one of the Istio kinds edgepilot validates; [] for any other kind. */
 export function istioWarnings(kind: string, obj: Record<string, unknown>): string[] {
   const spec = isObject(obj.spec) ? obj.spec : undefined;
   if (!spec) return [];
@@ -32,6 +33,9 @@ export function istioWarnings(kind: string, obj: Record<string, unknown>): strin
       return workloadEntryWarnings(spec, "spec");
     case "Sidecar":
       return sidecarWarnings(spec, namespace);
+    case "PeerAuthentication":
+    case "AuthorizationPolicy":
+      return securityWarnings(kind, spec);
     default:
       return [];
   }

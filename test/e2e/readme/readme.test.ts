@@ -329,6 +329,21 @@ const runs: Run[] = [
       expect(JSON.parse(out)).toEqual({ error: expect.stringContaining("no live status record") }),
   },
   {
+    match: /^curl -s 'localhost:8080\/debug\/authorizationz\?proxyID=/,
+    // No such proxy is connected while the README runs: a 404 saying so.
+    check: (out) =>
+      expect(JSON.parse(out)).toEqual({ error: expect.stringContaining("no live status record") }),
+  },
+  {
+    match: /^curl -s 'localhost:8080\/debug\/configz\?mtls&limit=50'$/,
+    // Every pod the README ingested, each with its effective mode (no policy: PERMISSIVE).
+    check: (out) => {
+      const items = JSON.parse(out) as { mtls?: { mode?: string } }[];
+      expect(Array.isArray(items)).toBe(true);
+      for (const i of items) expect(i.mtls?.mode).toBe("PERMISSIVE");
+    },
+  },
+  {
     match: /^node examples\/proxyless-grpc\/client\.mjs$/,
     background: true,
     // The quick start's client: its node, then a call that reached the backend through xDS.

@@ -24,11 +24,17 @@ export function byVersionPriority(a: string, b: string): number {
 export class FakeCrds {
   private readonly versions = new Map<string, string[]>();
 
-  /** Installs or changes the CRDs of `resources` (all CRD resources when omitted) to serve `versions`. */
+  /**
+   * Installs or changes the CRDs of `resources` (all CRD resources when omitted) to serve `versions`,
+   * each at those of them its CRD defines.
+   */
   serve(versions: readonly string[], resources?: readonly string[]): void {
     for (const r of resources ?? crdResources()) {
-      if (!fakeResources.some((s) => s.crd && s.resource === r)) throw new Error(`fake: ${r} is no CRD`);
-      this.versions.set(r, [...versions].sort(byVersionPriority));
+      const spec = fakeResources.find((s) => s.crd && s.resource === r);
+      if (!spec) throw new Error(`fake: ${r} is no CRD`);
+      const defined = versions.filter((v) => spec.crdVersions?.includes(v) ?? true);
+      if (defined.length === 0) this.versions.delete(r);
+      else this.versions.set(r, [...defined].sort(byVersionPriority));
     }
   }
 

@@ -10,6 +10,8 @@ export interface FakeResource {
   namespaced: boolean;
   /** A CRD (the Istio kinds): served only while installed, at the versions installed (fake-crds.ts). */
   crd?: boolean;
+  /** A CRD's versions as Istio defines them: installing it at others serves none of those. */
+  crdVersions?: readonly string[];
 }
 
 const r = (
@@ -17,14 +19,14 @@ const r = (
   kind: string,
   group: string,
   namespaced: boolean,
-  crd?: boolean,
+  crdVersions?: readonly string[],
 ): FakeResource => ({
   resource,
   kind,
   group,
   version: "v1",
   namespaced,
-  ...(crd && { crd }),
+  ...(crdVersions && { crd: true, crdVersions }),
 });
 
 /** Everything the relay may watch, at its real group (and, for built-in kinds, version). */
@@ -44,7 +46,12 @@ export const fakeResources: readonly FakeResource[] = [
     "gateways:Gateway",
   ].map((s) => {
     const [res, kind] = s.split(":") as [string, string];
-    return r(res, kind, "networking.istio.io", true, true);
+    return r(res, kind, "networking.istio.io", true, ["v1", "v1beta1", "v1alpha3"]);
+  }),
+  // security.istio.io never served v1alpha3 (its v1beta1 came first, then v1 with Istio 1.22).
+  ...["peerauthentications:PeerAuthentication", "authorizationpolicies:AuthorizationPolicy"].map((s) => {
+    const [res, kind] = s.split(":") as [string, string];
+    return r(res, kind, "security.istio.io", true, ["v1", "v1beta1"]);
   }),
 ];
 

@@ -18,7 +18,9 @@ afterEach(async () => {
 
 const istioKindNames = crdKinds.map((d) => d.kind);
 const everyKind = [...coreKindNames, ...istioKindNames].join(",");
-const group = "networking.istio.io";
+const networking = "networking.istio.io";
+/** The group a kind's events and lists carry (networking.istio.io or security.istio.io). */
+const groupOf = (kind: string) => crdKinds.find((d) => d.kind === kind)?.group ?? networking;
 
 /** One object of each Istio kind, named `name` (the receiver only looks at names and apiVersions). */
 function applyIstio(api: Harness["api"], name: string): void {
@@ -36,7 +38,7 @@ async function watchingIstioAt(version: string): Promise<void> {
   await eventually(`every Istio kind watched at ${version}`, () =>
     crdKinds.every((d) =>
       h?.api.requests.some(
-        (r) => r.path === `/apis/${group}/${version}/${d.resource}` && r.query.watch === "true",
+        (r) => r.path === `/apis/${d.group}/${version}/${d.resource}` && r.query.watch === "true",
       ),
     ),
   );
@@ -55,7 +57,7 @@ async function eventsArriveAt(version: string, name: string): Promise<void> {
     return got.length === crdKinds.length && got;
   });
   expect(Object.fromEntries(events.map((e) => [e.object.kind, `${e.type} ${e.object.apiVersion}`]))).toEqual(
-    Object.fromEntries(istioKindNames.map((k) => [k, `ADDED ${group}/${version}`])),
+    Object.fromEntries(istioKindNames.map((k) => [k, `ADDED ${groupOf(k)}/${version}`])),
   );
 }
 
@@ -71,7 +73,9 @@ function istioResyncs(): Record<string, string[]> {
   );
 }
 
-const each = (line: string) => Object.fromEntries(istioKindNames.map((k) => [k, [line]]));
+/** Each kind's lines, `@` standing for its group. */
+const each = (...lines: string[]) =>
+  Object.fromEntries(istioKindNames.map((k) => [k, lines.map((l) => l.replace("@", groupOf(k)))]));
 
 describe("Istio CRDs at the versions the cluster serves", () => {
   for (const c of [
@@ -89,7 +93,7 @@ describe("Istio CRDs at the versions the cluster serves", () => {
         applyIstio(api, "first");
       });
       await h.synced([...coreKindNames, ...istioKindNames]);
-      expect(istioResyncs()).toEqual(each(`${group}/${c.at} [first]`));
+      expect(istioResyncs()).toEqual(each(`@/${c.at} [first]`));
       await watchingIstioAt(c.at);
       await eventsArriveAt(c.at, "second");
       // Discovery settled before the first list: every resync already names every kind watched.
@@ -100,9 +104,12 @@ describe("Istio CRDs at the versions the cluster serves", () => {
       // Nothing asked at a version the cluster does not serve.
       expect(
         h.api.requests
-          .filter((r) => r.path.startsWith(`/apis/${group}/`) && !r.path.includes(`/${c.at}`))
+          .filter(
+            (r) =>
+              r.path.startsWith("/apis/") && r.path.includes(".istio.io/") && !r.path.includes(`/${c.at}`),
+          )
           .map((r) => r.path),
-      ).toEqual(c.serves.includes("v1alpha3") ? [`/apis/${group}/v1alpha3`] : []);
+      ).toEqual(c.serves.includes("v1alpha3") ? [`/apis/${networking}/v1alpha3`] : []);
     });
 
   it("CRDs installed after the relay started are found and watched; an upgrade adding v1 moves every kind to v1 without a gap", async () => {
@@ -112,34 +119,28 @@ describe("Istio CRDs at the versions the cluster serves", () => {
     expect(rx.requests.filter((r) => r.path === "/v1/resync").map((r) => r.watching)).toEqual(
       coreKindNames.map(() => coreKindNames.join(",")),
     );
-    expect(h.logs).toContain(
-      "relay: no Istio networking CRD is served: watching none until one is installed",
-    );
+    expect(h.logs).toContain("relay: no Istio CRD is served: watching none until one is installed");
 
     // An Istio 1.21 install: v1beta1 and v1alpha3.
     api.serveCrds(["v1beta1", "v1alpha3"]);
     applyIstio(api, "first");
     await h.synced([...coreKindNames, ...istioKindNames]);
-    expect(istioResyncs()).toEqual(each(`${group}/v1beta1 [first]`));
+    expect(istioResyncs()).toEqual(each("@/v1beta1 [first]"));
     for (const k of istioKindNames)
-      expect(h.logs).toContain(`relay: ${k}: served at ${group}/v1beta1: listing and watching it`);
+      expect(h.logs).toContain(`relay: ${k}: served at ${groupOf(k)}/v1beta1: listing and watching it`);
     await watchingIstioAt("v1beta1");
     await eventsArriveAt("v1beta1", "second");
 
     // The upgrade to Istio 1.22: v1 is served too; the v1beta1 watches keep running meanwhile.
     api.serveCrds(["v1", "v1beta1", "v1alpha3"]);
     await eventually("a resync of every Istio kind at v1", () =>
-      istioKindNames.every((k) => rx.resyncs(k).some((r) => r.list.apiVersion === `${group}/v1`)),
+      istioKindNames.every((k) => rx.resyncs(k).some((r) => r.list.apiVersion === `${groupOf(k)}/v1`)),
     );
     // Relisted whole at the new version, never resynced as empty in between: nothing was deleted.
-    expect(istioResyncs()).toEqual(
-      Object.fromEntries(
-        istioKindNames.map((k) => [k, [`${group}/v1beta1 [first]`, `${group}/v1 [first,second]`]]),
-      ),
-    );
+    expect(istioResyncs()).toEqual(each("@/v1beta1 [first]", "@/v1 [first,second]"));
     for (const k of istioKindNames)
       expect(
-        h.logs.filter((l) => l.startsWith(`relay: ${k}: now watched at ${group}/v1 (was v1beta1`)),
+        h.logs.filter((l) => l.startsWith(`relay: ${k}: now watched at ${groupOf(k)}/v1 (was v1beta1`)),
       ).toHaveLength(1);
     await watchingIstioAt("v1");
     await eventually("the v1beta1 watches closed", () =>
@@ -156,11 +157,22 @@ describe("Istio CRDs at the versions the cluster serves", () => {
     await eventually("an empty resync of every Istio kind", () =>
       istioKindNames.every((k) => rx.resyncs(k).at(-1)?.list.items.length === 0),
     );
-    expect(istioResyncs().WorkloadEntry?.at(-1)).toBe(`${group}/v1 []`);
+    expect(istioResyncs().WorkloadEntry?.at(-1)).toBe(`${networking}/v1 []`);
+    expect(istioResyncs().AuthorizationPolicy?.at(-1)).toBe("security.istio.io/v1 []");
     expect(h.relay.kinds().sort()).toEqual([...coreKindNames].sort());
-    const empties = rx.requests.filter((r) => r.path === "/v1/resync" && r.body.includes('"items":[]'));
-    expect(empties.filter((r) => istioKindNames.includes(r.kind ?? "")).map((r) => r.watching)).toEqual(
-      istioKindNames.map(() => coreKindNames.join(",")),
+    const empties = rx.requests.filter(
+      (r) =>
+        r.path === "/v1/resync" && r.body.includes('"items":[]') && istioKindNames.includes(r.kind ?? ""),
     );
+    // Once per kind, each naming the kinds still watched then: never itself, never a kind of its
+    // group (a group's CRDs go together), every core kind (the groups may go in separate rounds).
+    expect(empties.map((r) => r.kind).sort()).toEqual([...istioKindNames].sort());
+    for (const r of empties) {
+      const watching = (r.watching ?? "").split(",");
+      expect(
+        watching.filter((k) => groupOf(k) === groupOf(r.kind ?? "") && istioKindNames.includes(k)),
+      ).toEqual([]);
+      expect(watching.slice(0, coreKindNames.length)).toEqual(coreKindNames);
+    }
   });
 });

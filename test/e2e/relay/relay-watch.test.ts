@@ -56,6 +56,8 @@ describe("initial sync", () => {
       DestinationRule: [0],
       Sidecar: [0],
       Gateway: [0],
+      PeerAuthentication: [0],
+      AuthorizationPolicy: [0],
     });
     // The Service list came in two pages (limit 2) and was posted whole, as the API server lists it.
     const pages = api.requests.filter((r) => r.path === "/api/v1/services" && r.query.watch === undefined);

@@ -63,6 +63,19 @@ describe("needsRefresh", () => {
     ],
     ["an incremental (EDS) push", request(false, ["ServiceEntry/d/h"]), [eds("a")], false],
     ["a Full push that names nothing", request(true, []), [], false],
+    [
+      "a Full push naming a PeerAuthentication that published nothing",
+      request(true, ["PeerAuthentication/d/default"]),
+      [],
+      true,
+    ],
+    [
+      "a Full push naming an AuthorizationPolicy beside a Cluster it published",
+      request(true, ["AuthorizationPolicy/d/deny", "ServiceEntry/d/h"]),
+      [{ typeUrl: CDS, name: "c", version: "v" }],
+      true,
+    ],
+    ["an incremental push cannot name a policy", request(false, ["AuthorizationPolicy/d/deny"]), [], false],
   ] as [string, PushRequest, ResourceChange[], boolean][])("%s", (_what, r, changes, want) => {
     expect(needsRefresh(r, changes)).toBe(want);
   });

@@ -9,6 +9,8 @@ import {
 import { crdKinds, type KindSpec, watchSpec } from "../../../lib/relay/kinds.ts";
 
 const istio = "networking.istio.io";
+const security = "security.istio.io";
+const allSecurity = ["peerauthentications", "authorizationpolicies"];
 const allIstio = [
   "serviceentries",
   "workloadentries",
@@ -18,8 +20,11 @@ const allIstio = [
   "gateways",
 ];
 
-/** An APIGroupList with apps/v1 and, when given, networking.istio.io at `versions` (preferred first). */
-function groupList(versions: string[] | undefined): unknown {
+/**
+ * An APIGroupList with apps/v1 and, when given, networking.istio.io at `versions` (preferred first)
+ * and security.istio.io at `securityVersions`.
+ */
+function groupList(versions: string[] | undefined, securityVersions?: string[]): unknown {
   const group = (name: string, vs: string[]) => ({
     name,
     versions: vs.map((version) => ({ groupVersion: `${name}/${version}`, version })),
@@ -28,15 +33,19 @@ function groupList(versions: string[] | undefined): unknown {
   return {
     kind: "APIGroupList",
     apiVersion: "v1",
-    groups: [group("apps", ["v1"]), ...(versions ? [group(istio, versions)] : [])],
+    groups: [
+      group("apps", ["v1"]),
+      ...(versions ? [group(istio, versions)] : []),
+      ...(securityVersions ? [group(security, securityVersions)] : []),
+    ],
   };
 }
 
-/** An APIResourceList of networking.istio.io/<version> naming `resources` (each with its /status). */
-function resourceList(version: string, resources: string[]): unknown {
+/** An APIResourceList of networking.istio.io/<version> (or `group`) naming `resources` (each with its /status). */
+function resourceList(version: string, resources: string[], group = istio): unknown {
   return {
     kind: "APIResourceList",
-    groupVersion: `${istio}/${version}`,
+    groupVersion: `${group}/${version}`,
     resources: resources.flatMap((name) => [
       { name, namespaced: true, kind: "X", verbs: ["get", "list", "watch"] },
       { name: `${name}/status`, namespaced: true, kind: "X", verbs: ["get", "patch"] },
@@ -58,7 +67,10 @@ function discover(
   return { ok: true, value: chosen.value.map((k) => `${k.kind}@${k.version}`), fetched };
 }
 
-const at = (version: string, kinds = crdKinds.map((k) => k.kind)) => kinds.map((k) => `${k}@${version}`);
+/** The networking.istio.io kinds (the security ones are served as a group of their own). */
+const networkingKinds = crdKinds.filter((k) => k.group === istio);
+const at = (version: string, kinds = networkingKinds.map((k) => k.kind)) =>
+  kinds.map((k) => `${k}@${version}`);
 
 describe("discovery: which version of each Istio kind to watch", () => {
   const cases: {
@@ -106,8 +118,32 @@ describe("discovery: which version of each Istio kind to watch", () => {
         ),
         [`${istio}/v1beta1`]: resourceList("v1beta1", allIstio),
       },
-      want: crdKinds.map((k) => `${k.kind}@${k.kind === "WorkloadEntry" ? "v1beta1" : "v1"}`),
+      want: networkingKinds.map((k) => `${k.kind}@${k.kind === "WorkloadEntry" ? "v1beta1" : "v1"}`),
       fetched: [`${istio}/v1`, `${istio}/v1beta1`],
+    },
+    {
+      name: "Istio 1.21 with security.istio.io at v1beta1 ▶ every kind at v1beta1, v1alpha3 asked of networking only",
+      apis: groupList(["v1beta1", "v1alpha3"], ["v1beta1"]),
+      lists: {
+        [`${istio}/v1beta1`]: resourceList("v1beta1", allIstio),
+        [`${istio}/v1alpha3`]: resourceList("v1alpha3", allIstio),
+        [`${security}/v1beta1`]: resourceList("v1beta1", allSecurity, security),
+      },
+      want: at(
+        "v1beta1",
+        crdKinds.map((k) => k.kind),
+      ),
+      fetched: [`${istio}/v1beta1`, `${istio}/v1alpha3`, `${security}/v1beta1`],
+    },
+    {
+      name: "security.istio.io at v1 and v1beta1 (Istio 1.22+) ▶ its kinds at v1",
+      apis: groupList(undefined, ["v1", "v1beta1"]),
+      lists: {
+        [`${security}/v1`]: resourceList("v1", allSecurity, security),
+        [`${security}/v1beta1`]: resourceList("v1beta1", allSecurity, security),
+      },
+      want: ["PeerAuthentication@v1", "AuthorizationPolicy@v1"],
+      fetched: [`${security}/v1`, `${security}/v1beta1`],
     },
     {
       name: "some CRDs installed, some not ▶ only those, in table order",
@@ -239,7 +275,7 @@ describe("planDiscovery", () => {
     const same = [spec("Sidecar", "v1beta1")];
     expect(planDiscovery(same, same, false)).toEqual({ add: [], remove: [], move: [], log: [] });
     expect(planDiscovery([], [], true).log).toEqual([
-      "relay: no Istio networking CRD is served: watching none until one is installed",
+      "relay: no Istio CRD is served: watching none until one is installed",
     ]);
     expect(planDiscovery([], [], false).log).toEqual([]);
   });

@@ -45,7 +45,11 @@ describe("kinds", () => {
       "DestinationRule",
       "Sidecar",
       "Gateway",
+      "PeerAuthentication",
+      "AuthorizationPolicy",
     ]);
+    const ap = watchSpec(crdKinds[7] as (typeof crdKinds)[number], "v1beta1");
+    expect(kindPath(ap)).toBe("/apis/security.istio.io/v1beta1/authorizationpolicies");
     const we = watchSpec(crdKinds[1] as (typeof crdKinds)[number], "v1beta1");
     expect(kindPath(we)).toBe("/apis/networking.istio.io/v1beta1/workloadentries");
     expect(apiVersionOf(we)).toBe("networking.istio.io/v1beta1");
