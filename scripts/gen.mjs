@@ -48,6 +48,8 @@ const envoyFiles = [
   // Sidecar clusters: ISTIO_MUTUAL / SIMPLE transport sockets and the plaintext match (generators/sidecar).
   "envoy/extensions/transport_sockets/tls/v3/tls.proto",
   "envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer.proto",
+  // The agent's SDS server for Envoy (lib/agent/sds-*.ts): StreamSecrets and DeltaSecrets.
+  "envoy/service/secret/v3/sds.proto",
 ];
 
 function ownProtos(dir = join(root, "proto")) {
