@@ -3,13 +3,17 @@
  * CA client calls istiod: the CSR with the validity asked for (SECRET_TTL, in seconds) and the
  * service-account token as `authorization: Bearer`. Over gRPC (istiod, istio-csr, a Node XDS_PORT)
  * or Connect (the Worker, Lambda URLs), HTTP/2 (h2c for http://, TLS with the configured roots for
- * https://). Each call opens its own connection: a certificate is asked for twice a day, and a CA
+ * https://), or HTTP/1.1 for Connect when the upstream is spoken to so. Each call opens its own connection: a certificate is asked for twice a day, and a CA
  * that moved or rotated its roots is met afresh.
  */
+
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { codeToString } from "@connectrpc/connect/protocol-connect";
 import { createConnectTransport, createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import type { CaProtocol } from "../../lib/agent/cert-config.ts";
+import type { UpstreamHttp } from "../../lib/agent/transport.ts";
 import { IstioCertificateService } from "../../lib/gen/istio/v1/auth/ca_pb.ts";
 import { describeConnectError } from "./agent-tls.ts";
 
@@ -18,6 +22,8 @@ export interface CaClientOptions {
   /** `http://host:port` or `https://host:port`. */
   addr: string;
   protocol: CaProtocol;
+  /** Connect's HTTP version (the upstream's); gRPC is always HTTP/2. */
+  http?: UpstreamHttp;
   /** The token now (read at every call), or undefined to send none. */
   token: () => string | undefined;
   /** TLS options of an https:// CA: the roots it must chain to, read at every call. */
@@ -41,10 +47,21 @@ export function createCaClient(options: CaClientOptions): CaClient {
   const timeoutMs = options.timeoutMs ?? 30_000;
   return {
     async createCertificate(csrPem, validitySeconds) {
-      const session = new Http2SessionManager(options.addr, undefined, options.tls());
-      const settings = { baseUrl: options.addr, httpVersion: "2" as const, sessionManager: session };
-      const transport =
-        options.protocol === "grpc" ? createGrpcTransport(settings) : createConnectTransport(settings);
+      const tls = options.tls();
+      const h1 = options.protocol === "connect" && options.http === "1.1";
+      const session = h1 ? undefined : new Http2SessionManager(options.addr, undefined, tls);
+      const agent = h1
+        ? options.addr.startsWith("https:")
+          ? new HttpsAgent(tls)
+          : new HttpAgent()
+        : undefined;
+      const transport = session
+        ? (options.protocol === "grpc" ? createGrpcTransport : createConnectTransport)({
+            baseUrl: options.addr,
+            httpVersion: "2",
+            sessionManager: session,
+          })
+        : createConnectTransport({ baseUrl: options.addr, httpVersion: "1.1", nodeOptions: { agent } });
       const client = createClient(IstioCertificateService, transport);
       const token = options.token();
       try {
@@ -74,7 +91,8 @@ export function createCaClient(options: CaClientOptions): CaClient {
           message: `CreateCertificate at ${options.addr} (${options.protocol}): ${codeToString(err.code)}: ${said}${tokenHint}`,
         };
       } finally {
-        session.abort();
+        session?.abort();
+        agent?.destroy();
       }
     },
   };

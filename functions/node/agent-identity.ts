@@ -53,6 +53,7 @@ export async function startAgentIdentity(
   const ca = createCaClient({
     addr: c.caAddr,
     protocol: c.caProtocol,
+    http: c.caHttp,
     token: () => token?.current(),
     tls: () => tls.options(),
     roots,

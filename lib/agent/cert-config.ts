@@ -5,7 +5,7 @@
  * is known: it is the identity the CSR asks for, and a pod without one has nothing to prove.
  */
 import { parseDuration } from "../push/debounce.ts";
-import type { UpstreamProtocol } from "./transport.ts";
+import type { UpstreamHttp, UpstreamProtocol } from "./transport.ts";
 
 /** Istio's SDS socket, relative to the agent's working directory as pilot-agent's is. */
 export const defaultSdsSocket = "./var/run/secrets/workload-spiffe-uds/socket";
@@ -20,6 +20,8 @@ export interface CertConfig {
   /** The CA's address (`http(s)://host:port`): EDGEPILOT_CA_ADDR, else the upstream. */
   caAddr: string;
   caProtocol: CaProtocol;
+  /** The HTTP version of a Connect CA: the upstream's (EDGEPILOT_AGENT_UPSTREAM_HTTP); gRPC is HTTP/2 only. */
+  caHttp: UpstreamHttp;
   /** PEM roots an https:// CA must chain to; absent: the upstream's bundle when the CA is the upstream, else Node's. */
   caRootFile: string | undefined;
   /** Where the CA's bearer token is read (EDGEPILOT_CA_TOKEN_FILE, else the upstream's token file). */
@@ -93,7 +95,13 @@ type Raw = (name: string) => { value: string; label: string } | undefined;
  */
 export function parseCertConfig(
   raw: Raw,
-  upstream: { url: string; protocol: UpstreamProtocol; tokenFile: string | undefined; namespace: string },
+  upstream: {
+    url: string;
+    protocol: UpstreamProtocol;
+    http: UpstreamHttp;
+    tokenFile: string | undefined;
+    namespace: string;
+  },
   errors: string[],
 ): CertConfig | undefined {
   const sa = raw("SERVICE_ACCOUNT");
@@ -144,10 +152,12 @@ export function parseCertConfig(
       `${caRoot.label}: set, but the CA ${caAddr} is cleartext (http://); use https:// or unset it`,
     );
   const output = raw("OUTPUT_CERTS");
+  const caProtocol: CaProtocol = addr !== undefined || upstream.protocol === "ads" ? "grpc" : "connect";
   return {
     identity: `spiffe://${td.value}/ns/${upstream.namespace}/sa/${sa.value}`,
     caAddr,
-    caProtocol: addr !== undefined || upstream.protocol === "ads" ? "grpc" : "connect",
+    caProtocol,
+    caHttp: caProtocol === "connect" ? upstream.http : "2",
     caRootFile: caRoot?.value,
     tokenFile: raw("EDGEPILOT_CA_TOKEN_FILE")?.value ?? upstream.tokenFile,
     ttlMs: ttlMs.ok ? ttlMs.ms : 0,

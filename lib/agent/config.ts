@@ -180,7 +180,7 @@ export function parseAgentConfig(
   };
   const certs = parseCertConfig(
     raw,
-    { url: upstream, protocol, tokenFile: config.tokenFile, namespace: config.namespace },
+    { url: upstream, protocol, http, tokenFile: config.tokenFile, namespace: config.namespace },
     errors,
   );
   if (certs) config.certs = certs;

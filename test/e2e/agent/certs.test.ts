@@ -7,7 +7,7 @@
  * version while the old one is still valid. The proxyless files appear and grpc-js's file_watcher
  * provider, configured from the bootstrap the agent prints, loads them; the two ends of a TLS
  * connection made from them verify each other. Run with the CA reached over gRPC (an ADS upstream)
- * and over Connect (a Watch upstream). Takes a few seconds: a real rotation is the point of it.
+ * and over Connect (a Watch upstream on XDS_PORT, a Poll upstream over HTTP/1.1 on PORT). Takes a few seconds: a real rotation is the point of it.
  */
 import "reflect-metadata";
 import { createPrivateKey, X509Certificate as NodeX509 } from "node:crypto";
@@ -164,9 +164,10 @@ async function mutualTls(
   }
 }
 
-for (const [name, protocol] of [
-  ["over gRPC (an ADS upstream)", "ads"],
-  ["over Connect (a Watch upstream)", "watch"],
+for (const [name, protocol, http, onPort] of [
+  ["over gRPC (an ADS upstream)", "ads", "2", "xdsPort"],
+  ["over Connect (a Watch upstream)", "watch", "2", "xdsPort"],
+  ["over Connect on HTTP/1.1 (a Poll upstream on PORT)", "poll", "1.1", "port"],
 ] as const)
   describe(`workload certificates from the upstream's CA ${name}`, () => {
     let agent: RunningAgent;
@@ -178,8 +179,9 @@ for (const [name, protocol] of [
       work = mkdtempSync(join(dir, `${protocol}-`));
       const parsed = parseAgentConfig(
         {
-          EDGEPILOT_AGENT_UPSTREAM: `http://127.0.0.1:${cp.xdsPort}`,
+          EDGEPILOT_AGENT_UPSTREAM: `http://127.0.0.1:${cp[onPort]}`,
           EDGEPILOT_AGENT_UPSTREAM_PROTOCOL: protocol,
+          EDGEPILOT_AGENT_UPSTREAM_HTTP: http,
           POD_NAMESPACE: "default",
           SERVICE_ACCOUNT: "productpage",
           EDGEPILOT_CA_TOKEN_FILE: join(dir, "istio-token"),
@@ -209,7 +211,7 @@ for (const [name, protocol] of [
       expect(got.notAfter - Date.now()).toBeLessThanOrEqual(6000);
       expect(lines.join("\n")).toMatch(
         new RegExp(
-          `workload certificates for ${identity} from http://127.0.0.1:${cp.xdsPort} \\(${protocol === "ads" ? "grpc" : "connect"}\\)`,
+          `workload certificates for ${identity} from http://127.0.0.1:${cp[onPort]} \\(${protocol === "ads" ? "grpc" : "connect"}\\)`,
         ),
       );
     });

@@ -30,6 +30,7 @@ describe("agent certificate config", () => {
       identity: "spiffe://cluster.local/ns/shop/sa/cart",
       caAddr: "http://edgepilot.edgepilot:15010",
       caProtocol: "grpc",
+      caHttp: "2",
       caRootFile: undefined,
       tokenFile: "/var/run/token",
       ttlMs: 24 * 3_600_000,
@@ -45,12 +46,16 @@ describe("agent certificate config", () => {
     expect(certs({ ...worker, EDGEPILOT_AGENT_UPSTREAM_PROTOCOL: "watch" })).toMatchObject({
       caAddr: "https://mesh.example.workers.dev",
       caProtocol: "connect",
+      caHttp: "2",
     });
+    expect(
+      certs({ ...worker, EDGEPILOT_AGENT_UPSTREAM_PROTOCOL: "poll", EDGEPILOT_AGENT_UPSTREAM_HTTP: "1.1" }),
+    ).toMatchObject({ caProtocol: "connect", caHttp: "1.1" });
     expect(
       certs({ ...worker, EDGEPILOT_AGENT_UPSTREAM_PROTOCOL: "poll" }, [
         "--ca-addr=https://istiod.istio-system:15012",
       ]),
-    ).toMatchObject({ caAddr: "https://istiod.istio-system:15012", caProtocol: "grpc" });
+    ).toMatchObject({ caAddr: "https://istiod.istio-system:15012", caProtocol: "grpc", caHttp: "2" });
   });
 
   it("takes every setting from flags or variables", () => {
@@ -73,6 +78,7 @@ describe("agent certificate config", () => {
       identity: "spiffe://corp.example/ns/shop/sa/cart",
       caAddr: "https://ca:15012",
       caProtocol: "grpc",
+      caHttp: "2",
       caRootFile: "/etc/ca/root.pem",
       tokenFile: "/var/run/secrets/tokens/istio-token",
       ttlMs: 90 * 60_000,
