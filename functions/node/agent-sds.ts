@@ -8,7 +8,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
-import { createServer, type Http2Server } from "node:http2";
+import { createServer, type Http2Server, type ServerHttp2Session } from "node:http2";
 import { dirname } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -114,11 +114,18 @@ export async function serveSds(
   mkdirSync(dirname(path), { recursive: true });
   rmSync(path, { force: true });
   const server: Http2Server = createServer(withGrpcMessageTrailer(handler, ["/envoy.service.secret.v3."]));
+  // Envoy's SDS streams never end on their own: closing destroys their sessions, or close would wait forever.
+  const sessions = new Set<ServerHttp2Session>();
+  server.on("session", (session: ServerHttp2Session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
   await listen(server, path);
   return {
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
+        for (const session of sessions) session.destroy();
         rmSync(path, { force: true });
       }),
   };
@@ -147,8 +154,12 @@ function createEvents<T>() {
         if (items.length > 0) return items.shift();
         if (ended || signal.aborted) return undefined;
         await new Promise<void>((resolve) => {
-          wake = resolve;
-          signal.addEventListener("abort", () => resolve(), { once: true });
+          const aborted = () => resolve();
+          wake = () => {
+            signal.removeEventListener("abort", aborted);
+            resolve();
+          };
+          signal.addEventListener("abort", aborted, { once: true });
         });
       }
     },

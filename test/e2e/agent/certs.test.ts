@@ -268,4 +268,13 @@ for (const [name, protocol, http, onPort] of [
         ),
       ).toBe(`URI:${identity}`);
     });
+
+    it("stops with an SDS stream open: the stream ends and the socket is removed", async () => {
+      const socket = join(work, "workload-spiffe-uds", "socket");
+      const started = Date.now();
+      await agent.stop();
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(existsSync(socket)).toBe(false);
+      await eventually(() => sds.failure() !== "", "the SDS stream ended", context);
+    });
   });
