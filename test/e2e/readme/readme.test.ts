@@ -227,7 +227,7 @@ const covered: Covered[] = [
   {
     match: /^openssl x509 -in \S+\/cert-chain\.pem -noout -ext subjectAltName$/,
     by: "test/e2e/agent/certs.test.ts",
-    marker: "`URI:${identity}`",
+    marker: "getPeerX509Certificate()?.subjectAltName",
   },
   // infra/aws: the CLI cannot deploy here (no AWS account, no network); the synth test runs the
   // same app, and `npx cdk synth` itself, offline.
