@@ -52,6 +52,8 @@ const envoyFiles = [
   "envoy/extensions/filters/http/rbac/v3/rbac.proto",
   "envoy/extensions/filters/network/rbac/v3/rbac.proto",
   "envoy/extensions/path/match/uri_template/v3/uri_template_match.proto",
+  // The agent's SDS server for Envoy (lib/agent/sds-*.ts): StreamSecrets and DeltaSecrets.
+  "envoy/service/secret/v3/sds.proto",
 ];
 
 function ownProtos(dir = join(root, "proto")) {

@@ -34,6 +34,7 @@ import { createAdmission } from "../admission.ts";
 import { serveAdsH2 } from "./ads-h2.ts";
 import { type CacheFile, heldVersions, openCacheFile, restoreCache } from "./agent-cache-file.ts";
 import { openConnectUpstream } from "./agent-connect-upstream.ts";
+import { startAgentIdentity } from "./agent-identity.ts";
 import { tapLocalStreams } from "./agent-local.ts";
 import { upstreamTls } from "./agent-tls.ts";
 import { watchTokenFile } from "./agent-token.ts";
@@ -64,6 +65,8 @@ export interface AgentOptions {
   cacheSaveAfterMs?: number;
   /** The Watch ─▶ Poll fallback rule (lib/agent/transport.ts), a long poll's wait, a Watch's first-answer limit. */
   transport?: TransportOptions & { pollWaitMs?: number; firstAnswerMs?: number };
+  /** The retry backoff of the workload certificate's CA calls (default 100 ms ▶ 60 s). */
+  certBackoff?: BackoffOptions;
 }
 
 /**
@@ -277,6 +280,13 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     const path = config.socket;
     await listen(unix, (s) => s.listen(path), { variable: "EDGEPILOT_AGENT_SOCKET", port: path });
   }
+  // Workload certificates (SERVICE_ACCOUNT set): asked for at once, served on the SDS socket and OUTPUT_CERTS.
+  const identityRunning = await startAgentIdentity(config, {
+    log,
+    upstreamToken: token,
+    readMaxBytes,
+    ...(options.certBackoff && { backoff: options.certBackoff }),
+  });
   const readyServer = createHttpServer((req, res) => {
     if (req.method !== "GET" || req.url?.split("?")[0] !== "/ready") return void res.writeHead(404).end();
     const ok = state.ready || restored;
@@ -310,6 +320,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
       clearTimeout(waitTimer);
       if (ackTimer) clearTimeout(ackTimer.timer);
       token?.close();
+      await identityRunning?.stop();
       shutdown.abort();
       // What the last responses cached reaches the disk before the process ends (SIGTERM).
       await writes(async () => undefined).catch(() => undefined);

@@ -18,8 +18,12 @@ export interface UpstreamTls {
 
 const pem = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/;
 
-/** Reads `caFile` (if any) now, throwing a start-up error that names EDGEPILOT_AGENT_CA_FILE. */
-export function upstreamTls(caFile: string | undefined, log: (line: string) => void): UpstreamTls {
+/** Reads `caFile` (if any) now, throwing a start-up error that names `variable` (the setting it came from). */
+export function upstreamTls(
+  caFile: string | undefined,
+  log: (line: string) => void,
+  variable = "EDGEPILOT_AGENT_CA_FILE",
+): UpstreamTls {
   if (caFile === undefined) return { options: () => ({}) };
   const read = (): string => {
     const text = readFileSync(caFile, "utf8");
@@ -31,14 +35,14 @@ export function upstreamTls(caFile: string | undefined, log: (line: string) => v
     ca = read();
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw new Error(`EDGEPILOT_AGENT_CA_FILE=${logSafe(caFile)}: cannot use it: ${logSafe(why)}`);
+    throw new Error(`${variable}=${logSafe(caFile)}: cannot use it: ${logSafe(why)}`);
   }
   let problem = "";
   return {
     options() {
       try {
         const next = read();
-        if (problem) log(`agent: EDGEPILOT_AGENT_CA_FILE ${logSafe(caFile)} is readable again`);
+        if (problem) log(`agent: ${variable} ${logSafe(caFile)} is readable again`);
         problem = "";
         ca = next;
       } catch (e) {
@@ -46,7 +50,7 @@ export function upstreamTls(caFile: string | undefined, log: (line: string) => v
         if (why !== problem)
           logWarn(
             log,
-            `agent: EDGEPILOT_AGENT_CA_FILE ${logSafe(caFile)}: cannot read it (${logSafe(why)}); the last good bundle is used`,
+            `agent: ${variable} ${logSafe(caFile)}: cannot read it (${logSafe(why)}); the last good bundle is used`,
           );
         problem = why;
       }
@@ -70,14 +74,22 @@ const untrusted = new Set([
   "ERR_TLS_CERT_ALTNAME_INVALID",
 ]);
 
-/** A connection error as the agent logs it: a certificate the agent does not trust says why and what to check. */
-export function describeConnectError(e: Error & { code?: string }, caFile: string | undefined): string {
+/**
+ * A connection error as the agent logs it: a certificate the agent does not trust says why and what
+ * to check, naming `variable`, the setting its roots come from (the upstream's, or the CA's).
+ */
+export function describeConnectError(
+  e: Error & { code?: string },
+  caFile: string | undefined,
+  variable = "EDGEPILOT_AGENT_CA_FILE",
+): string {
   // A stream cancelled by its session's TLS failure carries that failure as its cause.
   const cause = e.cause as (Error & { code?: string }) | undefined;
-  if (cause?.code !== undefined && untrusted.has(cause.code)) return describeConnectError(cause, caFile);
+  if (cause?.code !== undefined && untrusted.has(cause.code))
+    return describeConnectError(cause, caFile, variable);
   if (e.code === undefined || !untrusted.has(e.code)) return e.message;
   const trust = caFile
-    ? `EDGEPILOT_AGENT_CA_FILE (${caFile})`
-    : "Node's default CA store (set EDGEPILOT_AGENT_CA_FILE to the upstream's CA bundle)";
+    ? `${variable} (${caFile})`
+    : `Node's default CA store (set ${variable} to the ${variable === "EDGEPILOT_AGENT_CA_FILE" ? "upstream's" : "CA's"} CA bundle)`;
   return `TLS: the upstream's certificate is not trusted (${e.code}: ${e.message}); it must chain to ${trust}`;
 }

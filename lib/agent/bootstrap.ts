@@ -6,7 +6,14 @@
  * metadata GENERATOR=grpc, NAMESPACE and INSTANCE_IPS, as istio-agent's gRPC bootstrap sets them.
  */
 
+import { defaultSdsSocket } from "./cert-config.ts";
 import { type EnvoyNodeInput, parseEnvoyInput } from "./envoy-bootstrap.ts";
+
+/** Istio's name template of a gRPC server's inbound Listener (pkg/istio-agent/grpcxds ServerListenerNameTemplate). */
+export const serverListenerNameTemplate = "xds.istio.io/grpc/lds/inbound/%s";
+
+/** How often gRPC's file_watcher provider re-reads the certificate files (Istio's grpc bootstrap: 15 minutes). */
+export const certRefreshInterval = "900s";
 
 /** What the bootstrap is built from; every field validated by parseBootstrapArgs. */
 export interface BootstrapInput {
@@ -21,6 +28,8 @@ export interface BootstrapInput {
   serverUri: string;
   /** Envoy only: its admin port and what pilot-agent adds to its node from the pod's environment. */
   envoy?: EnvoyNodeInput;
+  /** gRPC only: the agent's OUTPUT_CERTS, read by the `default` file_watcher certificate provider; absent: none. */
+  certDir?: string;
 }
 
 /** The parsed bootstrap input, or every problem found (each names its variable or flag). */
@@ -33,10 +42,12 @@ export function bootstrapUsage(): string {
   return [
     "usage: edgepilot agent bootstrap --generator grpc|envoy [--locality region/zone/sub_zone]",
     "                                 [--socket path | --port n] [--admin-port n (envoy)]",
+    "                                 [--output-certs dir (grpc)] [--sds-socket path (envoy)]",
     "",
     "Prints the xDS bootstrap (JSON) of a proxyless gRPC client or an Envoy of this pod, its server the agent.",
     "From the pod (downward API): POD_IP (or INSTANCE_IP), POD_NAME, POD_NAMESPACE; DOMAIN_SUFFIX (cluster.local);",
-    "the agent's EDGEPILOT_AGENT_SOCKET, else EDGEPILOT_AGENT_PORT (15011).",
+    "the agent's EDGEPILOT_AGENT_SOCKET, else EDGEPILOT_AGENT_PORT (15011); its OUTPUT_CERTS (grpc: the",
+    `certificate files) and EDGEPILOT_AGENT_SDS_SOCKET (envoy: the sds-grpc cluster, default ${defaultSdsSocket}).`,
   ].join("\n");
 }
 
@@ -52,7 +63,9 @@ export function parseBootstrapArgs(
   const errors: string[] = [];
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
-    const m = /^--(generator|locality|socket|port|admin-port)(?:=(.*))?$/.exec(argv[i] as string);
+    const m = /^--(generator|locality|socket|port|admin-port|output-certs|sds-socket)(?:=(.*))?$/.exec(
+      argv[i] as string,
+    );
     const value = m ? (m[2] ?? argv[++i]) : undefined;
     if (!m || value === undefined)
       errors.push(`${JSON.stringify(argv[i - (m ? 1 : 0)])}: unknown argument or missing value`);
@@ -64,6 +77,10 @@ export function parseBootstrapArgs(
     errors.push(`--generator=${JSON.stringify(generator)}: want grpc or envoy`);
   else if (generator === "grpc" && flags.has("admin-port"))
     errors.push("--admin-port: only for --generator envoy");
+  else if (generator === "grpc" && flags.has("sds-socket"))
+    errors.push("--sds-socket: only for --generator envoy (proxyless gRPC reads --output-certs)");
+  else if (generator === "envoy" && flags.has("output-certs"))
+    errors.push("--output-certs: only for --generator grpc (Envoy reads its certificates over SDS)");
   const need = (name: string, rule?: RegExp, what?: string): string => {
     const v = env[name] ?? "";
     if (v === "")
@@ -94,7 +111,12 @@ export function parseBootstrapArgs(
   if (!socket && !/^\d{1,5}$/.test(port))
     errors.push(`EDGEPILOT_AGENT_PORT=${JSON.stringify(port)}: not a port`);
   const serverUri = socket ? `unix:${socket}` : `127.0.0.1:${port}`;
-  const envoy = generator === "envoy" ? parseEnvoyInput(env, flags.get("admin-port"), errors) : undefined;
+  const envoy =
+    generator === "envoy"
+      ? parseEnvoyInput(env, flags.get("admin-port"), errors, flags.get("sds-socket"))
+      : undefined;
+  const certDir =
+    generator === "grpc" ? flags.get("output-certs") || env.OUTPUT_CERTS || undefined : undefined;
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
@@ -107,6 +129,7 @@ export function parseBootstrapArgs(
       serverUri,
       ...(locality && { locality }),
       ...(envoy && { envoy }),
+      ...(certDir !== undefined && { certDir }),
     },
   };
 }
@@ -133,5 +156,25 @@ export function grpcBootstrap(input: BootstrapInput): Record<string, unknown> {
       }),
       metadata: { GENERATOR: "grpc", NAMESPACE: ns, INSTANCE_IPS: input.podIp },
     },
+    // As Istio's grpc bootstrap: the workload certificate from the agent's files, as provider `default`.
+    ...(input.certDir !== undefined && {
+      certificate_providers: {
+        default: {
+          plugin_name: "file_watcher",
+          config: {
+            certificate_file: joinPath(input.certDir, "cert-chain.pem"),
+            private_key_file: joinPath(input.certDir, "key.pem"),
+            ca_certificate_file: joinPath(input.certDir, "root-cert.pem"),
+            refresh_interval: certRefreshInterval,
+          },
+        },
+      },
+    }),
+    server_listener_resource_name_template: serverListenerNameTemplate,
   };
+}
+
+/** `dir/name` with one slash, as Go's path.Join joins them (no Node import: lib/ stays runtime-free). */
+function joinPath(dir: string, name: string): string {
+  return `${dir.replace(/\/+$/, "")}/${name}`;
 }

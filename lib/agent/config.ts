@@ -4,6 +4,7 @@ import { isLoopbackHost } from "../auth/config.ts";
 import { parseFlags } from "../cli-flags.ts";
 import { logUsage, parseLogConfig } from "../log/config.ts";
 import type { LogConfig } from "../log/logger.ts";
+import { type CertConfig, certSettings, parseCertConfig } from "./cert-config.ts";
 import { type UpstreamHttp, type UpstreamProtocol, upstreamHttps, upstreamProtocols } from "./transport.ts";
 
 /** Validated agent settings. */
@@ -32,6 +33,8 @@ export interface AgentConfig {
   http?: UpstreamHttp;
   /** LOG_FORMAT and LOG_LEVEL (lib/log/config.ts); absent: text, info. */
   log?: LogConfig;
+  /** Workload certificates (SDS and OUTPUT_CERTS, lib/agent/cert-config.ts); absent: none (no SERVICE_ACCOUNT). */
+  certs?: CertConfig | undefined;
 }
 
 /** A setting: its flag, its variable, its default. */
@@ -95,6 +98,7 @@ export const agentSettings: readonly Setting[] = [
     fallback: "2",
     help: "HTTP version of a watch/poll upstream: 2 (h2c or TLS ALPN h2) | 1.1",
   },
+  ...certSettings,
 ];
 
 /** The outcome of parsing: a config, a request for help, or every problem found (each names its variable). */
@@ -174,6 +178,12 @@ export function parseAgentConfig(
     http,
     log: parseLogConfig(env, errors),
   };
+  const certs = parseCertConfig(
+    raw,
+    { url: upstream, protocol, http, tokenFile: config.tokenFile, namespace: config.namespace },
+    errors,
+  );
+  if (certs) config.certs = certs;
   const ca = raw("EDGEPILOT_AGENT_CA_FILE");
   if (ca && upstream.startsWith("http:"))
     errors.push(

@@ -4,10 +4,12 @@
  * pkg/bootstrap): the node (id, cluster, locality, metadata) from the pod's environment; ADS over one
  * gRPC stream (SotW, V3, the node on the first message only) for listeners and clusters, which wait
  * for nothing (initial_fetch_timeout 0s: the agent answers from its cache); the `xds-grpc` static
- * cluster over HTTP/2 to the agent's Unix socket (a pipe address) or loopback port; admin on loopback.
+ * cluster over HTTP/2 to the agent's Unix socket (a pipe address) or loopback port; the `sds-grpc`
+ * static cluster to the agent's SDS socket, as Istio's template has it; admin on loopback.
  * Envoy's Bootstrap proto and its validate rules accept it (test/unit/agent/envoy-bootstrap.test.ts).
  */
 import type { BootstrapInput } from "./bootstrap.ts";
+import { defaultSdsSocket } from "./cert-config.ts";
 
 /** What Istio's pilot-agent adds to an Envoy's node from the pod's environment, and the admin port. */
 export interface EnvoyNodeInput {
@@ -19,15 +21,18 @@ export interface EnvoyNodeInput {
   labels: Record<string, string>;
   /** SERVICE_ACCOUNT, if set. */
   serviceAccount: string;
+  /** The agent's SDS socket (EDGEPILOT_AGENT_SDS_SOCKET, Istio's by default): the `sds-grpc` cluster's pipe. */
+  sdsSocket: string;
 }
 
 const metaKey = /^[A-Za-z0-9_.-]{1,253}$/;
 
-/** Reads EnvoyNodeInput from the environment and `--admin-port`; each problem names its variable or flag. */
+/** Reads EnvoyNodeInput from the environment, `--admin-port` and `--sds-socket`; each problem names its variable or flag. */
 export function parseEnvoyInput(
   env: Record<string, string | undefined>,
   adminPort: string | undefined,
   errors: string[],
+  sdsSocket?: string,
 ): EnvoyNodeInput {
   const port = adminPort ?? "15000";
   if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535)
@@ -56,7 +61,13 @@ export function parseEnvoyInput(
     if (ok) labels = parsed as Record<string, string>;
     else errors.push("ISTIO_METAJSON_LABELS: not a JSON object of strings (the pod's labels)");
   }
-  return { adminPort: Number(port), meta, labels, serviceAccount: env.SERVICE_ACCOUNT ?? "" };
+  return {
+    adminPort: Number(port),
+    meta,
+    labels,
+    serviceAccount: env.SERVICE_ACCOUNT ?? "",
+    sdsSocket: sdsSocket || env.EDGEPILOT_AGENT_SDS_SOCKET || defaultSdsSocket,
+  };
 }
 
 /**
@@ -99,6 +110,12 @@ export function envoyBootstrap(input: BootstrapInput & { envoy: EnvoyNodeInput }
       })();
   const ads = { ads: {}, initial_fetch_timeout: "0s", resource_api_version: "V3" };
   const limits = { max_connections: 100000, max_pending_requests: 100000, max_requests: 100000 };
+  const http2 = {
+    "envoy.extensions.upstreams.http.v3.HttpProtocolOptions": {
+      "@type": "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions",
+      explicit_http_config: { http2_protocol_options: {} },
+    },
+  };
   return {
     node: {
       id: `sidecar~${input.podIp}~${input.podName}.${ns}~${ns}.svc.${input.domainSuffix}`,
@@ -141,11 +158,19 @@ export function envoyBootstrap(input: BootstrapInput & { envoy: EnvoyNodeInput }
               { priority: "HIGH", ...limits },
             ],
           },
-          typed_extension_protocol_options: {
-            "envoy.extensions.upstreams.http.v3.HttpProtocolOptions": {
-              "@type": "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions",
-              explicit_http_config: { http2_protocol_options: {} },
-            },
+          typed_extension_protocol_options: http2,
+        },
+        // Istio's bootstrap template's sds-grpc, field for field: the agent's SDS over HTTP/2 on its socket.
+        {
+          name: "sds-grpc",
+          alt_stat_name: "sds-grpc;",
+          type: "STATIC",
+          typed_extension_protocol_options: http2,
+          connect_timeout: "1s",
+          lb_policy: "ROUND_ROBIN",
+          load_assignment: {
+            cluster_name: "sds-grpc",
+            endpoints: [{ lb_endpoints: [{ endpoint: { address: { pipe: { path: e.sdsSocket } } } }] }],
           },
         },
       ],

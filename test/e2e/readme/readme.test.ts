@@ -210,6 +210,25 @@ const covered: Covered[] = [
     by: "test/e2e/ca/ca.test.ts",
     marker: '"content-type": "application/json", authorization',
   },
+  // docs/tasks/certificates.md through the agent: no cluster to make a token; the agent's
+  // certificate suite writes one for istio-ca, starts the agent with these settings and reads the SAN.
+  {
+    match:
+      /^TOKEN_FILE=\$\(mktemp\); kubectl create token productpage -n default --audience istio-ca > \$TOKEN_FILE$/,
+    by: "test/e2e/agent/certs.test.ts",
+    marker: 'claims({ aud: ["istio-ca"]',
+  },
+  {
+    match:
+      /^POD_NAMESPACE=default SERVICE_ACCOUNT=productpage EDGEPILOT_AGENT_UPSTREAM=\S+ .* OUTPUT_CERTS=\S+ npm run agent &$/,
+    by: "test/e2e/agent/certs.test.ts",
+    marker: 'SERVICE_ACCOUNT: "productpage"',
+  },
+  {
+    match: /^openssl x509 -in \S+\/cert-chain\.pem -noout -ext subjectAltName$/,
+    by: "test/e2e/agent/certs.test.ts",
+    marker: "getPeerX509Certificate()?.subjectAltName",
+  },
   // infra/aws: the CLI cannot deploy here (no AWS account, no network); the synth test runs the
   // same app, and `npx cdk synth` itself, offline.
   {

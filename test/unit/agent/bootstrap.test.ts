@@ -1,3 +1,4 @@
+import { validateBootstrapConfig } from "@grpc/grpc-js-xds/build/src/xds-bootstrap.js";
 import { describe, expect, it } from "vitest";
 import { grpcBootstrap, parseBootstrapArgs } from "../../../lib/agent/bootstrap.ts";
 
@@ -25,7 +26,43 @@ describe("agent bootstrap", () => {
         locality: { region: "r1", zone: "z1", sub_zone: "" },
         metadata: { GENERATOR: "grpc", NAMESPACE: "shop", INSTANCE_IPS: "10.1.0.9" },
       },
+      server_listener_resource_name_template: "xds.istio.io/grpc/lds/inbound/%s",
     });
+  });
+
+  it("names the agent's certificate files as Istio's grpc bootstrap does, which grpc-js-xds accepts", () => {
+    for (const [env, argv] of [
+      [{ ...pod, OUTPUT_CERTS: "/var/lib/istio/data/" }, ["--generator=grpc", "--locality=r1/z1"]],
+      [pod, ["--generator=grpc", "--locality=r1/z1", "--output-certs", "/var/lib/istio/data"]],
+    ] as const) {
+      const args = parseBootstrapArgs(env, argv);
+      if (!args.ok) throw new Error(args.errors.join("; "));
+      const bootstrap = grpcBootstrap(args.input);
+      expect(bootstrap.certificate_providers).toEqual({
+        default: {
+          plugin_name: "file_watcher",
+          config: {
+            certificate_file: "/var/lib/istio/data/cert-chain.pem",
+            private_key_file: "/var/lib/istio/data/key.pem",
+            ca_certificate_file: "/var/lib/istio/data/root-cert.pem",
+            refresh_interval: "900s",
+          },
+        },
+      });
+      const info = validateBootstrapConfig(bootstrap);
+      expect(info.serverListenerResourceNameTemplate).toBe("xds.istio.io/grpc/lds/inbound/%s");
+      expect(info.certificateProviders.default).toEqual({
+        pluginName: "file_watcher",
+        config: {
+          certificateFile: "/var/lib/istio/data/cert-chain.pem",
+          privateKeyFile: "/var/lib/istio/data/key.pem",
+          caCertificateFile: "/var/lib/istio/data/root-cert.pem",
+          refreshIntervalMs: 900_000,
+        },
+      });
+    }
+    const without = parseBootstrapArgs(pod, ["--generator=grpc"]);
+    expect(without.ok && grpcBootstrap(without.input).certificate_providers).toBeUndefined();
   });
 
   it("points at the loopback port without a socket, with the domain suffix given", () => {
@@ -62,6 +99,18 @@ describe("agent bootstrap", () => {
       env: { ...pod, POD_NAMESPACE: "Shop" },
       argv: ["--generator=grpc"],
       error: /^POD_NAMESPACE="Shop": not a namespace/,
+    },
+    {
+      what: "--sds-socket for gRPC",
+      env: pod,
+      argv: ["--generator=grpc", "--sds-socket=/s"],
+      error: /^--sds-socket: only for --generator envoy/,
+    },
+    {
+      what: "--output-certs for Envoy",
+      env: pod,
+      argv: ["--generator=envoy", "--output-certs=/d"],
+      error: /^--output-certs: only for --generator grpc/,
     },
     {
       what: "an unknown flag",

@@ -94,6 +94,40 @@ describe("agent bootstrap for Envoy", () => {
     });
   });
 
+  it("has Istio's sds-grpc static cluster on the agent's SDS socket (Istio's path unless set)", () => {
+    const sds = (json: Record<string, unknown>) =>
+      (json.static_resources as { clusters: { name: string }[] }).clusters.find((c) => c.name === "sds-grpc");
+    // Istio's tools/packaging/common/envoy_bootstrap.json, field for field.
+    expect(sds(envoy({}).json)).toEqual({
+      name: "sds-grpc",
+      alt_stat_name: "sds-grpc;",
+      type: "STATIC",
+      typed_extension_protocol_options: {
+        "envoy.extensions.upstreams.http.v3.HttpProtocolOptions": {
+          "@type": "type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions",
+          explicit_http_config: { http2_protocol_options: {} },
+        },
+      },
+      connect_timeout: "1s",
+      lb_policy: "ROUND_ROBIN",
+      load_assignment: {
+        cluster_name: "sds-grpc",
+        endpoints: [
+          {
+            lb_endpoints: [
+              { endpoint: { address: { pipe: { path: "./var/run/secrets/workload-spiffe-uds/socket" } } } },
+            ],
+          },
+        ],
+      },
+    });
+    const pipe = (json: Record<string, unknown>) => JSON.stringify(sds(json)).match(/"path":"([^"]*)"/)?.[1];
+    expect(pipe(envoy({ EDGEPILOT_AGENT_SDS_SOCKET: "/run/sds.sock" }).json)).toBe("/run/sds.sock");
+    expect(pipe(envoy({ EDGEPILOT_AGENT_SDS_SOCKET: "/run/sds.sock" }, ["--sds-socket", "/x/s"]).json)).toBe(
+      "/x/s",
+    );
+  });
+
   it("names the cluster after the workload when there is no app label", () => {
     expect(envoy({ ISTIO_META_WORKLOAD_NAME: "ratings-v2" }).msg.node?.cluster).toBe("ratings-v2.shop");
   });

@@ -168,6 +168,22 @@ describe("infra/k8s/agent: the agent as a native sidecar", () => {
     expect(volume(mountOf(agent, cache)?.name)?.emptyDir).toBeDefined();
   });
 
+  it("makes the workload certificate with the istio-ca token and shares its files with the application", () => {
+    expect(env(agent, "SERVICE_ACCOUNT")?.valueFrom?.fieldRef?.fieldPath).toBe("spec.serviceAccountName");
+    const file = value(agent, "EDGEPILOT_CA_TOKEN_FILE") as string;
+    const mount = mountOf(agent, file) as Mount;
+    const token = volume(mount.name)?.projected?.sources[0]?.serviceAccountToken;
+    expect(`${mount.mountPath}/${token?.path}`).toBe(file);
+    expect(token?.audience).toBe("istio-ca");
+    const certs = value(agent, "OUTPUT_CERTS") as string;
+    expect(value(init, "OUTPUT_CERTS")).toBe(certs);
+    expect(mountOf(app, certs)?.name).toBe(mountOf(agent, certs)?.name);
+    expect(mountOf(app, certs)?.readOnly).toBe(true);
+    expect(volume(mountOf(agent, certs)?.name)?.emptyDir).toBeDefined();
+    const sds = value(agent, "EDGEPILOT_AGENT_SDS_SOCKET") as string;
+    expect(volume(mountOf(agent, sds)?.name)?.emptyDir).toBeDefined();
+  });
+
   it("has a bootstrap step that works with what the pod gives it", () => {
     const downward: Record<string, string> = {
       "metadata.namespace": "shop",
@@ -188,6 +204,7 @@ describe("infra/k8s/agent: the agent as a native sidecar", () => {
         podIp: "10.1.0.9",
         namespace: "shop",
         serverUri: `unix:${value(agent, "EDGEPILOT_AGENT_SOCKET")}`,
+        certDir: value(agent, "OUTPUT_CERTS"),
       },
     });
   });
