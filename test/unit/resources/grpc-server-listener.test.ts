@@ -199,6 +199,13 @@ describe("commonTlsContext (grpcgen buildCommonTLSContext)", () => {
     expect(combined.defaultValidationContext.matchSubjectAltNames[0]?.matchPattern.case).toBe("exact");
   });
 
+  it("the combined context names ROOTCA as an SDS secret too (Envoy's rules require one; gRPC ignores it)", () => {
+    const v = commonTlsContext([]).validationContextType;
+    if (v.case !== "combinedValidationContext") throw new Error("no combined validation context");
+    expect(v.value.validationContextSdsSecretConfig?.name).toBe("ROOTCA");
+    expect(v.value.validationContextSdsSecretConfig?.sdsConfig).toBeUndefined();
+  });
+
   it("without SANs: no matcher, both fields still set", () => {
     expect(providerNames(commonTlsContext([]))).toEqual({
       identity: ["default/default", "default/default"],
