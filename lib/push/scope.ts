@@ -2,7 +2,7 @@
 import { kindTable } from "../kinds/descriptors.ts";
 import { type PushRequest, parseConfigKey, type Service } from "../model/index.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
-import type { RoutingConfigs } from "../resources/istio-configs.ts";
+import { type RoutingConfigs, rootNamespace } from "../resources/istio-configs.ts";
 import { decodeSegment, keys, listAll, type Store } from "../store/index.ts";
 
 /** One service, by namespace and hostname. */
@@ -57,23 +57,36 @@ export function namesPolicyKey(configs: readonly string[]): boolean {
 export async function servicesInScope(store: Store, request: PushRequest): Promise<ServiceRef[]> {
   const configs = request.configsUpdated?.map(parseConfigKey);
   const found = new Map<string, ServiceRef>();
-  const scoped = configs?.every((c) => scopedByServices.has(c.kind)) ? configs : undefined;
-  if (scoped) {
+  const scoped = configs?.every(
+    (c) =>
+      scopedByServices.has(c.kind) && !(c.kind === "PeerAuthentication" && c.namespace === rootNamespace),
+  )
+    ? configs
+    : undefined;
+  // A PeerAuthentication decides whether proxyless clusters toward its namespace's workloads take
+  // auto-mTLS (generators/cluster-tls.ts): that namespace's services are generated again; a mesh-wide
+  // one (the root namespace) leaves the scope unknown, so every service is.
+  const prefixes = scoped
+    ? [
+        ...new Set(
+          scoped.filter((c) => c.kind === "PeerAuthentication").map((c) => keys.servicesIn(c.namespace)),
+        ),
+      ]
+    : [keys.services(), "gen/"];
+  if (scoped)
     for (const c of scoped)
       if (c.kind === "ServiceEntry")
         found.set(`${c.namespace}/${c.name}`, { namespace: c.namespace, hostname: c.name });
-  } else {
-    for (const prefix of [keys.services(), "gen/"]) {
-      for (const e of await listAll(store, prefix)) {
-        const [, namespace, hostname] = e.key.split("/");
-        if (!namespace || !hostname) continue;
-        let ref = found.get(`${namespace}/${hostname}`);
-        if (!ref) {
-          ref = { namespace: decodeSegment(namespace), hostname: decodeSegment(hostname), services: [] };
-          found.set(`${namespace}/${hostname}`, ref);
-        }
-        if (prefix === keys.services()) ref.services?.push(e.value as Service);
+  for (const prefix of prefixes) {
+    for (const e of await listAll(store, prefix)) {
+      const [, namespace, hostname] = e.key.split("/");
+      if (!namespace || !hostname) continue;
+      let ref = found.get(`${namespace}/${hostname}`);
+      if (!ref) {
+        ref = { namespace: decodeSegment(namespace), hostname: decodeSegment(hostname), services: [] };
+        found.set(`${namespace}/${hostname}`, ref);
       }
+      if (prefix !== "gen/") ref.services?.push(e.value as Service);
     }
   }
   return [...found.values()].sort((a, b) =>

@@ -18,7 +18,7 @@ import { rootNamespace } from "./istio-configs.ts";
 async function readKind<T extends ConfigMeta>(
   store: Store,
   kind: string,
-  convert: (meta: ConfigMeta, spec: unknown) => T,
+  convert: (meta: ConfigMeta, spec: unknown, dryRun: boolean) => T,
 ): Promise<T[]> {
   const seen = new Set<string>();
   const out: T[] = [];
@@ -32,7 +32,7 @@ async function readKind<T extends ConfigMeta>(
       namespace: c.namespace,
       ...(c.creationTimestamp !== undefined && { creationTimestamp: c.creationTimestamp }),
     };
-    out.push(convert(meta, c.spec));
+    out.push(convert(meta, c.spec, c.dryRun === true));
   }
   return out.sort(byCreation);
 }

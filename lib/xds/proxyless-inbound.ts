@@ -17,6 +17,7 @@ import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
 import type { HttpFilter } from "../gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
 import type { WorkloadAuthorization } from "../registry/istio/security.ts";
+import { buildGrpcAuthzFilters } from "../resources/authz/index.ts";
 import {
   isWildcardAddress,
   parseServerListenerName,
@@ -35,14 +36,11 @@ import type { ResourceSource } from "./source.ts";
 
 /**
  * The one place a server listener's HTTP filters (run before the router) are chosen from the
- * workload's AuthorizationPolicies: the RBAC filters of its DENY, then ALLOW policies, as grpcgen
- * buildInboundFilterChain (gRPC enforces neither CUSTOM nor AUDIT, which it leaves out). Those
- * filters are not built here: a workload that ALLOW or DENY policies select gets undefined — its
- * listener is not served, since a server without its policies would accept what they refuse — and
- * any other none.
+ * workload's AuthorizationPolicies: grpcgen's RBAC filters (lib/resources/authz/grpc-filters.ts),
+ * DENY then ALLOW, matched against identities of the mesh's trust domain.
  */
-export function serverHttpFilters(authz: WorkloadAuthorization): readonly HttpFilter[] | undefined {
-  return authz.deny.length === 0 && authz.allow.length === 0 ? [] : undefined;
+export function serverHttpFilters(authz: WorkloadAuthorization, trustDomain: string): readonly HttpFilter[] {
+  return buildGrpcAuthzFilters({ policies: authz, trustDomains: [trustDomain] });
 }
 
 /** A proxyless stream's server side: its proxy, the server names it asked for, what it was last served. */
@@ -70,6 +68,8 @@ export interface ProxylessInbound {
 /** Options: the host's sidecar snapshots (their context). */
 export interface ProxylessInboundOptions {
   snapshots: Pick<SidecarSnapshots, "scope">;
+  /** TRUST_DOMAIN: AuthorizationPolicy principals are matched under it. */
+  trustDomain: string;
   /** The most listeners kept built per context (then the cache starts over). Default 1024. */
   maxCached?: number;
 }
@@ -99,16 +99,14 @@ export function createProxylessInbound(options: ProxylessInboundOptions): Proxyl
     }
     let made = cache.get(key);
     if (!made) {
-      const httpFilters = serverHttpFilters(scope.security.authorizationFor(workload));
+      const httpFilters = serverHttpFilters(scope.security.authorizationFor(workload), options.trustDomain);
       const mode = serverTlsMode(scope.security.mtlsForPort(workload, address.port), workload.labels);
-      made = httpFilters
-        ? Promise.resolve(
-            toStored(
-              { name, schema: ListenerSchema, message: serverListener({ name, address, mode, httpFilters }) },
-              service,
-            ),
-          )
-        : Promise.resolve(undefined);
+      made = Promise.resolve(
+        toStored(
+          { name, schema: ListenerSchema, message: serverListener({ name, address, mode, httpFilters }) },
+          service,
+        ),
+      );
       cache.set(key, made);
     }
     return made;

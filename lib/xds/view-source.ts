@@ -20,7 +20,7 @@ import { nodeClaim } from "../auth/identity.ts";
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
 import type { Push, ResourceChange } from "../resources/changes.ts";
-import type { SidecarMeshSettings } from "../resources/generators/sidecar/types.ts";
+import { defaultTrustDomain, type SidecarMeshSettings } from "../resources/generators/sidecar/types.ts";
 import { rootNamespace } from "../resources/istio-configs.ts";
 import type { StoredResource } from "../resources/types.ts";
 import { createViewTableReader } from "../resources/view-store.ts";
@@ -119,7 +119,10 @@ export function createViews(options: ViewsOptions): Views {
     ...(options.sidecarMesh && { mesh: options.sidecarMesh }),
     ...(options.discoverySelectors && { discoverySelectors: options.discoverySelectors }),
   });
-  const inbound = createProxylessInbound({ snapshots: sidecars });
+  const inbound = createProxylessInbound({
+    snapshots: sidecars,
+    trustDomain: options.sidecarMesh?.trustDomain ?? defaultTrustDomain,
+  });
 
   const read = (): Promise<ViewTable> => {
     if (cache && table) return table;
@@ -352,9 +355,13 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
 export function sidecarViewOptions(registry: {
   domainSuffix: string;
   discoverySelectors: readonly LabelSelector[];
+  trustDomain?: string;
 }): Pick<ViewsOptions, "sidecarMesh" | "discoverySelectors"> {
   return {
-    sidecarMesh: { domainSuffix: registry.domainSuffix },
+    sidecarMesh: {
+      domainSuffix: registry.domainSuffix,
+      ...(registry.trustDomain && { trustDomain: registry.trustDomain }),
+    },
     discoverySelectors: registry.discoverySelectors,
   };
 }

@@ -7,6 +7,7 @@
  * refresh (lib/push/push-refresh.ts) after reloading the push context's security policies.
  */
 import { configKeyString, pushRequest } from "../../model/index.ts";
+import { dryRunAnnotated } from "../../registry/istio/common.ts";
 import type { ConfigMeta } from "../../registry/istio/config-meta.ts";
 import { toAuthorizationPolicy, toPeerAuthentication } from "../../registry/istio/security.ts";
 import type { StoredConfig } from "../../registry/istio/stored.ts";
@@ -19,7 +20,7 @@ import { toStored } from "./istio-config.ts";
 /** The security.istio.io kinds. */
 export type SecurityKind = "PeerAuthentication" | "AuthorizationPolicy";
 
-const models: Record<SecurityKind, (meta: ConfigMeta, spec: unknown) => unknown> = {
+const models: Record<SecurityKind, (meta: ConfigMeta, spec: unknown, dryRun: boolean) => unknown> = {
   PeerAuthentication: toPeerAuthentication,
   AuthorizationPolicy: toAuthorizationPolicy,
 };
@@ -31,7 +32,7 @@ function model(c: StoredConfig<SecurityKind>): unknown {
     namespace: c.namespace,
     ...(c.creationTimestamp !== undefined && { creationTimestamp: c.creationTimestamp }),
   };
-  return models[c.kind](meta, c.spec);
+  return models[c.kind](meta, c.spec, c.dryRun === true);
 }
 
 function policyPush(ctx: IngestContext, c: StoredConfig<SecurityKind>) {
@@ -43,11 +44,20 @@ function policyPush(ctx: IngestContext, c: StoredConfig<SecurityKind>) {
 function handler(kind: SecurityKind): KindHandler {
   return {
     async apply(ctx, obj): Promise<Outcome> {
-      const next = toStored(kind, ctx, obj);
+      const next: StoredConfig<SecurityKind> = {
+        ...toStored(kind, ctx, obj),
+        ...(kind === "AuthorizationPolicy" &&
+          dryRunAnnotated(obj.metadata.annotations) && { dryRun: true as const }),
+      };
       const key = keys.config(kind, next.namespace, next.name, ctx.cluster);
       const before = (await ctx.store.get<StoredConfig<SecurityKind>>(key))?.value;
       // needsPush: the same spec (and age, which orders policies) is no change.
-      if (before && sameJson(before.spec, next.spec) && before.creationTimestamp === next.creationTimestamp)
+      if (
+        before &&
+        sameJson(before.spec, next.spec) &&
+        before.creationTimestamp === next.creationTimestamp &&
+        before.dryRun === next.dryRun
+      )
         return { kind: "unchanged" };
       await ctx.store.put(key, next);
       // A spec rewritten without changing what it means (a mode spelled out as its default) selects and decides the same.

@@ -115,7 +115,14 @@ export const istioMetadata: Check = (obj, path) => {
 };
 
 /** Go's strconv.ParseBool: the spellings it accepts. */
-const goBools = new Set(["1", "t", "T", "TRUE", "true", "True", "0", "f", "F", "FALSE", "false", "False"]);
+const goTrue = ["1", "t", "T", "TRUE", "true", "True"];
+const goBools = new Set([...goTrue, "0", "f", "F", "FALSE", "false", "False"]);
+
+/** Whether an object's `istio.io/dry-run` annotation is true as Go's strconv.ParseBool reads it (istiod's authz model). */
+export function dryRunAnnotated(annotations: Readonly<Record<string, string>> | undefined): boolean {
+  const v = annotations?.["istio.io/dry-run"];
+  return v !== undefined && goTrue.includes(v);
+}
 
 /**
  * checkDryRunAnnotation: only an AuthorizationPolicy may carry `istio.io/dry-run`, only with

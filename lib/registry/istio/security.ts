@@ -228,7 +228,11 @@ export function toPeerAuthentication(meta: ConfigMeta, spec: unknown): PeerAuthe
 }
 
 /** The model of a validated AuthorizationPolicy spec (action absent: ALLOW; rules absent: none). */
-export function toAuthorizationPolicy(meta: ConfigMeta, spec: unknown): AuthorizationPolicyModel {
+export function toAuthorizationPolicy(
+  meta: ConfigMeta,
+  spec: unknown,
+  dryRun = false,
+): AuthorizationPolicyModel {
   const s = objectOf(spec);
   const selector = matchLabelsOf(s.selector);
   const targeted = s.targetRef !== undefined || (Array.isArray(s.targetRefs) && s.targetRefs.length > 0);
@@ -240,6 +244,7 @@ export function toAuthorizationPolicy(meta: ConfigMeta, spec: unknown): Authoriz
     ...(targeted && { targeted }),
     action,
     ...(typeof provider === "string" && { provider }),
+    ...(dryRun && { dryRun }),
     rules: Array.isArray(s.rules) ? (s.rules as AuthzRule[]).map((r) => r ?? {}) : [],
   };
 }

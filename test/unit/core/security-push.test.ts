@@ -133,4 +133,22 @@ describe("a security policy through the core", () => {
     expect(read?.mtlsFor(reviews)).toEqual({ mode: "STRICT" });
     expect(read?.authorizationFor(reviews).allow.map((p) => p.name)).toEqual(["allow-all"]);
   });
+
+  it("keeps an AuthorizationPolicy's istio.io/dry-run annotation (shadow rules, never enforced), and a change of it alone pushes", async () => {
+    const deny = (dryRun: string | undefined, rv: string) => {
+      const o = securityObject("AuthorizationPolicy", "deny-all", { action: "DENY", rules: [{}] }, rv);
+      return dryRun === undefined
+        ? o
+        : { ...o, metadata: { ...o.metadata, annotations: { "istio.io/dry-run": dryRun } } };
+    };
+    await h.events(event("ADDED", deny("true", "1")));
+    await h.settle();
+    expect(h.pushes.at(-1)?.context?.security.authorizationFor(reviews).deny[0]?.dryRun).toBe(true);
+    const before = h.pushes.length;
+    expect(await h.events(event("MODIFIED", deny(undefined, "2")))).toMatchObject({ applied: 1 });
+    await h.settle();
+    expect(h.pushes).toHaveLength(before + 1);
+    expect(h.pushes.at(-1)?.context?.security.authorizationFor(reviews).deny[0]?.dryRun).toBeUndefined();
+    expect(await h.events(event("MODIFIED", deny("False", "3")))).toMatchObject({ unchanged: 1 });
+  });
 });

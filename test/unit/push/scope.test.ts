@@ -53,6 +53,21 @@ describe("servicesInScope", () => {
       configs: ["Sidecar/default/default"],
       want: [],
     },
+    {
+      name: "an AuthorizationPolicy key: no service (it shapes the inbound side of the proxies it selects)",
+      configs: ["AuthorizationPolicy/default/deny-all"],
+      want: [],
+    },
+    {
+      name: "a PeerAuthentication key: its namespace's services (proxyless auto-mTLS toward them)",
+      configs: ["PeerAuthentication/default/strict"],
+      want: [details, reviews],
+    },
+    {
+      name: "a mesh-wide PeerAuthentication (root namespace): every service",
+      configs: ["PeerAuthentication/istio-system/default"],
+      want: [details, ratings, reviews],
+    },
     { name: "unknown scope: every service", configs: null, want: [details, ratings, reviews] },
   ];
   it.each(cases)("$name", async ({ configs, want }) => {

@@ -1,13 +1,18 @@
 /**
  * Proxyless gRPC server listeners as a stream reads them (lib/xds/proxyless-inbound.ts through
  * view-source.ts) over a real memory store: which names are served to which node, the mode each
- * PeerAuthentication gives, sharing between replicas, failing closed without an RBAC builder, and a
+ * PeerAuthentication gives, sharing between replicas, the RBAC filters AuthorizationPolicies give, and a
  * push that changes a policy re-reading only a stream whose listener changed.
  */
 import { create, fromBinary } from "@bufbuild/protobuf";
+import { type Any, anyUnpack } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import { NodeSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
 import { type Listener, ListenerSchema } from "../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
+import {
+  type HttpConnectionManager,
+  HttpConnectionManagerSchema,
+} from "../../../lib/gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
 import type { Push } from "../../../lib/resources/changes.ts";
 import { SERVER_LISTENER_PREFIX } from "../../../lib/resources/generators/server-listener.ts";
 import type { ServiceView } from "../../../lib/resources/types.ts";
@@ -162,12 +167,26 @@ describe("proxyless gRPC server listeners (per proxy, from the push context)", (
     expect(rb).toBe(ra);
   });
 
-  it("a workload that ALLOW or DENY policies select is not served without an RBAC builder (fails closed)", async () => {
+  it("the HTTP filters of a workload that policies select: grpcgen's RBAC filters, DENY then ALLOW, then the router", async () => {
     const store = createMemoryStore();
     await put(store, greeter(["10.0.0.5"]));
     await policy(store, "AuthorizationPolicy", "deny-all", { action: "DENY", rules: [{}] });
+    await policy(store, "AuthorizationPolicy", "allow-sleep", {
+      rules: [{ from: [{ source: { principals: ["cluster.local/ns/app/sa/sleep"] } }] }],
+    });
     const { s } = await stream(store);
-    expect(await s.source.get(LDS, [inbound("0.0.0.0:50051")])).toEqual([]);
+    const [got] = await read(s, [inbound("0.0.0.0:50051")]);
+    const hcm = got?.l.filterChains[0]?.filters[0]?.configType;
+    expect(hcm?.case).toBe("typedConfig");
+    const manager = anyUnpack(
+      (hcm as { value: Any }).value,
+      HttpConnectionManagerSchema,
+    ) as HttpConnectionManager;
+    expect(manager.httpFilters.map((f) => f.name)).toEqual([
+      "envoy.filters.http.rbac.DENY",
+      "envoy.filters.http.rbac",
+      "envoy.filters.http.router",
+    ]);
   });
 
   it("a policy change re-reads the stream that holds a listener it changes, and only then", async () => {

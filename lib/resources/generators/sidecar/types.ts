@@ -78,7 +78,12 @@ export interface SidecarMeshSettings {
    * ISTIO_MUTUAL for sidecar endpoints, which needs the `sds-grpc` bootstrap cluster. false: plaintext.
    */
   enableAutoMtls?: boolean;
+  /** TRUST_DOMAIN (cluster.local): the identities AuthorizationPolicy principals are matched under. */
+  trustDomain?: string;
 }
+
+/** Istio's default trust domain. */
+export const defaultTrustDomain = "cluster.local";
 
 /**
  * Everything one sidecar's resources are generated from. `services` are the views visible to the
