@@ -227,9 +227,12 @@ export function cleartextOffHost(upstream: string): boolean {
 
 /** The --help text, listing every flag with its variable and default. */
 export function agentUsage(): string {
+  // Columns as wide as their longest entry plus two, so no flag runs into its variable.
+  const flagWidth = Math.max(...agentSettings.map((s) => s.flag.length)) + 8;
+  const envWidth = Math.max(...agentSettings.map((s) => s.env.length)) + 2;
   const rows = agentSettings.map((s) => {
     const dflt = s.fallback === undefined ? "" : ` (default ${s.fallback})`;
-    return `  ${`--${s.flag} <v>`.padEnd(20)}${s.env.padEnd(28)}${s.help}${dflt}`;
+    return `  ${`--${s.flag} <v>`.padEnd(flagWidth)}${s.env.padEnd(envWidth)}${s.help}${dflt}`;
   });
   return [
     "usage: edgepilot agent [flags]",
