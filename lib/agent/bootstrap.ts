@@ -3,11 +3,12 @@
  * (grpc-js-xds, gRPC C-core, grpc-go) or an Envoy (lib/agent/envoy-bootstrap.ts) needs to reach the
  * agent of its pod. The node is Istio's, from the pod's
  * environment (downward API): id `sidecar~<POD_IP>~<POD_NAME>.<POD_NAMESPACE>~<POD_NAMESPACE>.svc.<suffix>`,
- * metadata GENERATOR=grpc, NAMESPACE and INSTANCE_IPS, as istio-agent's gRPC bootstrap sets them.
+ * metadata GENERATOR=grpc, NAMESPACE, INSTANCE_IPS and LABELS (ISTIO_METAJSON_LABELS), as istio-agent's
+ * gRPC bootstrap sets them.
  */
 
 import { defaultSdsSocket } from "./cert-config.ts";
-import { type EnvoyNodeInput, parseEnvoyInput } from "./envoy-bootstrap.ts";
+import { type EnvoyNodeInput, parseEnvoyInput, parsePodLabels } from "./envoy-bootstrap.ts";
 
 /** Istio's name template of a gRPC server's inbound Listener (pkg/istio-agent/grpcxds ServerListenerNameTemplate). */
 export const serverListenerNameTemplate = "xds.istio.io/grpc/lds/inbound/%s";
@@ -28,6 +29,8 @@ export interface BootstrapInput {
   serverUri: string;
   /** Envoy only: its admin port and what pilot-agent adds to its node from the pod's environment. */
   envoy?: EnvoyNodeInput;
+  /** gRPC only: the pod's labels (ISTIO_METAJSON_LABELS), node metadata LABELS: policies and auto-mTLS select by them. */
+  labels?: Record<string, string>;
   /** gRPC only: the agent's OUTPUT_CERTS, read by the `default` file_watcher certificate provider; absent: none. */
   certDir?: string;
 }
@@ -117,6 +120,7 @@ export function parseBootstrapArgs(
       : undefined;
   const certDir =
     generator === "grpc" ? flags.get("output-certs") || env.OUTPUT_CERTS || undefined : undefined;
+  const labels = generator === "grpc" ? parsePodLabels(env, errors) : {};
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
@@ -130,6 +134,7 @@ export function parseBootstrapArgs(
       ...(locality && { locality }),
       ...(envoy && { envoy }),
       ...(certDir !== undefined && { certDir }),
+      ...(Object.keys(labels).length > 0 && { labels }),
     },
   };
 }
@@ -147,14 +152,16 @@ export function grpcBootstrap(input: BootstrapInput): Record<string, unknown> {
     ],
     node: {
       id: `sidecar~${input.podIp}~${input.podName}.${ns}~${ns}.svc.${input.domainSuffix}`,
-      ...(input.locality && {
-        locality: {
-          region: input.locality.region,
-          zone: input.locality.zone,
-          sub_zone: input.locality.subZone,
-        },
-      }),
-      metadata: { GENERATOR: "grpc", NAMESPACE: ns, INSTANCE_IPS: input.podIp },
+      // grpc-js-xds refuses a node without a locality: an empty one when none is given.
+      locality: input.locality
+        ? { region: input.locality.region, zone: input.locality.zone, sub_zone: input.locality.subZone }
+        : {},
+      metadata: {
+        GENERATOR: "grpc",
+        NAMESPACE: ns,
+        INSTANCE_IPS: input.podIp,
+        ...(input.labels && { LABELS: input.labels }),
+      },
     },
     // As Istio's grpc bootstrap: the workload certificate from the agent's files, as provider `default`.
     ...(input.certDir !== undefined && {

@@ -27,6 +27,29 @@ export interface EnvoyNodeInput {
 
 const metaKey = /^[A-Za-z0-9_.-]{1,253}$/;
 
+/** The pod's labels from ISTIO_METAJSON_LABELS (a JSON object of strings; absent: none), as Istio's agent reads them. */
+export function parsePodLabels(
+  env: Record<string, string | undefined>,
+  errors: string[],
+): Record<string, string> {
+  const raw = env.ISTIO_METAJSON_LABELS;
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    parsed = undefined;
+  }
+  const ok =
+    typeof parsed === "object" &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    Object.values(parsed).every((v) => typeof v === "string");
+  if (ok) return parsed as Record<string, string>;
+  errors.push("ISTIO_METAJSON_LABELS: not a JSON object of strings (the pod's labels)");
+  return {};
+}
+
 /** Reads EnvoyNodeInput from the environment, `--admin-port` and `--sds-socket`; each problem names its variable or flag. */
 export function parseEnvoyInput(
   env: Record<string, string | undefined>,
@@ -44,23 +67,7 @@ export function parseEnvoyInput(
     if (metaKey.test(key)) meta[key] = value;
     else errors.push(`${JSON.stringify(name).slice(0, 300)}: not a metadata key`);
   }
-  let labels: Record<string, string> = {};
-  const raw = env.ISTIO_METAJSON_LABELS;
-  if (raw) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      parsed = undefined;
-    }
-    const ok =
-      typeof parsed === "object" &&
-      parsed !== null &&
-      !Array.isArray(parsed) &&
-      Object.values(parsed).every((v) => typeof v === "string");
-    if (ok) labels = parsed as Record<string, string>;
-    else errors.push("ISTIO_METAJSON_LABELS: not a JSON object of strings (the pod's labels)");
-  }
+  const labels = parsePodLabels(env, errors);
   return {
     adminPort: Number(port),
     meta,

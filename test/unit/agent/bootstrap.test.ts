@@ -65,6 +65,23 @@ describe("agent bootstrap", () => {
     expect(without.ok && grpcBootstrap(without.input).certificate_providers).toBeUndefined();
   });
 
+  it("without --locality: an empty locality (grpc-js-xds refuses a node without one); the pod's labels as LABELS", () => {
+    const labels = { app: "reviews", "security.istio.io/tlsMode": "istio" };
+    const args = parseBootstrapArgs({ ...pod, ISTIO_METAJSON_LABELS: JSON.stringify(labels) }, [
+      "--generator=grpc",
+    ]);
+    if (!args.ok) throw new Error(args.errors.join("; "));
+    const bootstrap = grpcBootstrap(args.input);
+    const info = validateBootstrapConfig(bootstrap);
+    expect(info.node.locality).toEqual({});
+    expect((bootstrap.node as { metadata: unknown }).metadata).toMatchObject({ LABELS: labels });
+    expect(info.node.metadata?.fields?.LABELS?.structValue?.fields?.app?.stringValue).toBe("reviews");
+    expect(parseBootstrapArgs({ ...pod, ISTIO_METAJSON_LABELS: "[1]" }, ["--generator=grpc"])).toEqual({
+      ok: false,
+      errors: ["ISTIO_METAJSON_LABELS: not a JSON object of strings (the pod's labels)"],
+    });
+  });
+
   it("points at the loopback port without a socket, with the domain suffix given", () => {
     const args = parseBootstrapArgs({ ...pod, DOMAIN_SUFFIX: "corp.local" }, [
       "--generator=grpc",
