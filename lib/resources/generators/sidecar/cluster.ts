@@ -33,7 +33,11 @@ export { outboundClusters, sidecarDiscoveryType } from "./cluster-outbound.ts";
 
 /** Every Cluster one sidecar gets, in istiod's order, names unique. */
 export function sidecarClusters(inputs: SidecarInputs): Generated<typeof ClusterSchema>[] {
-  const ctx: BuildContext = { mesh: inputs.mesh, proxyIps: inputs.proxy.ipAddresses };
+  const ctx: BuildContext = {
+    mesh: inputs.mesh,
+    proxyIps: inputs.proxy.ipAddresses,
+    ...(inputs.security && { security: inputs.security }),
+  };
   const all = [
     ...inputs.services.flatMap((v) => outboundClusters(v, ctx)),
     blackHoleCluster(ctx),
