@@ -8,6 +8,7 @@
  */
 
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
+import type { SecurityPolicies } from "../registry/istio/security.ts";
 import { type SidecarModel, sidecarFor, sidecarForWorkload } from "../registry/istio/sidecar.ts";
 import { destinationHosts } from "../resources/destination-hosts.ts";
 import { serviceInstances } from "../resources/generators/sidecar/proxy.ts";
@@ -35,8 +36,13 @@ export interface SidecarScope {
   visibleTo(namespace: string, sidecar?: SidecarModel): Promise<readonly ServiceView[]>;
   /** The proxy's service instances (any service with an endpoint at one of its IPs, visible or not). */
   instancesOf(proxy: SidecarProxy): ServiceInstance[];
-  /** Whether one of `services` resolves by DNS (its outbound clusters carry its endpoints inline). */
-  resolvesByDns(services: ReadonlySet<string>): boolean;
+  /**
+   * Whether one of `services` has outbound clusters that follow its endpoints: a DNS one (they carry
+   * them inline) or a Passthrough one (auto mTLS infers its mode from its endpoints' tlsMode).
+   */
+  outboundFollowsEndpoints(services: ReadonlySet<string>): boolean;
+  /** The context's PeerAuthentications and AuthorizationPolicies. */
+  readonly security: SecurityPolicies;
 }
 
 const scopes = new WeakMap<PushContext, Promise<SidecarScope>>();
@@ -136,11 +142,17 @@ function makeScope(
       }
       return serviceInstances(proxy, views);
     },
-    resolvesByDns(ids) {
+    outboundFollowsEndpoints(ids) {
       for (const id of ids)
         for (const s of base.get(id)?.services ?? [])
-          if (s.resolution === "DNSLB" || s.resolution === "DNSRoundRobinLB") return true;
+          if (
+            s.resolution === "DNSLB" ||
+            s.resolution === "DNSRoundRobinLB" ||
+            s.resolution === "Passthrough"
+          )
+            return true;
       return false;
     },
+    security: ctx.security,
   };
 }
