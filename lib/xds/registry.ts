@@ -9,7 +9,10 @@ import { HttpConnectionManagerSchema } from "../gen/envoy/extensions/filters/net
 import { TcpProxySchema } from "../gen/envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy_pb.ts";
 import { PreviousHostsPredicateSchema } from "../gen/envoy/extensions/retry/host/previous_hosts/v3/previous_hosts_pb.ts";
 import { RawBufferSchema } from "../gen/envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer_pb.ts";
-import { UpstreamTlsContextSchema } from "../gen/envoy/extensions/transport_sockets/tls/v3/tls_pb.ts";
+import {
+  DownstreamTlsContextSchema,
+  UpstreamTlsContextSchema,
+} from "../gen/envoy/extensions/transport_sockets/tls/v3/tls_pb.ts";
 import { HttpProtocolOptionsSchema } from "../gen/envoy/extensions/upstreams/http/v3/http_protocol_options_pb.ts";
 import { xdsTypes } from "../resources/xds-types.ts";
 
@@ -30,4 +33,5 @@ export const xdsRegistry: Registry = createRegistry(
   PreviousHostsPredicateSchema,
   RawBufferSchema,
   UpstreamTlsContextSchema,
+  DownstreamTlsContextSchema,
 );
