@@ -13,7 +13,7 @@ import { isExternalService } from "../../../registry/istio/external-services.ts"
 import type { SecurityPolicies } from "../../../registry/istio/security.ts";
 import type { LoadBalancer } from "../../../registry/istio/traffic-policy.ts";
 import type { Generated, ServiceView } from "../../types.ts";
-import { endpointsByPort, hasLabels } from "../endpoint.ts";
+import { endpointsByPort, hasLabels, TLS_MODE_LABEL } from "../endpoint.ts";
 import { clusterName, mergedPorts, sortedServices, subsetClusterName } from "../shared.ts";
 import { applyTrafficPolicy, type BuildContext, draftCluster, finishCluster } from "./cluster-build.ts";
 import { istioMutualSni } from "./cluster-common.ts";
@@ -109,9 +109,6 @@ export function outboundClusters(view: ServiceView, ctx: BuildContext): Generate
   }
   return out;
 }
-
-/** The pod label a sidecar-injected workload carries (model.TLSModeLabelName): `istio` when it has a sidecar. */
-const TLS_MODE_LABEL = "security.istio.io/tlsMode";
 
 /**
  * PushContext.BestEffortInferServiceMTLSMode for a service that is not mesh-external: a Passthrough
