@@ -266,6 +266,17 @@ describe("what a push keeps", () => {
     expect(s.size).toEqual({ outbound: 0, inbound: 0 });
   });
 
+  it("an EDS-only push of a headless service rebuilds the outbound part (its auto mTLS follows its endpoints)", async () => {
+    const s = createSidecarSnapshots({ store: await bookinfoStore(), cache: true });
+    const b = s.bind(node(PROXY_IP, "pp-1"), NS);
+    if (!b) throw new Error("not bound");
+    const first = await s.resources(b, CDS);
+    s.publish(push([edsChange(host("mongodb"))]));
+    const again = await s.resources(b, CDS);
+    expect(again.some((r, i) => r !== first[i])).toBe(true);
+    expect(versions(again)).toEqual(versions(first));
+  });
+
   it("an EDS-only push that gives the proxy a service instance changes its inbound side", async () => {
     const store = await bookinfoStore();
     const s = createSidecarSnapshots({ store, cache: true });
