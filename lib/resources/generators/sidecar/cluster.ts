@@ -8,8 +8,9 @@
  * InboundPassthroughCluster, LEAST_REQUEST by default, alt_stat_name `<name>;`).
  *
  * Sharing: outboundClusters depends only on the service view (with the DestinationRule chosen for
- * the proxy's namespace), the mesh settings and the proxy's IP family (DNS lookup family), so the
- * outbound set is shared by every proxy with the same view and family; BlackHole/Passthrough
+ * the proxy's namespace), the mesh settings, the push's PeerAuthentications (auto mTLS per
+ * destination namespace) and the proxy's IP family (DNS lookup family), so the outbound set is
+ * shared by every proxy with the same view and family; BlackHole/Passthrough
  * depend on the mesh alone, InboundPassthrough on the IP family; only `inbound|<port>||` is per proxy.
  */
 import type { ClusterSchema } from "../../../gen/envoy/config/cluster/v3/cluster_pb.ts";

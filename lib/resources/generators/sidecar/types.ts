@@ -102,8 +102,9 @@ export interface InboundAuthz {
 /**
  * Everything one sidecar's resources are generated from. `services` are the views visible to the
  * proxy (Sidecar egress and exportTo already applied), each with the VirtualService and
- * DestinationRule chosen for the proxy's namespace; proxies with equal `services` and `mesh` get
- * equal outbound resources, and only `proxy`/`instances` shape the per-proxy inbound side.
+ * DestinationRule chosen for the proxy's namespace; proxies with equal `services`, `mesh` and
+ * `security` get equal outbound resources, and only `proxy`/`instances` (with the policies that
+ * select the proxy, and `authz`) shape the per-proxy inbound side.
  */
 export interface SidecarInputs {
   proxy: SidecarProxy;
