@@ -113,7 +113,7 @@ export function outboundClusters(view: ServiceView, ctx: BuildContext): Generate
 /**
  * PushContext.BestEffortInferServiceMTLSMode for a service that is not mesh-external: a Passthrough
  * service (or a PASSTHROUGH load balancer, `lb` being the rule's or subset's own) is DISABLE unless
- * it has endpoints on the port and every one has a sidecar; else the mode of its namespace's (or the
+ * it has endpoints on the port and none is labelled tlsMode `disabled` or unlabelled; else the mode of its namespace's (or the
  * mesh's) PeerAuthentication, PERMISSIVE without one. Workload-level policies do not count: the
  * client cannot know which endpoint it reaches.
  */
@@ -126,7 +126,9 @@ export function inferServiceMtls(
   const passthrough = lb !== undefined && "simple" in lb && lb.simple === "PASSTHROUGH";
   if (svc.resolution === "Passthrough" || passthrough) {
     const on = endpoints();
-    if (on.length === 0 || on.some((e) => e.labels[TLS_MODE_LABEL] !== "istio")) return "DISABLE";
+    // An endpoint without the label is a pod without a sidecar (kube.PodTLSMode: disabled).
+    const disabled = (e: Endpoint) => (e.labels[TLS_MODE_LABEL] ?? "disabled") === "disabled";
+    if (on.length === 0 || on.some(disabled)) return "DISABLE";
   }
   return security?.mtlsFor({ namespace: svc.namespace, labels: {} }).mode ?? "PERMISSIVE";
 }

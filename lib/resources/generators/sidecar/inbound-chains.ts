@@ -72,7 +72,8 @@ export function inboundChains(
     cc.passthrough ? (http ? `${VIRTUAL_INBOUND}-catchall-http` : VIRTUAL_INBOUND) : `${cc.bind}_${cc.port}`;
   // inboundChainConfig.StatPrefix: the cluster's name for passthrough, else inbound_<chain>; delimited.
   const statPrefix = altStatName(cc.passthrough ? cc.cluster : `inbound_${cc.bind}_${cc.port}`);
-  const route = inboundRouteConfiguration(cc.cluster, cc.port, cc.operation);
+  // A passthrough chain's service port is 0 (its virtual host `inbound|http|0`), even when it matches one.
+  const route = inboundRouteConfiguration(cc.cluster, cc.passthrough ? 0 : cc.port, cc.operation);
   return chainOptions(cc.kind, mode).map((opt) => {
     const http = opt.protocol === "http";
     const filters = http

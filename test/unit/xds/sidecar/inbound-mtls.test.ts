@@ -181,6 +181,14 @@ describe("inbound chains per port kind and mode (getFilterChainMatchOptions)", (
       "virtualInbound",
       "virtualInbound",
     ]);
+    // Still a passthrough chain: its cluster, its stat prefix, service port 0.
+    const hcm = hcmOf(extra[1]);
+    const rc = hcm?.routeSpecifier.case === "routeConfig" ? hcm.routeSpecifier.value : undefined;
+    expect([hcm?.statPrefix, rc?.name, rc?.virtualHosts[0]?.name]).toEqual([
+      "InboundPassthroughCluster;",
+      "InboundPassthroughCluster",
+      "inbound|http|0",
+    ]);
     // buildInboundPassthroughChains: blackhole, any-port passthrough, per-port passthrough, then services.
     const order = l.filterChains.map((c) => c.filterChainMatch?.destinationPort ?? 0);
     expect(order.indexOf(9999)).toBeGreaterThan(order.lastIndexOf(0));
