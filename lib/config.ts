@@ -165,6 +165,7 @@ export function parseConfig(
       sendUnhealthy: bool("PILOT_SEND_UNHEALTHY_ENDPOINTS", false),
       useEndpointSlice: bool("PILOT_USE_ENDPOINT_SLICE", true),
       discoverySelectors: selectors.ok ? selectors.selectors : [],
+      enableAutoMtls: bool("EDGEPILOT_ENABLE_AUTO_MTLS", true),
     },
     clusterId,
     limits: {

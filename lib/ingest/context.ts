@@ -18,6 +18,11 @@ export interface RegistryOptions {
   useEndpointSlice: boolean;
   /** meshConfig discoverySelectors: when any are set, only namespaces matching one are served. */
   discoverySelectors: LabelSelector[];
+  /**
+   * meshConfig enableAutoMtls (EDGEPILOT_ENABLE_AUTO_MTLS, on as in Istio): Envoy sidecars send
+   * ISTIO_MUTUAL to endpoints that have a sidecar, where no DestinationRule sets `tls`.
+   */
+  enableAutoMtls?: boolean;
 }
 
 export const defaultRegistryOptions: RegistryOptions = {

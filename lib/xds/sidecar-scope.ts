@@ -13,7 +13,7 @@ import { type SidecarModel, sidecarFor, sidecarForWorkload } from "../registry/i
 import { destinationHosts } from "../resources/destination-hosts.ts";
 import { serviceInstances } from "../resources/generators/sidecar/proxy.ts";
 import type { ServiceInstance, SidecarProxy } from "../resources/generators/sidecar/types.ts";
-import { rootNamespace } from "../resources/istio-configs.ts";
+import { type RoutingConfigs, rootNamespace } from "../resources/istio-configs.ts";
 import type { PushContext } from "../resources/push-context.ts";
 import type { PushServices } from "../resources/push-services.ts";
 import type { ServiceView } from "../resources/types.ts";
@@ -36,9 +36,13 @@ export interface SidecarScope {
   visibleTo(namespace: string, sidecar?: SidecarModel): Promise<readonly ServiceView[]>;
   /** The proxy's service instances (any service with an endpoint at one of its IPs, visible or not). */
   instancesOf(proxy: SidecarProxy): ServiceInstance[];
-  /** Whether one of `services` resolves by DNS (its outbound clusters carry its endpoints inline). */
-  resolvesByDns(services: ReadonlySet<string>): boolean;
-  /** The context's PeerAuthentications and AuthorizationPolicies (proxyless server listeners read them). */
+  /**
+   * Whether one of `services` has outbound clusters that follow its endpoints: a DNS one (they carry
+   * them inline) or a passthrough one, by resolution or a DestinationRule's PASSTHROUGH load
+   * balancer (auto mTLS infers its mode from its endpoints' tlsMode).
+   */
+  outboundFollowsEndpoints(services: ReadonlySet<string>): boolean;
+  /** The context's PeerAuthentications and AuthorizationPolicies (sidecar classes and proxyless server listeners read them). */
   readonly security: SecurityPolicies;
 }
 
@@ -140,11 +144,32 @@ function makeScope(
       }
       return serviceInstances(proxy, views);
     },
-    resolvesByDns(ids) {
-      for (const id of ids)
-        for (const s of base.get(id)?.services ?? [])
-          if (s.resolution === "DNSLB" || s.resolution === "DNSRoundRobinLB") return true;
+    outboundFollowsEndpoints(ids) {
+      const follows = (r: string) => r === "DNSLB" || r === "DNSRoundRobinLB" || r === "Passthrough";
+      for (const id of ids) {
+        const view = base.get(id);
+        if (view?.services.some((s) => follows(s.resolution))) return true;
+        if (view && routing && passthroughRule(routing, view.namespace, view.hostname)) return true;
+      }
       return false;
     },
   };
+}
+
+/**
+ * Whether a DestinationRule that some namespace applies to the host has a PASSTHROUGH load balancer
+ * (its clusters are ORIGINAL_DST, their auto mTLS decided by the endpoints).
+ */
+function passthroughRule(routing: RoutingConfigs, namespace: string, hostname: string): boolean {
+  const views = [undefined, ...routing.viewNamespacesFor(hostname)];
+  return views.some((v) => {
+    const at =
+      v === undefined ? routing.forService(namespace, hostname) : routing.forView(v, namespace, hostname);
+    const dr = at.destinationRule;
+    const policies = [dr?.trafficPolicy, ...(dr?.subsets ?? []).map((s) => s.trafficPolicy)];
+    return policies.some((tp) => {
+      const lb = tp?.loadBalancer;
+      return lb !== undefined && "simple" in lb && lb.simple === "PASSTHROUGH";
+    });
+  });
 }

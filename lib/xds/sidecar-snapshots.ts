@@ -13,22 +13,26 @@
  * is one snapshot per INBOUND CLASS: the outbound class (whose Sidecar's ingress listeners, when it
  * has any, replace the instances' ports) plus the proxy's instance signature, every field cluster-inbound.ts and
  * listener-virtual.ts read of its service instances (host, name, namespace, mesh-external, service
- * port, protocol, target port), and its IPs when a Sidecar ingress listener sends to the pod's own
- * IP (a wildcard defaultEndpoint). Both caches are LRU-bounded (maxSidecarClasses each).
+ * port, protocol, target port), its IPs when a Sidecar ingress listener sends to the pod's own
+ * IP (a wildcard defaultEndpoint), and its security: its effective PeerAuthentication (mode and
+ * port modes) and the AuthorizationPolicies that select it, by name (so its labels count only
+ * through policies with a selector). Both caches are LRU-bounded (maxSidecarClasses each).
  *
  * Freshness. The context is the one the flush of a push built when it ran in this process (the
  * push's `context`), else derived or loaded here with the same loader. A push that
  * changes only ClusterLoadAssignments keeps every snapshot (their services' shards are read again
- * for the instance index, and a DNS service's change, whose clusters carry endpoints inline, drops
- * the outbound ones); any other push (a Cluster, Listener or Route change, a view marker, an
+ * for the instance index, and a DNS service's change, whose clusters carry endpoints inline, or a
+ * Passthrough one's, whose auto mTLS follows its endpoints, drops the outbound ones); any other push (a Cluster, Listener or Route change, a view marker, an
  * unnamed push) drops them all: rebuilt when first asked. A host that hears no pushes (`cache`
  * false) keys them by the store's push version (keys.pushVersion()) instead.
  * Versions are content hashes (toStored): the same mesh gives the same versions on every instance.
  */
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
+import type { SecurityPolicies, WorkloadAuthorization } from "../registry/istio/security.ts";
 import type { SidecarModel } from "../registry/istio/sidecar.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
+import { buildHttpAuthzFilters, buildNetworkAuthzFilters } from "../resources/authz/index.ts";
 import type { Push, PushVersion, ResourceChange } from "../resources/changes.ts";
 import { sidecarClusters } from "../resources/generators/sidecar/cluster.ts";
 import { inboundClusters } from "../resources/generators/sidecar/cluster-inbound.ts";
@@ -42,7 +46,10 @@ import { parseSidecarNode } from "../resources/generators/sidecar/proxy.ts";
 import { sidecarRouteConfigurations } from "../resources/generators/sidecar/route.ts";
 import {
   defaultSidecarMesh,
+  defaultTrustDomain,
+  type InboundAuthz,
   type ServiceInstance,
+  type SidecarInputs,
   type SidecarMeshSettings,
   type SidecarProxy,
 } from "../resources/generators/sidecar/types.ts";
@@ -57,6 +64,7 @@ import type { Generated, ServiceView, StoredResource } from "../resources/types.
 import { toStored } from "../resources/version.ts";
 import { TypeUrl } from "../resources/xds-types.ts";
 import { keys, type Store } from "../store/index.ts";
+import { inboundKey, instanceSignature, outboundKey, securitySignature } from "./sidecar-classes.ts";
 import { type SidecarScope, sidecarScope } from "./sidecar-scope.ts";
 
 /** How many times one read starts over when pushes make the context it read stale meanwhile. */
@@ -75,11 +83,34 @@ export interface SidecarBinding {
   epoch: number | undefined;
 }
 
-/** Options; `mesh` overrides Istio's defaults (domain suffix from config; enableAutoMtls false). */
+/**
+ * Builds the RBAC filters of a workload's AuthorizationPolicies for its inbound chains
+ * (lib/resources/authz/); undefined: none.
+ */
+export type InboundAuthzBuilder = (
+  policies: WorkloadAuthorization,
+  mesh: SidecarMeshSettings,
+) => InboundAuthz | undefined;
+
+/** istiod's authz builder for a sidecar's inbound chains: RBAC HTTP and network filters, none when no policy selects it. */
+export const envoyInboundAuthz: InboundAuthzBuilder = (policies, mesh) => {
+  const options = {
+    policies,
+    trustDomains: [mesh.trustDomain ?? defaultTrustDomain, ...(mesh.trustDomainAliases ?? [])] as const,
+  };
+  return { http: buildHttpAuthzFilters(options), tcp: buildNetworkAuthzFilters(options) };
+};
+
+/**
+ * Options; `mesh` overrides Istio's defaults (domain suffix and trust domain from config; auto mTLS
+ * on unless `enableAutoMtls` false). `authz` turns a workload's AuthorizationPolicies into the RBAC
+ * filters of its inbound chains (default: envoyInboundAuthz).
+ */
 export interface SidecarSnapshotOptions {
   store: Store;
   cache: boolean;
   mesh?: Partial<SidecarMeshSettings>;
+  authz?: InboundAuthzBuilder;
   discoverySelectors?: readonly LabelSelector[];
   maxClasses?: number;
 }
@@ -121,7 +152,8 @@ const isEds = (c: ResourceChange) => c.typeUrl === TypeUrl.endpoint && c.name !=
 /** Creates the sidecar snapshots of one host (see the module comment). */
 export function createSidecarSnapshots(options: SidecarSnapshotOptions): SidecarSnapshots {
   const { store } = options;
-  const mesh: SidecarMeshSettings = { ...defaultSidecarMesh, enableAutoMtls: false, ...options.mesh };
+  const mesh: SidecarMeshSettings = { ...defaultSidecarMesh, ...options.mesh };
+  const authz = options.authz ?? envoyInboundAuthz;
   const max = options.maxClasses ?? maxSidecarClasses;
   const contextOptions: PushContextOptions = {
     domainSuffix: mesh.domainSuffix,
@@ -177,7 +209,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
     if (dnsCheck.size > 0 && current === entry) {
       const services = dnsCheck;
       dnsCheck = new Set();
-      if (scope.resolvesByDns(services)) clear();
+      if (scope.outboundFollowsEndpoints(services)) clear();
     }
     return scope;
   };
@@ -204,7 +236,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
     scope: SidecarModel | undefined,
   ): Promise<Outbound> => {
     const services = await w.visibleTo(b.proxy.namespace, scope);
-    const inputs = { proxy: b.proxy, instances: [], services, mesh };
+    const inputs = { proxy: b.proxy, instances: [], services, mesh, security: w.security };
     const listeners = sidecarListeners(inputs).filter((l) => l.name !== VIRTUAL_INBOUND);
     return {
       services,
@@ -217,13 +249,24 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
     b: SidecarBinding,
     instances: ServiceInstance[],
     scope: SidecarModel | undefined,
+    security: SecurityPolicies,
+    policies: WorkloadAuthorization,
   ) => {
     const ingress = scope?.ingress && {
       name: scope.name,
       namespace: scope.namespace,
       listeners: scope.ingress,
     };
-    const inputs = { proxy: b.proxy, instances, services: out.services, mesh, ...(ingress && { ingress }) };
+    const rbac = authz?.(policies, mesh);
+    const inputs: SidecarInputs = {
+      proxy: b.proxy,
+      instances,
+      services: out.services,
+      mesh,
+      security,
+      ...(ingress && { ingress }),
+      ...(rbac && { authz: rbac }),
+    };
     const listeners: Generated[] = [virtualInboundListener(inputs), ...boundInboundListeners(inputs)].map(
       (message) => ({ name: message.name, schema: ListenerSchema, message }),
     );
@@ -277,12 +320,17 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       const instances = w.instancesOf(b.proxy);
       const sig = instanceSignature(instances);
       b.signature = sig;
+      const workload = { namespace: b.proxy.namespace, labels: b.proxy.metadata.labels };
+      const policies = w.security.authorizationFor(workload);
+      const build = () => buildInbound(out, b, instances, scope, w.security, policies);
       const inboundSet =
         current && at === generation
-          ? remember(inbound, inboundKey(key, sig, b.proxy, scope), () =>
-              buildInbound(out, b, instances, scope),
+          ? remember(
+              inbound,
+              inboundKey(key, sig, b.proxy, scope, securitySignature(w.security, workload, policies)),
+              build,
             )
-          : buildInbound(out, b, instances, scope);
+          : build();
       const own = (await inboundSet).get(typeUrl) ?? [];
       return own.length === 0 ? mine : [...mine, ...own].sort(byName);
     },
@@ -346,50 +394,4 @@ async function stored(groups: readonly (readonly Generated[])[]): Promise<Snapsh
   }
   for (const l of out.values()) l.sort(byName);
   return out;
-}
-
-/** The outbound class of a proxy (see the module comment). */
-function outboundKey(p: SidecarProxy): string {
-  const v4 = p.ipAddresses.some((ip) => !ip.includes(":"));
-  const v6 = p.ipAddresses.some((ip) => ip.includes(":"));
-  return [
-    p.namespace,
-    p.parts.dnsDomain,
-    p.metadata.clusterId ?? "",
-    `${v4 ? 4 : ""}${v6 ? 6 : ""}`,
-    p.metadata.interceptionMode ?? "",
-  ].join("\n");
-}
-
-/**
- * The inbound class: the outbound class and the instance signature, plus the proxy's IPs when its
- * Sidecar has an ingress listener whose defaultEndpoint is a wildcard (`0.0.0.0:<port>`, `[::]:<port>`):
- * its inbound cluster then sends to the proxy's own IP (inbound-ingress.ts ingressEndpoint), which
- * replicas do not share.
- */
-function inboundKey(
-  outbound: string,
-  sig: string,
-  proxy: SidecarProxy,
-  scope: SidecarModel | undefined,
-): string {
-  const own = scope?.ingress?.some(
-    (l) => l.defaultEndpoint.startsWith("0.0.0.0:") || l.defaultEndpoint.startsWith("[::]:"),
-  );
-  return own ? `${outbound}\n${sig}\n${proxy.ipAddresses.join(",")}` : `${outbound}\n${sig}`;
-}
-
-/** What the inbound generators read of the instances, in order. */
-function instanceSignature(instances: readonly ServiceInstance[]): string {
-  return JSON.stringify(
-    instances.map((i) => [
-      i.service.hostname,
-      i.service.name,
-      i.service.namespace,
-      i.service.meshExternal === true,
-      i.servicePort.port,
-      i.servicePort.protocol,
-      i.targetPort,
-    ]),
-  );
 }

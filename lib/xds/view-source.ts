@@ -351,16 +351,21 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
   };
 }
 
-/** The Views options a host derives from its registry config (domain suffix, discovery selectors). */
+/**
+ * The Views options a host derives from its registry config (domain suffix, trust domain, auto
+ * mTLS, discovery selectors).
+ */
 export function sidecarViewOptions(registry: {
   domainSuffix: string;
-  discoverySelectors: readonly LabelSelector[];
   trustDomain?: string;
+  enableAutoMtls?: boolean;
+  discoverySelectors: readonly LabelSelector[];
 }): Pick<ViewsOptions, "sidecarMesh" | "discoverySelectors"> {
   return {
     sidecarMesh: {
       domainSuffix: registry.domainSuffix,
-      ...(registry.trustDomain && { trustDomain: registry.trustDomain }),
+      ...(registry.trustDomain !== undefined && { trustDomain: registry.trustDomain }),
+      ...(registry.enableAutoMtls !== undefined && { enableAutoMtls: registry.enableAutoMtls }),
     },
     discoverySelectors: registry.discoverySelectors,
   };

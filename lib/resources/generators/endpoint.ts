@@ -1,6 +1,6 @@
 /** EDS for proxyless gRPC: one ClusterLoadAssignment per service port from every shard in view. */
 import { AddressSchema, SocketAddressSchema } from "../../gen/envoy/config/core/v3/address_pb.ts";
-import { LocalitySchema } from "../../gen/envoy/config/core/v3/base_pb.ts";
+import { LocalitySchema, MetadataSchema } from "../../gen/envoy/config/core/v3/base_pb.ts";
 import { HealthStatus } from "../../gen/envoy/config/core/v3/health_check_pb.ts";
 import {
   EndpointSchema,
@@ -202,6 +202,17 @@ function localityEndpoints(group: Endpoint[]): LocalityLbEndpoints {
 }
 
 /** One endpoint, built field by field (blank): it runs once per endpoint of every assignment. */
+/** model.TLSModeLabelName: `istio` on a pod whose sidecar accepts Istio mutual TLS. */
+export const TLS_MODE_LABEL = "security.istio.io/tlsMode";
+
+/**
+ * AppendLbEndpointMetadata's `envoy.transport_socket_match` {tlsMode}: what a sidecar's auto-mTLS
+ * transport_socket_matches select the ISTIO_MUTUAL socket by (proxyless clients ignore it).
+ */
+function tlsModeMetadata(tlsMode: string) {
+  return message(MetadataSchema, { filterMetadata: { "envoy.transport_socket_match": { tlsMode } } });
+}
+
 function lbEndpoint(e: Endpoint): LbEndpoint {
   const socket = blank(SocketAddressSchema);
   socket.address = e.address;
@@ -214,5 +225,7 @@ function lbEndpoint(e: Endpoint): LbEndpoint {
   out.hostIdentifier = { case: "endpoint", value: endpoint };
   out.healthStatus = healthMap[e.health] ?? HealthStatus.UNKNOWN;
   out.loadBalancingWeight = 1;
+  const tlsMode = e.labels[TLS_MODE_LABEL];
+  if (tlsMode && tlsMode !== "disabled") out.metadata = tlsModeMetadata(tlsMode);
   return out;
 }

@@ -168,4 +168,20 @@ describe("endpoint generator", () => {
     expect(back.endpoints[0]?.locality).toBeDefined();
     expect(back.endpoints[0]?.loadBalancingWeight).toBe(1);
   });
+
+  // AppendLbEndpointMetadata: what a sidecar's auto-mTLS transport_socket_matches select by.
+  it.each([
+    ["istio", { "envoy.transport_socket_match": { tlsMode: "istio" } }],
+    ["disabled", undefined],
+    [undefined, undefined],
+  ])("an endpoint labelled security.istio.io/tlsMode %s carries %j", (tlsMode, want) => {
+    const labels: Record<string, string> = tlsMode ? { "security.istio.io/tlsMode": tlsMode } : {};
+    const v = view({ shards: shards({ "Kubernetes/Kubernetes": [endpoint({ labels })] }) });
+    const [g] = endpointGenerator.generate(v, ctx);
+    const back = fromBinary(
+      ClusterLoadAssignmentSchema,
+      toBinary(ClusterLoadAssignmentSchema, g?.message as ClusterLoadAssignment),
+    );
+    expect(back.endpoints[0]?.lbEndpoints[0]?.metadata?.filterMetadata).toEqual(want);
+  });
 });

@@ -2,11 +2,14 @@
  * The sidecar snapshots of one host over a real memory store holding the bookinfo services and
  * shards: which nodes get sidecar resources, the sharing rule (one outbound snapshot per class, an
  * inbound one per instance signature), what a push keeps and drops, the LRU bound, and a host that
- * hears no pushes keying them by the push version. Every resource served passes Envoy's PGV rules.
+ * hears no pushes keying them by the push version, and the security policies in the classes (effective
+ * mTLS, selecting AuthorizationPolicies, auto mTLS on by default). Every resource served passes
+ * Envoy's PGV rules.
  */
-import { fromBinary } from "@bufbuild/protobuf";
+import { create, fromBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { ClusterSchema } from "../../../lib/gen/envoy/config/cluster/v3/cluster_pb.ts";
+import { FilterSchema } from "../../../lib/gen/envoy/config/listener/v3/listener_components_pb.ts";
 import type { Endpoint } from "../../../lib/model/index.ts";
 import type { Push, ResourceChange } from "../../../lib/resources/changes.ts";
 import { loadPushContext } from "../../../lib/resources/push-context.ts";
@@ -263,6 +266,17 @@ describe("what a push keeps", () => {
     expect(s.size).toEqual({ outbound: 0, inbound: 0 });
   });
 
+  it("an EDS-only push of a headless service rebuilds the outbound part (its auto mTLS follows its endpoints)", async () => {
+    const s = createSidecarSnapshots({ store: await bookinfoStore(), cache: true });
+    const b = s.bind(node(PROXY_IP, "pp-1"), NS);
+    if (!b) throw new Error("not bound");
+    const first = await s.resources(b, CDS);
+    s.publish(push([edsChange(host("mongodb"))]));
+    const again = await s.resources(b, CDS);
+    expect(again.some((r, i) => r !== first[i])).toBe(true);
+    expect(versions(again)).toEqual(versions(first));
+  });
+
   it("an EDS-only push that gives the proxy a service instance changes its inbound side", async () => {
     const store = await bookinfoStore();
     const s = createSidecarSnapshots({ store, cache: true });
@@ -369,5 +383,90 @@ describe("what a push keeps", () => {
     expect((await read(s, pp, CDS)).map((r) => r.name)).toEqual(before);
     await store.put(keys.pushVersion(), { version: 7, at: 0 });
     expect((await read(s, pp, CDS)).map((r) => r.name)).toContain(`outbound|9080||${host("late")}`);
+  });
+});
+
+describe("security policies in the classes", () => {
+  /** A stored security.istio.io config (as ingest stores it) in NS. */
+  const config = (kind: string, name: string, spec: Record<string, unknown>) => ({
+    kind,
+    name,
+    namespace: NS,
+    clusterId: "Kubernetes",
+    resourceVersion: "1",
+    labels: {},
+    creationTimestamp: "2026-01-01T00:00:00Z",
+    spec,
+  });
+  const put = (store: Store, kind: string, name: string, spec: Record<string, unknown>) =>
+    store.put(keys.config(kind, NS, name, "Kubernetes"), config(kind, name, spec));
+  const labelled = (ip: string, pod: string, labels: Record<string, string>) => ({
+    id: `sidecar~${ip}~${pod}.${NS}~${NS}.svc.cluster.local`,
+    metadata: { NAMESPACE: NS, CLUSTER_ID: "Kubernetes", LABELS: labels },
+  });
+  const readAs = async (s: SidecarSnapshots, n: ReturnType<typeof labelled>, typeUrl: string) => {
+    const b = s.bind(n, NS);
+    if (!b) throw new Error("not bound");
+    return valid(await s.resources(b, typeUrl));
+  };
+  const inboundVersion = (rs: readonly StoredResource[]) =>
+    rs.find((r) => r.name === "virtualInbound")?.version;
+
+  it("replicas with another effective mTLS never share an inbound snapshot; other labels under one policy do", async () => {
+    const store = await bookinfoStore([PROXY_IP, "10.0.0.6", "10.0.0.7"]);
+    await put(store, "PeerAuthentication", "strict-pp", {
+      selector: { matchLabels: { app: "productpage" } },
+      mtls: { mode: "STRICT" },
+    });
+    const s = createSidecarSnapshots({ store, cache: true });
+    const strict1 = await readAs(s, labelled(PROXY_IP, "pp-1", { app: "productpage", version: "v1" }), LDS);
+    const strict2 = await readAs(s, labelled("10.0.0.6", "pp-2", { app: "productpage", version: "v2" }), LDS);
+    const other = await readAs(s, labelled("10.0.0.7", "pp-3", { app: "canary" }), LDS);
+    expect(inboundVersion(strict2)).toBe(inboundVersion(strict1));
+    expect(inboundVersion(other)).not.toBe(inboundVersion(strict1));
+    expect(s.size).toEqual({ outbound: 1, inbound: 2 });
+    // Outbound is one class: a workload policy does not change what clients send.
+    const outbound = (rs: readonly StoredResource[]) => rs.filter((r) => r.name !== "virtualInbound");
+    expect(versions(outbound(other))).toEqual(versions(outbound(strict1)));
+  });
+
+  it("an AuthorizationPolicy with a selector splits the class; its RBAC filters reach the selected proxy's chains", async () => {
+    const store = await bookinfoStore([PROXY_IP, "10.0.0.6"]);
+    await put(store, "AuthorizationPolicy", "deny-pp", {
+      selector: { matchLabels: { app: "productpage" } },
+      action: "DENY",
+      rules: [{}],
+    });
+    const rbac = create(FilterSchema, { name: "envoy.filters.network.rbac" });
+    const s = createSidecarSnapshots({
+      store,
+      cache: true,
+      authz: (p) => (p.deny.length > 0 ? { http: [], tcp: [rbac] } : undefined),
+    });
+    const selected = await readAs(s, labelled(PROXY_IP, "pp-1", { app: "productpage" }), LDS);
+    const not = await readAs(s, labelled("10.0.0.6", "pp-2", { app: "other" }), LDS);
+    expect(inboundVersion(selected)).not.toBe(inboundVersion(not));
+    expect(s.size.inbound).toBe(2);
+    const has = (rs: readonly StoredResource[]) =>
+      new TextDecoder("latin1").decode(rs.find((r) => r.name === "virtualInbound")?.body).includes(rbac.name);
+    expect([has(selected), has(not)]).toEqual([true, false]);
+  });
+
+  it("auto mTLS is on by default and plaintext toward a DISABLE namespace; enableAutoMtls false switches it off", async () => {
+    const reviews = `outbound|9080||${host("reviews")}`;
+    const matches = async (s: SidecarSnapshots) => {
+      const c = (await read(s, node(PROXY_IP, "pp-1"), CDS)).find((r) => r.name === reviews);
+      if (!c) throw new Error("no reviews cluster");
+      return fromBinary(ClusterSchema, c.body).transportSocketMatches.map((m) => m.name);
+    };
+    const store = await bookinfoStore();
+    expect(await matches(createSidecarSnapshots({ store, cache: true }))).toEqual([
+      "tlsMode-istio",
+      "tlsMode-disabled",
+    ]);
+    const off = createSidecarSnapshots({ store, cache: true, mesh: { enableAutoMtls: false } });
+    expect(await matches(off)).toEqual([]);
+    await put(store, "PeerAuthentication", "default", { mtls: { mode: "DISABLE" } });
+    expect(await matches(createSidecarSnapshots({ store, cache: true }))).toEqual([]);
   });
 });

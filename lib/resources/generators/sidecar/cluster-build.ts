@@ -20,6 +20,7 @@ import {
   ConfigSourceSchema,
 } from "../../../gen/envoy/config/core/v3/config_source_pb.ts";
 import type { Endpoint, Protocol } from "../../../model/index.ts";
+import type { SecurityPolicies } from "../../../registry/istio/security.ts";
 import type { EffectivePolicy } from "../../../registry/istio/traffic-policy.ts";
 import { durationOf } from "../cluster-policy.ts";
 import { loadAssignment } from "../endpoint.ts";
@@ -49,6 +50,8 @@ const DEFAULT_DNS_REFRESH_MS = 60_000;
 export interface BuildContext {
   mesh: SidecarMeshSettings;
   proxyIps: readonly string[];
+  /** The push's PeerAuthentications (auto mTLS infers a destination's mode from them); absent: none. */
+  security?: SecurityPolicies;
 }
 
 /**

@@ -10,11 +10,14 @@ import { Cluster_DiscoveryType, ClusterSchema } from "../../../gen/envoy/config/
 import type { Endpoint, Service } from "../../../model/index.ts";
 import { effectivePolicy } from "../../../registry/istio/destination-rule.ts";
 import { isExternalService } from "../../../registry/istio/external-services.ts";
+import type { SecurityPolicies } from "../../../registry/istio/security.ts";
+import type { LoadBalancer } from "../../../registry/istio/traffic-policy.ts";
 import type { Generated, ServiceView } from "../../types.ts";
-import { endpointsByPort, hasLabels } from "../endpoint.ts";
+import { endpointsByPort, hasLabels, TLS_MODE_LABEL } from "../endpoint.ts";
 import { clusterName, mergedPorts, sortedServices, subsetClusterName } from "../shared.ts";
 import { applyTrafficPolicy, type BuildContext, draftCluster, finishCluster } from "./cluster-build.ts";
 import { istioMutualSni } from "./cluster-common.ts";
+import type { ServiceMtls } from "./cluster-tls.ts";
 import { discoveryType } from "./cluster-traffic.ts";
 
 /**
@@ -50,6 +53,14 @@ export function outboundClusters(view: ServiceView, ctx: BuildContext): Generate
   const meshExternal = svc.meshExternal === true;
   const autoMtls = ctx.mesh.enableAutoMtls !== false;
   const tlsBase = { serviceAccounts, meshExternal, external: isExternalService(svc), autoMtls };
+  // Split by port once, and only when a passthrough destination's mode depends on its endpoints.
+  let split = endpoints;
+  const onPortAt = (i: number): readonly Endpoint[] => {
+    if (!split) split = endpointsByPort(view, ports);
+    return split[i] ?? [];
+  };
+  const mtlsOf = (lb: LoadBalancer | undefined, i: number): ServiceMtls =>
+    inferServiceMtls(svc, lb, () => onPortAt(i), ctx.security);
   const rule = dr && { name: dr.name, namespace: dr.namespace };
   for (const [i, port] of ports.entries()) {
     const onPort: readonly Endpoint[] = endpoints?.[i] ?? [];
@@ -58,7 +69,8 @@ export function outboundClusters(view: ServiceView, ctx: BuildContext): Generate
     if (!d) continue;
     const sni = istioMutualSni(view.hostname, port.port, "");
     const portPolicy = effectivePolicy(dr, port.port);
-    applyTrafficPolicy(d, portPolicy, port.protocol, ctx, { ...tlsBase, sni });
+    const serviceMtls = mtlsOf(dr?.trafficPolicy?.loadBalancer, i);
+    applyTrafficPolicy(d, portPolicy, port.protocol, ctx, { ...tlsBase, sni, serviceMtls });
     // The subsets take the default cluster's type after its policy (a PASSTHROUGH rule makes it ORIGINAL_DST).
     const defaultType = discoveryType(d) ?? type;
     const meta = {
@@ -81,7 +93,8 @@ export function outboundClusters(view: ServiceView, ctx: BuildContext): Generate
       const sd = draftCluster(subName, subType, port.protocol, subEps, ctx);
       if (!sd) continue;
       const subSni = istioMutualSni(view.hostname, port.port, subset.name);
-      applyTrafficPolicy(sd, policy, port.protocol, ctx, { ...tlsBase, sni: subSni });
+      const subMtls = mtlsOf(subset.trafficPolicy?.loadBalancer, i);
+      applyTrafficPolicy(sd, policy, port.protocol, ctx, { ...tlsBase, sni: subSni, serviceMtls: subMtls });
       out.push({
         name: subName,
         schema: ClusterSchema,
@@ -95,6 +108,29 @@ export function outboundClusters(view: ServiceView, ctx: BuildContext): Generate
     }
   }
   return out;
+}
+
+/**
+ * PushContext.BestEffortInferServiceMTLSMode for a service that is not mesh-external: a Passthrough
+ * service (or a PASSTHROUGH load balancer, `lb` being the rule's or subset's own) is DISABLE unless
+ * it has endpoints on the port and none is labelled tlsMode `disabled` or unlabelled; else the mode of its namespace's (or the
+ * mesh's) PeerAuthentication, PERMISSIVE without one. Workload-level policies do not count: the
+ * client cannot know which endpoint it reaches.
+ */
+export function inferServiceMtls(
+  svc: Service,
+  lb: LoadBalancer | undefined,
+  endpoints: () => readonly Endpoint[],
+  security: SecurityPolicies | undefined,
+): ServiceMtls {
+  const passthrough = lb !== undefined && "simple" in lb && lb.simple === "PASSTHROUGH";
+  if (svc.resolution === "Passthrough" || passthrough) {
+    const on = endpoints();
+    // An endpoint without the label is a pod without a sidecar (kube.PodTLSMode: disabled).
+    const disabled = (e: Endpoint) => (e.labels[TLS_MODE_LABEL] ?? "disabled") === "disabled";
+    if (on.length === 0 || on.some(disabled)) return "DISABLE";
+  }
+  return security?.mtlsFor({ namespace: svc.namespace, labels: {} }).mode ?? "PERMISSIVE";
 }
 
 /** A SIMPLE or MUTUAL `tls`: the cluster originates TLS itself (AddALPNOverrideToMetadata). */

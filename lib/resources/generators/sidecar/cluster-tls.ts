@@ -37,6 +37,7 @@ import {
   UpstreamTlsContextSchema,
 } from "../../../gen/envoy/extensions/transport_sockets/tls/v3/tls_pb.ts";
 import { StringMatcherSchema } from "../../../gen/envoy/type/matcher/v3/string_pb.ts";
+import type { MtlsMode } from "../../../registry/istio/security.ts";
 import type { ClientTls } from "../../../registry/istio/traffic-policy.ts";
 import { durationOf } from "../cluster-policy.ts";
 import { type ClusterDraft, discoveryType } from "./cluster-traffic.ts";
@@ -58,14 +59,24 @@ export interface TlsInputs {
   external: boolean;
   /** MeshConfig.enableAutoMtls. */
   autoMtls: boolean;
+  /**
+   * The destination's mTLS as istiod infers it (PushContext.BestEffortInferServiceMTLSMode,
+   * inferServiceMtls): DISABLE keeps auto mTLS plaintext.
+   */
+  serviceMtls: ServiceMtls;
 }
+
+/** BestEffortInferServiceMTLSMode's answer for a service that is not mesh-external. */
+export type ServiceMtls = Exclude<MtlsMode, "UNSET">;
 
 /**
  * applyUpstreamTLSSettings: a rule's ISTIO_MUTUAL, SIMPLE or MUTUAL becomes the cluster's
- * transport_socket; DISABLE none. Without a rule's `tls`, auto mTLS (on by default): a service that
- * is not mesh-external and not ORIGINAL_DST gets transport_socket_matches — `tlsMode-istio` (endpoints
- * whose metadata says tlsMode: istio, i.e. have a sidecar) with ISTIO_MUTUAL, else `tlsMode-disabled`
- * plaintext.
+ * transport_socket; DISABLE none. Without a rule's `tls`, auto mTLS (on by default,
+ * buildUpstreamTLSSettings): nothing toward a mesh-external service or one whose inferred mode is
+ * DISABLE; else ISTIO_MUTUAL, as transport_socket_matches — `tlsMode-istio` (endpoints whose metadata
+ * says tlsMode: istio, i.e. have a sidecar) with ISTIO_MUTUAL, else `tlsMode-disabled` plaintext —
+ * except on an ORIGINAL_DST cluster, which has no per-endpoint match and takes it as its
+ * transport_socket (its inferred mode says every endpoint has a sidecar).
  */
 export function applyUpstreamTls(d: ClusterDraft, tls: ClientTls | undefined, t: TlsInputs): void {
   const h2 = d.http?.upstream === "h2";
@@ -79,7 +90,11 @@ export function applyUpstreamTls(d: ClusterDraft, tls: ClientTls | undefined, t:
     }
     return;
   }
-  if (!t.autoMtls || t.meshExternal || discoveryType(d) === Cluster_DiscoveryType.ORIGINAL_DST) return;
+  if (!t.autoMtls || t.meshExternal || t.serviceMtls === "DISABLE") return;
+  if (discoveryType(d) === Cluster_DiscoveryType.ORIGINAL_DST) {
+    d.fields.transportSocket = tlsSocket(istioMutual(t.serviceAccounts, t.sni, h2));
+    return;
+  }
   d.fields.transportSocketMatches = [
     create(Cluster_TransportSocketMatchSchema, {
       name: "tlsMode-istio",
@@ -170,7 +185,7 @@ function tlsParams() {
 }
 
 /** ConstructSdsSecretConfig: over gRPC to sds-grpc; `default` and `ROOTCA` wait for nothing (0s). */
-function sds(name: string, wellKnown: boolean) {
+export function sds(name: string, wellKnown: boolean) {
   return create(SdsSecretConfigSchema, {
     name,
     sdsConfig: create(ConfigSourceSchema, {

@@ -8,8 +8,9 @@
  * InboundPassthroughCluster, LEAST_REQUEST by default, alt_stat_name `<name>;`).
  *
  * Sharing: outboundClusters depends only on the service view (with the DestinationRule chosen for
- * the proxy's namespace), the mesh settings and the proxy's IP family (DNS lookup family), so the
- * outbound set is shared by every proxy with the same view and family; BlackHole/Passthrough
+ * the proxy's namespace), the mesh settings, the push's PeerAuthentications (auto mTLS per
+ * destination namespace) and the proxy's IP family (DNS lookup family), so the outbound set is
+ * shared by every proxy with the same view and family; BlackHole/Passthrough
  * depend on the mesh alone, InboundPassthrough on the IP family; only `inbound|<port>||` is per proxy.
  */
 import type { ClusterSchema } from "../../../gen/envoy/config/cluster/v3/cluster_pb.ts";
@@ -33,7 +34,11 @@ export { outboundClusters, sidecarDiscoveryType } from "./cluster-outbound.ts";
 
 /** Every Cluster one sidecar gets, in istiod's order, names unique. */
 export function sidecarClusters(inputs: SidecarInputs): Generated<typeof ClusterSchema>[] {
-  const ctx: BuildContext = { mesh: inputs.mesh, proxyIps: inputs.proxy.ipAddresses };
+  const ctx: BuildContext = {
+    mesh: inputs.mesh,
+    proxyIps: inputs.proxy.ipAddresses,
+    ...(inputs.security && { security: inputs.security }),
+  };
   const all = [
     ...inputs.services.flatMap((v) => outboundClusters(v, ctx)),
     blackHoleCluster(ctx),

@@ -31,6 +31,7 @@ import {
   HttpConnectionManager_PathWithEscapedSlashesAction,
   HttpConnectionManager_UpgradeConfigSchema,
   HttpConnectionManagerSchema,
+  type HttpFilter,
   HttpFilterSchema,
   RdsSchema,
 } from "../../../gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
@@ -122,6 +123,8 @@ export function filterChain(
     };
     /** The chain's metadata (a Sidecar ingress chain names its Sidecar: BuildConfigInfoMetadata). */
     metadata?: FilterChain["metadata"];
+    /** The TLS the chain terminates (an mTLS inbound chain); absent: plaintext as matched. */
+    transportSocket?: FilterChain["transportSocket"];
   } = {},
 ): FilterChain {
   const m = options.match;
@@ -137,6 +140,7 @@ export function filterChain(
       }),
     }),
     filters,
+    ...(options.transportSocket && { transportSocket: options.transportSocket }),
   });
 }
 
@@ -170,9 +174,14 @@ const rdsSource = deepFreeze(
  * buildHTTPConnectionManager for a sidecar: codec AUTO, `statPrefix`, routes by RDS `route` (a
  * name) or inline (a RouteConfiguration), use_remote_address false, websocket upgrades, no stream
  * idle timeout, normalize_path true, escaped slashes kept (the mesh default path normalization),
- * then the fault and router filters.
+ * then `leading` (an inbound chain's RBAC filters, which istiod puts before all others), the fault
+ * and router filters.
  */
-export function httpConnectionManagerFilter(statPrefix: string, route: string | RouteConfiguration): Filter {
+export function httpConnectionManagerFilter(
+  statPrefix: string,
+  route: string | RouteConfiguration,
+  leading: readonly HttpFilter[] = [],
+): Filter {
   return networkFilter(
     HCM_FILTER_NAME,
     HttpConnectionManagerSchema,
@@ -183,7 +192,7 @@ export function httpConnectionManagerFilter(statPrefix: string, route: string | 
         typeof route === "string"
           ? { case: "rds", value: message(RdsSchema, { configSource: rdsSource, routeConfigName: route }) }
           : { case: "routeConfig", value: route },
-      httpFilters: [...httpFilters],
+      httpFilters: [...leading, ...httpFilters],
       useRemoteAddress: false,
       upgradeConfigs: [websocket],
       streamIdleTimeout: zero,

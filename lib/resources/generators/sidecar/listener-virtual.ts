@@ -2,49 +2,36 @@
  * The two capture listeners of a sidecar redirected by iptables, as istiod builds them
  * (pilot/pkg/networking/core/listener_builder.go buildVirtualOutboundListener,
  * buildOutboundCatchAllNetworkFilterChains, blackholeFilterChain; listener_inbound.go
- * inboundVirtualListener, buildInboundPassthroughChains, inboundChainForOpts, populateListenerFilters;
- * model constants VirtualOutboundListenerName, VirtualInboundListenerName, the chain names).
- * Inbound chains are the plaintext ones (mTLS DISABLE): no certificates exist yet, so PERMISSIVE's
- * TLS chains have nothing to terminate with.
+ * inboundVirtualListener, buildInboundPassthroughChains, inboundCustomListener; plugin/authn
+ * ForPassthrough; model constants VirtualOutboundListenerName, VirtualInboundListenerName, the chain
+ * names). Inbound chains follow the proxy's effective PeerAuthentication per port (inbound-chains.ts,
+ * inbound-tls.ts) and carry its RBAC filters.
  */
 import { AddressSchema, SocketAddressSchema } from "../../../gen/envoy/config/core/v3/address_pb.ts";
 import { MetadataSchema, TrafficDirection } from "../../../gen/envoy/config/core/v3/base_pb.ts";
-import {
-  type FilterChain,
-  type ListenerFilter,
-  type ListenerFilterChainMatchPredicate,
-  ListenerFilterChainMatchPredicate_MatchSetSchema,
-  ListenerFilterChainMatchPredicateSchema,
-  ListenerFilterSchema,
-} from "../../../gen/envoy/config/listener/v3/listener_components_pb.ts";
+import type { FilterChain } from "../../../gen/envoy/config/listener/v3/listener_components_pb.ts";
 import { type Listener, ListenerSchema } from "../../../gen/envoy/config/listener/v3/listener_pb.ts";
-import { VirtualHostSchema } from "../../../gen/envoy/config/route/v3/route_components_pb.ts";
-import { RouteConfigurationSchema } from "../../../gen/envoy/config/route/v3/route_pb.ts";
-import { Int32RangeSchema } from "../../../gen/envoy/type/v3/range_pb.ts";
 import { durationOf } from "../cluster-policy.ts";
 import { message } from "../shared.ts";
 import { BLACK_HOLE_CLUSTER, INBOUND_PASSTHROUGH_CLUSTER } from "./cluster.ts";
-import { altStatName, inboundClusterName } from "./cluster-common.ts";
-import { ingressChains } from "./inbound-ingress.ts";
+import { inboundClusterName } from "./cluster-common.ts";
 import {
-  catchAllCluster,
-  filterChain,
-  httpConnectionManagerFilter,
-  httpInspectorFilter,
-  originalDstFilter,
-  PLAINTEXT_HTTP_ALPNS,
-  RAW_BUFFER,
-  tcpProxyFilter,
-} from "./listener-filters.ts";
+  type InboundChainConfig,
+  type InboundChainContext,
+  inboundChains,
+  inboundListenerFilters,
+  VIRTUAL_INBOUND,
+} from "./inbound-chains.ts";
+import { ingressChains } from "./inbound-ingress.ts";
+import { inboundMtls, inboundTlsSockets, modeForPort } from "./inbound-tls.ts";
+import { catchAllCluster, filterChain, tcpProxyFilter } from "./listener-filters.ts";
 import { WILDCARD } from "./listener-outbound.ts";
 import { portKind } from "./outbound-ports.ts";
-import { defaultInboundRoute } from "./route-default.ts";
 import type { ServiceInstance, SidecarIngressScope, SidecarInputs } from "./types.ts";
 
 /** model.VirtualOutboundListenerName. */
 export const VIRTUAL_OUTBOUND = "virtualOutbound";
-/** model.VirtualInboundListenerName (also the inbound passthrough TCP chain's name). */
-export const VIRTUAL_INBOUND = "virtualInbound";
+export { VIRTUAL_INBOUND } from "./inbound-chains.ts";
 /** MeshConfig.proxyListenPort: where iptables redirects outbound traffic. */
 export const PROXY_LISTEN_PORT = 15001;
 /** MeshConfig.proxyInboundListenPort: where iptables redirects inbound traffic. */
@@ -95,39 +82,66 @@ export function virtualOutboundListener(inputs: SidecarInputs): Listener {
 }
 
 /**
- * virtualInbound: 0.0.0.0:15006 with the original_dst listener filter, then the HTTP inspector
- * (disabled on ports whose chains need no sniffing). Chains: `virtualInbound-blackhole` (port 15006
- * itself), the passthrough pair to InboundPassthroughCluster (`virtualInbound-catchall-http` by
- * ALPN, `virtualInbound` for the rest), then per target port of the proxy's service instances
- * (first instance of a port wins, ports ascending) chains `0.0.0.0_<port>` to `inbound|<port>||`
- * (with a Sidecar's ingress listeners, theirs instead: `<bind>_<port>`, metadata naming the Sidecar):
- * HTTP ▶ HttpConnectionManager with an inline route; TCP ▶ tcp_proxy; unknown ▶ both, HTTP by ALPN.
+ * virtualInbound: 0.0.0.0:15006. Chains: `virtualInbound-blackhole` (port 15006 itself), the
+ * passthrough chains to InboundPassthroughCluster (`virtualInbound-catchall-http` by ALPN,
+ * `virtualInbound` for the rest) under the workload's mode, one passthrough set per port a
+ * workload PeerAuthentication names that no service port (or Sidecar ingress port) declares, then
+ * per target port of the proxy's service instances (first instance of a port wins, ports ascending)
+ * chains `0.0.0.0_<port>` to `inbound|<port>||` under that port's mode (with a Sidecar's ingress
+ * listeners, theirs instead: `<bind>_<port>`, metadata naming the Sidecar): HTTP ▶
+ * HttpConnectionManager with an inline route; TCP ▶ tcp_proxy; unknown ▶ both, HTTP by ALPN.
+ * Listener filters: original_dst, then the TLS and HTTP inspectors where chains need them.
  */
 export function virtualInboundListener(inputs: SidecarInputs): Listener {
+  const ctx = chainContext(inputs);
+  const mtls = inboundMtls(inputs);
+  const passthrough = (port: number): InboundChainConfig => ({
+    cluster: INBOUND_PASSTHROUGH_CLUSTER,
+    port,
+    passthrough: true,
+    kind: "sniffed",
+    operation: ":0/*",
+    bind: WILDCARD,
+  });
   const chains: FilterChain[] = [
     filterChain([tcpProxyFilter(BLACK_HOLE_CLUSTER)], {
       name: `${VIRTUAL_INBOUND}-blackhole`,
       match: { destinationPort: PROXY_INBOUND_LISTEN_PORT },
     }),
-    ...inboundChains(INBOUND_PASSTHROUGH_CLUSTER, 0, "sniffed", ":0/*"),
+    ...inboundChains(passthrough(0), mtls.mode, ctx),
   ];
-  const noSniffing: number[] = [];
+  // needPerPortPassthroughFilterChain: ports the Sidecar's ingress (else the instances) declare.
+  const declared = new Set(
+    inputs.ingress ? inputs.ingress.listeners.map((l) => l.port) : inputs.instances.map((i) => i.targetPort),
+  );
+  const perPort = Object.keys(mtls.perPort ?? {})
+    .map(Number)
+    .filter((p) => !declared.has(p))
+    .sort((a, b) => a - b);
+  for (const port of perPort) chains.push(...inboundChains(passthrough(port), modeForPort(mtls, port), ctx));
   if (inputs.ingress) {
-    const meta = sidecarMetadata(inputs.ingress);
+    const metadata = sidecarMetadata(inputs.ingress);
     for (const c of ingressChains(inputs, inputs.ingress)) {
       const kind = portKind(c.protocol);
       if (!kind || c.bindToPort) continue;
       const port = c.listener.port;
-      if (kind !== "sniffed") noSniffing.push(port);
-      chains.push(...inboundChains(inboundClusterName(port), port, kind, c.operation, c.bind, meta));
+      const cc = {
+        cluster: inboundClusterName(port),
+        port,
+        passthrough: false,
+        kind,
+        operation: c.operation,
+      };
+      chains.push(...inboundChains({ ...cc, bind: c.bind, metadata }, modeForPort(mtls, port), ctx));
     }
   } else
     for (const inst of inboundInstances(inputs)) {
       const kind = portKind(inst.servicePort.protocol);
       if (!kind) continue;
-      if (kind !== "sniffed") noSniffing.push(inst.targetPort);
+      const port = inst.targetPort;
       const operation = `${inst.service.hostname}:${inst.servicePort.port}/*`;
-      chains.push(...inboundChains(inboundClusterName(inst.targetPort), inst.targetPort, kind, operation));
+      const cc = { cluster: inboundClusterName(port), port, passthrough: false, kind, operation };
+      chains.push(...inboundChains({ ...cc, bind: WILDCARD }, modeForPort(mtls, port), ctx));
     }
   return message(ListenerSchema, {
     name: VIRTUAL_INBOUND,
@@ -135,10 +149,15 @@ export function virtualInboundListener(inputs: SidecarInputs): Listener {
     ...transparent(inputs),
     trafficDirection: TrafficDirection.INBOUND,
     continueOnListenerFiltersTimeout: true,
-    listenerFilters: [originalDstFilter, httpInspector(noSniffing)],
+    listenerFilters: inboundListenerFilters(chains, false),
     listenerFiltersTimeout: zero,
     filterChains: chains,
   });
+}
+
+/** The TLS sockets of the proxy's mesh and its RBAC filters, shared by all its inbound chains. */
+function chainContext(inputs: SidecarInputs): InboundChainContext {
+  return { sockets: inboundTlsSockets(inputs.mesh), ...(inputs.authz && { authz: inputs.authz }) };
 }
 
 /** The proxy's service instances, one per target port (the first in hostname order), ascending. */
@@ -153,94 +172,6 @@ export function inboundInstances(inputs: SidecarInputs): ServiceInstance[] {
   return [...byPort.values()];
 }
 
-/**
- * inboundChainForOpts with the plaintext options: HTTP ▶ one HCM chain over raw_buffer; TCP ▶ one
- * tcp_proxy chain over raw_buffer; sniffed ▶ the HCM chain by ALPN, then the tcp_proxy chain. A
- * passthrough pair (`port` 0) is named as istiod names it and matches no port.
- */
-function inboundChains(
-  cluster: string,
-  port: number,
-  kind: "http" | "tcp" | "sniffed",
-  operation: string,
-  bind = WILDCARD,
-  metadata?: FilterChain["metadata"],
-) {
-  const passthrough = port === 0;
-  const chainName = (http: boolean) =>
-    passthrough ? (http ? `${VIRTUAL_INBOUND}-catchall-http` : VIRTUAL_INBOUND) : `${bind}_${port}`;
-  const portMatch = passthrough ? {} : { destinationPort: port };
-  const out: FilterChain[] = [];
-  if (kind !== "tcp") {
-    // inboundChainConfig.StatPrefix: the cluster's name for passthrough, else inbound_<chain>; delimited.
-    const statPrefix = altStatName(passthrough ? cluster : `inbound_${bind}_${port}`);
-    out.push(
-      filterChain(
-        [httpConnectionManagerFilter(statPrefix, inboundRouteConfiguration(cluster, port, operation))],
-        {
-          name: chainName(true),
-          ...(metadata && { metadata }),
-          match: {
-            ...portMatch,
-            transportProtocol: RAW_BUFFER,
-            ...(kind === "sniffed" && { applicationProtocols: PLAINTEXT_HTTP_ALPNS }),
-          },
-        },
-      ),
-    );
-  }
-  if (kind !== "http")
-    out.push(
-      filterChain([tcpProxyFilter(cluster)], {
-        name: chainName(false),
-        ...(metadata && { metadata }),
-        match: { ...portMatch, transportProtocol: RAW_BUFFER },
-      }),
-    );
-  return out;
-}
-
-/**
- * buildSidecarInboundHTTPRouteConfig: RouteConfiguration `<cluster>` with the one virtual host
- * `inbound|http|<port>`, domains `*`, the default inbound route; validate_clusters false.
- */
-function inboundRouteConfiguration(cluster: string, port: number, operation: string) {
-  return message(RouteConfigurationSchema, {
-    name: cluster,
-    validateClusters: false,
-    virtualHosts: [
-      message(VirtualHostSchema, {
-        name: `inbound|http|${port}`,
-        domains: ["*"],
-        routes: [defaultInboundRoute(cluster, operation)],
-      }),
-    ],
-  });
-}
-
-/**
- * The HTTP inspector of populateListenerFilters: on for every port but those whose chains never
- * sniff by ALPN (filter_disabled on their destination ports; one port alone, several as an or_match).
- */
-function httpInspector(disabledPorts: readonly number[]): ListenerFilter {
-  if (disabledPorts.length === 0) return httpInspectorFilter;
-  const ranges = disabledPorts.map((p) =>
-    message(ListenerFilterChainMatchPredicateSchema, {
-      rule: { case: "destinationPortRange", value: message(Int32RangeSchema, { start: p, end: p + 1 }) },
-    }),
-  );
-  const filterDisabled: ListenerFilterChainMatchPredicate =
-    ranges.length === 1
-      ? (ranges[0] as ListenerFilterChainMatchPredicate)
-      : message(ListenerFilterChainMatchPredicateSchema, {
-          rule: {
-            case: "orMatch",
-            value: message(ListenerFilterChainMatchPredicate_MatchSetSchema, { rules: ranges }),
-          },
-        });
-  return message(ListenerFilterSchema, { ...httpInspectorFilter, filterDisabled });
-}
-
 /** BuildConfigInfoMetadata of a Sidecar: `istio.config` `/apis/networking.istio.io/v1alpha3/namespaces/<ns>/sidecar/<name>`. */
 function sidecarMetadata(scope: SidecarIngressScope): FilterChain["metadata"] {
   const config = `/apis/networking.istio.io/v1alpha3/namespaces/${scope.namespace}/sidecar/${scope.name}`;
@@ -250,17 +181,21 @@ function sidecarMetadata(scope: SidecarIngressScope): FilterChain["metadata"] {
 /**
  * inboundCustomListener: a listener of its own, bound to `<bind>:<port>` and named `<bind>_<port>`,
  * for each Sidecar ingress listener that binds to its port (captureMode NONE, or DEFAULT under
- * INTERCEPTION_MODE NONE); no original_dst filter (nothing redirected it), the HTTP inspector only
- * when its chains sniff.
+ * INTERCEPTION_MODE NONE); no original_dst filter (nothing redirected it), the inspectors its
+ * chains need.
  */
 export function boundInboundListeners(inputs: SidecarInputs): Listener[] {
   if (!inputs.ingress) return [];
-  const meta = sidecarMetadata(inputs.ingress);
+  const metadata = sidecarMetadata(inputs.ingress);
+  const ctx = chainContext(inputs);
+  const mtls = inboundMtls(inputs);
   const out: Listener[] = [];
   for (const c of ingressChains(inputs, inputs.ingress)) {
     const kind = portKind(c.protocol);
     if (!kind || !c.bindToPort) continue;
     const port = c.listener.port;
+    const cc = { cluster: inboundClusterName(port), port, passthrough: false, kind, operation: c.operation };
+    const chains = inboundChains({ ...cc, bind: c.bind, metadata }, modeForPort(mtls, port), ctx);
     out.push(
       message(ListenerSchema, {
         name: `${c.bind}_${port}`,
@@ -275,9 +210,9 @@ export function boundInboundListeners(inputs: SidecarInputs): Listener[] {
         }),
         trafficDirection: TrafficDirection.INBOUND,
         continueOnListenerFiltersTimeout: true,
-        listenerFilters: kind === "sniffed" ? [httpInspectorFilter] : [],
+        listenerFilters: inboundListenerFilters(chains, true),
         listenerFiltersTimeout: zero,
-        filterChains: inboundChains(inboundClusterName(port), port, kind, c.operation, c.bind, meta),
+        filterChains: chains,
       }),
     );
   }

@@ -4,7 +4,10 @@
  * instances (GetProxyServiceInstances), the services it sees, and the mesh settings. Plain data,
  * so the generators stay pure and a test builds them with literals.
  */
+import type { Filter } from "../../../gen/envoy/config/listener/v3/listener_components_pb.ts";
+import type { HttpFilter } from "../../../gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
 import type { Endpoint, Service, ServicePort } from "../../../model/index.ts";
+import type { SecurityPolicies } from "../../../registry/istio/security.ts";
 import type { SidecarIngress } from "../../../registry/istio/sidecar.ts";
 import type { ServiceView } from "../../types.ts";
 
@@ -78,8 +81,22 @@ export interface SidecarMeshSettings {
    * ISTIO_MUTUAL for sidecar endpoints, which needs the `sds-grpc` bootstrap cluster. false: plaintext.
    */
   enableAutoMtls?: boolean;
-  /** TRUST_DOMAIN (cluster.local): the identities AuthorizationPolicy principals are matched under. */
+  /**
+   * MeshConfig.trustDomain (TRUST_DOMAIN, Istio's default cluster.local) and trustDomainAliases: an
+   * mTLS inbound chain accepts client certificates whose SPIFFE ID lies in one of them.
+   */
   trustDomain?: string;
+  trustDomainAliases?: readonly string[];
+}
+
+/**
+ * The RBAC filters of a workload's AuthorizationPolicies (lib/resources/authz/ builds them), as
+ * istiod's authz builder hands them to its inbound chains: HTTP filters go first in every inbound
+ * HttpConnectionManager, network filters before every inbound tcp_proxy.
+ */
+export interface InboundAuthz {
+  http: readonly HttpFilter[];
+  tcp: readonly Filter[];
 }
 
 /** Istio's default trust domain. */
@@ -88,8 +105,9 @@ export const defaultTrustDomain = "cluster.local";
 /**
  * Everything one sidecar's resources are generated from. `services` are the views visible to the
  * proxy (Sidecar egress and exportTo already applied), each with the VirtualService and
- * DestinationRule chosen for the proxy's namespace; proxies with equal `services` and `mesh` get
- * equal outbound resources, and only `proxy`/`instances` shape the per-proxy inbound side.
+ * DestinationRule chosen for the proxy's namespace; proxies with equal `services`, `mesh` and
+ * `security` get equal outbound resources, and only `proxy`/`instances` (with the policies that
+ * select the proxy, and `authz`) shape the per-proxy inbound side.
  */
 export interface SidecarInputs {
   proxy: SidecarProxy;
@@ -101,6 +119,14 @@ export interface SidecarInputs {
    * the inbound side is then built from them instead of the service instances.
    */
   ingress?: SidecarIngressScope;
+  /**
+   * The push's PeerAuthentications and AuthorizationPolicies (lib/registry/istio/security.ts): the
+   * inbound chains follow the proxy's effective mTLS, auto mTLS each destination's; absent: no
+   * policy (PERMISSIVE everywhere).
+   */
+  security?: SecurityPolicies;
+  /** The RBAC filters of the proxy's AuthorizationPolicies for its inbound chains; absent: none. */
+  authz?: InboundAuthz;
 }
 
 /** A Sidecar's name, namespace and its (non-empty) ingress listeners. */

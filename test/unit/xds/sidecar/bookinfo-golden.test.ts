@@ -94,32 +94,42 @@ describe("bookinfo productpage sidecar: listeners", () => {
     );
   });
 
-  it("virtualInbound: 15006, original_dst, blackhole, passthrough pair, then the instance's port", () => {
+  it("virtualInbound (PERMISSIVE, no policy): 15006, original_dst, blackhole, passthrough, then the instance's port", () => {
     const l = listener(listeners, "virtualInbound");
     expect(l.trafficDirection).toBe(TrafficDirection.INBOUND);
     expect(l.listenerFilters.map((f) => f.name)).toEqual([
       "envoy.filters.listener.original_dst",
+      "envoy.filters.listener.tls_inspector",
       "envoy.filters.listener.http_inspector",
     ]);
-    // 9080 is declared HTTP: no sniffing there.
-    const disabled = l.listenerFilters[1]?.filterDisabled?.rule;
-    expect(disabled?.case === "destinationPortRange" && [disabled.value.start, disabled.value.end]).toEqual([
-      9080, 9081,
-    ]);
+    // populateListenerFilters: TLS inspection everywhere but 15006 (the blackhole chain needs none);
+    // no HTTP sniffing on 9080 (declared HTTP) nor 15006.
+    const ports = (i: number) => {
+      const rule = l.listenerFilters[i]?.filterDisabled?.rule;
+      if (rule?.case === "destinationPortRange") return [rule.value.start];
+      return rule?.case === "orMatch"
+        ? rule.value.rules.map((r) => (r.rule.case === "destinationPortRange" ? r.rule.value.start : -1))
+        : [];
+    };
+    expect([ports(1), ports(2)]).toEqual([[15006], [9080, 15006]]);
     expect(l.filterChains.map((c) => [c.name, c.filterChainMatch?.destinationPort])).toEqual([
       ["virtualInbound-blackhole", 15006],
       ["virtualInbound-catchall-http", undefined],
+      ["virtualInbound-catchall-http", undefined],
+      ["virtualInbound", undefined],
+      ["virtualInbound", undefined],
       ["virtualInbound", undefined],
       ["0.0.0.0_9080", 9080],
+      ["0.0.0.0_9080", 9080],
     ]);
-    const inbound = l.filterChains[3];
+    const inbound = l.filterChains[6];
     const hcm = inbound?.filters[0];
     expect(hcm?.name).toBe("envoy.filters.network.http_connection_manager");
     // listener_inbound.go inboundChainConfig.StatPrefix: util.DelimitedStatsPrefix("inbound_" + the
     // chain's name), the cluster's name for the passthrough chain.
     expect(hcmOf(inbound)?.statPrefix).toBe("inbound_0.0.0.0_9080;");
     expect(hcmOf(l.filterChains[1])?.statPrefix).toBe("InboundPassthroughCluster;");
-    expect(tcpClusterOf(l.filterChains[2])).toBe("InboundPassthroughCluster");
+    expect(tcpClusterOf(l.filterChains[4])).toBe("InboundPassthroughCluster");
   });
 });
 

@@ -17,6 +17,7 @@ import type { SidecarInputs } from "../../../../lib/resources/generators/sidecar
 import { bookinfoInputs, host, PROXY_IP } from "./bookinfo.ts";
 import { generateChecked } from "./check.ts";
 import { assertClustersValid, byName, istioMeta, typeName } from "./cluster-view.ts";
+import { meshWide } from "./security.ts";
 
 const listener = (o: Partial<SidecarIngress> & { port: number }): SidecarIngress => ({
   protocol: "",
@@ -111,7 +112,9 @@ describe("inbound clusters from a Sidecar's ingress", () => {
 describe("inbound listeners from a Sidecar's ingress", () => {
   it("virtualInbound chains `<bind>_<port>` by port, with the Sidecar's metadata; references served", () => {
     const { listeners, dangling } = generateChecked(
-      inputs([...three, listener({ port: 7070, bind: "10.0.0.5", protocol: "HTTP" })]),
+      inputs([...three, listener({ port: 7070, bind: "10.0.0.5", protocol: "HTTP" })], {
+        security: meshWide("DISABLE"),
+      }),
     );
     expect(dangling).toEqual([]);
     const vi = listeners.find((l) => l.name === "virtualInbound")?.message;
@@ -131,17 +134,24 @@ describe("inbound listeners from a Sidecar's ingress", () => {
     expect(chain?.metadata?.filterMetadata.istio).toEqual({
       config: "/apis/networking.istio.io/v1alpha3/namespaces/default/sidecar/pp",
     });
-    // HTTP and TCP ports need no sniffing: the HTTP inspector is off on them.
+    // HTTP and TCP ports need no sniffing: the HTTP inspector is off on them (and on 15006).
     const inspector = vi?.listenerFilters.find((f) => f.name === "envoy.filters.listener.http_inspector");
-    expect(JSON.stringify(inspector?.filterDisabled)).toContain("9443");
+    const rule = inspector?.filterDisabled?.rule;
+    expect(
+      rule?.case === "orMatch" &&
+        rule.value.rules.map((r) => r.rule.case === "destinationPortRange" && r.rule.value.start),
+    ).toEqual([7070, 9080, 9443, 15006]);
   });
 
   it("captureMode NONE: a listener of its own bound to its port, not a virtualInbound chain", () => {
     const { listeners, dangling } = generateChecked(
-      inputs([
-        listener({ port: 9999, protocol: "HTTP", captureMode: "NONE", defaultEndpoint: "127.0.0.1:8080" }),
-        listener({ port: 9998, captureMode: "NONE" }),
-      ]),
+      inputs(
+        [
+          listener({ port: 9999, protocol: "HTTP", captureMode: "NONE", defaultEndpoint: "127.0.0.1:8080" }),
+          listener({ port: 9998, captureMode: "NONE" }),
+        ],
+        { security: meshWide("DISABLE") },
+      ),
     );
     expect(dangling).toEqual([]);
     const own = listeners.find((l) => l.name === "0.0.0.0_9999")?.message;

@@ -10,6 +10,7 @@ import { drModel } from "../istio-views.ts";
 import { bookinfoInputs, productpageInstance, svcView } from "./bookinfo-routes.ts";
 import { generateChecked } from "./check.ts";
 import { listener, rdsOf, routeConfig, tcpClusterOf, tcpOf, vhosts } from "./inspect.ts";
+import { meshWide } from "./security.ts";
 
 const p = (port: number, protocol: Protocol, name = protocol.toLowerCase()): ServicePort => ({
   name,
@@ -18,8 +19,9 @@ const p = (port: number, protocol: Protocol, name = protocol.toLowerCase()): Ser
 });
 const H = (n: string) => `${n}.default.svc.cluster.local`;
 
+// Plaintext inbound (mTLS DISABLE mesh-wide): these tests are about ports and protocols, not TLS.
 function run(services: ReturnType<typeof svcView>[], instances = [productpageInstance()]) {
-  const out = generateChecked(bookinfoInputs({ services, instances }));
+  const out = generateChecked(bookinfoInputs({ services, instances, security: meshWide("DISABLE") }));
   expect(out.dangling).toEqual([]);
   return out;
 }
@@ -163,9 +165,12 @@ describe("virtualInbound per instance", () => {
     ]);
     expect(l.filterChains[3]?.filterChainMatch?.applicationProtocols).toEqual(["http/1.1", "h2c"]);
     expect(tcpClusterOf(l.filterChains[5])).toBe("inbound|7101||");
-    // The HTTP inspector is off only on the TCP port.
+    // The HTTP inspector is off on the TCP port and on 15006 (the blackhole chain sniffs nothing).
     const rule = l.listenerFilters[1]?.filterDisabled?.rule;
-    expect(rule?.case === "destinationPortRange" && rule.value.start).toBe(7101);
+    expect(
+      rule?.case === "orMatch" &&
+        rule.value.rules.map((r) => r.rule.case === "destinationPortRange" && r.rule.value.start),
+    ).toEqual([7101, 15006]);
   });
 });
 
