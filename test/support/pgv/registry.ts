@@ -29,6 +29,7 @@ import { file_envoy_service_discovery_v3_ads } from "../../../lib/gen/envoy/serv
 import { file_envoy_service_endpoint_v3_eds } from "../../../lib/gen/envoy/service/endpoint/v3/eds_pb.ts";
 import { file_envoy_service_listener_v3_lds } from "../../../lib/gen/envoy/service/listener/v3/lds_pb.ts";
 import { file_envoy_service_route_v3_rds } from "../../../lib/gen/envoy/service/route/v3/rds_pb.ts";
+import { file_envoy_service_secret_v3_sds } from "../../../lib/gen/envoy/service/secret/v3/sds_pb.ts";
 
 /** The roots scripts/gen.mjs generates (test/unit/support/pgv-kinds.test.ts checks none is missing). */
 export const envoyRootFiles: readonly DescFile[] = [
@@ -56,6 +57,7 @@ export const envoyRootFiles: readonly DescFile[] = [
   file_envoy_extensions_filters_http_rbac_v3_rbac,
   file_envoy_extensions_filters_network_rbac_v3_rbac,
   file_envoy_extensions_path_match_uri_template_v3_uri_template_match,
+  file_envoy_service_secret_v3_sds,
 ];
 
 /** The roots and every file they import, transitively, each once. */
