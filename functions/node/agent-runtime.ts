@@ -18,7 +18,6 @@ import {
 import type { Transport, TransportOptions } from "../../lib/agent/transport.ts";
 import { createChangeFeed } from "../../lib/core/change-feed.ts";
 import type { DeltaDiscoveryResponse } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
-import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
 import { logError, logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import { type BackoffOptions, defaultBackoff } from "../../lib/relay/backoff.ts";
@@ -39,6 +38,7 @@ import { tapLocalStreams } from "./agent-local.ts";
 import { upstreamTls } from "./agent-tls.ts";
 import { watchTokenFile } from "./agent-token.ts";
 import { openUpstreamStream, type UpstreamHandlers, type UpstreamStream } from "./agent-upstream.ts";
+import { listenOn } from "./listen-on.ts";
 import { nodeSha256 } from "./sha256.ts";
 
 /** A running agent. */
@@ -269,7 +269,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     return s;
   };
   const tcp = localServer();
-  await listen(tcp, (s) => s.listen(config.port, "127.0.0.1"), {
+  await listenOn(tcp, (s) => s.listen(config.port, "127.0.0.1"), {
     variable: "EDGEPILOT_AGENT_PORT",
     port: config.port,
     host: "127.0.0.1",
@@ -278,7 +278,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
     rmSync(config.socket, { force: true });
     const unix = localServer();
     const path = config.socket;
-    await listen(unix, (s) => s.listen(path), { variable: "EDGEPILOT_AGENT_SOCKET", port: path });
+    await listenOn(unix, (s) => s.listen(path), { variable: "EDGEPILOT_AGENT_SOCKET", port: path });
   }
   // Workload certificates (SERVICE_ACCOUNT set): asked for at once, served on the SDS socket and OUTPUT_CERTS.
   const identityRunning = await startAgentIdentity(config, {
@@ -296,7 +296,7 @@ export async function startAgent(config: AgentConfig, options: AgentOptions): Pr
       : "ready: serving the disk cache; the upstream has not answered yet\n";
     res.end(ok ? from : "not ready: no upstream configuration cached yet\n");
   });
-  await listen(readyServer, (s) => s.listen(config.readyPort, config.readyHost ?? "127.0.0.1"), {
+  await listenOn(readyServer, (s) => s.listen(config.readyPort, config.readyHost ?? "127.0.0.1"), {
     variable: "EDGEPILOT_AGENT_READY_PORT",
     port: config.readyPort,
     host: config.readyHost ?? "127.0.0.1",
@@ -347,22 +347,4 @@ function responseInput(op: number, res: DeltaDiscoveryResponse): AgentInput {
     resources,
     removed: res.removedResources,
   };
-}
-
-function listen<
-  S extends {
-    once(e: string, f: (e?: Error) => void): unknown;
-    off(e: string, f: (e?: Error) => void): unknown;
-  },
->(server: S, start: (s: S) => void, target: ListenTarget): Promise<void> {
-  return new Promise((resolve, reject) => {
-    // One line naming the port and its variable (a port in use), not a stack.
-    const failed = (e?: Error) => reject(listenError(e, target));
-    server.once("error", failed);
-    server.once("listening", () => {
-      server.off("error", failed);
-      resolve();
-    });
-    start(server);
-  });
 }

@@ -28,11 +28,11 @@ import {
   DiscoveryResponseSchema,
 } from "../../lib/gen/envoy/service/discovery/v3/discovery_pb.ts";
 import { SecretDiscoveryService } from "../../lib/gen/envoy/service/secret/v3/sds_pb.ts";
-import { type ListenTarget, listenError } from "../../lib/listen-error.ts";
 import { logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import type { WorkloadCerts } from "./agent-certs.ts";
 import { withGrpcMessageTrailer } from "./grpc-message-trailer.ts";
+import { listenOn } from "./listen-on.ts";
 
 /** A running SDS server. */
 export interface SdsServer {
@@ -120,7 +120,7 @@ export async function serveSds(
     sessions.add(session);
     session.once("close", () => sessions.delete(session));
   });
-  await listen(server, path);
+  await listenOn(server, (s) => s.listen(path), { variable: "EDGEPILOT_AGENT_SDS_SOCKET", port: path });
   return {
     close: () =>
       new Promise<void>((resolve) => {
@@ -164,17 +164,4 @@ function createEvents<T>() {
       }
     },
   };
-}
-
-function listen(server: Http2Server, path: string): Promise<void> {
-  const target: ListenTarget = { variable: "EDGEPILOT_AGENT_SDS_SOCKET", port: path };
-  return new Promise((resolve, reject) => {
-    const failed = (e?: Error) => reject(listenError(e, target));
-    server.once("error", failed);
-    server.once("listening", () => {
-      server.off("error", failed);
-      resolve();
-    });
-    server.listen(path);
-  });
 }

@@ -78,12 +78,11 @@ export function compareType(t: ProxyRecordType, published: ReadonlyMap<string, S
   };
 }
 
-/** The dump, or why there is none (no live record: 404). */
-export async function readConfigDump(
+/** A connected proxy's status record (as every per-proxy debug page reads it), or why there is none (404). */
+export async function liveProxyRecord(
   store: Store,
-  views: Views,
   q: { proxyID: string; now: number },
-): Promise<{ ok: true; dump: ConfigDump } | { ok: false; error: string }> {
+): Promise<{ ok: true; record: ProxyRecord } | { ok: false; error: string }> {
   const entry = await store.get<ProxyRecord>(keys.proxy(q.proxyID));
   if (!entry || isExpired(entry.value, q.now))
     return {
@@ -91,7 +90,18 @@ export async function readConfigDump(
       error:
         "no live status record for this proxyID: it is not connected to this control plane (or its record expired)",
     };
-  const record = entry.value;
+  return { ok: true, record: entry.value };
+}
+
+/** The dump, or why there is none (no live record: 404). */
+export async function readConfigDump(
+  store: Store,
+  views: Views,
+  q: { proxyID: string; now: number },
+): Promise<{ ok: true; dump: ConfigDump } | { ok: false; error: string }> {
+  const live = await liveProxyRecord(store, q);
+  if (!live.ok) return live;
+  const record = live.record;
   // The node as the record keeps it: GENERATOR picks the set (proxyless or sidecar), CLUSTER_ID the VIPs.
   const metadata = {
     ...(record.generator !== "" && { GENERATOR: record.generator }),

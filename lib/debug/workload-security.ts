@@ -17,7 +17,7 @@ import { parseSidecarNode } from "../resources/generators/sidecar/proxy.ts";
 import { loadSecurityPolicies } from "../resources/security-policies.ts";
 import { decodeSegment, keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
-import { isExpired, type ProxyRecord } from "../xds/proxy-record.ts";
+import { liveProxyRecord } from "./config-dump.ts";
 import { type DebugList, mapPage, readPage } from "./page.ts";
 import type { Parsed } from "./params.ts";
 
@@ -78,14 +78,9 @@ export async function readAuthorizationz(
   store: Store,
   q: { proxyID: string; now: number },
 ): Promise<{ ok: true; body: Authorizationz } | { ok: false; error: string }> {
-  const entry = await store.get<ProxyRecord>(keys.proxy(q.proxyID));
-  if (!entry || isExpired(entry.value, q.now))
-    return {
-      ok: false,
-      error:
-        "no live status record for this proxyID: it is not connected to this control plane (or its record expired)",
-    };
-  const record = entry.value;
+  const live = await liveProxyRecord(store, q);
+  if (!live.ok) return live;
+  const record = live.record;
   const parsed = parseSidecarNode(record.nodeId, undefined);
   if (!parsed.ok)
     return {

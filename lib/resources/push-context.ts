@@ -13,18 +13,16 @@
  * read on first ask, so a process that never serves Envoy sidecars never holds the whole mesh.
  */
 
-import { byCreation } from "../registry/istio/config-meta.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { SecurityPolicies } from "../registry/istio/security.ts";
 import { type SidecarModel, toSidecar } from "../registry/istio/sidecar.ts";
-import type { StoredConfig } from "../registry/istio/stored.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
-import { keys, listAll, type Store } from "../store/index.ts";
+import { keys, type Store } from "../store/index.ts";
 import type { PushVersion } from "./changes.ts";
 import { loadExternalHosts } from "./external-hosts.ts";
 import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
 import { type PlannedService, type PushServices, readAll, withPlanned, withShards } from "./push-services.ts";
-import { loadSecurityPolicies } from "./security-policies.ts";
+import { loadSecurityPolicies, readConfigModels } from "./security-policies.ts";
 import { createViewTableReader } from "./view-store.ts";
 import type { ViewTable } from "./view-table.ts";
 import { createVisibility, type Visibility } from "./visibility.ts";
@@ -284,20 +282,6 @@ class Context implements PushContext {
 }
 
 /** Every stored Sidecar (one copy per namespace/name, whatever cluster sent it), oldest first. */
-export async function readSidecars(store: Store): Promise<SidecarModel[]> {
-  const seen = new Set<string>();
-  const sidecars: SidecarModel[] = [];
-  for (const e of await listAll<StoredConfig>(store, keys.configPrefix("Sidecar"))) {
-    const c = e.value;
-    const id = `${c.namespace}/${c.name}`;
-    if (seen.has(id)) continue;
-    seen.add(id);
-    const meta = {
-      name: c.name,
-      namespace: c.namespace,
-      ...(c.creationTimestamp !== undefined && { creationTimestamp: c.creationTimestamp }),
-    };
-    sidecars.push(toSidecar(meta, c.spec));
-  }
-  return sidecars.sort(byCreation);
+export function readSidecars(store: Store): Promise<SidecarModel[]> {
+  return readConfigModels(store, "Sidecar", toSidecar);
 }

@@ -15,7 +15,11 @@ import type { StoredConfig } from "../registry/istio/stored.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 import { rootNamespace } from "./istio-configs.ts";
 
-async function readKind<T extends ConfigMeta>(
+/**
+ * Every stored config of `kind` as `convert` models it: one copy per namespace/name, whatever
+ * cluster sent it (configs are mesh-wide), oldest first.
+ */
+export async function readConfigModels<T extends ConfigMeta>(
   store: Store,
   kind: string,
   convert: (meta: ConfigMeta, spec: unknown, dryRun: boolean) => T,
@@ -40,8 +44,8 @@ async function readKind<T extends ConfigMeta>(
 /** Every stored PeerAuthentication and AuthorizationPolicy, indexed for the mesh's root namespace. */
 export async function loadSecurityPolicies(store: Store): Promise<SecurityPolicies> {
   const [peers, authz] = await Promise.all([
-    readKind(store, "PeerAuthentication", toPeerAuthentication),
-    readKind(store, "AuthorizationPolicy", toAuthorizationPolicy),
+    readConfigModels(store, "PeerAuthentication", toPeerAuthentication),
+    readConfigModels(store, "AuthorizationPolicy", toAuthorizationPolicy),
   ]);
   return createSecurityPolicies(peers, authz, rootNamespace);
 }

@@ -168,10 +168,10 @@ describe("/debug/* with XDS_AUTH=token", () => {
     };
     const before = ((await (await get("/debug/push_status")).json()) as Status).pushVersion;
     expect(before).toBeGreaterThan(0);
-    // The TLS mode is no field of anything published (proxyless): only sidecar clusters change.
+    // SIMPLE TLS is no field of anything published (grpcgen ignores it): only sidecar clusters change.
     const tls = { ...destinationRule, metadata: { ...destinationRule.metadata, resourceVersion: "8" } };
     const r = await cp.post([
-      event("MODIFIED", { ...tls, spec: { ...tls.spec, trafficPolicy: { tls: { mode: "ISTIO_MUTUAL" } } } }),
+      event("MODIFIED", { ...tls, spec: { ...tls.spec, trafficPolicy: { tls: { mode: "SIMPLE" } } } }),
     ]);
     expect(r.status).toBe(200);
     let status: Status | undefined;

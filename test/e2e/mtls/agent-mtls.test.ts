@@ -27,6 +27,7 @@ import { whoMethod } from "../support/backends.ts";
 import { endpointSlice, event, pod, service } from "../support/kube.ts";
 import { freePort, type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
 import { registerXdsPerChannel } from "../support/xds-client.ts";
+import { who } from "./workloads.ts";
 
 const BOOTSTRAP = "grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config";
 const TLS_MODE = { "security.istio.io/tlsMode": "istio" };
@@ -48,32 +49,25 @@ function policy(kind: string, name: string, spec: unknown, resourceVersion = "1"
   return {
     apiVersion: "security.istio.io/v1",
     kind,
-    metadata: { name, namespace: server.namespace, resourceVersion, creationTimestamp: "2026-01-01T00:00:00Z" },
+    metadata: {
+      name,
+      namespace: server.namespace,
+      resourceVersion,
+      creationTimestamp: "2026-01-01T00:00:00Z",
+    },
     spec,
   };
 }
 
-/** One Who call; the answer (what the server saw of its peer) or `error:<code>`. */
-function who(c: grpc.Client, deadlineMs = 2000): Promise<string> {
-  return new Promise((resolve) => {
-    c.makeUnaryRequest(
-      whoMethod.path,
-      whoMethod.requestSerialize,
-      whoMethod.responseDeserialize,
-      Buffer.alloc(0),
-      new grpc.Metadata(),
-      { deadline: Date.now() + deadlineMs },
-      (err, value) => resolve(err ? `error:${err.code}` : (value as Buffer).toString()),
-    );
-  });
-}
-
 /** Calls until `want` answers (20 s at most): the answer and when it came; the last answer otherwise. */
-async function callUntil(c: grpc.Client, want: (a: string) => boolean): Promise<{ answer: string; at: number }> {
+async function callUntil(
+  c: grpc.Client,
+  want: (a: string) => boolean,
+): Promise<{ answer: string; at: number }> {
   const deadline = Date.now() + 20_000;
   let answer = "";
   while (Date.now() < deadline) {
-    answer = await who(c);
+    answer = await who(c, 2000);
     if (want(answer)) return { answer, at: Date.now() };
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -140,7 +134,9 @@ describe("zero trust through the agent: CA certificates, STRICT mTLS, Authorizat
     if (!args.ok) throw new Error(args.errors.join("; "));
     const bootstrap = grpcBootstrap(args.input);
     // The files change every few seconds here: gRPC re-reads them each second instead of Istio's 15 minutes.
-    const providers = bootstrap.certificate_providers as { default: { config: { refresh_interval: string } } };
+    const providers = bootstrap.certificate_providers as {
+      default: { config: { refresh_interval: string } };
+    };
     providers.default.config.refresh_interval = "1s";
     return { bootstrap, certDir: env.OUTPUT_CERTS };
   }
@@ -219,7 +215,7 @@ describe("zero trust through the agent: CA certificates, STRICT mTLS, Authorizat
   it("STRICT: a plaintext client is refused", async () => {
     const plain = new grpc.Client(`127.0.0.1:${grpcPort}`, grpc.credentials.createInsecure());
     clients.push(plain);
-    expect(await who(plain)).toBe(`error:${grpc.status.UNAVAILABLE}`);
+    expect(await who(plain, 2000)).toBe(`error:${grpc.status.UNAVAILABLE}`);
   });
 
   it("a DENY on the client's namespace refuses its calls within a second of the POST; deleted, they pass again", async () => {
@@ -233,17 +229,30 @@ describe("zero trust through the agent: CA certificates, STRICT mTLS, Authorizat
     expect(refused.answer, context()).toBe(DENIED);
     expect(refused.at - posted).toBeLessThan(1000);
     console.info(`policy POST ▶ first refused call: ${refused.at - posted} ms`);
-    expect((await cp.post(event("DELETED", { ...deny, metadata: { ...deny.metadata, resourceVersion: "2" } }))).status).toBe(200);
+    expect(
+      (await cp.post(event("DELETED", { ...deny, metadata: { ...deny.metadata, resourceVersion: "2" } })))
+        .status,
+    ).toBe(200);
     const back = await callUntil(mesh, (a) => !a.startsWith("error:"));
     expect(back.answer).toBe(`URI:${spiffe(client.namespace, client.app)}`);
   });
 
   it("an ALLOW for one principal admits only it", async () => {
     const allow = (principal: string, rv: string) =>
-      policy("AuthorizationPolicy", "allow-one", { rules: [{ from: [{ source: { principals: [principal] } }] }] }, rv);
-    expect((await cp.post(event("ADDED", allow(`cluster.local/ns/${client.namespace}/sa/other`, "10")))).status).toBe(200);
+      policy(
+        "AuthorizationPolicy",
+        "allow-one",
+        { rules: [{ from: [{ source: { principals: [principal] } }] }] },
+        rv,
+      );
+    expect(
+      (await cp.post(event("ADDED", allow(`cluster.local/ns/${client.namespace}/sa/other`, "10")))).status,
+    ).toBe(200);
     expect((await callUntil(mesh, (a) => a === DENIED)).answer, context()).toBe(DENIED);
-    expect((await cp.post(event("MODIFIED", allow(`cluster.local/ns/${client.namespace}/sa/${client.app}`, "11")))).status).toBe(200);
+    expect(
+      (await cp.post(event("MODIFIED", allow(`cluster.local/ns/${client.namespace}/sa/${client.app}`, "11"))))
+        .status,
+    ).toBe(200);
     const admitted = await callUntil(mesh, (a) => !a.startsWith("error:"));
     expect(admitted.answer).toBe(`URI:${spiffe(client.namespace, client.app)}`);
   });
@@ -255,11 +264,14 @@ describe("zero trust through the agent: CA certificates, STRICT mTLS, Authorizat
     // SECRET_TTL 6s, renewed at half life: 8 s of calls see each agent rotate at least once.
     const until = Date.now() + 8000;
     while (Date.now() < until) {
-      answers.push(await who(mesh));
+      answers.push(await who(mesh, 2000));
       await new Promise((r) => setTimeout(r, 25));
     }
     expect(files.map((f) => readFileSync(f, "utf8") === before[files.indexOf(f)])).toEqual([false, false]);
-    expect(answers.filter((a) => a.startsWith("error:")), context()).toEqual([]);
+    expect(
+      answers.filter((a) => a.startsWith("error:")),
+      context(),
+    ).toEqual([]);
     expect(answers.length).toBeGreaterThan(50);
   });
 });

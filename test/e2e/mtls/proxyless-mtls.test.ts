@@ -6,8 +6,7 @@
  * clients use mTLS), and its clients get auto-mTLS: the call succeeds, the server sees the client's
  * SPIFFE ID, and a plaintext client is refused. A workload a STRICT PeerAuthentication selects is
  * served mTLS to clients a DestinationRule's ISTIO_MUTUAL sends; an unlabelled workload under
- * PERMISSIVE stays plaintext. PeerAuthentications are not ingested on this branch yet: the one here is
- * written into the file store the control plane then opens, in the layout ingest keeps configs in.
+ * PERMISSIVE stays plaintext.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,8 +14,6 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { XdsChannelCredentials, XdsServer, XdsServerCredentials } from "@grpc/grpc-js-xds";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createFileStore } from "../../../lib/store/file.ts";
-import { keys } from "../../../lib/store/keys.ts";
 import { destinationRule } from "../../unit/ingest/support/istio.ts";
 import { whoMethod } from "../support/backends.ts";
 import { endpointSlice, event, pod, service } from "../support/kube.ts";
@@ -27,6 +24,7 @@ import {
   grpcBootstrap,
   meshRoot,
   type WorkloadFiles,
+  who,
   workloadCertificate,
 } from "./workloads.ts";
 
@@ -66,21 +64,6 @@ async function startServer(xdsPort: number, node: GrpcNode, port: number, files:
   return server;
 }
 
-/** One Who call on `client`; the answer, or `error:<code>`. */
-function who(client: grpc.Client, deadlineMs = 1000): Promise<string> {
-  return new Promise((resolve) => {
-    client.makeUnaryRequest(
-      whoMethod.path,
-      whoMethod.requestSerialize,
-      whoMethod.responseDeserialize,
-      Buffer.alloc(0),
-      new grpc.Metadata(),
-      { deadline: Date.now() + deadlineMs },
-      (err, value) => resolve(err ? `error:${err.code}` : (value as Buffer).toString()),
-    );
-  });
-}
-
 /** Calls until `want` answers (15 s at most); the last answer otherwise. */
 async function callUntil(client: grpc.Client, want: (a: string) => boolean): Promise<string> {
   const deadline = Date.now() + 15_000;
@@ -91,22 +74,6 @@ async function callUntil(client: grpc.Client, want: (a: string) => boolean): Pro
     await new Promise((r) => setTimeout(r, 50));
   }
   return last;
-}
-
-/** Writes a STRICT PeerAuthentication for `app`'s workloads into the file store in `dataDir`. */
-async function seedStrictPolicy(dataDir: string, app: string) {
-  const store = createFileStore({ dir: dataDir });
-  await store.put(keys.config("PeerAuthentication", NS, `${app}-strict`, "Kubernetes"), {
-    kind: "PeerAuthentication",
-    name: `${app}-strict`,
-    namespace: NS,
-    clusterId: "Kubernetes",
-    resourceVersion: "1",
-    labels: {},
-    spec: { selector: { matchLabels: { app } }, mtls: { mode: "STRICT" } },
-    creationTimestamp: "2026-01-01T00:00:00Z",
-  });
-  store.close();
 }
 
 /** A pod of `name` at `ip` with `labels` beside app and version (its service account is `name`). */
@@ -135,10 +102,14 @@ describe("proxyless gRPC mTLS (grpcgen server listeners, auto-mTLS clients, lib/
     strictPort = await freePort();
     plainPort = await freePort();
     policyPort = await freePort();
-    const dataDir = join(dir, "store");
-    await seedStrictPolicy(dataDir, "strict");
-    cp = await startControlPlane({ EDGEPILOT_STORE: "file", EDGEPILOT_DATA_DIR: dataDir });
+    cp = await startControlPlane();
     const events = [
+      event("ADDED", {
+        apiVersion: "security.istio.io/v1",
+        kind: "PeerAuthentication",
+        metadata: { name: "strict-strict", namespace: NS, resourceVersion: "1" },
+        spec: { selector: { matchLabels: { app: "strict" } }, mtls: { mode: "STRICT" } },
+      }),
       event("ADDED", labelledPod("greeter", "127.0.0.1", TLS_MODE)),
       event("ADDED", labelledPod("plain", "127.0.0.2", {})),
       event("ADDED", labelledPod("strict", "127.0.0.3", {})),

@@ -8,12 +8,14 @@
 import "reflect-metadata";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import * as grpc from "@grpc/grpc-js";
 import { Pkcs10CertificateRequestGenerator } from "@peculiar/x509";
 import type { CaBundle } from "../../../lib/ca/bundle.ts";
 import { exportPrivateKeyPem } from "../../../lib/ca/private-key.ts";
 import { loadOrCreateRoot } from "../../../lib/ca/self-signed.ts";
 import { signCsr } from "../../../lib/ca/sign.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
+import { whoMethod } from "../support/backends.ts";
 
 const day = 24 * 3_600_000;
 const ec = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
@@ -106,5 +108,20 @@ export function grpcBootstrap(xdsPort: number, node: GrpcNode, files?: WorkloadF
         },
       },
     }),
+  });
+}
+
+/** One Who call on `client`; the answer (what the server saw of its peer), or `error:<code>`. */
+export function who(client: grpc.Client, deadlineMs = 1000): Promise<string> {
+  return new Promise((resolve) => {
+    client.makeUnaryRequest(
+      whoMethod.path,
+      whoMethod.requestSerialize,
+      whoMethod.responseDeserialize,
+      Buffer.alloc(0),
+      new grpc.Metadata(),
+      { deadline: Date.now() + deadlineMs },
+      (err, value) => resolve(err ? `error:${err.code}` : (value as Buffer).toString()),
+    );
   });
 }
