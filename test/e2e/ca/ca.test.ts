@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { create, fromBinary, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
-import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import * as grpc from "@grpc/grpc-js";
 import type { X509Certificate } from "@peculiar/x509";
@@ -22,12 +22,12 @@ import {
   IstioCertificateRequestSchema,
   type IstioCertificateResponse,
   IstioCertificateResponseSchema,
-  IstioCertificateService,
 } from "../../../lib/gen/istio/v1/auth/ca_pb.ts";
 import { claims, jwksOf, makeKeys, sign, type TestKeys } from "../../unit/auth/tokens.ts";
 import { csrPem, pluginCa } from "../../unit/ca/builders.ts";
 import { type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
 import { type CaOutcome, checkIssuedChain } from "./chain.ts";
+import { createCertificateOver } from "./connect-call.ts";
 import { caRefusals } from "./refusals.ts";
 
 const productpage = "spiffe://cluster.local/ns/default/sa/productpage";
@@ -80,22 +80,16 @@ function grpcCall(
 }
 
 /** CreateCertificate with a Connect client over HTTP/1.1 on PORT. */
-async function connectCall(
+function connectCall(
   port: number,
   token: string | undefined,
   req: MessageInitShape<typeof IstioCertificateRequestSchema>,
 ): Promise<CaOutcome> {
-  const transport = createConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, httpVersion: "1.1" });
-  const client = createClient(IstioCertificateService, transport);
-  try {
-    const res = await client.createCertificate(req, {
-      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
-    });
-    return { chain: res.certChain };
-  } catch (e) {
-    const err = ConnectError.from(e);
-    return { code: err.code, message: err.rawMessage };
-  }
+  return createCertificateOver(
+    createConnectTransport({ baseUrl: `http://127.0.0.1:${port}`, httpVersion: "1.1" }),
+    token,
+    req,
+  );
 }
 
 /** Checks an issued chain (checkIssuedChain) and that the leaf lives `lifetimeMs` from now. */

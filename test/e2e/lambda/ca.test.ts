@@ -7,14 +7,13 @@
  * one self-signed root (the conditional write); a plug-in CA from the four variables.
  */
 import "reflect-metadata";
-import { Code, ConnectError, createClient, type Transport } from "@connectrpc/connect";
+import { Code, type Transport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { X509Certificate } from "@peculiar/x509";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PluginCaValues } from "../../../functions/ca-variables.ts";
 import { createXdsHandler } from "../../../functions/lambda/xds-host.ts";
 import type { StoredCaRoot } from "../../../lib/ca/self-signed.ts";
-import { IstioCertificateService } from "../../../lib/gen/istio/v1/auth/ca_pb.ts";
 import { createDynamoStore } from "../../../lib/store/dynamodb.ts";
 import { keys as storeKeys } from "../../../lib/store/keys.ts";
 import type { Store } from "../../../lib/store/store.ts";
@@ -23,6 +22,7 @@ import { type LambdaHarness, startLambdaHarness } from "../../support/lambda-har
 import { claims, issuer, jwksOf, makeKeys, sign, type TestKeys } from "../../unit/auth/tokens.ts";
 import { csrPem, pluginCa, productpage } from "../../unit/ca/builders.ts";
 import { type CaOutcome, checkIssuedChain } from "../ca/chain.ts";
+import { createCertificateOver } from "../ca/connect-call.ts";
 import { caRefusals } from "../ca/refusals.ts";
 import { lambdaTestConfig } from "./support.ts";
 
@@ -80,16 +80,7 @@ async function call(
   req: { csr: string; validityDuration?: bigint },
   via: Via = "connect",
 ): Promise<CaOutcome> {
-  const client = createClient(IstioCertificateService, transport(harness, via));
-  try {
-    const res = await client.createCertificate(req, {
-      headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
-    });
-    return { chain: res.certChain };
-  } catch (e) {
-    const err = ConnectError.from(e);
-    return { code: err.code, message: err.rawMessage };
-  }
+  return createCertificateOver(transport(harness, via), token, req);
 }
 
 /** The PEM of a certificate, normalized (a stored PEM may end in a newline). */
