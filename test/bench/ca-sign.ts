@@ -1,18 +1,3 @@
-/**
- * CreateCertificate calls signed per second by the CA (lib/ca over functions/ca.ts's routes), on
- * the Node runtime (in-process server, self-signed root in the memory store on loopback), on
- * workerd (the real Worker under wrangler's unstable_dev, root in the MeshStore) and on the Lambda
- * xDS function (test/support/lambda-harness.ts's function URL, one container per call in flight,
- * root in dynalite; each invocation also reads the push version, as on AWS), each over
- * Connect JSON on HTTP/1.1 with `concurrency` calls in flight; beside the floor measured in the
- * same run: WebCrypto's ECDSA P-256 sign alone (the CA's one signature per leaf), in this process.
- * Each call verifies an ES256 service-account token and the CSR's signature, then signs a leaf.
- * Run alone: `npx tsx test/bench/ca-sign.ts [calls per round]`.
- */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { unstable_dev } from "wrangler";
 import { createXdsHandler } from "../../functions/lambda/xds-host.ts";
 import { startNodeRuntime } from "../../functions/node/runtime.ts";
 import { loadOrCreateRoot } from "../../lib/ca/self-signed.ts";
@@ -24,7 +9,7 @@ import { startDynalite } from "../support/dynalite.ts";
 import { startLambdaHarness } from "../support/lambda-harness.ts";
 import { claims, issuer, jwksOf, makeKeys, sign } from "../unit/auth/tokens.ts";
 import { csrPem, productpage } from "../unit/ca/builders.ts";
-import { stayOffline } from "./workerd-probe.ts";
+import { startLocalWorker } from "./workerd-probe.ts";
 
 const path = "/istio.v1.auth.IstioCertificateService/CreateCertificate";
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
@@ -108,16 +93,8 @@ export async function measureCaSign(perRound = 300, rounds = 5, concurrency = 8)
   const parsed = parseConfig({ PORT: "0", XDS_PORT: "0", HOST: "127.0.0.1", ...vars });
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   const node = await startNodeRuntime(parsed.config, { log: () => {}, shutdownGraceMs: 100 });
-  const dir = mkdtempSync(join(tmpdir(), "edgepilot-ca-sign-"));
-  stayOffline();
-  const worker = await unstable_dev("functions/workers/index.ts", {
-    config: "wrangler.toml",
-    local: true,
-    persistTo: dir,
-    logLevel: "warn",
-    vars: { EDGEPILOT_TOKEN: "bench", ...vars },
-    experimental: { disableExperimentalWarning: true, watch: false },
-  });
+  const local = await startLocalWorker("ca-sign", { EDGEPILOT_TOKEN: "bench", ...vars });
+  const worker = local.worker;
   const dynalite = await startDynalite();
   const lambdaConfig = parseConfig(
     {
@@ -167,11 +144,10 @@ export async function measureCaSign(perRound = 300, rounds = 5, concurrency = 8)
       rates.signCsr.push(await round(signPost, body, token, perRound, concurrency));
     }
   } finally {
-    await worker.stop();
+    await local.stop();
     await node.stop();
     await lambda.close();
     await Promise.race([dynalite.stop(), new Promise((r) => setTimeout(r, 200))]);
-    rmSync(dir, { recursive: true, force: true });
   }
   return {
     concurrency,

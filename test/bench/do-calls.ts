@@ -1,17 +1,5 @@
-/**
- * Durable Object calls per ingest batch on workerd (the target: ≤ 2 per batch, whatever its size):
- * the real Worker (wrangler.toml) started offline with wrangler's unstable_dev, fed NDJSON batches
- * of 1 to 10,000 watch events (Services and their EndpointSlices), each counted by the MeshStore
- * itself: edgepilot_durable_object_requests{entry} read from the Worker's GET /metrics before and
- * after the POST. A batch's calls are its fetch, store and kick entries; the debounce alarm the
- * batch arms (entry alarm) and the scrapes (entry metrics) are not the batch's.
- */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { unstable_dev } from "wrangler";
 import { meshEvents } from "./ingest-throughput.ts";
-import { stayOffline } from "./workerd-probe.ts";
+import { startLocalWorker } from "./workerd-probe.ts";
 
 const token = "do-calls-bench-token";
 const xdsToken = "do-calls-bench-xds-token";
@@ -38,16 +26,12 @@ function requestsByEntry(text: string): Map<string, number> {
 export async function measureDoCalls(
   sizes: readonly number[] = [1, 13, 500, 2000, 10_000],
 ): Promise<DoCallsRow[]> {
-  const dir = mkdtempSync(join(tmpdir(), "edgepilot-do-calls-"));
-  stayOffline();
-  const worker = await unstable_dev("functions/workers/index.ts", {
-    config: "wrangler.toml",
-    local: true,
-    persistTo: dir,
-    logLevel: "warn",
-    vars: { EDGEPILOT_TOKEN: token, EDGEPILOT_XDS_TOKEN: xdsToken, PILOT_SYNC_TIMEOUT: "0s" },
-    experimental: { disableExperimentalWarning: true, watch: false },
+  const local = await startLocalWorker("do-calls", {
+    EDGEPILOT_TOKEN: token,
+    EDGEPILOT_XDS_TOKEN: xdsToken,
+    PILOT_SYNC_TIMEOUT: "0s",
   });
+  const worker = local.worker;
   const scrape = async () => {
     const res = await worker.fetch("/metrics", { headers: { authorization: `Bearer ${xdsToken}` } });
     const text = await res.text();
@@ -79,8 +63,7 @@ export async function measureDoCalls(
       rows.push({ events: size, calls: byEntry.fetch + byEntry.store + byEntry.kick, byEntry, ms });
     }
   } finally {
-    await worker.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await local.stop();
   }
   return rows;
 }

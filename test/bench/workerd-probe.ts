@@ -1,12 +1,14 @@
 /**
- * Probes of a workerd process started by wrangler's unstable_dev, for test/bench/do-capacity.ts:
+ * A local Worker for the benches, and probes of a workerd process started by wrangler's unstable_dev, for test/bench/do-capacity.ts:
  * /proc figures (RSS, CPU), the isolate's heap through the inspector, the Worker's log lines, and
  * the Durable Object's SQLite files once it stopped.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "libsql";
+import { type Unstable_DevWorker, unstable_dev } from "wrangler";
 import type { PushVersion } from "../../lib/resources/changes.ts";
 import { decodeValue } from "../../lib/store/codec.ts";
 import { keys } from "../../lib/store/keys.ts";
@@ -20,6 +22,30 @@ import { prefixUpperBound } from "../../lib/store/sql.ts";
 export function stayOffline(): void {
   process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
   process.env.WRANGLER_SEND_METRICS = "false";
+}
+
+/** A local Worker (wrangler.toml, offline, its Durable Object persisted in a fresh directory) with `vars`; stop() removes the directory. */
+export async function startLocalWorker(
+  name: string,
+  vars: Record<string, string>,
+): Promise<{ worker: Unstable_DevWorker; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), `edgepilot-${name}-`));
+  stayOffline();
+  const worker = await unstable_dev("functions/workers/index.ts", {
+    config: "wrangler.toml",
+    local: true,
+    persistTo: dir,
+    logLevel: "warn",
+    vars,
+    experimental: { disableExperimentalWarning: true, watch: false },
+  });
+  return {
+    worker,
+    async stop() {
+      await worker.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** The Worker's workerd process(es) started by this process (miniflare spawns workerd as a direct child). */
