@@ -145,6 +145,12 @@ export const keys = {
    * into parts (viewHead, viewPart). Read only to migrate a store an older version wrote (lib/resources/view-store.ts).
    */
   viewTable: () => "meta/views",
+  /** The cluster's MeshConfig fields edgepilot implements (StoredMeshConfig, lib/registry/mesh/mesh-config.ts). */
+  meshConfig: () => "mesh/config",
+  /** The cluster's MeshNetworks (StoredMeshNetworks, lib/registry/mesh/mesh-networks.ts). */
+  meshNetworks: () => "mesh/networks",
+  /** The networks as the last push resolved them (NetworkTable, lib/resources/network-table.ts). */
+  networkTable: () => "meta/networks",
   /**
    * Which parts hold the view table now and the content hash of each (ViewHead,
    * lib/resources/view-store.ts): a few kilobytes whatever the table's size; its version keys readers' caches.
