@@ -256,7 +256,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       await logDangling(deps, dangling);
       // Sidecar resources are built apart from what was published: a change only they may reflect
       // is announced all the same.
-      refresh = needsRefresh(request, changes);
+      refresh = needsRefresh(scoped, changes);
       if (changes.length > 0 || lease.recovered || refresh)
         version = await bumpVersion(deps, request, changes, lease.recovered, refresh);
       const parts = { routing, sidecars: views.allSidecars, table: views.table(), visibility, security };
