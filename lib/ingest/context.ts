@@ -23,6 +23,8 @@ export interface RegistryOptions {
    * ISTIO_MUTUAL to endpoints that have a sidecar, where no DestinationRule sets `tls`.
    */
   enableAutoMtls?: boolean;
+  /** ISTIO_NAMESPACE: the namespace whose network label is its cluster's network; absent: istio-system. */
+  systemNamespace?: string;
 }
 
 export const defaultRegistryOptions: RegistryOptions = {

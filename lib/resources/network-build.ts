@@ -5,7 +5,7 @@
  * network whose `fromRegistry` names it. Pure.
  */
 import { parseCidr } from "../model/ip.ts";
-import { NETWORK_LABEL } from "../registry/istio/workload-entry.ts";
+import { NETWORK_LABEL } from "../registry/kube/endpoint-builder.ts";
 import type { MeshNetworksModel } from "../registry/mesh/mesh-networks.ts";
 import type { ClusterNetwork, NetworkTable, ResolvedGateway, TableNetwork } from "./network-table.ts";
 

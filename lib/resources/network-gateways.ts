@@ -9,7 +9,7 @@
  */
 import type { Service } from "../model/index.ts";
 import { isExternalService } from "../registry/istio/external-services.ts";
-import { NETWORK_LABEL } from "../registry/istio/workload-entry.ts";
+import { NETWORK_LABEL } from "../registry/kube/endpoint-builder.ts";
 import type { MeshNetworksModel } from "../registry/mesh/mesh-networks.ts";
 import type { ResolvedGateway } from "./network-table.ts";
 
