@@ -180,6 +180,24 @@ describe("networks in the flush", () => {
     ]);
   });
 
+  it("the system namespace's network label gives its cluster's endpoints that network", async () => {
+    const ns = (labels: Record<string, string>) => ({
+      type: "MODIFIED",
+      object: { apiVersion: "v1", kind: "Namespace", metadata: { name: "istio-system", labels } },
+    });
+    await ingest(ns({ "topology.istio.io/network": "east" }));
+    const r = await flushQueue();
+    expect(names(r)).toEqual([`ClusterLoadAssignment/${cla}`, `ClusterLoadAssignment/@${NETWORKS_CHANGED}`]);
+    expect(await assignmentNetworks()).toEqual(["east", "east", "east"]);
+    expect((await table())?.clusters).toEqual([
+      { cluster: "c1", network: "east", source: "systemNamespace" },
+    ]);
+    await ingest(ns({}));
+    await flushQueue();
+    expect(await assignmentNetworks()).toEqual(["", "", ""]);
+    expect(await table()).toEqual({ gateways: [] });
+  });
+
   it("an address in two ranges takes the first network listed, with one warning line", async () => {
     await setMeshNetworks({
       networks: {
