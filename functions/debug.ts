@@ -11,6 +11,7 @@ import type { XdsGuard } from "../lib/auth/guard.ts";
 import { readConfigDump } from "../lib/debug/config-dump.ts";
 import { readConfigz, readRejected } from "../lib/debug/configz.ts";
 import { readEndpointShardz } from "../lib/debug/endpoint-shardz.ts";
+import { readMeshDebug } from "../lib/debug/mesh.ts";
 import { type ParamSpec, type Parsed, parseParams } from "../lib/debug/params.ts";
 import { readPushStatus } from "../lib/debug/push-status.ts";
 import { readRegistryz } from "../lib/debug/registryz.ts";
@@ -70,6 +71,10 @@ export const debugPaths = {
   "/debug/authorizationz": {
     help: "the AuthorizationPolicies that apply to one proxy, by action, and its effective mTLS (proxyID required)",
     params: { proxyID },
+  },
+  "/debug/mesh": {
+    help: "the stored mesh config and MeshNetworks (from the istio ConfigMap or the mesh files), with their source",
+    params: {},
   },
   "/debug/list": { help: "these paths", params: {} },
 } as const satisfies Record<string, { help: string; params: Record<string, ParamSpec> }>;
@@ -134,6 +139,7 @@ export function mountDebug(app: Hono, deps: DebugDeps, auth: MiddlewareHandler):
     if (!r.ok) return { ok: false, error: r.error, status: 404 };
     return { ok: true, value: { body: r.body } };
   });
+  route(app, deps, "/debug/mesh", async () => ({ ok: true, value: { body: await readMeshDebug(store) } }));
   route(app, deps, "/debug/list", async () => ({
     ok: true,
     value: {

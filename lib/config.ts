@@ -144,6 +144,11 @@ export function parseConfig(
     if (why) errors.push(`ISTIO_NAMESPACE=${value}: not a namespace name: ${why}`);
     return value;
   };
+  // istiod's --meshConfig / --networksConfig; read (and watched) by the Node host only.
+  const meshFiles = {
+    ...(env.MESH_CONFIG_FILE && { mesh: env.MESH_CONFIG_FILE }),
+    ...(env.MESH_NETWORKS_FILE && { meshNetworks: env.MESH_NETWORKS_FILE }),
+  };
   const selectors = parseDiscoverySelectors(env.DISCOVERY_SELECTORS || "[]");
   if (!selectors.ok) errors.push(`DISCOVERY_SELECTORS: ${selectors.error}`);
   const host = env.HOST || (token ? "0.0.0.0" : "127.0.0.1");
@@ -175,6 +180,7 @@ export function parseConfig(
       discoverySelectors: selectors.ok ? selectors.selectors : [],
       enableAutoMtls: bool("EDGEPILOT_ENABLE_AUTO_MTLS", true),
       istioNamespace: istioNamespace(),
+      ...(Object.keys(meshFiles).length > 0 && { meshFiles }),
     },
     clusterId,
     limits: {

@@ -35,6 +35,7 @@ import { setupNodeCa } from "./ca.ts";
 import { createDebounceTimer } from "./debounce-timer.ts";
 import { addEventLoopLag } from "./event-loop-lag.ts";
 import { withGrpcMessageTrailer } from "./grpc-message-trailer.ts";
+import { startMeshFiles } from "./mesh-files.ts";
 import { nodeSha256 } from "./sha256.ts";
 import { openStore } from "./store.ts";
 import { xdsServerOptions } from "./xds-server-options.ts";
@@ -133,6 +134,8 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
   // A whole-mesh publish over the memory store yields every ~10 ms (no I/O would let others run).
   const timer = createDebounceTimer({ turn: () => core.turn({ pace: createPace() }), now, log });
   const startState = await core.start();
+  // MESH_CONFIG_FILE / MESH_NETWORKS_FILE: applied through ingest before serving, then watched.
+  const meshFiles = await startMeshFiles({ files: config.registry.meshFiles ?? {}, core: core.ingest, log });
   // Proxy status records left by a process that died (durable stores) expire and are swept.
   xds.start();
   // A durable store loaded synced but not yet published: one turn publishes it and opens the gate.
@@ -225,6 +228,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     async stop() {
       serving = false;
       shutdown.abort();
+      meshFiles.stop();
       await timer.stop();
       core.stop();
       xds.stop();

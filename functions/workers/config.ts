@@ -31,6 +31,7 @@ export function configEnv(env: Env): Record<string, string | undefined> {
     MAX_WORKLOAD_CERT_TTL: env.MAX_WORKLOAD_CERT_TTL,
     CITADEL_SELF_SIGNED_CA_CERT_TTL: env.CITADEL_SELF_SIGNED_CA_CERT_TTL,
     TRUST_DOMAIN: env.TRUST_DOMAIN,
+    ISTIO_NAMESPACE: env.ISTIO_NAMESPACE,
   };
 }
 

@@ -39,6 +39,8 @@ export interface Env {
   MAX_WORKLOAD_CERT_TTL?: string;
   CITADEL_SELF_SIGNED_CA_CERT_TTL?: string;
   TRUST_DOMAIN?: string;
+  /** Where the mesh ConfigMap `istio` is read (istio-system when unset): lib/config.ts. */
+  ISTIO_NAMESPACE?: string;
   /** A plug-in CA: the four files of Istio's ROOT_CA_DIR layout as secrets (functions/workers/ca.ts). */
   CA_CERT_PEM?: string;
   CA_KEY_PEM?: string;

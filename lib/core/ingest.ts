@@ -16,6 +16,8 @@ import {
   resync,
   type WatchEvent,
 } from "../ingest/index.ts";
+import { applyMeshFile, type MeshFile, type MeshFileResult } from "../ingest/mesh-file.ts";
+import type { MeshRecordKind } from "../ingest/mesh-records.ts";
 import { migrateUnbucketedPodIps } from "../ingest/pod-ip-index.ts";
 import { migrateLegacyRefs } from "../ingest/ref-index.ts";
 import type { Rejection } from "../ingest/rejected.ts";
@@ -54,6 +56,11 @@ export interface IngestCore {
   resync(cluster: string, list: ResyncList, pace?: Pace): Promise<ApplySummary>;
   /** Applies one admission change as it comes (admission requests carry no usable order). */
   admission(cluster: string, event: WatchEvent, pace?: Pace): Promise<ApplySummary>;
+  /**
+   * Applies a mesh file's content as its record (undefined: none configured), in turn with the
+   * other calls, and asks for a debounce turn when it queued a push (lib/ingest/mesh-file.ts).
+   */
+  meshFile(kind: MeshRecordKind, file: MeshFile | undefined): Promise<MeshFileResult>;
 }
 
 /** Builds the ingest core; its batches queue behind each other, whatever transport sends them. */
@@ -115,6 +122,11 @@ export function createIngestCore(options: IngestCoreOptions): IngestCore {
         applyEvents(deps, cluster, [event], { trackVersions: false }),
       );
       return after({ call: "admission", cluster, summary, events: [event] });
+    },
+    async meshFile(kind, file) {
+      const result = await apply(undefined, (deps) => applyMeshFile(deps, kind, file));
+      if (result.ok && result.pushed) await options.requestTurn?.();
+      return result;
     },
   };
 }

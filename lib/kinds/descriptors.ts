@@ -128,11 +128,6 @@ const declared: readonly Declared[] = [
   }),
   core("Pod", "pods", true, "Pods", "always", { webhookSubresources: ["status"] }),
   core("Endpoints", "endpoints", true, "Endpoints", "endpoints"),
-  istio("ServiceEntry", "serviceentries", "services", "validate"),
-  istio("WorkloadEntry", "workloadentries", "workload", "validate"),
-  istio("VirtualService", "virtualservices", "services", "validate"),
-  istio("DestinationRule", "destinationrules", "services", "validate"),
-  istio("Sidecar", "sidecars", "views", "validate"),
   // The mesh ConfigMap only (istiod's kubemesh watcher): never any other ConfigMap.
   core("ConfigMap", "configmaps", true, "ConfigMap", "always", {
     source: "config",
@@ -140,6 +135,11 @@ const declared: readonly Declared[] = [
     webhook: "none",
     push: "mesh",
   }),
+  istio("ServiceEntry", "serviceentries", "services", "validate"),
+  istio("WorkloadEntry", "workloadentries", "workload", "validate"),
+  istio("VirtualService", "virtualservices", "services", "validate"),
+  istio("DestinationRule", "destinationrules", "services", "validate"),
+  istio("Sidecar", "sidecars", "views", "validate"),
   // Checked for metadata only until gateways are built: nothing to deny, so it is only observed.
   istio("Gateway", "gateways", "none", "observe"),
   istio("PeerAuthentication", "peerauthentications", "policy", "validate", {

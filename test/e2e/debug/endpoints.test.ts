@@ -20,6 +20,7 @@ const paths = [
   "/debug/endpointShardz",
   "/debug/push_status",
   "/debug/config_dump?proxyID=x",
+  "/debug/mesh",
   "/debug/list",
 ];
 let cp: RunningControlPlane;
@@ -182,5 +183,30 @@ describe("/debug/* with XDS_AUTH=token", () => {
     }
     expect(status?.pushVersion).toBe(before + 1);
     expect(status?.pushes).toMatchObject([{ full: true, refresh: true, resourcesChanged: 0 }]);
+  });
+
+  it("/debug/mesh shows the stored mesh records: null until the istio ConfigMap arrives, then its model, unsupported fields and source", async () => {
+    expect(await (await get("/debug/mesh")).json()).toEqual({ meshConfig: null, meshNetworks: null });
+    const configMap = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "istio", namespace: "istio-system", resourceVersion: "31" },
+      data: {
+        mesh: "trustDomain: example.org\nenableTracing: true\n",
+        meshNetworks: "networks:\n  west:\n    endpoints:\n    - fromCidr: 10.1.0.0/16\n",
+      },
+    };
+    expect((await cp.post([event("ADDED", configMap)])).status).toBe(200);
+    expect(await (await get("/debug/mesh")).json()).toEqual({
+      meshConfig: {
+        model: { trustDomain: "example.org" },
+        unsupported: ["enableTracing"],
+        source: "configmap:Kubernetes/istio-system/istio@31",
+      },
+      meshNetworks: {
+        model: { networks: { west: { endpoints: [{ fromCidr: "10.1.0.0/16" }], gateways: [] } } },
+        source: "configmap:Kubernetes/istio-system/istio@31",
+      },
+    });
   });
 });

@@ -19,7 +19,7 @@ export interface Harness {
 }
 
 /** The core kinds, as resynced. */
-export const coreKindNames = ["Namespace", "Node", "Service", "EndpointSlice", "Pod"];
+export const coreKindNames = ["Namespace", "Node", "Service", "EndpointSlice", "Pod", "ConfigMap"];
 
 /**
  * Starts the harness. `seed` runs before the relay starts. Defaults: periodic resync off, a 20ms batch

@@ -44,7 +44,7 @@ describe("ingest failures", () => {
     await h.synced();
     const failed = h.rx.requests.filter((r) => r.status === 500);
     expect(failed).toHaveLength(2);
-    expect(h.rx.requests.filter((r) => r.path === "/v1/resync" && r.status === 200)).toHaveLength(5);
+    expect(h.rx.requests.filter((r) => r.path === "/v1/resync" && r.status === 200)).toHaveLength(6);
   });
 
   it("401 is logged with a hint and retried with backoff", async () => {
@@ -94,7 +94,7 @@ describe("housekeeping", () => {
         (k) => (h?.rx.resyncs(k).length ?? 0) >= 2,
       ),
     );
-    expect(h.logs.join("\n")).toMatch(/periodic resync: relisting 5 kinds/);
+    expect(h.logs.join("\n")).toMatch(/periodic resync: relisting 6 kinds/);
     // It lists anew: the second Service list is at the resourceVersion of that moment.
     h.api.apply("services", svc("late"));
     await eventually("a resync with the new service", () =>
@@ -126,7 +126,7 @@ describe("housekeeping", () => {
     const delivered = names(rx.events());
     expect(delivered).toEqual(delivered.map((_, i) => `ADDED default/p${i}`));
     expect(delivered.length).toBeGreaterThanOrEqual(5);
-    await eventually("watching again", () => api.openWatches() === 5);
+    await eventually("watching again", () => api.openWatches() === 6);
   });
 
   it("Istio kinds are watched once their CRDs appear, and resynced empty when they go", async () => {

@@ -89,8 +89,8 @@ describe("edgepilot relay (process)", () => {
   it("SIGTERM flushes the queue at once (not after the batch delay) and exits 0", async () => {
     const { api, rx, env } = await setup();
     const r = run({ ...env, RELAY_BATCH_DELAY: "1h", RELAY_BATCH_SIZE: "1000" });
-    await eventually("initial resyncs", () => rx.resyncs().length === 5, 20_000);
-    await eventually("watches open", () => api.openWatches() === 5);
+    await eventually("initial resyncs", () => rx.resyncs().length === 6, 20_000);
+    await eventually("watches open", () => api.openWatches() === 6);
     api.apply("services", svc("a"));
     api.apply("services", svc("b"));
     await eventually("both events queued", () => /queued ADDED default\/b/.test(r.output()));
@@ -111,10 +111,10 @@ describe("edgepilot relay (process)", () => {
     await eventually("health endpoint", () => /health on http:\/\/127\.0\.0\.1:\d+/.test(r.output()));
     const base = (/health on (http:\/\/127\.0\.0\.1:\d+)/.exec(r.output()) as RegExpExecArray)[1];
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    await eventually("initial resyncs", () => rx.resyncs().length === 5, 20_000);
+    await eventually("initial resyncs", () => rx.resyncs().length === 6, 20_000);
     const ready = await fetch(`${base}/ready`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ ready: true, stopping: false, waitingFor: [], kinds: 5 });
+    expect(await ready.json()).toMatchObject({ ready: true, stopping: false, waitingFor: [], kinds: 6 });
     expect((await fetch(`${base}/other`)).status).toBe(404);
   });
 
@@ -136,8 +136,8 @@ describe("edgepilot relay (process)", () => {
   it("SIGTERM with ingest down gives up after RELAY_SHUTDOWN_TIMEOUT and still exits 0", async () => {
     const { api, rx, env } = await setup();
     const r = run({ ...env, RELAY_SHUTDOWN_TIMEOUT: "300ms", RELAY_BATCH_DELAY: "10ms" });
-    await eventually("initial resyncs", () => rx.resyncs().length === 5, 20_000);
-    await eventually("watches open", () => api.openWatches() === 5);
+    await eventually("initial resyncs", () => rx.resyncs().length === 6, 20_000);
+    await eventually("watches open", () => api.openWatches() === 6);
     rx.failAll(503);
     api.apply("services", svc("a"));
     await eventually("a failed POST", () => rx.requests.some((q) => q.path === "/v1/events"));

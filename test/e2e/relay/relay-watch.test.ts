@@ -49,6 +49,7 @@ describe("initial sync", () => {
       Service: [3],
       EndpointSlice: [2],
       Pod: [1],
+      ConfigMap: [0],
       Endpoints: [0],
       ServiceEntry: [0],
       WorkloadEntry: [0],
@@ -88,7 +89,7 @@ describe("initial sync", () => {
     h = await startHarness({}, seed);
     await h.synced();
     expect(h.relay.kinds().sort()).toEqual([...coreKindNames].sort());
-    expect(h.rx.requests.filter((r) => r.path === "/v1/resync").map((r) => r.kind)).toHaveLength(5);
+    expect(h.rx.requests.filter((r) => r.path === "/v1/resync").map((r) => r.kind)).toHaveLength(6);
   });
 });
 

@@ -126,6 +126,11 @@ describe("parseRelayConfig", () => {
     { name: "unknown flag", argv: ["--verbose"], error: /^--verbose: unknown argument/ },
     { name: "--no- on a value flag", argv: ["--no-cluster"], error: /only boolean flags take --no-/ },
     {
+      name: "ISTIO_NAMESPACE not a namespace name",
+      env: { ISTIO_NAMESPACE: "Istio_System" },
+      error: /^ISTIO_NAMESPACE=Istio_System: not a namespace name/,
+    },
+    {
       name: "queue below batch",
       env: { RELAY_MAX_QUEUE: "10", RELAY_BATCH_SIZE: "20" },
       error: /^RELAY_MAX_QUEUE=10: must be at least RELAY_BATCH_SIZE/,
@@ -138,6 +143,15 @@ describe("parseRelayConfig", () => {
       expect(got.ok === false && got.errors.some((e) => c.error.test(e))).toBe(true);
     });
   }
+
+  it("ISTIO_NAMESPACE from the environment or --istio-namespace", () => {
+    expect(parseRelayConfig({ ...base, ISTIO_NAMESPACE: "mesh-admin" }, [])).toMatchObject({
+      config: { istioNamespace: "mesh-admin" },
+    });
+    expect(parseRelayConfig(base, ["--istio-namespace=other"])).toMatchObject({
+      config: { istioNamespace: "other" },
+    });
+  });
 
   it("reports every problem at once", () => {
     const got = parseRelayConfig({ RELAY_BATCH_SIZE: "0", CLUSTER_ID: "/" }, []);
