@@ -136,6 +136,10 @@ export function parseConfig(
     if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(value)) errors.push(`${name}=${value}: not a DNS suffix`);
     return value;
   };
+  // ISTIO_NAMESPACE: the system namespace, whose network label is its cluster's network (istio-system when unset).
+  const systemNamespace = env.ISTIO_NAMESPACE || undefined;
+  if (systemNamespace !== undefined && !/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(systemNamespace))
+    errors.push(`ISTIO_NAMESPACE=${systemNamespace}: not a namespace name (a DNS-1123 label)`);
   const selectors = parseDiscoverySelectors(env.DISCOVERY_SELECTORS || "[]");
   if (!selectors.ok) errors.push(`DISCOVERY_SELECTORS: ${selectors.error}`);
   const host = env.HOST || (token ? "0.0.0.0" : "127.0.0.1");
@@ -166,6 +170,7 @@ export function parseConfig(
       useEndpointSlice: bool("PILOT_USE_ENDPOINT_SLICE", true),
       discoverySelectors: selectors.ok ? selectors.selectors : [],
       enableAutoMtls: bool("EDGEPILOT_ENABLE_AUTO_MTLS", true),
+      ...(systemNamespace !== undefined && { systemNamespace }),
     },
     clusterId,
     limits: {
