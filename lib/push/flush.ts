@@ -215,7 +215,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
             ...(externalHosts && { externalHosts }),
           },
           refs.slice(at, at + chunk),
-          request.full,
+          scoped.full,
         );
         const problems = plans.flatMap((p) => p.problems);
         if (problems.length > 0) {
@@ -233,7 +233,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
             planned.set(`${p.ref.namespace}/${p.ref.hostname}`, { records: p.records, view: p.view });
         publishing = true;
         changes.push(...(await publishChunk(store, plans, feed)));
-        changes.push(...(await views.publishChunk(plans, request.full)));
+        changes.push(...(await views.publishChunk(plans, scoped.full)));
         await renewLease(deps, lease);
       }
       changes.push(...(await views.finish()));

@@ -102,14 +102,17 @@ async function readMeshNetworks(store: Store): Promise<MeshNetworksModel> {
 }
 
 /**
- * The request whose services the flush plans: network keys dropped (they name no service), and
- * everything when the resolution changed (every assignment may carry another network).
+ * The request whose services the flush plans: network keys dropped (they name no service). When the
+ * resolution changed, every service (every assignment may carry another network): only their
+ * assignments when the push names nothing but network inputs, else in full.
  */
 export function scopeRequest(request: PushRequest, networks: FlushNetworks): PushRequest {
-  if (networks.resolutionChanged) return { ...request, configsUpdated: null };
   const configs = request.configsUpdated;
-  if (configs === null || !configs.some(isNetworkKey)) return request;
-  return { ...request, configsUpdated: configs.filter((c) => !isNetworkKey(c)) };
+  const rest = configs?.filter((c) => !isNetworkKey(c));
+  if (networks.resolutionChanged)
+    return { ...request, configsUpdated: null, ...(rest?.length === 0 && { full: false }) };
+  if (configs === null || rest?.length === configs.length) return request;
+  return { ...request, configsUpdated: rest ?? null };
 }
 
 /** One planned service: its ref and every stored record of it. */
