@@ -31,7 +31,9 @@ export type ConfigKind =
   | "VirtualService"
   | "Sidecar"
   | "PeerAuthentication"
-  | "AuthorizationPolicy";
+  | "AuthorizationPolicy"
+  /** A system namespace whose network label changed (namespace = name): its cluster's network. */
+  | "Namespace";
 
 /** Istio's ConfigKey: one piece of configuration a push touches. For services, name = hostname. */
 export interface ConfigKey {

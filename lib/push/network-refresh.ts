@@ -36,12 +36,9 @@ import type { ServiceRef } from "./scope.ts";
 /** The ConfigKey kind of a push that changed the stored MeshNetworks. */
 export const MESH_NETWORKS_KIND = "MeshNetworks";
 
-/** The ConfigKey kind of a push that changed a system namespace's network label. */
-export const NAMESPACE_KIND = "Namespace";
-
 /** The ConfigKey (string form) a system namespace's network change pushes with. */
 export function systemNamespaceKey(name: string): string {
-  return configKeyString({ kind: NAMESPACE_KIND as never, namespace: name, name });
+  return configKeyString({ kind: "Namespace", namespace: name, name });
 }
 
 /** The network table of one flush, between load and finish. */
@@ -67,7 +64,7 @@ function namesNetworks(request: PushRequest): boolean {
 
 function isNetworkKey(c: string): boolean {
   const kind: string = parseConfigKey(c).kind;
-  return kind === MESH_NETWORKS_KIND || kind === NAMESPACE_KIND;
+  return kind === MESH_NETWORKS_KIND || kind === "Namespace";
 }
 
 /** Reads the stored table and, when the push may change it, MeshNetworks and the system namespaces. */
@@ -82,7 +79,7 @@ export async function loadNetworks(
   if (!namesNetworks(request))
     return { before, table: before, resolutionChanged: false, reread: false, ...(model && { model }) };
   const systems = [];
-  for (const e of await listAll<NamespaceInfo>(store, "ns/")) {
+  for (const e of await listAll<NamespaceInfo>(store, keys.namespaces())) {
     const [, cluster, name] = e.key.split("/");
     if (cluster !== undefined && name !== undefined && decodeSegment(name) === systemNamespace)
       systems.push({ cluster: decodeSegment(cluster), labels: e.value.labels });
