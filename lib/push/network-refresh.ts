@@ -26,6 +26,7 @@ import {
   emptyNetworkTable,
   NETWORKS_CHANGED,
   type NetworkTable,
+  type ResolvedGateway,
   sameResolution,
 } from "../resources/network-table.ts";
 import { TypeUrl } from "../resources/xds-types.ts";
@@ -112,28 +113,43 @@ export function scopeRequest(request: PushRequest, networks: FlushNetworks): Pus
   return { ...request, configsUpdated: rest ?? null };
 }
 
-/** One planned service: its ref and every stored record of it. */
-export interface PlannedRecords {
-  ref: ServiceRef;
-  records: readonly Service[];
+/**
+ * The gateways of the services a push planned, taken chunk by chunk (a flush never holds every
+ * plan): each planned hostname, and the gateways its records give under the push's MeshNetworks.
+ */
+export interface PlannedGateways {
+  hosts: Set<string>;
+  gateways: ResolvedGateway[];
+}
+
+/** Notes one planned service's records (only on a push that read MeshNetworks: records change only in full pushes). */
+export function notePlanned(
+  into: PlannedGateways,
+  networks: FlushNetworks,
+  ref: ServiceRef,
+  records: readonly Service[],
+): void {
+  if (!networks.model) return;
+  into.hosts.add(ref.hostname);
+  for (const g of serviceGateways(records, networks.model)) into.gateways.push(g);
 }
 
 /**
- * Finishes the table: MeshNetworks' `address` gateways (read again when the model was), each
- * planned service's gateways from its records, the others' kept (a `registryServiceName` one is
- * read again when MeshNetworks was). Stores it and returns the NETWORKS_CHANGED change when it
- * differs from the stored one; undefined otherwise.
+ * Finishes the table: MeshNetworks' `address` gateways (from the model this push read), the
+ * planned services' gateways, the others' kept (every `registryServiceName` one read again when the
+ * push reread MeshNetworks). Stores it and returns the NETWORKS_CHANGED change when it differs from
+ * the stored one; undefined otherwise.
  */
 export async function finishNetworks(
   store: Store,
   networks: FlushNetworks,
-  planned: readonly PlannedRecords[],
+  planned: PlannedGateways,
   domainSuffix: string,
 ): Promise<ResourceChange | undefined> {
   const { model, before } = networks;
   let gateways = before.gateways;
   if (model) {
-    const hosts = new Set(planned.map((p) => p.ref.hostname));
+    const { hosts } = planned;
     const named = networks.reread ? [...registryServiceNames(model)].filter((h) => !hosts.has(h)) : [];
     const kept = before.gateways.filter((g) => {
       const svc = gatewayService(g);
@@ -145,7 +161,7 @@ export async function finishNetworks(
     gateways = sortGateways([
       ...addressGateways(model),
       ...kept,
-      ...planned.flatMap((p) => serviceGateways(p.records, model)),
+      ...planned.gateways,
       ...read.flatMap((records) => serviceGateways(records, model)),
     ]);
   }
