@@ -194,6 +194,21 @@ describe("networks in the flush", () => {
     ]);
   });
 
+  it("a Service labelled with a network is its gateway until the label goes; no assignment changes", async () => {
+    const lb = { loadBalancer: { ingress: [{ ip: "203.0.113.9" }] } };
+    await ingest(service("eastwestgateway", { labels: { "topology.istio.io/network": "east" } }, lb));
+    const r = await flushQueue();
+    expect(names(r)).toContain(`ClusterLoadAssignment/@${NETWORKS_CHANGED}`);
+    expect(
+      (await table())?.gateways.map((g) => `${g.network} ${g.cluster} ${g.address}:${g.port} ${g.source}`),
+    ).toEqual(["east c1 203.0.113.9:15443 label:eastwestgateway.default.svc.cluster.local@c1"]);
+    // Gateways alone give endpoints no network: assignments stay as they were.
+    expect(await assignmentNetworks()).toEqual(["", "", ""]);
+    await ingest({ ...service("eastwestgateway", {}, lb), type: "MODIFIED" });
+    expect(names(await flushQueue())).toContain(`ClusterLoadAssignment/@${NETWORKS_CHANGED}`);
+    expect((await table())?.gateways).toEqual([]);
+  });
+
   it("the system namespace's network label gives its cluster's endpoints that network", async () => {
     const ns = (labels: Record<string, string>) => ({
       type: "MODIFIED",
