@@ -12,6 +12,7 @@ import { readConfigDump } from "../lib/debug/config-dump.ts";
 import { readConfigz, readRejected } from "../lib/debug/configz.ts";
 import { readEndpointShardz } from "../lib/debug/endpoint-shardz.ts";
 import { readMeshDebug } from "../lib/debug/mesh.ts";
+import { readNetworkz } from "../lib/debug/networkz.ts";
 import { type ParamSpec, type Parsed, parseParams } from "../lib/debug/params.ts";
 import { readPushStatus } from "../lib/debug/push-status.ts";
 import { readRegistryz } from "../lib/debug/registryz.ts";
@@ -59,6 +60,10 @@ export const debugPaths = {
   "/debug/endpointShardz": {
     help: "endpoint shards per service and cluster",
     params: { limit: { kind: "limit", default: 50, max: 200 }, cursor, namespace: name, hostname: name },
+  },
+  "/debug/networkz": {
+    help: "the networks as the last push resolved them: ranges, registries, cluster networks and gateways",
+    params: {},
   },
   "/debug/push_status": {
     help: "recent pushes from the push log, newest first",
@@ -121,6 +126,7 @@ export function mountDebug(app: Hono, deps: DebugDeps, auth: MiddlewareHandler):
       value: { body: r.value.shardz, next: nextLink("/debug/endpointShardz", q, "cursor", r.value.next) },
     };
   });
+  route(app, deps, "/debug/networkz", async () => ({ ok: true, value: { body: await readNetworkz(store) } }));
   route(app, deps, "/debug/push_status", async (q) => {
     const r = await readPushStatus(store, q);
     return { ok: true, value: { body: r.status, next: nextLink("/debug/push_status", q, "before", r.next) } };

@@ -41,6 +41,7 @@ export function flushDeps(deps: DebounceDeps, podsPending?: PodsPending): FlushD
     context: { domainSuffix: deps.config.registry.domainSuffix },
     now: deps.now,
     discoverySelectors: deps.config.registry.discoverySelectors,
+    ...(deps.config.registry.istioNamespace && { systemNamespace: deps.config.registry.istioNamespace }),
     ...(deps.log && { log: deps.log }),
     ...(heard && { endpointsHeard: endpointsHeardIn(heard) }),
     ...(podsPending && { podsPending }),

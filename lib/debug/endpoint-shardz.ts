@@ -5,6 +5,13 @@
  * endpoints; each shard lists at most maxShardEndpoints and counts the rest in EndpointsOmitted.
  */
 import type { Endpoint } from "../model/endpoint.ts";
+import { parseShardKey } from "../model/keys.ts";
+import {
+  createNetworkResolver,
+  type EndpointNetwork,
+  type NetworkResolver,
+} from "../resources/network-resolve.ts";
+import type { NetworkTable } from "../resources/network-table.ts";
 import type { EndpointShardsStored } from "../shards/shard-pieces.ts";
 import { assembleShards, readShards } from "../shards/shard-store.ts";
 import type { EndpointShardsRecord } from "../shards/shards-record.ts";
@@ -25,6 +32,11 @@ export interface ShardzEndpoint {
   ServicePortName: string;
   ServiceAccount?: string;
   Network?: string;
+  /**
+   * How Network was found (edgepilot's, not istiod's): label, entry, systemNamespace,
+   * fromRegistry, or `fromCidr <range>`; only when the mesh has networks and the endpoint one.
+   */
+  NetworkSource?: string;
   Locality: { Label: string };
   EndpointPort: number;
   LbWeight?: number;
@@ -42,15 +54,17 @@ export interface ShardzEntry {
 /** hostname ─▶ namespace ─▶ shards, as istiod answers. */
 export type Shardz = Record<string, Record<string, ShardzEntry>>;
 
-/** istiod's JSON of one endpoint. Pure. */
-export function shardzEndpoint(e: Endpoint): ShardzEndpoint {
+/** istiod's JSON of one endpoint; `resolved`: its network as the last push's table resolves it. Pure. */
+export function shardzEndpoint(e: Endpoint, resolved?: EndpointNetwork): ShardzEndpoint {
   const { region, zone, subzone } = e.locality;
+  const network = resolved ? resolved.network : e.network;
   return {
     ...(Object.keys(e.labels).length > 0 && { Labels: e.labels }),
     Address: e.address,
     ServicePortName: e.servicePortName,
     ...(e.serviceAccount !== "" && { ServiceAccount: e.serviceAccount }),
-    ...(e.network !== undefined && { Network: e.network }),
+    ...(network !== undefined && network !== "" && { Network: network }),
+    ...(resolved && resolved.network !== "" && { NetworkSource: networkSource(resolved) }),
     // istiod's locality label: region/zone/subzone, empty trailing parts dropped.
     Locality: { Label: [region, zone, subzone].join("/").replace(/\/+$/, "") },
     EndpointPort: e.port,
@@ -59,13 +73,21 @@ export function shardzEndpoint(e: Endpoint): ShardzEndpoint {
   };
 }
 
-/** One record's entry, each shard cut to maxShardEndpoints. Pure. */
-export function shardzEntry(r: EndpointShardsRecord): { entry: ShardzEntry; endpoints: number } {
+function networkSource(n: EndpointNetwork): string {
+  return n.range ? `${n.source} ${n.range}` : n.source;
+}
+
+/** One record's entry, each shard cut to maxShardEndpoints; networks resolved by `networks` when given. Pure. */
+export function shardzEntry(
+  r: EndpointShardsRecord,
+  networks?: NetworkResolver,
+): { entry: ShardzEntry; endpoints: number } {
   const entry: ShardzEntry = { Shards: {}, ServiceAccounts: r.serviceAccounts };
   let endpoints = 0;
   for (const [shard, eps] of Object.entries(r.shards)) {
     const listed = eps.slice(0, maxShardEndpoints);
-    entry.Shards[shard] = listed.map(shardzEndpoint);
+    const { provider, cluster } = parseShardKey(shard);
+    entry.Shards[shard] = listed.map((e) => shardzEndpoint(e, networks?.resolve(e, provider, cluster)));
     endpoints += listed.length;
     if (eps.length > listed.length) {
       entry.EndpointsOmitted ??= {};
@@ -94,8 +116,10 @@ export async function readEndpointShardz(
       error: "query parameter hostname needs namespace (shards are kept per namespace and hostname)",
     };
   const shardz: Shardz = {};
+  const table = (await store.get<NetworkTable>(keys.networkTable()))?.value;
+  const networks = table && createNetworkResolver(table);
   const add = (r: EndpointShardsRecord) => {
-    const { entry, endpoints } = shardzEntry(r);
+    const { entry, endpoints } = shardzEntry(r, networks);
     shardz[r.hostname] ??= {};
     (shardz[r.hostname] as Record<string, ShardzEntry>)[r.namespace] = entry;
     return endpoints;

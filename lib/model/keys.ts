@@ -35,7 +35,10 @@ export type ConfigKind =
   /** The `istio` ConfigMap's `mesh` (or MESH_CONFIG_FILE): a mesh-wide change. */
   | "MeshConfig"
   /** The `istio` ConfigMap's `meshNetworks` (or MESH_NETWORKS_FILE). */
-  | "MeshNetworks";
+  | "MeshNetworks"
+
+  /** A system namespace whose network label changed (namespace = name): its cluster's network. */
+  | "Namespace";
 
 /** Istio's ConfigKey: one piece of configuration a push touches. For services, name = hostname. */
 export interface ConfigKey {

@@ -30,7 +30,13 @@ import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
 import { acquireLease, expireLease, renewLease } from "./flush-lease.ts";
 import { type EndpointsHeard, type HeldFor, noteHolds } from "./held-endpoints.ts";
 import type { PodsPending } from "./held-pods.ts";
-import { finishNetworks, loadNetworks, type PlannedRecords, scopeRequest } from "./network-refresh.ts";
+import {
+  finishNetworks,
+  loadNetworks,
+  notePlanned,
+  type PlannedGateways,
+  scopeRequest,
+} from "./network-refresh.ts";
 import { planChunk } from "./plan.ts";
 import { publishChunk } from "./publish-chunk.ts";
 import { needsRefresh } from "./push-refresh.ts";
@@ -193,7 +199,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };
       const dangling: DanglingRoute[] = [];
       const holds: HeldFor[] = [];
-      const plannedRecords: PlannedRecords[] = [];
+      const gateways: PlannedGateways = { hosts: new Set(), gateways: [] };
       // Kept only while the last context's services are held (a reader here serves Envoy
       // sidecars) and for one chunk at most (what a flush holds): the next context takes them as
       // planned instead of reading them again; past it, it reads every service on first ask.
@@ -215,7 +221,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
             ...(externalHosts && { externalHosts }),
           },
           refs.slice(at, at + chunk),
-          request.full,
+          scoped.full,
         );
         const problems = plans.flatMap((p) => p.problems);
         if (problems.length > 0) {
@@ -224,7 +230,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         }
         for (const p of plans) {
           dangling.push(...p.dangling);
-          if (request.full) plannedRecords.push({ ref: p.ref, records: p.records });
+          notePlanned(gateways, networks, p.ref, p.records);
         }
         if (deps.endpointsHeard || deps.podsPending)
           for (const p of plans) holds.push([p.ref, p.endpointsHeld]);
@@ -233,16 +239,11 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
             planned.set(`${p.ref.namespace}/${p.ref.hostname}`, { records: p.records, view: p.view });
         publishing = true;
         changes.push(...(await publishChunk(store, plans, feed)));
-        changes.push(...(await views.publishChunk(plans, request.full)));
+        changes.push(...(await views.publishChunk(plans, scoped.full)));
         await renewLease(deps, lease);
       }
       changes.push(...(await views.finish()));
-      const networksChanged = await finishNetworks(
-        store,
-        networks,
-        plannedRecords,
-        deps.context.domainSuffix,
-      );
+      const networksChanged = await finishNetworks(store, networks, gateways, deps.context.domainSuffix);
       if (networksChanged) changes.push(networksChanged);
       const ambiguous = resolver && ambiguousRangesWarning(resolver.ambiguous());
       if (ambiguous && deps.log) deps.log(`push: ${ambiguous}`);

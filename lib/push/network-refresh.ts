@@ -26,6 +26,7 @@ import {
   emptyNetworkTable,
   NETWORKS_CHANGED,
   type NetworkTable,
+  type ResolvedGateway,
   sameResolution,
 } from "../resources/network-table.ts";
 import { TypeUrl } from "../resources/xds-types.ts";
@@ -36,12 +37,9 @@ import type { ServiceRef } from "./scope.ts";
 /** The ConfigKey kind of a push that changed the stored MeshNetworks. */
 export const MESH_NETWORKS_KIND = "MeshNetworks";
 
-/** The ConfigKey kind of a push that changed a system namespace's network label. */
-export const NAMESPACE_KIND = "Namespace";
-
 /** The ConfigKey (string form) a system namespace's network change pushes with. */
 export function systemNamespaceKey(name: string): string {
-  return configKeyString({ kind: NAMESPACE_KIND as never, namespace: name, name });
+  return configKeyString({ kind: "Namespace", namespace: name, name });
 }
 
 /** The network table of one flush, between load and finish. */
@@ -67,7 +65,7 @@ function namesNetworks(request: PushRequest): boolean {
 
 function isNetworkKey(c: string): boolean {
   const kind: string = parseConfigKey(c).kind;
-  return kind === MESH_NETWORKS_KIND || kind === NAMESPACE_KIND;
+  return kind === MESH_NETWORKS_KIND || kind === "Namespace";
 }
 
 /** Reads the stored table and, when the push may change it, MeshNetworks and the system namespaces. */
@@ -82,7 +80,7 @@ export async function loadNetworks(
   if (!namesNetworks(request))
     return { before, table: before, resolutionChanged: false, reread: false, ...(model && { model }) };
   const systems = [];
-  for (const e of await listAll<NamespaceInfo>(store, "ns/")) {
+  for (const e of await listAll<NamespaceInfo>(store, keys.namespaces())) {
     const [, cluster, name] = e.key.split("/");
     if (cluster !== undefined && name !== undefined && decodeSegment(name) === systemNamespace)
       systems.push({ cluster: decodeSegment(cluster), labels: e.value.labels });
@@ -102,38 +100,56 @@ async function readMeshNetworks(store: Store): Promise<MeshNetworksModel> {
 }
 
 /**
- * The request whose services the flush plans: network keys dropped (they name no service), and
- * everything when the resolution changed (every assignment may carry another network).
+ * The request whose services the flush plans: network keys dropped (they name no service). When the
+ * resolution changed, every service (every assignment may carry another network): only their
+ * assignments when the push names nothing but network inputs, else in full.
  */
 export function scopeRequest(request: PushRequest, networks: FlushNetworks): PushRequest {
-  if (networks.resolutionChanged) return { ...request, configsUpdated: null };
   const configs = request.configsUpdated;
-  if (configs === null || !configs.some(isNetworkKey)) return request;
-  return { ...request, configsUpdated: configs.filter((c) => !isNetworkKey(c)) };
-}
-
-/** One planned service: its ref and every stored record of it. */
-export interface PlannedRecords {
-  ref: ServiceRef;
-  records: readonly Service[];
+  const rest = configs?.filter((c) => !isNetworkKey(c));
+  if (networks.resolutionChanged)
+    return { ...request, configsUpdated: null, ...(rest?.length === 0 && { full: false }) };
+  if (configs === null || rest?.length === configs.length) return request;
+  return { ...request, configsUpdated: rest ?? null };
 }
 
 /**
- * Finishes the table: MeshNetworks' `address` gateways (read again when the model was), each
- * planned service's gateways from its records, the others' kept (a `registryServiceName` one is
- * read again when MeshNetworks was). Stores it and returns the NETWORKS_CHANGED change when it
- * differs from the stored one; undefined otherwise.
+ * The gateways of the services a push planned, taken chunk by chunk (a flush never holds every
+ * plan): each planned hostname, and the gateways its records give under the push's MeshNetworks.
+ */
+export interface PlannedGateways {
+  hosts: Set<string>;
+  gateways: ResolvedGateway[];
+}
+
+/** Notes one planned service's records (only on a push that read MeshNetworks: records change only in full pushes). */
+export function notePlanned(
+  into: PlannedGateways,
+  networks: FlushNetworks,
+  ref: ServiceRef,
+  records: readonly Service[],
+): void {
+  if (!networks.model) return;
+  into.hosts.add(ref.hostname);
+  for (const g of serviceGateways(records, networks.model)) into.gateways.push(g);
+}
+
+/**
+ * Finishes the table: MeshNetworks' `address` gateways (from the model this push read), the
+ * planned services' gateways, the others' kept (every `registryServiceName` one read again when the
+ * push reread MeshNetworks). Stores it and returns the NETWORKS_CHANGED change when it differs from
+ * the stored one; undefined otherwise.
  */
 export async function finishNetworks(
   store: Store,
   networks: FlushNetworks,
-  planned: readonly PlannedRecords[],
+  planned: PlannedGateways,
   domainSuffix: string,
 ): Promise<ResourceChange | undefined> {
   const { model, before } = networks;
   let gateways = before.gateways;
   if (model) {
-    const hosts = new Set(planned.map((p) => p.ref.hostname));
+    const { hosts } = planned;
     const named = networks.reread ? [...registryServiceNames(model)].filter((h) => !hosts.has(h)) : [];
     const kept = before.gateways.filter((g) => {
       const svc = gatewayService(g);
@@ -145,7 +161,7 @@ export async function finishNetworks(
     gateways = sortGateways([
       ...addressGateways(model),
       ...kept,
-      ...planned.flatMap((p) => serviceGateways(p.records, model)),
+      ...planned.gateways,
       ...read.flatMap((records) => serviceGateways(records, model)),
     ]);
   }

@@ -232,6 +232,8 @@ export const keys = {
   node: (cluster: string, name: string) => `node/${e(cluster)}/${e(name)}`,
   /** A Namespace's labels: NamespaceInfo. */
   namespace: (cluster: string, name: string) => `ns/${e(cluster)}/${e(name)}`,
+  /** Every Namespace of every cluster (the flush finds each cluster's system namespace among them). */
+  namespaces: () => "ns/",
   /**
    * Reverse index, bucketed (lib/ingest/ref-index.ts): an endpoint's IP (when it names no pod) or
    * pod, grouped by bucket (an IPv4 /24, an IPv6 /64, a pod's namespace and owner prefix), to the

@@ -22,7 +22,7 @@ import { DEFAULT_SYSTEM_NAMESPACE } from "../../resources/network-build.ts";
 import { sameJson } from "../../same-json.ts";
 import { keys, listAll } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
-import { refreshShard } from "../shard-refresh.ts";
+import { refreshShard, storedPieces } from "../shard-refresh.ts";
 import type { KindHandler } from "./handler.ts";
 
 async function selectionPush(ctx: IngestContext, name: string, before: boolean, after: boolean) {
@@ -49,8 +49,12 @@ async function networkPush(
   const pushes: (PushRequest | undefined)[] = [];
   const hosts = new Set<string>();
   for (const e of await listAll<Service>(ctx.store, keys.servicesIn(name))) hosts.add(e.value.hostname);
-  for (const hostname of [...hosts].sort())
-    pushes.push(await refreshShard(ctx, { namespace: name, hostname }));
+  for (const hostname of [...hosts].sort()) {
+    const svc = { namespace: name, hostname };
+    // Only services with endpoints from this cluster have anything to join again.
+    const stored = await storedPieces(ctx, svc);
+    if (stored.size > 0) pushes.push(await refreshShard(ctx, svc, undefined, undefined, stored));
+  }
   if (name === (ctx.registry.istioNamespace ?? DEFAULT_SYSTEM_NAMESPACE))
     pushes.push(
       pushRequest({ full: true, configs: [systemNamespaceKey(name)], reason: "namespace", start: ctx.now() }),

@@ -92,7 +92,8 @@ export function workloadLocality(we: WorkloadEntrySpec, labels: Readonly<Record<
  * One model Endpoint for a workload and a service port (Istio convertEndpoint): address as given,
  * port by endpointPort, labels augmented as Istio's AugmentLabels does (locality, cluster and
  * network labels), locality, service account as the SPIFFE identity in `ctx.namespace`, `health`
- * (HEALTHY unless told), and weight and network (`network`, else the NETWORK_LABEL label) when set. `labels` are the workload's labels (see workloadEntryLabels).
+ * (HEALTHY unless told), and weight and network (`network`, else the NETWORK_LABEL label) when
+ * set. `labels` are the workload's labels (see workloadEntryLabels).
  */
 export function workloadEndpoint(
   we: WorkloadEntrySpec,

@@ -18,6 +18,7 @@ const paths = [
   "/debug/configz",
   "/debug/registryz",
   "/debug/endpointShardz",
+  "/debug/networkz",
   "/debug/push_status",
   "/debug/config_dump?proxyID=x",
   "/debug/mesh",
@@ -96,6 +97,12 @@ describe("/debug/* with XDS_AUTH=token", () => {
     >;
     const shards = shardz["reviews.default.svc.cluster.local"]?.default?.Shards ?? {};
     expect(Object.values(shards).flat()).toMatchObject([{ Address: "10.1.0.1", EndpointPort: 9080 }]);
+    expect(await (await get("/debug/networkz")).json()).toEqual({
+      meshNetworksSource: "",
+      networks: [],
+      clusters: [],
+      gateways: [],
+    });
     const status = (await (await get("/debug/push_status")).json()) as {
       pushVersion: number;
       pushes: { version: number; full: boolean; reason: Record<string, number>; resourcesChanged: number }[];

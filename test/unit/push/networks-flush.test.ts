@@ -55,9 +55,18 @@ const slice = (ips: string[]) => ({
 let clock: number;
 let store: Store;
 const lines: string[] = [];
+/** The type URLs generated, in order: what a push regenerated. */
+const generated: string[] = [];
+const counted = generators.map((g) => ({
+  ...g,
+  generate: (...args: Parameters<typeof g.generate>) => {
+    generated.push(g.typeUrl.split(".").pop() as string);
+    return g.generate(...args);
+  },
+}));
 const deps = (): FlushDeps => ({
   store,
-  generators,
+  generators: counted,
   context: { domainSuffix: "cluster.local" },
   now: () => clock,
   log: (l) => lines.push(l),
@@ -117,8 +126,11 @@ describe("networks in the flush", () => {
 
   it("a MeshNetworks with ranges regenerates every assignment with its endpoints' networks, once", async () => {
     await setMeshNetworks(ranges());
+    generated.length = 0;
     const r = await flushQueue();
     expect(names(r)).toEqual([`ClusterLoadAssignment/${cla}`, `ClusterLoadAssignment/@${NETWORKS_CHANGED}`]);
+    // Only the assignments are generated again.
+    expect(generated).toEqual(["ClusterLoadAssignment"]);
     expect(await assignmentNetworks()).toEqual(["east", "west", ""]);
     expect((await table())?.networks?.map((n) => n.name)).toEqual(["east", "west"]);
     // The same MeshNetworks again: nothing changes, the push version stays.
@@ -133,7 +145,9 @@ describe("networks in the flush", () => {
     await flushQueue();
     const before = (await store.get<StoredResource>(keys.resource(TypeUrl.endpoint, cla)))?.value.version;
     await setMeshNetworks(ranges([{ address: "192.0.2.1", port: 15443, locality: "us-east1" }]));
+    generated.length = 0;
     const r = await flushQueue();
+    expect(generated).toEqual([]);
     expect(names(r)).toEqual([`ClusterLoadAssignment/@${NETWORKS_CHANGED}`]);
     expect((await store.get<StoredResource>(keys.resource(TypeUrl.endpoint, cla)))?.value.version).toBe(
       before,
@@ -178,6 +192,21 @@ describe("networks in the flush", () => {
         source: "registryServiceName:eastgw.default.svc.cluster.local@c1",
       },
     ]);
+  });
+
+  it("a Service labelled with a network is its gateway until the label goes; no assignment changes", async () => {
+    const lb = { loadBalancer: { ingress: [{ ip: "203.0.113.9" }] } };
+    await ingest(service("eastwestgateway", { labels: { "topology.istio.io/network": "east" } }, lb));
+    const r = await flushQueue();
+    expect(names(r)).toContain(`ClusterLoadAssignment/@${NETWORKS_CHANGED}`);
+    expect(
+      (await table())?.gateways.map((g) => `${g.network} ${g.cluster} ${g.address}:${g.port} ${g.source}`),
+    ).toEqual(["east c1 203.0.113.9:15443 label:eastwestgateway.default.svc.cluster.local@c1"]);
+    // Gateways alone give endpoints no network: assignments stay as they were.
+    expect(await assignmentNetworks()).toEqual(["", "", ""]);
+    await ingest({ ...service("eastwestgateway", {}, lb), type: "MODIFIED" });
+    expect(names(await flushQueue())).toContain(`ClusterLoadAssignment/@${NETWORKS_CHANGED}`);
+    expect((await table())?.gateways).toEqual([]);
   });
 
   it("the system namespace's network label gives its cluster's endpoints that network", async () => {
