@@ -5,6 +5,7 @@ import type { FlushDeps } from "../push/flush.ts";
 import { type HeldEndpoints, releaseHeldEndpoints } from "../push/held-endpoints.ts";
 import { type PodsPending, podsPendingIn } from "../push/held-pods.ts";
 import { type DebounceTurn, runDebounceTurn } from "../push/run.ts";
+import { meshOverrides } from "../registry/mesh/effective-mesh.ts";
 import { generators } from "../resources/generators/index.ts";
 import type { PushContext } from "../resources/push-context.ts";
 import type { SyncState } from "../resources/sync-gate.ts";
@@ -40,7 +41,7 @@ export function flushDeps(deps: DebounceDeps, podsPending?: PodsPending): FlushD
     generators,
     context: { domainSuffix: deps.config.registry.domainSuffix },
     now: deps.now,
-    discoverySelectors: deps.config.registry.discoverySelectors,
+    meshEnv: meshOverrides(deps.config.registry),
     ...(deps.log && { log: deps.log }),
     ...(heard && { endpointsHeard: endpointsHeardIn(heard) }),
     ...(podsPending && { podsPending }),

@@ -31,7 +31,9 @@ export type ConfigKind =
   | "VirtualService"
   | "Sidecar"
   | "PeerAuthentication"
-  | "AuthorizationPolicy";
+  | "AuthorizationPolicy"
+  /** The mesh settings (the `istio` ConfigMap's `mesh`): a push naming it re-reads the effective mesh. */
+  | "MeshConfig";
 
 /** Istio's ConfigKey: one piece of configuration a push touches. For services, name = hostname. */
 export interface ConfigKey {

@@ -50,6 +50,8 @@ export interface ServiceView {
 /** Options that shape generated resources. */
 export interface GenerateContext {
   domainSuffix: string;
+  /** MeshConfig.enableAutoMtls as the push's effective mesh has it; absent: on (Istio's default). */
+  enableAutoMtls?: boolean;
 }
 
 /** One generated resource, still a protobuf-es message. */
