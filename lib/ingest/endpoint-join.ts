@@ -8,6 +8,7 @@ import { buildEndpoint, type EndpointBuildContext } from "../registry/kube/endpo
 import type { NodeInfo, PodInfo, RawEndpoint, SlicePiece } from "../registry/kube/records.ts";
 import { type Entry, keys, type Store } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
+import { ingestMesh } from "./mesh.ts";
 import { podsByIp } from "./pod-ip-index.ts";
 
 /** Endpoints built between two awaits of the pace. */
@@ -47,7 +48,7 @@ export async function joinPieces(
     pod: undefined,
     node: undefined,
     clusterId: cluster,
-    trustDomain: ctx.registry.trustDomain,
+    trustDomain: (await ingestMesh(ctx)).trustDomain,
     sendUnhealthy: ctx.registry.sendUnhealthy,
     shared: new Map(),
   };

@@ -10,6 +10,7 @@ import type { KubeNamespace } from "../../registry/kube/types.ts";
 import { sameJson } from "../../same-json.ts";
 import { keys, listAll } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
+import { ingestMesh } from "../mesh.ts";
 import type { KindHandler } from "./handler.ts";
 
 async function selectionPush(ctx: IngestContext, name: string, before: boolean, after: boolean) {
@@ -21,8 +22,9 @@ async function selectionPush(ctx: IngestContext, name: string, before: boolean, 
   return pushRequest({ full: true, configs, reason: "namespace", start: ctx.now() });
 }
 
-function selected(ctx: IngestContext, info: NamespaceInfo | undefined): boolean {
-  const selectors = ctx.registry.discoverySelectors;
+/** Under the effective discovery selectors (the stored MeshConfig's, or DISCOVERY_SELECTORS when set). */
+async function selected(ctx: IngestContext, info: NamespaceInfo | undefined): Promise<boolean> {
+  const selectors = (await ingestMesh(ctx)).discoverySelectors;
   if (selectors.length === 0) return true;
   return info !== undefined && namespaceSelected(info.labels, selectors);
 }
@@ -36,7 +38,7 @@ export const namespaceHandler: KindHandler = {
     await ctx.store.put(key, info);
     return {
       kind: "applied",
-      push: await selectionPush(ctx, info.name, selected(ctx, before), selected(ctx, info)),
+      push: await selectionPush(ctx, info.name, await selected(ctx, before), await selected(ctx, info)),
     };
   },
 
@@ -47,7 +49,7 @@ export const namespaceHandler: KindHandler = {
     await ctx.store.delete(key);
     return {
       kind: "applied",
-      push: await selectionPush(ctx, ref.name, selected(ctx, before), selected(ctx, undefined)),
+      push: await selectionPush(ctx, ref.name, await selected(ctx, before), await selected(ctx, undefined)),
     };
   },
 };
