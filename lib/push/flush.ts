@@ -9,7 +9,13 @@ import { logSafe } from "../log-safe.ts";
 import { mergeAll, type PushRequest } from "../model/index.ts";
 import type { Pace } from "../pace.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
-import { type MeshEnvOverrides, readEffectiveMesh, sameMesh } from "../registry/mesh/effective-mesh.ts";
+import {
+  type EffectiveMesh,
+  effectiveMesh,
+  type MeshEnvOverrides,
+  readEffectiveMesh,
+  sameMesh,
+} from "../registry/mesh/effective-mesh.ts";
 import type { PushVersion, ResourceChange } from "../resources/changes.ts";
 import { loadExternalHosts } from "../resources/external-hosts.ts";
 import type { RoutingConfigs } from "../resources/istio-configs.ts";
@@ -142,7 +148,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     const queued = await store.getMany<QueuedPush>(queueKeys);
     const merged = mergeAll([...queued.values()].map((e) => e.value.request));
     // What the push generates for: the merged request, its MeshConfig keys resolved (mesh-change.ts).
-    let request = merged;
+    let pushed = merged;
     const changes: ResourceChange[] = [];
     // Under the lease nothing else moves the push version until this flush bumps it.
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
@@ -164,10 +170,12 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const kept = merged.full ? undefined : prior;
       // The mesh settings are read again only when the push names MeshConfig (or everything); when
       // they are what the last push had, nothing is regenerated for them (mesh-change.ts).
-      const readMesh = namesMeshConfig(merged) || !prior;
-      const mesh = readMesh ? await readEffectiveMesh(store, options.meshEnv) : prior.mesh;
-      const meshChanged = prior !== undefined && !sameMesh(mesh, prior.mesh);
-      request = prior && readMesh ? afterMeshCheck(merged, meshChanged) : merged;
+      const meshNamed = namesMeshConfig(merged);
+      const mesh = meshNamed || !prior ? await readEffectiveMesh(store, options.meshEnv) : prior.mesh;
+      const before = meshNamed ? (prior?.mesh ?? (await appliedMesh(store, options))) : undefined;
+      const meshChanged = before !== undefined && !sameMesh(mesh, before);
+      const request = before ? afterMeshCheck(merged, meshChanged) : merged;
+      pushed = request;
       // The security policies are read again only when the push names one (Istio's updateContext),
       // or when the root namespace they are indexed for may have changed.
       const policies =
@@ -256,6 +264,9 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       refresh = needsRefresh(request, changes);
       if (changes.length > 0 || lease.recovered || refresh)
         version = await bumpVersion(deps, request, changes, lease.recovered, refresh);
+      // Recorded once the push that generated with them is written: a flush taking over after a
+      // crash before this line still sees the settings as changed and regenerates.
+      if (meshChanged) await store.put(keys.meshApplied(), mesh);
       const parts = {
         mesh,
         routing,
@@ -280,7 +291,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     return {
       kind: "done",
       version,
-      request,
+      request: pushed,
       changes,
       ...(refresh && { refresh: true as const }),
       recovered: lease.recovered,
@@ -298,6 +309,11 @@ export function contextOptions(deps: Pick<FlushDeps, "context" | "meshEnv">): Pu
     domainSuffix: deps.context.domainSuffix,
     ...(deps.meshEnv && { meshEnv: deps.meshEnv }),
   };
+}
+
+/** The settings the last MeshConfig push generated with; never recorded: what no MeshConfig gives. */
+async function appliedMesh(store: Store, options: PushContextOptions): Promise<EffectiveMesh> {
+  return (await store.get<EffectiveMesh>(keys.meshApplied()))?.value ?? effectiveMesh(undefined, options.meshEnv);
 }
 
 /**
