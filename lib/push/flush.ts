@@ -313,7 +313,9 @@ export function contextOptions(deps: Pick<FlushDeps, "context" | "meshEnv">): Pu
 
 /** The settings the last MeshConfig push generated with; never recorded: what no MeshConfig gives. */
 async function appliedMesh(store: Store, options: PushContextOptions): Promise<EffectiveMesh> {
-  return (await store.get<EffectiveMesh>(keys.meshApplied()))?.value ?? effectiveMesh(undefined, options.meshEnv);
+  return (
+    (await store.get<EffectiveMesh>(keys.meshApplied()))?.value ?? effectiveMesh(undefined, options.meshEnv)
+  );
 }
 
 /**
