@@ -211,9 +211,9 @@ function scopingSidecars(all: readonly SidecarModel[]): { sidecars: SidecarModel
         `Sidecar ${model.namespace}/${model.name}: not applied: workloadSelector (per-workload views are not built; Envoy sidecars whose labels match get it)`,
       );
     else {
-      // Ingress listeners shape Envoy sidecars' inbound side only: the table (and so what a
-      // proxyless view may see) never changes with them.
-      const { ingress: _ingress, ...scoping } = model;
+      // Ingress listeners and the outbound traffic policy shape Envoy sidecars only: the table
+      // (and so what a proxyless view may see) never changes with them.
+      const { ingress: _ingress, outboundTrafficPolicy: _policy, ...scoping } = model;
       sidecars.push(scoping);
     }
   }

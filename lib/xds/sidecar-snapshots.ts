@@ -265,7 +265,10 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
     scope: SidecarModel | undefined,
   ): Promise<Outbound> => {
     const services = await w.visibleTo(b.proxy.namespace, scope);
-    const inputs = { proxy: b.proxy, instances: [], services, mesh: meshFor(w), security: w.security };
+    // A Sidecar's own outboundTrafficPolicy replaces the mesh's for the proxies it scopes (istiod).
+    const policy = scope?.outboundTrafficPolicy;
+    const mesh = policy ? { ...meshFor(w), outboundTrafficPolicy: policy } : meshFor(w);
+    const inputs = { proxy: b.proxy, instances: [], services, mesh, security: w.security };
     const listeners = sidecarListeners(inputs).filter((l) => l.name !== VIRTUAL_INBOUND);
     return {
       services,

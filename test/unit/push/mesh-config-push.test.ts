@@ -289,3 +289,28 @@ describe("mesh-change", () => {
     expect(afterMeshCheck(req(null), false).configsUpdated).toBeNull();
   });
 });
+
+describe("a Sidecar's outboundTrafficPolicy", () => {
+  const sidecarConfig = (mode: string | undefined) => ({
+    apiVersion: "networking.istio.io/v1",
+    kind: "Sidecar",
+    metadata: { name: "default", namespace: "default", resourceVersion: mode ?? "1" },
+    spec: { outboundTrafficPolicy: mode ? { mode } : {} },
+  });
+  it("replaces the mesh's for the proxies it scopes (set without a mode: REGISTRY_ONLY)", async () => {
+    const h = await mesh();
+    const fallThrough = async (ns: string, ip: string) => {
+      const r = (await sidecar(h, TypeUrl.listener, ns, ip)).find((x) => x.name === "virtualOutbound");
+      return r && tcpClusterOf(fromBinary(ListenerSchema, r.body).filterChains[1]);
+    };
+    await h.ingest(ev("ADDED", sidecarConfig(undefined)));
+    await h.settle();
+    expect(await fallThrough("default", "10.0.0.1")).toBe("BlackHoleCluster");
+    expect(await fallThrough("other", "10.0.1.1")).toBe("PassthroughCluster");
+    await storeMesh(h.store, { outboundTrafficPolicy: { mode: "REGISTRY_ONLY" } });
+    await h.ingest(ev("MODIFIED", sidecarConfig("ALLOW_ANY")));
+    await h.settle();
+    expect(await fallThrough("default", "10.0.0.1")).toBe("PassthroughCluster");
+    expect(await fallThrough("other", "10.0.1.1")).toBe("BlackHoleCluster");
+  });
+});
