@@ -24,7 +24,7 @@ import { keys, type Store } from "../../../lib/store/index.ts";
 import { createSidecarSnapshots } from "../../../lib/xds/sidecar-snapshots.ts";
 import { endpointSlice, event as ev, pod, service } from "../../e2e/support/kube.ts";
 import { createHarness } from "../ingest/support/harness.ts";
-import { destinationRule } from "../ingest/support/istio.ts";
+import { destinationRule, virtualService } from "../ingest/support/istio.ts";
 import { generators } from "../xds/checked-generators.ts";
 import { tcpClusterOf } from "../xds/sidecar/inspect.ts";
 
@@ -174,6 +174,37 @@ describe("each field, stored and pushed, reaches the resources", () => {
     });
     expect(await names("other", "10.0.1.1")).toEqual([`outbound|9080||${ratings}`]);
     expect(await names("default", "10.0.0.1")).toEqual([reviewsCluster]);
+  });
+
+  it("defaultDestinationRuleExportTo and defaultVirtualServiceExportTo ['.']: rules without exportTo stay in their namespace", async () => {
+    const h = await mesh();
+    const subset = `outbound|9080|v1|${reviews}`;
+    const route = `${reviews}:9080`;
+    await h.ingest(
+      ev("ADDED", destinationRule(reviews, [{ name: "v1", labels: { version: "v1" } }])),
+      ev(
+        "ADDED",
+        virtualService(
+          "reviews",
+          { http: [{ route: [{ destination: { host: reviews, subset: "v1" } }] }] },
+          {
+            hosts: [reviews],
+          },
+        ),
+      ),
+    );
+    await h.settle();
+    const shared = (typeUrl: string, name: string) => h.store.get(keys.resource(typeUrl, name));
+    const own = (typeUrl: string, name: string) => h.store.get(keys.viewResource("default", typeUrl, name));
+    expect(await shared(TypeUrl.cluster, subset)).toBeDefined();
+    const publicRoute = (await shared(TypeUrl.route, route))?.version;
+    await storeMesh(h.store, { defaultDestinationRuleExportTo: ["."], defaultVirtualServiceExportTo: ["."] });
+    await h.settle();
+    // Other namespaces no longer see the rules: the shared set loses them, default's view keeps them.
+    expect(await shared(TypeUrl.cluster, subset)).toBeUndefined();
+    expect(await own(TypeUrl.cluster, subset)).toBeDefined();
+    expect((await shared(TypeUrl.route, route))?.version).not.toBe(publicRoute);
+    expect(await own(TypeUrl.route, route)).toBeDefined();
   });
 
   it("trustDomain and aliases: the inbound SANs and the identities ingest builds", async () => {
