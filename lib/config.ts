@@ -8,6 +8,8 @@ import type { LogConfig } from "./log/logger.ts";
 import { parseDuration } from "./push/debounce.ts";
 import { parseDiscoverySelectors } from "./registry/kube/selectors.ts";
 import type { MeshEnvField } from "./registry/mesh/effective-mesh.ts";
+import { DEFAULT_ISTIO_NAMESPACE } from "./registry/mesh/istio-configmap.ts";
+import { dns1123Label } from "./registry/names.ts";
 import { envelopeBytes } from "./xds/budget.ts";
 import { defaultLimits, type Limits } from "./xds/limits.ts";
 
@@ -137,6 +139,12 @@ export function parseConfig(
     if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(value)) errors.push(`${name}=${value}: not a DNS suffix`);
     return value;
   };
+  const istioNamespace = (): string => {
+    const value = env.ISTIO_NAMESPACE || DEFAULT_ISTIO_NAMESPACE;
+    const why = dns1123Label(value);
+    if (why) errors.push(`ISTIO_NAMESPACE=${value}: not a namespace name: ${why}`);
+    return value;
+  };
   const selectors = parseDiscoverySelectors(env.DISCOVERY_SELECTORS || "[]");
   if (!selectors.ok) errors.push(`DISCOVERY_SELECTORS: ${selectors.error}`);
   const host = env.HOST || (token ? "0.0.0.0" : "127.0.0.1");
@@ -168,6 +176,7 @@ export function parseConfig(
       discoverySelectors: selectors.ok ? selectors.selectors : [],
       enableAutoMtls: bool("EDGEPILOT_ENABLE_AUTO_MTLS", true),
       meshSet: meshEnvSet(env),
+      istioNamespace: istioNamespace(),
     },
     clusterId,
     limits: {

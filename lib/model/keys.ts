@@ -32,8 +32,10 @@ export type ConfigKind =
   | "Sidecar"
   | "PeerAuthentication"
   | "AuthorizationPolicy"
-  /** The mesh settings (the `istio` ConfigMap's `mesh`): a push naming it re-reads the effective mesh. */
-  | "MeshConfig";
+  /** The `istio` ConfigMap's `mesh` (or MESH_CONFIG_FILE): a mesh-wide change. */
+  | "MeshConfig"
+  /** The `istio` ConfigMap's `meshNetworks` (or MESH_NETWORKS_FILE). */
+  | "MeshNetworks";
 
 /** Istio's ConfigKey: one piece of configuration a push touches. For services, name = hostname. */
 export interface ConfigKey {
