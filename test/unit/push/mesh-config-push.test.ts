@@ -345,3 +345,28 @@ describe("a Sidecar's outboundTrafficPolicy", () => {
     expect(await fallThrough("other", "10.0.1.1")).toBe("BlackHoleCluster");
   });
 });
+
+describe("through the istio ConfigMap", () => {
+  const configMap = (mesh: string, resourceVersion: string) => ({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "istio", namespace: "istio-system", resourceVersion, uid: "u1" },
+    data: { mesh },
+  });
+  it("its mesh key reaches the resources; a new version with the same effective settings regenerates nothing", async () => {
+    const h = await mesh();
+    expect(tcpClusterOf((await listener(h, "virtualOutbound")).filterChains[1])).toBe("PassthroughCluster");
+    await h.ingest(ev("ADDED", configMap("outboundTrafficPolicy:\n  mode: REGISTRY_ONLY\n", "10")));
+    await h.settle();
+    expect(tcpClusterOf((await listener(h, "virtualOutbound")).filterChains[1])).toBe("BlackHoleCluster");
+    const version = await pushVersion(h);
+    // A field edgepilot does not implement: the record changes, the effective settings do not.
+    const same = "outboundTrafficPolicy:\n  mode: REGISTRY_ONLY\naccessLogFile: /dev/stdout\n";
+    await h.ingest(ev("MODIFIED", configMap(same, "11")));
+    await h.settle();
+    expect(await pushVersion(h)).toBe(version);
+    await h.ingest(ev("DELETED", configMap(same, "12")));
+    await h.settle();
+    expect(tcpClusterOf((await listener(h, "virtualOutbound")).filterChains[1])).toBe("PassthroughCluster");
+  });
+});
