@@ -33,7 +33,7 @@ export interface DebounceDeps {
   lastContext?: PushContext;
 }
 
-/** Flush dependencies: the store, every generator, the domain suffix, the discovery selectors. */
+/** Flush dependencies: the store, every generator, the domain suffix, the mesh settings the environment set. */
 export function flushDeps(deps: DebounceDeps, podsPending?: PodsPending): FlushDeps {
   const heard = deps.sync && !deps.sync.synced ? deps.sync.clusters : undefined;
   return {
