@@ -7,6 +7,7 @@ import { parseLogConfig } from "./log/config.ts";
 import type { LogConfig } from "./log/logger.ts";
 import { parseDuration } from "./push/debounce.ts";
 import { parseDiscoverySelectors } from "./registry/kube/selectors.ts";
+import type { MeshEnvField } from "./registry/mesh/effective-mesh.ts";
 import { DEFAULT_ISTIO_NAMESPACE } from "./registry/mesh/istio-configmap.ts";
 import { dns1123Label } from "./registry/names.ts";
 import { envelopeBytes } from "./xds/budget.ts";
@@ -179,6 +180,7 @@ export function parseConfig(
       useEndpointSlice: bool("PILOT_USE_ENDPOINT_SLICE", true),
       discoverySelectors: selectors.ok ? selectors.selectors : [],
       enableAutoMtls: bool("EDGEPILOT_ENABLE_AUTO_MTLS", true),
+      meshSet: meshEnvSet(env),
       istioNamespace: istioNamespace(),
       ...(Object.keys(meshFiles).length > 0 && { meshFiles }),
     },
@@ -202,6 +204,16 @@ export function parseConfig(
     ca: parseCa(env, duration, bool, errors),
   };
   return errors.length > 0 ? { ok: false, errors } : { ok: true, config };
+}
+
+/** The mesh fields whose variable the environment set (non-empty): they win over the stored MeshConfig. */
+function meshEnvSet(env: Env): MeshEnvField[] {
+  const names = [
+    ["TRUST_DOMAIN", "trustDomain"],
+    ["DISCOVERY_SELECTORS", "discoverySelectors"],
+    ["EDGEPILOT_ENABLE_AUTO_MTLS", "enableAutoMtls"],
+  ] as const;
+  return names.filter(([name]) => env[name] !== undefined && env[name] !== "").map(([, field]) => field);
 }
 
 /** The CA's settings; a TTL must be positive, TOKEN_AUDIENCES name at least one audience. */

@@ -5,6 +5,7 @@ import type { FlushDeps } from "../push/flush.ts";
 import { type HeldEndpoints, releaseHeldEndpoints } from "../push/held-endpoints.ts";
 import { type PodsPending, podsPendingIn } from "../push/held-pods.ts";
 import { type DebounceTurn, runDebounceTurn } from "../push/run.ts";
+import { meshOverrides } from "../registry/mesh/effective-mesh.ts";
 import { generators } from "../resources/generators/index.ts";
 import type { PushContext } from "../resources/push-context.ts";
 import type { SyncState } from "../resources/sync-gate.ts";
@@ -32,7 +33,7 @@ export interface DebounceDeps {
   lastContext?: PushContext;
 }
 
-/** Flush dependencies: the store, every generator, the domain suffix, the discovery selectors. */
+/** Flush dependencies: the store, every generator, the domain suffix, the mesh settings the environment set. */
 export function flushDeps(deps: DebounceDeps, podsPending?: PodsPending): FlushDeps {
   const heard = deps.sync && !deps.sync.synced ? deps.sync.clusters : undefined;
   return {
@@ -40,7 +41,7 @@ export function flushDeps(deps: DebounceDeps, podsPending?: PodsPending): FlushD
     generators,
     context: { domainSuffix: deps.config.registry.domainSuffix },
     now: deps.now,
-    discoverySelectors: deps.config.registry.discoverySelectors,
+    meshEnv: meshOverrides(deps.config.registry),
     ...(deps.config.registry.istioNamespace && { systemNamespace: deps.config.registry.istioNamespace }),
     ...(deps.log && { log: deps.log }),
     ...(heard && { endpointsHeard: endpointsHeardIn(heard) }),

@@ -13,6 +13,7 @@ import type {
   SecurityPolicies,
 } from "../registry/istio/security.ts";
 import type { PodInfo } from "../registry/kube/records.ts";
+import { readEffectiveMesh } from "../registry/mesh/effective-mesh.ts";
 import { parseSidecarNode } from "../resources/generators/sidecar/proxy.ts";
 import { loadSecurityPolicies } from "../resources/security-policies.ts";
 import { decodeSegment, keys } from "../store/keys.ts";
@@ -100,7 +101,7 @@ export async function readAuthorizationz(
     ...(pod && { pod: `${pod.namespace}/${pod.name}` }),
     ...(record.cluster !== undefined && { cluster: record.cluster }),
   };
-  return { ok: true, body: authorizationzOf(await loadSecurityPolicies(store), record.nodeId, workload) };
+  return { ok: true, body: authorizationzOf(await storedSecurity(store), record.nodeId, workload) };
 }
 
 /** One pod's effective mTLS, as /debug/configz?mtls lists it. */
@@ -118,7 +119,7 @@ export async function readWorkloadMtls(
 ): Promise<Parsed<DebugList<WorkloadMtls>>> {
   const page = await readPage<PodInfo>(store, keys.pods(), q.limit, q.cursor);
   if (!page.ok) return page;
-  const security = await loadSecurityPolicies(store);
+  const security = await storedSecurity(store);
   return {
     ok: true,
     value: mapPage(page.value, (e) => {
@@ -127,4 +128,9 @@ export async function readWorkloadMtls(
       return { cluster, namespace, name, mtls: mtlsJson(security.mtlsFor({ namespace, labels })) };
     }),
   };
+}
+
+/** The stored policies under the stored root namespace (no environment variable sets it). */
+async function storedSecurity(store: Store): Promise<SecurityPolicies> {
+  return loadSecurityPolicies(store, (await readEffectiveMesh(store)).rootNamespace);
 }

@@ -2,6 +2,7 @@
 import type { PushRequest, ShardKey } from "../model/index.ts";
 import type { Pace } from "../pace.ts";
 import type { LabelSelector } from "../registry/kube/records.ts";
+import type { MeshEnvField } from "../registry/mesh/effective-mesh.ts";
 import type { Store } from "../store/index.ts";
 import type { RoutingChanges } from "./dangling.ts";
 import type { DeferredSlices } from "./deferred-slices.ts";
@@ -23,6 +24,11 @@ export interface RegistryOptions {
    * ISTIO_MUTUAL to endpoints that have a sidecar, where no DestinationRule sets `tls`.
    */
   enableAutoMtls?: boolean;
+  /**
+   * Which of trustDomain, discoverySelectors and enableAutoMtls the environment set explicitly: those
+   * win over the stored MeshConfig (effective-mesh.ts meshOverrides); absent: every one given does.
+   */
+  meshSet?: readonly MeshEnvField[];
   /**
    * ISTIO_NAMESPACE (istio-system when unset): where the mesh ConfigMap `istio` is read, and the
    * namespace whose topology.istio.io/network label is its cluster's network.

@@ -27,9 +27,9 @@ import { hostMatches } from "../registry/istio/visibility.ts";
 import { routesForPort } from "../registry/istio/vs-routes.ts";
 import { loadExternalHosts } from "../resources/external-hosts.ts";
 import { expressible } from "../resources/generators/route-match.ts";
-import { rootNamespace } from "../resources/istio-configs.ts";
 import { keys, listAll } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
+import { ingestMesh } from "./mesh.ts";
 
 /** What a batch changed that can make a route dangle; filled by the VirtualService/DestinationRule handlers. */
 export interface RoutingChanges {
@@ -72,7 +72,7 @@ export async function danglingOfBatch(
   if (checked.length === 0) return [];
   const rules = createDestinationRuleIndex(
     (await firstCopies(ctx, "DestinationRule")).map((c) => toDestinationRule(meta(c), c.spec, suffix)),
-    { rootNamespace },
+    { rootNamespace: (await ingestMesh(ctx)).rootNamespace },
   );
   const hostOf = hostLookup(ctx, rules, await loadExternalHosts(ctx.store));
   const out = new Set<string>();

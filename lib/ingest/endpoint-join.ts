@@ -12,6 +12,7 @@ import {
 import type { NamespaceInfo, NodeInfo, PodInfo, RawEndpoint, SlicePiece } from "../registry/kube/records.ts";
 import { type Entry, keys, type Store } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
+import { ingestMesh } from "./mesh.ts";
 import { podsByIp } from "./pod-ip-index.ts";
 
 /** Endpoints built between two awaits of the pace. */
@@ -59,7 +60,7 @@ export async function joinPieces(
     pod: undefined,
     node: undefined,
     clusterId: cluster,
-    trustDomain: ctx.registry.trustDomain,
+    trustDomain: (await ingestMesh(ctx)).trustDomain,
     sendUnhealthy: ctx.registry.sendUnhealthy,
     namespaceNetwork,
     shared: new Map(),

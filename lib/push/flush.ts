@@ -9,7 +9,13 @@ import { logSafe } from "../log-safe.ts";
 import { mergeAll, type PushRequest } from "../model/index.ts";
 import type { Pace } from "../pace.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
-import type { LabelSelector } from "../registry/kube/records.ts";
+import {
+  type EffectiveMesh,
+  effectiveMesh,
+  type MeshEnvOverrides,
+  readEffectiveMesh,
+  sameMesh,
+} from "../registry/mesh/effective-mesh.ts";
 import type { PushVersion, ResourceChange } from "../resources/changes.ts";
 import { loadExternalHosts } from "../resources/external-hosts.ts";
 import type { RoutingConfigs } from "../resources/istio-configs.ts";
@@ -37,6 +43,7 @@ import {
   type PlannedGateways,
   scopeRequest,
 } from "./network-refresh.ts";
+import { afterMeshCheck, namesMeshConfig } from "./mesh-change.ts";
 import { planChunk } from "./plan.ts";
 import { publishChunk } from "./publish-chunk.ts";
 import { needsRefresh } from "./push-refresh.ts";
@@ -58,8 +65,8 @@ export interface FlushDeps {
   chunkServices?: number;
   /** Encoded bytes one push's changes may carry; default maxFeedBodyBytes. */
   maxFeedBodyBytes?: number;
-  /** meshConfig discoverySelectors: only matching namespaces are served. Default: all. */
-  discoverySelectors?: readonly LabelSelector[];
+  /** The mesh settings the environment set explicitly (TRUST_DOMAIN, ...): they win over the stored MeshConfig. */
+  meshEnv?: MeshEnvOverrides;
   /** ISTIO_NAMESPACE: the namespace whose network label gives its cluster's network; default istio-system. */
   systemNamespace?: string;
   /** Where the flush reports what it published but could not honour (dangling routes, configs not applied). */
@@ -149,13 +156,15 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
   let done = false;
   try {
     const queued = await store.getMany<QueuedPush>(queueKeys);
-    const request = mergeAll([...queued.values()].map((e) => e.value.request));
+    const merged = mergeAll([...queued.values()].map((e) => e.value.request));
+    // What the push generates for: the merged request, its MeshConfig keys resolved (mesh-change.ts).
+    let pushed = merged;
     const changes: ResourceChange[] = [];
     // Under the lease nothing else moves the push version until this flush bumps it.
     let version = (await store.get<PushVersion>(keys.pushVersion()))?.value.version ?? 0;
     let context: PushContext | undefined;
     let refresh = false;
-    if (request) {
+    if (merged) {
       // Paced (when the host gives a pace) before the first service and between services
       // (planChunk): the event loop runs between slices, as it always did over a store with real
       // I/O to wait for. What other requests read meanwhile is whole chunks published (each
@@ -168,10 +177,22 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // generate from the current PushContext); a Full push reads them again.
       const last = deps.lastContext;
       const prior = last && contextFits(last, version, options) ? last : undefined;
-      const kept = request.full ? undefined : prior;
-      // The security policies are read again only when the push names one (Istio's updateContext).
-      const policies = prior && !namesPolicy(request) ? { security: prior.security } : undefined;
+      const kept = merged.full ? undefined : prior;
+      // The mesh settings are read again only when the push names MeshConfig (or everything); when
+      // they are what the last push had, nothing is regenerated for them (mesh-change.ts).
+      const meshNamed = namesMeshConfig(merged);
+      const mesh = meshNamed || !prior ? await readEffectiveMesh(store, options.meshEnv) : prior.mesh;
+      const before = meshNamed ? (prior?.mesh ?? (await appliedMesh(store, options))) : undefined;
+      const meshChanged = before !== undefined && !sameMesh(mesh, before);
+      const request = before ? afterMeshCheck(merged, meshChanged) : merged;
+      pushed = request;
+      // The security policies are read again only when the push names one (Istio's updateContext),
+      // or when the root namespace they are indexed for may have changed.
+      const policies =
+        prior && !namesPolicy(request) && !meshChanged ? { security: prior.security, mesh } : { mesh };
       const { routing, visibility, security } = kept ?? (await loadPushConfigs(store, options, policies));
+      // What the generators read of the mesh beside the domain suffix.
+      const generate = mesh.enableAutoMtls ? deps.context : { ...deps.context, enableAutoMtls: false };
       // Routes to hosts outside Kubernetes are judged against the ServiceEntries (external-hosts.ts);
       // an EDS-only push generates no route.
       const externalHosts = routing && request.full ? await loadExternalHosts(store) : undefined;
@@ -179,17 +200,24 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // resolve regenerates every service, a change of gateways alone none.
       const networks = await loadNetworks(store, request, deps.systemNamespace);
       const resolver = createNetworkResolver(networks.table);
-      const generateContext = resolver ? { ...deps.context, networks: resolver } : deps.context;
+      const generateContext = resolver ? { ...generate, networks: resolver } : generate;
       const scoped = scopeRequest(request, networks);
       // Per-namespace views (views.ts): overlays of the chunks' services, then the view table.
       const views = await loadViews({
         ...deps,
         context: generateContext,
+        mesh,
+        meshChanged,
         ...(routing && { routing }),
         ...(externalHosts && { externalHosts }),
         ...(kept && { sidecars: kept.sidecars }),
       });
-      const scope = withRoutesTo(await servicesInScope(store, scoped), scoped, routing, externalHosts);
+      const scope = withRoutesTo(
+        await servicesInScope(store, scoped, mesh.rootNamespace),
+        scoped,
+        routing,
+        externalHosts,
+      );
       const refs = await views.widen(scoped, scope);
       // Logged on full pushes only: an endpoint change does not repeat them.
       if (deps.log && request.full)
@@ -260,7 +288,17 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       refresh = needsRefresh(scoped, changes);
       if (changes.length > 0 || lease.recovered || refresh)
         version = await bumpVersion(deps, request, changes, lease.recovered, refresh);
-      const parts = { routing, sidecars: views.allSidecars, table: views.table(), visibility, security };
+      // Recorded once the push that generated with them is written: a flush taking over after a
+      // crash before this line still sees the settings as changed and regenerates.
+      if (meshChanged) await store.put(keys.meshApplied(), mesh);
+      const parts = {
+        mesh,
+        routing,
+        sidecars: views.allSidecars,
+        table: views.table(),
+        visibility,
+        security,
+      };
       const hosts = externalHosts && (() => Promise.resolve(externalHosts));
       context = prior
         ? updatePushContext(prior, store, {
@@ -277,7 +315,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
     return {
       kind: "done",
       version,
-      request,
+      request: pushed,
       changes,
       ...(refresh && { refresh: true as const }),
       recovered: lease.recovered,
@@ -290,11 +328,18 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
 }
 
 /** The options a flush's push context is built with (and a reader's must match to share it). */
-export function contextOptions(deps: Pick<FlushDeps, "context" | "discoverySelectors">): PushContextOptions {
+export function contextOptions(deps: Pick<FlushDeps, "context" | "meshEnv">): PushContextOptions {
   return {
     domainSuffix: deps.context.domainSuffix,
-    ...(deps.discoverySelectors && { discoverySelectors: deps.discoverySelectors }),
+    ...(deps.meshEnv && { meshEnv: deps.meshEnv }),
   };
+}
+
+/** The settings the last MeshConfig push generated with; never recorded: what no MeshConfig gives. */
+async function appliedMesh(store: Store, options: PushContextOptions): Promise<EffectiveMesh> {
+  return (
+    (await store.get<EffectiveMesh>(keys.meshApplied()))?.value ?? effectiveMesh(undefined, options.meshEnv)
+  );
 }
 
 /**

@@ -2,7 +2,7 @@
 import { kindTable } from "../kinds/descriptors.ts";
 import { type PushRequest, parseConfigKey, type Service } from "../model/index.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
-import { type RoutingConfigs, rootNamespace } from "../resources/istio-configs.ts";
+import type { RoutingConfigs } from "../resources/istio-configs.ts";
 import { decodeSegment, keys, listAll, type Store } from "../store/index.ts";
 
 /** One service, by namespace and hostname. */
@@ -62,9 +62,14 @@ export function namesPolicyKey(configs: readonly string[]): boolean {
  * DestinationRule keys come with the ServiceEntry keys of the hosts they touch, so they add none
  * themselves; Sidecar and security policy keys name none. Unknown scope (null configs, or another
  * kind) means every service the store knows, plus every service that generated resources before,
- * so that vanished services have their resources removed.
+ * so that vanished services have their resources removed. A PeerAuthentication in `rootNamespace`
+ * (the mesh's) is mesh-wide: unknown scope too.
  */
-export async function servicesInScope(store: Store, request: PushRequest): Promise<ServiceRef[]> {
+export async function servicesInScope(
+  store: Store,
+  request: PushRequest,
+  rootNamespace: string,
+): Promise<ServiceRef[]> {
   const configs = request.configsUpdated?.map(parseConfigKey);
   const found = new Map<string, ServiceRef>();
   const scoped = configs?.every(

@@ -14,9 +14,10 @@
 import type { PushRequest, Service } from "../model/index.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import { type SidecarModel, sidecarFor } from "../registry/istio/sidecar.ts";
+import { defaultMesh, type EffectiveMesh } from "../registry/mesh/effective-mesh.ts";
 import type { ResourceChange } from "../resources/changes.ts";
 import { destinationHosts } from "../resources/destination-hosts.ts";
-import { type RoutingConfigs, rootNamespace } from "../resources/istio-configs.ts";
+import type { RoutingConfigs } from "../resources/istio-configs.ts";
 import { readSidecars } from "../resources/push-context.ts";
 import type { GenerateContext, Generator, ServiceView, StoredResource } from "../resources/types.ts";
 import { toStored } from "../resources/version.ts";
@@ -49,6 +50,10 @@ export interface ViewDeps {
   log?: (line: string) => void;
   /** Every stored Sidecar as the last push context holds them (an EDS-only push); absent: read. */
   sidecars?: readonly SidecarModel[];
+  /** The push's mesh settings: the root namespace and services' default exportTo. Default: Istio's. */
+  mesh?: Pick<EffectiveMesh, "rootNamespace" | "defaultServiceExportTo">;
+  /** The push changed the mesh settings: every view is marked (its root namespace may have moved). */
+  meshChanged?: boolean;
 }
 
 /** The views of one flush: overlays per published chunk, then the table and its markers. */
@@ -73,6 +78,9 @@ export interface ViewPublisher {
 /** Reads the previous table and the Sidecars once per flush. */
 export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
   const { store } = deps;
+  const { rootNamespace, defaultServiceExportTo } = deps.mesh ?? defaultMesh;
+  const setExport = (exports: Record<string, string[]>, svc: string, services: readonly Service[]) =>
+    recordExport(exports, svc, services, defaultServiceExportTo);
   const loaded = await loadViewTable(store, deps.log);
   const prev = loaded?.table;
   const allSidecars = deps.sidecars ?? (await readSidecars(store));
@@ -155,9 +163,11 @@ export async function loadViews(deps: ViewDeps): Promise<ViewPublisher> {
     };
     const was = prev ?? emptyViewTable();
     finished = next;
-    if (prev && sameJson(prev, next)) return [];
-    await saveViewTable(store, next, loaded?.head);
-    const everyView = !sameJson(was.sidecars, next.sidecars) || !sameJson(was.exports, next.exports);
+    const remark = deps.meshChanged === true;
+    if (prev && sameJson(prev, next) && !remark) return [];
+    if (!prev || !sameJson(prev, next)) await saveViewTable(store, next, loaded?.head);
+    const everyView =
+      remark || !sameJson(was.sidecars, next.sidecars) || !sameJson(was.exports, next.exports);
     const marked = everyView ? ["*"] : [...reshaped, ...routedToChanged(was, next, rootNamespace)];
     return [...new Set(marked)]
       .sort()
@@ -201,18 +211,26 @@ function scopingSidecars(all: readonly SidecarModel[]): { sidecars: SidecarModel
         `Sidecar ${model.namespace}/${model.name}: not applied: workloadSelector (per-workload views are not built; Envoy sidecars whose labels match get it)`,
       );
     else {
-      // Ingress listeners shape Envoy sidecars' inbound side only: the table (and so what a
-      // proxyless view may see) never changes with them.
-      const { ingress: _ingress, ...scoping } = model;
+      // Ingress listeners and the outbound traffic policy shape Envoy sidecars only: the table
+      // (and so what a proxyless view may see) never changes with them.
+      const { ingress: _ingress, outboundTrafficPolicy: _policy, ...scoping } = model;
       sidecars.push(scoping);
     }
   }
   return { sidecars, notApplied };
 }
 
-/** Records the service's exportTo when it is not public (any cluster's record public: public). */
-function setExport(exports: Record<string, string[]>, svc: string, services: readonly Service[]): void {
-  const lists = services.map((s) => s.exportTo ?? []);
+/**
+ * Records the service's exportTo when it is not public (any cluster's record public: public); a
+ * service without one takes the mesh's defaultServiceExportTo.
+ */
+function recordExport(
+  exports: Record<string, string[]>,
+  svc: string,
+  services: readonly Service[],
+  fallback: readonly string[],
+): void {
+  const lists = services.map((s) => (s.exportTo && s.exportTo.length > 0 ? s.exportTo : fallback));
   const restricted = lists.length > 0 && lists.every((e) => e.length > 0 && !e.includes("*"));
   if (restricted) exports[svc] = [...new Set(lists.flat())].sort();
   else delete exports[svc];

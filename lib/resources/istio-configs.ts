@@ -24,10 +24,14 @@ import {
   virtualServicesFor,
 } from "../registry/istio/virtual-service-select.ts";
 import { hostMatches, isWildcard } from "../registry/istio/visibility.ts";
+import { defaultMesh, type EffectiveMesh } from "../registry/mesh/effective-mesh.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
 
-/** Istio's default root namespace (meshConfig.rootNamespace): its DestinationRules apply mesh-wide. */
-export const rootNamespace = "istio-system";
+/** The mesh settings routing reads: the root namespace (its DestinationRules apply mesh-wide) and the default exportTo. */
+export type RoutingMesh = Pick<
+  EffectiveMesh,
+  "rootNamespace" | "defaultVirtualServiceExportTo" | "defaultDestinationRuleExportTo"
+>;
 
 /** What a flush applies to one service's shared resources. */
 export interface RoutingView {
@@ -67,11 +71,17 @@ export interface RoutingConfigs {
   notApplied: string[];
 }
 
-/** Reads every stored VirtualService and DestinationRule once; undefined when there are none. */
+/**
+ * Reads every stored VirtualService and DestinationRule once; undefined when there are none. A config
+ * without exportTo takes the mesh's default for its kind (Istio's defaultVirtualServiceExportTo and
+ * defaultDestinationRuleExportTo).
+ */
 export async function loadRoutingConfigs(
   store: Store,
   domainSuffix: string,
+  mesh: RoutingMesh = defaultMesh,
 ): Promise<RoutingConfigs | undefined> {
+  const { rootNamespace } = mesh;
   const vss: VirtualServiceModel[] = [];
   const drs: DestinationRuleModel[] = [];
   const notApplied: string[] = [];
@@ -89,7 +99,11 @@ export async function loadRoutingConfigs(
       const id = `${c.namespace}/${c.name}`;
       if (seen.has(id)) continue;
       seen.add(id);
-      const exportTo = (c.spec as { exportTo?: string[] }).exportTo ?? [];
+      const written = (c.spec as { exportTo?: string[] }).exportTo ?? [];
+      const fallback =
+        kind === "VirtualService" ? mesh.defaultVirtualServiceExportTo : mesh.defaultDestinationRuleExportTo;
+      // The public default leaves the list empty, as written: what the models hold stays as it was.
+      const exportTo = written.length === 0 && !fallback.includes("*") ? [...fallback] : written;
       const meta = {
         name: c.name,
         namespace: c.namespace,
@@ -97,11 +111,11 @@ export async function loadRoutingConfigs(
       };
       const hosts: string[] = [];
       if (kind === "VirtualService") {
-        const vs = toVirtualService(meta, c.spec, domainSuffix);
+        const vs = withExportTo(toVirtualService(meta, c.spec, domainSuffix), exportTo);
         vss.push(vs);
         hosts.push(...vs.hosts);
       } else {
-        const dr = toDestinationRule(meta, c.spec, domainSuffix);
+        const dr = withExportTo(toDestinationRule(meta, c.spec, domainSuffix), exportTo);
         drs.push(dr);
         hosts.push(dr.host);
         for (const h of hosts) addCandidate(h, c.namespace);
@@ -214,4 +228,9 @@ async function servicePorts(store: Store, host: string, svcSuffix: string): Prom
 function kubeNamespace(host: string, svcSuffix: string): string | undefined {
   const labels = host.endsWith(svcSuffix) ? host.slice(0, -svcSuffix.length).split(".") : [];
   return labels.length === 2 ? labels[1] : undefined;
+}
+
+/** `config` with the exportTo it is read with (the mesh default when it wrote none). */
+function withExportTo<C extends { exportTo: string[] }>(config: C, exportTo: string[]): C {
+  return config.exportTo.length === 0 && exportTo.length > 0 ? { ...config, exportTo } : config;
 }

@@ -16,7 +16,12 @@
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { SecurityPolicies } from "../registry/istio/security.ts";
 import { type SidecarModel, toSidecar } from "../registry/istio/sidecar.ts";
-import type { LabelSelector } from "../registry/kube/records.ts";
+import {
+  type EffectiveMesh,
+  type MeshEnvOverrides,
+  readEffectiveMesh,
+  sameOverrides,
+} from "../registry/mesh/effective-mesh.ts";
 import { keys, type Store } from "../store/index.ts";
 import type { PushVersion } from "./changes.ts";
 import { loadExternalHosts } from "./external-hosts.ts";
@@ -30,8 +35,8 @@ import { createVisibility, type Visibility } from "./visibility.ts";
 /** How a context is read: the mesh settings generation depends on. */
 export interface PushContextOptions {
   domainSuffix: string;
-  /** meshConfig discoverySelectors: only matching namespaces are served. Default: all. */
-  discoverySelectors?: readonly LabelSelector[];
+  /** The mesh settings the host's environment set explicitly: they win over the stored MeshConfig. */
+  meshEnv?: MeshEnvOverrides;
 }
 
 /** What generation reads at one push; immutable: the next push gets a new one. */
@@ -39,6 +44,8 @@ export interface PushContext {
   /** The push version it describes (keys.pushVersion()). */
   readonly version: number;
   readonly options: PushContextOptions;
+  /** The effective mesh settings (effective-mesh.ts): read once per push naming MeshConfig, else kept. */
+  readonly mesh: EffectiveMesh;
   /** The VirtualServices and DestinationRules; undefined when there are none. */
   readonly routing: RoutingConfigs | undefined;
   /** Every stored Sidecar (one copy per namespace/name), oldest first, workloadSelector ones too. */
@@ -59,19 +66,20 @@ export interface PushContext {
 
 /**
  * Whether `ctx` describes push `version` as a reader with `options` would build it (a host generating
- * for another domain suffix or discovery selectors loads its own).
+ * for another domain suffix or other mesh overrides loads its own).
  */
 export function contextFits(ctx: PushContext, version: number, options: PushContextOptions): boolean {
   const a = ctx.options;
   return (
     ctx.version === version &&
     a.domainSuffix === options.domainSuffix &&
-    JSON.stringify(a.discoverySelectors ?? []) === JSON.stringify(options.discoverySelectors ?? [])
+    sameOverrides(a.meshEnv, options.meshEnv)
   );
 }
 
 /** The parts of a context read per push by the flush, or by the loader. */
 export interface PushContextParts {
+  mesh: EffectiveMesh;
   routing: RoutingConfigs | undefined;
   sidecars: readonly SidecarModel[];
   table: ViewTable;
@@ -99,18 +107,20 @@ export interface PushContextUpdate {
 }
 
 /**
- * The configs every generator reads, once per context: the VirtualServices and DestinationRules,
- * the security policies (`kept` when the caller knows they did not change) and a fresh visibility
- * (its namespace lookups cached for the context's push).
+ * The configs every generator reads, once per context: the effective mesh settings, the
+ * VirtualServices and DestinationRules, the security policies and a fresh visibility (its namespace
+ * lookups cached for the context's push). `kept` holds what the caller knows did not change: the
+ * mesh settings (a push naming no MeshConfig) and the security policies (one naming no policy).
  */
 export async function loadPushConfigs(
   store: Store,
   options: PushContextOptions,
-  kept?: { security?: SecurityPolicies },
-): Promise<Pick<PushContextParts, "routing" | "visibility" | "security">> {
-  const routing = await loadRoutingConfigs(store, options.domainSuffix);
-  const security = kept?.security ?? (await loadSecurityPolicies(store));
-  return { routing, security, visibility: createVisibility(store, options.discoverySelectors ?? []) };
+  kept?: { security?: SecurityPolicies; mesh?: EffectiveMesh },
+): Promise<Pick<PushContextParts, "mesh" | "routing" | "visibility" | "security">> {
+  const mesh = kept?.mesh ?? (await readEffectiveMesh(store, options.meshEnv));
+  const routing = await loadRoutingConfigs(store, options.domainSuffix, mesh);
+  const security = kept?.security ?? (await loadSecurityPolicies(store, mesh.rootNamespace));
+  return { mesh, routing, security, visibility: createVisibility(store, mesh.discoverySelectors) };
 }
 
 /** Reads the context's parts once: routing and visibility (loadPushConfigs), the Sidecars, the view table. */
@@ -223,6 +233,7 @@ function hostsReader(
 class Context implements PushContext {
   readonly version: number;
   readonly options: PushContextOptions;
+  readonly mesh: EffectiveMesh;
   readonly routing: RoutingConfigs | undefined;
   readonly sidecars: readonly SidecarModel[];
   readonly table: ViewTable;
@@ -243,6 +254,7 @@ class Context implements PushContext {
   ) {
     this.version = version;
     this.options = options;
+    this.mesh = parts.mesh;
     this.routing = parts.routing;
     this.sidecars = parts.sidecars;
     this.table = parts.table;

@@ -13,7 +13,6 @@ import {
 } from "../registry/istio/security.ts";
 import type { StoredConfig } from "../registry/istio/stored.ts";
 import { keys, listAll, type Store } from "../store/index.ts";
-import { rootNamespace } from "./istio-configs.ts";
 
 /**
  * Every stored config of `kind` as `convert` models it: one copy per namespace/name, whatever
@@ -42,7 +41,7 @@ export async function readConfigModels<T extends ConfigMeta>(
 }
 
 /** Every stored PeerAuthentication and AuthorizationPolicy, indexed for the mesh's root namespace. */
-export async function loadSecurityPolicies(store: Store): Promise<SecurityPolicies> {
+export async function loadSecurityPolicies(store: Store, rootNamespace: string): Promise<SecurityPolicies> {
   const [peers, authz] = await Promise.all([
     readConfigModels(store, "PeerAuthentication", toPeerAuthentication),
     readConfigModels(store, "AuthorizationPolicy", toAuthorizationPolicy),

@@ -51,6 +51,8 @@ export interface ServiceView {
 /** Options that shape generated resources. */
 export interface GenerateContext {
   domainSuffix: string;
+  /** MeshConfig.enableAutoMtls as the push's effective mesh has it; absent: on (Istio's default). */
+  enableAutoMtls?: boolean;
   /**
    * The push's network table as a resolver (lib/resources/network-resolve.ts), when the mesh has
    * networks: assignments then carry each endpoint's network. Absent: no network metadata at all.

@@ -152,6 +152,12 @@ export const keys = {
   /** The networks as the last push resolved them (NetworkTable, lib/resources/network-table.ts). */
   networkTable: () => "meta/networks",
   /**
+   * The effective mesh settings (EffectiveMesh, lib/registry/mesh/effective-mesh.ts) the last push
+   * naming MeshConfig generated with, written only when they differ from Istio's defaults' or the
+   * last record: a flush without the last push context in memory compares against it.
+   */
+  meshApplied: () => "meta/mesh",
+  /**
    * Which parts hold the view table now and the content hash of each (ViewHead,
    * lib/resources/view-store.ts): a few kilobytes whatever the table's size; its version keys readers' caches.
    */

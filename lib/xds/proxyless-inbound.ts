@@ -17,6 +17,7 @@ import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
 import type { HttpFilter } from "../gen/envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager_pb.ts";
 import type { WorkloadAuthorization } from "../registry/istio/security.ts";
+import type { EffectiveMesh } from "../registry/mesh/effective-mesh.ts";
 import { buildGrpcAuthzFilters } from "../resources/authz/index.ts";
 import {
   isWildcardAddress,
@@ -37,10 +38,17 @@ import type { ResourceSource } from "./source.ts";
 /**
  * The one place a server listener's HTTP filters (run before the router) are chosen from the
  * workload's AuthorizationPolicies: grpcgen's RBAC filters (lib/resources/authz/grpc-filters.ts),
- * DENY then ALLOW, matched against identities of the mesh's trust domain.
+ * DENY then ALLOW, matched against identities of the mesh's trust domain and its aliases (istiod's
+ * trust-domain aliasing).
  */
-export function serverHttpFilters(authz: WorkloadAuthorization, trustDomain: string): readonly HttpFilter[] {
-  return buildGrpcAuthzFilters({ policies: authz, trustDomains: [trustDomain] });
+export function serverHttpFilters(
+  authz: WorkloadAuthorization,
+  mesh: Pick<EffectiveMesh, "trustDomain" | "trustDomainAliases">,
+): readonly HttpFilter[] {
+  return buildGrpcAuthzFilters({
+    policies: authz,
+    trustDomains: [mesh.trustDomain, ...mesh.trustDomainAliases],
+  });
 }
 
 /** A proxyless stream's server side: its proxy, the server names it asked for, what it was last served. */
@@ -68,8 +76,6 @@ export interface ProxylessInbound {
 /** Options: the host's sidecar snapshots (their context). */
 export interface ProxylessInboundOptions {
   snapshots: Pick<SidecarSnapshots, "scope">;
-  /** TRUST_DOMAIN: AuthorizationPolicy principals are matched under it. */
-  trustDomain: string;
   /** The most listeners kept built per context (then the cache starts over). Default 1024. */
   maxCached?: number;
 }
@@ -99,7 +105,7 @@ export function createProxylessInbound(options: ProxylessInboundOptions): Proxyl
     }
     let made = cache.get(key);
     if (!made) {
-      const httpFilters = serverHttpFilters(scope.security.authorizationFor(workload), options.trustDomain);
+      const httpFilters = serverHttpFilters(scope.security.authorizationFor(workload), scope.mesh);
       const mode = serverTlsMode(scope.security.mtlsForPort(workload, address.port), workload.labels);
       made = Promise.resolve(
         toStored(

@@ -10,10 +10,11 @@
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { SecurityPolicies } from "../registry/istio/security.ts";
 import { type SidecarModel, sidecarFor, sidecarForWorkload } from "../registry/istio/sidecar.ts";
+import type { EffectiveMesh } from "../registry/mesh/effective-mesh.ts";
 import { destinationHosts } from "../resources/destination-hosts.ts";
 import { serviceInstances } from "../resources/generators/sidecar/proxy.ts";
 import type { ServiceInstance, SidecarProxy } from "../resources/generators/sidecar/types.ts";
-import { type RoutingConfigs, rootNamespace } from "../resources/istio-configs.ts";
+import type { RoutingConfigs } from "../resources/istio-configs.ts";
 import type { PushContext } from "../resources/push-context.ts";
 import type { PushServices } from "../resources/push-services.ts";
 import type { ServiceView } from "../resources/types.ts";
@@ -44,6 +45,8 @@ export interface SidecarScope {
   outboundFollowsEndpoints(services: ReadonlySet<string>): boolean;
   /** The context's PeerAuthentications and AuthorizationPolicies (sidecar classes and proxyless server listeners read them). */
   readonly security: SecurityPolicies;
+  /** The context's effective mesh settings (root namespace, trust domain, outbound policy, auto mTLS). */
+  readonly mesh: EffectiveMesh;
 }
 
 const scopes = new WeakMap<PushContext, Promise<SidecarScope>>();
@@ -70,6 +73,7 @@ function makeScope(
   externalHosts: ExternalHosts | undefined,
 ): SidecarScope {
   const { table, routing } = ctx;
+  const { rootNamespace } = ctx.mesh;
   const base = services.views;
   const byIp = new Map<string, string[]>();
   for (const [id, view] of base)
@@ -120,6 +124,7 @@ function makeScope(
 
   return {
     security: ctx.security,
+    mesh: ctx.mesh,
     sidecarOf,
     scopeOf: (proxy) =>
       sidecarForWorkload(ctx.sidecars, proxy.namespace, proxy.metadata.labels, rootNamespace),

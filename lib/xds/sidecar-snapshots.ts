@@ -31,7 +31,7 @@ import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
 import type { SecurityPolicies, WorkloadAuthorization } from "../registry/istio/security.ts";
 import type { SidecarModel } from "../registry/istio/sidecar.ts";
-import type { LabelSelector } from "../registry/kube/records.ts";
+import type { EffectiveMesh, MeshEnvOverrides } from "../registry/mesh/effective-mesh.ts";
 import { buildHttpAuthzFilters, buildNetworkAuthzFilters } from "../resources/authz/index.ts";
 import type { Push, PushVersion, ResourceChange } from "../resources/changes.ts";
 import { sidecarClusters } from "../resources/generators/sidecar/cluster.ts";
@@ -102,17 +102,31 @@ export const envoyInboundAuthz: InboundAuthzBuilder = (policies, mesh) => {
 };
 
 /**
- * Options; `mesh` overrides Istio's defaults (domain suffix and trust domain from config; auto mTLS
- * on unless `enableAutoMtls` false). `authz` turns a workload's AuthorizationPolicies into the RBAC
- * filters of its inbound chains (default: envoyInboundAuthz).
+ * Options; `mesh` overrides Istio's defaults for what MeshConfig does not set (the domain suffix,
+ * connect timeout); the MeshConfig fields come from each push context's effective mesh, under
+ * `meshEnv` and the `trustDomain` and `enableAutoMtls` of `mesh` as explicitly set values. `authz`
+ * turns a workload's AuthorizationPolicies into the RBAC filters of its inbound chains (default:
+ * envoyInboundAuthz).
  */
 export interface SidecarSnapshotOptions {
   store: Store;
   cache: boolean;
   mesh?: Partial<SidecarMeshSettings>;
   authz?: InboundAuthzBuilder;
-  discoverySelectors?: readonly LabelSelector[];
+  meshEnv?: MeshEnvOverrides;
   maxClasses?: number;
+}
+
+/** The sidecar generators' settings under one context's effective mesh (`base` for what MeshConfig does not set). */
+export function sidecarMeshOf(base: SidecarMeshSettings, mesh: EffectiveMesh): SidecarMeshSettings {
+  return {
+    ...base,
+    rootNamespace: mesh.rootNamespace,
+    outboundTrafficPolicy: mesh.outboundTrafficPolicy,
+    enableAutoMtls: mesh.enableAutoMtls,
+    trustDomain: mesh.trustDomain,
+    trustDomainAliases: mesh.trustDomainAliases,
+  };
 }
 
 /** The sidecar resources of one host. */
@@ -152,12 +166,27 @@ const isEds = (c: ResourceChange) => c.typeUrl === TypeUrl.endpoint && c.name !=
 /** Creates the sidecar snapshots of one host (see the module comment). */
 export function createSidecarSnapshots(options: SidecarSnapshotOptions): SidecarSnapshots {
   const { store } = options;
-  const mesh: SidecarMeshSettings = { ...defaultSidecarMesh, ...options.mesh };
+  const base: SidecarMeshSettings = { ...defaultSidecarMesh, ...options.mesh };
   const authz = options.authz ?? envoyInboundAuthz;
   const max = options.maxClasses ?? maxSidecarClasses;
+  const meshEnv: MeshEnvOverrides = {
+    ...(options.mesh?.trustDomain !== undefined && { trustDomain: options.mesh.trustDomain }),
+    ...(options.mesh?.enableAutoMtls !== undefined && { enableAutoMtls: options.mesh.enableAutoMtls }),
+    ...options.meshEnv,
+  };
   const contextOptions: PushContextOptions = {
-    domainSuffix: mesh.domainSuffix,
-    ...(options.discoverySelectors && { discoverySelectors: options.discoverySelectors }),
+    domainSuffix: base.domainSuffix,
+    ...(Object.keys(meshEnv).length > 0 && { meshEnv }),
+  };
+  // One settings object per context (its scope), so every class of a push builds with the same.
+  const meshes = new WeakMap<SidecarScope, SidecarMeshSettings>();
+  const meshFor = (w: SidecarScope) => {
+    let m = meshes.get(w);
+    if (!m) {
+      m = sidecarMeshOf(base, w.mesh);
+      meshes.set(w, m);
+    }
+    return m;
   };
   let current: { at: number | undefined; ctx: Promise<PushContext> } | undefined;
   // Services whose shards changed since the outbound classes were built: a DNS one drops them.
@@ -236,6 +265,9 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
     scope: SidecarModel | undefined,
   ): Promise<Outbound> => {
     const services = await w.visibleTo(b.proxy.namespace, scope);
+    // A Sidecar's own outboundTrafficPolicy replaces the mesh's for the proxies it scopes (istiod).
+    const policy = scope?.outboundTrafficPolicy;
+    const mesh = policy ? { ...meshFor(w), outboundTrafficPolicy: policy } : meshFor(w);
     const inputs = { proxy: b.proxy, instances: [], services, mesh, security: w.security };
     const listeners = sidecarListeners(inputs).filter((l) => l.name !== VIRTUAL_INBOUND);
     return {
@@ -251,6 +283,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
     scope: SidecarModel | undefined,
     security: SecurityPolicies,
     policies: WorkloadAuthorization,
+    mesh: SidecarMeshSettings,
   ) => {
     const ingress = scope?.ingress && {
       name: scope.name,
@@ -322,7 +355,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
       b.signature = sig;
       const workload = { namespace: b.proxy.namespace, labels: b.proxy.metadata.labels };
       const policies = w.security.authorizationFor(workload);
-      const build = () => buildInbound(out, b, instances, scope, w.security, policies);
+      const build = () => buildInbound(out, b, instances, scope, w.security, policies, meshFor(w));
       const inboundSet =
         current && at === generation
           ? remember(

@@ -18,10 +18,14 @@
 
 import { nodeClaim } from "../auth/identity.ts";
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
-import type { LabelSelector } from "../registry/kube/records.ts";
+import {
+  defaultMesh,
+  type MeshEnvOverrides,
+  meshOverrides,
+  readEffectiveMesh,
+} from "../registry/mesh/effective-mesh.ts";
 import type { Push, ResourceChange } from "../resources/changes.ts";
-import { defaultTrustDomain, type SidecarMeshSettings } from "../resources/generators/sidecar/types.ts";
-import { rootNamespace } from "../resources/istio-configs.ts";
+import type { SidecarMeshSettings } from "../resources/generators/sidecar/types.ts";
 import type { StoredResource } from "../resources/types.ts";
 import { createViewTableReader } from "../resources/view-store.ts";
 import { type NamespaceView, resolveView, sharedView, type ViewTable } from "../resources/view-table.ts";
@@ -83,10 +87,14 @@ export interface Views {
 export interface ViewsOptions {
   store: Store;
   cache?: boolean;
-  /** Sidecar mesh settings beside Istio's defaults (EDGEPILOT_DOMAIN_SUFFIX's `domainSuffix`). */
+  /**
+   * Sidecar settings beside Istio's defaults (DOMAIN_SUFFIX's `domainSuffix`); the MeshConfig ones
+   * come from each push context's effective mesh, where `trustDomain` and `enableAutoMtls` given
+   * here count as explicitly set.
+   */
   sidecarMesh?: Partial<SidecarMeshSettings>;
-  /** meshConfig discoverySelectors, as the flush applies them. */
-  discoverySelectors?: readonly LabelSelector[];
+  /** The mesh settings the environment set explicitly, as the flush applies them. */
+  meshEnv?: MeshEnvOverrides;
   /**
    * False: every node reads the store's resources as they are, sidecar or not (the agent's local
    * server: its cache already holds what the upstream generated for its proxy). Default true.
@@ -113,22 +121,24 @@ export function createViews(options: ViewsOptions): Views {
   type PerView = Map<string, Map<string, readonly ResourceChange[] | undefined>>;
   const filtered = new WeakMap<readonly ResourceChange[], PerView>();
   const resolved = new Map<string, NamespaceView>();
+  const roots = new WeakMap<ViewTable, string>();
+  const rootOf = (t: ViewTable) => roots.get(t) ?? defaultMesh.rootNamespace;
   const sidecars = createSidecarSnapshots({
     store,
     cache,
     ...(options.sidecarMesh && { mesh: options.sidecarMesh }),
-    ...(options.discoverySelectors && { discoverySelectors: options.discoverySelectors }),
+    ...(options.meshEnv && { meshEnv: options.meshEnv }),
   });
-  const inbound = createProxylessInbound({
-    snapshots: sidecars,
-    trustDomain: options.sidecarMesh?.trustDomain ?? defaultTrustDomain,
-  });
+  const inbound = createProxylessInbound({ snapshots: sidecars });
 
+  // The root namespace (whose Sidecar applies mesh-wide) is read with the table: a push changing the
+  // mesh settings marks every view, so both are read again together.
   const read = (): Promise<ViewTable> => {
     if (cache && table) return table;
     loading = true;
-    const p = tables.read().then(
-      (t) => {
+    const p = Promise.all([tables.read(), readEffectiveMesh(store)]).then(
+      ([t, mesh]) => {
+        roots.set(t, mesh.rootNamespace);
         loading = false;
         return t;
       },
@@ -147,10 +157,10 @@ export function createViews(options: ViewsOptions): Views {
 
   const forNamespace = async (namespace: string): Promise<NamespaceView> => {
     const t = await read();
-    if (!cache) return resolveView(t, namespace, rootNamespace);
+    if (!cache) return resolveView(t, namespace, rootOf(t));
     let v = resolved.get(namespace);
     if (!v) {
-      v = resolveView(t, namespace, rootNamespace);
+      v = resolveView(t, namespace, rootOf(t));
       resolved.set(namespace, v);
     }
     return v;
@@ -352,21 +362,12 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
 }
 
 /**
- * The Views options a host derives from its registry config (domain suffix, trust domain, auto
- * mTLS, discovery selectors).
+ * The Views options a host derives from its registry config: the domain suffix, and the mesh
+ * settings its environment set explicitly (trust domain, auto mTLS, discovery selectors), which win
+ * over the stored MeshConfig as the flush applies it.
  */
-export function sidecarViewOptions(registry: {
-  domainSuffix: string;
-  trustDomain?: string;
-  enableAutoMtls?: boolean;
-  discoverySelectors: readonly LabelSelector[];
-}): Pick<ViewsOptions, "sidecarMesh" | "discoverySelectors"> {
-  return {
-    sidecarMesh: {
-      domainSuffix: registry.domainSuffix,
-      ...(registry.trustDomain !== undefined && { trustDomain: registry.trustDomain }),
-      ...(registry.enableAutoMtls !== undefined && { enableAutoMtls: registry.enableAutoMtls }),
-    },
-    discoverySelectors: registry.discoverySelectors,
-  };
+export function sidecarViewOptions(
+  registry: Parameters<typeof meshOverrides>[0] & { domainSuffix: string },
+): Pick<ViewsOptions, "sidecarMesh" | "meshEnv"> {
+  return { sidecarMesh: { domainSuffix: registry.domainSuffix }, meshEnv: meshOverrides(registry) };
 }

@@ -36,6 +36,7 @@ import {
 import { readShards } from "../../shards/shard-store.ts";
 import { keys, listAll } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
+import { ingestMesh } from "../mesh.ts";
 import type { KindHandler } from "./handler.ts";
 import { toStored } from "./istio-config.ts";
 import { namespacePodWorkloads, podWorkload } from "./pod-workloads.ts";
@@ -152,7 +153,7 @@ export async function refreshExternalShard(
     await deleteServiceShard(ctx.store, shard, host, namespace);
     return undefined;
   }
-  const options = { trustDomain: ctx.registry.trustDomain };
+  const options = { trustDomain: (await ingestMesh(ctx)).trustDomain };
   const endpoints =
     (workload && (await workloadDelta(ctx, namespace, host, declaring, configs, workload))) ??
     declaring.flatMap((se) => hostEndpoints(se, configs.workloadEntries, host, options));
@@ -199,7 +200,7 @@ async function workloadDelta(
   const record = await readShards(ctx.store, namespace, host);
   const current = record?.shards[shardKeyString(externalShard(ctx))];
   if (!current) return undefined;
-  const options = { trustDomain: ctx.registry.trustDomain };
+  const options = { trustDomain: (await ingestMesh(ctx)).trustDomain };
   const selecting = declaring.filter((se) => selectorLabels(se.spec.workloadSelector) !== undefined);
   const contributed = (we: WorkloadEntryConfig | undefined) =>
     we ? selecting.flatMap((se) => hostEndpoints(se, [we], host, options)) : [];

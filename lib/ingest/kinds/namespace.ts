@@ -22,6 +22,7 @@ import { DEFAULT_SYSTEM_NAMESPACE } from "../../resources/network-build.ts";
 import { sameJson } from "../../same-json.ts";
 import { keys, listAll } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
+import { ingestMesh } from "../mesh.ts";
 import { refreshShard, storedPieces } from "../shard-refresh.ts";
 import type { KindHandler } from "./handler.ts";
 
@@ -62,8 +63,9 @@ async function networkPush(
   return mergeAll(pushes.filter((p): p is PushRequest => p !== undefined));
 }
 
-function selected(ctx: IngestContext, info: NamespaceInfo | undefined): boolean {
-  const selectors = ctx.registry.discoverySelectors;
+/** Under the effective discovery selectors (the stored MeshConfig's, or DISCOVERY_SELECTORS when set). */
+async function selected(ctx: IngestContext, info: NamespaceInfo | undefined): Promise<boolean> {
+  const selectors = (await ingestMesh(ctx)).discoverySelectors;
   if (selectors.length === 0) return true;
   return info !== undefined && namespaceSelected(info.labels, selectors);
 }
@@ -75,7 +77,12 @@ export const namespaceHandler: KindHandler = {
     const before = (await ctx.store.get<NamespaceInfo>(key))?.value;
     if (before && sameJson(before, info)) return { kind: "unchanged" };
     await ctx.store.put(key, info);
-    const selection = await selectionPush(ctx, info.name, selected(ctx, before), selected(ctx, info));
+    const selection = await selectionPush(
+      ctx,
+      info.name,
+      await selected(ctx, before),
+      await selected(ctx, info),
+    );
     return { kind: "applied", push: merged(selection, await networkPush(ctx, info.name, before, info)) };
   },
 
@@ -84,7 +91,12 @@ export const namespaceHandler: KindHandler = {
     const before = (await ctx.store.get<NamespaceInfo>(key))?.value;
     if (!before) return { kind: "unchanged" };
     await ctx.store.delete(key);
-    const selection = await selectionPush(ctx, ref.name, selected(ctx, before), selected(ctx, undefined));
+    const selection = await selectionPush(
+      ctx,
+      ref.name,
+      await selected(ctx, before),
+      await selected(ctx, undefined),
+    );
     return { kind: "applied", push: merged(selection, await networkPush(ctx, ref.name, before, undefined)) };
   },
 };

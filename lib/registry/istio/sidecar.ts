@@ -37,6 +37,11 @@ export interface SidecarModel extends ConfigMeta {
   egressHosts: EgressHost[];
   /** The ingress listeners, in order (Envoy sidecars only); absent when none. */
   ingress?: SidecarIngress[];
+  /**
+   * outboundTrafficPolicy.mode (Envoy sidecars only): replaces the mesh's for the proxies it scopes,
+   * as istiod's SidecarScope; set without a mode it is REGISTRY_ONLY (the enum's zero). Absent: the mesh's.
+   */
+  outboundTrafficPolicy?: "ALLOW_ANY" | "REGISTRY_ONLY";
 }
 
 /** Normalizes a Sidecar spec that passed sidecarCheck. */
@@ -44,6 +49,7 @@ export function toSidecar(meta: ConfigMeta, spec: unknown): SidecarModel {
   const s = (spec ?? {}) as {
     workloadSelector?: { labels?: Record<string, string> };
     egress?: Array<{ hosts?: string[] }>;
+    outboundTrafficPolicy?: { mode?: string } | null;
     ingress?: Array<{
       port?: { number?: number; protocol?: string; name?: string };
       bind?: string;
@@ -73,6 +79,9 @@ export function toSidecar(meta: ConfigMeta, spec: unknown): SidecarModel {
     ...(s.workloadSelector != null && { workloadSelector: { ...(s.workloadSelector.labels ?? {}) } }),
     egressHosts,
     ...(ingress.length > 0 && { ingress }),
+    ...(s.outboundTrafficPolicy != null && {
+      outboundTrafficPolicy: s.outboundTrafficPolicy.mode === "ALLOW_ANY" ? "ALLOW_ANY" : "REGISTRY_ONLY",
+    }),
   };
 }
 

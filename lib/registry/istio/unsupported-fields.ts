@@ -63,6 +63,7 @@ const shapes: Record<UnsupportedKind, Shape> = {
   },
   Sidecar: {
     egress: [{ hosts: true }],
+    outboundTrafficPolicy: { mode: true },
     ingress: [
       {
         port: { number: true, protocol: true, name: true },

@@ -77,8 +77,9 @@ export function mostSpecificHostMatch<V>(
 
 /**
  * Whether a config (or service) in `configNamespace` with `exportTo` is visible to proxies in
- * `proxyNamespace`: empty = the mesh default (public), `*` = everyone, `.` = its own namespace,
- * `~` = no one, else the listed namespaces.
+ * `proxyNamespace`: empty = public (readers put the mesh's default exportTo in place of an empty
+ * list first: istio-configs.ts, views.ts), `*` = everyone, `.` = its own namespace, `~` = no one,
+ * else the listed namespaces.
  */
 export function exportedTo(
   exportTo: readonly string[] | undefined,

@@ -6,7 +6,8 @@
  * Without a rule's `tls`, auto-mTLS: a gRPC client has no transport_socket_matches, so mTLS is chosen
  * for the whole cluster, only when every endpoint of the port carries `security.istio.io/tlsMode:
  * istio` and none of their workloads takes the port with DISABLE (their servers then serve mTLS:
- * server-listener.ts serverTlsMode). A mesh without those labels gets exactly the clusters it had.
+ * server-listener.ts serverTlsMode). A mesh without those labels gets exactly the clusters it had;
+ * MeshConfig enableAutoMtls false turns auto-mTLS off (a rule's ISTIO_MUTUAL still applies).
  */
 import type { TransportSocket } from "../../gen/envoy/config/core/v3/base_pb.ts";
 import type { ServicePort } from "../../model/index.ts";
@@ -21,10 +22,11 @@ export function clientTransportSocket(
   view: ServiceView,
   port: ServicePort,
   tls: ClientTls | undefined,
+  autoMtlsOn = true,
 ): TransportSocket | undefined {
   if (tls)
     return tls.mode === "ISTIO_MUTUAL" ? upstreamTlsSocket(accountsOf(view, view.services)) : undefined;
-  return autoMtls(view, port) ? upstreamTlsSocket(accountsOf(view, view.services)) : undefined;
+  return autoMtlsOn && autoMtls(view, port) ? upstreamTlsSocket(accountsOf(view, view.services)) : undefined;
 }
 
 /**

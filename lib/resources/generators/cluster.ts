@@ -39,8 +39,9 @@ import { adsConfigSource, clusterName, mergedPorts, message, subsetClusterName }
  */
 export const clusterGenerator: Generator = {
   typeUrl: TypeUrl.cluster,
-  generate(view) {
+  generate(view, ctx) {
     const dr = view.destinationRule;
+    const auto = ctx.enableAutoMtls !== false;
     const out: Generated<typeof ClusterSchema>[] = [];
     const ports = mergedPorts(view);
     const dns = resolvesByDns(view.services) ? endpointsByPort(view, ports) : undefined;
@@ -50,11 +51,11 @@ export const clusterGenerator: Generator = {
       out.push({
         name,
         schema: ClusterSchema,
-        message: cluster(name, clusterFields(view, p, effectivePolicy(dr, p.port)), onPort?.[0]),
+        message: cluster(name, clusterFields(view, p, effectivePolicy(dr, p.port), auto), onPort?.[0]),
       });
       for (const subset of dr?.subsets ?? []) {
         const sub = subsetClusterName(view.hostname, p.port, subset.name);
-        const fields = clusterFields(view, p, effectivePolicy(dr, p.port, subset.name));
+        const fields = clusterFields(view, p, effectivePolicy(dr, p.port, subset.name), auto);
         const first = onPort?.find((e) => hasLabels(e.labels, subset.labels));
         out.push({ name: sub, schema: ClusterSchema, message: cluster(sub, fields, first) });
       }
@@ -68,9 +69,10 @@ function clusterFields(
   view: ServiceView,
   port: ServicePort,
   policy: EffectivePolicy | undefined,
+  autoMtlsOn: boolean,
 ): Partial<Cluster> {
   const fields = policyFields(policy);
-  const transportSocket = clientTransportSocket(view, port, policy?.tls);
+  const transportSocket = clientTransportSocket(view, port, policy?.tls, autoMtlsOn);
   return transportSocket ? { ...fields, transportSocket } : fields;
 }
 

@@ -39,7 +39,6 @@ export async function createFuzzMesh() {
         generators,
         context: { domainSuffix: defaultRegistryOptions.domainSuffix },
         now,
-        discoverySelectors: [],
       },
       defaultDebounceOptions,
     );

@@ -126,7 +126,10 @@ describe("the flush's push context", () => {
     expect(contextFits(ctx, r.version + 1, options)).toBe(false);
     expect(contextFits(ctx, r.version, { domainSuffix: "example.org" })).toBe(false);
     expect(
-      contextFits(ctx, r.version, { ...options, discoverySelectors: [{ matchLabels: { a: "b" } }] }),
+      contextFits(ctx, r.version, {
+        ...options,
+        meshEnv: { discoverySelectors: [{ matchLabels: { a: "b" } }] },
+      }),
     ).toBe(false);
     expect(Object.isFrozen(ctx)).toBe(true);
   });

@@ -74,8 +74,20 @@ describe("servicesInScope", () => {
     const refs = await servicesInScope(
       await store(),
       pushRequest({ full: true, configs, reason: "config", start: 0 }),
+      "istio-system",
     );
     expect(refs.map((r) => r.hostname).sort()).toEqual(want);
+  });
+  it("the root namespace is the mesh's: a PeerAuthentication in istio-system under root mesh-root is namespaced", async () => {
+    const request = pushRequest({
+      full: true,
+      configs: ["PeerAuthentication/istio-system/default"],
+      reason: "config",
+      start: 0,
+    });
+    expect(await servicesInScope(await store(), request, "mesh-root")).toEqual([]);
+    const wide = { ...request, configsUpdated: ["PeerAuthentication/mesh-root/default"] };
+    expect((await servicesInScope(await store(), wide, "mesh-root")).length).toBe(3);
   });
 });
 

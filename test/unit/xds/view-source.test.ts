@@ -193,3 +193,28 @@ describe("Delta streams through their views", () => {
     expect(pushed.flatMap((r) => r.removedResources).sort()).toEqual([route("a"), route("b")]);
   });
 });
+
+describe("the root namespace views resolve with", () => {
+  it("is the stored MeshConfig's: its Sidecar scopes every namespace without one", async () => {
+    const { store, base } = await mesh();
+    const loaded = await loadViewTable(store);
+    const t = loaded?.table as ViewTable;
+    const rootSidecar = toSidecar(
+      { name: "default", namespace: "mesh-root" },
+      { egress: [{ hosts: ["./*"] }] },
+    );
+    await saveViewTable(store, { ...t, sidecars: [...t.sidecars, rootSidecar] }, loaded?.head);
+    const seen = async () => {
+      const views = createViews({ store });
+      return versions(await views.source(await views.forNamespace("c"), base).list(RDS));
+    };
+    // mesh-root is no root namespace: c has no Sidecar, it sees every route.
+    expect(await seen()).toEqual([`${route("a")}@shared`, `${route("b")}@shared`, `${route("c")}@shared`]);
+    await store.put(keys.meshConfig(), {
+      model: { rootNamespace: "mesh-root" },
+      unsupported: [],
+      source: "test",
+    });
+    expect(await seen()).toEqual([`${route("c")}@shared`]);
+  });
+});

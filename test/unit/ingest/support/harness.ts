@@ -14,6 +14,7 @@ import {
 import { defaultDebounceOptions } from "../../../../lib/push/debounce.ts";
 import type { FlushResult } from "../../../../lib/push/flush.ts";
 import { runDebounceTurn } from "../../../../lib/push/run.ts";
+import { meshOverrides } from "../../../../lib/registry/mesh/effective-mesh.ts";
 import type { StoredResource } from "../../../../lib/resources/types.ts";
 import { TypeUrl } from "../../../../lib/resources/xds-types.ts";
 import type { EndpointShardsRecord } from "../../../../lib/shards/shards-record.ts";
@@ -65,7 +66,7 @@ export function createHarness(registry: Partial<RegistryOptions> = {}, cluster =
           generators,
           context: { domainSuffix: deps.registry.domainSuffix },
           now,
-          discoverySelectors: deps.registry.discoverySelectors,
+          meshEnv: meshOverrides(deps.registry),
           log: (line) => lines.push(line),
         },
         defaultDebounceOptions,
