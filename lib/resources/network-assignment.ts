@@ -30,7 +30,7 @@ import {
   ClusterLoadAssignmentSchema,
 } from "../gen/envoy/config/endpoint/v3/endpoint_pb.ts";
 import { parseIp } from "../model/ip.ts";
-import type { GatewayIndex } from "./network-gateways.ts";
+import type { GatewayIndex } from "./gateway-index.ts";
 import type { ResolvedGateway } from "./network-table.ts";
 import { inNetwork, type NetworkView, visibleIn } from "./network-view.ts";
 import type { StoredResource } from "./types.ts";

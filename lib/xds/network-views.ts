@@ -12,9 +12,9 @@
  */
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { Push, ResourceChange } from "../resources/changes.ts";
+import { type GatewayIndex, indexGateways } from "../resources/gateway-index.ts";
 import { parseSidecarNode } from "../resources/generators/sidecar/proxy.ts";
 import { viewResource } from "../resources/network-assignment.ts";
-import { type GatewayIndex, indexGateways } from "../resources/network-gateways.ts";
 import { NETWORKS_CHANGED, type NetworkTable } from "../resources/network-table.ts";
 import { type NetworkView, networkViewKey, networkViewOf } from "../resources/network-view.ts";
 import type { StoredResource } from "../resources/types.ts";

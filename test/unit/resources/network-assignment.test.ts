@@ -17,8 +17,8 @@ import {
   type ClusterLoadAssignment,
   ClusterLoadAssignmentSchema,
 } from "../../../lib/gen/envoy/config/endpoint/v3/endpoint_pb.ts";
+import { indexGateways } from "../../../lib/resources/gateway-index.ts";
 import { scaledWeight, viewAssignment, viewResource } from "../../../lib/resources/network-assignment.ts";
-import { indexGateways } from "../../../lib/resources/network-gateways.ts";
 import type { ResolvedGateway } from "../../../lib/resources/network-table.ts";
 import type { NetworkView } from "../../../lib/resources/network-view.ts";
 import type { StoredResource } from "../../../lib/resources/types.ts";
