@@ -6,6 +6,7 @@
  */
 import { create, fromBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
+import { readConfigDump } from "../../../lib/debug/config-dump.ts";
 import { AddressSchema, SocketAddressSchema } from "../../../lib/gen/envoy/config/core/v3/address_pb.ts";
 import { LocalitySchema, MetadataSchema } from "../../../lib/gen/envoy/config/core/v3/base_pb.ts";
 import {
@@ -24,7 +25,10 @@ import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { Store } from "../../../lib/store/store.ts";
 import { createDeltaSession } from "../../../lib/xds/delta.ts";
+import { retainedNode } from "../../../lib/xds/node-meta.ts";
+import { proxyRecord } from "../../../lib/xds/proxy-record.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
+import { streamStatus } from "../../../lib/xds/status-lists.ts";
 import { createStreamView, createViews, type Views } from "../../../lib/xds/view-source.ts";
 import { req } from "./delta-harness.ts";
 
@@ -244,5 +248,31 @@ describe("Poll and Watch wake-ups", () => {
     const views = createViews({ store: m.store, sidecarResources: false });
     const got = await read(views, m.base, node("p1", { NETWORK: "A" }));
     expect(got?.version).toBe(m.cla.version);
+  });
+});
+
+describe("the proxy record and config_dump", () => {
+  it("a stream keeps NETWORK and REQUESTED_NETWORK_VIEW; config_dump reads what it was sent through that view", async () => {
+    const m = await mesh();
+    const views = createViews({ store: m.store });
+    // On B: served B's endpoints directly, where a node without NETWORK gets B's gateway.
+    const n = node("p1", { NETWORK: "B", REQUESTED_NETWORK_VIEW: "B,A" });
+    const kept = retainedNode(n as never);
+    expect(kept.metadata).toEqual({ GENERATOR: "grpc", NETWORK: "B", REQUESTED_NETWORK_VIEW: "A,B" });
+    const derived = await read(views, m.base, n);
+    const sent = { versionInfo: "v1", nonce: "n1", versions: { [NAME]: derived?.version ?? "" } };
+    const status = streamStatus(kept, [{ typeUrl: EDS }], () => ({
+      typeUrl: EDS,
+      wildcard: false,
+      subscribed: [NAME],
+      sent,
+    }));
+    await m.store.put(keys.proxy(n.id), proxyRecord(status, { streamId: "s", now: 1 }));
+    const dump = await readConfigDump(m.store, views, { proxyID: n.id, now: 2 });
+    if (!dump.ok) throw new Error(dump.error);
+    const [compared] = dump.dump.edgepilot.types;
+    expect(compared?.resources).toEqual([
+      { name: NAME, sent: derived?.version, published: derived?.version },
+    ]);
   });
 });
