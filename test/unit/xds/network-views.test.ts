@@ -130,6 +130,17 @@ describe("a network view's assignments", () => {
     expect(b?.version).toBe(cla.version);
   });
 
+  it("an Envoy sidecar reads its assignments through its network view too", async () => {
+    const { store, base } = await mesh();
+    const views = createViews({ store });
+    const proxyless = await read(views, base, node("p1", { NETWORK: "A" }));
+    const envoy = { id: node("p2").id, metadata: { NETWORK: "A" } };
+    const view = await views.forNode(envoy as never);
+    expect(view.sidecar).toBeDefined();
+    const [got] = await views.source(view, base).get(EDS, [NAME]);
+    expect(got).toBe(proxyless);
+  });
+
   it("the same mesh gives the same versions on another host", async () => {
     const one = await mesh();
     const two = await mesh();
