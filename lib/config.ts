@@ -7,6 +7,8 @@ import { parseLogConfig } from "./log/config.ts";
 import type { LogConfig } from "./log/logger.ts";
 import { parseDuration } from "./push/debounce.ts";
 import { parseDiscoverySelectors } from "./registry/kube/selectors.ts";
+import { DEFAULT_ISTIO_NAMESPACE } from "./registry/mesh/istio-configmap.ts";
+import { dns1123Label } from "./registry/names.ts";
 import { envelopeBytes } from "./xds/budget.ts";
 import { defaultLimits, type Limits } from "./xds/limits.ts";
 
@@ -136,6 +138,12 @@ export function parseConfig(
     if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(value)) errors.push(`${name}=${value}: not a DNS suffix`);
     return value;
   };
+  const istioNamespace = (): string => {
+    const value = env.ISTIO_NAMESPACE || DEFAULT_ISTIO_NAMESPACE;
+    const why = dns1123Label(value);
+    if (why) errors.push(`ISTIO_NAMESPACE=${value}: not a namespace name: ${why}`);
+    return value;
+  };
   const selectors = parseDiscoverySelectors(env.DISCOVERY_SELECTORS || "[]");
   if (!selectors.ok) errors.push(`DISCOVERY_SELECTORS: ${selectors.error}`);
   const host = env.HOST || (token ? "0.0.0.0" : "127.0.0.1");
@@ -166,6 +174,7 @@ export function parseConfig(
       useEndpointSlice: bool("PILOT_USE_ENDPOINT_SLICE", true),
       discoverySelectors: selectors.ok ? selectors.selectors : [],
       enableAutoMtls: bool("EDGEPILOT_ENABLE_AUTO_MTLS", true),
+      istioNamespace: istioNamespace(),
     },
     clusterId,
     limits: {

@@ -124,8 +124,9 @@ export async function applyEvents(
       summary.bookmarks++;
       continue;
     }
-    if (event.type === "REJECTED") {
-      const r = await noteRejected(ctx, event, index, options.trackVersions);
+    const screened = screen(ctx, event);
+    if (screened.type === "REJECTED") {
+      const r = await noteRejected(ctx, screened, index, options.trackVersions);
       if (r === "stale") summary.stale++;
       else summary.rejected.push(r);
       continue;
@@ -160,6 +161,13 @@ export async function noteConfigs(
 ): Promise<void> {
   summary.unsupported = [...(ctx.unsupported ?? [])].sort();
   summary.dangling = await danglingOfBatch(ctx, pushes?.serviceHosts);
+}
+
+/** The event, or the REJECTED event it becomes when its kind's handler refuses the object (KindHandler.refuse). */
+export function screen(ctx: IngestContext, event: WatchEvent): WatchEvent {
+  if (event.type !== "ADDED" && event.type !== "MODIFIED") return event;
+  const refused = kindHandlers[event.object.kind]?.refuse?.(ctx, event.object);
+  return refused ? { type: "REJECTED", object: event.object, ...refused } : event;
 }
 
 /** Tallies one outcome into the summary and the batch's pushes. */

@@ -23,6 +23,16 @@ export interface RegistryOptions {
    * ISTIO_MUTUAL to endpoints that have a sidecar, where no DestinationRule sets `tls`.
    */
   enableAutoMtls?: boolean;
+  /**
+   * ISTIO_NAMESPACE (istio-system when unset): where the mesh ConfigMap `istio` is read, and the
+   * namespace whose topology.istio.io/network label is its cluster's network.
+   */
+  istioNamespace?: string;
+  /**
+   * MESH_CONFIG_FILE / MESH_NETWORKS_FILE when set: a file owns its key, so the ConfigMap's value
+   * for that key is ignored (lib/ingest/kinds/mesh-configmap.ts).
+   */
+  meshFiles?: { mesh?: string; meshNetworks?: string };
 }
 
 export const defaultRegistryOptions: RegistryOptions = {

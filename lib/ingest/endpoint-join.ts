@@ -4,8 +4,12 @@
  * call each, so joining several pieces costs no more reads than joining one.
  */
 import type { Endpoint, Service } from "../model/index.ts";
-import { buildEndpoint, type EndpointBuildContext } from "../registry/kube/endpoint-builder.ts";
-import type { NodeInfo, PodInfo, RawEndpoint, SlicePiece } from "../registry/kube/records.ts";
+import {
+  buildEndpoint,
+  type EndpointBuildContext,
+  NETWORK_LABEL,
+} from "../registry/kube/endpoint-builder.ts";
+import type { NamespaceInfo, NodeInfo, PodInfo, RawEndpoint, SlicePiece } from "../registry/kube/records.ts";
 import { type Entry, keys, type Store } from "../store/index.ts";
 import type { IngestContext } from "./context.ts";
 import { podsByIp } from "./pod-ip-index.ts";
@@ -19,11 +23,15 @@ export interface Joined {
   nodes: string[];
 }
 
-/** Builds the endpoints of each piece in `pieces` (same order) against the service record. */
+/**
+ * Builds the endpoints of each piece in `pieces` (same order) against the service record; the
+ * pieces' `namespace` (the service's) gives endpoints its network label when their pod has none.
+ */
 export async function joinPieces(
   ctx: IngestContext,
   service: Service | undefined,
   pieces: readonly SlicePiece[],
+  namespace: string,
 ): Promise<Joined[]> {
   if (pieces.length === 0) return [];
   const { store, cluster } = ctx;
@@ -34,10 +42,14 @@ export async function joinPieces(
     const name = r.nodeName || podOf(pods, r)?.nodeName;
     if (name) nodeNames.add(name);
   }
-  const nodes = await getSome<NodeInfo>(
-    store,
-    [...nodeNames].map((n) => keys.node(cluster, n)),
-  );
+  // The namespace rides along with the nodes: one read for both.
+  const nsKey = keys.namespace(cluster, namespace);
+  const nodes = await getSome<NodeInfo | NamespaceInfo>(store, [
+    nsKey,
+    ...[...nodeNames].map((n) => keys.node(cluster, n)),
+  ]);
+  const namespaceNetwork =
+    (nodes.get(nsKey)?.value as NamespaceInfo | undefined)?.labels[NETWORK_LABEL] ?? "";
   const out: Joined[] = [];
   let done = 0;
   // One context of one shape for every endpoint (buildEndpoint keeps none of it); endpoints of one
@@ -49,6 +61,7 @@ export async function joinPieces(
     clusterId: cluster,
     trustDomain: ctx.registry.trustDomain,
     sendUnhealthy: ctx.registry.sendUnhealthy,
+    namespaceNetwork,
     shared: new Map(),
   };
   // The node of the endpoint before, kept: a run of endpoints on one node builds its key once.
@@ -64,7 +77,9 @@ export async function joinPieces(
       const nodeName = raw.nodeName || pod?.nodeName || "";
       if (nodeName) used.add(nodeName);
       if (nodeName !== lastNodeName) {
-        lastNode = nodeName ? nodes.get(keys.node(cluster, nodeName))?.value : undefined;
+        lastNode = nodeName
+          ? (nodes.get(keys.node(cluster, nodeName))?.value as NodeInfo | undefined)
+          : undefined;
         lastNodeName = nodeName;
       }
       build.pod = pod;

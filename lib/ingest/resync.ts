@@ -16,6 +16,7 @@ import {
   ingestContext,
   noteConfigs,
   queuePush,
+  screen,
 } from "./apply.ts";
 import { createBatchPushes } from "./batch-pushes.ts";
 import type { KubeObject, RejectedEvent } from "./events.ts";
@@ -41,9 +42,15 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
   const pushes = createBatchPushes();
   const present = new Set<string>();
   const listed = { add: 0, update: 0, delete: 0 };
-  for (const obj of list.items) {
+  const refused: (RejectedEvent & { index: number })[] = [];
+  for (const [index, obj] of list.items.entries()) {
     await deps.pace?.();
     present.add(keys.object(cluster, list.kind, obj.metadata.namespace ?? "", obj.metadata.name));
+    const screened = screen(ctx, { type: "ADDED", object: obj });
+    if (screened.type === "REJECTED") {
+      refused.push({ ...screened, index });
+      continue;
+    }
     let existed = false;
     const outcome = await applyEvent(ctx, false, obj, {
       trackVersions: true,
@@ -55,7 +62,7 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
     count(summary, pushes, list.kind, outcome);
   }
   // A refused item is still in the cluster: its last valid version stays, not deleted as missing.
-  for (const r of list.rejected ?? []) {
+  for (const r of [...(list.rejected ?? []), ...refused]) {
     await deps.pace?.();
     const { namespace = "", name } = r.object.metadata;
     present.add(keys.object(cluster, list.kind, namespace, name));

@@ -155,7 +155,7 @@ async function rebuild(
   };
   if (stale.length > 0) {
     const raws = stale.map((name) => pieces.get(name) as SlicePiece);
-    const joined = await joinPieces(ctx, await readService(), raws);
+    const joined = await joinPieces(ctx, await readService(), raws, namespace);
     for (let i = 0; i < stale.length; i++) {
       const name = stale[i] as string;
       const raw = raws[i] as SlicePiece;

@@ -16,9 +16,11 @@ export type RelayWatch = "always" | "endpoints" | "crd";
 /**
  * What the admission webhook does with a kind: `validate` answers allowed: false for an invalid
  * object (failurePolicy Fail, as istiod's webhook once ready); `observe` always allows and only
- * delivers the change (failurePolicy Ignore: the API server validates these kinds itself).
+ * delivers the change (failurePolicy Ignore: the API server validates these kinds itself); `none`
+ * is not heard at all (the mesh ConfigMap: the relay's watch delivers it, and a webhook on every
+ * ConfigMap of the cluster would be far too wide).
  */
-export type WebhookRole = "validate" | "observe";
+export type WebhookRole = "validate" | "observe" | "none";
 
 /** What a change of the kind pushes (Istio's ConfigUpdate scope). */
 export type PushScope =
@@ -35,6 +37,8 @@ export type PushScope =
    * service; a Full push naming it re-derives what those proxies' own listeners and clusters take from policy.
    */
   | "policy"
+  /** Mesh-wide settings (the mesh ConfigMap): a Full push of everything. */
+  | "mesh"
   /** Nothing yet: accepted and checked, not converted. */
   | "none";
 
@@ -53,6 +57,11 @@ export interface KindDescriptor {
   /** Its label in pilot_k8s_reg_events / pilot_k8s_cfg_events `type` (istiod's informer name). */
   metricsLabel: string;
   relay: RelayWatch;
+  /**
+   * Set for a kind the relay reads one object of: it watches only ISTIO_NAMESPACE with
+   * `fieldSelector=metadata.name=<name>`, and its RBAC is a Role in that namespace, never cluster-wide.
+   */
+  watchOnly?: { namespace: "ISTIO_NAMESPACE"; name: string };
   webhook: WebhookRole;
   /** Subresources the webhook also hears (a pod's IP arrives through pods/status). */
   webhookSubresources?: readonly string[];
@@ -124,6 +133,13 @@ const declared: readonly Declared[] = [
   istio("VirtualService", "virtualservices", "services", "validate"),
   istio("DestinationRule", "destinationrules", "services", "validate"),
   istio("Sidecar", "sidecars", "views", "validate"),
+  // The mesh ConfigMap only (istiod's kubemesh watcher): never any other ConfigMap.
+  core("ConfigMap", "configmaps", true, "ConfigMap", "always", {
+    source: "config",
+    watchOnly: { namespace: "ISTIO_NAMESPACE", name: "istio" },
+    webhook: "none",
+    push: "mesh",
+  }),
   // Checked for metadata only until gateways are built: nothing to deny, so it is only observed.
   istio("Gateway", "gateways", "none", "observe"),
   istio("PeerAuthentication", "peerauthentications", "policy", "validate", {

@@ -122,3 +122,40 @@ function isCidr(text: string): boolean {
   if (!addr || !/^(0|[1-9][0-9]{0,2})$/.test(bits)) return false;
   return Number(bits) <= addr.length * 8;
 }
+
+/** A parsed CIDR range: the network's bytes (host bits cleared) and its prefix length. */
+export interface CidrRange {
+  family: IpFamily;
+  bytes: Uint8Array;
+  bits: number;
+}
+
+/**
+ * Parses `a.b.c.d/n` or `x::y/n` as Go's net.ParseCIDR does (what istiod reads MeshNetworks'
+ * fromCidr with): host bits are cleared, so `10.1.2.3/8` is the range 10.0.0.0/8. Undefined otherwise.
+ */
+export function parseCidr(text: string): CidrRange | undefined {
+  const slash = text.indexOf("/");
+  if (slash < 0) return undefined;
+  const ip = parseIp(text.slice(0, slash));
+  const bits = text.slice(slash + 1);
+  if (!ip.ok || !/^(0|[1-9][0-9]{0,2})$/.test(bits) || Number(bits) > ip.bytes.length * 8) return undefined;
+  const n = Number(bits);
+  const bytes = ip.bytes.slice();
+  for (let i = 0; i < bytes.length; i++) {
+    const keep = Math.max(0, Math.min(8, n - 8 * i));
+    bytes[i] = (bytes[i] as number) & ((0xff00 >> keep) & 0xff);
+  }
+  return { family: ip.family, bytes, bits: n };
+}
+
+/** Whether the address `ip` (parseIp's bytes) lies in `range`; an address of the other family never does. */
+export function cidrContains(range: CidrRange, ip: Uint8Array): boolean {
+  if (ip.length !== range.bytes.length) return false;
+  for (let i = 0; 8 * i < range.bits; i++) {
+    const keep = Math.min(8, range.bits - 8 * i);
+    const mask = (0xff00 >> keep) & 0xff;
+    if (((ip[i] as number) & mask) !== range.bytes[i]) return false;
+  }
+  return true;
+}

@@ -31,7 +31,11 @@ export type ConfigKind =
   | "VirtualService"
   | "Sidecar"
   | "PeerAuthentication"
-  | "AuthorizationPolicy";
+  | "AuthorizationPolicy"
+  /** The `istio` ConfigMap's `mesh` (or MESH_CONFIG_FILE): a mesh-wide change. */
+  | "MeshConfig"
+  /** The `istio` ConfigMap's `meshNetworks` (or MESH_NETWORKS_FILE). */
+  | "MeshNetworks";
 
 /** Istio's ConfigKey: one piece of configuration a push touches. For services, name = hostname. */
 export interface ConfigKey {

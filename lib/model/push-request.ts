@@ -9,7 +9,8 @@ export type TriggerReason =
   | "global"
   | "proxy"
   | "namespace"
-  | "secret";
+  | "secret"
+  | "networks";
 
 /**
  * A request to push. Plain data, so it can be queued in the store as JSON.

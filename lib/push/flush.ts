@@ -13,6 +13,7 @@ import type { LabelSelector } from "../registry/kube/records.ts";
 import type { PushVersion, ResourceChange } from "../resources/changes.ts";
 import { loadExternalHosts } from "../resources/external-hosts.ts";
 import type { RoutingConfigs } from "../resources/istio-configs.ts";
+import { ambiguousRangesWarning, createNetworkResolver } from "../resources/network-resolve.ts";
 import {
   contextFits,
   createPushContext,
@@ -29,6 +30,7 @@ import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
 import { acquireLease, expireLease, renewLease } from "./flush-lease.ts";
 import { type EndpointsHeard, type HeldFor, noteHolds } from "./held-endpoints.ts";
 import type { PodsPending } from "./held-pods.ts";
+import { finishNetworks, loadNetworks, type PlannedRecords, scopeRequest } from "./network-refresh.ts";
 import { planChunk } from "./plan.ts";
 import { publishChunk } from "./publish-chunk.ts";
 import { needsRefresh } from "./push-refresh.ts";
@@ -52,6 +54,8 @@ export interface FlushDeps {
   maxFeedBodyBytes?: number;
   /** meshConfig discoverySelectors: only matching namespaces are served. Default: all. */
   discoverySelectors?: readonly LabelSelector[];
+  /** ISTIO_NAMESPACE: the namespace whose network label gives its cluster's network; default istio-system. */
+  systemNamespace?: string;
   /** Where the flush reports what it published but could not honour (dangling routes, configs not applied). */
   log?: (line: string) => void;
   /**
@@ -165,15 +169,22 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // Routes to hosts outside Kubernetes are judged against the ServiceEntries (external-hosts.ts);
       // an EDS-only push generates no route.
       const externalHosts = routing && request.full ? await loadExternalHosts(store) : undefined;
+      // The networks endpoints are resolved against (network-refresh.ts); a change of how they
+      // resolve regenerates every service, a change of gateways alone none.
+      const networks = await loadNetworks(store, request, deps.systemNamespace);
+      const resolver = createNetworkResolver(networks.table);
+      const generateContext = resolver ? { ...deps.context, networks: resolver } : deps.context;
+      const scoped = scopeRequest(request, networks);
       // Per-namespace views (views.ts): overlays of the chunks' services, then the view table.
       const views = await loadViews({
         ...deps,
+        context: generateContext,
         ...(routing && { routing }),
         ...(externalHosts && { externalHosts }),
         ...(kept && { sidecars: kept.sidecars }),
       });
-      const scope = withRoutesTo(await servicesInScope(store, request), request, routing, externalHosts);
-      const refs = await views.widen(request, scope);
+      const scope = withRoutesTo(await servicesInScope(store, scoped), scoped, routing, externalHosts);
+      const refs = await views.widen(scoped, scope);
       // Logged on full pushes only: an endpoint change does not repeat them.
       if (deps.log && request.full)
         for (const line of [...(routing?.notApplied ?? []), ...views.notApplied])
@@ -182,6 +193,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       const feed = { bodyBytes: 0, maxBytes: deps.maxFeedBodyBytes ?? maxFeedBodyBytes };
       const dangling: DanglingRoute[] = [];
       const holds: HeldFor[] = [];
+      const plannedRecords: PlannedRecords[] = [];
       // Kept only while the last context's services are held (a reader here serves Envoy
       // sidecars) and for one chunk at most (what a flush holds): the next context takes them as
       // planned instead of reading them again; past it, it reads every service on first ask.
@@ -196,6 +208,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         const plans = await planChunk(
           {
             ...deps,
+            context: generateContext,
             filterView: visibility.filterView,
             ...(security.peerAuthentications.length > 0 && { peerMtls: security }),
             ...(routing && { routing }),
@@ -209,7 +222,10 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
           const what = at === 0 ? "nothing published" : `the ${at} service(s) before them were published`;
           throw new Error(`flush: inconsistent resources, ${what}: ${problems.join("; ")}`);
         }
-        for (const p of plans) dangling.push(...p.dangling);
+        for (const p of plans) {
+          dangling.push(...p.dangling);
+          if (request.full) plannedRecords.push({ ref: p.ref, records: p.records });
+        }
         if (deps.endpointsHeard || deps.podsPending)
           for (const p of plans) holds.push([p.ref, p.endpointsHeld]);
         if (planned)
@@ -221,6 +237,15 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         await renewLease(deps, lease);
       }
       changes.push(...(await views.finish()));
+      const networksChanged = await finishNetworks(
+        store,
+        networks,
+        plannedRecords,
+        deps.context.domainSuffix,
+      );
+      if (networksChanged) changes.push(networksChanged);
+      const ambiguous = resolver && ambiguousRangesWarning(resolver.ambiguous());
+      if (ambiguous && deps.log) deps.log(`push: ${ambiguous}`);
       await noteHolds(
         store,
         holds,
@@ -231,7 +256,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       await logDangling(deps, dangling);
       // Sidecar resources are built apart from what was published: a change only they may reflect
       // is announced all the same.
-      refresh = needsRefresh(request, changes);
+      refresh = needsRefresh(scoped, changes);
       if (changes.length > 0 || lease.recovered || refresh)
         version = await bumpVersion(deps, request, changes, lease.recovered, refresh);
       const parts = { routing, sidecars: views.allSidecars, table: views.table(), visibility, security };

@@ -34,6 +34,13 @@ const policyKinds: ReadonlySet<string> = new Set(
 );
 
 /**
+ * The ConfigKey kinds of the mesh records (lib/ingest/mesh-records.ts): mesh-wide settings, so a
+ * push naming one regenerates every service (servicesInScope finds them unscoped) and re-reads
+ * the security policies, as an unknown scope does.
+ */
+const meshKinds: ReadonlySet<string> = new Set(["MeshConfig", "MeshNetworks"]);
+
+/**
  * Whether a Full push may change the security policies: it names one (or everything). Istio's
  * PushContext.updateContext re-reads authn and authz policies only then, and so does the flush.
  */
@@ -42,9 +49,12 @@ export function namesPolicy(request: PushRequest): boolean {
   return request.configsUpdated === null || namesPolicyKey(request.configsUpdated);
 }
 
-/** Whether one of `configs` (ConfigKey strings) is a security policy's. */
+/** Whether one of `configs` (ConfigKey strings) is a security policy's, or a mesh-wide setting's. */
 export function namesPolicyKey(configs: readonly string[]): boolean {
-  return configs.some((c) => policyKinds.has(parseConfigKey(c).kind));
+  return configs.some((c) => {
+    const kind = parseConfigKey(c).kind;
+    return policyKinds.has(kind) || meshKinds.has(kind);
+  });
 }
 
 /**

@@ -26,6 +26,8 @@ export interface RelayConfig {
   /** Items per list page (limit/continue). */
   listPageSize: number;
   watchEndpoints: boolean;
+  /** ISTIO_NAMESPACE: the one namespace where the mesh ConfigMap `istio` is watched. */
+  istioNamespace: string;
   /** Watch the kinds whose CRDs are served (the Istio networking kinds), at the newest version served. */
   watchIstio: boolean;
   /** API discovery of those CRDs is re-run this often (and at each periodic resync); 0: only at the resync. */
@@ -110,6 +112,13 @@ export const relaySettings: readonly Setting[] = [
     kind: "bool",
     fallback: "false",
     help: "also watch v1 Endpoints",
+  },
+  {
+    flag: "istio-namespace",
+    env: "ISTIO_NAMESPACE",
+    kind: "string",
+    fallback: "istio-system",
+    help: "the namespace of the mesh ConfigMap `istio` (watched there only, by name)",
   },
   {
     flag: "istio",
@@ -206,6 +215,13 @@ export function parseRelayConfig(
     return false;
   };
 
+  const namespaceName = (name: string): string => {
+    const r = raw(name) as { value: string; label: string };
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(r.value) || r.value.length > 63)
+      errors.push(`${r.label}: not a namespace name (a lowercase RFC 1123 label)`);
+    return r.value;
+  };
+
   const url = raw("EDGEPILOT_URL");
   let base = "";
   if (url === undefined)
@@ -224,6 +240,7 @@ export function parseRelayConfig(
     maxQueuedEvents: int("RELAY_MAX_QUEUE"),
     listPageSize: int("RELAY_LIST_PAGE_SIZE"),
     watchEndpoints: bool("RELAY_WATCH_ENDPOINTS"),
+    istioNamespace: namespaceName("ISTIO_NAMESPACE"),
     watchIstio: bool("RELAY_WATCH_ISTIO"),
     discoveryIntervalMs: duration("RELAY_DISCOVERY_INTERVAL"),
     shutdownTimeoutMs: duration("RELAY_SHUTDOWN_TIMEOUT"),

@@ -17,10 +17,24 @@ export interface KindSpec {
   resource: string;
   /** Why the relay watches it: always, with RELAY_WATCH_ENDPOINTS, or while discovery finds it served. */
   relay: RelayWatch;
+  /** Set for a kind watched in one namespace only (the mesh ConfigMap in ISTIO_NAMESPACE). */
+  namespace?: string;
+  /** The `fieldSelector` of its list and watch (`metadata.name=istio`). */
+  fieldSelector?: string;
 }
 
-/** The watch spec of `d` at `version` (its preferred version when omitted). */
-export function watchSpec(d: KindDescriptor, version: string = d.versions[0] ?? "v1"): KindSpec {
+/** ISTIO_NAMESPACE when unset, as istiod's. */
+export const defaultIstioNamespace = "istio-system";
+
+/**
+ * The watch spec of `d` at `version` (its preferred version when omitted); a kind the relay reads
+ * one object of (`watchOnly`) is watched in `istioNamespace` with a name field selector.
+ */
+export function watchSpec(
+  d: KindDescriptor,
+  version: string = d.versions[0] ?? "v1",
+  istioNamespace: string = defaultIstioNamespace,
+): KindSpec {
   return {
     kind: d.kind,
     listKind: `${d.kind}List`,
@@ -28,14 +42,18 @@ export function watchSpec(d: KindDescriptor, version: string = d.versions[0] ?? 
     version,
     resource: d.resource,
     relay: d.relay,
+    ...(d.watchOnly && { namespace: istioNamespace, fieldSelector: `metadata.name=${d.watchOnly.name}` }),
   };
 }
 
 /** The kinds watched whatever the API server serves, in table order: the "always" kinds, and v1 Endpoints when asked. */
-export function fixedKinds(watchEndpoints: boolean): KindSpec[] {
+export function fixedKinds(
+  watchEndpoints: boolean,
+  istioNamespace: string = defaultIstioNamespace,
+): KindSpec[] {
   return kindTable
     .filter((d) => d.relay === "always" || (d.relay === "endpoints" && watchEndpoints))
-    .map((d) => watchSpec(d));
+    .map((d) => watchSpec(d, undefined, istioNamespace));
 }
 
 /** The kinds watched only while discovery finds their CRDs served (the Istio kinds), in table order. */
@@ -46,9 +64,19 @@ export function apiVersionOf(k: Pick<KindSpec, "group" | "version">): string {
   return k.group === "" ? k.version : `${k.group}/${k.version}`;
 }
 
-/** The cluster-wide collection path: /api/v1/pods, /apis/networking.istio.io/v1beta1/workloadentries. */
+/**
+ * The collection path: cluster-wide (/api/v1/pods, /apis/networking.istio.io/v1beta1/workloadentries),
+ * or in the spec's one namespace (/api/v1/namespaces/istio-system/configmaps).
+ */
 export function kindPath(k: KindSpec): string {
-  return k.group === "" ? `/api/${k.version}/${k.resource}` : `/apis/${k.group}/${k.version}/${k.resource}`;
+  const base = k.group === "" ? `/api/${k.version}` : `/apis/${k.group}/${k.version}`;
+  const ns = k.namespace === undefined ? "" : `/namespaces/${encodeURIComponent(k.namespace)}`;
+  return `${base}${ns}/${k.resource}`;
+}
+
+/** The query every list and watch of the kind carries beside its own (its field selector, if any). */
+export function kindQuery(k: KindSpec): Record<string, string> {
+  return k.fieldSelector === undefined ? {} : { fieldSelector: k.fieldSelector };
 }
 
 const tableOrder = new Map(kindTable.map((d, i) => [d.kind, i]));

@@ -7,6 +7,7 @@ import type { DestinationHost } from "../registry/istio/route-destinations.ts";
 import type { SecurityPolicies } from "../registry/istio/security.ts";
 import type { VirtualServiceModel } from "../registry/istio/virtual-service.ts";
 import type { EndpointShardsRecord } from "../shards/shards-record.ts";
+import type { NetworkResolver } from "./network-resolve.ts";
 import type { TypeUrl } from "./xds-types.ts";
 
 /** Everything the generators need about one service: every cluster's record and its endpoints. */
@@ -50,6 +51,11 @@ export interface ServiceView {
 /** Options that shape generated resources. */
 export interface GenerateContext {
   domainSuffix: string;
+  /**
+   * The push's network table as a resolver (lib/resources/network-resolve.ts), when the mesh has
+   * networks: assignments then carry each endpoint's network. Absent: no network metadata at all.
+   */
+  networks?: NetworkResolver;
 }
 
 /** One generated resource, still a protobuf-es message. */

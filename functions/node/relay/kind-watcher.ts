@@ -15,7 +15,7 @@ import {
   type KindState,
   step,
 } from "../../../lib/relay/kind-machine.ts";
-import { type KindSpec, kindPath } from "../../../lib/relay/kinds.ts";
+import { type KindSpec, kindPath, kindQuery } from "../../../lib/relay/kinds.ts";
 import { objectResourceVersion, type WatchEvent } from "../../../lib/relay/list.ts";
 import { watchEnd } from "../../../lib/relay/watch-end.ts";
 import { KubeHttpError } from "./kube-http.ts";
@@ -138,7 +138,7 @@ export function createKindWatcher(kind: KindSpec, deps: KindWatcherDeps): KindWa
       clearTimeout(ceiling);
       controller?.abort();
     };
-    const query = { allowWatchBookmarks: true, resourceVersion: rv, timeoutSeconds };
+    const query = { ...kindQuery(kind), allowWatchBookmarks: true, resourceVersion: rv, timeoutSeconds };
     watcher
       .watch(
         path,

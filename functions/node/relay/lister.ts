@@ -1,6 +1,6 @@
 /** Lists one kind completely, page by page (limit/continue), as one List. */
 import type { KubeConfig } from "@kubernetes/client-node";
-import { type KindSpec, kindPath } from "../../../lib/relay/kinds.ts";
+import { type KindSpec, kindPath, kindQuery } from "../../../lib/relay/kinds.ts";
 import { asListPage, type KubeList, mergePages } from "../../../lib/relay/list.ts";
 import { kubeGet } from "./kube-http.ts";
 
@@ -18,7 +18,9 @@ export async function listKind(
   const pages: KubeList[] = [];
   let token: string | undefined;
   do {
-    const page = asListPage(await kubeGet(kc, kindPath(kind), { limit: pageSize, continue: token }, signal));
+    const page = asListPage(
+      await kubeGet(kc, kindPath(kind), { ...kindQuery(kind), limit: pageSize, continue: token }, signal),
+    );
     if (!page.ok) throw new Error(`list ${kindPath(kind)}: ${page.error}`);
     pages.push(page.list);
     token = page.list.metadata.continue || undefined;

@@ -166,7 +166,7 @@ export function createRelay(o: RelayOptions): Relay {
 
   return {
     start() {
-      const kinds = fixedKinds(config.watchEndpoints);
+      const kinds = fixedKinds(config.watchEndpoints, config.istioNamespace);
       const istio = `${crdKinds[0]?.group} ${crdKinds[0]?.versions.join(", ")}`;
       const rediscover = config.discoveryIntervalMs > 0 ? `every ${config.discoveryIntervalMs}ms and ` : "";
       log(

@@ -1,5 +1,6 @@
 /** The contract of a kind handler: apply an object, or undo one from what was recorded of it. */
 
+import type { Problem } from "../../registry/check.ts";
 import type { IngestContext, Outcome } from "../context.ts";
 import type { KubeObject } from "../events.ts";
 import type { ObjectRecord } from "../objects.ts";
@@ -11,6 +12,12 @@ export interface ObjectRef {
 }
 
 export interface KindHandler {
+  /**
+   * Refuses an ADDED or MODIFIED object its kind's check cannot judge alone because the answer
+   * depends on the registry options (the mesh ConfigMap outside ISTIO_NAMESPACE): it is then
+   * skipped and reported as rejected, as a refused object is, and never applied.
+   */
+  refuse?(ctx: IngestContext, obj: KubeObject): Problem | undefined;
   /** Applies an ADDED or MODIFIED object; `recorded` is what ingest remembers of it, if anything. */
   apply(ctx: IngestContext, obj: KubeObject, recorded: ObjectRecord | undefined): Promise<Outcome>;
   /**

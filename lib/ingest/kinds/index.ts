@@ -13,12 +13,14 @@ import { serviceEntryCheck } from "../../registry/istio/validate-service-entry.t
 import { sidecarCheck } from "../../registry/istio/validate-sidecar.ts";
 import { virtualServiceCheck } from "../../registry/istio/validate-virtual-service.ts";
 import { workloadEntryCheck } from "../../registry/istio/validate-workload-entry.ts";
+import { meshConfigMapCheck } from "../../registry/mesh/istio-configmap.ts";
 import { endpointSliceCheck, endpointsCheck } from "../validate-endpoints.ts";
 import { podCheck } from "../validate-pod.ts";
 import { serviceCheck } from "../validate-service.ts";
 import { endpointSliceHandler, endpointsHandler } from "./endpoints.ts";
 import type { KindHandler } from "./handler.ts";
 import { destinationRuleHandler, virtualServiceHandler } from "./istio-config.ts";
+import { meshConfigMapHandler } from "./mesh-configmap.ts";
 import { namespaceHandler } from "./namespace.ts";
 import { nodeHandler } from "./node.ts";
 import { podHandler } from "./pod.ts";
@@ -46,6 +48,7 @@ const code: Record<string, KindCode> = {
   VirtualService: { check: virtualServiceCheck, handler: virtualServiceHandler },
   DestinationRule: { check: destinationRuleCheck, handler: destinationRuleHandler },
   Sidecar: { check: sidecarCheck, handler: sidecarHandler },
+  ConfigMap: { check: meshConfigMapCheck, handler: meshConfigMapHandler },
   Gateway: {},
   PeerAuthentication: { check: peerAuthenticationCheck, handler: peerAuthenticationHandler },
   AuthorizationPolicy: { check: authorizationPolicyCheck, handler: authorizationPolicyHandler },

@@ -7,7 +7,7 @@
 import type { Endpoint, Locality } from "../../model/index.ts";
 import { child } from "../check.ts";
 import { sortedRecord } from "../kube/canonical.ts";
-import { augmentLabels, spiffeId } from "../kube/endpoint-builder.ts";
+import { augmentLabels, NETWORK_LABEL, spiffeId } from "../kube/endpoint-builder.ts";
 import { LEGACY_LOCALITY_LABEL, parseLocality } from "../kube/node.ts";
 import type { IstioConfig } from "./common.ts";
 import { UNIX_ADDRESS_PREFIX } from "./validate-workload-entry.ts";
@@ -39,7 +39,7 @@ export interface EndpointServicePort {
 }
 
 /** Label naming the endpoint's network (Istio label.TopologyNetwork, added by AugmentLabels). */
-export const NETWORK_LABEL = "topology.istio.io/network";
+export { NETWORK_LABEL };
 
 /** Where an endpoint's identity and labels come from. */
 export interface EndpointContext {
@@ -92,7 +92,7 @@ export function workloadLocality(we: WorkloadEntrySpec, labels: Readonly<Record<
  * One model Endpoint for a workload and a service port (Istio convertEndpoint): address as given,
  * port by endpointPort, labels augmented as Istio's AugmentLabels does (locality, cluster and
  * network labels), locality, service account as the SPIFFE identity in `ctx.namespace`, `health`
- * (HEALTHY unless told), and weight and network when set. `labels` are the workload's labels (see workloadEntryLabels).
+ * (HEALTHY unless told), and weight and network (`network`, else the NETWORK_LABEL label) when set. `labels` are the workload's labels (see workloadEntryLabels).
  */
 export function workloadEndpoint(
   we: WorkloadEntrySpec,
@@ -103,7 +103,8 @@ export function workloadEndpoint(
 ): Endpoint {
   const locality = workloadLocality(we, labels);
   const augmented = augmentLabels(labels, locality, ctx.clusterId, "");
-  const network = we.network ?? "";
+  // Istio's network callback: the entry's `network`, else its network label.
+  const network = we.network || labels[NETWORK_LABEL] || "";
   const weight = we.weight ?? 0;
   return {
     address: we.address ?? "",

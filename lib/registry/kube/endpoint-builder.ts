@@ -15,6 +15,11 @@ export const PERSISTENT_SESSION_LABEL = "istio.io/persistent-session";
 export const DRAINING_LABEL = "istio.io/draining";
 /** Endpoint label naming the cluster the endpoint runs in (added by Istio's AugmentLabels). */
 export const CLUSTER_LABEL = "topology.istio.io/cluster";
+/**
+ * Pod, namespace, Service and WorkloadEntry label naming a network (Istio label.TopologyNetwork):
+ * on a pod or its namespace, the network of the pod's endpoints.
+ */
+export const NETWORK_LABEL = "topology.istio.io/network";
 /** Endpoint label naming the pod's node (added by Istio's AugmentLabels). */
 export const NODE_HOSTNAME_LABEL = "kubernetes.io/hostname";
 
@@ -30,6 +35,8 @@ export interface EndpointBuildContext {
   trustDomain: string;
   /** PILOT_SEND_UNHEALTHY_ENDPOINTS. */
   sendUnhealthy: boolean;
+  /** The NETWORK_LABEL of the endpoints' namespace; absent or "" when it has none. */
+  namespaceNetwork?: string;
   /**
    * Where endpoints built in one go share their locality and labels objects (by pod, node and
    * zone: what the two depend on), instead of building equal ones per endpoint. The endpoints
@@ -104,7 +111,9 @@ export function unservedReason(
  * without a pod reference builds without pod information. Labels: the pod's, augmented as Istio
  * does with the locality's region/zone/subzone, the cluster and the pod's node, sorted. Service
  * account `spiffe://<trust domain>/ns/<pod ns>/sa/<pod sa>` when the pod is known, else "".
- * Locality: the pod's locality label, else the node's, else the slice's zone. Pure.
+ * Locality: the pod's locality label, else the node's, else the slice's zone. Network: the pod's
+ * NETWORK_LABEL, else its namespace's (what Istio's injector copies onto the pod), else none
+ * (the cluster and MeshNetworks fallbacks are resolved at generation). Pure.
  */
 export function buildEndpoint(raw: RawEndpoint, ctx: EndpointBuildContext): EndpointBuildResult {
   let health = rawEndpointHealth(raw.conditions, ctx.service);
@@ -126,6 +135,7 @@ export function buildEndpoint(raw: RawEndpoint, ctx: EndpointBuildContext): Endp
   }
 
   const { locality, labels } = localityAndLabels(raw, pod, ctx);
+  const network = pod?.labels[NETWORK_LABEL] || ctx.namespaceNetwork || "";
   return {
     kind: "endpoint",
     endpoint: {
@@ -136,6 +146,7 @@ export function buildEndpoint(raw: RawEndpoint, ctx: EndpointBuildContext): Endp
       locality,
       serviceAccount: pod ? spiffeId(ctx.trustDomain, pod.namespace, pod.serviceAccount) : "",
       health,
+      ...(network !== "" && { network }),
     },
   };
 }

@@ -23,6 +23,7 @@ import {
 } from "../../model/index.ts";
 import { parseIp } from "../../model/ip.ts";
 import { resolvesByDns } from "../../registry/istio/external-services.ts";
+import type { NetworkResolver } from "../network-resolve.ts";
 import type { Generated, Generator, ServiceView } from "../types.ts";
 import { TypeUrl } from "../xds-types.ts";
 import {
@@ -57,23 +58,32 @@ const healthRank: Record<ModelHealth, number> = { HEALTHY: 0, UNHEALTHY: 1, DRAI
  * the assignment), the first in (address, port, shard key) order winning. Endpoints are grouped
  * by locality, localities sorted by `region/zone/subzone`, each with its locality always set and
  * load_balancing_weight = its endpoint count (grpc-js-xds drops localities without a weight).
+ * When the mesh has networks (ctx.networks), each endpoint with a network carries it as
+ * filter_metadata `istio` {network}, what split-horizon EDS splits by.
  */
 export const endpointGenerator: Generator = {
   typeUrl: TypeUrl.endpoint,
-  generate(view) {
+  generate(view, ctx) {
     const ports = mergedPorts(view);
     if (ports.length === 0) return [];
-    const byPort = endpointsByPort(view, ports);
+    const networks = ctx.networks;
+    const byPort = endpointsByPort(view, ports, networks);
+    const withNetwork = networks !== undefined;
     const subsets = view.destinationRule?.subsets ?? [];
     const out: Generated<typeof ClusterLoadAssignmentSchema>[] = [];
     for (const [i, p] of ports.entries()) {
       const name = clusterName(view.hostname, p.port);
       const onPort = byPort[i] as Endpoint[];
-      out.push({ name, schema: ClusterLoadAssignmentSchema, message: loadAssignment(name, onPort) });
+      out.push({
+        name,
+        schema: ClusterLoadAssignmentSchema,
+        message: loadAssignment(name, onPort, withNetwork),
+      });
       for (const subset of subsets) {
         const sub = subsetClusterName(view.hostname, p.port, subset.name);
         const chosen = onPort.filter((e) => hasLabels(e.labels, subset.labels));
-        out.push({ name: sub, schema: ClusterLoadAssignmentSchema, message: loadAssignment(sub, chosen) });
+        const message = loadAssignment(sub, chosen, withNetwork);
+        out.push({ name: sub, schema: ClusterLoadAssignmentSchema, message });
       }
     }
     return out;
@@ -83,9 +93,14 @@ export const endpointGenerator: Generator = {
 /**
  * The endpoints served on each of `ports` (same order): every shard's sendable endpoints on that
  * port, one per address:port, sorted (what the assignment of the port's default cluster holds).
+ * With `networks`, each endpoint carries the network it resolves to (a copy when ingest gave none).
  */
-export function endpointsByPort(view: ServiceView, ports: readonly ServicePort[]): Endpoint[][] {
-  return collect(view, ports).map((onPort) => dedupe(onPort.sort(compareCandidates)));
+export function endpointsByPort(
+  view: ServiceView,
+  ports: readonly ServicePort[],
+  networks?: NetworkResolver,
+): Endpoint[][] {
+  return collect(view, ports, networks).map((onPort) => dedupe(onPort.sort(compareCandidates)));
 }
 
 /** Whether `labels` carry every label of `selector` (Istio's labels.Instance.SubsetOf; empty selects all). */
@@ -107,7 +122,11 @@ interface Candidate {
  * is the name the endpoint's own cluster gives the port (a shard without a Service record in view
  * falls back to the merged port's name). Unsorted.
  */
-function collect(view: ServiceView, ports: readonly ServicePort[]): Candidate[][] {
+function collect(
+  view: ServiceView,
+  ports: readonly ServicePort[],
+  networks?: NetworkResolver,
+): Candidate[][] {
   const out: Candidate[][] = ports.map(() => []);
   const services = sortedServices(view);
   // Hostnames (a DNS ServiceEntry's) are for a client to resolve: only a DNS host's clusters use
@@ -119,14 +138,20 @@ function collect(view: ServiceView, ports: readonly ServicePort[]): Candidate[][
     const record = services.find((s) => s.clusterId === cluster);
     // Endpoints name ports as their own cluster's Service does: each port's name, once per shard.
     const names = ports.map((p) => (record ? record.ports.find((rp) => rp.port === p.port)?.name : p.name));
-    for (const endpoint of endpoints) {
-      if (healthMap[endpoint.health] === undefined) continue;
-      if (ipOnly && !parseIp(endpoint.address).ok) continue;
+    for (const found of endpoints) {
+      if (healthMap[found.health] === undefined) continue;
+      if (ipOnly && !parseIp(found.address).ok) continue;
+      const endpoint = networks ? resolved(found, networks.resolve(found, provider, cluster).network) : found;
       for (let i = 0; i < names.length; i++)
         if (names[i] === endpoint.servicePortName) out[i]?.push({ shardKey, endpoint });
     }
   }
   return out;
+}
+
+/** `e` with `network` (the stored endpoint itself when it already has it: stored values are read-only). */
+function resolved(e: Endpoint, network: string): Endpoint {
+  return network === (e.network ?? "") ? e : { ...e, network };
 }
 
 function compareCandidates(a: Candidate, b: Candidate): number {
@@ -160,9 +185,14 @@ function dedupe(sorted: Candidate[]): Endpoint[] {
 
 /**
  * The ClusterLoadAssignment `name` of `endpoints`: grouped by locality, localities sorted, each
- * weighted by its endpoint count (also the inline assignment of a LOGICAL_DNS cluster).
+ * weighted by its endpoint count (also the inline assignment of a LOGICAL_DNS cluster). With
+ * `withNetwork`, an endpoint's network is written as its `istio` metadata.
  */
-export function loadAssignment(name: string, endpoints: readonly Endpoint[]): ClusterLoadAssignment {
+export function loadAssignment(
+  name: string,
+  endpoints: readonly Endpoint[],
+  withNetwork = false,
+): ClusterLoadAssignment {
   const byLocality = new Map<string, Endpoint[]>();
   // Neighbours mostly share a locality: its label is looked up again only when it changes.
   let last: Locality | undefined;
@@ -184,7 +214,7 @@ export function loadAssignment(name: string, endpoints: readonly Endpoint[]): Cl
   const labels = [...byLocality.keys()].sort(compareStrings);
   return message(ClusterLoadAssignmentSchema, {
     clusterName: name,
-    endpoints: labels.map((label) => localityEndpoints(byLocality.get(label) ?? [])),
+    endpoints: labels.map((label) => localityEndpoints(byLocality.get(label) ?? [], withNetwork)),
   });
 }
 
@@ -192,11 +222,11 @@ function sameLocality(a: Locality, b: Locality): boolean {
   return a === b || (a.region === b.region && a.zone === b.zone && a.subzone === b.subzone);
 }
 
-function localityEndpoints(group: Endpoint[]): LocalityLbEndpoints {
+function localityEndpoints(group: Endpoint[], withNetwork: boolean): LocalityLbEndpoints {
   const { region, zone, subzone } = group[0]?.locality ?? { region: "", zone: "", subzone: "" };
   return message(LocalityLbEndpointsSchema, {
     locality: message(LocalitySchema, { region, zone, subZone: subzone }),
-    lbEndpoints: group.map(lbEndpoint),
+    lbEndpoints: group.map((e) => lbEndpoint(e, withNetwork)),
     loadBalancingWeight: group.length,
   });
 }
@@ -206,14 +236,18 @@ function localityEndpoints(group: Endpoint[]): LocalityLbEndpoints {
 export const TLS_MODE_LABEL = "security.istio.io/tlsMode";
 
 /**
- * AppendLbEndpointMetadata's `envoy.transport_socket_match` {tlsMode}: what a sidecar's auto-mTLS
- * transport_socket_matches select the ISTIO_MUTUAL socket by (proxyless clients ignore it).
+ * AppendLbEndpointMetadata: `envoy.transport_socket_match` {tlsMode}, what a sidecar's auto-mTLS
+ * transport_socket_matches select the ISTIO_MUTUAL socket by (proxyless clients ignore it), and
+ * `istio` {network}, what split-horizon EDS splits by; in that order, so equal endpoints encode alike.
  */
-function tlsModeMetadata(tlsMode: string) {
-  return message(MetadataSchema, { filterMetadata: { "envoy.transport_socket_match": { tlsMode } } });
+function endpointMetadata(tlsMode: string | undefined, network: string | undefined) {
+  const filterMetadata: Record<string, Record<string, string>> = {};
+  if (tlsMode) filterMetadata["envoy.transport_socket_match"] = { tlsMode };
+  if (network) filterMetadata.istio = { network };
+  return message(MetadataSchema, { filterMetadata });
 }
 
-function lbEndpoint(e: Endpoint): LbEndpoint {
+function lbEndpoint(e: Endpoint, withNetwork: boolean): LbEndpoint {
   const socket = blank(SocketAddressSchema);
   socket.address = e.address;
   socket.portSpecifier = { case: "portValue", value: e.port };
@@ -226,6 +260,8 @@ function lbEndpoint(e: Endpoint): LbEndpoint {
   out.healthStatus = healthMap[e.health] ?? HealthStatus.UNKNOWN;
   out.loadBalancingWeight = 1;
   const tlsMode = e.labels[TLS_MODE_LABEL];
-  if (tlsMode && tlsMode !== "disabled") out.metadata = tlsModeMetadata(tlsMode);
+  const socketMatch = tlsMode && tlsMode !== "disabled" ? tlsMode : undefined;
+  const network = withNetwork ? e.network : undefined;
+  if (socketMatch || network) out.metadata = endpointMetadata(socketMatch, network);
   return out;
 }

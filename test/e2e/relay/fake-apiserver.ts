@@ -17,6 +17,8 @@ interface OpenWatch {
   version: string;
   res: ServerResponse;
   bookmarks: boolean;
+  /** The namespace of a namespaced watch and its fieldSelector, as one predicate. */
+  selects: (o: KubeObj) => boolean;
 }
 
 /** One request the fake saw. */
@@ -83,7 +85,8 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
   let nextSnapshot = 0;
   const crds = new FakeCrds();
   const store = new FakeStore((e) => {
-    for (const w of watches) if (w.resource === e.resource) writeEvent(w.res, e.type, at(e.object, w));
+    for (const w of watches)
+      if (w.resource === e.resource && w.selects(e.object)) writeEvent(w.res, e.type, at(e.object, w));
   });
 
   const server = createServer((req, res) => {
@@ -102,19 +105,40 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     if (req.method !== "GET") return status(res, 405, "MethodNotAllowed", "the fake serves GET only");
     if (path === "/api") return json(res, 200, { kind: "APIVersions", versions: ["v1"] });
     if (path === "/apis") return json(res, 200, crds.groupList());
-    const m = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))(?:\/([a-z]+))?$/.exec(path);
+    const m = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))(?:\/namespaces\/([a-z0-9-]+))?(?:\/([a-z]+))?$/.exec(
+      path,
+    );
     const group = m?.[2] ?? "";
     const version = m?.[1] ?? m?.[3] ?? "";
-    const resources = m && !m[4] ? crds.resourceList(group, version) : undefined;
+    const resources = m && !m[5] && !m[4] ? crds.resourceList(group, version) : undefined;
     if (resources) return json(res, 200, resources);
-    const spec = m?.[4] ? crds.find(group, version, m[4]) : undefined;
+    const found = m?.[5] ? crds.find(group, version, m[5]) : undefined;
+    const spec = found && (m?.[4] === undefined || found.namespaced) ? found : undefined;
     if (!spec)
       return status(res, 404, "NotFound", `the server could not find the requested resource (${path})`);
+    const selects = selector(m?.[4], query.fieldSelector);
+    if (!selects) return status(res, 400, "BadRequest", `unsupported fieldSelector ${query.fieldSelector}`);
     if (query.watch === "true" || query.watch === "1") {
-      if (holding) return void held.push(() => watch(res, spec, version, query));
-      return watch(res, spec, version, query);
+      if (holding) return void held.push(() => watch(res, spec, version, query, selects));
+      return watch(res, spec, version, query, selects);
     }
-    list(res, spec, version, query);
+    list(res, spec, version, query, selects);
+  }
+
+  /**
+   * The objects a namespaced path and a fieldSelector (`metadata.name=x,metadata.namespace=y`, the
+   * two fields every kind supports) select; undefined for a selector the fake does not support.
+   */
+  function selector(namespace: string | undefined, fieldSelector: string | undefined) {
+    const want: [string, string][] = namespace === undefined ? [] : [["metadata.namespace", namespace]];
+    for (const term of fieldSelector ? fieldSelector.split(",") : []) {
+      const [field, value] = term.split("=") as [string, string | undefined];
+      if (value === undefined || (field !== "metadata.name" && field !== "metadata.namespace"))
+        return undefined;
+      want.push([field, value]);
+    }
+    return (o: KubeObj) =>
+      want.every(([f, v]) => (f === "metadata.name" ? o.metadata.name : (o.metadata.namespace ?? "")) === v);
   }
 
   /** `object` as served at the watch's version (the fake stores one copy, as etcd does). */
@@ -123,7 +147,13 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     return spec.crd ? { ...object, apiVersion: `${spec.group}/${w.version}` } : object;
   }
 
-  function list(res: ServerResponse, spec: FakeResource, version: string, query: Record<string, string>) {
+  function list(
+    res: ServerResponse,
+    spec: FakeResource,
+    version: string,
+    query: Record<string, string>,
+    selects: (o: KubeObj) => boolean,
+  ) {
     const limit = Number(query.limit ?? 0);
     let offset = 0;
     let id = String(nextSnapshot);
@@ -137,7 +167,10 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
       [offset, id] = [token.offset, token.id];
     } else {
       // Items of a list carry neither apiVersion nor kind, as from a real API server.
-      const items = store.list(spec.resource).map(({ apiVersion: _a, kind: _k, ...rest }) => rest as KubeObj);
+      const items = store
+        .list(spec.resource)
+        .filter(selects)
+        .map(({ apiVersion: _a, kind: _k, ...rest }) => rest as KubeObj);
       snapshots.set(String(nextSnapshot++), { items, rv: String(store.rv) });
     }
     const { items, rv: snapRv } = snapshots.get(id) as { items: KubeObj[]; rv: string };
@@ -151,7 +184,13 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     json(res, 200, { apiVersion, kind: `${spec.kind}List`, metadata, items: items.slice(offset, end) });
   }
 
-  function watch(res: ServerResponse, spec: FakeResource, version: string, query: Record<string, string>) {
+  function watch(
+    res: ServerResponse,
+    spec: FakeResource,
+    version: string,
+    query: Record<string, string>,
+    selects: (o: KubeObj) => boolean,
+  ) {
     const from = query.resourceVersion;
     const fromRv = from === undefined || from === "" || from === "0" ? undefined : Number(from);
     if (fromRv !== undefined && fromRv < store.compactedRv) {
@@ -168,14 +207,17 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
       version,
       res,
       bookmarks: query.allowWatchBookmarks === "true",
+      selects,
     };
     watches.add(w);
     const forget = () => watches.delete(w);
     res.on("close", forget);
     if (fromRv === undefined) {
-      for (const o of store.list(spec.resource)) writeEvent(res, "ADDED", at(o, w));
+      for (const o of store.list(spec.resource).filter(selects)) writeEvent(res, "ADDED", at(o, w));
     } else {
-      const replay = store.history.filter((e: HistoryEvent) => e.resource === spec.resource && e.rv > fromRv);
+      const replay = store.history.filter(
+        (e: HistoryEvent) => e.resource === spec.resource && e.rv > fromRv && selects(e.object),
+      );
       for (const e of replay) writeEvent(res, e.type, at(e.object, w));
     }
     const seconds = Number(query.timeoutSeconds ?? 0);

@@ -36,6 +36,7 @@ export const fakeResources: readonly FakeResource[] = [
   r("pods", "Pod", "", true),
   r("nodes", "Node", "", false),
   r("namespaces", "Namespace", "", false),
+  r("configmaps", "ConfigMap", "", true),
   r("endpointslices", "EndpointSlice", "discovery.k8s.io", true),
   ...[
     "serviceentries:ServiceEntry",

@@ -15,6 +15,7 @@ import { type KindDescriptor, kindTable } from "../../../lib/kinds/descriptors.t
 
 const k8s = fileURLToPath(new URL("../../../infra/k8s/", import.meta.url));
 const clusterRoleFile = join(k8s, "base/relay/clusterrole.yaml");
+const meshRoleDir = join(k8s, "relay-mesh-config");
 const webhookFile = join(k8s, "webhook/validating-webhook.yaml");
 
 interface PolicyRule {
@@ -46,9 +47,12 @@ function grants(rules: readonly PolicyRule[]): string[] {
   );
 }
 
-/** What the ClusterRole must grant: list and watch on every kind the relay watches unasked or once served. */
+/**
+ * What the ClusterRole must grant: list and watch on every kind the relay watches unasked or once
+ * served, cluster-wide; a kind it reads one object of (`watchOnly`) is granted by a Role instead.
+ */
 const relayGrants = (relay: (d: KindDescriptor) => boolean) =>
-  kindTable.filter(relay).map((d) => `${d.group}/${d.resource} list,watch`);
+  kindTable.filter((d) => relay(d) && !d.watchOnly).map((d) => `${d.group}/${d.resource} list,watch`);
 
 /** The rules commented out after the line naming RELAY_WATCH_ENDPOINTS, uncommented. */
 function commentedRules(text: string): PolicyRule[] {
@@ -79,6 +83,7 @@ function heard(hooks: readonly Webhook[]): string[] {
 /** What the table says the webhooks must hear: by role, which policy hears which operation. */
 function wanted(): string[] {
   return kindTable.flatMap((d) => {
+    if (d.webhook === "none") return [];
     const resources = [d.resource, ...(d.webhookSubresources ?? []).map((s) => `${d.resource}/${s}`)];
     const ops: [string, string][] =
       d.webhook === "validate"
@@ -140,6 +145,45 @@ describe("the relay's ClusterRole follows the kind table", () => {
       missing: ["networking.istio.io/workloadentries list,watch"],
       extra: ["/secrets list,watch"],
     });
+  });
+});
+
+describe("the relay's Role in ISTIO_NAMESPACE follows the kind table", () => {
+  const role = load(readFileSync(join(meshRoleDir, "role.yaml"), "utf8")) as {
+    kind: string;
+    metadata: { name: string; namespace: string };
+    rules: (PolicyRule & { resourceNames?: string[] })[];
+  };
+  const binding = load(readFileSync(join(meshRoleDir, "rolebinding.yaml"), "utf8")) as {
+    kind: string;
+    metadata: { namespace: string };
+    roleRef: { kind: string; name: string };
+    subjects: { kind: string; name: string; namespace: string }[];
+  };
+
+  it("get, list and watch on exactly the named objects of the watchOnly kinds, in istio-system only", () => {
+    const only = kindTable.filter((d) => d.watchOnly);
+    expect(only.map((d) => d.kind)).toEqual(["ConfigMap"]);
+    expect(role.kind).toBe("Role");
+    expect(role.metadata.namespace).toBe("istio-system");
+    const got = role.rules.flatMap((r) =>
+      r.apiGroups.flatMap((g) =>
+        r.resources.map(
+          (res) => `${g}/${res} ${[...r.verbs].sort().join(",")} ${(r.resourceNames ?? ["*"]).join(",")}`,
+        ),
+      ),
+    );
+    expect(got).toEqual(only.map((d) => `${d.group}/${d.resource} get,list,watch ${d.watchOnly?.name}`));
+  });
+
+  it("is bound to the relay's ServiceAccount, in the same namespace, and no ClusterRole grants ConfigMaps", () => {
+    expect(binding).toMatchObject({
+      kind: "RoleBinding",
+      metadata: { namespace: "istio-system" },
+      roleRef: { kind: "Role", name: role.metadata.name },
+      subjects: [{ kind: "ServiceAccount", name: "edgepilot-relay", namespace: "edgepilot" }],
+    });
+    expect(grants(clusterRole.rules).filter((g) => g.startsWith("/configmaps"))).toEqual([]);
   });
 });
 

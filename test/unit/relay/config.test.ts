@@ -18,6 +18,7 @@ describe("parseRelayConfig", () => {
         maxQueuedEvents: 10_000,
         listPageSize: 500,
         watchEndpoints: false,
+        istioNamespace: "istio-system",
         watchIstio: true,
         discoveryIntervalMs: 30_000,
         shutdownTimeoutMs: 10_000,

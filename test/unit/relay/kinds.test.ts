@@ -5,6 +5,7 @@ import {
   crdKinds,
   fixedKinds,
   kindPath,
+  kindQuery,
   watchingValue,
   watchSpec,
 } from "../../../lib/relay/kinds.ts";
@@ -19,6 +20,7 @@ describe("kinds", () => {
       "/apis/discovery.k8s.io/v1/endpointslices",
       "/api/v1/pods",
       "/api/v1/endpoints",
+      "/api/v1/namespaces/istio-system/configmaps",
     ]);
     expect(fixedKinds(false).map((k) => k.kind)).toEqual([
       "Namespace",
@@ -26,6 +28,7 @@ describe("kinds", () => {
       "Service",
       "EndpointSlice",
       "Pod",
+      "ConfigMap",
     ]);
     expect(fixedKinds(false)[3]).toEqual({
       kind: "EndpointSlice",
@@ -35,6 +38,15 @@ describe("kinds", () => {
       resource: "endpointslices",
       relay: "always",
     });
+  });
+
+  it("the mesh ConfigMap is watched in ISTIO_NAMESPACE only, by name", () => {
+    const cm = fixedKinds(false, "mesh-admin").find((k) => k.kind === "ConfigMap");
+    expect(cm).toMatchObject({ namespace: "mesh-admin", fieldSelector: "metadata.name=istio" });
+    expect(kindPath(cm as NonNullable<typeof cm>)).toBe("/api/v1/namespaces/mesh-admin/configmaps");
+    expect(kindQuery(cm as NonNullable<typeof cm>)).toEqual({ fieldSelector: "metadata.name=istio" });
+    const pods = fixedKinds(false).find((k) => k.kind === "Pod");
+    expect(kindQuery(pods as NonNullable<typeof pods>)).toEqual({});
   });
 
   it("the Istio kinds, WorkloadEntry included, wait for discovery; a spec is at the version chosen", () => {
