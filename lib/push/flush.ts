@@ -36,6 +36,7 @@ import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
 import { acquireLease, expireLease, renewLease } from "./flush-lease.ts";
 import { type EndpointsHeard, type HeldFor, noteHolds } from "./held-endpoints.ts";
 import type { PodsPending } from "./held-pods.ts";
+import { afterMeshCheck, namesMeshConfig } from "./mesh-change.ts";
 import {
   finishNetworks,
   loadNetworks,
@@ -43,7 +44,6 @@ import {
   type PlannedGateways,
   scopeRequest,
 } from "./network-refresh.ts";
-import { afterMeshCheck, namesMeshConfig } from "./mesh-change.ts";
 import { planChunk } from "./plan.ts";
 import { publishChunk } from "./publish-chunk.ts";
 import { needsRefresh } from "./push-refresh.ts";

@@ -126,6 +126,10 @@ export interface ProxyStatus {
   cluster?: string;
   /** Node metadata ISTIO_VERSION, when set. */
   istioVersion?: string;
+  /** Node metadata NETWORK, when set. */
+  network?: string;
+  /** Node metadata REQUESTED_NETWORK_VIEW (its networks comma-joined, sorted), when set. */
+  networkView?: string;
   /** In push order (CDS, EDS, LDS, RDS), then any other type URL the proxy asked for, sorted. */
   types: ProxyTypeStatus[];
 }

@@ -1,10 +1,11 @@
 /**
  * What the xDS sessions read of a proxy's node: its GENERATOR, the labels a proxy status shows
- * (CLUSTER_ID, ISTIO_VERSION), and the small copy a stream keeps for its whole life. Shared by the
- * SotW and Delta sessions and the Poll reader.
+ * (CLUSTER_ID, ISTIO_VERSION, NETWORK, REQUESTED_NETWORK_VIEW), and the small copy a stream keeps
+ * for its whole life. Shared by the SotW and Delta sessions and the Poll reader.
  */
 import { create } from "@bufbuild/protobuf";
 import { type Node, NodeSchema } from "../gen/envoy/config/core/v3/base_pb.ts";
+import { requestedNetworks } from "../resources/network-view.ts";
 
 /**
  * What a stream keeps of the node of its first request: the id and GENERATOR only. A node's
@@ -13,25 +14,38 @@ import { type Node, NodeSchema } from "../gen/envoy/config/core/v3/base_pb.ts";
  */
 export function retainedNode(node: Node): Node {
   const generator = nodeGenerator(node);
-  const { cluster, istioVersion } = nodeLabels(node);
+  const { cluster, istioVersion, network, networkView } = nodeLabels(node);
   const metadata = {
     ...(generator && { GENERATOR: generator }),
     ...(cluster !== undefined && { CLUSTER_ID: cluster }),
     ...(istioVersion !== undefined && { ISTIO_VERSION: istioVersion }),
+    ...(network !== undefined && { NETWORK: network }),
+    ...(networkView !== undefined && { REQUESTED_NETWORK_VIEW: networkView }),
   };
   return create(NodeSchema, { id: node.id, ...(Object.keys(metadata).length > 0 && { metadata }) });
 }
 
 /**
  * What a proxy status shows of a node beside its id (istiod's SyncStatus cluster_id and
- * istio_version): metadata CLUSTER_ID and ISTIO_VERSION when they are strings, else absent.
+ * istio_version): metadata CLUSTER_ID and ISTIO_VERSION when they are strings, else absent; and
+ * its network view (NETWORK; REQUESTED_NETWORK_VIEW comma-joined, sorted), so what it was served
+ * can be read again through that view (config_dump).
  */
-export function nodeLabels(node: Node | undefined): { cluster?: string; istioVersion?: string } {
+export function nodeLabels(node: Node | undefined): {
+  cluster?: string;
+  istioVersion?: string;
+  network?: string;
+  networkView?: string;
+} {
   const c = node?.metadata?.CLUSTER_ID;
   const v = node?.metadata?.ISTIO_VERSION;
+  const n = node?.metadata?.NETWORK;
+  const view = requestedNetworks(node?.metadata?.REQUESTED_NETWORK_VIEW);
   return {
     ...(typeof c === "string" && { cluster: c }),
     ...(typeof v === "string" && { istioVersion: v }),
+    ...(typeof n === "string" && n !== "" && { network: n }),
+    ...(view !== undefined && { networkView: view.join(",") }),
   };
 }
 

@@ -49,6 +49,9 @@ export interface ProxyRecord {
   /** Node metadata CLUSTER_ID and ISTIO_VERSION (cut to recordBounds.chars), when the node has them. */
   cluster?: string;
   istioVersion?: string;
+  /** Node metadata NETWORK and REQUESTED_NETWORK_VIEW (cut as above): config_dump reads through its view. */
+  network?: string;
+  networkView?: string;
   /** The stream that wrote it: only that stream deletes it when it ends. */
   streamId: string;
   /** When that stream began (ms since the epoch): the proxy is connected since then. */
@@ -88,6 +91,8 @@ export function proxyRecord(
     generator: cut(status.generator),
     ...(status.cluster !== undefined && { cluster: cut(status.cluster) }),
     ...(status.istioVersion !== undefined && { istioVersion: cut(status.istioVersion) }),
+    ...(status.network !== undefined && { network: cut(status.network) }),
+    ...(status.networkView !== undefined && { networkView: cut(status.networkView) }),
     streamId,
     ...(options.connectedAt !== undefined && { connectedAt: options.connectedAt }),
     updatedAt: now,

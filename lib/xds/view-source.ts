@@ -5,7 +5,8 @@
  * not exist, anything else is the shared resource. Pushes: a change of one view reaches that
  * view's streams only, and a shared change to a name a view overlays or hides never reaches it.
  * Proxies of namespaces without a view of their own read the shared source unwrapped (no cost when
- * no view exists).
+ * no view exists). Every node's ClusterLoadAssignments then pass its network view
+ * (network-views.ts: split-horizon EDS), which serves the shared ones while the mesh has no gateway.
  *
  * Which set a node gets (CONTRACT: GENERATOR): an Istio `sidecar~` node id whose metadata GENERATOR
  * is not `grpc` gets Envoy sidecar resources (lib/xds/sidecar-snapshots.ts: assignments shared,
@@ -26,11 +27,13 @@ import {
 } from "../registry/mesh/effective-mesh.ts";
 import type { Push, ResourceChange } from "../resources/changes.ts";
 import type { SidecarMeshSettings } from "../resources/generators/sidecar/types.ts";
+import { NETWORKS_CHANGED } from "../resources/network-table.ts";
 import type { StoredResource } from "../resources/types.ts";
 import { createViewTableReader } from "../resources/view-store.ts";
 import { type NamespaceView, resolveView, sharedView, type ViewTable } from "../resources/view-table.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
+import { createNetworkViews, type NetworkBinding, type NetworkViews } from "./network-views.ts";
 import {
   createProxylessInbound,
   type InboundBinding,
@@ -43,11 +46,13 @@ import type { ResourceSource } from "./source.ts";
 
 /**
  * A node's view: its namespace's, and, for an Envoy sidecar, what it is served sidecar resources as;
- * for a proxyless gRPC node, the binding its server listeners are derived through.
+ * for a proxyless gRPC node, the binding its server listeners are derived through; for every node
+ * served resources the host generated, its network view (assignments through network-views.ts).
  */
 export interface NodeView extends NamespaceView {
   readonly sidecar?: SidecarBinding;
   readonly inbound?: InboundBinding;
+  readonly network?: NetworkBinding;
 }
 
 /** The views of one host; also a FeedHub: a push that changes a view makes the next lookup re-read. */
@@ -66,17 +71,19 @@ export interface Views {
    * may see (or named nothing): re-resolve the view and re-read everything. Cached per array.
    */
   changesFor(
-    view: NamespaceView,
+    view: NodeView,
     changes: readonly ResourceChange[] | undefined,
   ): readonly ResourceChange[] | undefined;
   /** Whether a change concerns `view` at all (Poll/Watch wake-ups). */
-  concerns(view: NamespaceView, change: Pick<ResourceChange, "name" | "view">): boolean;
+  concerns(view: NodeView, change: Pick<ResourceChange, "name" | "view">): boolean;
   /** Whether a Poll/Watch of `view` wakes for any push, whatever names it asked for (a sidecar's set may change). */
   wakes(view: NodeView): boolean;
   /** The sidecar resources of this host. */
   readonly sidecars: SidecarSnapshots;
   /** The proxyless server listeners of this host. */
   readonly inbound: ProxylessInbound;
+  /** The network views of this host (split-horizon EDS). */
+  readonly networks: NetworkViews;
   /** Notes a push (idempotent per push): a view change, or an unnamed push, drops the cached table. */
   publish(push: Push): void;
   /** Streams held (the Views hold none; FeedHub). */
@@ -96,10 +103,13 @@ export interface ViewsOptions {
   /** The mesh settings the environment set explicitly, as the flush applies them. */
   meshEnv?: MeshEnvOverrides;
   /**
-   * False: every node reads the store's resources as they are, sidecar or not (the agent's local
-   * server: its cache already holds what the upstream generated for its proxy). Default true.
+   * False: every node reads the store's resources as they are, sidecar or not, whatever its network
+   * (the agent's local server: its cache already holds what the upstream generated for its proxy).
+   * Default true.
    */
   sidecarResources?: boolean;
+  /** The most derived network-view assignments kept (network-views.ts maxEntries). */
+  maxNetworkEntries?: number;
 }
 
 /** Whether `c` is a change of what a view may see (a marker, `name` ""), for `namespace`'s proxies. */
@@ -130,6 +140,11 @@ export function createViews(options: ViewsOptions): Views {
     ...(options.meshEnv && { meshEnv: options.meshEnv }),
   });
   const inbound = createProxylessInbound({ snapshots: sidecars });
+  const networks = createNetworkViews({
+    store,
+    cache,
+    ...(options.maxNetworkEntries !== undefined && { maxEntries: options.maxNetworkEntries }),
+  });
 
   // The root namespace (whose Sidecar applies mesh-wide) is read with the table: a push changing the
   // mesh settings marks every view, so both are read again together.
@@ -176,19 +191,22 @@ export function createViews(options: ViewsOptions): Views {
     async forNode(node) {
       const namespace = namespaceOf(node);
       const view = await forNamespace(namespace);
-      if (options.sidecarResources === false) return view;
+      if (options.sidecarResources === false || node === undefined) return view;
+      const network = networks.bind(node);
       const sidecar = sidecars.bind(node, namespace);
-      if (sidecar) return { ...view, sidecar };
+      if (sidecar) return { ...view, sidecar, network };
       const server = inbound.bind(node, namespace);
-      return server ? { ...view, inbound: server } : view;
+      return server ? { ...view, inbound: server, network } : { ...view, network };
     },
     source(view, base) {
-      const shared = view.key === "" ? base : viewedSource(store, view, base);
+      const viewed = view.key === "" ? base : viewedSource(store, view, base);
+      const shared = view.network ? networks.source(view.network, viewed) : viewed;
       if (view.sidecar) return sidecarSource(sidecars, view.sidecar, shared);
       return view.inbound ? inboundSource(inbound, view.inbound, shared) : shared;
     },
     sidecars,
     inbound,
+    networks,
     // Any push may change a sidecar's set (an assignment its own instances come from, too), or a
     // proxyless server's listeners: its Poll or Watch recomputes, and answers only when what it
     // subscribes to changed.
@@ -206,13 +224,17 @@ export function createViews(options: ViewsOptions): Views {
         byNamespace = new Map();
         perView.set(view.key, byNamespace);
       }
-      if (byNamespace.has(view.namespace)) return byNamespace.get(view.namespace);
-      const out = filterChanges(view, changes);
-      byNamespace.set(view.namespace, out);
-      return out;
+      let out: readonly ResourceChange[] | undefined;
+      if (byNamespace.has(view.namespace)) out = byNamespace.get(view.namespace);
+      else {
+        out = filterChanges(view, changes);
+        byNamespace.set(view.namespace, out);
+      }
+      return view.network ? networks.changes(changes, out) : out;
     },
     concerns(view, c) {
       if (c.view === undefined) return true;
+      if (c.view === NETWORKS_CHANGED) return view.network !== undefined && c.name === "";
       return c.name === "" ? markerFor(c, view.namespace) : c.view === view.key;
     },
     publish(push) {
@@ -220,8 +242,11 @@ export function createViews(options: ViewsOptions): Views {
       if (seen.has(push)) return;
       seen.add(push);
       sidecars.publish(push);
+      networks.publish(push);
       const { changes } = push;
-      if (changes === undefined || changes.some((c) => c.view !== undefined && c.name === "")) drop();
+      const marker = (c: ResourceChange) =>
+        c.view !== undefined && c.view !== NETWORKS_CHANGED && c.name === "";
+      if (changes === undefined || changes.some(marker)) drop();
     },
     open: 0,
   };
@@ -320,12 +345,17 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
     view = v;
     current = views.source(v, base);
   };
+  // The namespace's view looked up again, the node's own bindings kept.
+  const rebind = (v: NamespaceView): NodeView => {
+    const { sidecar, inbound, network } = view;
+    return { ...v, ...(sidecar && { sidecar }), ...(inbound && { inbound }), ...(network && { network }) };
+  };
   // An Envoy sidecar's stream (view.sidecar): its own rules for what a push gives (sidecar-source.ts).
   const sidecarPush = (sidecar: SidecarBinding, push: Push) => {
     const out = views.changesFor(view, push.changes);
     if (out !== undefined) return sidecarChanges(views.sidecars, sidecar, push, out);
     return views.forNamespace(view.namespace).then((v) => {
-      set({ ...v, sidecar });
+      set(rebind(v));
       return { changes: undefined };
     });
   };
@@ -352,9 +382,8 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
       if (out !== undefined && view.inbound && view.inbound.names.size > 0)
         return serverPush(view.inbound, out);
       if (out !== undefined || !bound) return { changes: out };
-      const server = view.inbound;
       return views.forNamespace(view.namespace).then((v) => {
-        set(server ? { ...v, inbound: server } : v);
+        set(rebind(v));
         return { changes: undefined };
       });
     },

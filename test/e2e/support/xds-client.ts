@@ -5,8 +5,11 @@ import { whoMethod } from "./backends.ts";
 
 let registered = false;
 
-/** The bootstrap (JSON) of a proxyless client with node `nodeId` talking to our ADS server. */
-export function xdsBootstrap(xdsPort: number, nodeId: string): string {
+/**
+ * The bootstrap (JSON) of a proxyless client with node `nodeId` talking to our ADS server;
+ * `metadata` is added to the node's (NETWORK, REQUESTED_NETWORK_VIEW, ...).
+ */
+export function xdsBootstrap(xdsPort: number, nodeId: string, metadata: Record<string, string> = {}): string {
   return JSON.stringify({
     xds_servers: [
       {
@@ -18,7 +21,7 @@ export function xdsBootstrap(xdsPort: number, nodeId: string): string {
     node: {
       id: nodeId,
       locality: { region: "e2e", zone: "a", sub_zone: "" },
-      metadata: { GENERATOR: "grpc" },
+      metadata: { GENERATOR: "grpc", ...metadata },
     },
   });
 }
