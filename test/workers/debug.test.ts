@@ -1,5 +1,5 @@
 /**
- * /debug/syncz and /debug/push_status on the Worker (workerd, over the real MeshStore): refused
+ * /debug/syncz, /debug/push_status and /debug/networkz on the Worker (workerd, over the real MeshStore): refused
  * without XDS_AUTH credentials before the object is called, answered from the object's own store
  * with ONE call each. The Worker serves no ADS stream, so the proxy record syncz shows is put in the
  * object's store as a stream's recorder writes it (the same proxyRecord builder).
@@ -57,7 +57,7 @@ afterAll(() => {
 
 describe("/debug on the Worker", () => {
   it("refuses without credentials, before calling the object", async () => {
-    for (const path of ["/debug/syncz", "/debug/push_status"]) {
+    for (const path of ["/debug/syncz", "/debug/push_status", "/debug/networkz"]) {
       const before = await calls();
       const r = await worker(path);
       expect(r.status).toBe(401);
@@ -103,6 +103,14 @@ describe("/debug on the Worker", () => {
     expect(status.pushes.flatMap((p) => p.resources.map((x) => x.name))).toContain(
       "outbound|9080||reviews.default.svc.cluster.local",
     );
+  });
+
+  it("/debug/networkz answers the object's network table in one object call", async () => {
+    const before = await calls();
+    const r = await worker("/debug/networkz", { headers: xdsAuth });
+    expect(r.status).toBe(200);
+    expect(await calls()).toBe(before + 1);
+    expect(await r.json()).toEqual({ meshNetworksSource: "", networks: [], clusters: [], gateways: [] });
   });
 
   it("validates the query inside the object as on Node", async () => {
