@@ -52,7 +52,10 @@ export interface NetworkViews {
 export interface NetworkViewsOptions {
   store: Store;
   cache?: boolean;
-  /** The most derived assignments kept (then the least recently used go). Default 4096. */
+  /**
+   * The most derived assignments kept (then the least recently used go). Default 65536: room for
+   * every assignment of a large mesh in a few views, so proxies of a view never derive them again.
+   */
   maxEntries?: number;
   /** The longest view key whose assignments are kept (longer: derived per read). Default 1024. */
   maxKeyChars?: number;
@@ -79,7 +82,7 @@ interface Derived {
 export function createNetworkViews(options: NetworkViewsOptions): NetworkViews {
   const { store } = options;
   const cache = options.cache ?? true;
-  const maxEntries = options.maxEntries ?? 4096;
+  const maxEntries = options.maxEntries ?? 65_536;
   const maxKeyChars = options.maxKeyChars ?? 1024;
   let known: GatewayIndex | undefined;
   let loading: Promise<GatewayIndex> | undefined;
