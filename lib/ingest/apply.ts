@@ -6,6 +6,7 @@
 import { serviceHostname } from "../model/index.ts";
 import type { Pace } from "../pace.ts";
 import { enqueuePush } from "../push/queue.ts";
+import type { Problem } from "../registry/check.ts";
 import { keys, type Store } from "../store/index.ts";
 import { type BatchPushes, createBatchPushes } from "./batch-pushes.ts";
 import type { IngestContext, Outcome, RegistryOptions } from "./context.ts";
@@ -166,8 +167,13 @@ export async function noteConfigs(
 /** The event, or the REJECTED event it becomes when its kind's handler refuses the object (KindHandler.refuse). */
 export function screen(ctx: IngestContext, event: WatchEvent): WatchEvent {
   if (event.type !== "ADDED" && event.type !== "MODIFIED") return event;
-  const refused = kindHandlers[event.object.kind]?.refuse?.(ctx, event.object);
+  const refused = refusal(ctx, event.object);
   return refused ? { type: "REJECTED", object: event.object, ...refused } : event;
+}
+
+/** Why the object's kind handler refuses it in this context, if it does (KindHandler.refuse). */
+export function refusal(ctx: IngestContext, obj: KubeObject): Problem | undefined {
+  return kindHandlers[obj.kind]?.refuse?.(ctx, obj);
 }
 
 /** Tallies one outcome into the summary and the batch's pushes. */

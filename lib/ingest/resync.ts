@@ -16,7 +16,7 @@ import {
   ingestContext,
   noteConfigs,
   queuePush,
-  screen,
+  refusal,
 } from "./apply.ts";
 import { createBatchPushes } from "./batch-pushes.ts";
 import type { KubeObject, RejectedEvent } from "./events.ts";
@@ -46,9 +46,9 @@ export async function resync(deps: ApplyDeps, cluster: string, list: ResyncList)
   for (const [index, obj] of list.items.entries()) {
     await deps.pace?.();
     present.add(keys.object(cluster, list.kind, obj.metadata.namespace ?? "", obj.metadata.name));
-    const screened = screen(ctx, { type: "ADDED", object: obj });
-    if (screened.type === "REJECTED") {
-      refused.push({ ...screened, index });
+    const why = refusal(ctx, obj);
+    if (why) {
+      refused.push({ type: "REJECTED", object: obj, ...why, index });
       continue;
     }
     let existed = false;

@@ -65,12 +65,12 @@ describe("relay ▶ control plane", () => {
       ratings,
       reviews,
     ]);
-    // The services can be published before the last of the five resyncs is answered (a cluster is
-    // synced by its Services and endpoint kind): wait for all five, then none may have been refused.
+    // The services can be published before the last of the six resyncs is answered (a cluster is
+    // synced by its Services and endpoint kind): wait for all six, then none may have been refused.
     const deadline = Date.now() + 15_000;
-    while (relay.stats().deliveredResyncs < 5 && Date.now() < deadline)
+    while (relay.stats().deliveredResyncs < 6 && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 20));
-    expect(relay.stats()).toMatchObject({ deliveredResyncs: 5, rejectedEvents: 0, rejectedResyncs: 0 });
+    expect(relay.stats()).toMatchObject({ deliveredResyncs: 6, rejectedEvents: 0, rejectedResyncs: 0 });
   });
 
   it("a watch event reaches the control plane", async () => {
