@@ -12,9 +12,10 @@ import {
   type Service,
 } from "../model/index.ts";
 import type { NamespaceInfo } from "../registry/kube/records.ts";
+import { DEFAULT_ISTIO_NAMESPACE } from "../registry/mesh/istio-configmap.ts";
 import type { MeshNetworksModel, StoredMeshNetworks } from "../registry/mesh/mesh-networks.ts";
 import type { ResourceChange } from "../resources/changes.ts";
-import { DEFAULT_SYSTEM_NAMESPACE, networkResolution, networkTable } from "../resources/network-build.ts";
+import { networkResolution, networkTable } from "../resources/network-build.ts";
 import {
   addressGateways,
   gatewayService,
@@ -72,7 +73,7 @@ function isNetworkKey(c: string): boolean {
 export async function loadNetworks(
   store: Store,
   request: PushRequest,
-  systemNamespace: string = DEFAULT_SYSTEM_NAMESPACE,
+  systemNamespace: string = DEFAULT_ISTIO_NAMESPACE,
 ): Promise<FlushNetworks> {
   const before = (await store.get<NetworkTable>(keys.networkTable()))?.value ?? emptyNetworkTable;
   // A Service push may change a gateway that MeshNetworks names: the model is read on every full push.

@@ -4,6 +4,7 @@
  * always, with RELAY_WATCH_ENDPOINTS, or once API discovery shows them served (lib/relay/discovery.ts).
  */
 import { type KindDescriptor, kindTable, type RelayWatch } from "../kinds/descriptors.ts";
+import { DEFAULT_ISTIO_NAMESPACE } from "../registry/mesh/istio-configmap.ts";
 
 /** One watched kind at the version the relay watches it: its group/version/resource and its list's kind. */
 export interface KindSpec {
@@ -23,9 +24,6 @@ export interface KindSpec {
   fieldSelector?: string;
 }
 
-/** ISTIO_NAMESPACE when unset, as istiod's. */
-export const defaultIstioNamespace = "istio-system";
-
 /**
  * The watch spec of `d` at `version` (its preferred version when omitted); a kind the relay reads
  * one object of (`watchOnly`) is watched in `istioNamespace` with a name field selector.
@@ -33,7 +31,7 @@ export const defaultIstioNamespace = "istio-system";
 export function watchSpec(
   d: KindDescriptor,
   version: string = d.versions[0] ?? "v1",
-  istioNamespace: string = defaultIstioNamespace,
+  istioNamespace: string = DEFAULT_ISTIO_NAMESPACE,
 ): KindSpec {
   return {
     kind: d.kind,
@@ -49,7 +47,7 @@ export function watchSpec(
 /** The kinds watched whatever the API server serves, in table order: the "always" kinds, and v1 Endpoints when asked. */
 export function fixedKinds(
   watchEndpoints: boolean,
-  istioNamespace: string = defaultIstioNamespace,
+  istioNamespace: string = DEFAULT_ISTIO_NAMESPACE,
 ): KindSpec[] {
   return kindTable
     .filter((d) => d.relay === "always" || (d.relay === "endpoints" && watchEndpoints))

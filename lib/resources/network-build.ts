@@ -15,9 +15,6 @@ export interface SystemNamespace {
   labels: Readonly<Record<string, string>>;
 }
 
-/** The istiod namespace whose network label gives its cluster's network when ISTIO_NAMESPACE is unset. */
-export const DEFAULT_SYSTEM_NAMESPACE = "istio-system";
-
 /** The networks and cluster networks of `model` and the system namespaces, without gateways. */
 export function networkResolution(
   model: MeshNetworksModel | undefined,

@@ -18,7 +18,7 @@ import { convertNamespace } from "../../registry/kube/namespace.ts";
 import type { NamespaceInfo } from "../../registry/kube/records.ts";
 import { namespaceSelected } from "../../registry/kube/selectors.ts";
 import type { KubeNamespace } from "../../registry/kube/types.ts";
-import { DEFAULT_SYSTEM_NAMESPACE } from "../../resources/network-build.ts";
+import { DEFAULT_ISTIO_NAMESPACE } from "../../registry/mesh/istio-configmap.ts";
 import { sameJson } from "../../same-json.ts";
 import { keys, listAll } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
@@ -56,7 +56,7 @@ async function networkPush(
     const stored = await storedPieces(ctx, svc);
     if (stored.size > 0) pushes.push(await refreshShard(ctx, svc, undefined, undefined, stored));
   }
-  if (name === (ctx.registry.istioNamespace ?? DEFAULT_SYSTEM_NAMESPACE))
+  if (name === (ctx.registry.istioNamespace ?? DEFAULT_ISTIO_NAMESPACE))
     pushes.push(
       pushRequest({ full: true, configs: [systemNamespaceKey(name)], reason: "namespace", start: ctx.now() }),
     );
