@@ -1,13 +1,12 @@
 /**
  * The `meshNetworks` key of the `istio` ConfigMap (or MESH_NETWORKS_FILE) ▶ MeshNetworksModel, as
- * istiod's ParseMeshNetworks reads it (unknown keys ignored) and ValidateMeshNetworks checks it,
- * plus what the model's shape needs: a network name usable as a label value, exactly one of
- * fromCidr/fromRegistry per endpoints entry and of registryServiceName/address per gateway, and a
- * locality of at most region/zone/subzone. The first problem wins and names its field path.
+ * istiod's ParseMeshNetworks reads it (unknown keys ignored, two members of one oneof refused) and
+ * ValidateMeshNetworks checks it: network names, localities and an entry or gateway that sets
+ * neither member are accepted as istiod accepts them (such an entry or gateway contributes
+ * nothing). The first problem wins and names its field path.
  */
 import { child, isObject, type Problem, quote, typeName } from "../check.ts";
 import { fqdnProblem, goIpFamily, ipSubnetProblem, isDns1123Label } from "../istio/istio-names.ts";
-import { labelValue } from "../names.ts";
 import type {
   MeshNetwork,
   MeshNetworkGateway,
@@ -33,9 +32,6 @@ export function readMeshNetworks(doc: Record<string, unknown>): MeshNetworksResu
   if (!isObject(raw)) return fail("networks", `must be a mapping of network names, got ${typeName(raw)}`);
   for (const name of Object.keys(raw).sort()) {
     const path = child("networks", name);
-    if (name === "") return fail(path, "a network name must be non-empty");
-    const why = labelValue(name);
-    if (why) return fail(path, `network name ${quote(name)}: ${why}`);
     const r = network(raw[name], path);
     if ("problem" in r) return { ok: false, problem: r.problem };
     networks[name] = r;
@@ -56,15 +52,15 @@ function network(v: unknown, path: string): MeshNetwork | { problem: Problem } {
   if ("problem" in eps) return eps;
   for (let i = 0; i < eps.length; i++) {
     const r = endpointsEntry(eps[i], `${path}.endpoints[${i}]`);
-    if ("problem" in r) return r;
-    endpoints.push(r);
+    if (r && "problem" in r) return r;
+    if (r) endpoints.push(r);
   }
   const gws = items(v.gateways, `${path}.gateways`);
   if ("problem" in gws) return gws;
   for (let i = 0; i < gws.length; i++) {
     const r = gateway(gws[i], `${path}.gateways[${i}]`);
-    if ("problem" in r) return r;
-    gateways.push(r);
+    if (r && "problem" in r) return r;
+    if (r) gateways.push(r);
   }
   return { endpoints, gateways };
 }
@@ -83,7 +79,8 @@ function stringField(o: Record<string, unknown>, name: string, path: string): st
     : { field: `${path}.${name}`, message: `must be a string, got ${typeName(v)}` };
 }
 
-function endpointsEntry(v: unknown, path: string): NetworkEndpoints | { problem: Problem } {
+/** One endpoints entry; undefined when it sets neither member (istiod skips it). */
+function endpointsEntry(v: unknown, path: string): NetworkEndpoints | undefined | { problem: Problem } {
   if (!isObject(v)) return { problem: { field: path, message: `must be an object, got ${typeName(v)}` } };
   const cidr = stringField(v, "fromCidr", path);
   if (typeof cidr === "object") return { problem: cidr };
@@ -104,10 +101,11 @@ function endpointsEntry(v: unknown, path: string): NetworkEndpoints | { problem:
       };
     return { fromRegistry: registry };
   }
-  return { problem: { field: path, message: "one of fromCidr or fromRegistry is required" } };
+  return undefined;
 }
 
-function gateway(v: unknown, path: string): MeshNetworkGateway | { problem: Problem } {
+/** One gateway; undefined when it names neither a service nor an address (its port still checked, as istiod). */
+function gateway(v: unknown, path: string): MeshNetworkGateway | undefined | { problem: Problem } {
   if (!isObject(v)) return { problem: { field: path, message: `must be an object, got ${typeName(v)}` } };
   const service = stringField(v, "registryServiceName", path);
   if (typeof service === "object") return { problem: service };
@@ -115,8 +113,6 @@ function gateway(v: unknown, path: string): MeshNetworkGateway | { problem: Prob
   if (typeof address === "object") return { problem: address };
   if (service !== undefined && address !== undefined)
     return { problem: { field: path, message: "only one of registryServiceName or address may be set" } };
-  if (service === undefined && address === undefined)
-    return { problem: { field: path, message: "one of registryServiceName or address is required" } };
   const out: MeshNetworkGateway = { port: 0 };
   if (service !== undefined) {
     const why = fqdnProblem(service);
@@ -146,15 +142,10 @@ function gateway(v: unknown, path: string): MeshNetworkGateway | { problem: Prob
       },
     };
   out.port = port;
+  if (service === undefined && address === undefined) return undefined;
   const locality = stringField(v, "locality", path);
   if (typeof locality === "object") return { problem: locality };
-  if (locality !== undefined && locality !== "") {
-    if (locality.split("/").length > 3 || locality.split("/").some((p) => p === ""))
-      return {
-        problem: { field: `${path}.locality`, message: `${quote(locality)} is not region[/zone[/subzone]]` },
-      };
-    out.locality = locality;
-  }
+  if (locality !== undefined && locality !== "") out.locality = locality;
   return out;
 }
 
