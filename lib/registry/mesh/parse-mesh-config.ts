@@ -8,7 +8,6 @@
 import { isObject, type Problem, quote, typeName } from "../check.ts";
 import { isDns1123Label } from "../istio/istio-names.ts";
 import { validateDiscoverySelectors } from "../kube/selectors.ts";
-import { dns1123Label } from "../names.ts";
 import type { MeshConfigModel, OutboundTrafficMode } from "./mesh-config.ts";
 import { implementedMeshFields, isImplementedMeshField, meshFieldName } from "./mesh-config-fields.ts";
 import { parseYamlMapping } from "./yaml-document.ts";
@@ -75,8 +74,7 @@ function readField(model: MeshConfigModel, name: string, v: unknown): Problem | 
       const p = str(v, name);
       if (p) return p;
       if (v === "") return undefined; // the proto default: not set
-      const why = dns1123Label(v as string);
-      if (why) return { field: name, message: `${quote(v)} ${why}` };
+      // Taken as written, as istiod takes it (ValidateMeshConfig does not check it).
       model.rootNamespace = v as string;
       return undefined;
     }
@@ -140,13 +138,9 @@ function trustDomain(v: unknown, field: string): Problem | undefined {
   return undefined;
 }
 
-/** An exportTo entry: `*` (every namespace), `.` (its own), `~` (none) or a namespace name. */
+/** An exportTo entry (`*`, `.`, `~` or a namespace): a string, unchecked beyond that, as istiod. */
 function exportToItem(v: unknown, field: string): Problem | undefined {
-  const p = str(v, field);
-  if (p) return p;
-  if (v === "*" || v === "." || v === "~") return undefined;
-  const why = dns1123Label(v as string);
-  return why ? { field, message: `${quote(v)} is not *, ., ~ or a namespace name: ${why}` } : undefined;
+  return str(v, field);
 }
 
 const modes: readonly OutboundTrafficMode[] = ["REGISTRY_ONLY", "ALLOW_ANY"];
