@@ -17,6 +17,7 @@ import { IstioCertificateResponseSchema, IstioCertificateService } from "../lib/
 import { logAt, logWarn } from "../lib/log/line-log.ts";
 import { createCaMetrics } from "../lib/metrics/ca-metrics.ts";
 import type { Registry } from "../lib/metrics/registry.ts";
+import { meshOverrides, readEffectiveMesh } from "../lib/registry/mesh/effective-mesh.ts";
 import type { Store } from "../lib/store/store.ts";
 
 /** The CA a host serves, or why it serves none (the start-up line says the same). */
@@ -90,7 +91,8 @@ export async function setupCa(config: Config, deps: CaSetupDeps, source: CaKeySo
   const ca = createCertificateAuthority({
     bundle,
     authenticate: guard.authenticate,
-    trustDomain: config.registry.trustDomain,
+    trustDomain: () =>
+      readEffectiveMesh(deps.store, meshOverrides(config.registry)).then((m) => m.trustDomain),
     ttl: { defaultMs: settings.defaultWorkloadCertTtlMs, maxMs: settings.maxWorkloadCertTtlMs },
     now: deps.now,
     log,

@@ -50,8 +50,11 @@ export interface CertificateAuthorityOptions {
   bundle: CaBundle;
   /** The token check with the CA's audiences (lib/auth's XdsGuard.authenticate). */
   authenticate: (authorization: string | null | undefined) => Promise<AuthResult>;
-  /** TRUST_DOMAIN. */
-  trustDomain: string;
+  /**
+   * The trust domain of the identities signed: a value, or read per request (the mesh's effective
+   * trustDomain, so certificates follow the cluster's MeshConfig as the proxies' SANs do).
+   */
+  trustDomain: string | (() => Promise<string>);
   ttl: TtlPolicy;
   now: () => number;
   log?: (line: string) => void;
@@ -85,7 +88,9 @@ export function createCertificateAuthority(options: CertificateAuthorityOptions)
         return unauthenticated(
           "request impersonation authentication failure: impersonation is not allowed (no trusted node accounts)",
         );
-      const identity = spiffeId(options.trustDomain, who.namespace, who.serviceAccount);
+      const domain =
+        typeof options.trustDomain === "string" ? options.trustDomain : await options.trustDomain();
+      const identity = spiffeId(domain, who.namespace, who.serviceAccount);
       const result = await signCsr(
         bundle,
         { csrPem: request.csr, identity, requestedMs: secondsToMs(request.validityDuration) },

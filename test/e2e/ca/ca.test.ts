@@ -235,3 +235,32 @@ describe("start-up without what the CA needs", () => {
     }
   });
 });
+
+describe("the trust domain the CA signs for", () => {
+  it("follows the cluster's MeshConfig trustDomain (the istio ConfigMap) when TRUST_DOMAIN is not set", async () => {
+    const cp = await startControlPlane({ ...jwtEnv(), ...ttlEnv });
+    try {
+      const res = await cp.post([
+        {
+          type: "ADDED",
+          object: {
+            apiVersion: "v1",
+            kind: "ConfigMap",
+            metadata: { name: "istio", namespace: "istio-system", resourceVersion: "1" },
+            data: { mesh: "trustDomain: mesh.example\n" },
+          },
+        },
+      ]);
+      expect(res.status, await res.clone().text()).toBe(200);
+      const identity = "spiffe://mesh.example/ns/default/sa/productpage";
+      await checkIssuedChain(
+        await connectCall(cp.port, await mint(), {
+          csr: await csrPem({ sans: [{ type: "url", value: identity }] }),
+        }),
+        identity,
+      );
+    } finally {
+      await cp.stop();
+    }
+  });
+});

@@ -206,11 +206,11 @@ describe("two containers cold-starting together over an empty table", () => {
 });
 
 describe("a CreateCertificate call on a container whose mesh core is still starting", () => {
-  it("is answered: the CA reads only ca/root, never the mesh state the core loads", async () => {
+  it("is answered: the CA reads only ca/root and the mesh config record, never the mesh state the core loads", async () => {
     const store = await freshStore();
-    // Everything but the CA's key waits forever, so the core's start never ends.
+    // Everything but the CA's keys (its root; the MeshConfig for the trust domain) waits forever, so the core's start never ends.
     const stuck = new Promise<never>(() => undefined);
-    const ca = (key: string) => key.startsWith(storeKeys.caRoot());
+    const ca = (key: string) => key.startsWith(storeKeys.caRoot()) || key === storeKeys.meshConfig();
     const meshless: Store = {
       get: (key) => (ca(key) ? store.get(key) : stuck),
       getMany: () => stuck,

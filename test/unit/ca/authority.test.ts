@@ -7,7 +7,11 @@ import "reflect-metadata";
 import { SubjectAlternativeNameExtension, X509Certificate } from "@peculiar/x509";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createKeySet, createXdsGuard, importJwks } from "../../../lib/auth/index.ts";
-import { type CertificateAuthority, createCertificateAuthority } from "../../../lib/ca/authority.ts";
+import {
+  type CertificateAuthority,
+  type CertificateAuthorityOptions,
+  createCertificateAuthority,
+} from "../../../lib/ca/authority.ts";
 import { loadOrCreateRoot } from "../../../lib/ca/self-signed.ts";
 import { createCaMetrics } from "../../../lib/metrics/ca-metrics.ts";
 import { createRegistry, type Registry } from "../../../lib/metrics/registry.ts";
@@ -18,6 +22,7 @@ import { csrPem, day, now, productpage, trustDomain } from "./builders.ts";
 let keys: TestKeys;
 let ca: CertificateAuthority;
 let registry: Registry;
+let authenticate: CertificateAuthorityOptions["authenticate"];
 const lines: string[] = [];
 
 beforeAll(async () => {
@@ -29,6 +34,7 @@ beforeAll(async () => {
     { mode: "jwt", issuer, audiences: ["istio-ca"] },
     { keys: keySet, now: () => now },
   );
+  authenticate = guard.authenticate;
   const { bundle } = await loadOrCreateRoot(createMemoryStore(), { trustDomain, ttlMs: 3650 * day, now });
   registry = createRegistry();
   ca = createCertificateAuthority({
@@ -140,5 +146,34 @@ describe("createCertificateAuthority", () => {
     expect(value("citadel_server_root_cert_expiry_timestamp")).toBe((now + 3650 * day) / 1000);
     expect(value("citadel_server_root_cert_expiry_seconds")).toBe((3650 * day) / 1000);
     expect(text).not.toContain("citadel_server_cert_chain_expiry_timestamp");
+  });
+
+  it("reads a trust domain given as a function on each request (the mesh's effective trustDomain)", async () => {
+    let domain = "mesh.example";
+    const { bundle } = await loadOrCreateRoot(createMemoryStore(), { trustDomain, ttlMs: day, now });
+    const following = createCertificateAuthority({
+      bundle,
+      authenticate,
+      trustDomain: async () => domain,
+      ttl: { defaultMs: day, maxMs: day },
+      now: () => now,
+    });
+    const sanOf = async () => {
+      const answer = await following.createCertificate(
+        { csr: await csrPem({ sans: [] }), validityDuration: 0n },
+        `Bearer ${await token()}`,
+      );
+      if (!answer.ok) throw new Error(answer.message);
+      return new X509Certificate(answer.certChain[0] as string)
+        .getExtension(SubjectAlternativeNameExtension)
+        ?.names.toJSON();
+    };
+    expect(await sanOf()).toEqual([
+      { type: "url", value: "spiffe://mesh.example/ns/default/sa/productpage" },
+    ]);
+    domain = "other.example";
+    expect(await sanOf()).toEqual([
+      { type: "url", value: "spiffe://other.example/ns/default/sa/productpage" },
+    ]);
   });
 });
