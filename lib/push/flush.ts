@@ -8,17 +8,9 @@
 import { logSafe } from "../log-safe.ts";
 import { mergeAll, type PushRequest } from "../model/index.ts";
 import type { Pace } from "../pace.ts";
-import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
-import {
-  type EffectiveMesh,
-  effectiveMesh,
-  type MeshEnvOverrides,
-  readEffectiveMesh,
-  sameMesh,
-} from "../registry/mesh/effective-mesh.ts";
+import { type MeshEnvOverrides, readEffectiveMesh, sameMesh } from "../registry/mesh/effective-mesh.ts";
 import type { PushVersion, ResourceChange } from "../resources/changes.ts";
 import { loadExternalHosts } from "../resources/external-hosts.ts";
-import type { RoutingConfigs } from "../resources/istio-configs.ts";
 import { ambiguousRangesWarning, createNetworkResolver } from "../resources/network-resolve.ts";
 import {
   contextFits,
@@ -36,7 +28,7 @@ import { type DanglingRoute, describeDanglingRoute } from "./consistency.ts";
 import { acquireLease, expireLease, renewLease } from "./flush-lease.ts";
 import { type EndpointsHeard, type HeldFor, noteHolds } from "./held-endpoints.ts";
 import type { PodsPending } from "./held-pods.ts";
-import { afterMeshCheck, namesMeshConfig } from "./mesh-change.ts";
+import { afterMeshCheck, appliedMesh, namesMeshConfig } from "./mesh-change.ts";
 import {
   finishNetworks,
   loadNetworks,
@@ -48,7 +40,7 @@ import { planChunk } from "./plan.ts";
 import { publishChunk } from "./publish-chunk.ts";
 import { needsRefresh } from "./push-refresh.ts";
 import type { QueuedPush } from "./queue.ts";
-import { externalRoutingTo, namesPolicy, type ServiceRef, servicesInScope } from "./scope.ts";
+import { namesPolicy, servicesInScope, withRoutesTo } from "./scope.ts";
 import { loadViews } from "./views.ts";
 
 export interface FlushDeps {
@@ -333,41 +325,6 @@ export function contextOptions(deps: Pick<FlushDeps, "context" | "meshEnv">): Pu
     domainSuffix: deps.context.domainSuffix,
     ...(deps.meshEnv && { meshEnv: deps.meshEnv }),
   };
-}
-
-/** The settings the last MeshConfig push generated with; never recorded: what no MeshConfig gives. */
-async function appliedMesh(store: Store, options: PushContextOptions): Promise<EffectiveMesh> {
-  return (
-    (await store.get<EffectiveMesh>(keys.meshApplied()))?.value ?? effectiveMesh(undefined, options.meshEnv)
-  );
-}
-
-/**
- * A full push of some services also regenerates the hosts whose VirtualService routes to them:
- * those routes name the destinations' ports and clusters (a destination created, removed or
- * re-ported after the VirtualService). Unknown scope already has every service.
- */
-function withRoutesTo(
-  refs: ServiceRef[],
-  request: PushRequest,
-  routing: RoutingConfigs | undefined,
-  external: ExternalHosts | undefined,
-): ServiceRef[] {
-  if (!routing || !request.full || request.configsUpdated === null) return refs;
-  const have = new Set(refs.map((r) => `${r.namespace}/${r.hostname}`));
-  const hosts = new Set(refs.map((r) => r.hostname));
-  const extra = [
-    ...routing.routingTo(hosts),
-    ...(external ? externalRoutingTo(routing, external, hosts) : []),
-  ].filter((r) => !have.has(`${r.namespace}/${r.hostname}`) && have.add(`${r.namespace}/${r.hostname}`));
-  if (extra.length === 0) return refs;
-  return [...refs, ...extra].sort((a, b) =>
-    a.namespace === b.namespace ? cmp(a.hostname, b.hostname) : cmp(a.namespace, b.namespace),
-  );
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /**

@@ -5,6 +5,9 @@
  * to a field edgepilot does not implement, regenerates nothing.
  */
 import { type PushRequest, parseConfigKey } from "../model/index.ts";
+import { type EffectiveMesh, effectiveMesh } from "../registry/mesh/effective-mesh.ts";
+import type { PushContextOptions } from "../resources/push-context.ts";
+import { keys, type Store } from "../store/index.ts";
 
 const isMeshKey = (c: string) => parseConfigKey(c).kind === "MeshConfig";
 
@@ -22,4 +25,11 @@ export function afterMeshCheck(request: PushRequest, changed: boolean): PushRequ
   if (request.configsUpdated === null) return request;
   if (changed) return { ...request, configsUpdated: null };
   return { ...request, configsUpdated: request.configsUpdated.filter((c) => !isMeshKey(c)) };
+}
+
+/** The settings the last MeshConfig push generated with; never recorded: what no MeshConfig gives. */
+export async function appliedMesh(store: Store, options: PushContextOptions): Promise<EffectiveMesh> {
+  return (
+    (await store.get<EffectiveMesh>(keys.meshApplied()))?.value ?? effectiveMesh(undefined, options.meshEnv)
+  );
 }

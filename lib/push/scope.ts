@@ -137,3 +137,27 @@ export function externalRoutingTo(
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+/**
+ * A full push of some services also regenerates the hosts whose VirtualService routes to them:
+ * those routes name the destinations' ports and clusters (a destination created, removed or
+ * re-ported after the VirtualService). Unknown scope already has every service.
+ */
+export function withRoutesTo(
+  refs: ServiceRef[],
+  request: PushRequest,
+  routing: RoutingConfigs | undefined,
+  external: ExternalHosts | undefined,
+): ServiceRef[] {
+  if (!routing || !request.full || request.configsUpdated === null) return refs;
+  const have = new Set(refs.map((r) => `${r.namespace}/${r.hostname}`));
+  const hosts = new Set(refs.map((r) => r.hostname));
+  const extra = [
+    ...routing.routingTo(hosts),
+    ...(external ? externalRoutingTo(routing, external, hosts) : []),
+  ].filter((r) => !have.has(`${r.namespace}/${r.hostname}`) && have.add(`${r.namespace}/${r.hostname}`));
+  if (extra.length === 0) return refs;
+  return [...refs, ...extra].sort((a, b) =>
+    a.namespace === b.namespace ? cmp(a.hostname, b.hostname) : cmp(a.namespace, b.namespace),
+  );
+}

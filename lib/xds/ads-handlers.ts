@@ -28,7 +28,8 @@ import type { ProxyStatusRecorder, ProxyStatusRecorders } from "./proxy-status.t
 import { createSotwSession } from "./sotw.ts";
 import type { ResourceSource } from "./source.ts";
 import { streamReports } from "./stream-reports.ts";
-import { createStreamView, type StreamView, type Views } from "./view-source.ts";
+import { createStreamView, type StreamView } from "./stream-view.ts";
+import type { Views } from "./view-source.ts";
 
 /** Why a stream or one of its requests was refused; `code` names the gRPC status the transport sends. */
 export class AdsRefusedError extends Error {

@@ -31,8 +31,7 @@ import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
 import type { SecurityPolicies, WorkloadAuthorization } from "../registry/istio/security.ts";
 import type { SidecarModel } from "../registry/istio/sidecar.ts";
-import type { EffectiveMesh, MeshEnvOverrides } from "../registry/mesh/effective-mesh.ts";
-import { buildHttpAuthzFilters, buildNetworkAuthzFilters } from "../resources/authz/index.ts";
+import type { MeshEnvOverrides } from "../registry/mesh/effective-mesh.ts";
 import type { Push, PushVersion, ResourceChange } from "../resources/changes.ts";
 import { sidecarClusters } from "../resources/generators/sidecar/cluster.ts";
 import { inboundClusters } from "../resources/generators/sidecar/cluster-inbound.ts";
@@ -46,8 +45,6 @@ import { parseSidecarNode } from "../resources/generators/sidecar/proxy.ts";
 import { sidecarRouteConfigurations } from "../resources/generators/sidecar/route.ts";
 import {
   defaultSidecarMesh,
-  defaultTrustDomain,
-  type InboundAuthz,
   type ServiceInstance,
   type SidecarInputs,
   type SidecarMeshSettings,
@@ -65,6 +62,7 @@ import { toStored } from "../resources/version.ts";
 import { TypeUrl } from "../resources/xds-types.ts";
 import { keys, type Store } from "../store/index.ts";
 import { inboundKey, instanceSignature, outboundKey, securitySignature } from "./sidecar-classes.ts";
+import { envoyInboundAuthz, type InboundAuthzBuilder, sidecarMeshOf } from "./sidecar-mesh.ts";
 import { type SidecarScope, sidecarScope } from "./sidecar-scope.ts";
 
 /** How many times one read starts over when pushes make the context it read stale meanwhile. */
@@ -84,24 +82,6 @@ export interface SidecarBinding {
 }
 
 /**
- * Builds the RBAC filters of a workload's AuthorizationPolicies for its inbound chains
- * (lib/resources/authz/); undefined: none.
- */
-export type InboundAuthzBuilder = (
-  policies: WorkloadAuthorization,
-  mesh: SidecarMeshSettings,
-) => InboundAuthz | undefined;
-
-/** istiod's authz builder for a sidecar's inbound chains: RBAC HTTP and network filters, none when no policy selects it. */
-export const envoyInboundAuthz: InboundAuthzBuilder = (policies, mesh) => {
-  const options = {
-    policies,
-    trustDomains: [mesh.trustDomain ?? defaultTrustDomain, ...(mesh.trustDomainAliases ?? [])] as const,
-  };
-  return { http: buildHttpAuthzFilters(options), tcp: buildNetworkAuthzFilters(options) };
-};
-
-/**
  * Options; `mesh` overrides Istio's defaults for what MeshConfig does not set (the domain suffix,
  * connect timeout); the MeshConfig fields come from each push context's effective mesh, under
  * `meshEnv` and the `trustDomain` and `enableAutoMtls` of `mesh` as explicitly set values. `authz`
@@ -115,18 +95,6 @@ export interface SidecarSnapshotOptions {
   authz?: InboundAuthzBuilder;
   meshEnv?: MeshEnvOverrides;
   maxClasses?: number;
-}
-
-/** The sidecar generators' settings under one context's effective mesh (`base` for what MeshConfig does not set). */
-export function sidecarMeshOf(base: SidecarMeshSettings, mesh: EffectiveMesh): SidecarMeshSettings {
-  return {
-    ...base,
-    rootNamespace: mesh.rootNamespace,
-    outboundTrafficPolicy: mesh.outboundTrafficPolicy,
-    enableAutoMtls: mesh.enableAutoMtls,
-    trustDomain: mesh.trustDomain,
-    trustDomainAliases: mesh.trustDomainAliases,
-  };
 }
 
 /** The sidecar resources of one host. */

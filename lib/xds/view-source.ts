@@ -30,7 +30,7 @@ import type { SidecarMeshSettings } from "../resources/generators/sidecar/types.
 import { NETWORKS_CHANGED } from "../resources/network-table.ts";
 import type { StoredResource } from "../resources/types.ts";
 import { createViewTableReader } from "../resources/view-store.ts";
-import { type NamespaceView, resolveView, sharedView, type ViewTable } from "../resources/view-table.ts";
+import { type NamespaceView, resolveView, type ViewTable } from "../resources/view-table.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
 import { createNetworkViews, type NetworkBinding, type NetworkViews } from "./network-views.ts";
@@ -41,7 +41,7 @@ import {
   type ProxylessInbound,
 } from "./proxyless-inbound.ts";
 import { createSidecarSnapshots, type SidecarBinding, type SidecarSnapshots } from "./sidecar-snapshots.ts";
-import { sidecarChanges, sidecarSource } from "./sidecar-source.ts";
+import { sidecarSource } from "./sidecar-source.ts";
 import type { ResourceSource } from "./source.ts";
 
 /**
@@ -314,78 +314,6 @@ function viewedSource(store: Store, view: NamespaceView, base: ResourceSource): 
       );
       if (overlay) found.push(...(await overlays(typeUrl, overlay)).filter(visible));
       return found.sort(byName);
-    },
-  };
-}
-
-/** The changes a stream's session takes for one push; `changes` undefined: re-read everything. */
-export interface TakenChanges {
-  changes: readonly ResourceChange[] | undefined;
-}
-
-/** A stream's view: fixed by the namespace of its first request's node, re-resolved when a push changes it. */
-export interface StreamView {
-  /** The stream's source: the shared one until bound, then through its view. */
-  readonly source: ResourceSource;
-  /** Binds the stream to `node`'s namespace the first time a node arrives; a promise only then. */
-  bind(node: Node | undefined): Promise<void> | undefined;
-  /**
-   * The changes the stream's session takes for a push: at once (no promise on the usual push), or
-   * a promise when the push changed the view and it is looked up again first.
-   */
-  push(push: Push): TakenChanges | Promise<TakenChanges>;
-}
-
-/** The view of one stream over `base` (sessions are built with `stream.source`). */
-export function createStreamView(views: Views, base: ResourceSource): StreamView {
-  let bound = false;
-  let view: NodeView = sharedView("");
-  let current: ResourceSource = base;
-  const set = (v: NodeView) => {
-    view = v;
-    current = views.source(v, base);
-  };
-  // The namespace's view looked up again, the node's own bindings kept.
-  const rebind = (v: NamespaceView): NodeView => {
-    const { sidecar, inbound, network } = view;
-    return { ...v, ...(sidecar && { sidecar }), ...(inbound && { inbound }), ...(network && { network }) };
-  };
-  // An Envoy sidecar's stream (view.sidecar): its own rules for what a push gives (sidecar-source.ts).
-  const sidecarPush = (sidecar: SidecarBinding, push: Push) => {
-    const out = views.changesFor(view, push.changes);
-    if (out !== undefined) return sidecarChanges(views.sidecars, sidecar, push, out);
-    return views.forNamespace(view.namespace).then((v) => {
-      set(rebind(v));
-      return { changes: undefined };
-    });
-  };
-  // A proxyless server's stream: its listeners are derived again; a change re-reads everything.
-  const serverPush = (server: InboundBinding, out: readonly ResourceChange[]) => {
-    const changed = views.inbound.changed(server);
-    if (typeof changed === "boolean") return { changes: changed ? undefined : out };
-    return changed.then((c) => ({ changes: c ? undefined : out }));
-  };
-  return {
-    source: {
-      get: (typeUrl, names) => current.get(typeUrl, names),
-      list: (typeUrl) => current.list(typeUrl),
-    },
-    bind(node) {
-      if (bound || node === undefined) return undefined;
-      bound = true;
-      return views.forNode(node).then(set);
-    },
-    push(push) {
-      views.publish(push);
-      if (view.sidecar) return sidecarPush(view.sidecar, push);
-      const out = views.changesFor(view, push.changes);
-      if (out !== undefined && view.inbound && view.inbound.names.size > 0)
-        return serverPush(view.inbound, out);
-      if (out !== undefined || !bound) return { changes: out };
-      return views.forNamespace(view.namespace).then((v) => {
-        set(rebind(v));
-        return { changes: undefined };
-      });
     },
   };
 }

@@ -10,7 +10,8 @@ import { NodeSchema } from "../../lib/gen/envoy/config/core/v3/base_pb.ts";
 import { TypeUrl } from "../../lib/resources/xds-types.ts";
 import { createMemoryStore } from "../../lib/store/memory.ts";
 import { createStoreSource } from "../../lib/xds/source.ts";
-import { createStreamView, createViews, type StreamView } from "../../lib/xds/view-source.ts";
+import { createStreamView, type StreamView } from "../../lib/xds/stream-view.ts";
+import { createViews } from "../../lib/xds/view-source.ts";
 
 /** µs per stream per push of StreamView.push on the shared view. */
 export async function measureViewPush(pushes = 2000, streamCount = 1000): Promise<number> {

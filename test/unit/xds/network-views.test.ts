@@ -29,7 +29,8 @@ import { retainedNode } from "../../../lib/xds/node-meta.ts";
 import { proxyRecord } from "../../../lib/xds/proxy-record.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
 import { streamStatus } from "../../../lib/xds/status-lists.ts";
-import { createStreamView, createViews, type Views } from "../../../lib/xds/view-source.ts";
+import { createStreamView } from "../../../lib/xds/stream-view.ts";
+import { createViews, type Views } from "../../../lib/xds/view-source.ts";
 import { req } from "./delta-harness.ts";
 
 const EDS = TypeUrl.endpoint;

@@ -21,7 +21,8 @@ import { keys } from "../../../lib/store/keys.ts";
 import { createMemoryStore } from "../../../lib/store/memory.ts";
 import type { Store } from "../../../lib/store/store.ts";
 import { createStoreSource } from "../../../lib/xds/source.ts";
-import { createStreamView, createViews } from "../../../lib/xds/view-source.ts";
+import { createStreamView } from "../../../lib/xds/stream-view.ts";
+import { createViews } from "../../../lib/xds/view-source.ts";
 import { endpoint, port, service, shards } from "./builders.ts";
 
 const NS = "app";

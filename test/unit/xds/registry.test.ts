@@ -14,7 +14,7 @@ import { virtualInboundListener } from "../../../lib/resources/generators/sideca
 import { sidecarRouteConfigurations } from "../../../lib/resources/generators/sidecar/route.ts";
 import type { Generated } from "../../../lib/resources/types.ts";
 import { xdsRegistry } from "../../../lib/xds/registry.ts";
-import { envoyInboundAuthz } from "../../../lib/xds/sidecar-snapshots.ts";
+import { envoyInboundAuthz } from "../../../lib/xds/sidecar-mesh.ts";
 import { bookinfoInputs } from "./sidecar/bookinfo.ts";
 
 const render = (list: readonly Generated[]) =>

@@ -12,7 +12,8 @@ import { TypeUrl } from "../../../lib/resources/xds-types.ts";
 import { keys } from "../../../lib/store/keys.ts";
 import { createDeltaSession } from "../../../lib/xds/delta.ts";
 import type { createStoreSource } from "../../../lib/xds/source.ts";
-import { createStreamView, createViews } from "../../../lib/xds/view-source.ts";
+import { createStreamView } from "../../../lib/xds/stream-view.ts";
+import { createViews } from "../../../lib/xds/view-source.ts";
 import { req, sent } from "./delta-harness.ts";
 import { host, mesh, node, RDS, resource, route } from "./view-support.ts";
 
