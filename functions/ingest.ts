@@ -105,7 +105,8 @@ export function createIngestApp(options: IngestOptions): Hono {
     const { cluster, body } = await readCall(c, options.clusterId, pace);
     const parsed = await parseJsonSliced(body, pace);
     const kind = c.req.query("kind") ?? "";
-    const list = parsed.ok ? await validateList(kind, parsed.value, pace, c.req.query("watching")) : parsed;
+    const { watching, group } = c.req.query();
+    const list = parsed.ok ? await validateList(kind, parsed.value, pace, watching, group) : parsed;
     if (!list.ok) return reject(c, "resync", cluster, list.error);
     return answer(c, await core.resync(cluster, list.value, pace));
   });

@@ -31,7 +31,8 @@ export interface ConfigzItem {
 export function configzItem(c: IstioConfig & { creationTimestamp?: string }): ConfigzItem {
   return {
     apiVersion: kindOf(c.kind)?.apiVersions[0] ?? "networking.istio.io/v1",
-    kind: c.kind,
+    // The object's kind, as the API server shows it: a KubernetesGateway is a Gateway of its group.
+    kind: kindOf(c.kind)?.objectKind ?? c.kind,
     metadata: {
       name: c.name,
       namespace: c.namespace,

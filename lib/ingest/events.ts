@@ -15,6 +15,11 @@ export interface ObjectMeta {
 
 export interface KubeObject {
   apiVersion?: string;
+  /**
+   * Once validated, the id of its kind (lib/kinds/descriptors.ts; lib/ingest/validate.ts kindIdOf):
+   * the kind it was sent with, but `KubernetesGateway` for a Gateway API Gateway, so every handler,
+   * record and count tells the two Gateways apart by group.
+   */
   kind: string;
   metadata: ObjectMeta;
   [field: string]: unknown;

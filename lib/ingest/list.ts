@@ -1,39 +1,35 @@
 /** Validates a resync body: a Kubernetes List of one kind, exactly as the API server returns it from a list call. */
 
-import { kindOf, kindTable } from "../kinds/descriptors.ts";
+import { type KindDescriptor, kindInGroup, kindOf, kindTable } from "../kinds/descriptors.ts";
 import { noPace, type Pace } from "../pace.ts";
 import { isObject, typeName } from "../registry/check.ts";
-import type { Result } from "./errors.ts";
+import type { IngestError, Result } from "./errors.ts";
 import type { ResyncList } from "./resync.ts";
 import { validateEventsPaced } from "./validate-paced.ts";
 
 /**
  * Checks the list whole (paced: one item at a time); items may omit apiVersion and kind (list responses do), which are
- * filled from `kind`. A malformed item fails the list, named as `items[i]` and the field inside it; an item its
- * kind's rules refuse is listed in `rejected` and the rest stands.
+ * filled from the kind named. A malformed item fails the list, named as `items[i]` and the field inside it; an item its
+ * kind's rules refuse is listed in `rejected` and the rest stands. `kind` is a kind's id; with `group`, it may
+ * instead be the object kind of that group's kind (`Gateway` of gateway.networking.k8s.io is KubernetesGateway).
  */
 export async function validateList(
   kind: string,
   body: unknown,
   pace: Pace = noPace,
   watching?: string,
+  group?: string,
 ): Promise<Result<ResyncList>> {
-  const known = kindOf(kind);
-  if (!known) {
-    return {
-      ok: false,
-      error: {
-        field: "kind",
-        message: `cannot resync kind ${JSON.stringify(kind)}; want one of ${kindTable.map((d) => d.kind).join(", ")}`,
-      },
-    };
-  }
+  const known = resyncKind(kind, group);
+  if (!known.ok) return { ok: false, error: { field: known.field, message: known.error } };
+  const { value: d } = known;
   if (!isObject(body))
     return { ok: false, error: { message: `a resync body is a List object, got ${typeName(body)}` } };
-  if (body.kind !== undefined && body.kind !== `${kind}List`) {
+  const listKind = `${d.objectKind}List`;
+  if (body.kind !== undefined && body.kind !== listKind) {
     return {
       ok: false,
-      error: { field: "kind", message: `${JSON.stringify(body.kind)} is not a ${kind}List` },
+      error: { field: "kind", message: `${JSON.stringify(body.kind)} is not a ${listKind}` },
     };
   }
   if (!Array.isArray(body.items)) {
@@ -44,8 +40,8 @@ export async function validateList(
   const events: { type: "ADDED"; object: unknown }[] = [];
   for (const item of body.items) {
     if (isObject(item)) {
-      item.apiVersion ??= known.apiVersions[0];
-      item.kind ??= kind;
+      item.apiVersion ??= d.apiVersions[0];
+      item.kind ??= d.objectKind;
     }
     events.push({ type: "ADDED", object: item });
     await pace();
@@ -56,18 +52,13 @@ export async function validateList(
     const inner = field.replace(/^object\.?/, "");
     return { ok: false, error: { index, field: `items[${index}]${inner ? `.${inner}` : ""}`, message } };
   }
-  const wrongKind = validated.value.findIndex((e) => e.type !== "BOOKMARK" && e.object.kind !== kind);
-  if (wrongKind >= 0) {
-    return {
-      ok: false,
-      error: { index: wrongKind, field: `items[${wrongKind}].kind`, message: `is not ${kind}` },
-    };
-  }
+  const wrongKind = validated.value.findIndex((e) => e.type !== "BOOKMARK" && e.object.kind !== d.kind);
+  if (wrongKind >= 0) return { ok: false, error: wrongItem(d, wrongKind, body.items[wrongKind]) };
   const meta = isObject(body.metadata) ? body.metadata : {};
   return {
     ok: true,
     value: {
-      kind,
+      kind: d.kind,
       resourceVersion: typeof meta.resourceVersion === "string" ? meta.resourceVersion : "",
       items: validated.value.flatMap((e) => (e.type === "ADDED" ? [e.object] : [])),
       rejected: validated.value.flatMap((e, index) => (e.type === "REJECTED" ? [{ ...e, index }] : [])),
@@ -83,4 +74,45 @@ export async function validateList(
 export function watchedKinds(watching: string): string[] {
   const named = new Set(watching.split(","));
   return kindTable.filter((d) => named.has(d.kind)).map((d) => d.kind);
+}
+
+/**
+ * The kind a resync names: the id as written, or with `group` the kind of that group whose objects
+ * carry `kind` (or whose id it is). Not found ▶ an error naming the parameter.
+ */
+function resyncKind(
+  kind: string,
+  group: string | undefined,
+): { ok: true; value: KindDescriptor } | { ok: false; field: string; error: string } {
+  if (group === undefined) {
+    const d = kindOf(kind);
+    if (d) return { ok: true, value: d };
+    const want = kindTable.map((k) => k.kind).join(", ");
+    return {
+      ok: false,
+      field: "kind",
+      error: `cannot resync kind ${JSON.stringify(kind)}; want one of ${want}`,
+    };
+  }
+  const byId = kindOf(kind);
+  const d = kindInGroup(group, kind) ?? (byId?.group === group ? byId : undefined);
+  if (d) return { ok: true, value: d };
+  const served = kindTable.filter((k) => k.group === group).map((k) => k.objectKind);
+  return {
+    ok: false,
+    field: "group",
+    error:
+      `${JSON.stringify(group)} has no kind ${JSON.stringify(kind)}` +
+      (served.length > 0 ? `; want one of ${served.join(", ")}` : "; no kind of that group is known"),
+  };
+}
+
+/** Why item `index` is not of the list's kind: another group's kind of that name (its apiVersion), or another kind. */
+function wrongItem(d: KindDescriptor, index: number, item: unknown): IngestError {
+  const sent = isObject(item) ? item : {};
+  if (sent.kind === d.objectKind) {
+    const message = `${JSON.stringify(sent.apiVersion)} is not ${d.group}: the list is of ${d.objectKind} (${d.apiVersions.join(", ")})`;
+    return { index, field: `items[${index}].apiVersion`, message };
+  }
+  return { index, field: `items[${index}].kind`, message: `is not ${d.objectKind}` };
 }

@@ -4,10 +4,10 @@
  * refuse is screened out as a REJECTED event, to be skipped and reported while the rest applies.
  */
 
-import { kindOf } from "../kinds/descriptors.ts";
+import { type KindDescriptor, kindOf, kindOfObject, kindsOfObject } from "../kinds/descriptors.ts";
 import { isObject, quote, typeName } from "../registry/check.ts";
 import { dns1035Label } from "../registry/names.ts";
-import type { IngestError, Result } from "./errors.ts";
+import type { Result } from "./errors.ts";
 import { eventTypes, type KubeObject, type WatchEvent } from "./events.ts";
 import { kindChecks } from "./kinds/index.ts";
 import { validateMeta } from "./validate-meta.ts";
@@ -58,9 +58,9 @@ export function validateEvent(e: unknown): Result<WatchEvent> {
     };
   }
   if (!isObject(obj)) return fail("object", `must be an object, got ${typeName(obj)}`);
-  const problem = validateEnvelope(obj);
-  if (problem) return { ok: false, error: problem };
-  const object = obj as KubeObject;
+  const envelope = validateEnvelope(obj);
+  if (!envelope.ok) return envelope;
+  const object = envelope.value;
   const refused = kindChecks[object.kind]?.(obj, "");
   if (type === "DELETED")
     return { ok: true, value: refused ? { type, object, unreadBody: true } : { type, object } };
@@ -68,27 +68,66 @@ export function validateEvent(e: unknown): Result<WatchEvent> {
   return { ok: true, value: { type: type as "ADDED" | "MODIFIED", object } };
 }
 
-/** The kind, apiVersion and metadata: what identifies the object. */
-function validateEnvelope(obj: Record<string, unknown>): IngestError | undefined {
+/**
+ * The kind, apiVersion and metadata: what identifies the object. The object comes back with `kind`
+ * set to its kind's id (kindIdOf), a copy where that differs from the kind it carries.
+ */
+function validateEnvelope(obj: Record<string, unknown>): Result<KubeObject> {
+  const fail = (field: string, message: string): Result<KubeObject> => ({
+    ok: false,
+    error: { field, message },
+  });
   const kind = obj.kind;
-  if (kind === undefined || kind === null || kind === "")
-    return { field: "object.kind", message: "is required" };
-  if (typeof kind !== "string")
-    return { field: "object.kind", message: `must be a string, got ${typeName(kind)}` };
+  if (kind === undefined || kind === null || kind === "") return fail("object.kind", "is required");
+  if (typeof kind !== "string") return fail("object.kind", `must be a string, got ${typeName(kind)}`);
   // As the API server checks a custom resource's kind (a DNS-1035 label once lower-cased), and
   // CamelCase as every Kubernetes kind is: "constructor" or "toString" can never be a kind.
   if (!/^[A-Z]/.test(kind) || dns1035Label(kind.toLowerCase()))
+    return fail("object.kind", `${quote(kind)} is not a kind name (CamelCase letters and digits)`);
+  const apiVersion = obj.apiVersion;
+  if (apiVersion !== undefined && typeof apiVersion !== "string")
+    return fail("object.apiVersion", `must be a string, got ${typeName(apiVersion)}`);
+  const id = kindIdOf(apiVersion, kind);
+  if (!id.ok) return fail("object.apiVersion", id.error);
+  const known = id.known;
+  if (known && apiVersion !== undefined && !known.apiVersions.includes(apiVersion)) {
+    return fail(
+      "object.apiVersion",
+      `${quote(apiVersion)} is not served for ${kind}; want ${known.apiVersions.join(" or ")}`,
+    );
+  }
+  const meta = validateMeta(obj.metadata, kind, known?.namespaced);
+  if (meta) return { ok: false, error: meta };
+  return { ok: true, value: (id.kind === kind ? obj : { ...obj, kind: id.kind }) as KubeObject };
+}
+
+/**
+ * The id an object of `kind` at `apiVersion` is handled as: its descriptor's (lib/kinds/descriptors.ts),
+ * so `networking.istio.io/v1 Gateway` is `Gateway` and `gateway.networking.k8s.io/v1 Gateway` is
+ * `KubernetesGateway`; a kind the table does not know is its own name (ignored as unconverted). A
+ * known kind under a group that does not serve it is another API's kind: it becomes
+ * `<apiVersion> <kind>`, which no handler, check or record of the table's kind can match, so it
+ * is ignored per object as an unknown kind is. No apiVersion: the one kind of that name, an error
+ * when two groups serve one (the group tells them apart).
+ */
+export function kindIdOf(
+  apiVersion: string | undefined,
+  kind: string,
+): { ok: true; kind: string; known?: KindDescriptor } | { ok: false; error: string } {
+  const candidates = kindsOfObject(kind);
+  // An id no object carries (KubernetesGateway) names no kind as an object's kind: another API's.
+  if (candidates.length === 0) return { ok: true, kind: kindOf(kind) ? foreign(apiVersion, kind) : kind };
+  if (apiVersion === undefined) {
+    const [only, ...more] = candidates as [KindDescriptor, ...KindDescriptor[]];
+    if (more.length === 0) return { ok: true, kind: only.kind, known: only };
     return {
-      field: "object.kind",
-      message: `${quote(kind)} is not a kind name (CamelCase letters and digits)`,
-    };
-  const known = kindOf(kind);
-  const served = known?.apiVersions;
-  if (served && obj.apiVersion !== undefined && !served.includes(obj.apiVersion as string)) {
-    return {
-      field: "object.apiVersion",
-      message: `${quote(obj.apiVersion)} is not served for ${kind}; want ${served.join(" or ")}`,
+      ok: false,
+      error: `is required: ${kind} is a kind of ${candidates.map((d) => d.group).join(" and of ")}`,
     };
   }
-  return validateMeta(obj.metadata, kind, known?.namespaced);
+  const known = kindOfObject(apiVersion, kind);
+  return known ? { ok: true, kind: known.kind, known } : { ok: true, kind: foreign(apiVersion, kind) };
 }
+
+/** The id of a kind of another API that shares a name with one of the table: never a table id (it has a space). */
+const foreign = (apiVersion: string | undefined, kind: string) => `${apiVersion ?? ""} ${kind}`;

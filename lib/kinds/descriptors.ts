@@ -1,5 +1,5 @@
 /**
- * Every Kubernetes and Istio kind edgepilot knows, as data: where the API server serves it, how
+ * Every Kubernetes, Istio and Gateway API kind edgepilot knows, as data: where the API server serves it, how
  * the relay watches it, what the admission webhook does with it, how ingest counts it and what a
  * change of it pushes. The relay's watch list and discovery, its ClusterRole, the webhook's rules,
  * ingest's accepted kinds and the metrics labels are all read from this one table
@@ -39,12 +39,21 @@ export type PushScope =
   | "policy"
   /** Mesh-wide settings (the mesh ConfigMap): a Full push of everything. */
   | "mesh"
-  /** Nothing yet: accepted and checked, not converted. */
-  | "none";
+  /**
+   * The gateways it shapes (Istio Gateway, the Gateway API's Gateway, GatewayClass, ReferenceGrant):
+   * a Full push naming it; no shared resource of a service, gateway proxies' snapshots re-derive.
+   */
+  | "gateways";
 
 /** One kind. */
 export interface KindDescriptor {
+  /**
+   * The internal id: store keys, handler maps, metrics, resync's `kind=`. The object's own kind
+   * unless two groups share one (the Gateway API's Gateway is `KubernetesGateway`, as istiod's gvk).
+   */
   kind: string;
+  /** The `kind` its objects and lists carry (`<objectKind>List`); the id unless set apart. */
+  objectKind: string;
   /** "" for the core group (served under /api). */
   group: string;
   /** The versions the API server may serve it at, preferred (newest) first; the relay watches the first one served. */
@@ -66,6 +75,10 @@ export interface KindDescriptor {
   /** Subresources the webhook also hears (a pod's IP arrives through pods/status). */
   webhookSubresources?: readonly string[];
   push: PushScope;
+  /** The relay writes its status subresource (Gateway API status, as istiod): RBAC update, patch on `<resource>/status`. */
+  writesStatus?: true;
+  /** The relay may GET one object of it, not only list and watch (istiod's rule for the Gateway API group). */
+  relayGets?: true;
   /** The apiVersion strings an object may carry, preferred first: "v1", "discovery.k8s.io/v1", "networking.istio.io/v1beta1". */
   apiVersions: readonly string[];
 }
@@ -77,7 +90,10 @@ const securityIstio = "security.istio.io";
 /** security.istio.io serves v1 from Istio 1.22; older releases serve v1beta1 only (same spec). */
 const securityVersions = ["v1", "v1beta1"] as const;
 
-type Declared = Omit<KindDescriptor, "apiVersions">;
+/** The Gateway API's group; every version Istio 1.30 reads (gvk VersionAliases) is listed, newest first. */
+const gatewayApi = "gateway.networking.k8s.io";
+
+type Declared = Omit<KindDescriptor, "apiVersions" | "objectKind"> & { objectKind?: string };
 
 const core = (
   kind: string,
@@ -119,6 +135,31 @@ const istio = (
   push,
 });
 
+/**
+ * A Gateway API kind: the API server validates it with the CRDs' CEL rules, so the webhook only
+ * observes; its informer label is the object's kind (istiod's crdclient counts both Gateways as "Gateway").
+ */
+const gateway = (
+  kind: string,
+  resource: string,
+  versions: readonly string[],
+  push: PushScope,
+  extra: Partial<Declared> = {},
+): Declared => ({
+  kind,
+  group: gatewayApi,
+  versions,
+  resource,
+  namespaced: true,
+  source: "config",
+  metricsLabel: extra.objectKind ?? kind,
+  relay: "crd",
+  webhook: "observe",
+  push,
+  relayGets: true,
+  ...extra,
+});
+
 const declared: readonly Declared[] = [
   core("Namespace", "namespaces", false, "Namespaces", "always"),
   core("Node", "nodes", false, "Nodes", "always"),
@@ -140,8 +181,8 @@ const declared: readonly Declared[] = [
   istio("VirtualService", "virtualservices", "services", "validate"),
   istio("DestinationRule", "destinationrules", "services", "validate"),
   istio("Sidecar", "sidecars", "views", "validate"),
-  // Checked for metadata only until gateways are built: nothing to deny, so it is only observed.
-  istio("Gateway", "gateways", "none", "observe"),
+  // Checked for metadata only until its validation is built: nothing to deny, so it is only observed.
+  istio("Gateway", "gateways", "gateways", "observe"),
   istio("PeerAuthentication", "peerauthentications", "policy", "validate", {
     group: securityIstio,
     versions: securityVersions,
@@ -150,11 +191,25 @@ const declared: readonly Declared[] = [
     group: securityIstio,
     versions: securityVersions,
   }),
+  gateway("GatewayClass", "gatewayclasses", ["v1", "v1beta1", "v1alpha2"], "gateways", {
+    namespaced: false,
+    writesStatus: true,
+  }),
+  gateway("KubernetesGateway", "gateways", ["v1", "v1beta1", "v1alpha2"], "gateways", {
+    objectKind: "Gateway",
+    writesStatus: true,
+  }),
+  // Routes name services (their backends, and a Service parent for mesh routes): scoped by them.
+  gateway("HTTPRoute", "httproutes", ["v1", "v1beta1", "v1alpha2"], "services", { writesStatus: true }),
+  gateway("GRPCRoute", "grpcroutes", ["v1", "v1alpha2"], "services", { writesStatus: true }),
+  // Istio 1.30 reads v1beta1 (and v1alpha2), not the v1 that Gateway API 1.5 also serves.
+  gateway("ReferenceGrant", "referencegrants", ["v1beta1", "v1alpha2"], "gateways"),
 ];
 
 /** Every kind, in the order the relay starts its watches (namespaces and nodes before what joins them). */
 export const kindTable: readonly KindDescriptor[] = declared.map((d) => ({
   ...d,
+  objectKind: d.objectKind ?? d.kind,
   apiVersions: d.versions.map((v) => (d.group === "" ? v : `${d.group}/${v}`)),
 }));
 
@@ -164,7 +219,42 @@ export const kindsByName: Readonly<Record<string, KindDescriptor>> = Object.assi
   Object.fromEntries(kindTable.map((d) => [d.kind, d])),
 );
 
-/** The descriptor of `kind`, or undefined for a kind edgepilot does not know. */
+/** The descriptor of the id `kind`, or undefined for a kind edgepilot does not know. */
 export function kindOf(kind: string): KindDescriptor | undefined {
   return kindsByName[kind];
+}
+
+/** The kinds by object kind: one entry per group that serves it (a null-prototype record). */
+const byObjectKind: Readonly<Record<string, readonly KindDescriptor[]>> = kindTable.reduce(
+  (out, d) => {
+    out[d.objectKind] = [...(out[d.objectKind] ?? []), d];
+    return out;
+  },
+  Object.create(null) as Record<string, KindDescriptor[]>,
+);
+
+/** The group of an apiVersion: "" for the core group ("v1"), else the part before the slash. */
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf("/");
+  return slash < 0 ? "" : apiVersion.slice(0, slash);
+}
+
+/**
+ * The kind an object is, by its group and `kind`: `networking.istio.io/v1 Gateway` is `Gateway`,
+ * `gateway.networking.k8s.io/v1 Gateway` is `KubernetesGateway`. Undefined when no kind of that
+ * object kind lives in that group (an unknown kind, or a known one under another group); the
+ * version is not checked here (the descriptor's `apiVersions` say which are served).
+ */
+export function kindOfObject(apiVersion: string, objectKind: string): KindDescriptor | undefined {
+  return kindInGroup(groupOf(apiVersion), objectKind);
+}
+
+/** The kind of `group` whose objects carry `objectKind`, if the table has one. */
+export function kindInGroup(group: string, objectKind: string): KindDescriptor | undefined {
+  return byObjectKind[objectKind]?.find((d) => d.group === group);
+}
+
+/** The kinds whose objects carry `objectKind`, in table order (none for an unknown one). */
+export function kindsOfObject(objectKind: string): readonly KindDescriptor[] {
+  return byObjectKind[objectKind] ?? [];
 }

@@ -28,7 +28,7 @@ export interface RelayConfig {
   watchEndpoints: boolean;
   /** ISTIO_NAMESPACE: the one namespace where the mesh ConfigMap `istio` is watched. */
   istioNamespace: string;
-  /** Watch the kinds whose CRDs are served (the Istio networking kinds), at the newest version served. */
+  /** Watch the kinds whose CRDs are served (the Istio and Gateway API kinds), at the newest version served. */
   watchIstio: boolean;
   /** API discovery of those CRDs is re-run this often (and at each periodic resync); 0: only at the resync. */
   discoveryIntervalMs: number;
@@ -125,14 +125,14 @@ export const relaySettings: readonly Setting[] = [
     env: "RELAY_WATCH_ISTIO",
     kind: "bool",
     fallback: "true",
-    help: "watch Istio networking kinds whose CRDs are served (v1, v1beta1 or v1alpha3)",
+    help: "watch the Istio and Gateway API kinds whose CRDs are served, each at its newest served version",
   },
   {
     flag: "discovery-interval",
     env: "RELAY_DISCOVERY_INTERVAL",
     kind: "duration",
     fallback: "30s",
-    help: "re-run discovery of the Istio CRDs (install, upgrade), 0 = only at each resync",
+    help: "re-run discovery of the Istio and Gateway API CRDs (install, upgrade), 0 = only at each resync",
   },
   {
     flag: "shutdown-timeout",

@@ -4,17 +4,17 @@
  *
  * 1. `groupVersionsToFetch`: from GET /apis (an APIGroupList), the versions of each kind's group that
  *    the API server serves and a kind may be served at (networking.istio.io: v1, v1beta1, v1alpha3;
- *    security.istio.io: v1, v1beta1).
+ *    security.istio.io: v1, v1beta1; gateway.networking.k8s.io: v1, v1beta1, v1alpha2).
  * 2. `chooseVersions`: from GET /apis/<group>/<version> (APIResourceLists), per kind the newest of its
  *    descriptor's versions whose list names its resource. A kind is checked per version, not per
  *    group: a group may serve v1 while one of its CRDs is still served at v1beta1 only.
  * 3. `planDiscovery`: what to start, stop or move to another version, with one log line per change.
  *
  * A malformed discovery document is an error (the caller keeps what it watches and retries), never
- * "nothing served": that would resync every Istio kind as empty and delete the mesh's config.
+ * "nothing served": that would resync every CRD kind as empty and delete the mesh's config.
  */
 import { type KindDescriptor, kindOf } from "../kinds/descriptors.ts";
-import { apiVersionOf, type KindSpec, watchSpec } from "./kinds.ts";
+import { apiVersionOf, crdKinds, type KindSpec, watchSpec } from "./kinds.ts";
 
 /** A value, or what was wrong with a discovery document. */
 export type DiscoveryResult<T> = { ok: true; value: T } | { ok: false; error: string };
@@ -108,7 +108,8 @@ export interface DiscoveryPlan {
 
 /**
  * Compares the "crd" kinds watched with the ones served. `first`: no discovery succeeded before, so
- * a cluster with none of them served says so once (later rounds are silent when nothing changed).
+ * a cluster serving none of an API's CRDs (Istio's, the Gateway API's) says so once per API (later
+ * rounds are silent when nothing changed).
  */
 export function planDiscovery(
   watched: readonly KindSpec[],
@@ -140,9 +141,19 @@ export function planDiscovery(
       );
     }
   }
-  if (first && served.length === 0 && watched.length === 0)
-    plan.log.push("relay: no Istio CRD is served: watching none until one is installed");
+  if (first)
+    for (const api of new Set(crdKinds.map((k) => apiOf(k.group)))) {
+      const of = (ks: readonly KindSpec[]) => ks.some((k) => apiOf(k.group) === api);
+      if (!of(served) && !of(watched))
+        plan.log.push(`relay: no ${api} CRD is served: watching none until one is installed`);
+    }
   return plan;
+}
+
+/** How a log line names the API of a "crd" group: Istio's groups as one, the Gateway API, any other by its group. */
+function apiOf(group: string): string {
+  if (group.endsWith(".istio.io")) return "Istio";
+  return group === "gateway.networking.k8s.io" ? "Gateway API" : group;
 }
 
 /** Whether `from`'s version comes before `to`'s in the kind's versions (newest first). */

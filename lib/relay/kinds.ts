@@ -8,7 +8,9 @@ import { DEFAULT_ISTIO_NAMESPACE } from "../registry/mesh/istio-configmap.ts";
 
 /** One watched kind at the version the relay watches it: its group/version/resource and its list's kind. */
 export interface KindSpec {
+  /** The kind's id (lib/kinds/descriptors.ts): what resyncs name and `watching` lists. */
   kind: string;
+  /** The kind of its lists on the API server: `<objectKind>List` (`GatewayList` for KubernetesGateway). */
   listKind: string;
   /** "" for the core group (served under /api). */
   group: string;
@@ -35,7 +37,7 @@ export function watchSpec(
 ): KindSpec {
   return {
     kind: d.kind,
-    listKind: `${d.kind}List`,
+    listKind: `${d.objectKind}List`,
     group: d.group,
     version,
     resource: d.resource,
@@ -54,7 +56,7 @@ export function fixedKinds(
     .map((d) => watchSpec(d, undefined, istioNamespace));
 }
 
-/** The kinds watched only while discovery finds their CRDs served (the Istio kinds), in table order. */
+/** The kinds watched only while discovery finds their CRDs served (the Istio and Gateway API kinds), in table order. */
 export const crdKinds: readonly KindDescriptor[] = kindTable.filter((d) => d.relay === "crd");
 
 /** The apiVersion of the kind's objects and lists at its watched version: "v1", "networking.istio.io/v1beta1". */

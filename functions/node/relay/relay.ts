@@ -1,6 +1,6 @@
 /**
  * The relay: one watcher per kind (the "always" kinds of lib/kinds/descriptors.ts, v1 Endpoints when
- * asked, the Istio kinds that API discovery finds served, each at its newest served version), one
+ * asked, the Istio and Gateway API kinds that API discovery finds served, each at its newest served version), one
  * sender to ingest, a periodic full resync, re-discovery on an interval, and the overflow pause.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
@@ -147,8 +147,8 @@ export function createRelay(o: RelayOptions): Relay {
       if (stopped.signal.aborted) return undefined;
       const ms = discoveryBackoff.next();
       log(
-        `relay: API discovery of the Istio CRDs failed: ${err instanceof Error ? err.message : err}; ` +
-          `watching the Istio kinds as before, retrying in ${ms}ms`,
+        `relay: API discovery of the Istio and Gateway API CRDs failed: ${err instanceof Error ? err.message : err}; ` +
+          `watching the CRD kinds as before, retrying in ${ms}ms`,
       );
       discoveryRetry = setTimeout(() => void discover().then(applyIfAny), ms);
       return undefined;
@@ -167,11 +167,11 @@ export function createRelay(o: RelayOptions): Relay {
   return {
     start() {
       const kinds = fixedKinds(config.watchEndpoints, config.istioNamespace);
-      const istio = `${crdKinds[0]?.group} ${crdKinds[0]?.versions.join(", ")}`;
+      const crdGroups = [...new Set(crdKinds.map((k) => k.group))].join(", ");
       const rediscover = config.discoveryIntervalMs > 0 ? `every ${config.discoveryIntervalMs}ms and ` : "";
       log(
         `relay: cluster ${config.clusterId} -> ${config.url}; watching ${kinds.map((k) => k.kind).join(", ")}` +
-          `${config.watchIstio ? ` and the Istio kinds discovery finds served (${istio}; rediscovered ${rediscover}at each resync)` : ""}; ` +
+          `${config.watchIstio ? ` and the CRD kinds discovery finds served (${crdGroups}; rediscovered ${rediscover}at each resync)` : ""}; ` +
           `resync ${config.resyncPeriodMs > 0 ? `every ${config.resyncPeriodMs}ms` : "off"}, ` +
           `batches of ${config.batchSize} or ${config.batchDelayMs}ms, queue limit ${config.maxQueuedEvents}`,
       );

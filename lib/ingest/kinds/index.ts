@@ -52,6 +52,11 @@ const code: Record<string, KindCode> = {
   Gateway: {},
   PeerAuthentication: { check: peerAuthenticationCheck, handler: peerAuthenticationHandler },
   AuthorizationPolicy: { check: authorizationPolicyCheck, handler: authorizationPolicyHandler },
+  GatewayClass: {},
+  KubernetesGateway: {},
+  HTTPRoute: {},
+  GRPCRoute: {},
+  ReferenceGrant: {},
 };
 
 const declared = new Set(kindTable.map((d) => d.kind));

@@ -5,6 +5,7 @@
  * and the services of the hosts it touches, old ∪ new, so the flush regenerates only those.
  */
 
+import { kindOf } from "../../kinds/descriptors.ts";
 import {
   type ConfigKey,
   configKeyString,
@@ -107,10 +108,17 @@ function canonical(v: unknown): unknown {
   );
 }
 
-/** A config as stored (every Istio kind): the validated spec and labels with keys sorted, the creation time. */
+/**
+ * A config as stored (every Istio and Gateway API kind): the validated spec and labels with keys
+ * sorted, the creation time, and for a kind whose status the relay writes its metadata.generation
+ * (status observedGeneration); other kinds leave it out, so their stored shape does not change.
+ */
 export function toStored<K extends IstioKind>(kind: K, ctx: IngestContext, obj: KubeObject): StoredConfig<K> {
   const { name, namespace = "", resourceVersion = "", labels = {} } = obj.metadata;
-  const created = (obj.metadata as { creationTimestamp?: unknown }).creationTimestamp;
+  const { creationTimestamp: created, generation } = obj.metadata as {
+    creationTimestamp?: unknown;
+    generation?: unknown;
+  };
   return {
     kind,
     name,
@@ -120,6 +128,8 @@ export function toStored<K extends IstioKind>(kind: K, ctx: IngestContext, obj: 
     labels: canonical(labels) as Record<string, string>,
     spec: canonical(obj.spec ?? {}),
     ...(typeof created === "string" && { creationTimestamp: created }),
+    ...(Number.isSafeInteger(generation) &&
+      kindOf(kind)?.writesStatus && { generation: generation as number }),
   };
 }
 

@@ -7,7 +7,10 @@
 import { type Check, child, isObject, type Problem, quote, typeName } from "../check.ts";
 import { labelsProblem, wildcardDomainProblem } from "./istio-names.ts";
 
-/** The Istio kinds edgepilot converts and stores: networking.istio.io, then security.istio.io. */
+/**
+ * The config kinds edgepilot stores as StoredConfig: networking.istio.io, security.istio.io, then
+ * the Istio Gateway and the Gateway API kinds (by id: lib/kinds/descriptors.ts).
+ */
 export const istioKinds = [
   "ServiceEntry",
   "WorkloadEntry",
@@ -16,6 +19,12 @@ export const istioKinds = [
   "Sidecar",
   "PeerAuthentication",
   "AuthorizationPolicy",
+  "Gateway",
+  "GatewayClass",
+  "KubernetesGateway",
+  "HTTPRoute",
+  "GRPCRoute",
+  "ReferenceGrant",
 ] as const;
 export type IstioKind = (typeof istioKinds)[number];
 

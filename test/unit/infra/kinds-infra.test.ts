@@ -1,7 +1,7 @@
 /**
  * infra/k8s against lib/kinds/descriptors.ts: the relay's ClusterRole lists and watches exactly the
  * kinds the relay may watch (by group; v1 Endpoints only in the commented rule that goes with
- * RELAY_WATCH_ENDPOINTS), and the admission webhooks hear exactly each kind's operations, versions
+ * RELAY_WATCH_ENDPOINTS), gets and writes status exactly where the table says, and the admission webhooks hear exactly each kind's operations, versions
  * and subresources by its `webhook` role: "validate" kinds' CREATE and UPDATE in a webhook that
  * fails closed, everything else (deletes included) in one that fails open. Any missing or extra
  * resource, group, version, operation or failure policy is named.
@@ -49,10 +49,17 @@ function grants(rules: readonly PolicyRule[]): string[] {
 
 /**
  * What the ClusterRole must grant: list and watch on every kind the relay watches unasked or once
- * served, cluster-wide; a kind it reads one object of (`watchOnly`) is granted by a Role instead.
+ * served, cluster-wide, get too where it may read one object (`relayGets`), and update and patch on
+ * the status subresource of a kind whose status it writes (`writesStatus`), nothing else of it; a
+ * kind it reads one object of (`watchOnly`) is granted by a Role instead.
  */
 const relayGrants = (relay: (d: KindDescriptor) => boolean) =>
-  kindTable.filter((d) => relay(d) && !d.watchOnly).map((d) => `${d.group}/${d.resource} list,watch`);
+  kindTable
+    .filter((d) => relay(d) && !d.watchOnly)
+    .flatMap((d) => [
+      `${d.group}/${d.resource} ${d.relayGets ? "get," : ""}list,watch`,
+      ...(d.writesStatus ? [`${d.group}/${d.resource}/status patch,update`] : []),
+    ]);
 
 /** The rules commented out after the line naming RELAY_WATCH_ENDPOINTS, uncommented. */
 function commentedRules(text: string): PolicyRule[] {
@@ -126,6 +133,12 @@ describe("the relay's ClusterRole follows the kind table", () => {
   it("list and watch on exactly the kinds the relay watches always or once served, WorkloadEntry included", () => {
     const want = relayGrants((d) => d.relay === "always" || d.relay === "crd");
     expect(want).toContain("networking.istio.io/workloadentries list,watch");
+    // The two Gateways, by group: the Gateway API's is read and reported on, Istio's only watched.
+    expect(want).toContain("networking.istio.io/gateways list,watch");
+    expect(want).toContain("gateway.networking.k8s.io/gateways get,list,watch");
+    expect(want).toContain("gateway.networking.k8s.io/gateways/status patch,update");
+    expect(want).toContain("gateway.networking.k8s.io/referencegrants get,list,watch");
+    expect(want).not.toContain("gateway.networking.k8s.io/referencegrants/status patch,update");
     expect(sortedDiff(grants(clusterRole.rules), want)).toEqual({ missing: [], extra: [] });
   });
 
@@ -140,10 +153,16 @@ describe("the relay's ClusterRole follows the kind table", () => {
     const istio = rules.find((r) => r.apiGroups.includes("networking.istio.io")) as PolicyRule;
     istio.resources = istio.resources.filter((r) => r !== "workloadentries");
     rules.push({ apiGroups: [""], resources: ["secrets"], verbs: ["list", "watch"] });
+    // A status write the table does not ask for (ReferenceGrant reports nothing).
+    rules.push({
+      apiGroups: ["gateway.networking.k8s.io"],
+      resources: ["referencegrants/status"],
+      verbs: ["update", "patch"],
+    });
     const want = relayGrants((d) => d.relay !== "endpoints");
     expect(sortedDiff(grants(rules), want)).toEqual({
       missing: ["networking.istio.io/workloadentries list,watch"],
-      extra: ["/secrets list,watch"],
+      extra: ["/secrets list,watch", "gateway.networking.k8s.io/referencegrants/status patch,update"],
     });
   });
 });
@@ -200,6 +219,9 @@ describe("the admission webhooks follow the kind table", () => {
     // The validated Istio kinds at every version, WorkloadEntry included.
     for (const v of ["v1", "v1beta1", "v1alpha3"])
       expect(want).toContain(`Fail networking.istio.io/${v}/workloadentries CREATE`);
+    // The Gateway API is observed (the API server's CEL rules validate it), at Istio's versions.
+    expect(want).toContain("Ignore gateway.networking.k8s.io/v1alpha2/grpcroutes UPDATE");
+    expect(want).not.toContain("Ignore gateway.networking.k8s.io/v1/referencegrants CREATE");
     expect(sortedDiff(heard(webhooks), want)).toEqual({ missing: [], extra: [] });
     expect(scopeProblems(webhooks)).toEqual([]);
   });

@@ -69,6 +69,8 @@ function discover(
 
 /** The networking.istio.io kinds (the security ones are served as a group of their own). */
 const networkingKinds = crdKinds.filter((k) => k.group === istio);
+/** The Istio kinds, both groups. */
+const istioKinds = crdKinds.filter((k) => k.group === istio || k.group === security);
 const at = (version: string, kinds = networkingKinds.map((k) => k.kind)) =>
   kinds.map((k) => `${k}@${version}`);
 
@@ -131,7 +133,7 @@ describe("discovery: which version of each Istio kind to watch", () => {
       },
       want: at(
         "v1beta1",
-        crdKinds.map((k) => k.kind),
+        istioKinds.map((k) => k.kind),
       ),
       fetched: [`${istio}/v1beta1`, `${istio}/v1alpha3`, `${security}/v1beta1`],
     },
@@ -220,6 +222,37 @@ describe("discovery: which version of each Istio kind to watch", () => {
       expect(got.ok === false && got.error).toMatch(c.error);
     });
 
+  it("the Gateway API (1.5: v1 and v1beta1) ▶ each kind at the newest version Istio 1.30 reads, ReferenceGrant at v1beta1", () => {
+    const gw = "gateway.networking.k8s.io";
+    const apis = {
+      groups: [
+        ...(groupList(["v1"]) as { groups: unknown[] }).groups,
+        {
+          name: gw,
+          versions: ["v1", "v1beta1"].map((version) => ({ groupVersion: `${gw}/${version}`, version })),
+        },
+      ],
+    };
+    const both = ["gatewayclasses", "gateways", "httproutes", "referencegrants"];
+    const got = discover(apis, {
+      [`${istio}/v1`]: resourceList("v1", ["gateways"]),
+      [`${gw}/v1`]: resourceList("v1", [...both, "grpcroutes"], gw),
+      [`${gw}/v1beta1`]: resourceList("v1beta1", both, gw),
+    });
+    expect(got).toEqual({
+      ok: true,
+      value: [
+        "Gateway@v1",
+        "GatewayClass@v1",
+        "KubernetesGateway@v1",
+        "HTTPRoute@v1",
+        "GRPCRoute@v1",
+        "ReferenceGrant@v1beta1",
+      ],
+      fetched: [`${istio}/v1`, `${gw}/v1`, `${gw}/v1beta1`],
+    });
+  });
+
   it("a malformed entry of another group is no concern", () => {
     const apis = {
       groups: [{ name: "apps", versions: null }, ...(groupList(["v1"]) as { groups: unknown[] }).groups],
@@ -276,7 +309,20 @@ describe("planDiscovery", () => {
     expect(planDiscovery(same, same, false)).toEqual({ add: [], remove: [], move: [], log: [] });
     expect(planDiscovery([], [], true).log).toEqual([
       "relay: no Istio CRD is served: watching none until one is installed",
+      "relay: no Gateway API CRD is served: watching none until one is installed",
     ]);
     expect(planDiscovery([], [], false).log).toEqual([]);
+  });
+
+  it("says so per API: Istio served and the Gateway API not, or the other way round", () => {
+    const sidecar = [spec("Sidecar", "v1")];
+    expect(planDiscovery([], sidecar, true).log).toEqual([
+      "relay: Sidecar: served at networking.istio.io/v1: listing and watching it",
+      "relay: no Gateway API CRD is served: watching none until one is installed",
+    ]);
+    const routes = [spec("HTTPRoute", "v1")];
+    expect(planDiscovery(routes, routes, true).log).toEqual([
+      "relay: no Istio CRD is served: watching none until one is installed",
+    ]);
   });
 });

@@ -59,12 +59,26 @@ describe("kinds", () => {
       "Gateway",
       "PeerAuthentication",
       "AuthorizationPolicy",
+      "GatewayClass",
+      "KubernetesGateway",
+      "HTTPRoute",
+      "GRPCRoute",
+      "ReferenceGrant",
     ]);
     const ap = watchSpec(crdKinds[7] as (typeof crdKinds)[number], "v1beta1");
     expect(kindPath(ap)).toBe("/apis/security.istio.io/v1beta1/authorizationpolicies");
     const we = watchSpec(crdKinds[1] as (typeof crdKinds)[number], "v1beta1");
     expect(kindPath(we)).toBe("/apis/networking.istio.io/v1beta1/workloadentries");
     expect(apiVersionOf(we)).toBe("networking.istio.io/v1beta1");
+    // The two Gateways: one resource name, told apart by group; lists carry the object's kind.
+    const gw = (kind: string) =>
+      watchSpec(crdKinds.find((d) => d.kind === kind) as (typeof crdKinds)[number]);
+    expect([gw("Gateway"), gw("KubernetesGateway")].map((k) => [k.kind, k.listKind, kindPath(k)])).toEqual([
+      ["Gateway", "GatewayList", "/apis/networking.istio.io/v1/gateways"],
+      ["KubernetesGateway", "GatewayList", "/apis/gateway.networking.k8s.io/v1/gateways"],
+    ]);
+    expect(kindPath(gw("GatewayClass"))).toBe("/apis/gateway.networking.k8s.io/v1/gatewayclasses");
+    expect(gw("ReferenceGrant").version).toBe("v1beta1");
     expect(apiVersionOf(fixedKinds(false)[0] as ReturnType<typeof fixedKinds>[number])).toBe("v1");
     // Every kind of the table is watched one way or another.
     expect(new Set([...fixedKinds(true), ...crdKinds].map((k) => k.kind))).toEqual(

@@ -98,8 +98,15 @@ describe("PeerAuthentication validation (istiod's ValidatePeerAuthentication)", 
     ["mtls that is a string", { mtls: "STRICT" }, "object.spec.mtls: must be an object, got string"],
   ])("refuses %s", (_, spec, want) => expect(verdict(policy(spec))).toBe(want));
 
-  it("refuses the networking group's versions", () =>
-    expect(verdict(policy({}, "networking.istio.io/v1"))).toMatch(/^object\.apiVersion: .*not served/));
+  it("refuses a version its group does not serve", () =>
+    expect(verdict(policy({}, "security.istio.io/v1alpha3"))).toMatch(/^object\.apiVersion: .*not served/));
+
+  it("takes one under the networking group for another API's kind: never checked or handled as a PeerAuthentication", () => {
+    const r = validateEvent({ type: "ADDED", object: policy({ mtls: "STRICT" }, "networking.istio.io/v1") });
+    expect(r.ok && r.value.type === "ADDED" && r.value.object.kind).toBe(
+      "networking.istio.io/v1 PeerAuthentication",
+    );
+  });
 
   it("refuses the dry-run annotation, which only AuthorizationPolicy takes", () => {
     const obj = policy({});
