@@ -11,6 +11,7 @@ import {
   validateEvents,
   validateList,
 } from "../../../../lib/ingest/index.ts";
+import { kindOf } from "../../../../lib/kinds/descriptors.ts";
 import { defaultDebounceOptions } from "../../../../lib/push/debounce.ts";
 import type { FlushResult } from "../../../../lib/push/flush.ts";
 import { runDebounceTurn } from "../../../../lib/push/run.ts";
@@ -53,7 +54,9 @@ export function createHarness(registry: Partial<RegistryOptions> = {}, cluster =
     /** Ingests as another cluster of the same mesh. */
     ingestAs,
     async resync(kind: string, items: unknown[], resourceVersion: string): Promise<ApplySummary> {
-      const v = await validateList(kind, { kind: `${kind}List`, metadata: { resourceVersion }, items });
+      // The list's kind is its objects' (`GatewayList` for the id KubernetesGateway).
+      const listKind = `${kindOf(kind)?.objectKind ?? kind}List`;
+      const v = await validateList(kind, { kind: listKind, metadata: { resourceVersion }, items });
       if (!v.ok) throw new Error(`bad test list: ${JSON.stringify(v.error)}`);
       return resync(deps, cluster, v.value);
     },
