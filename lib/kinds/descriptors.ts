@@ -140,8 +140,7 @@ const declared: readonly Declared[] = [
   istio("VirtualService", "virtualservices", "services", "validate"),
   istio("DestinationRule", "destinationrules", "services", "validate"),
   istio("Sidecar", "sidecars", "views", "validate"),
-  // Checked for metadata only until gateways are built: nothing to deny, so it is only observed.
-  istio("Gateway", "gateways", "none", "observe"),
+  istio("Gateway", "gateways", "none", "validate"),
   istio("PeerAuthentication", "peerauthentications", "policy", "validate", {
     group: securityIstio,
     versions: securityVersions,

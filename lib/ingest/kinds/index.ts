@@ -8,6 +8,7 @@ import { kindTable } from "../../kinds/descriptors.ts";
 import type { Check } from "../../registry/check.ts";
 import { authorizationPolicyCheck } from "../../registry/istio/validate-authorization-policy.ts";
 import { destinationRuleCheck } from "../../registry/istio/validate-destination-rule.ts";
+import { gatewayCheck } from "../../registry/istio/validate-gateway.ts";
 import { peerAuthenticationCheck } from "../../registry/istio/validate-peer-authentication.ts";
 import { serviceEntryCheck } from "../../registry/istio/validate-service-entry.ts";
 import { sidecarCheck } from "../../registry/istio/validate-sidecar.ts";
@@ -49,7 +50,7 @@ const code: Record<string, KindCode> = {
   DestinationRule: { check: destinationRuleCheck, handler: destinationRuleHandler },
   Sidecar: { check: sidecarCheck, handler: sidecarHandler },
   ConfigMap: { check: meshConfigMapCheck, handler: meshConfigMapHandler },
-  Gateway: {},
+  Gateway: { check: gatewayCheck },
   PeerAuthentication: { check: peerAuthenticationCheck, handler: peerAuthenticationHandler },
   AuthorizationPolicy: { check: authorizationPolicyCheck, handler: authorizationPolicyHandler },
 };
