@@ -3,7 +3,7 @@
  * checks it: parentRefs, hostnames, rules with their matches (path rules), filters, backendRefs and
  * timeouts, and the rule-level CEL rules tying redirects and prefix rewrites to one PathPrefix
  * match. Messages of CEL rules are the CRD's. Rules only newer releases add and that refuse what
- * older ones accepted are left out (an empty `rules` list; see docs/reference/validation.md).
+ * older ones accepted are left out (an empty `rules` list; see docs/reference/gateway-validation.md).
  */
 import { all, type Check } from "../check.ts";
 import { httpFilters } from "./validate-http-filters.ts";
