@@ -77,7 +77,7 @@ export const stringMap =
     if (max !== undefined && keys.length > max)
       return { field: path, message: `must have at most ${max} properties, got ${keys.length}` };
     for (const k of keys) {
-      const p = value(v[k], `${path}[${quote(k)}]`);
+      const p = value(v[k], child(path, k));
       if (p) return p;
     }
     return undefined;
