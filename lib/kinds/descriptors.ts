@@ -181,8 +181,7 @@ const declared: readonly Declared[] = [
   istio("VirtualService", "virtualservices", "services", "validate"),
   istio("DestinationRule", "destinationrules", "services", "validate"),
   istio("Sidecar", "sidecars", "views", "validate"),
-  // Checked for metadata only until its validation is built: nothing to deny, so it is only observed.
-  istio("Gateway", "gateways", "gateways", "observe"),
+  istio("Gateway", "gateways", "gateways", "validate"),
   istio("PeerAuthentication", "peerauthentications", "policy", "validate", {
     group: securityIstio,
     versions: securityVersions,

@@ -6,8 +6,14 @@
  */
 import { kindTable } from "../../kinds/descriptors.ts";
 import type { Check } from "../../registry/check.ts";
+import { gatewayClassCheck } from "../../registry/gateway-api/validate-gateway-class.ts";
+import { grpcRouteCheck } from "../../registry/gateway-api/validate-grpc-route.ts";
+import { httpRouteCheck } from "../../registry/gateway-api/validate-http-route.ts";
+import { kubernetesGatewayCheck } from "../../registry/gateway-api/validate-kubernetes-gateway.ts";
+import { referenceGrantCheck } from "../../registry/gateway-api/validate-reference-grant.ts";
 import { authorizationPolicyCheck } from "../../registry/istio/validate-authorization-policy.ts";
 import { destinationRuleCheck } from "../../registry/istio/validate-destination-rule.ts";
+import { gatewayCheck } from "../../registry/istio/validate-gateway.ts";
 import { peerAuthenticationCheck } from "../../registry/istio/validate-peer-authentication.ts";
 import { serviceEntryCheck } from "../../registry/istio/validate-service-entry.ts";
 import { sidecarCheck } from "../../registry/istio/validate-sidecar.ts";
@@ -49,14 +55,14 @@ const code: Record<string, KindCode> = {
   DestinationRule: { check: destinationRuleCheck, handler: destinationRuleHandler },
   Sidecar: { check: sidecarCheck, handler: sidecarHandler },
   ConfigMap: { check: meshConfigMapCheck, handler: meshConfigMapHandler },
-  Gateway: {},
+  Gateway: { check: gatewayCheck },
   PeerAuthentication: { check: peerAuthenticationCheck, handler: peerAuthenticationHandler },
   AuthorizationPolicy: { check: authorizationPolicyCheck, handler: authorizationPolicyHandler },
-  GatewayClass: {},
-  KubernetesGateway: {},
-  HTTPRoute: {},
-  GRPCRoute: {},
-  ReferenceGrant: {},
+  GatewayClass: { check: gatewayClassCheck },
+  KubernetesGateway: { check: kubernetesGatewayCheck },
+  HTTPRoute: { check: httpRouteCheck },
+  GRPCRoute: { check: grpcRouteCheck },
+  ReferenceGrant: { check: referenceGrantCheck },
 };
 
 const declared = new Set(kindTable.map((d) => d.kind));

@@ -7,6 +7,7 @@
 import { isObject } from "../check.ts";
 import { parseProtocol } from "../kube/protocol.ts";
 import { partialWildcardProblem } from "./istio-names.ts";
+import { isHttp } from "./validate-gateway.ts";
 import { securityWarnings } from "./warnings-security.ts";
 import { virtualServiceWarnings } from "./warnings-vs.ts";
 
@@ -33,6 +34,8 @@ export function istioWarnings(kind: string, obj: Record<string, unknown>): strin
       return workloadEntryWarnings(spec, "spec");
     case "Sidecar":
       return sidecarWarnings(spec, namespace);
+    case "Gateway":
+      return gatewayWarnings(spec);
     case "PeerAuthentication":
     case "AuthorizationPolicy":
       return securityWarnings(kind, spec);
@@ -213,8 +216,34 @@ function tlsWarnings(t: Raw, path: string, out: string[]): void {
   if (dup.length > 0) out.push(`${path}: ignoring duplicate cipher suites: [${dup.join(" ")}]`);
   const mode = str(t, "mode") || "PASSTHROUGH";
   if (
-    mode === "PASSTHROUGH" &&
-    ["caCrl", "serverCertificate", "privateKey", "caCertificates"].some((k) => str(t, k) !== "")
+    (mode === "PASSTHROUGH" || mode === "AUTO_PASSTHROUGH") &&
+    (["caCrl", "serverCertificate", "privateKey", "caCertificates", "credentialName"].some(
+      (k) => str(t, k) !== "",
+    ) ||
+      list(t.tlsCertificates).length > 0 ||
+      strings(t.credentialNames).length > 0)
   )
-    out.push(`${path}: PASSTHROUGH mode does not use certificates, they will be ignored`);
+    out.push(`${path}: ${mode} mode does not use certificates, they will be ignored`);
+}
+
+/** ValidateGateway's warnings: each server's TLS options, then a redirect on a server that is not HTTP. */
+function gatewayWarnings(s: Raw): string[] {
+  const out: string[] = [];
+  const servers = list(s.servers);
+  servers.forEach((server, i) => {
+    if (isObject(server.tls)) tlsWarnings(server.tls, `spec.servers[${i}].tls`, out);
+  });
+  servers.forEach((server, i) => {
+    const protocol = parseProtocol(str(isObject(server.port) ? server.port : {}, "protocol"));
+    if (
+      isObject(server.port) &&
+      isObject(server.tls) &&
+      server.tls.httpsRedirect === true &&
+      !isHttp(protocol)
+    )
+      out.push(
+        `spec.servers[${i}].tls.httpsRedirect: tls.httpsRedirect should only be used with http servers`,
+      );
+  });
+  return out;
 }

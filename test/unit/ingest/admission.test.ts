@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { admissionAnswer, admissionResponse, decodeAdmissionReview } from "../../../lib/ingest/index.ts";
+import { istioWarnings } from "../../../lib/registry/istio/warnings.ts";
 import { listAll } from "../../../lib/store/store.ts";
 import { ingestApp } from "./support/ingest-app.ts";
 import { serviceEntry, virtualService } from "./support/istio.ts";
@@ -105,6 +106,37 @@ describe("admissionAnswer, as istiod's validating webhook answers", () => {
   it("allows deleting an invalid Istio config (istiod validates CREATE and UPDATE only)", () => {
     expect(answer({ operation: "DELETE", object: null, oldObject: badRoute })).toMatchObject({
       allowed: true,
+    });
+  });
+
+  it("denies an invalid Istio Gateway in istiod's words, and allows a valid one with istiod's warnings", () => {
+    const gw = (servers: unknown[]) => ({
+      apiVersion: "networking.istio.io/v1",
+      kind: "Gateway",
+      metadata: { name: "ingress", namespace: "d" },
+      spec: { selector: { istio: "ingressgateway" }, servers },
+    });
+    const decide = (object: unknown) => {
+      const r = decodeAdmissionReview(review({ object }));
+      if (!r.ok) throw new Error(r.error.message);
+      return admissionAnswer(r.value, (o) => istioWarnings(o.kind, o));
+    };
+    const https = { number: 443, name: "https", protocol: "HTTPS" };
+    expect(decide(gw([{ port: https, hosts: ["shop.example.com"] }]))).toMatchObject({
+      allowed: false,
+      status: {
+        code: 400,
+        message:
+          "configuration is invalid: spec.servers[0].tls: server must have TLS settings for HTTPS/TLS protocols",
+      },
+    });
+    const redirect = { httpsRedirect: true, mode: "SIMPLE", credentialName: "shop-cert" };
+    expect(decide(gw([{ port: https, hosts: ["shop.example.com"], tls: redirect }]))).toEqual({
+      uid: "705ab4f5-6393-11e8-b7cc-42010a800002",
+      allowed: true,
+      warnings: [
+        "spec.servers[0].tls.httpsRedirect: tls.httpsRedirect should only be used with http servers",
+      ],
     });
   });
 

@@ -1,12 +1,19 @@
 /**
  * Istio networking kinds through whole-batch validation: a spec istiod's webhook rejects fails the
- * batch at its event index and field path; a valid one passes in every served apiVersion.
+ * batch at its event index and field path (the Istio Gateway too); a valid one passes in every
+ * served apiVersion.
  */
 import { describe, expect, it } from "vitest";
 import { validateEvents } from "../../../lib/ingest/index.ts";
 import { destinationRule, virtualService, workloadEntry } from "./support/istio.ts";
 
 const ev = (object: unknown, type = "ADDED") => ({ type, object });
+const istioGateway = (servers: unknown[]) => ({
+  apiVersion: "networking.istio.io/v1",
+  kind: "Gateway",
+  metadata: { name: "ingress", namespace: "istio-system" },
+  spec: { selector: { istio: "ingressgateway" }, servers },
+});
 
 describe("validateEvents: Istio kinds", () => {
   const bad: { name: string; object: unknown; field: string; message: RegExp }[] = [
@@ -49,6 +56,22 @@ describe("validateEvents: Istio kinds", () => {
       message: /./,
     },
     {
+      name: "an Istio Gateway with an HTTPS server and no TLS",
+      object: istioGateway([
+        { port: { number: 443, name: "https", protocol: "HTTPS" }, hosts: ["a.example.com"] },
+      ]),
+      field: "object.spec.servers[0].tls",
+      message: /server must have TLS settings for HTTPS\/TLS protocols/,
+    },
+    {
+      name: "an Istio Gateway host with a bad namespace",
+      object: istioGateway([
+        { port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["fr_ont/a.example.com"] },
+      ]),
+      field: "object.spec.servers[0].hosts[0]",
+      message: /invalid namespace value "fr_ont" in gateway/,
+    },
+    {
       name: "a WorkloadEntry without an address or network",
       object: workloadEntry("we-1", { labels: { app: "x" } }),
       field: "object.spec",
@@ -74,6 +97,7 @@ describe("validateEvents: Istio kinds", () => {
       virtualService("reviews", { http: [{ route: [{ destination: { host: "reviews" } }] }] }),
       destinationRule("reviews", [{ name: "v1", labels: { version: "v1" } }]),
       workloadEntry("we-1", { address: "10.0.0.9", labels: { app: "x" } }),
+      istioGateway([{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["front/*"] }]),
     ].map((o) => ({ ...o, apiVersion }));
     expect(validateEvents(objects.map((o) => ev(o)))).toMatchObject({ ok: true });
   });

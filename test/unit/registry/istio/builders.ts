@@ -78,6 +78,22 @@ export function sidecar(
   );
 }
 
+/** A valid Istio Gateway: one HTTP server for one host on port 80, with `spec` fields replaced. */
+export function gateway(
+  spec: Record<string, unknown> = {},
+  metadata: Partial<IstioObject["metadata"]> & { annotations?: Record<string, string> } = {},
+): IstioObject {
+  return object(
+    "Gateway",
+    {
+      selector: { istio: "ingressgateway" },
+      servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["bookinfo.example.com"] }],
+      ...spec,
+    },
+    { name: "bookinfo", ...metadata },
+  );
+}
+
 // ServiceEntry and WorkloadEntry builders.
 
 /** A valid STATIC ServiceEntry spec: one host, one HTTP port, one endpoint. */
