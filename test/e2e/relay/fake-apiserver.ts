@@ -2,7 +2,7 @@
  * A fake Kubernetes API server on loopback for the relay's tests: real HTTP, real paths, list with
  * limit/continue paging and resourceVersion, watch as chunked JSON lines from a resourceVersion with
  * bookmarks, discovery (/api, /apis, group versions; fake-crds.ts), and a test API to change
- * objects, install, upgrade and remove CRDs (the Istio kinds, at any of their versions), send
+ * objects, install, upgrade and remove CRDs (the Istio and Gateway API kinds, at any of their versions), send
  * bookmarks, expire resourceVersions (410 Gone), drop or hold watch connections, and fail requests.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -12,6 +12,7 @@ import { FakeCrds } from "./fake-crds.ts";
 import { type FakeResource, FakeStore, type HistoryEvent, type KubeObj } from "./fake-resources.ts";
 
 interface OpenWatch {
+  /** The resource's id (FakeResource.id). */
   resource: string;
   /** The version watched: every object on it carries group/version as its apiVersion. */
   version: string;
@@ -65,9 +66,9 @@ export interface FakeApiServer {
   clearFailures(): void;
   expiredAs: ExpiredAs;
   /**
-   * Installs the CRDs of `resources` (every Istio kind when omitted) at `versions`, or changes the
-   * versions they are served at (an Istio upgrade): discovery, lists and watches follow. Open
-   * watches at a version no longer served end.
+   * Installs the CRDs of `resources` (ids, fake-resources.ts; every Istio kind when omitted) at
+   * `versions`, or changes the versions they are served at (an upgrade): discovery, lists and
+   * watches follow. Open watches at a version no longer served end.
    */
   serveCrds(versions: readonly string[], resources?: readonly string[]): void;
   /** Deletes the CRDs of `resources` (every Istio kind when omitted): their objects go, their watches end. */
@@ -168,7 +169,7 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     } else {
       // Items of a list carry neither apiVersion nor kind, as from a real API server.
       const items = store
-        .list(spec.resource)
+        .list(spec.id)
         .filter(selects)
         .map(({ apiVersion: _a, kind: _k, ...rest }) => rest as KubeObj);
       snapshots.set(String(nextSnapshot++), { items, rv: String(store.rv) });
@@ -203,7 +204,7 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
     res.flushHeaders();
     const w: OpenWatch = {
-      resource: spec.resource,
+      resource: spec.id,
       version,
       res,
       bookmarks: query.allowWatchBookmarks === "true",
@@ -213,10 +214,10 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     const forget = () => watches.delete(w);
     res.on("close", forget);
     if (fromRv === undefined) {
-      for (const o of store.list(spec.resource).filter(selects)) writeEvent(res, "ADDED", at(o, w));
+      for (const o of store.list(spec.id).filter(selects)) writeEvent(res, "ADDED", at(o, w));
     } else {
       const replay = store.history.filter(
-        (e: HistoryEvent) => e.resource === spec.resource && e.rv > fromRv && selects(e.object),
+        (e: HistoryEvent) => e.resource === spec.id && e.rv > fromRv && selects(e.object),
       );
       for (const e of replay) writeEvent(res, e.type, at(e.object, w));
     }

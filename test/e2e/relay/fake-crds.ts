@@ -1,7 +1,7 @@
 /**
  * The fake API server's discovery: which resources it serves at which versions, and the documents
  * a real API server answers GET /api, /apis and /apis/<group>/<version> with. Core and
- * discovery.k8s.io resources are built in at v1; CRD resources (the Istio kinds) are served only
+ * discovery.k8s.io resources are built in at v1; CRD resources (the Istio and Gateway API kinds) are served only
  * once "installed", at the versions the test names, and may be upgraded or removed at run time.
  */
 import { type FakeResource, fakeResources } from "./fake-resources.ts";
@@ -25,12 +25,12 @@ export class FakeCrds {
   private readonly versions = new Map<string, string[]>();
 
   /**
-   * Installs or changes the CRDs of `resources` (all CRD resources when omitted) to serve `versions`,
-   * each at those of them its CRD defines.
+   * Installs or changes the CRDs of `resources` (ids; every Istio CRD when omitted) to serve
+   * `versions`, each at those of them its CRD defines.
    */
   serve(versions: readonly string[], resources?: readonly string[]): void {
     for (const r of resources ?? crdResources()) {
-      const spec = fakeResources.find((s) => s.crd && s.resource === r);
+      const spec = fakeResources.find((s) => s.crd && s.id === r);
       if (!spec) throw new Error(`fake: ${r} is no CRD`);
       const defined = versions.filter((v) => spec.crdVersions?.includes(v) ?? true);
       if (defined.length === 0) this.versions.delete(r);
@@ -38,7 +38,7 @@ export class FakeCrds {
     }
   }
 
-  /** Uninstalls the CRDs of `resources` (all when omitted); returns those that were installed. */
+  /** Uninstalls the CRDs of `resources` (ids; every Istio CRD when omitted); returns those that were installed. */
   remove(resources?: readonly string[]): string[] {
     const gone = (resources ?? crdResources()).filter((r) => this.versions.has(r));
     for (const r of gone) this.versions.delete(r);
@@ -47,7 +47,7 @@ export class FakeCrds {
 
   /** The versions `spec` is served at now (none for a CRD not installed). */
   versionsOf(spec: FakeResource): string[] {
-    return spec.crd ? (this.versions.get(spec.resource) ?? []) : [spec.version];
+    return spec.crd ? (this.versions.get(spec.id) ?? []) : [spec.version];
   }
 
   /** The resource served at group/version under this plural name, if any. */
@@ -101,7 +101,12 @@ export class FakeCrds {
   }
 }
 
-/** Every CRD resource the fake knows (the Istio kinds). */
+/** Every Istio CRD the fake knows, by id (what serveCrds and removeCrds take by default). */
 export function crdResources(): string[] {
-  return fakeResources.filter((s) => s.crd).map((s) => s.resource);
+  return fakeResources.filter((s) => s.crd && s.group.endsWith(".istio.io")).map((s) => s.id);
+}
+
+/** Every Gateway API CRD the fake knows, by id (`gateways.gateway.networking.k8s.io` for its Gateway). */
+export function gatewayApiResources(): string[] {
+  return fakeResources.filter((s) => s.crd && s.group === "gateway.networking.k8s.io").map((s) => s.id);
 }

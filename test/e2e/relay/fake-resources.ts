@@ -1,18 +1,28 @@
-/** The fake API server's object store: resources, a global resourceVersion, and the event history watches replay. */
+/**
+ * The fake API server's object store: resources, a global resourceVersion, and the event history
+ * watches replay. The test API names a resource by its id (FakeResource.id).
+ */
 
 /** One resource the fake serves. */
 export interface FakeResource {
+  /**
+   * How the test API names it: its resource, or `<resource>.<group>` where two groups serve one name
+   * (`gateways` is Istio's, `gateways.gateway.networking.k8s.io` the Gateway API's).
+   */
+  id: string;
   resource: string;
   kind: string;
   group: string;
   /** The version built-in resources are served at, and the version objects are stored at. */
   version: string;
   namespaced: boolean;
-  /** A CRD (the Istio kinds): served only while installed, at the versions installed (fake-crds.ts). */
+  /** A CRD (the Istio and Gateway API kinds): served only while installed, at the versions installed (fake-crds.ts). */
   crd?: boolean;
-  /** A CRD's versions as Istio defines them: installing it at others serves none of those. */
+  /** A CRD's versions as its project defines them: installing it at others serves none of those. */
   crdVersions?: readonly string[];
 }
+
+const gatewayApi = "gateway.networking.k8s.io";
 
 const r = (
   resource: string,
@@ -20,7 +30,9 @@ const r = (
   group: string,
   namespaced: boolean,
   crdVersions?: readonly string[],
+  id = resource,
 ): FakeResource => ({
+  id,
   resource,
   kind,
   group,
@@ -54,6 +66,12 @@ export const fakeResources: readonly FakeResource[] = [
     const [res, kind] = s.split(":") as [string, string];
     return r(res, kind, "security.istio.io", true, ["v1", "v1beta1"]);
   }),
+  // The Gateway API CRDs at the versions of its 1.5 release (ReferenceGrant: v1 and v1beta1).
+  r("gatewayclasses", "GatewayClass", gatewayApi, false, ["v1", "v1beta1"]),
+  r("gateways", "Gateway", gatewayApi, true, ["v1", "v1beta1"], `gateways.${gatewayApi}`),
+  r("httproutes", "HTTPRoute", gatewayApi, true, ["v1", "v1beta1"]),
+  r("grpcroutes", "GRPCRoute", gatewayApi, true, ["v1"]),
+  r("referencegrants", "ReferenceGrant", gatewayApi, true, ["v1", "v1beta1"]),
 ];
 
 /** A Kubernetes object as stored: metadata always has name, and resourceVersion once stored. */
@@ -82,7 +100,7 @@ export class FakeStore {
   private uid = 0;
 
   constructor(private readonly onChange: (e: HistoryEvent) => void) {
-    for (const res of fakeResources) this.objects.set(res.resource, new Map());
+    for (const res of fakeResources) this.objects.set(res.id, new Map());
   }
 
   /** Creates or replaces an object (ADDED or MODIFIED) with the next resourceVersion. */
@@ -143,7 +161,7 @@ export class FakeStore {
   }
 
   spec(resource: string): FakeResource {
-    const spec = fakeResources.find((x) => x.resource === resource);
+    const spec = fakeResources.find((x) => x.id === resource);
     if (!spec) throw new Error(`fake apiserver: unknown resource ${resource}`);
     return spec;
   }

@@ -6,9 +6,12 @@
  * the kinds the relay watches (?watching=).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { crdKinds } from "../../../lib/relay/kinds.ts";
+import { crdKinds as allCrdKinds } from "../../../lib/relay/kinds.ts";
 import { coreKindNames, type Harness, named, startHarness, svc } from "./harness.ts";
 import { eventually } from "./receiver.ts";
+
+/** The Istio kinds (the Gateway API's have their own test: gateway-api-kinds.test.ts). */
+const crdKinds = allCrdKinds.filter((d) => d.group.endsWith(".istio.io"));
 
 let h: Harness | undefined;
 afterEach(async () => {

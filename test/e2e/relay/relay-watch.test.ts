@@ -34,7 +34,7 @@ describe("initial sync", () => {
       });
     });
     const { api, rx } = h;
-    const istioKinds = crdKinds.map((d) => d.kind);
+    const istioKinds = crdKinds.filter((d) => d.group.endsWith(".istio.io")).map((d) => d.kind);
     await h.synced([...coreKindNames, "Endpoints", ...istioKinds]);
 
     const counts = Object.fromEntries(
