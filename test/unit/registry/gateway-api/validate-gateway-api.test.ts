@@ -261,6 +261,19 @@ const gatewayCases: Case[] = [
     ["spec.infrastructure.annotations", "Annotation keys must be in the form"],
   ],
   [
+    "an infrastructure annotation key prefix of 253 characters",
+    { infrastructure: { annotations: { [`${"a.".repeat(126)}b/x`]: "y" } } },
+    [
+      "spec.infrastructure.annotations",
+      "If specified, the annotation key's prefix must be a DNS subdomain not longer than 253 characters in total.",
+    ],
+  ],
+  [
+    "an infrastructure label value with a space",
+    { infrastructure: { labels: { team: "a b" } } },
+    ["spec.infrastructure.labels.team", "must match"],
+  ],
+  [
     "nine infrastructure labels",
     { infrastructure: { labels: Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`l${i}`, "v"])) } },
     ["spec.infrastructure.labels", "at most 8 properties"],

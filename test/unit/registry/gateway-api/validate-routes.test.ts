@@ -74,6 +74,16 @@ const httpCases: Case[] = [
   ],
   ["a path with /./", pathMatch("Exact", "/foo/./bar"), [`${r0}.matches[0].path`, "must not contain '/./'"]],
   ["a path with //", pathMatch("Exact", "/foo//bar"), [`${r0}.matches[0].path`, "must not contain '//'"]],
+  [
+    "a path with /../",
+    pathMatch("Exact", "/foo/../bar"),
+    [`${r0}.matches[0].path`, "must not contain '/../'"],
+  ],
+  [
+    "a path with %2f",
+    pathMatch("PathPrefix", "/foo%2fbar"),
+    [`${r0}.matches[0].path`, "must not contain '%2f'"],
+  ],
   ["a path with %2F", pathMatch("Exact", "/foo%2Fbar"), [`${r0}.matches[0].path`, "must not contain '%2F'"]],
   ["a path with #", pathMatch("Exact", "/foo#bar"), [`${r0}.matches[0].path`, "must not contain '#'"]],
   ["a path ending /..", pathMatch("Exact", "/foo/.."), [`${r0}.matches[0].path`, "must not end with '/..'"]],
@@ -219,6 +229,21 @@ const httpCases: Case[] = [
       `${r0}.filters`,
       "May specify either httpRouteFilterRequestRedirect or httpRouteFilterRequestRewrite, but not both",
     ],
+  ],
+  [
+    "a repeated RequestRedirect",
+    rule({
+      filters: [
+        { type: "RequestRedirect", requestRedirect: {} },
+        { type: "RequestRedirect", requestRedirect: {} },
+      ],
+    }),
+    [`${r0}.filters`, "RequestRedirect filter cannot be repeated"],
+  ],
+  [
+    "ResponseHeaderModifier with a redirect",
+    filter({ type: "ResponseHeaderModifier", responseHeaderModifier: {}, requestRedirect: {} }),
+    [`${r0}.filters[0]`, "filter.requestRedirect must be nil if the filter.type is not RequestRedirect"],
   ],
   [
     "a repeated URLRewrite",
