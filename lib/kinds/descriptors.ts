@@ -37,6 +37,11 @@ export type PushScope =
    * service; a Full push naming it re-derives what those proxies' own listeners and clusters take from policy.
    */
   | "policy"
+  /**
+   * The gateway proxies it selects (Istio Gateway): no shared resource; a Full push naming it
+   * re-derives those proxies' listeners, routes and clusters (lib/xds/gateway-snapshots.ts).
+   */
+  | "gateways"
   /** Mesh-wide settings (the mesh ConfigMap): a Full push of everything. */
   | "mesh"
   /** Nothing yet: accepted and checked, not converted. */
@@ -140,8 +145,8 @@ const declared: readonly Declared[] = [
   istio("VirtualService", "virtualservices", "services", "validate"),
   istio("DestinationRule", "destinationrules", "services", "validate"),
   istio("Sidecar", "sidecars", "views", "validate"),
-  // Checked for metadata only until gateways are built: nothing to deny, so it is only observed.
-  istio("Gateway", "gateways", "none", "observe"),
+  // Checked for metadata only until its validation lands: nothing to deny, so it is only observed.
+  istio("Gateway", "gateways", "gateways", "observe"),
   istio("PeerAuthentication", "peerauthentications", "policy", "validate", {
     group: securityIstio,
     versions: securityVersions,
