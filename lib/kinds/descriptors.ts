@@ -41,7 +41,8 @@ export type PushScope =
   | "mesh"
   /**
    * The gateways it shapes (Istio Gateway, the Gateway API's Gateway, GatewayClass, ReferenceGrant):
-   * a Full push naming it; no shared resource of a service, gateway proxies' snapshots re-derive.
+   * a Full push naming it; no shared resource of a service, gateway proxies' snapshots re-derive
+   * (lib/xds/gateway-snapshots.ts).
    */
   | "gateways";
 

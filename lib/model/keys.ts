@@ -32,6 +32,8 @@ export type ConfigKind =
   | "Sidecar"
   | "PeerAuthentication"
   | "AuthorizationPolicy"
+  /** An Istio Gateway (networking.istio.io): the gateway proxies it selects. */
+  | "Gateway"
   /** The `istio` ConfigMap's `mesh` (or MESH_CONFIG_FILE): a mesh-wide change. */
   | "MeshConfig"
   /** The `istio` ConfigMap's `meshNetworks` (or MESH_NETWORKS_FILE). */

@@ -10,7 +10,9 @@
  * touched), reading only those. The flush builds one per push; the push carries it (Push.context)
  * to the readers in its process, and the core keeps the last one for the next flush to derive from;
  * a reader in another process loads it with the same loader. The services (the largest part) are
- * read on first ask, so a process that never serves Envoy sidecars never holds the whole mesh.
+ * read on first ask, so a process that never serves Envoy sidecars never holds the whole mesh; so
+ * are the Istio Gateways and the VirtualServices bound to them (gateway-configs.ts), which only
+ * gateway proxies read.
  */
 
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
@@ -25,6 +27,7 @@ import {
 import { keys, type Store } from "../store/index.ts";
 import type { PushVersion } from "./changes.ts";
 import { loadExternalHosts } from "./external-hosts.ts";
+import { type GatewayConfigs, type GatewayExtrasSource, loadGatewayConfigs } from "./gateway-configs.ts";
 import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
 import { type PlannedService, type PushServices, readAll, withPlanned, withShards } from "./push-services.ts";
 import { loadSecurityPolicies, readConfigModels } from "./security-policies.ts";
@@ -37,6 +40,8 @@ export interface PushContextOptions {
   domainSuffix: string;
   /** The mesh settings the host's environment set explicitly: they win over the stored MeshConfig. */
   meshEnv?: MeshEnvOverrides;
+  /** Gateways and VirtualServices read beside the stored Istio ones (the Gateway API translation's). */
+  gatewayExtras?: GatewayExtrasSource;
 }
 
 /** What generation reads at one push; immutable: the next push gets a new one. */
@@ -60,6 +65,8 @@ export interface PushContext {
   externalHosts(): Promise<ExternalHosts | undefined>;
   /** Every served service with its shards (read on first ask, then shared). */
   services(): Promise<PushServices>;
+  /** The Istio Gateways and the VirtualServices bound to gateways (read on first ask, then shared). */
+  gateways(): Promise<GatewayConfigs>;
   /** Whether the services were asked for (or derive from a context whose were): keeping them up to date then pays. */
   readonly servicesRead: boolean;
 }
@@ -241,6 +248,7 @@ class Context implements PushContext {
   readonly security: SecurityPolicies;
   readonly externalHosts: () => Promise<ExternalHosts | undefined>;
   readonly #store: Store;
+  #gateways: Promise<GatewayConfigs> | undefined;
   #derive: (() => Promise<PushServices>) | undefined;
   #services: Promise<PushServices> | undefined;
 
@@ -286,6 +294,19 @@ class Context implements PushContext {
       );
     }
     return this.#services;
+  }
+
+  gateways(): Promise<GatewayConfigs> {
+    if (!this.#gateways) {
+      const o = this.options;
+      const read = loadGatewayConfigs(this.#store, o.domainSuffix, this.mesh, o.gatewayExtras);
+      this.#gateways = read;
+      // A failed read is not kept: the next ask reads them again.
+      read.catch(() => {
+        if (this.#gateways === read) this.#gateways = undefined;
+      });
+    }
+    return this.#gateways;
   }
 
   get servicesRead(): boolean {

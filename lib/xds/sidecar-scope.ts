@@ -12,6 +12,7 @@ import type { SecurityPolicies } from "../registry/istio/security.ts";
 import { type SidecarModel, sidecarFor, sidecarForWorkload } from "../registry/istio/sidecar.ts";
 import type { EffectiveMesh } from "../registry/mesh/effective-mesh.ts";
 import { destinationHosts } from "../resources/destination-hosts.ts";
+import type { GatewayConfigs } from "../resources/gateway-configs.ts";
 import { serviceInstances } from "../resources/generators/sidecar/proxy.ts";
 import type { ServiceInstance, SidecarProxy } from "../resources/generators/sidecar/types.ts";
 import type { RoutingConfigs } from "../resources/istio-configs.ts";
@@ -47,6 +48,8 @@ export interface SidecarScope {
   readonly security: SecurityPolicies;
   /** The context's effective mesh settings (root namespace, trust domain, outbound policy, auto mTLS). */
   readonly mesh: EffectiveMesh;
+  /** The context's Istio Gateways and gateway-bound VirtualServices (gateway proxies read them). */
+  gateways(): Promise<GatewayConfigs>;
 }
 
 const scopes = new WeakMap<PushContext, Promise<SidecarScope>>();
@@ -125,6 +128,7 @@ function makeScope(
   return {
     security: ctx.security,
     mesh: ctx.mesh,
+    gateways: () => ctx.gateways(),
     sidecarOf,
     scopeOf: (proxy) =>
       sidecarForWorkload(ctx.sidecars, proxy.namespace, proxy.metadata.labels, rootNamespace),

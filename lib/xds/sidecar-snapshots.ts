@@ -379,8 +379,8 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
 
 const byName = (a: StoredResource, b: StoredResource) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-/** Encodes and hashes generated resources once, grouped by type URL, sorted by name. */
-async function stored(groups: readonly (readonly Generated[])[]): Promise<Snapshot> {
+/** Encodes and hashes generated resources once, grouped by type URL, sorted by name (gateway snapshots too). */
+export async function stored(groups: readonly (readonly Generated[])[]): Promise<Snapshot> {
   const out = new Map<string, StoredResource[]>();
   for (const group of groups) {
     const made = group.map((g) => toStored(g, ""));

@@ -5,6 +5,8 @@
 import type { Node } from "../gen/envoy/config/core/v3/base_pb.ts";
 import type { Push, ResourceChange } from "../resources/changes.ts";
 import { type NamespaceView, sharedView } from "../resources/view-table.ts";
+import type { GatewayBinding } from "./gateway-snapshots.ts";
+import { gatewayChanges } from "./gateway-source.ts";
 import type { InboundBinding } from "./proxyless-inbound.ts";
 import type { SidecarBinding } from "./sidecar-snapshots.ts";
 import { sidecarChanges } from "./sidecar-source.ts";
@@ -40,13 +42,29 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
   };
   // The namespace's view looked up again, the node's own bindings kept.
   const rebind = (v: NamespaceView): NodeView => {
-    const { sidecar, inbound, network } = view;
-    return { ...v, ...(sidecar && { sidecar }), ...(inbound && { inbound }), ...(network && { network }) };
+    const { sidecar, gateway, inbound, network } = view;
+    return {
+      ...v,
+      ...(sidecar && { sidecar }),
+      ...(gateway && { gateway }),
+      ...(inbound && { inbound }),
+      ...(network && { network }),
+    };
   };
   // An Envoy sidecar's stream (view.sidecar): its own rules for what a push gives (sidecar-source.ts).
   const sidecarPush = (sidecar: SidecarBinding, push: Push) => {
     const out = views.changesFor(view, push.changes);
     if (out !== undefined) return sidecarChanges(views.sidecars, sidecar, push, out);
+    return views.forNamespace(view.namespace).then((v) => {
+      set(rebind(v));
+      return { changes: undefined };
+    });
+  };
+  // A gateway proxy's stream (view.gateway): its own rules for what a push gives (gateway-source.ts).
+  const gatewayPush = (gateway: GatewayBinding, push: Push) => {
+    const out = views.changesFor(view, push.changes);
+    if (out !== undefined)
+      return gatewayChanges(views.gateways, gateway, push, out, views.sidecars.endpointsOnly(push));
     return views.forNamespace(view.namespace).then((v) => {
       set(rebind(v));
       return { changes: undefined };
@@ -71,6 +89,7 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
     push(push) {
       views.publish(push);
       if (view.sidecar) return sidecarPush(view.sidecar, push);
+      if (view.gateway) return gatewayPush(view.gateway, push);
       const out = views.changesFor(view, push.changes);
       if (out !== undefined && view.inbound && view.inbound.names.size > 0)
         return serverPush(view.inbound, out);

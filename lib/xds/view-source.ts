@@ -10,8 +10,10 @@
  *
  * Which set a node gets (CONTRACT: GENERATOR): an Istio `sidecar~` node id whose metadata GENERATOR
  * is not `grpc` gets Envoy sidecar resources (lib/xds/sidecar-snapshots.ts: assignments shared,
- * clusters, listeners and routes from its class's snapshot); any other node (GENERATOR=grpc, a
- * `router~` gateway, an id that is not an Istio node id) the proxyless set. A proxyless stream pays
+ * clusters, listeners and routes from its class's snapshot); a `router~` node id whose GENERATOR is
+ * not `grpc` gets gateway resources from the Istio Gateways selecting it (lib/xds/gateway-snapshots.ts,
+ * the same split); any other node (GENERATOR=grpc, an id that is not an Istio node id) the
+ * proxyless set. A proxyless stream pays
  * nothing for it: no lookup, no promise more per push. A proxyless `sidecar~` node's gRPC server
  * listeners (`xds.istio.io/grpc/lds/inbound/...`) are derived for it beside the shared set
  * (proxyless-inbound.ts); only a stream that asked for one re-derives them on a push.
@@ -33,6 +35,8 @@ import { createViewTableReader } from "../resources/view-store.ts";
 import { type NamespaceView, resolveView, type ViewTable } from "../resources/view-table.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
+import { createGatewaySnapshots, type GatewayBinding, type GatewaySnapshots } from "./gateway-snapshots.ts";
+import { gatewaySource } from "./gateway-source.ts";
 import { createNetworkViews, type NetworkBinding, type NetworkViews } from "./network-views.ts";
 import {
   createProxylessInbound,
@@ -51,6 +55,8 @@ import type { ResourceSource } from "./source.ts";
  */
 export interface NodeView extends NamespaceView {
   readonly sidecar?: SidecarBinding;
+  /** A gateway proxy's binding: what it is served gateway resources as. */
+  readonly gateway?: GatewayBinding;
   readonly inbound?: InboundBinding;
   readonly network?: NetworkBinding;
 }
@@ -80,6 +86,8 @@ export interface Views {
   wakes(view: NodeView): boolean;
   /** The sidecar resources of this host. */
   readonly sidecars: SidecarSnapshots;
+  /** The gateway resources of this host. */
+  readonly gateways: GatewaySnapshots;
   /** The proxyless server listeners of this host. */
   readonly inbound: ProxylessInbound;
   /** The network views of this host (split-horizon EDS). */
@@ -140,6 +148,10 @@ export function createViews(options: ViewsOptions): Views {
     ...(options.meshEnv && { meshEnv: options.meshEnv }),
   });
   const inbound = createProxylessInbound({ snapshots: sidecars });
+  const gateways = createGatewaySnapshots({
+    sidecars,
+    ...(options.sidecarMesh && { mesh: options.sidecarMesh }),
+  });
   const networks = createNetworkViews({
     store,
     cache,
@@ -195,6 +207,8 @@ export function createViews(options: ViewsOptions): Views {
       const network = networks.bind(node);
       const sidecar = sidecars.bind(node, namespace);
       if (sidecar) return { ...view, sidecar, network };
+      const gateway = gateways.bind(node, namespace);
+      if (gateway) return { ...view, gateway, network };
       const server = inbound.bind(node, namespace);
       return server ? { ...view, inbound: server, network } : { ...view, network };
     },
@@ -202,15 +216,18 @@ export function createViews(options: ViewsOptions): Views {
       const viewed = view.key === "" ? base : viewedSource(store, view, base);
       const shared = view.network ? networks.source(view.network, viewed) : viewed;
       if (view.sidecar) return sidecarSource(sidecars, view.sidecar, shared);
+      if (view.gateway) return gatewaySource(gateways, view.gateway, shared);
       return view.inbound ? inboundSource(inbound, view.inbound, shared) : shared;
     },
     sidecars,
+    gateways,
     inbound,
     networks,
-    // Any push may change a sidecar's set (an assignment its own instances come from, too), or a
-    // proxyless server's listeners: its Poll or Watch recomputes, and answers only when what it
+    // Any push may change a sidecar's or a gateway's set (an assignment its own instances come
+    // from, too), or a proxyless server's listeners: its Poll or Watch recomputes, and answers only when what it
     // subscribes to changed.
-    wakes: (view) => view.sidecar !== undefined || (view.inbound?.names.size ?? 0) > 0,
+    wakes: (view) =>
+      view.sidecar !== undefined || view.gateway !== undefined || (view.inbound?.names.size ?? 0) > 0,
     changesFor(view, changes) {
       if (changes === undefined) return undefined;
       let perView = filtered.get(changes);
@@ -242,6 +259,7 @@ export function createViews(options: ViewsOptions): Views {
       if (seen.has(push)) return;
       seen.add(push);
       sidecars.publish(push);
+      gateways.publish(push);
       networks.publish(push);
       const { changes } = push;
       const marker = (c: ResourceChange) =>

@@ -26,6 +26,7 @@ import { serviceCheck } from "../validate-service.ts";
 import { endpointSliceHandler, endpointsHandler } from "./endpoints.ts";
 import type { KindHandler } from "./handler.ts";
 import { destinationRuleHandler, virtualServiceHandler } from "./istio-config.ts";
+import { istioGatewayHandler } from "./istio-gateway.ts";
 import { meshConfigMapHandler } from "./mesh-configmap.ts";
 import { namespaceHandler } from "./namespace.ts";
 import { nodeHandler } from "./node.ts";
@@ -55,7 +56,7 @@ const code: Record<string, KindCode> = {
   DestinationRule: { check: destinationRuleCheck, handler: destinationRuleHandler },
   Sidecar: { check: sidecarCheck, handler: sidecarHandler },
   ConfigMap: { check: meshConfigMapCheck, handler: meshConfigMapHandler },
-  Gateway: { check: gatewayCheck },
+  Gateway: { check: gatewayCheck, handler: istioGatewayHandler },
   PeerAuthentication: { check: peerAuthenticationCheck, handler: peerAuthenticationHandler },
   AuthorizationPolicy: { check: authorizationPolicyCheck, handler: authorizationPolicyHandler },
   GatewayClass: { check: gatewayClassCheck },

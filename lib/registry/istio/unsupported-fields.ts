@@ -4,7 +4,8 @@
  * rewrite, mirrors or a DestinationRule's tls, stay listed), so ingest can list them once in its
  * summary instead of dropping them silently. Declared as the tree of implemented fields: any other
  * field present (not null and not its proto3 default) is reported with its path, e.g.
- * `spec.http[0].mirror`.
+ * `spec.http[0].mirror`. A VirtualService bound to gateways only (no `mesh`) is served to gateway
+ * proxies, which also implement its `tls` and `tcp` routes (lib/resources/generators/gateway/).
  */
 import { child } from "../check.ts";
 
@@ -31,6 +32,15 @@ const trafficPolicy: Shape = {
   ...policyParts,
   portLevelSettings: [{ port: { number: true }, ...policyParts }],
 };
+
+const l4Destination: Shape = [
+  { destination: { host: true, subset: true, port: { number: true } }, weight: true },
+];
+/** What gateway proxies implement of `tls` and `tcp` routes beside the HTTP ones. */
+const gatewayRoutes = {
+  tls: [{ match: [{ sniHosts: true, port: true, gateways: true }], route: l4Destination }],
+  tcp: [{ match: [{ port: true, gateways: true }], route: l4Destination }],
+} satisfies Shape;
 
 const shapes: Record<UnsupportedKind, Shape> = {
   VirtualService: {
@@ -81,15 +91,13 @@ export type UnsupportedKind = "VirtualService" | "DestinationRule" | "Sidecar";
 /** Field paths (from `spec`) present in `spec` that edgepilot accepts but does not implement. */
 export function unsupportedFields(kind: UnsupportedKind, spec: unknown): string[] {
   const out: string[] = [];
-  walk(spec, shapes[kind], "spec", out);
-  if (kind === "VirtualService") {
-    // Only the mesh is served: a VirtualService bound to other gateways is accepted, not applied there.
-    const gateways = (spec as { gateways?: unknown })?.gateways;
-    if (Array.isArray(gateways))
-      gateways.forEach((g, i) => {
-        if (g !== "mesh") out.push(`spec.gateways[${i}]`);
-      });
-  }
+  const gateways = (spec as { gateways?: unknown } | undefined)?.gateways;
+  const gatewayOnly =
+    kind === "VirtualService" && Array.isArray(gateways) && gateways.length > 0 && !gateways.includes("mesh");
+  const shape = gatewayOnly
+    ? { ...(shapes.VirtualService as Record<string, Shape>), ...gatewayRoutes }
+    : shapes[kind];
+  walk(spec, shape, "spec", out);
   return [...new Set(out)];
 }
 

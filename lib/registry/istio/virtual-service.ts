@@ -152,10 +152,21 @@ const list = (v: unknown): Raw[] => (Array.isArray(v) ? (v as Raw[]) : []);
 const obj = (v: unknown): Raw | undefined =>
   typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Raw) : undefined;
 
-/** Normalizes a VirtualService spec that passed virtualServiceCheck. */
-export function toVirtualService(meta: ConfigMeta, spec: unknown, domainSuffix: string): VirtualServiceModel {
+/**
+ * Normalizes a VirtualService spec that passed virtualServiceCheck. Its HTTP matches are read for
+ * the mesh, or with `gateway` (`<ns>/<name>`) for that gateway: a match naming gateways applies
+ * only to those it names (sourceMatchHTTP; a short name is in the VirtualService's namespace).
+ */
+export function toVirtualService(
+  meta: ConfigMeta,
+  spec: unknown,
+  domainSuffix: string,
+  gateway = "mesh",
+): VirtualServiceModel {
   const s = obj(spec) ?? {};
   const resolve = (h: string) => resolveHost(h, meta.namespace, domainSuffix);
+  const forGateway = (names: readonly string[]) =>
+    names.some((g) => (g === "mesh" || g.includes("/") ? g : `${meta.namespace}/${g}`) === gateway);
   const gateways = [...((s.gateways as string[] | undefined) ?? [])];
   return {
     name: meta.name,
@@ -165,12 +176,19 @@ export function toVirtualService(meta: ConfigMeta, spec: unknown, domainSuffix: 
     gateways,
     appliesToMesh: gateways.length === 0 || gateways.includes("mesh"),
     exportTo: [...((s.exportTo as string[] | undefined) ?? [])],
-    http: list(s.http).map((r) => toHttpRoute(r, resolve)),
+    http: list(s.http).map((r) => toHttpRoute(r, resolve, forGateway)),
   };
 }
 
-function toHttpRoute(r: Raw, resolve: (h: string) => string): HttpRoute {
-  const out: HttpRoute = { matches: list(r.match).flatMap(toMatch), action: toAction(r, resolve) };
+function toHttpRoute(
+  r: Raw,
+  resolve: (h: string) => string,
+  forGateway: (names: readonly string[]) => boolean,
+): HttpRoute {
+  const out: HttpRoute = {
+    matches: list(r.match).flatMap((m) => toMatch(m, forGateway)),
+    action: toAction(r, resolve),
+  };
   if (typeof r.name === "string" && r.name !== "") out.name = r.name;
   if (list(r.match).length > 0 && out.matches.length === 0) out.matches = [neverMatch];
   if (typeof r.timeout === "string") out.timeoutMs = durationMs(r.timeout);
@@ -224,7 +242,7 @@ function toHeaderOps(o: Raw | undefined): HeaderOperations | undefined {
   return Object.keys(ops.set).length + Object.keys(ops.add).length + ops.remove.length > 0 ? ops : undefined;
 }
 
-/** Stands for matches that all belong to other gateways: the route never applies to the mesh. */
+/** Stands for matches that all belong to other gateways: the route never applies here. */
 const neverMatch: RouteMatch = { headers: [], ignored: ["gateways"], port: 0 };
 
 function toRedirect(rd: Raw): Redirect {
@@ -285,10 +303,10 @@ const ignorable = [
   "statPrefix",
 ];
 
-function toMatch(m: Raw): RouteMatch[] {
+function toMatch(m: Raw, forGateway: (names: readonly string[]) => boolean): RouteMatch[] {
   const gateways = m.gateways as string[] | undefined;
-  // sourceMatchHTTP: a match naming gateways applies to the mesh only when it names `mesh`.
-  if (gateways && gateways.length > 0 && !gateways.includes("mesh")) return [];
+  // sourceMatchHTTP: a match naming gateways applies only to those it names (`mesh`: the mesh).
+  if (gateways && gateways.length > 0 && !forGateway(gateways)) return [];
   const out: RouteMatch = { headers: [], ignored: ignorable.filter((k) => m[k] != null && m[k] !== "") };
   if (typeof m.name === "string" && m.name !== "") out.name = m.name;
   const uri = obj(m.uri);

@@ -27,6 +27,7 @@ import { HttpInspectorSchema } from "../../../gen/envoy/extensions/filters/liste
 import { OriginalDstSchema } from "../../../gen/envoy/extensions/filters/listener/original_dst/v3/original_dst_pb.ts";
 import { TlsInspectorSchema } from "../../../gen/envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector_pb.ts";
 import {
+  type HttpConnectionManager,
   HttpConnectionManager_CodecType,
   HttpConnectionManager_PathWithEscapedSlashesAction,
   HttpConnectionManager_UpgradeConfigSchema,
@@ -175,12 +176,14 @@ const rdsSource = deepFreeze(
  * name) or inline (a RouteConfiguration), use_remote_address false, websocket upgrades, no stream
  * idle timeout, normalize_path true, escaped slashes kept (the mesh default path normalization),
  * then `leading` (an inbound chain's RBAC filters, which istiod puts before all others), the fault
- * and router filters.
+ * and router filters; `extra` sets the fields a gateway's connection manager adds
+ * (buildGatewayConnectionManager: remote address, client certificate details).
  */
 export function httpConnectionManagerFilter(
   statPrefix: string,
   route: string | RouteConfiguration,
   leading: readonly HttpFilter[] = [],
+  extra: Partial<Omit<HttpConnectionManager, "$typeName" | "$unknown">> = {},
 ): Filter {
   return networkFilter(
     HCM_FILTER_NAME,
@@ -198,6 +201,7 @@ export function httpConnectionManagerFilter(
       streamIdleTimeout: zero,
       normalizePath: true,
       pathWithEscapedSlashesAction: HttpConnectionManager_PathWithEscapedSlashesAction.KEEP_UNCHANGED,
+      ...extra,
     }),
   );
 }

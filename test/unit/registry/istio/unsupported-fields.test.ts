@@ -33,13 +33,27 @@ describe("unsupportedFields", () => {
         gateways: ["mesh", "ns/gw"],
         http: [httpRoute({ mirror: { host: "a" }, match: [{ method: { exact: "GET" } }], corsPolicy: {} })],
       }).spec,
-      [
-        "spec.tcp",
-        "spec.http[0].mirror",
-        "spec.http[0].match[0].method",
-        "spec.http[0].corsPolicy",
-        "spec.gateways[1]",
-      ],
+      ["spec.tcp", "spec.http[0].mirror", "spec.http[0].match[0].method", "spec.http[0].corsPolicy"],
+    ],
+    [
+      "VirtualService",
+      // Bound to gateways only: gateway proxies serve its tls and tcp routes, not their other fields.
+      virtualService({
+        gateways: ["ns/gw"],
+        tls: [
+          {
+            match: [{ sniHosts: ["a.example.com"], sourceLabels: { a: "b" } }],
+            route: [{ destination: { host: "a" } }],
+          },
+        ],
+        tcp: [
+          {
+            match: [{ port: 31400, destinationSubnets: ["10.0.0.0/8"] }],
+            route: [{ destination: { host: "b" }, weight: 100 }],
+          },
+        ],
+      }).spec,
+      ["spec.tls[0].match[0].sourceLabels", "spec.tcp[0].match[0].destinationSubnets"],
     ],
     [
       "VirtualService",
