@@ -16,6 +16,12 @@ export const istioKinds = [
   "Sidecar",
   "PeerAuthentication",
   "AuthorizationPolicy",
+  "Gateway",
+  "GatewayClass",
+  "KubernetesGateway",
+  "HTTPRoute",
+  "GRPCRoute",
+  "ReferenceGrant",
 ] as const;
 export type IstioKind = (typeof istioKinds)[number];
 

@@ -10,6 +10,8 @@ export type RoutingKind = "VirtualService" | "DestinationRule";
 export interface StoredConfig<K extends IstioKind = RoutingKind, S = unknown> extends IstioConfig<S> {
   kind: K;
   creationTimestamp?: string;
+  /** metadata.generation (Gateway API status observedGeneration). */
+  generation?: number;
   /** An AuthorizationPolicy's `istio.io/dry-run` annotation, when true: evaluated, never enforced. */
   dryRun?: true;
 }
