@@ -280,11 +280,25 @@ export function convertRule(
     }
   }
   if (Object.keys(headers).length > 0) out.headers = headers;
+  let retries: Record<string, unknown> | undefined;
+  if (!grpc && rule.retry) {
+    // "Implementations SHOULD retry on connection errors ... if a retry stanza is configured."
+    const retryOn = ["connect-failure", "refused-stream", "unavailable", "cancelled"];
+    for (const c of rule.retry.codes ?? []) retryOn.push(String(c));
+    const attempts = rule.retry.attempts ?? 2;
+    const backoff = goDurationToProto(rule.retry.backoff);
+    retries = {
+      ...(attempts !== 0 && { attempts, retryOn: retryOn.join(",") }),
+      ...(backoff && { backoff }),
+    };
+    out.retries = retries;
+  }
   if (!grpc && rule.timeouts) {
     const request = goDurationToProto(rule.timeouts.request);
     if (request) out.timeout = request;
     const backend = goDurationToProto(rule.timeouts.backendRequest);
-    if (backend) out.timeout = backend;
+    if (backend && retries) retries.perTryTimeout = backend;
+    else if (backend) out.timeout = backend;
   }
   const refs = rule.backendRefs ?? [];
   const weightSum = refs.reduce((s, b) => s + (b.weight ?? 1), 0);

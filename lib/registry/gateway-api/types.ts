@@ -93,6 +93,8 @@ export interface RouteRule<M> {
   filters?: RouteFilter[];
   backendRefs?: BackendRef[];
   timeouts?: { request?: string; backendRequest?: string };
+  /** HTTPRoute only (experimental channel). */
+  retry?: { attempts?: number; codes?: number[]; backoff?: string };
 }
 
 /** HTTPRoute and GRPCRoute spec. */
