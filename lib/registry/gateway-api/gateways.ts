@@ -32,6 +32,8 @@ export interface GatewayContext {
   namespaces: ReadonlyMap<string, Readonly<Record<string, string>>>;
   /** Services by hostname then namespace. */
   servicesByHost: ReadonlyMap<string, ReadonlyMap<string, GatewayServiceInfo>>;
+  /** istiod's PILOT_ENABLE_ALPHA_GATEWAY_API: TCP listeners are accepted. */
+  alpha: boolean;
   /** `<namespace>/<name>` of every Secret known, when known: a certificateRef to another is refused. */
   secrets?: ReadonlySet<string>;
 }
@@ -91,8 +93,8 @@ function supportedKinds(l: Listener): { kinds: { group: string; kind: string }[]
 }
 
 /** listenerProtocolToIstio; TCP is alpha in istiod (off by default) and HBONE is for waypoints. */
-function protocolProblem(p: string): string | undefined {
-  if (p === "HTTP" || p === "HTTPS" || p === "TLS") return undefined;
+function protocolProblem(p: string, alpha: boolean): string | undefined {
+  if (p === "HTTP" || p === "HTTPS" || p === "TLS" || (alpha && p === "TCP")) return undefined;
   if (p === "TCP")
     return `protocol "TCP" is supported, but only when PILOT_ENABLE_ALPHA_GATEWAY_API=true is configured`;
   if (p === "HBONE") return `protocol "HBONE" is only supported for waypoint proxies`;
@@ -310,7 +312,7 @@ export function translateGateway(ctx: GatewayContext, gw: GatewayInput): Transla
       (conds.ResolvedRefs as ConditionSpec).error = tls.error;
       (conds.Programmed as ConditionSpec).error = { reason: "Invalid", message: "Bad TLS configuration" };
     }
-    const problem = protocolProblem(l.protocol);
+    const problem = protocolProblem(l.protocol, ctx.alpha);
     if (problem)
       (conds.Accepted as ConditionSpec).error = { reason: "UnsupportedProtocol", message: problem };
     const kinds = supportedKinds(l);

@@ -49,6 +49,8 @@ export interface GatewayApiInputs {
   namespaces: readonly { name: string; labels: Record<string, string> }[];
   /** `<namespace>/<name>` of the Secrets known, when the registry has them. */
   secrets?: readonly string[];
+  /** istiod's PILOT_ENABLE_ALPHA_GATEWAY_API: TCP listeners accepted (off by default, as in istiod). */
+  alphaGatewayApi?: boolean;
 }
 
 /** What the translation gives the rest of the control plane (shared with gateway proxies and status). */
@@ -59,6 +61,9 @@ export interface GatewayApiTranslation {
   virtualServices: StoredConfig<"VirtualService">[];
   statuses: GatewayApiStatus[];
 }
+
+/** The GatewayClass istiod handles without its object (gatewaycommon.BuiltinGatewayClasses). */
+const builtinClass = "istio";
 
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -112,8 +117,10 @@ export function translateGatewayApi(inputs: GatewayApiInputs): GatewayApiTransla
   const ours = new Set(
     inputs.gatewayClasses.filter((c) => c.spec.controllerName === istioController).map((c) => c.name),
   );
+  // istiod's built-in class: `istio` is ours even before (or without) its GatewayClass object.
+  if (!inputs.gatewayClasses.some((c) => c.name === builtinClass)) ours.add(builtinClass);
   const statuses: GatewayApiStatus[] = inputs.gatewayClasses
-    .filter((c) => ours.has(c.name))
+    .filter((c) => c.spec.controllerName === istioController)
     .map((c) =>
       status(
         "gatewayclasses",
@@ -132,6 +139,7 @@ export function translateGatewayApi(inputs: GatewayApiInputs): GatewayApiTransla
     grants,
     namespaces: new Map(inputs.namespaces.map((n) => [n.name, n.labels])),
     servicesByHost,
+    alpha: inputs.alphaGatewayApi === true,
     ...(inputs.secrets && { secrets: new Set(inputs.secrets) }),
   };
   const translated: TranslatedGateway[] = inputs.gateways
