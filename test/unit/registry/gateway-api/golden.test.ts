@@ -21,7 +21,18 @@ import {
 import type { StoredConfig } from "../../../../lib/registry/istio/stored.ts";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "testdata");
-type Obj = { apiVersion: string; kind: string; metadata: Record<string, any>; spec?: any; status?: any };
+interface Obj {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+  spec?: { rules?: unknown };
+  status?: unknown;
+}
 const read = (f: string) => (loadAll(readFileSync(join(dir, f), "utf8")) as Obj[]).filter(Boolean);
 
 /** The Services of istiod's conversion_test.go table: ingress gateway ports and address, the rest's ports. */
@@ -120,10 +131,12 @@ function inputs(objs: Obj[]): GatewayApiInputs {
   const api = objs.filter((o) => isGatewayApi(o) && !outOfScope(o));
   const of = (kind: string) =>
     api.map((o) => (o.kind === kind ? stored(o) : undefined)).filter((c) => c !== undefined);
-  const namespaces = [...new Set(objs.map((o) => o.metadata.namespace).filter(Boolean))].map((n: string) => ({
-    name: n,
-    labels: { "istio.io/test-name-part": n.split("-")[0] as string },
-  }));
+  const namespaces = [...new Set(objs.map((o) => o.metadata.namespace ?? ""))]
+    .filter((n) => n !== "")
+    .map((n) => ({
+      name: n,
+      labels: { "istio.io/test-name-part": n.split("-")[0] as string },
+    }));
   return {
     domainSuffix: "domain.suffix",
     // istiod's conversion tests run with PILOT_ENABLE_ALPHA_GATEWAY_API on.
@@ -147,7 +160,7 @@ function expectedConfigs(golden: Obj[], dropped: Set<string>) {
   const pick = (kind: string) =>
     golden
       .filter((o) => o.kind === kind && supported(o))
-      .map((o) => ({ name: o.metadata.name, namespace: o.metadata.namespace, spec: o.spec }));
+      .map((o) => ({ name: o.metadata.name, namespace: o.metadata.namespace ?? "", spec: o.spec }));
   return { gateways: pick("Gateway"), virtualServices: pick("VirtualService") };
 }
 
