@@ -74,12 +74,14 @@ export interface RoutingConfigs {
 /**
  * Reads every stored VirtualService and DestinationRule once; undefined when there are none. A config
  * without exportTo takes the mesh's default for its kind (Istio's defaultVirtualServiceExportTo and
- * defaultDestinationRuleExportTo).
+ * defaultDestinationRuleExportTo). `generated` are VirtualServices made from other kinds (the
+ * Gateway API's mesh routes): read beside the stored ones, ordered with them by istiod's precedence.
  */
 export async function loadRoutingConfigs(
   store: Store,
   domainSuffix: string,
   mesh: RoutingMesh = defaultMesh,
+  generated: readonly StoredConfig[] = [],
 ): Promise<RoutingConfigs | undefined> {
   const { rootNamespace } = mesh;
   const vss: VirtualServiceModel[] = [];
@@ -94,8 +96,8 @@ export async function loadRoutingConfigs(
   for (const kind of ["VirtualService", "DestinationRule"] as const) {
     const seen = new Set<string>();
     // Keys sort by namespace, name, then cluster: the first cluster's copy of a config is used.
-    for (const e of await listAll<StoredConfig>(store, keys.configPrefix(kind))) {
-      const c = e.value;
+    const stored = (await listAll<StoredConfig>(store, keys.configPrefix(kind))).map((e) => e.value);
+    for (const c of kind === "VirtualService" ? [...stored, ...generated] : stored) {
       const id = `${c.namespace}/${c.name}`;
       if (seen.has(id)) continue;
       seen.add(id);

@@ -15,6 +15,7 @@
  * gateway proxies read.
  */
 
+import { loadGatewayApi } from "../registry/gateway-api/index.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { SecurityPolicies } from "../registry/istio/security.ts";
 import { type SidecarModel, toSidecar } from "../registry/istio/sidecar.ts";
@@ -125,7 +126,12 @@ export async function loadPushConfigs(
   kept?: { security?: SecurityPolicies; mesh?: EffectiveMesh },
 ): Promise<Pick<PushContextParts, "mesh" | "routing" | "visibility" | "security">> {
   const mesh = kept?.mesh ?? (await readEffectiveMesh(store, options.meshEnv));
-  const routing = await loadRoutingConfigs(store, options.domainSuffix, mesh);
+  // The Gateway API's mesh routes (GAMMA) route sidecars and proxyless clients as VirtualServices do.
+  const gatewayApi = await loadGatewayApi(store, { domainSuffix: options.domainSuffix });
+  const meshRoutes = gatewayApi.virtualServices.filter((vs) =>
+    (vs.spec as { gateways?: string[] }).gateways?.includes("mesh"),
+  );
+  const routing = await loadRoutingConfigs(store, options.domainSuffix, mesh, meshRoutes);
   const security = kept?.security ?? (await loadSecurityPolicies(store, mesh.rootNamespace));
   return { mesh, routing, security, visibility: createVisibility(store, mesh.discoverySelectors) };
 }
