@@ -182,7 +182,8 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
       // or when the root namespace they are indexed for may have changed.
       const policies =
         prior && !namesPolicy(request) && !meshChanged ? { security: prior.security, mesh } : { mesh };
-      const { routing, visibility, security } = kept ?? (await loadPushConfigs(store, options, policies));
+      const { routing, visibility, security, gatewayApi } =
+        kept ?? (await loadPushConfigs(store, options, policies));
       // What the generators read of the mesh beside the domain suffix.
       const generate = mesh.enableAutoMtls ? deps.context : { ...deps.context, enableAutoMtls: false };
       // Routes to hosts outside Kubernetes are judged against the ServiceEntries (external-hosts.ts);
@@ -290,6 +291,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         table: views.table(),
         visibility,
         security,
+        gatewayApi,
       };
       const hosts = externalHosts && (() => Promise.resolve(externalHosts));
       context = prior

@@ -26,17 +26,14 @@ export interface GatewayExtras {
   virtualServices: readonly StoredConfig<"VirtualService">[];
 }
 
-/** Where extra gateway configs come from: called once per push context, on first ask. */
-export type GatewayExtrasSource = (store: Store) => Promise<GatewayExtras>;
-
 /** Reads the gateway configs (see the module comment); `mesh` gives the default VirtualService exportTo. */
 export async function loadGatewayConfigs(
   store: Store,
   domainSuffix: string,
   mesh: Pick<RoutingMesh, "defaultVirtualServiceExportTo">,
-  extras?: GatewayExtrasSource,
+  extras?: GatewayExtras,
 ): Promise<GatewayConfigs> {
-  const more = extras ? await extras(store) : { gateways: [], virtualServices: [] };
+  const more = extras ?? { gateways: [], virtualServices: [] };
   const gatewayConfigs = unique([
     ...(await listAll<StoredConfig<"Gateway">>(store, keys.configPrefix("Gateway"))).map((e) => e.value),
     ...more.gateways,

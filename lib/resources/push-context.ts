@@ -15,7 +15,7 @@
  * gateway proxies read.
  */
 
-import { loadGatewayApi } from "../registry/gateway-api/index.ts";
+import { type GatewayApiTranslation, loadGatewayApi } from "../registry/gateway-api/index.ts";
 import type { ExternalHosts } from "../registry/istio/route-destinations.ts";
 import type { SecurityPolicies } from "../registry/istio/security.ts";
 import { type SidecarModel, toSidecar } from "../registry/istio/sidecar.ts";
@@ -28,7 +28,7 @@ import {
 import { keys, type Store } from "../store/index.ts";
 import type { PushVersion } from "./changes.ts";
 import { loadExternalHosts } from "./external-hosts.ts";
-import { type GatewayConfigs, type GatewayExtrasSource, loadGatewayConfigs } from "./gateway-configs.ts";
+import { type GatewayConfigs, loadGatewayConfigs } from "./gateway-configs.ts";
 import { loadRoutingConfigs, type RoutingConfigs } from "./istio-configs.ts";
 import { type PlannedService, type PushServices, readAll, withPlanned, withShards } from "./push-services.ts";
 import { loadSecurityPolicies, readConfigModels } from "./security-policies.ts";
@@ -41,8 +41,6 @@ export interface PushContextOptions {
   domainSuffix: string;
   /** The mesh settings the host's environment set explicitly: they win over the stored MeshConfig. */
   meshEnv?: MeshEnvOverrides;
-  /** Gateways and VirtualServices read beside the stored Istio ones (the Gateway API translation's). */
-  gatewayExtras?: GatewayExtrasSource;
 }
 
 /** What generation reads at one push; immutable: the next push gets a new one. */
@@ -66,7 +64,12 @@ export interface PushContext {
   externalHosts(): Promise<ExternalHosts | undefined>;
   /** Every served service with its shards (read on first ask, then shared). */
   services(): Promise<PushServices>;
-  /** The Istio Gateways and the VirtualServices bound to gateways (read on first ask, then shared). */
+  /** The Gateway API translated as this push reads it: Istio Gateways, VirtualServices, statuses. */
+  readonly gatewayApi: GatewayApiTranslation;
+  /**
+   * The Istio Gateways and the VirtualServices bound to gateways, the stored ones and the Gateway
+   * API's translated ones (read on first ask, then shared).
+   */
   gateways(): Promise<GatewayConfigs>;
   /** Whether the services were asked for (or derive from a context whose were): keeping them up to date then pays. */
   readonly servicesRead: boolean;
@@ -93,6 +96,7 @@ export interface PushContextParts {
   table: ViewTable;
   visibility: Visibility;
   security: SecurityPolicies;
+  gatewayApi: GatewayApiTranslation;
 }
 
 /** What push N+1 changed, for updatePushContext. */
@@ -124,7 +128,7 @@ export async function loadPushConfigs(
   store: Store,
   options: PushContextOptions,
   kept?: { security?: SecurityPolicies; mesh?: EffectiveMesh },
-): Promise<Pick<PushContextParts, "mesh" | "routing" | "visibility" | "security">> {
+): Promise<Pick<PushContextParts, "mesh" | "routing" | "visibility" | "security" | "gatewayApi">> {
   const mesh = kept?.mesh ?? (await readEffectiveMesh(store, options.meshEnv));
   // The Gateway API's mesh routes (GAMMA) route sidecars and proxyless clients as VirtualServices do.
   const gatewayApi = await loadGatewayApi(store, { domainSuffix: options.domainSuffix });
@@ -133,7 +137,13 @@ export async function loadPushConfigs(
   );
   const routing = await loadRoutingConfigs(store, options.domainSuffix, mesh, meshRoutes);
   const security = kept?.security ?? (await loadSecurityPolicies(store, mesh.rootNamespace));
-  return { mesh, routing, security, visibility: createVisibility(store, mesh.discoverySelectors) };
+  return {
+    mesh,
+    routing,
+    security,
+    gatewayApi,
+    visibility: createVisibility(store, mesh.discoverySelectors),
+  };
 }
 
 /** Reads the context's parts once: routing and visibility (loadPushConfigs), the Sidecars, the view table. */
@@ -252,6 +262,7 @@ class Context implements PushContext {
   readonly table: ViewTable;
   readonly visibility: Visibility;
   readonly security: SecurityPolicies;
+  readonly gatewayApi: GatewayApiTranslation;
   readonly externalHosts: () => Promise<ExternalHosts | undefined>;
   readonly #store: Store;
   #gateways: Promise<GatewayConfigs> | undefined;
@@ -274,6 +285,7 @@ class Context implements PushContext {
     this.table = parts.table;
     this.visibility = parts.visibility;
     this.security = parts.security;
+    this.gatewayApi = parts.gatewayApi;
     this.externalHosts = externalHosts;
     this.#store = store;
     this.#derive = derive;
@@ -304,8 +316,7 @@ class Context implements PushContext {
 
   gateways(): Promise<GatewayConfigs> {
     if (!this.#gateways) {
-      const o = this.options;
-      const read = loadGatewayConfigs(this.#store, o.domainSuffix, this.mesh, o.gatewayExtras);
+      const read = loadGatewayConfigs(this.#store, this.options.domainSuffix, this.mesh, this.gatewayApi);
       this.#gateways = read;
       // A failed read is not kept: the next ask reads them again.
       read.catch(() => {

@@ -24,6 +24,7 @@ import { endpointSliceCheck, endpointsCheck } from "../validate-endpoints.ts";
 import { podCheck } from "../validate-pod.ts";
 import { serviceCheck } from "../validate-service.ts";
 import { endpointSliceHandler, endpointsHandler } from "./endpoints.ts";
+import { gatewayApiHandlers } from "./gateway-api.ts";
 import type { KindHandler } from "./handler.ts";
 import { destinationRuleHandler, virtualServiceHandler } from "./istio-config.ts";
 import { istioGatewayHandler } from "./istio-gateway.ts";
@@ -59,11 +60,11 @@ const code: Record<string, KindCode> = {
   Gateway: { check: gatewayCheck, handler: istioGatewayHandler },
   PeerAuthentication: { check: peerAuthenticationCheck, handler: peerAuthenticationHandler },
   AuthorizationPolicy: { check: authorizationPolicyCheck, handler: authorizationPolicyHandler },
-  GatewayClass: { check: gatewayClassCheck },
-  KubernetesGateway: { check: kubernetesGatewayCheck },
-  HTTPRoute: { check: httpRouteCheck },
-  GRPCRoute: { check: grpcRouteCheck },
-  ReferenceGrant: { check: referenceGrantCheck },
+  GatewayClass: { check: gatewayClassCheck, handler: gatewayApiHandlers.GatewayClass },
+  KubernetesGateway: { check: kubernetesGatewayCheck, handler: gatewayApiHandlers.KubernetesGateway },
+  HTTPRoute: { check: httpRouteCheck, handler: gatewayApiHandlers.HTTPRoute },
+  GRPCRoute: { check: grpcRouteCheck, handler: gatewayApiHandlers.GRPCRoute },
+  ReferenceGrant: { check: referenceGrantCheck, handler: gatewayApiHandlers.ReferenceGrant },
 };
 
 const declared = new Set(kindTable.map((d) => d.kind));
