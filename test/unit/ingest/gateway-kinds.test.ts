@@ -14,11 +14,24 @@ import { createMemoryStore } from "../../../lib/store/memory.ts";
 import { createHarness } from "./support/harness.ts";
 
 const gwApi = "gateway.networking.k8s.io";
+/** The smallest valid spec of each kind (lib/registry/istio/validate-gateway.ts, gateway-api/validate-*.ts). */
+const validSpec = (apiVersion: string, kind: string): Record<string, unknown> => {
+  if (kind === "Gateway" && apiVersion.startsWith("networking.istio.io/"))
+    return { servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] };
+  if (kind === "Gateway")
+    return { gatewayClassName: "istio", listeners: [{ name: "http", port: 80, protocol: "HTTP" }] };
+  if (kind === "ReferenceGrant")
+    return {
+      from: [{ group: gwApi, kind: "HTTPRoute", namespace: "other" }],
+      to: [{ group: "", kind: "Service" }],
+    };
+  return {};
+};
 const obj = (apiVersion: string, kind: string, name = "edge", o: Record<string, unknown> = {}) => ({
   apiVersion,
   kind,
   metadata: { name, namespace: "default", resourceVersion: "5", generation: 3 },
-  spec: {},
+  spec: validSpec(apiVersion, kind),
   ...o,
 });
 const istioGateway = (name = "edge") => obj("networking.istio.io/v1", "Gateway", name);
@@ -114,7 +127,10 @@ describe("resync names a kind by id, or by object kind and group", () => {
     metadata: {},
     items,
   });
-  const item = (name: string) => ({ metadata: { name, namespace: "default" }, spec: {} });
+  const item = (name: string, apiVersion = `${gwApi}/v1`) => ({
+    metadata: { name, namespace: "default" },
+    spec: validSpec(apiVersion, "Gateway"),
+  });
 
   it("kind=KubernetesGateway, and kind=Gateway&group=gateway.networking.k8s.io, take a GatewayList", async () => {
     for (const [kind, group] of [
@@ -128,7 +144,7 @@ describe("resync names a kind by id, or by object kind and group", () => {
         [`${gwApi}/v1 KubernetesGateway`],
       ]);
     }
-    const istio = await validateList("Gateway", list([item("a")], "GatewayList"));
+    const istio = await validateList("Gateway", list([item("a", "networking.istio.io/v1")], "GatewayList"));
     expect(istio.ok && istio.value.items.map((i) => `${i.apiVersion} ${i.kind}`)).toEqual([
       "networking.istio.io/v1 Gateway",
     ]);
@@ -158,15 +174,23 @@ describe("resync names a kind by id, or by object kind and group", () => {
   });
 });
 
-describe("applying the Gateway API kinds before their handlers exist", () => {
-  it("two Gateways of one name are two kinds: counted apart, neither taken for the other", async () => {
+describe("applying the Gateway API kinds", () => {
+  it("two Gateways of one name are two kinds: stored apart, neither taken for the other", async () => {
     const h = createHarness();
     const s = await h.ingest(
       ...[istioGateway(), apiGateway(), gatewayClass(), obj(`${gwApi}/v1`, "HTTPRoute")].map((o) => ev(o)),
     );
-    expect(s.ignored).toEqual({ Gateway: 1, KubernetesGateway: 1, GatewayClass: 1, HTTPRoute: 1 });
-    const r = await h.resync("KubernetesGateway", [apiGateway("a")], "9");
-    expect(r.ignored).toEqual({ KubernetesGateway: 1 });
+    expect(s).toMatchObject({ applied: 4, ignored: {} });
+    const stored = async (kind: string) =>
+      (await listAll<{ kind: string; name: string }>(h.store, keys.configPrefix(kind))).map(
+        (e) => `${e.value.kind} ${e.value.name}`,
+      );
+    expect(await stored("Gateway")).toEqual(["Gateway edge"]);
+    expect(await stored("KubernetesGateway")).toEqual(["KubernetesGateway edge"]);
+    // A resync of the Gateway API's Gateways leaves Istio's alone.
+    await h.resync("KubernetesGateway", [apiGateway("a")], "9");
+    expect(await stored("KubernetesGateway")).toEqual(["KubernetesGateway a"]);
+    expect(await stored("Gateway")).toEqual(["Gateway edge"]);
     const other = await h.ingest(ev(obj("example.com/v1", "Gateway")));
     expect(other.ignored).toEqual({ "example.com/v1 Gateway": 1 });
   });
