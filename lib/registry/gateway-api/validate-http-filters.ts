@@ -78,6 +78,8 @@ const types = [
   "URLRewrite",
   "ExtensionRef",
   "CORS",
+  // The experimental channel's; its body is accepted unchecked, as other experimental fields.
+  "ExternalAuth",
 ];
 
 /** HTTPRouteFilter. */
@@ -89,6 +91,7 @@ export const httpFilter: Check = filter(types, {
   requestRedirect: ["RequestRedirect", requestRedirect],
   urlRewrite: ["URLRewrite", urlRewrite],
   extensionRef: ["ExtensionRef", extensionRef],
+  externalAuth: ["ExternalAuth", obj({})],
 });
 
 /** A list of HTTPRouteFilters (a rule's, or a backend's): each kind once, no redirect beside a rewrite. */

@@ -39,30 +39,38 @@ function sameParent(a: Record<string, unknown>, b: Record<string, unknown>): boo
   );
 }
 
-const section = (p: Record<string, unknown>) => (get(p, "sectionName", "") as string) || "";
+type Ref = Record<string, unknown>;
+const section = (p: Ref) => (get(p, "sectionName", "") as string) || "";
+const port = (p: Ref) => (get(p, "port", 0) as number) || 0;
 
-/** The CEL rules of `parentRefs`: a parent named twice needs distinct sectionNames on every reference. */
-const parentRefRules: Check = (v, path) =>
-  listRules([
-    [
-      (ps) => {
-        const refs = ps as Record<string, unknown>[];
-        return refs.every((a) =>
-          refs.every((b) => !sameParent(a, b) || (section(a) === "") === (section(b) === "")),
-        );
-      },
-      "sectionName must be specified when parentRefs includes 2 or more references to the same parent",
-    ],
-    [
-      (ps) => {
-        const refs = ps as Record<string, unknown>[];
-        return refs.every(
-          (a) => refs.filter((b) => sameParent(a, b) && section(a) === section(b)).length === 1,
-        );
-      },
-      "sectionName must be unique when parentRefs includes 2 or more references to the same parent",
-    ],
-  ])(v, path);
+/**
+ * The parentRefs rules of one channel, `key` naming what tells two references to one parent
+ * apart (the standard channel: sectionName; the experimental channel: sectionName and port).
+ * Gives the message of the first rule that fails, or undefined.
+ */
+function parentRefProblem(refs: Ref[], key: (p: Ref) => unknown[], what: string): string | undefined {
+  const unset = (p: Ref) => key(p).map((k) => k === "" || k === 0);
+  const same = (a: unknown[], b: unknown[]) => a.every((x, i) => x === b[i]);
+  if (!refs.every((a) => refs.every((b) => !sameParent(a, b) || same(unset(a), unset(b)))))
+    return `${what} must be specified when parentRefs includes 2 or more references to the same parent`;
+  if (!refs.every((a) => refs.filter((b) => sameParent(a, b) && same(key(a), key(b))).length === 1))
+    return `${what} must be unique when parentRefs includes 2 or more references to the same parent`;
+  return undefined;
+}
+
+/**
+ * The CEL rules of `parentRefs`: references to one parent must be told apart. Accepted when either
+ * released channel accepts them (the standard CRD by sectionName; the experimental one, which mesh
+ * routes often use, by sectionName and port); refused with the standard CRD's message.
+ */
+const parentRefRules: Check = (v, path) => {
+  if (!Array.isArray(v)) return undefined;
+  const refs = v as Ref[];
+  const standard = parentRefProblem(refs, (p) => [section(p)], "sectionName");
+  if (!standard || !parentRefProblem(refs, (p) => [section(p), port(p)], "sectionName or port"))
+    return undefined;
+  return { field: path, message: standard };
+};
 
 /** ParentReferences (up to 32), then the list's rules. */
 export const parentRefs: Check = all(

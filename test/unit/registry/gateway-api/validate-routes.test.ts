@@ -13,6 +13,7 @@ type Raw = Record<string, unknown>;
 type Case = [string, Raw, [string, string]?];
 
 const parent = { group: "gateway.networking.k8s.io", kind: "Gateway", name: "example" };
+const meshParent = { group: "", kind: "Service", name: "reviews" };
 const svc = (name = "reviews", port: number | null = 9080) => ({ name, ...(port && { port }) });
 
 const route = (kind: string, spec: Raw): Raw => ({
@@ -173,6 +174,15 @@ const httpCases: Case[] = [
     "URLRewrite without its field",
     filter({ type: "URLRewrite" }),
     [`${r0}.filters[0]`, "filter.urlRewrite must be specified for URLRewrite filter.type"],
+  ],
+  [
+    "an ExternalAuth filter (experimental channel)",
+    filter({ type: "ExternalAuth", externalAuth: { protocol: "HTTP", backendRef: svc(), http: {} } }),
+  ],
+  [
+    "ExternalAuth without its field",
+    filter({ type: "ExternalAuth" }),
+    [`${r0}.filters[0]`, "filter.externalAuth must be specified for ExternalAuth filter.type"],
   ],
   [
     "a filter without a type",
@@ -479,6 +489,28 @@ const parentCases: [string, Raw[], string?][] = [
   [
     "valid: a Service parent (GAMMA) and a Gateway of the same name",
     [{ group: "", kind: "Service", name: "example", port: 9080 }, parent],
+  ],
+  [
+    "valid (experimental channel): one Service parent on two ports",
+    [
+      { ...meshParent, port: 9080 },
+      { ...meshParent, port: 9090 },
+    ],
+  ],
+  [
+    "one Service parent twice on one port",
+    [
+      { ...meshParent, port: 9080 },
+      { ...meshParent, port: 9080 },
+    ],
+    "sectionName must be unique",
+  ],
+  [
+    "valid (standard channel): sections told apart, one with a port",
+    [
+      { ...parent, sectionName: "a", port: 80 },
+      { ...parent, sectionName: "b" },
+    ],
   ],
 ];
 
