@@ -51,17 +51,19 @@ function setup(token: string | undefined = "t") {
   const auth = { authorization: "Bearer t" };
   const get = (query = "?cluster=east", headers: Record<string, string> = auth) =>
     app.request(`/v1/gateway-status${query}`, { headers });
-  const vs = (name: string, host: string) =>
+  let rv = 10;
+  const vs = (name: string, host: string, type = "ADDED", status?: unknown) =>
     app.request("/v1/events?cluster=east", {
       method: "POST",
       headers: { ...auth, "content-type": "application/json" },
       body: JSON.stringify({
-        type: "ADDED",
+        type,
         object: {
           apiVersion: "networking.istio.io/v1",
           kind: "VirtualService",
-          metadata: { name, namespace: "default", resourceVersion: String(Date.now()) },
+          metadata: { name, namespace: "default", resourceVersion: String(++rv), generation: 1 },
           spec: { hosts: [host], http: [{ route: [{ destination: { host } }] }] },
+          ...(status !== undefined && { status }),
         },
       }),
     });
@@ -96,6 +98,20 @@ describe("GET /v1/gateway-status", () => {
     // Another cluster holds none of them.
     expect(await (await h.get("?cluster=west")).json()).toEqual({ statuses: [] });
     expect(h.calls).toEqual(["east", "east", "east", "east", "east", "east", "west"]);
+  });
+
+  it("a status write's MODIFIED event (only status and resourceVersion changed) pushes nothing and keeps the ETag", async () => {
+    const h = setup();
+    await h.vs("a-route", "a.default.svc.cluster.local");
+    const tag = (await h.get()).headers.get("etag") ?? "";
+    const modified = await h.vs("a-route", "a.default.svc.cluster.local", "MODIFIED", {
+      conditions: [{ type: "Accepted", status: "True" }],
+    });
+    const summary = (await modified.json()) as { applied: number; unchanged: number; push?: unknown };
+    expect(summary).toMatchObject({ applied: 0, unchanged: 1 });
+    expect(summary.push ?? null).toBeNull();
+    const again = await h.get("?cluster=east", { authorization: "Bearer t", "if-none-match": tag });
+    expect(again.status).toBe(304);
   });
 
   it("the cluster defaults to CLUSTER_ID; a bad one is 400 and the statuses are not computed", async () => {
