@@ -1,6 +1,6 @@
 /**
  * The relay's status writer: the I/O loop around lib/relay/status-machine.ts. It GETs
- * /v1/gateway-status from the control plane (ingest's token and cluster, If-None-Match), GETs each
+ * /v1/gateway-status from the control plane (ingest's token and cluster, If-None-Match), reads each
  * object whose status is not yet ours from the API server and PUTs the merged status to its
  * `/status` subresource with the object's resourceVersion (optimistic concurrency: a 409 means
  * someone wrote first). Rounds run every RELAY_STATUS_INTERVAL and after each delivered batch.
@@ -77,18 +77,10 @@ export function createStatusWriter(o: StatusWriterOptions): StatusWriter {
         void fetchStatuses(a.etag).then((answer) => dispatch({ type: "fetched", op: a.op, answer }));
         return;
       case "read":
-        void kube("GET", objectPath(a.target)).then((r) =>
-          dispatch({
-            type: "read",
-            op: a.op,
-            answer: r.object ? { status: 200, object: r.object } : r.answer,
-          }),
-        );
+        void readObject(a.target).then((answer) => dispatch({ type: "read", op: a.op, answer }));
         return;
       case "write":
-        void kube("PUT", `${objectPath(a.target)}/status`, JSON.stringify(a.object)).then((r) =>
-          dispatch({ type: "wrote", op: a.op, answer: r.answer }),
-        );
+        void writeStatus(a.target, a.object).then((answer) => dispatch({ type: "wrote", op: a.op, answer }));
         return;
       case "wait":
         wait = timers.setTimeout(() => dispatch({ type: "timer", op: a.op }), a.ms);
@@ -127,20 +119,43 @@ export function createStatusWriter(o: StatusWriterOptions): StatusWriter {
     }
   }
 
-  async function kube(
-    method: "GET" | "PUT",
-    path: string,
-    body?: string,
-  ): Promise<{ answer: StatusHttp; object?: Record<string, unknown> }> {
+  /**
+   * The object as the API server holds it now, read with a list selecting its name: the relay may
+   * list and watch these kinds already, so writing status needs no `get` beyond the status
+   * subresource's `update`. Items of a list carry no apiVersion and kind; the PUT needs them.
+   */
+  async function readObject(t: GatewayApiStatus): Promise<Extract<StatusInput, { type: "read" }>["answer"]> {
     try {
-      const r = await kubeRequest(o.kc, { method, path, body, signal: stopped.signal });
-      if (r.status !== 200 || method === "PUT") return { answer: statusOf(r) };
-      const object = JSON.parse(r.text) as unknown;
-      if (typeof object !== "object" || object === null || Array.isArray(object))
-        return { answer: { error: `GET ${path}: the answer is no object` } };
-      return { answer: { status: 200 }, object: object as Record<string, unknown> };
+      const path = collectionPath(t);
+      const query = { fieldSelector: `metadata.name=${t.name}` };
+      const r = await kubeRequest(o.kc, { method: "GET", path, query, signal: stopped.signal });
+      if (r.status !== 200) return statusOf(r);
+      const items = (JSON.parse(r.text) as { items?: unknown } | null)?.items;
+      if (!Array.isArray(items)) return { error: `GET ${path}: the answer is no list` };
+      const item = items.find(
+        (i) => (i as { metadata?: { name?: unknown } } | null)?.metadata?.name === t.name,
+      );
+      if (typeof item !== "object" || item === null) return { status: 404 };
+      const apiVersion = t.group === "" ? t.version : `${t.group}/${t.version}`;
+      return { status: 200, object: { apiVersion, kind: t.kind, ...(item as Record<string, unknown>) } };
     } catch (err) {
-      return { answer: { error: err instanceof Error ? err.message : String(err) } };
+      return { error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  async function writeStatus(t: GatewayApiStatus, object: Record<string, unknown>): Promise<StatusHttp> {
+    try {
+      const path = `${collectionPath(t)}/${encodeURIComponent(t.name)}/status`;
+      return statusOf(
+        await kubeRequest(o.kc, {
+          method: "PUT",
+          path,
+          body: JSON.stringify(object),
+          signal: stopped.signal,
+        }),
+      );
+    } catch (err) {
+      return { error: err instanceof Error ? err.message : String(err) };
     }
   }
 
@@ -167,12 +182,12 @@ export function createStatusWriter(o: StatusWriterOptions): StatusWriter {
   };
 }
 
-/** The object's path: /apis/<group>/<version>[/namespaces/<ns>]/<resource>/<name>, each piece escaped. */
-export function objectPath(t: GatewayApiStatus): string {
+/** The object's collection: /apis/<group>/<version>[/namespaces/<ns>]/<resource>, each piece escaped. */
+export function collectionPath(t: GatewayApiStatus): string {
   const e = encodeURIComponent;
   const base = t.group === "" ? `/api/${e(t.version)}` : `/apis/${e(t.group)}/${e(t.version)}`;
   const ns = t.namespace === undefined ? "" : `/namespaces/${e(t.namespace)}`;
-  return `${base}${ns}/${e(t.resource)}/${e(t.name)}`;
+  return `${base}${ns}/${e(t.resource)}`;
 }
 
 function statusOf(r: { status: number; reason?: string }): StatusHttp {
