@@ -31,6 +31,7 @@ import { createPace, type Pace } from "../lib/pace.ts";
 import { istioWarnings } from "../lib/registry/istio/warnings.ts";
 import { CommitError } from "../lib/store/staged.ts";
 import { readTextUpTo } from "./body.ts";
+import { type GatewayStatusOptions, mountGatewayStatus } from "./gateway-status.ts";
 
 /** The header every ingest answer carries: the instance id of the control plane's state. */
 export const instanceHeader = "x-edgepilot-instance";
@@ -52,6 +53,8 @@ export interface IngestAppOptions extends IngestAuthOptions {
   /** Whether both ports serve. */
   ready?: () => boolean;
   log?: (line: string) => void;
+  /** GET /v1/gateway-status (functions/gateway-status.ts), served when given. */
+  gatewayStatus?: GatewayStatusOptions;
 }
 
 /**
@@ -129,6 +132,8 @@ export function createIngestApp(options: IngestOptions): Hono {
   app.post("/v1/admission", admission);
   // The admissionregistration API forbids a query in clientConfig.url: the cluster goes in the path.
   app.post("/v1/admission/:cluster", admission);
+
+  if (options.gatewayStatus) mountGatewayStatus(app, options.gatewayStatus, options.clusterId);
 
   app.onError((err, c) => {
     if (err instanceof HTTPException) return c.json({ error: err.message }, err.status);

@@ -1,17 +1,18 @@
 /**
- * The Worker's side of ingest: POST /v1/events, /v1/resync and /v1/admission are authenticated
- * here (functions/ingest.ts's `ingestAuth`, EDGEPILOT_TOKEN) and then forwarded, query string and
+ * The Worker's side of ingest: POST /v1/events, /v1/resync, /v1/admission and GET /v1/gateway-status
+ * are authenticated here (functions/ingest.ts's `ingestAuth`, EDGEPILOT_TOKEN) and then forwarded, query string and
  * headers kept, into the MeshStore as ONE call per batch (its fetch, ingest-host.ts), which applies
  * the batch over its own SQL store and answers exactly what Node answers. A refused call (401)
  * never reaches the object. The body is read first, keeping at most one byte past the ingest limit
  * (the object answers the 413 itself, with the state's instance header, as Node does).
  */
-import type { Hono } from "hono";
+import type { Context, Hono } from "hono";
 import type { Identity } from "../../lib/auth/identity.ts";
 import { logError } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
 import { forwardedIdentityHeader } from "../auth.ts";
 import { readUpTo } from "../body.ts";
+import { gatewayStatusPath } from "../gateway-status.ts";
 import { type IngestAuthOptions, ingestAuth, maxBodyBytes } from "../ingest.ts";
 
 /** The ingest routes the Worker forwards. */
@@ -36,23 +37,24 @@ export function mountIngestForward(
   log: (line: string) => void,
 ): void {
   app.use("/v1/*", ingestAuth(auth));
-  for (const path of ingestPaths) {
-    app.post(path, async (c) => {
-      const { bytes } = await readUpTo(c.req.raw, maxBodyBytes + 1);
-      const headers = new Headers(c.req.raw.headers);
-      headers.delete("content-length");
-      // The token stays here; the object trusts this header (it is reachable only through its binding).
-      headers.delete("authorization");
-      headers.set(forwardedIdentityHeader, JSON.stringify(ingestIdentity));
-      try {
-        // No abort signal: a batch the object started applies whole even if the caller left.
-        return await forward(new Request(c.req.raw.url, { method: "POST", headers, body: bytes }));
-      } catch (err) {
-        logError(log, `ingest: the Durable Object failed on ${c.req.path}: ${logSafe(String(err), 4096)}`);
-        return c.json({ error: forwardFailure }, 500);
-      }
-    });
-  }
+  const call = async (c: Context, body: Uint8Array | undefined) => {
+    const headers = new Headers(c.req.raw.headers);
+    headers.delete("content-length");
+    // The token stays here; the object trusts this header (it is reachable only through its binding).
+    headers.delete("authorization");
+    headers.set(forwardedIdentityHeader, JSON.stringify(ingestIdentity));
+    try {
+      // No abort signal: a batch the object started applies whole even if the caller left.
+      return await forward(new Request(c.req.raw.url, { method: c.req.method, headers, body }));
+    } catch (err) {
+      logError(log, `ingest: the Durable Object failed on ${c.req.path}: ${logSafe(String(err), 4096)}`);
+      return c.json({ error: forwardFailure }, 500);
+    }
+  };
+  for (const path of ingestPaths)
+    app.post(path, async (c) => call(c, (await readUpTo(c.req.raw, maxBodyBytes + 1)).bytes));
+  // The statuses are computed from the object's store, so the object answers (its ETag and 304 too).
+  app.get(gatewayStatusPath, (c) => call(c, undefined));
 }
 
 /** Whether an ingest call inside the MeshStore came through mountIngestForward (the only way in). */

@@ -34,6 +34,8 @@ export interface RelayConfig {
   discoveryIntervalMs: number;
   /** How long SIGTERM waits for the queue to drain. */
   shutdownTimeoutMs: number;
+  /** The Gateway API statuses are fetched and written back this often (and after each delivered batch); 0: never. */
+  statusIntervalMs: number;
   /** Log one line per event queued (debugging). */
   logEvents: boolean;
   /** GET /healthz and /ready on this port (0 = any free port); undefined: no health endpoint. */
@@ -142,6 +144,13 @@ export const relaySettings: readonly Setting[] = [
     help: "SIGTERM: longest wait to flush the queue",
   },
   {
+    flag: "status-interval",
+    env: "RELAY_STATUS_INTERVAL",
+    kind: "duration",
+    fallback: "5s",
+    help: "write the Gateway API statuses back this often and after each batch, 0 = never",
+  },
+  {
     flag: "log-events",
     env: "RELAY_LOG_EVENTS",
     kind: "bool",
@@ -244,6 +253,7 @@ export function parseRelayConfig(
     watchIstio: bool("RELAY_WATCH_ISTIO"),
     discoveryIntervalMs: duration("RELAY_DISCOVERY_INTERVAL"),
     shutdownTimeoutMs: duration("RELAY_SHUTDOWN_TIMEOUT"),
+    statusIntervalMs: duration("RELAY_STATUS_INTERVAL"),
     logEvents: bool("RELAY_LOG_EVENTS"),
     healthPort: raw("RELAY_HEALTH_PORT") === undefined ? undefined : int("RELAY_HEALTH_PORT"),
     healthHost: (raw("RELAY_HEALTH_HOST") as { value: string }).value,

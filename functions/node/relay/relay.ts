@@ -10,10 +10,12 @@ import { createDeliverySender, type DeliveryStats } from "../../../lib/relay/del
 import { type DiscoveryPlan, planDiscovery } from "../../../lib/relay/discovery.ts";
 import type { KindHealth } from "../../../lib/relay/health.ts";
 import { apiVersionOf, crdKinds, fixedKinds, type KindSpec } from "../../../lib/relay/kinds.ts";
+import { classifyPost } from "../../../lib/relay/outcome.ts";
 import type { Timers } from "../../../lib/timers.ts";
 import { discoverCrdKinds } from "./discovery.ts";
 import { createIngestPoster } from "./ingest-client.ts";
 import { createKindWatcher, type KindWatcher } from "./kind-watcher.ts";
+import { createStatusWriter, type StatusStats } from "./status-writer.ts";
 
 /** What the relay needs; tests shorten the backoff and the healthy-watch time. */
 export interface RelayOptions {
@@ -38,6 +40,8 @@ export interface Relay {
   /** Each watched kind and whether its first list came back (the health endpoint's readiness). */
   health(): KindHealth[];
   stats(): DeliveryStats;
+  /** What the status writer did, by kind (empty with RELAY_STATUS_INTERVAL=0). */
+  statusStats(): StatusStats;
 }
 
 /** Node's timers for the sender. */
@@ -63,13 +67,34 @@ export function createRelay(o: RelayOptions): Relay {
   let discovering = false;
   let discovered = false;
   const discoveryBackoff = createBackoff(backoff, random);
+  const target = { url: config.url, token: config.token, clusterId: config.clusterId };
+  // The Gateway API statuses edgepilot computes, written back to the objects' status subresources.
+  const statusWriter =
+    config.statusIntervalMs > 0
+      ? createStatusWriter({
+          kc,
+          target,
+          intervalMs: config.statusIntervalMs,
+          timers: nodeTimers,
+          backoff,
+          random,
+          log,
+        })
+      : undefined;
+  const postToIngest = createIngestPoster(target);
 
   const sender = createDeliverySender({
     batchSize: config.batchSize,
     batchDelayMs: config.batchDelayMs,
     maxQueuedEvents: config.maxQueuedEvents,
     backoff,
-    post: createIngestPoster({ url: config.url, token: config.token, clusterId: config.clusterId }),
+    // A delivered batch may change what the control plane computes: a status round follows it.
+    post: async (d) => {
+      const result = await postToIngest(d);
+      const batch = d.type === "resync" || d.lines.length > 0;
+      if (statusWriter && batch && classifyPost(result).kind === "delivered") statusWriter.poke();
+      return result;
+    },
     timers: nodeTimers,
     random,
     log,
@@ -185,6 +210,7 @@ export function createRelay(o: RelayOptions): Relay {
         applyIfAny(plan);
       });
       heartbeat = setInterval(() => sender.heartbeat(), o.heartbeatMs ?? 5000);
+      statusWriter?.start();
       if (config.watchIstio && config.discoveryIntervalMs > 0) {
         rediscovery = setInterval(() => {
           // A pending retry runs discovery anyway, on its own backoff.
@@ -206,6 +232,7 @@ export function createRelay(o: RelayOptions): Relay {
       clearInterval(heartbeat);
       clearInterval(rediscovery);
       clearTimeout(discoveryRetry);
+      statusWriter?.stop();
       for (const w of watchers.values()) w.stop();
       const flushed = await sender.flush(timeoutMs);
       sender.stop();
@@ -215,5 +242,6 @@ export function createRelay(o: RelayOptions): Relay {
     health: () =>
       [...watchers.values()].map((w) => ({ kind: w.kind.kind, listed: w.state().rv !== undefined })),
     stats: () => sender.stats(),
+    statusStats: () => statusWriter?.stats() ?? {},
   };
 }

@@ -1,8 +1,10 @@
 /**
  * A fake Kubernetes API server on loopback for the relay's tests: real HTTP, real paths, list with
  * limit/continue paging and resourceVersion, watch as chunked JSON lines from a resourceVersion with
- * bookmarks, discovery (/api, /apis, group versions; fake-crds.ts), and a test API to change
- * objects, install, upgrade and remove CRDs (the Istio and Gateway API kinds, at any of their versions), send
+ * bookmarks, GET of one object, the status subresource of CRD kinds (GET, PUT with resourceVersion
+ * preconditions, recorded in `statusWrites`), discovery (/api, /apis, group versions; fake-crds.ts),
+ * and a test API to change objects, install, upgrade and remove CRDs (the Istio and Gateway API
+ * kinds, at any of their versions), send
  * bookmarks, expire resourceVersions (410 Gone), drop or hold watch connections, and fail requests.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -29,6 +31,19 @@ export interface SeenRequest {
   query: Record<string, string>;
 }
 
+/** One PUT to a status subresource, as the fake received and answered it. */
+export interface StatusWrite {
+  resource: string;
+  namespace: string | undefined;
+  name: string;
+  /** The resourceVersion the writer sent (its optimistic-concurrency precondition). */
+  resourceVersion: string | undefined;
+  /** The status the writer sent. */
+  status: unknown;
+  /** What the fake answered: 200, 404, 409 or 400. */
+  code: number;
+}
+
 /** How a watch from an expired resourceVersion is refused: a 200 with an ERROR event (as real servers do) or HTTP 410. */
 export type ExpiredAs = "event" | "http";
 
@@ -38,6 +53,8 @@ export interface FakeApiServer {
   store: FakeStore;
   /** Every request, in order. */
   requests: SeenRequest[];
+  /** Every PUT to a status subresource, in order, failed ones included. */
+  statusWrites: StatusWrite[];
   /** A KubeConfig for the fake: server http://127.0.0.1:<port>, no auth. */
   kubeConfig(): KubeConfig;
   /** The same as a kubeconfig file's YAML (JSON is YAML). */
@@ -103,20 +120,25 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
   });
 
   function route(req: IncomingMessage, res: ServerResponse, path: string, query: Record<string, string>) {
-    if (req.method !== "GET") return status(res, 405, "MethodNotAllowed", "the fake serves GET only");
+    if (req.method !== "GET" && req.method !== "PUT")
+      return status(res, 405, "MethodNotAllowed", "the fake serves GET, and PUT on /status");
     if (path === "/api") return json(res, 200, { kind: "APIVersions", versions: ["v1"] });
     if (path === "/apis") return json(res, 200, crds.groupList());
-    const m = /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))(?:\/namespaces\/([a-z0-9-]+))?(?:\/([a-z]+))?$/.exec(
-      path,
-    );
+    const m =
+      /^\/(?:api\/(v1)|apis\/([^/]+)\/([^/]+))(?:\/namespaces\/([a-z0-9-]+))?(?:\/([a-z]+)(?:\/([^/]+)(\/status)?)?)?$/.exec(
+        path,
+      );
     const group = m?.[2] ?? "";
     const version = m?.[1] ?? m?.[3] ?? "";
     const resources = m && !m[5] && !m[4] ? crds.resourceList(group, version) : undefined;
-    if (resources) return json(res, 200, resources);
+    if (resources && req.method === "GET") return json(res, 200, resources);
     const found = m?.[5] ? crds.find(group, version, m[5]) : undefined;
     const spec = found && (m?.[4] === undefined || found.namespaced) ? found : undefined;
     if (!spec)
       return status(res, 404, "NotFound", `the server could not find the requested resource (${path})`);
+    const name = m?.[6] === undefined ? undefined : decodeURIComponent(m[6]);
+    if (name !== undefined) return one(req, res, spec, version, m?.[4], name, m?.[7] !== undefined);
+    if (req.method !== "GET") return status(res, 405, "MethodNotAllowed", "the fake writes status only");
     const selects = selector(m?.[4], query.fieldSelector);
     if (!selects) return status(res, 400, "BadRequest", `unsupported fieldSelector ${query.fieldSelector}`);
     if (query.watch === "true" || query.watch === "1") {
@@ -124,6 +146,53 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
       return watch(res, spec, version, query, selects);
     }
     list(res, spec, version, query, selects);
+  }
+
+  /**
+   * One object: GET of it or of its status subresource (the same object), and PUT of the status
+   * subresource of a CRD kind (FakeStore.putStatus: only `.status` changes, a MODIFIED event follows).
+   */
+  function one(
+    req: IncomingMessage,
+    res: ServerResponse,
+    spec: FakeResource,
+    version: string,
+    namespace: string | undefined,
+    name: string,
+    subresource: boolean,
+  ) {
+    const what = `${spec.resource}${spec.group ? `.${spec.group}` : ""} "${name}"`;
+    if (spec.namespaced !== (namespace !== undefined))
+      return status(res, 404, "NotFound", `the server could not find the requested resource`);
+    if (req.method === "GET") {
+      const o = store.get(spec.id, namespace, name);
+      if (!o) return status(res, 404, "NotFound", `${what} not found`);
+      return json(res, 200, at(o, { version, resource: spec.id }));
+    }
+    if (!subresource || !spec.crd)
+      return status(res, 405, "MethodNotAllowed", "the fake writes only the status of CRD kinds");
+    readBody(req).then(
+      (text) => {
+        let body: KubeObj;
+        try {
+          body = JSON.parse(text) as KubeObj;
+        } catch {
+          return status(res, 400, "BadRequest", "the body is not JSON");
+        }
+        const answer = store.putStatus(spec.id, namespace, name, body);
+        fake.statusWrites.push({
+          resource: spec.resource,
+          namespace,
+          name,
+          resourceVersion: body.metadata?.resourceVersion,
+          status: body.status,
+          code: answer.code,
+        });
+        if (answer.code !== 200) return status(res, answer.code, answer.reason, answer.message);
+        json(res, 200, at(answer.object, { version, resource: spec.id }));
+      },
+      () => res.destroy(),
+    );
   }
 
   /**
@@ -247,6 +316,7 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     url,
     store,
     requests: [],
+    statusWrites: [],
     expiredAs: "event",
     kubeConfig() {
       const kc = new KubeConfig();
@@ -317,6 +387,15 @@ export async function startFakeApiServer(): Promise<FakeApiServer> {
     },
   };
   return fake;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
 }
 
 function writeEvent(res: ServerResponse, type: string, object: unknown): void {

@@ -92,7 +92,7 @@ export class FakeCrds {
                 name: `${s.resource}/status`,
                 kind: s.kind,
                 namespaced: s.namespaced,
-                verbs: ["get", "patch"],
+                verbs: ["get", "patch", "update"],
               },
             ]
           : []),

@@ -20,6 +20,8 @@ export interface FakeResource {
   crd?: boolean;
   /** A CRD's versions as its project defines them: installing it at others serves none of those. */
   crdVersions?: readonly string[];
+  /** metadata.generation kept as the API server keeps it for a kind with a status subresource (1, then +1 per spec change). */
+  generation?: boolean;
 }
 
 const gatewayApi = "gateway.networking.k8s.io";
@@ -66,11 +68,15 @@ export const fakeResources: readonly FakeResource[] = [
     const [res, kind] = s.split(":") as [string, string];
     return r(res, kind, "security.istio.io", true, ["v1", "v1beta1"]);
   }),
-  // The Gateway API CRDs at the versions of its 1.5 release (ReferenceGrant: v1 and v1beta1).
-  r("gatewayclasses", "GatewayClass", gatewayApi, false, ["v1", "v1beta1"]),
-  r("gateways", "Gateway", gatewayApi, true, ["v1", "v1beta1"], `gateways.${gatewayApi}`),
-  r("httproutes", "HTTPRoute", gatewayApi, true, ["v1", "v1beta1"]),
-  r("grpcroutes", "GRPCRoute", gatewayApi, true, ["v1"]),
+  // The Gateway API CRDs at the versions of its 1.5 release (ReferenceGrant: v1 and v1beta1); the
+  // kinds whose status edgepilot writes keep metadata.generation as the API server does.
+  { ...r("gatewayclasses", "GatewayClass", gatewayApi, false, ["v1", "v1beta1"]), generation: true },
+  {
+    ...r("gateways", "Gateway", gatewayApi, true, ["v1", "v1beta1"], `gateways.${gatewayApi}`),
+    generation: true,
+  },
+  { ...r("httproutes", "HTTPRoute", gatewayApi, true, ["v1", "v1beta1"]), generation: true },
+  { ...r("grpcroutes", "GRPCRoute", gatewayApi, true, ["v1"]), generation: true },
   r("referencegrants", "ReferenceGrant", gatewayApi, true, ["v1", "v1beta1"]),
 ];
 
@@ -110,12 +116,19 @@ export class FakeStore {
     const key = keyOf(obj);
     const prev = map.get(key);
     this.rv++;
+    const generation = spec.generation ? { generation: nextGeneration(prev, obj) } : {};
+    // With a status subresource the main resource never writes status: created without, kept on update.
+    const { status: _ignored, ...withoutStatus } = obj;
+    const body = spec.generation
+      ? { ...withoutStatus, ...(prev?.status !== undefined && { status: prev.status }) }
+      : obj;
     const stored: KubeObj = structuredClone({
-      ...obj,
+      ...body,
       apiVersion: spec.group === "" ? spec.version : `${spec.group}/${spec.version}`,
       kind: spec.kind,
       metadata: {
         ...obj.metadata,
+        ...generation,
         uid: prev?.metadata.uid ?? `uid-${++this.uid}`,
         resourceVersion: String(this.rv),
         creationTimestamp: prev?.metadata.creationTimestamp ?? "2024-05-01T10:00:00Z",
@@ -124,6 +137,52 @@ export class FakeStore {
     map.set(key, stored);
     this.record({ rv: this.rv, resource, type: prev ? "MODIFIED" : "ADDED", object: stored });
     return stored;
+  }
+
+  /** The object stored under namespace/name, if any. */
+  get(resource: string, namespace: string | undefined, name: string): KubeObj | undefined {
+    return this.objects.get(resource)?.get(`${namespace ?? ""}/${name}`);
+  }
+
+  /**
+   * A PUT to the object's status subresource as the API server answers it: only `.status` is
+   * taken from `body`, the resourceVersion moves on, generation and everything else stay; a body
+   * naming another resourceVersion than the stored one is a 409, an unknown object a 404.
+   */
+  putStatus(
+    resource: string,
+    namespace: string | undefined,
+    name: string,
+    body: KubeObj,
+  ): { code: 200; object: KubeObj } | { code: 404 | 409 | 400; reason: string; message: string } {
+    const map = this.objects.get(resource) as Map<string, KubeObj>;
+    const key = `${namespace ?? ""}/${name}`;
+    const prev = map.get(key);
+    const what = `${resource} "${name}"`;
+    if (!prev) return { code: 404, reason: "NotFound", message: `${what} not found` };
+    if (body.metadata?.name !== name || (body.metadata.namespace ?? undefined) !== namespace)
+      return {
+        code: 400,
+        reason: "BadRequest",
+        message: "the name of the object does not match the name on the URL",
+      };
+    const sent = body.metadata.resourceVersion;
+    if (sent !== undefined && sent !== "" && sent !== prev.metadata.resourceVersion)
+      return {
+        code: 409,
+        reason: "Conflict",
+        message: `Operation cannot be fulfilled on ${what}: the object has been modified; please apply your changes to the latest version and try again`,
+      };
+    this.rv++;
+    const { status: _old, ...rest } = prev;
+    const object: KubeObj = structuredClone({
+      ...rest,
+      ...(body.status !== undefined && { status: body.status }),
+      metadata: { ...prev.metadata, resourceVersion: String(this.rv) },
+    });
+    map.set(key, object);
+    this.record({ rv: this.rv, resource, type: "MODIFIED", object });
+    return { code: 200, object };
   }
 
   /** Deletes an object (DELETED carries its last state at a new resourceVersion). */
@@ -170,6 +229,13 @@ export class FakeStore {
     this.history.push(e);
     this.onChange(e);
   }
+}
+
+/** 1 for a new object; the previous generation, plus one when the spec changed. */
+function nextGeneration(prev: KubeObj | undefined, obj: KubeObj): number {
+  const before = prev?.metadata.generation;
+  if (prev === undefined || typeof before !== "number") return 1;
+  return JSON.stringify(prev.spec) === JSON.stringify(obj.spec) ? before : before + 1;
 }
 
 function keyOf(obj: KubeObj): string {

@@ -66,6 +66,23 @@ describe("mountIngestForward", () => {
     });
   }
 
+  it("GET /v1/gateway-status: forwarded with its query and If-None-Match, no body; the object's 304 as is", async () => {
+    const { app, seen } = setup(async () => new Response(null, { status: 304, headers: { etag: '"e1"' } }));
+    const res = await app.request("/v1/gateway-status?cluster=east", {
+      headers: { authorization: "Bearer t", "if-none-match": '"e1"' },
+    });
+    expect(res.status).toBe(304);
+    expect(res.headers.get("etag")).toBe('"e1"');
+    expect(seen).toHaveLength(1);
+    expect(new URL(seen[0]!.url).search).toBe("?cluster=east");
+    expect(seen[0]!.body).toBe("");
+    expect(seen[0]!.headers.get("if-none-match")).toBe('"e1"');
+    expect(seen[0]!.headers.get("authorization")).toBeNull();
+    expect(forwardedIngest(seen[0]!.headers)).toBe(true);
+    expect((await app.request("/v1/gateway-status")).status).toBe(401);
+    expect(seen).toHaveLength(1);
+  });
+
   const refused: [string, Record<string, string>, string][] = [
     ["no token", {}, "missing bearer token"],
     ["a wrong token", { authorization: "Bearer u" }, "wrong bearer token"],

@@ -22,6 +22,7 @@ describe("parseRelayConfig", () => {
         watchIstio: true,
         discoveryIntervalMs: 30_000,
         shutdownTimeoutMs: 10_000,
+        statusIntervalMs: 5000,
         logEvents: false,
         healthPort: undefined,
         healthHost: "127.0.0.1",
@@ -75,6 +76,12 @@ describe("parseRelayConfig", () => {
       parseRelayConfig({ ...base, RELAY_HEALTH_PORT: "9090" }, ["--health-host", "0.0.0.0"]),
     ).toMatchObject({ config: { healthPort: 9090, healthHost: "0.0.0.0" } });
     expect(parseRelayConfig(base, ["--health-port=0"])).toMatchObject({ config: { healthPort: 0 } });
+    expect(parseRelayConfig({ ...base, RELAY_STATUS_INTERVAL: "0" }, [])).toMatchObject({
+      config: { statusIntervalMs: 0 },
+    });
+    expect(parseRelayConfig(base, ["--status-interval=250ms"])).toMatchObject({
+      config: { statusIntervalMs: 250 },
+    });
   });
 
   const bad: { name: string; env?: Record<string, string>; argv?: string[]; error: RegExp }[] = [
