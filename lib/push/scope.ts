@@ -20,11 +20,12 @@ export interface ServiceRef {
  * Kinds whose keys a push names beside the ServiceEntry keys of the services they touch (ingest
  * adds those, old ∪ new): the services named are the whole scope. A Sidecar (push scope "views")
  * regenerates no service: it changes the view table only (lib/push/views.ts); nor does a security
- * policy (push scope "policy"): it changes what the proxies it selects derive (push-refresh.ts).
+ * policy (push scope "policy"): it changes what the proxies it selects derive (push-refresh.ts);
+ * nor a Secret (push scope "secrets"): only the gateway streams holding its names read it again.
  */
 const scopedByServices: ReadonlySet<string> = new Set(
   kindTable
-    .filter((d) => d.push === "services" || d.push === "views" || d.push === "policy")
+    .filter((d) => d.push === "services" || d.push === "views" || d.push === "policy" || d.push === "secrets")
     .map((d) => d.kind),
 );
 

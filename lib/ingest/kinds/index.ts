@@ -13,6 +13,7 @@ import { serviceEntryCheck } from "../../registry/istio/validate-service-entry.t
 import { sidecarCheck } from "../../registry/istio/validate-sidecar.ts";
 import { virtualServiceCheck } from "../../registry/istio/validate-virtual-service.ts";
 import { workloadEntryCheck } from "../../registry/istio/validate-workload-entry.ts";
+import { secretCheck } from "../../registry/kube/secret.ts";
 import { meshConfigMapCheck } from "../../registry/mesh/istio-configmap.ts";
 import { endpointSliceCheck, endpointsCheck } from "../validate-endpoints.ts";
 import { podCheck } from "../validate-pod.ts";
@@ -24,6 +25,7 @@ import { meshConfigMapHandler } from "./mesh-configmap.ts";
 import { namespaceHandler } from "./namespace.ts";
 import { nodeHandler } from "./node.ts";
 import { podHandler } from "./pod.ts";
+import { secretHandler } from "./secret.ts";
 import { authorizationPolicyHandler, peerAuthenticationHandler } from "./security-policy.ts";
 import { serviceHandler } from "./service.ts";
 import { serviceEntryHandler } from "./service-entry.ts";
@@ -49,6 +51,7 @@ const code: Record<string, KindCode> = {
   DestinationRule: { check: destinationRuleCheck, handler: destinationRuleHandler },
   Sidecar: { check: sidecarCheck, handler: sidecarHandler },
   ConfigMap: { check: meshConfigMapCheck, handler: meshConfigMapHandler },
+  Secret: { check: secretCheck, handler: secretHandler },
   Gateway: {},
   PeerAuthentication: { check: peerAuthenticationCheck, handler: peerAuthenticationHandler },
   AuthorizationPolicy: { check: authorizationPolicyCheck, handler: authorizationPolicyHandler },
