@@ -43,6 +43,11 @@ export interface XdsType<Short extends string = string> {
   restPath: string;
   /** Envoy's unary Fetch RPC: the service and its method's local name. */
   fetch: { service: DescService; method: string };
+  /**
+   * Served per proxy and never published with the shared resources (SDS: a gateway's
+   * credentials): no generator output, no line in the published status.
+   */
+  perProxy?: true;
   /** Its section of Envoy's config dump, and how one resource is wrapped there. */
   dump: { type: string; list: string; wrap: (version: string, resource: unknown, name: string) => unknown };
 }
@@ -129,12 +134,14 @@ const secret = {
   title: "Secrets",
   wildcard: false,
   removalRank: 4,
+  perProxy: true,
   restPath: "/v3/discovery:secrets",
   fetch: { service: SecretDiscoveryService, method: "fetchSecrets" },
   dump: {
     type: "SecretsConfigDump",
     list: "dynamic_active_secrets",
-    wrap: (v, r, name) => ({ name, version_info: v, secret: r }),
+    // Names and versions only: a credential's key never leaves the proxy it is for (istiod redacts it).
+    wrap: (v, _r, name) => ({ name, version_info: v }),
   },
 } as const satisfies XdsType;
 

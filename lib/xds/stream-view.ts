@@ -40,8 +40,14 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
   };
   // The namespace's view looked up again, the node's own bindings kept.
   const rebind = (v: NamespaceView): NodeView => {
-    const { sidecar, inbound, network } = view;
-    return { ...v, ...(sidecar && { sidecar }), ...(inbound && { inbound }), ...(network && { network }) };
+    const { sidecar, inbound, network, gateway } = view;
+    return {
+      ...v,
+      ...(sidecar && { sidecar }),
+      ...(inbound && { inbound }),
+      ...(network && { network }),
+      ...(gateway && { gateway }),
+    };
   };
   // An Envoy sidecar's stream (view.sidecar): its own rules for what a push gives (sidecar-source.ts).
   const sidecarPush = (sidecar: SidecarBinding, push: Push) => {

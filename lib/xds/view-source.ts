@@ -33,6 +33,14 @@ import { createViewTableReader } from "../resources/view-store.ts";
 import { type NamespaceView, resolveView, type ViewTable } from "../resources/view-table.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
+// Gateway credentials (SDS) for router~ nodes: bound, served and pushed by gateway-secrets.ts.
+import {
+  bindGatewaySecrets,
+  type GatewaySecretsBinding,
+  gatewaySecretsSource,
+  takesSecretChange,
+  withSecretChanges,
+} from "./gateway-secrets.ts";
 import { createNetworkViews, type NetworkBinding, type NetworkViews } from "./network-views.ts";
 import {
   createProxylessInbound,
@@ -53,6 +61,8 @@ export interface NodeView extends NamespaceView {
   readonly sidecar?: SidecarBinding;
   readonly inbound?: InboundBinding;
   readonly network?: NetworkBinding;
+  /** A gateway's claim on its credentials (SDS). */
+  readonly gateway?: GatewaySecretsBinding;
 }
 
 /** The views of one host; also a FeedHub: a push that changes a view makes the next lookup re-read. */
@@ -110,6 +120,8 @@ export interface ViewsOptions {
   sidecarResources?: boolean;
   /** The most derived network-view assignments kept (network-views.ts maxEntries). */
   maxNetworkEntries?: number;
+  /** Where a gateway refused a credential is logged (gateway-secrets.ts); default: nowhere. */
+  log?: (line: string) => void;
 }
 
 /** Whether `c` is a change of what a view may see (a marker, `name` ""), for `namespace`'s proxies. */
@@ -193,6 +205,8 @@ export function createViews(options: ViewsOptions): Views {
       const view = await forNamespace(namespace);
       if (options.sidecarResources === false || node === undefined) return view;
       const network = networks.bind(node);
+      const gateway = bindGatewaySecrets(node, namespace);
+      if (gateway) return { ...view, network, gateway };
       const sidecar = sidecars.bind(node, namespace);
       if (sidecar) return { ...view, sidecar, network };
       const server = inbound.bind(node, namespace);
@@ -200,7 +214,10 @@ export function createViews(options: ViewsOptions): Views {
     },
     source(view, base) {
       const viewed = view.key === "" ? base : viewedSource(store, view, base);
-      const shared = view.network ? networks.source(view.network, viewed) : viewed;
+      const networked = view.network ? networks.source(view.network, viewed) : viewed;
+      const shared = view.gateway
+        ? gatewaySecretsSource(store, view.gateway, networked, options.log ?? (() => {}))
+        : networked;
       if (view.sidecar) return sidecarSource(sidecars, view.sidecar, shared);
       return view.inbound ? inboundSource(inbound, view.inbound, shared) : shared;
     },
@@ -230,10 +247,12 @@ export function createViews(options: ViewsOptions): Views {
         out = filterChanges(view, changes);
         byNamespace.set(view.namespace, out);
       }
-      return view.network ? networks.changes(changes, out) : out;
+      const taken = view.network ? networks.changes(changes, out) : out;
+      return view.gateway ? withSecretChanges(view.gateway, changes, taken) : taken;
     },
     concerns(view, c) {
       if (c.view === undefined) return true;
+      if (view.gateway && takesSecretChange(view.gateway, c)) return true;
       if (c.view === NETWORKS_CHANGED) return view.network !== undefined && c.name === "";
       return c.name === "" ? markerFor(c, view.namespace) : c.view === view.key;
     },

@@ -13,8 +13,9 @@ import { serviceEntryCheck } from "../../registry/istio/validate-service-entry.t
 import { sidecarCheck } from "../../registry/istio/validate-sidecar.ts";
 import { virtualServiceCheck } from "../../registry/istio/validate-virtual-service.ts";
 import { workloadEntryCheck } from "../../registry/istio/validate-workload-entry.ts";
-import { secretCheck } from "../../registry/kube/secret.ts";
+
 import { meshConfigMapCheck } from "../../registry/mesh/istio-configmap.ts";
+import { secretCheck } from "../secret-verify.ts";
 import { endpointSliceCheck, endpointsCheck } from "../validate-endpoints.ts";
 import { podCheck } from "../validate-pod.ts";
 import { serviceCheck } from "../validate-service.ts";

@@ -8,10 +8,11 @@
  * answer says why, naming the data key, never its content.
  */
 import { configKeyString, pushRequest } from "../../model/index.ts";
-import { isProblem, secretMaterial, verifySecretMaterial } from "../../registry/kube/secret.ts";
+import { isProblem, secretMaterial } from "../../registry/kube/secret.ts";
 import { materialHash, type StoredSecret } from "../../registry/kube/secret-store.ts";
 import { keys } from "../../store/index.ts";
 import type { IngestContext, Outcome } from "../context.ts";
+import { verifySecretMaterial } from "../secret-verify.ts";
 import type { KindHandler } from "./handler.ts";
 
 function secretPush(ctx: IngestContext, namespace: string, name: string): Outcome {

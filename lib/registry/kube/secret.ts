@@ -6,11 +6,7 @@
  * `kubernetes.io/tls` and Opaque Secrets are read. Every message names a key, never its content,
  * so a refused Secret can be reported and logged without leaking it.
  */
-// Before @peculiar/x509: tsyringe needs the Reflect metadata API when it loads.
-import "reflect-metadata";
-import { parseCertificates, splitPemCertificates } from "../../ca/bundle.ts";
-import { importPrivateKeyPem, publicSpkiOf } from "../../ca/private-key.ts";
-import { type Check, isObject, type Problem, quote, typeName } from "../check.ts";
+import { isObject, type Problem, quote, typeName } from "../check.ts";
 
 /** The Secret types istiod's gateways take credentials from (an absent type is Opaque). */
 export const secretTypes: readonly string[] = ["kubernetes.io/tls", "Opaque"];
@@ -100,25 +96,11 @@ export function isProblem(v: SecretMaterial | Problem): v is Problem {
   return "message" in v;
 }
 
-/** Certificates of one data key, or the problem naming the key. */
-function certificatesOf(b64: string, key: string) {
-  const text = base64Text(b64);
-  if (splitPemCertificates(text).length === 0)
-    return {
-      ok: false as const,
-      problem: { field: `data[${quote(key)}]`, message: "holds no PEM CERTIFICATE" },
-    };
-  const parsed = parseCertificates(text);
-  if (!parsed.ok)
-    return { ok: false as const, problem: { field: `data[${quote(key)}]`, message: parsed.error } };
-  return parsed;
-}
-
 /**
- * The API server's and istiod's rules for a gateway Secret, without its clock or key check: a
- * type istiod reads, string data values of base64, a key pair or a CA, PEM certificates that parse.
+ * The API server's and istiod's rules for a gateway Secret's shape: a type istiod reads, string
+ * data values of base64, a key pair or a CA. Its certificates are checked by ingest (lib/ca reads them).
  */
-export const secretCheck: Check = (value, path) => {
+export function secretShapeProblem(value: unknown, path: string): Problem | undefined {
   if (!isObject(value)) return { field: path, message: `must be an object, got ${typeName(value)}` };
   const type = value.type ?? "Opaque";
   if (typeof type !== "string" || !secretTypes.includes(type))
@@ -132,60 +114,13 @@ export const secretCheck: Check = (value, path) => {
     if (typeof v !== "string" || !base64.test(v))
       return { field: `data[${quote(k)}]`, message: "must be a base64 string" };
   const material = secretMaterial(data as Record<string, string>);
-  if (isProblem(material)) return material;
-  for (const [b64, key] of [
-    [material.certKey?.cert, material.certKey?.from[0]],
-    [material.ca?.cert, material.ca?.from],
-  ] as const) {
-    if (b64 === undefined || key === undefined) continue;
-    const parsed = certificatesOf(b64, key);
-    if (!parsed.ok) return parsed.problem;
-  }
-  return undefined;
-};
-
-/**
- * The checks that need a clock and WebCrypto: every certificate valid at `now`, and the private
- * key the leaf certificate's (istiod serves an expired one with a warning; edgepilot refuses it so
- * a gateway keeps the last good one). Undefined when the material passes.
- */
-export async function verifySecretMaterial(m: SecretMaterial, now: number): Promise<Problem | undefined> {
-  const at = new Date(now);
-  for (const [b64, key] of [
-    [m.certKey?.cert, m.certKey?.from[0]],
-    [m.ca?.cert, m.ca?.from],
-  ] as const) {
-    if (b64 === undefined || key === undefined) continue;
-    const parsed = certificatesOf(b64, key);
-    if (!parsed.ok) return parsed.problem;
-    for (const [i, c] of parsed.certs.entries())
-      if (at < c.notBefore || at > c.notAfter)
-        return {
-          field: `data[${quote(key)}]`,
-          message: `certificate ${i + 1} is expired or not yet valid (valid ${c.notBefore.toISOString()} to ${c.notAfter.toISOString()})`,
-        };
-  }
-  if (!m.certKey) return undefined;
-  const [certKey, keyKey] = m.certKey.from;
-  const imported = await importPrivateKeyPem(base64Text(m.certKey.key));
-  if (!imported.ok)
-    return { field: `data[${quote(keyKey)}]`, message: `is not a usable private key: ${imported.error}` };
-  const leaf = certificatesOf(m.certKey.cert, certKey);
-  if (!leaf.ok) return leaf.problem;
-  const spki = new Uint8Array(await publicSpkiOf(imported.key));
-  const certSpki = new Uint8Array(
-    (leaf.certs[0] as { publicKey: { rawData: ArrayBuffer } }).publicKey.rawData,
-  );
-  if (!sameBytes(spki, certSpki))
-    return {
-      field: `data[${quote(keyKey)}]`,
-      message: `does not match the certificate of data[${quote(certKey)}]`,
-    };
-  return undefined;
+  return isProblem(material) ? material : undefined;
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** The PEM certificates a Secret's material holds, each with the data key it came from. */
+export function materialCertificates(m: SecretMaterial): { b64: string; key: string }[] {
+  const out: { b64: string; key: string }[] = [];
+  if (m.certKey) out.push({ b64: m.certKey.cert, key: m.certKey.from[0] });
+  if (m.ca) out.push({ b64: m.ca.cert, key: m.ca.from });
+  return out;
 }

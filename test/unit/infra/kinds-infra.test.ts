@@ -49,10 +49,14 @@ function grants(rules: readonly PolicyRule[]): string[] {
 
 /**
  * What the ClusterRole must grant: list and watch on every kind the relay watches unasked or once
- * served, cluster-wide; a kind it reads one object of (`watchOnly`) is granted by a Role instead.
+ * served, cluster-wide; get, list and watch on a kind it reads by name while referenced (Secrets:
+ * their namespaces are not known ahead); a kind it reads one object of (`watchOnly`) is granted by
+ * a Role instead.
  */
 const relayGrants = (relay: (d: KindDescriptor) => boolean) =>
-  kindTable.filter((d) => relay(d) && !d.watchOnly).map((d) => `${d.group}/${d.resource} list,watch`);
+  kindTable
+    .filter((d) => relay(d) && !d.watchOnly)
+    .map((d) => `${d.group}/${d.resource} ${d.relay === "referenced" ? "get,list,watch" : "list,watch"}`);
 
 /** The rules commented out after the line naming RELAY_WATCH_ENDPOINTS, uncommented. */
 function commentedRules(text: string): PolicyRule[] {
@@ -123,9 +127,10 @@ const webhooks = (loadAll(readFileSync(webhookFile, "utf8")) as { kind: string; 
 )?.webhooks as Webhook[];
 
 describe("the relay's ClusterRole follows the kind table", () => {
-  it("list and watch on exactly the kinds the relay watches always or once served, WorkloadEntry included", () => {
-    const want = relayGrants((d) => d.relay === "always" || d.relay === "crd");
+  it("list and watch on exactly the kinds the relay watches always or once served, WorkloadEntry included; get too on Secrets", () => {
+    const want = relayGrants((d) => d.relay === "always" || d.relay === "crd" || d.relay === "referenced");
     expect(want).toContain("networking.istio.io/workloadentries list,watch");
+    expect(want).toContain("/secrets get,list,watch");
     expect(sortedDiff(grants(clusterRole.rules), want)).toEqual({ missing: [], extra: [] });
   });
 
@@ -139,11 +144,11 @@ describe("the relay's ClusterRole follows the kind table", () => {
     const rules = structuredClone(clusterRole.rules);
     const istio = rules.find((r) => r.apiGroups.includes("networking.istio.io")) as PolicyRule;
     istio.resources = istio.resources.filter((r) => r !== "workloadentries");
-    rules.push({ apiGroups: [""], resources: ["secrets"], verbs: ["list", "watch"] });
+    rules.push({ apiGroups: [""], resources: ["serviceaccounts"], verbs: ["list", "watch"] });
     const want = relayGrants((d) => d.relay !== "endpoints");
     expect(sortedDiff(grants(rules), want)).toEqual({
       missing: ["networking.istio.io/workloadentries list,watch"],
-      extra: ["/secrets list,watch"],
+      extra: ["/serviceaccounts list,watch"],
     });
   });
 });
