@@ -10,8 +10,12 @@
  * type requires one entry per kind named here.
  */
 
-/** How the relay watches a kind: always, only with RELAY_WATCH_ENDPOINTS, or once discovery finds its CRD. */
-export type RelayWatch = "always" | "endpoints" | "crd";
+/**
+ * How the relay watches a kind: always, only with RELAY_WATCH_ENDPOINTS, once discovery finds its
+ * CRD, or `referenced`: one named object at a time, only while a Gateway names it (Secrets,
+ * lib/relay/secret-refs.ts), never the whole kind.
+ */
+export type RelayWatch = "always" | "endpoints" | "crd" | "referenced";
 
 /**
  * What the admission webhook does with a kind: `validate` answers allowed: false for an invalid
@@ -37,6 +41,8 @@ export type PushScope =
    * service; a Full push naming it re-derives what those proxies' own listeners and clusters take from policy.
    */
   | "policy"
+  /** The gateway proxies holding its SDS names (Secret): no shared resource, no service regenerated. */
+  | "secrets"
   /** Mesh-wide settings (the mesh ConfigMap): a Full push of everything. */
   | "mesh"
   /**
@@ -176,6 +182,12 @@ const declared: readonly Declared[] = [
     watchOnly: { namespace: "ISTIO_NAMESPACE", name: "istio" },
     webhook: "none",
     push: "mesh",
+  }),
+  // Gateway credentials only, each Secret read by name while a Gateway names it (never listed).
+  core("Secret", "secrets", true, "Secret", "referenced", {
+    source: "config",
+    webhook: "none",
+    push: "secrets",
   }),
   istio("ServiceEntry", "serviceentries", "services", "validate"),
   istio("WorkloadEntry", "workloadentries", "workload", "validate"),

@@ -39,6 +39,8 @@ export type ConfigKind =
   /** The `istio` ConfigMap's `meshNetworks` (or MESH_NETWORKS_FILE). */
   | "MeshNetworks"
 
+  /** A gateway credential (Kubernetes Secret): SDS only, to the gateway proxies holding its names. */
+  | "Secret"
   /** A system namespace whose network label changed (namespace = name): its cluster's network. */
   | "Namespace";
 

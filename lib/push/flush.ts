@@ -21,6 +21,7 @@ import {
   updatePushContext,
 } from "../resources/push-context.ts";
 import type { PlannedService } from "../resources/push-services.ts";
+import { secretChanges } from "../resources/secret-changes.ts";
 import type { GenerateContext, Generator } from "../resources/types.ts";
 import { TypeUrl as T } from "../resources/xds-types.ts";
 import { keys, type Store, update } from "../store/index.ts";
@@ -264,6 +265,7 @@ export async function flush(deps: FlushDeps, queueKeys: readonly string[]): Prom
         await renewLease(deps, lease);
       }
       changes.push(...(await views.finish()));
+      changes.push(...(await secretChanges(store, request.configsUpdated)));
       const networksChanged = await finishNetworks(store, networks, gateways, deps.context.domainSuffix);
       if (networksChanged) changes.push(networksChanged);
       const ambiguous = resolver && ambiguousRangesWarning(resolver.ambiguous());

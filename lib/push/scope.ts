@@ -21,12 +21,18 @@ export interface ServiceRef {
  * adds those, old ∪ new): the services named are the whole scope. A Sidecar (push scope "views")
  * regenerates no service: it changes the view table only (lib/push/views.ts); nor does a security
  * policy (push scope "policy"): it changes what the proxies it selects derive (push-refresh.ts);
- * nor does a gateway's config (push scope "gateways"): gateway proxies' snapshots re-derive it.
+ * nor does a gateway's config (push scope "gateways"): gateway proxies' snapshots re-derive it; nor
+ * a Secret (push scope "secrets"): only the gateway streams holding its names read it again.
  */
 const scopedByServices: ReadonlySet<string> = new Set(
   kindTable
     .filter(
-      (d) => d.push === "services" || d.push === "views" || d.push === "policy" || d.push === "gateways",
+      (d) =>
+        d.push === "services" ||
+        d.push === "views" ||
+        d.push === "policy" ||
+        d.push === "gateways" ||
+        d.push === "secrets",
     )
     .map((d) => d.kind),
 );

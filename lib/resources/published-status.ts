@@ -3,7 +3,7 @@
 import { keys, listAll, type Store } from "../store/index.ts";
 import type { PushVersion } from "./changes.ts";
 import type { StoredResource } from "./types.ts";
-import { pushOrder } from "./xds-types.ts";
+import { pushOrder, xdsType } from "./xds-types.ts";
 
 export interface PublishedStatus {
   pushVersion: number;
@@ -18,6 +18,8 @@ export async function publishedStatus(store: Store): Promise<PublishedStatus> {
   const pending = await listAll(store, keys.pendingPrefix());
   const types = [];
   for (const typeUrl of pushOrder) {
+    // A per-proxy type (SDS) is never published: the status lists what every proxy may share.
+    if (xdsType(typeUrl)?.perProxy) continue;
     const entries = await listAll<StoredResource>(store, keys.resourcePrefix(typeUrl));
     types.push({
       typeUrl,

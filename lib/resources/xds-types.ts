@@ -10,10 +10,12 @@ import { ClusterSchema } from "../gen/envoy/config/cluster/v3/cluster_pb.ts";
 import { ClusterLoadAssignmentSchema } from "../gen/envoy/config/endpoint/v3/endpoint_pb.ts";
 import { ListenerSchema } from "../gen/envoy/config/listener/v3/listener_pb.ts";
 import { RouteConfigurationSchema } from "../gen/envoy/config/route/v3/route_pb.ts";
+import { SecretSchema } from "../gen/envoy/extensions/transport_sockets/tls/v3/secret_pb.ts";
 import { ClusterDiscoveryService } from "../gen/envoy/service/cluster/v3/cds_pb.ts";
 import { EndpointDiscoveryService } from "../gen/envoy/service/endpoint/v3/eds_pb.ts";
 import { ListenerDiscoveryService } from "../gen/envoy/service/listener/v3/lds_pb.ts";
 import { RouteDiscoveryService } from "../gen/envoy/service/route/v3/rds_pb.ts";
+import { SecretDiscoveryService } from "../gen/envoy/service/secret/v3/sds_pb.ts";
 
 /** One served xDS type; `Short` narrows its short name where the served list is known. */
 export interface XdsType<Short extends string = string> {
@@ -41,6 +43,11 @@ export interface XdsType<Short extends string = string> {
   restPath: string;
   /** Envoy's unary Fetch RPC: the service and its method's local name. */
   fetch: { service: DescService; method: string };
+  /**
+   * Served per proxy and never published with the shared resources (SDS: a gateway's
+   * credentials): no generator output, no line in the published status.
+   */
+  perProxy?: true;
   /** Its section of Envoy's config dump, and how one resource is wrapped there. */
   dump: { type: string; list: string; wrap: (version: string, resource: unknown, name: string) => unknown };
 }
@@ -119,8 +126,27 @@ const route = {
   },
 } as const satisfies XdsType;
 
-/** Every served type, in make-before-break push order: clusters, endpoints, listeners, routes. */
-export const xdsTypes = [cluster, endpoint, listener, route] as const;
+const secret = {
+  typeUrl: "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.Secret",
+  schema: SecretSchema,
+  short: "secret",
+  metric: "sds",
+  title: "Secrets",
+  wildcard: false,
+  removalRank: 4,
+  perProxy: true,
+  restPath: "/v3/discovery:secrets",
+  fetch: { service: SecretDiscoveryService, method: "fetchSecrets" },
+  dump: {
+    type: "SecretsConfigDump",
+    list: "dynamic_active_secrets",
+    // Names and versions only: a credential's key never leaves the proxy it is for (istiod redacts it).
+    wrap: (v, _r, name) => ({ name, version_info: v }),
+  },
+} as const satisfies XdsType;
+
+/** Every served type, in make-before-break push order: clusters, endpoints, listeners, routes, secrets. */
+export const xdsTypes = [cluster, endpoint, listener, route, secret] as const;
 
 type Served = (typeof xdsTypes)[number];
 
@@ -133,10 +159,10 @@ export const TypeUrl = Object.fromEntries(xdsTypes.map((t) => [t.short, t.typeUr
 };
 export type TypeUrl = Served["typeUrl"];
 
-/** Make before break: clusters, then endpoints, then listeners, then routes. */
+/** Make before break: clusters, then endpoints, then listeners, then routes, then secrets (Istio's order). */
 export const pushOrder: readonly TypeUrl[] = xdsTypes.map((t) => t.typeUrl);
 
-/** Break last: listeners, then routes, then clusters, then endpoints. */
+/** Break last: listeners, then routes, then clusters, then endpoints, then the secrets they name. */
 export const removalOrder: readonly TypeUrl[] = [...xdsTypes]
   .sort((a, b) => a.removalRank - b.removalRank)
   .map((t) => t.typeUrl);

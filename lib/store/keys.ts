@@ -267,6 +267,13 @@ export const keys = {
   proxy: (nodeId: string) => `proxy/${e(nodeId)}`,
   proxyPrefix: () => "proxy/",
   /**
+   * A gateway credential: one cluster's Secret as the gateway SDS serves it (StoredSecret,
+   * lib/registry/kube/secret-store.ts). Never listed by a debug page.
+   */
+  secret: (cluster: string, ns: string, name: string) => `secret/${e(cluster)}/${e(ns)}/${e(name)}`,
+  /** Every stored gateway credential, all clusters. */
+  secrets: () => "secret/",
+  /**
    * The certificate authority's self-signed root and its key (StoredCaRoot, lib/ca/self-signed.ts),
    * written once with a conditional put so instances starting together agree on one root.
    */

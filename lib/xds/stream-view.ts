@@ -42,11 +42,12 @@ export function createStreamView(views: Views, base: ResourceSource): StreamView
   };
   // The namespace's view looked up again, the node's own bindings kept.
   const rebind = (v: NamespaceView): NodeView => {
-    const { sidecar, gateway, inbound, network } = view;
+    const { sidecar, gateway, secrets, inbound, network } = view;
     return {
       ...v,
       ...(sidecar && { sidecar }),
       ...(gateway && { gateway }),
+      ...(secrets && { secrets }),
       ...(inbound && { inbound }),
       ...(network && { network }),
     };

@@ -35,6 +35,14 @@ import { createViewTableReader } from "../resources/view-store.ts";
 import { type NamespaceView, resolveView, type ViewTable } from "../resources/view-table.ts";
 import { keys } from "../store/keys.ts";
 import type { Store } from "../store/store.ts";
+// Gateway credentials (SDS) for router~ nodes: bound, served and pushed by gateway-secrets.ts.
+import {
+  bindGatewaySecrets,
+  type GatewaySecretsBinding,
+  gatewaySecretsSource,
+  takesSecretChange,
+  withSecretChanges,
+} from "./gateway-secrets.ts";
 import { createGatewaySnapshots, type GatewayBinding, type GatewaySnapshots } from "./gateway-snapshots.ts";
 import { gatewaySource } from "./gateway-source.ts";
 import { createNetworkViews, type NetworkBinding, type NetworkViews } from "./network-views.ts";
@@ -59,6 +67,8 @@ export interface NodeView extends NamespaceView {
   readonly gateway?: GatewayBinding;
   readonly inbound?: InboundBinding;
   readonly network?: NetworkBinding;
+  /** A gateway's claim on its credentials (SDS, gateway-secrets.ts). */
+  readonly secrets?: GatewaySecretsBinding;
 }
 
 /** The views of one host; also a FeedHub: a push that changes a view makes the next lookup re-read. */
@@ -118,6 +128,8 @@ export interface ViewsOptions {
   sidecarResources?: boolean;
   /** The most derived network-view assignments kept (network-views.ts maxEntries). */
   maxNetworkEntries?: number;
+  /** Where a gateway refused a credential is logged (gateway-secrets.ts); default: nowhere. */
+  log?: (line: string) => void;
 }
 
 /** Whether `c` is a change of what a view may see (a marker, `name` ""), for `namespace`'s proxies. */
@@ -207,14 +219,19 @@ export function createViews(options: ViewsOptions): Views {
       const network = networks.bind(node);
       const sidecar = sidecars.bind(node, namespace);
       if (sidecar) return { ...view, sidecar, network };
+      const secrets = bindGatewaySecrets(node, namespace);
       const gateway = gateways.bind(node, namespace);
-      if (gateway) return { ...view, gateway, network };
+      if (gateway) return { ...view, gateway, network, ...(secrets && { secrets }) };
+      if (secrets) return { ...view, network, secrets };
       const server = inbound.bind(node, namespace);
       return server ? { ...view, inbound: server, network } : { ...view, network };
     },
     source(view, base) {
       const viewed = view.key === "" ? base : viewedSource(store, view, base);
-      const shared = view.network ? networks.source(view.network, viewed) : viewed;
+      const networked = view.network ? networks.source(view.network, viewed) : viewed;
+      const shared = view.secrets
+        ? gatewaySecretsSource(store, view.secrets, networked, options.log ?? (() => {}))
+        : networked;
       if (view.sidecar) return sidecarSource(sidecars, view.sidecar, shared);
       if (view.gateway) return gatewaySource(gateways, view.gateway, shared);
       return view.inbound ? inboundSource(inbound, view.inbound, shared) : shared;
@@ -247,10 +264,12 @@ export function createViews(options: ViewsOptions): Views {
         out = filterChanges(view, changes);
         byNamespace.set(view.namespace, out);
       }
-      return view.network ? networks.changes(changes, out) : out;
+      const taken = view.network ? networks.changes(changes, out) : out;
+      return view.secrets ? withSecretChanges(view.secrets, changes, taken) : taken;
     },
     concerns(view, c) {
       if (c.view === undefined) return true;
+      if (view.secrets && takesSecretChange(view.secrets, c)) return true;
       if (c.view === NETWORKS_CHANGED) return view.network !== undefined && c.name === "";
       return c.name === "" ? markerFor(c, view.namespace) : c.view === view.key;
     },

@@ -15,6 +15,7 @@ import type { Timers } from "../../../lib/timers.ts";
 import { discoverCrdKinds } from "./discovery.ts";
 import { createIngestPoster } from "./ingest-client.ts";
 import { createKindWatcher, type KindWatcher } from "./kind-watcher.ts";
+import { createSecretWatchers } from "./secret-watchers.ts";
 import { createStatusWriter, type StatusStats } from "./status-writer.ts";
 
 /** What the relay needs; tests shorten the backoff and the healthy-watch time. */
@@ -101,28 +102,51 @@ export function createRelay(o: RelayOptions): Relay {
     onOverflow: () => {
       paused = true;
       for (const w of watchers.values()) w.pause();
+      secrets.pause();
     },
     onDrained: () => {
       paused = false;
-      if (!stopped.signal.aborted) for (const w of watchers.values()) w.resume();
+      if (stopped.signal.aborted) return;
+      for (const w of watchers.values()) w.resume();
+      secrets.resume();
     },
     // While paused, the relists come with onDrained anyway.
     onRestart: () => {
       if (paused || stopped.signal.aborted) return;
       for (const w of watchers.values()) w.resync();
+      secrets.resync();
     },
     watching: () => [...watchers.keys()],
   });
 
-  const deps = {
+  const base = {
     kc,
-    sender,
     log,
     listPageSize: config.listPageSize,
     backoff,
     random,
     healthyWatchMs: o.healthyWatchMs,
     logEvents: config.logEvents,
+  };
+  // Gateway credentials: one watch per Secret a relayed Gateway names (secret-watchers.ts).
+  const secrets = createSecretWatchers({ ...base, sender, paused: () => paused });
+  // Every kind's watcher sends through this: the Gateways and ReferenceGrants also reach `secrets`.
+  const deps = {
+    ...base,
+    sender: {
+      event: (kind: string, e: Parameters<typeof sender.event>[1]) => {
+        sender.event(kind, e);
+        secrets.observe(e);
+      },
+      resync: (kind: string, list: Parameters<typeof sender.resync>[1]) => {
+        sender.resync(kind, list);
+        secrets.observeList(list);
+      },
+      flush: (ms: number) => sender.flush(ms),
+      heartbeat: () => sender.heartbeat(),
+      stop: () => sender.stop(),
+      stats: () => sender.stats(),
+    },
   };
 
   function add(kind: KindSpec): void {
@@ -146,7 +170,7 @@ export function createRelay(o: RelayOptions): Relay {
     // Dropped first, so each empty resync already names the kinds watched after this discovery.
     for (const k of plan.remove) drop(k);
     for (const k of plan.remove)
-      sender.resync(k.kind, { apiVersion: apiVersionOf(k), kind: k.listKind, metadata: {}, items: [] });
+      deps.sender.resync(k.kind, { apiVersion: apiVersionOf(k), kind: k.listKind, metadata: {}, items: [] });
     // No empty resync in between: the new version's list replaces the kind's objects whole, so
     // nothing is deleted that the cluster still holds.
     for (const { from, to } of plan.move) {
@@ -222,6 +246,7 @@ export function createRelay(o: RelayOptions): Relay {
           if (paused) return;
           log(`relay: periodic resync: relisting ${watchers.size} kinds`);
           for (const w of watchers.values()) w.resync();
+          secrets.resync();
           void discover().then(applyIfAny);
         }, config.resyncPeriodMs);
       }
@@ -234,6 +259,7 @@ export function createRelay(o: RelayOptions): Relay {
       clearTimeout(discoveryRetry);
       statusWriter?.stop();
       for (const w of watchers.values()) w.stop();
+      secrets.stop();
       const flushed = await sender.flush(timeoutMs);
       sender.stop();
       return { flushed, stats: sender.stats() };

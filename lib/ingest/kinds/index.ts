@@ -19,7 +19,9 @@ import { serviceEntryCheck } from "../../registry/istio/validate-service-entry.t
 import { sidecarCheck } from "../../registry/istio/validate-sidecar.ts";
 import { virtualServiceCheck } from "../../registry/istio/validate-virtual-service.ts";
 import { workloadEntryCheck } from "../../registry/istio/validate-workload-entry.ts";
+
 import { meshConfigMapCheck } from "../../registry/mesh/istio-configmap.ts";
+import { secretCheck } from "../secret-verify.ts";
 import { endpointSliceCheck, endpointsCheck } from "../validate-endpoints.ts";
 import { podCheck } from "../validate-pod.ts";
 import { serviceCheck } from "../validate-service.ts";
@@ -32,6 +34,7 @@ import { meshConfigMapHandler } from "./mesh-configmap.ts";
 import { namespaceHandler } from "./namespace.ts";
 import { nodeHandler } from "./node.ts";
 import { podHandler } from "./pod.ts";
+import { secretHandler } from "./secret.ts";
 import { authorizationPolicyHandler, peerAuthenticationHandler } from "./security-policy.ts";
 import { serviceHandler } from "./service.ts";
 import { serviceEntryHandler } from "./service-entry.ts";
@@ -57,6 +60,7 @@ const code: Record<string, KindCode> = {
   DestinationRule: { check: destinationRuleCheck, handler: destinationRuleHandler },
   Sidecar: { check: sidecarCheck, handler: sidecarHandler },
   ConfigMap: { check: meshConfigMapCheck, handler: meshConfigMapHandler },
+  Secret: { check: secretCheck, handler: secretHandler },
   Gateway: { check: gatewayCheck, handler: istioGatewayHandler },
   PeerAuthentication: { check: peerAuthenticationCheck, handler: peerAuthenticationHandler },
   AuthorizationPolicy: { check: authorizationPolicyCheck, handler: authorizationPolicyHandler },

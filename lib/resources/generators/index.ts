@@ -6,6 +6,7 @@ import { clusterGenerator } from "./cluster.ts";
 import { endpointGenerator } from "./endpoint.ts";
 import { listenerGenerator } from "./listener.ts";
 import { routeGenerator } from "./route.ts";
+import { secretGenerator } from "./secret.ts";
 
 export { clusterGenerator } from "./cluster.ts";
 export { endpointGenerator } from "./endpoint.ts";
@@ -19,6 +20,7 @@ export const generatorsByType: Readonly<Record<TypeUrl, Generator>> = {
   [endpointGenerator.typeUrl]: endpointGenerator,
   [listenerGenerator.typeUrl]: listenerGenerator,
   [routeGenerator.typeUrl]: routeGenerator,
+  [secretGenerator.typeUrl]: secretGenerator,
 } as Record<TypeUrl, Generator>;
 
 /** Every generator, in make-before-break push order: CDS, EDS, LDS, RDS. */

@@ -51,6 +51,7 @@ export const fakeResources: readonly FakeResource[] = [
   r("nodes", "Node", "", false),
   r("namespaces", "Namespace", "", false),
   r("configmaps", "ConfigMap", "", true),
+  r("secrets", "Secret", "", true),
   r("endpointslices", "EndpointSlice", "discovery.k8s.io", true),
   ...[
     "serviceentries:ServiceEntry",

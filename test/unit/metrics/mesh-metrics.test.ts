@@ -44,6 +44,7 @@ describe("mesh metrics through the hooks", () => {
       'pilot_xds_pushes{type="eds"} 1',
       'pilot_xds_pushes{type="lds"} 0',
       'pilot_xds_pushes{type="rds"} 0',
+      'pilot_xds_pushes{type="sds"} 0',
       'pilot_xds_pushes{type="other"} 1',
     ]);
     expect(text).toContain("pilot_xds_send_time_count 1\n");

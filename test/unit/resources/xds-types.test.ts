@@ -79,8 +79,20 @@ describe("xDS type descriptors", () => {
     for (const t of xdsTypes)
       if ("refersTo" in t)
         expect(removalOrder.indexOf(t.typeUrl)).toBeLessThan(removalOrder.indexOf(t.refersTo));
-    expect(pushOrder).toEqual([TypeUrl.cluster, TypeUrl.endpoint, TypeUrl.listener, TypeUrl.route]);
-    expect(removalOrder).toEqual([TypeUrl.listener, TypeUrl.route, TypeUrl.cluster, TypeUrl.endpoint]);
+    expect(pushOrder).toEqual([
+      TypeUrl.cluster,
+      TypeUrl.endpoint,
+      TypeUrl.listener,
+      TypeUrl.route,
+      TypeUrl.secret,
+    ]);
+    expect(removalOrder).toEqual([
+      TypeUrl.listener,
+      TypeUrl.route,
+      TypeUrl.cluster,
+      TypeUrl.endpoint,
+      TypeUrl.secret,
+    ]);
   });
 
   it("answers undefined for a type it does not serve", () => {
