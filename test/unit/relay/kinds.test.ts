@@ -80,10 +80,12 @@ describe("kinds", () => {
     expect(kindPath(gw("GatewayClass"))).toBe("/apis/gateway.networking.k8s.io/v1/gatewayclasses");
     expect(gw("ReferenceGrant").version).toBe("v1beta1");
     expect(apiVersionOf(fixedKinds(false)[0] as ReturnType<typeof fixedKinds>[number])).toBe("v1");
-    // Every kind of the table is watched one way or another.
+    // Every kind of the table is watched one way or another: Secrets only by name, while a
+    // Gateway names them (functions/node/relay/secret-watchers.ts).
     expect(new Set([...fixedKinds(true), ...crdKinds].map((k) => k.kind))).toEqual(
-      new Set(kindTable.map((d) => d.kind)),
+      new Set(kindTable.filter((d) => d.relay !== "referenced").map((d) => d.kind)),
     );
+    expect(kindTable.filter((d) => d.relay === "referenced").map((d) => d.kind)).toEqual(["Secret"]);
   });
 
   it("the watching parameter names each kind once, in table order, whatever order it is given in", () => {
