@@ -123,6 +123,22 @@ describe("Gateway API routes, stored to published", () => {
     expect(await inView(h, "default")).toBeUndefined();
   });
 
+  it("a consumer route wins over the producer route for its namespace's clients only", async () => {
+    const h = await mesh();
+    await h.ingest(ev("ADDED", { apiVersion: "v1", kind: "Namespace", metadata: { name: "client" } }));
+    await put(h, "GRPCRoute", "default", "producer", {
+      parentRefs: [{ group: "", kind: "Service", name: "echo" }],
+      rules: [{ backendRefs: [{ name: "echo-v1", port: 9080 }] }],
+    });
+    await put(h, "GRPCRoute", "client", "consumer", {
+      parentRefs: [{ group: "", kind: "Service", name: "echo", namespace: "default" }],
+      rules: [{ backendRefs: [{ name: "echo-v2", namespace: "default", port: 9080 }] }],
+    });
+    await h.settle();
+    expect(await shared(h)).toEqual([{ headers: [], to: v1 }]);
+    expect(await inView(h, "client")).toEqual([{ headers: [], to: v2 }]);
+  });
+
   it("a Gateway-attached route to another namespace's backend needs a ReferenceGrant", async () => {
     const h = await mesh();
     await put(h, "GatewayClass", "", "istio", { controllerName: "istio.io/gateway-controller" });
