@@ -7,7 +7,9 @@
  * label. Each Gateway's status (without attachedRoutes, which routes decide) comes out beside it.
  */
 
-import { type Condition, type ConditionSpec, humanReadableJoin, setConditions } from "./conditions.ts";
+import { type Condition, type ConditionSpec, setConditions } from "./conditions.ts";
+import { type GatewayServiceInfo, gatewayServices, programmed } from "./gateway-addresses.ts";
+import { buildListenerTls } from "./listener-tls.ts";
 import type { ReferenceGrants } from "./reference-grants.ts";
 import {
   type GatewaySpec,
@@ -16,13 +18,6 @@ import {
   type LabelSelector,
   type Listener,
 } from "./types.ts";
-
-/** A Service as the Gateway's status reads it. */
-export interface GatewayServiceInfo {
-  ports: number[];
-  /** Load balancer and external addresses (Istio ClusterExternalAddresses). */
-  externalAddresses: string[];
-}
 
 /** What translating Gateways needs beyond the Gateways. */
 export interface GatewayContext {
@@ -139,158 +134,6 @@ function hostnameMatch(ctx: GatewayContext, namespace: string, l: Listener): str
   return out.length === 0 ? [`~/${hostname}`] : out;
 }
 
-/** buildTLS for a listener: the server's tls, or the error its ResolvedRefs condition reports. */
-function buildTls(
-  ctx: GatewayContext,
-  gw: GatewayInput,
-  l: Listener,
-): { tls?: Record<string, unknown>; error?: { reason: string; message: string } } {
-  if (!l.tls) return {};
-  const mode = l.tls.mode ?? "Terminate";
-  if (mode === "Passthrough") return { tls: { mode: "PASSTHROUGH" } };
-  const out: Record<string, unknown> = { mode: "SIMPLE" };
-  const option = l.tls.options?.["gateway.istio.io/tls-terminate-mode"];
-  if (option === "MUTUAL") out.mode = "MUTUAL";
-  else if (option === "OPTIONAL_MUTUAL") out.mode = "OPTIONAL_MUTUAL";
-  else if (option === "ISTIO_MUTUAL") return { tls: { mode: "ISTIO_MUTUAL" } };
-  else if (option === "ISTIO_SIMPLE") return { tls: { credentialName: "builtin://", mode: "SIMPLE" } };
-  const refs = l.tls.certificateRefs ?? [];
-  if (refs.length > 2)
-    return {
-      tls: out,
-      error: {
-        reason: "InvalidCertificateRef",
-        message: "TLS mode can only support up to 2 server certificates",
-      },
-    };
-  const names: string[] = [];
-  const errors: string[] = [];
-  let reason = "";
-  for (const ref of refs) {
-    const refString = `${ref.group ?? ""}/${ref.kind ?? ""}/${ref.name}.${ref.namespace ?? ""}`;
-    if ((ref.group ?? "") !== "" || (ref.kind ?? "Secret") !== "Secret") {
-      reason ||= "InvalidCertificateRef";
-      errors.push(`invalid certificate reference ${refString}, only secret is allowed`);
-      continue;
-    }
-    const ns = ref.namespace ?? gw.namespace;
-    if (ctx.secrets && !ctx.secrets.has(`${ns}/${ref.name}`)) {
-      reason ||= "InvalidCertificateRef";
-      errors.push(`invalid certificate reference ${refString}, secret ${ns}/${ref.name} not found`);
-      continue;
-    }
-    const allowed = ctx.grants.allowed({
-      fromGroup: gatewayGroup,
-      fromKind: "Gateway",
-      fromNamespace: gw.namespace,
-      toGroup: "",
-      toKind: "Secret",
-      toNamespace: ns,
-      toName: ref.name,
-    });
-    if (!allowed) {
-      reason ||= "RefNotPermitted";
-      errors.push(
-        `certificateRef ${ref.name}/${ns} not accessible to a Gateway in namespace "${gw.namespace}" (missing a ReferenceGrant?)`,
-      );
-      continue;
-    }
-    names.push(`kubernetes-gateway://${ns}/${ref.name}`);
-  }
-  if (names.length === 0)
-    return { tls: out, ...(errors.length > 0 && { error: { reason, message: errors.join("; ") } }) };
-  if (names.length === 1) out.credentialName = names[0];
-  else out.credentialNames = names;
-  return {
-    tls: Object.fromEntries(
-      Object.keys(out)
-        .sort()
-        .map((k) => [k, out[k]]),
-    ),
-  };
-}
-
-/** extractGatewayServices: the Services the Gateway binds to (Hostname addresses, else `<name>-istio`). */
-function gatewayServices(
-  suffix: string,
-  gw: GatewayInput,
-): { hosts: string[]; error?: { reason: string; message: string } } {
-  const addresses = gw.spec.addresses ?? [];
-  if (addresses.length === 0)
-    return { hosts: [`${gw.name}-${gw.spec.gatewayClassName}.${gw.namespace}.svc.${suffix}`] };
-  const hosts: string[] = [];
-  const skipped: string[] = [];
-  for (const a of addresses) {
-    if (a.type !== undefined && a.type !== "Hostname") skipped.push(a.value);
-    else hosts.push(a.value.includes(".") ? a.value : `${a.value}.${gw.namespace}.svc.${suffix}`);
-  }
-  if (skipped.length === 0) return { hosts };
-  return {
-    hosts,
-    error: {
-      reason: "UnsupportedAddress",
-      message: `only Hostname is supported, ignoring [${skipped.join(" ")}]`,
-    },
-  };
-}
-
-/** reportGatewayStatus's address and Programmed part (ResolveGatewayInstances over the known Services). */
-function programmed(
-  ctx: GatewayContext,
-  gw: GatewayInput,
-  hosts: string[],
-  ports: number[],
-): { spec: ConditionSpec; addresses: string[] } {
-  const internal = new Set<string>();
-  const external = new Set<string>();
-  const warnings: string[] = [];
-  let unusable = false;
-  for (const h of hosts) {
-    const byNs = ctx.servicesByHost.get(h);
-    const svc = byNs?.get(gw.namespace);
-    if (!svc) {
-      const others = [...(byNs?.keys() ?? [])].sort().map((n) => `"${n}"`);
-      warnings.push(
-        others.length > 0
-          ? `hostname "${h}" not found in namespace "${gw.namespace}", but it was found in namespace(s) ${others.join(", ")}`
-          : `hostname "${h}" not found`,
-      );
-      unusable = true;
-      continue;
-    }
-    for (const port of ports) {
-      if (svc.ports.includes(port)) {
-        internal.add(`${h}:${port}`);
-        for (const a of svc.externalAddresses) external.add(a);
-      } else {
-        warnings.push(`port ${port} not found for hostname "${h}"`);
-        unusable = true;
-      }
-    }
-  }
-  warnings.sort();
-  const internalList = [...internal].sort();
-  const spec: ConditionSpec = { reason: "Programmed", message: "Resource programmed" };
-  if (internalList.length > 0)
-    spec.message = `Resource programmed, assigned to service(s) ${humanReadableJoin(internalList)}`;
-  if (hosts.length === 0)
-    spec.error = { reason: "UnsupportedAddress", message: "Failed to assign to any requested addresses" };
-  else if (warnings.length > 0)
-    spec.error = {
-      reason: unusable ? "AddressNotUsable" : "AddressNotAssigned",
-      message:
-        internalList.length > 0
-          ? `Assigned to service(s) ${humanReadableJoin(internalList)}, but failed to assign to all requested addresses: ${warnings.join("; ")}`
-          : `Failed to assign to any requested addresses: ${warnings.join("; ")}`,
-    };
-  // The istio class reports Hostname addresses: external ones when the Services have them.
-  const addresses =
-    external.size > 0
-      ? [...external].sort()
-      : [...new Set(internalList.map((i) => i.slice(0, i.lastIndexOf(":"))))];
-  return { spec, addresses };
-}
-
 /** Translates one Gateway of this controller's class. Pure. */
 export function translateGateway(ctx: GatewayContext, gw: GatewayInput): TranslatedGateway {
   const services = gatewayServices(ctx.domainSuffix, gw);
@@ -307,7 +150,7 @@ export function translateGateway(ctx: GatewayContext, gw: GatewayInput): Transla
       Conflicted: { reason: "NoConflicts", message: "No errors found", status: "False" },
       ResolvedRefs: { reason: "ResolvedRefs", message: "No errors found" },
     };
-    const tls = buildTls(ctx, gw, l);
+    const tls = buildListenerTls(ctx, gw, l);
     if (tls.error) {
       (conds.ResolvedRefs as ConditionSpec).error = tls.error;
       (conds.Programmed as ConditionSpec).error = { reason: "Invalid", message: "Bad TLS configuration" };

@@ -5,6 +5,7 @@
  */
 
 import { type Condition, type ConditionSpec, setConditions } from "./conditions.ts";
+import { type ConfigError, type IstioHttpRoute, sortHttpRoutes } from "./route-matches.ts";
 import {
   hostnameAllowedByIsolation,
   type ParentContext,
@@ -12,13 +13,7 @@ import {
   type RouteParent,
   resolveParents,
 } from "./route-parents.ts";
-import {
-  type ConfigError,
-  convertRule,
-  type IstioHttpRoute,
-  type RuleContext,
-  sortHttpRoutes,
-} from "./route-rules.ts";
+import { convertRule, type RuleContext } from "./route-rules.ts";
 import { type GrpcMatch, generatedSuffix, type HttpMatch, istioController, type RouteSpec } from "./types.ts";
 
 /** A route as the translation reads it. */

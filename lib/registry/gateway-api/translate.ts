@@ -10,15 +10,11 @@
 
 import type { StoredConfig } from "../istio/stored.ts";
 import { setConditions } from "./conditions.ts";
+import type { GatewayServiceInfo } from "./gateway-addresses.ts";
 import type { GatewayApiStatus } from "./gateway-status.ts";
-import {
-  type GatewayServiceInfo,
-  type ListenerParent,
-  type TranslatedGateway,
-  translateGateway,
-} from "./gateways.ts";
+import { type ListenerParent, type TranslatedGateway, translateGateway } from "./gateways.ts";
 import { createReferenceGrants } from "./reference-grants.ts";
-import { sortHttpRoutes } from "./route-rules.ts";
+import { sortHttpRoutes } from "./route-matches.ts";
 import { type BaseVirtualService, translateRoute } from "./routes.ts";
 import type {
   GatewayClassSpec,

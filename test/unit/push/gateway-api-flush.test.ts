@@ -4,11 +4,16 @@
  * producer route) splits 90/10 and matches a header in the proxyless RouteConfiguration of that
  * Service; a consumer route reaches only its own namespace's view; a Gateway-attached route to
  * another namespace's backend without a ReferenceGrant is refused (ResolvedRefs False) and routes
- * nowhere there, until a ReferenceGrant allows it.
+ * nowhere there, until a ReferenceGrant allows it. A route added, changed and removed after the
+ * first push reaches the published routes through the push its ingest handler returns.
  */
 import { fromBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { RouteConfigurationSchema } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
+import { defaultRegistryOptions } from "../../../lib/ingest/context.ts";
+import type { KubeObject } from "../../../lib/ingest/events.ts";
+import { gatewayApiHandlers } from "../../../lib/ingest/kinds/gateway-api.ts";
+import { enqueuePush } from "../../../lib/push/queue.ts";
 import { loadGatewayApi } from "../../../lib/registry/gateway-api/index.ts";
 import type { IstioKind } from "../../../lib/registry/istio/common.ts";
 import type { StoredConfig } from "../../../lib/registry/istio/stored.ts";
@@ -121,6 +126,67 @@ describe("Gateway API routes, stored to published", () => {
       { headers: [], to: `${v1}=90,${v2}=10` },
     ]);
     expect(await inView(h, "default")).toBeUndefined();
+  });
+
+  it("a consumer route wins over the producer route for its namespace's clients only", async () => {
+    const h = await mesh();
+    await h.ingest(ev("ADDED", { apiVersion: "v1", kind: "Namespace", metadata: { name: "client" } }));
+    await put(h, "GRPCRoute", "default", "producer", {
+      parentRefs: [{ group: "", kind: "Service", name: "echo" }],
+      rules: [{ backendRefs: [{ name: "echo-v1", port: 9080 }] }],
+    });
+    await put(h, "GRPCRoute", "client", "consumer", {
+      parentRefs: [{ group: "", kind: "Service", name: "echo", namespace: "default" }],
+      rules: [{ backendRefs: [{ name: "echo-v2", namespace: "default", port: 9080 }] }],
+    });
+    await h.settle();
+    expect(await shared(h)).toEqual([{ headers: [], to: v1 }]);
+    expect(await inView(h, "client")).toEqual([{ headers: [], to: v2 }]);
+  });
+
+  it("a route added, changed and removed later: the push its handler returns reaches the published routes", async () => {
+    const h = await mesh();
+    await h.ingest(ev("ADDED", { apiVersion: "v1", kind: "Namespace", metadata: { name: "client" } }));
+    await h.settle();
+    const ctx = {
+      store: h.store,
+      now: () => 1_700_000_000_000,
+      registry: defaultRegistryOptions,
+      cluster: "east",
+      shard: { provider: "Kubernetes" as const, cluster: "east" },
+    };
+    const apply = async (ns: string, spec: unknown, generation: number) => {
+      const obj = {
+        apiVersion: "gateway.networking.k8s.io/v1",
+        kind: "GRPCRoute",
+        metadata: { name: "split", namespace: ns, resourceVersion: String(generation), generation },
+        spec,
+      } as unknown as KubeObject;
+      const out = await gatewayApiHandlers.GRPCRoute.apply(ctx, obj, undefined);
+      if (out.kind === "applied" && out.push) await enqueuePush(h.store, out.push, ctx.now());
+      await h.settle();
+    };
+    await apply("client", splitRoute(), 1);
+    expect(await shared(h)).toEqual([{ headers: [], to: `outbound|9080||${echo}` }]);
+    expect(await inView(h, "client")).toEqual([
+      { headers: ["x-canary"], to: v2 },
+      { headers: [], to: `${v1}=90,${v2}=10` },
+    ]);
+    const simpler = {
+      ...splitRoute(),
+      rules: [{ backendRefs: [{ name: "echo-v1", namespace: "default", port: 9080 }] }],
+    };
+    await apply("client", simpler, 2);
+    expect(await inView(h, "client")).toEqual([{ headers: [], to: v1 }]);
+    const removed = await gatewayApiHandlers.GRPCRoute.remove(
+      ctx,
+      { namespace: "client", name: "split" },
+      undefined,
+    );
+    if (removed.kind === "applied" && removed.push) await enqueuePush(h.store, removed.push, ctx.now());
+    await h.settle();
+    expect(await inView(h, "client")).toBeUndefined();
+    expect(await shared(h)).toEqual([{ headers: [], to: `outbound|9080||${echo}` }]);
   });
 
   it("a Gateway-attached route to another namespace's backend needs a ReferenceGrant", async () => {
