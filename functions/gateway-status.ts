@@ -23,6 +23,21 @@ export interface GatewayStatusOptions {
   statuses: GatewayStatuses;
 }
 
+/**
+ * The one place the hosts (Node, the Durable Object, the ingest Lambda) take their statuses from:
+ * the gateway translation's, once bound here; while it is unbound no host serves the route, and a
+ * relay polling it is told 404 and writes nothing.
+ */
+export const meshGatewayStatuses: GatewayStatuses | undefined = undefined;
+
+/** The ingest app's `gatewayStatus` option over a host's store, when statuses are bound. */
+export function gatewayStatusOver(
+  store: Store,
+  statuses: GatewayStatuses | undefined = meshGatewayStatuses,
+): { gatewayStatus?: GatewayStatusOptions } {
+  return statuses ? { gatewayStatus: { store, statuses } } : {};
+}
+
 /** The answer's body. */
 export interface GatewayStatusAnswer {
   statuses: GatewayApiStatus[];

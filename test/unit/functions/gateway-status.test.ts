@@ -6,7 +6,7 @@
  * VirtualService of the cluster, so what the store holds decides the answer.
  */
 import { describe, expect, it } from "vitest";
-import type { GatewayStatuses } from "../../../functions/gateway-status.ts";
+import { type GatewayStatuses, gatewayStatusOver } from "../../../functions/gateway-status.ts";
 import { createIngestApp } from "../../../functions/ingest.ts";
 import { defaultRegistryOptions } from "../../../lib/ingest/index.ts";
 import type { GatewayApiStatus } from "../../../lib/registry/gateway-api/gateway-status.ts";
@@ -142,5 +142,11 @@ describe("GET /v1/gateway-status", () => {
     });
     const res = await app.request("/v1/gateway-status", { headers: { authorization: "Bearer t" } });
     expect(res.status).toBe(404);
+  });
+
+  it("gatewayStatusOver: the hosts' option, only when statuses are bound", () => {
+    const store = createMemoryStore();
+    expect(gatewayStatusOver(store, undefined)).toEqual({});
+    expect(gatewayStatusOver(store, fromStore)).toEqual({ gatewayStatus: { store, statuses: fromStore } });
   });
 });
