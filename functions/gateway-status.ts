@@ -8,6 +8,7 @@ import type { Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { clusterIdRule, isClusterId } from "../lib/config.ts";
 import type { GatewayApiStatus } from "../lib/registry/gateway-api/gateway-status.ts";
+import { loadGatewayApi } from "../lib/registry/gateway-api/index.ts";
 import { resourceVersion } from "../lib/resources/version.ts";
 import type { Store } from "../lib/store/index.ts";
 
@@ -21,6 +22,19 @@ export type GatewayStatuses = (store: Store, options: { cluster: string }) => Pr
 export interface GatewayStatusOptions {
   store: Store;
   statuses: GatewayStatuses;
+}
+
+/**
+ * The one place the hosts (Node, the Durable Object, the ingest Lambda) take their statuses from:
+ * the Gateway API translation over the host's store (lib/registry/gateway-api), read at each ask.
+ */
+export function gatewayStatusOver(
+  store: Store,
+  domainSuffix: string,
+): { gatewayStatus: GatewayStatusOptions } {
+  return {
+    gatewayStatus: { store, statuses: async (s) => (await loadGatewayApi(s, { domainSuffix })).statuses },
+  };
 }
 
 /** The answer's body. */

@@ -10,6 +10,7 @@ import type { Context as LambdaContext } from "aws-lambda";
 import { handle, type LambdaEvent } from "hono/aws-lambda";
 import { logWarn } from "../../lib/log/line-log.ts";
 import { logSafe } from "../../lib/log-safe.ts";
+import { gatewayStatusOver } from "../gateway-status.ts";
 import { createIngestApp } from "../ingest.ts";
 import { coldStartLogger, createLambdaMesh, type LambdaDeps } from "./mesh.ts";
 
@@ -51,6 +52,7 @@ export function createIngestHandler(deps: IngestHostDeps): IngestHandler {
     allowUnauthenticated: () => false,
     unauthenticatedRefusal: lambdaNoTokenRefusal,
     log,
+    ...gatewayStatusOver(mesh.store, config.registry.domainSuffix),
   });
   const serve = handle(app);
   const cold = coldStartLogger(log, "ingest", deps.loadedAt ?? performance.now());

@@ -1,13 +1,15 @@
 /**
  * The relay's health endpoint (RELAY_HEALTH_PORT): GET /healthz answers 200 while the process
  * serves (liveness), GET /ready 200 or 503 with lib/relay/health.ts's JSON (readiness). Plain
- * node:http; it says only whether the relay is live and ready and how much it delivered.
+ * node:http; it says only whether the relay is live and ready, how much it delivered and how many
+ * statuses it wrote back.
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { listenError } from "../../lib/listen-error.ts";
 import type { DeliveryStats } from "../../lib/relay/delivery.ts";
 import { type KindHealth, relayReadiness } from "../../lib/relay/health.ts";
+import type { StatusStats } from "./relay/status-writer.ts";
 
 /** A listening health endpoint: its port (the one asked for, or the free one 0 found) and close. */
 export interface RelayHealthServer {
@@ -20,6 +22,8 @@ export interface RelayHealthSource {
   health(): KindHealth[];
   stats(): DeliveryStats;
   stopping(): boolean;
+  /** The status writer's outcomes by kind, shown as `statusWrites` in /ready's body. */
+  statusStats?(): StatusStats;
 }
 
 /**
@@ -37,7 +41,8 @@ export async function startRelayHealth(
     if (path === "/healthz") return void res.writeHead(200, { "content-type": "text/plain" }).end("ok\n");
     if (path !== "/ready") return void res.writeHead(404).end();
     const r = relayReadiness(source.health(), source.stats(), source.stopping());
-    res.writeHead(r.status, { "content-type": "application/json" }).end(JSON.stringify(r.body));
+    const body = source.statusStats ? { ...r.body, statusWrites: source.statusStats() } : r.body;
+    res.writeHead(r.status, { "content-type": "application/json" }).end(JSON.stringify(body));
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", (e) => reject(listenError(e, { variable: "RELAY_HEALTH_PORT", port, host })));

@@ -38,7 +38,12 @@ const relay = createRelay({ kc, config, log });
 let stopping = false;
 if (config.healthPort !== undefined) {
   const health = await startRelayHealth(
-    { health: () => relay.health(), stats: () => relay.stats(), stopping: () => stopping },
+    {
+      health: () => relay.health(),
+      stats: () => relay.stats(),
+      statusStats: () => relay.statusStats(),
+      stopping: () => stopping,
+    },
     config.healthPort,
     config.healthHost,
   ).catch((err: unknown) => {

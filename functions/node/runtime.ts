@@ -25,6 +25,7 @@ import { setupGuard } from "../auth-setup.ts";
 import { createCaRoutes } from "../ca.ts";
 import { mountConnect } from "../connect.ts";
 import { mountDebug } from "../debug.ts";
+import { gatewayStatusOver } from "../gateway-status.ts";
 import { createIngestApp } from "../ingest.ts";
 import { mountMetrics } from "../metrics.ts";
 import { createPollRoutes } from "../poll.ts";
@@ -149,6 +150,7 @@ export async function startNodeRuntime(config: Config, options: NodeRuntimeOptio
     allowUnauthenticated: (c) => isLoopback(getConnInfo(c).remote.address),
     ready: () => serving,
     log,
+    ...gatewayStatusOver(store, config.registry.domainSuffix),
   });
   const xdsRoutes = createXdsRoutes(xds, { ads: xds.ads });
   // One admission bucket for every call on XDS_PORT, whichever path serves it.

@@ -7,6 +7,8 @@
 import type { Hono } from "hono";
 import type { Config } from "../../lib/config.ts";
 import type { IngestCore } from "../../lib/core/ingest.ts";
+import type { Store } from "../../lib/store/store.ts";
+import { gatewayStatusOver } from "../gateway-status.ts";
 import { createIngestApp } from "../ingest.ts";
 import { forwardedIngest } from "./ingest-forward.ts";
 
@@ -18,11 +20,12 @@ export function isIngestPath(path: string): boolean {
   return path === "/ready" || path.startsWith("/v1/");
 }
 
-/** Builds the object's ingest app (and GET /ready, answered from the object's sync record). */
+/** Builds the object's ingest app (and GET /ready, answered from the object's sync record; GET /v1/gateway-status from `store`). */
 export function createIngestHost(options: {
   core: IngestCore;
-  config: Pick<Config, "clusterId">;
+  config: Pick<Config, "clusterId" | "registry">;
   log: (line: string) => void;
+  store: Store;
 }): Hono {
   const { core, config, log } = options;
   return createIngestApp({
@@ -32,5 +35,6 @@ export function createIngestHost(options: {
     allowUnauthenticated: (c) => forwardedIngest(c.req.raw.headers),
     unauthenticatedRefusal: notForwardedRefusal,
     log,
+    ...gatewayStatusOver(options.store, config.registry.domainSuffix),
   });
 }

@@ -128,7 +128,12 @@ export class MeshStore extends DurableObject<Env> implements StoreRpc {
         this.#debug ??= createDebugHost(this.#xds(core, config));
         host = this.#debug;
       } else if (isIngestPath(path)) {
-        this.#ingest ??= createIngestHost({ core: core.ingest, config, log: workerLog(config.log) });
+        this.#ingest ??= createIngestHost({
+          core: core.ingest,
+          config,
+          log: workerLog(config.log),
+          store: this.#store,
+        });
         host = this.#ingest;
       } else {
         this.#polls ??= createPollHost(this.#xds(core, config).poll, config.limits, workerLog(config.log));

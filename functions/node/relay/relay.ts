@@ -1,7 +1,8 @@
 /**
  * The relay: one watcher per kind (the "always" kinds of lib/kinds/descriptors.ts, v1 Endpoints when
- * asked, the Istio and Gateway API kinds that API discovery finds served, each at its newest served version), one
- * sender to ingest, a periodic full resync, re-discovery on an interval, and the overflow pause.
+ * asked, the Istio and Gateway API kinds that API discovery finds served, each at its newest served
+ * version), one sender to ingest, a periodic full resync, re-discovery on an interval, the overflow
+ * pause, and the status writer (RELAY_STATUS_INTERVAL) that writes the Gateway API statuses back.
  */
 import type { KubeConfig } from "@kubernetes/client-node";
 import { type BackoffOptions, createBackoff, defaultBackoff } from "../../../lib/relay/backoff.ts";

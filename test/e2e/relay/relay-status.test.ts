@@ -85,6 +85,7 @@ function runRelay(api: FakeApiServer, cpUrl: string): { child: ChildProcess; out
       RELAY_WATCH_ISTIO: "false",
       RELAY_BATCH_DELAY: "10ms",
       RELAY_STATUS_INTERVAL: "100ms",
+      RELAY_HEALTH_PORT: "0",
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -277,6 +278,14 @@ describe("edgepilot relay writes the Gateway API statuses back", () => {
     ]);
     expect(grpcConditions()?.[0]?.lastTransitionTime).toBe(acceptedAt);
     expect(relay.output()).not.toContain("backendRef not permitted");
+    // /ready counts the outcomes by kind.
+    const health = (/health on (http:\/\/127\.0\.0\.1:\d+)/.exec(relay.output()) as RegExpExecArray)[1];
+    const ready = (await (await fetch(`${health}/ready`)).json()) as { statusWrites: unknown };
+    expect(ready.statusWrites).toEqual({
+      GatewayClass: { written: 1, unchanged: 0, conflict: 0, failed: 0 },
+      HTTPRoute: { written: 1, unchanged: 0, conflict: 0, failed: 0 },
+      GRPCRoute: { written: 2, unchanged: 0, conflict: 0, failed: 0 },
+    });
   });
 
   it("a 409 is retried at the next round with a fresh read, then settled", async () => {

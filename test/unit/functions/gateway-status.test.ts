@@ -6,7 +6,7 @@
  * VirtualService of the cluster, so what the store holds decides the answer.
  */
 import { describe, expect, it } from "vitest";
-import type { GatewayStatuses } from "../../../functions/gateway-status.ts";
+import { type GatewayStatuses, gatewayStatusOver } from "../../../functions/gateway-status.ts";
 import { createIngestApp } from "../../../functions/ingest.ts";
 import { defaultRegistryOptions } from "../../../lib/ingest/index.ts";
 import type { GatewayApiStatus } from "../../../lib/registry/gateway-api/gateway-status.ts";
@@ -142,5 +142,43 @@ describe("GET /v1/gateway-status", () => {
     });
     const res = await app.request("/v1/gateway-status", { headers: { authorization: "Bearer t" } });
     expect(res.status).toBe(404);
+  });
+
+  it("gatewayStatusOver: the hosts' statuses are the Gateway API translation's over their store", async () => {
+    const store = createMemoryStore();
+    const gatewayClass: StoredConfig<"GatewayClass"> = {
+      kind: "GatewayClass",
+      name: "istio",
+      namespace: "",
+      clusterId: "Kubernetes",
+      resourceVersion: "1",
+      generation: 2,
+      labels: {},
+      spec: { controllerName: "istio.io/gateway-controller" },
+    };
+    await store.put(keys.config("GatewayClass", "", "istio", "Kubernetes"), gatewayClass);
+    const app = createIngestApp({
+      store,
+      registry: defaultRegistryOptions,
+      now: () => 0,
+      token: "t",
+      clusterId: "Kubernetes",
+      allowUnauthenticated: () => false,
+      log: () => undefined,
+      ...gatewayStatusOver(store, "cluster.local"),
+    });
+    const res = await app.request("/v1/gateway-status", { headers: { authorization: "Bearer t" } });
+    expect(res.status).toBe(200);
+    const { statuses } = (await res.json()) as { statuses: GatewayApiStatus[] };
+    expect(statuses).toMatchObject([
+      {
+        group: "gateway.networking.k8s.io",
+        resource: "gatewayclasses",
+        kind: "GatewayClass",
+        name: "istio",
+        generation: 2,
+        status: { conditions: [{ type: "Accepted", status: "True", observedGeneration: 2 }] },
+      },
+    ]);
   });
 });

@@ -94,6 +94,11 @@ describe("parseRelayConfig", () => {
     },
     { name: "cluster id", env: { CLUSTER_ID: "a b" }, error: /^CLUSTER_ID=a b: a cluster id is/ },
     {
+      name: "status interval",
+      env: { RELAY_STATUS_INTERVAL: "soon" },
+      error: /^RELAY_STATUS_INTERVAL=soon: not a duration/,
+    },
+    {
       name: "duration",
       env: { RELAY_RESYNC_PERIOD: "10 minutes" },
       error: /^RELAY_RESYNC_PERIOD=10 minutes: not a duration/,
@@ -169,6 +174,7 @@ describe("parseRelayConfig", () => {
     expect(parseRelayConfig({}, ["--help"])).toEqual({ ok: "help" });
     expect(relayUsage()).toMatch(/--batch-size <v>\s+RELAY_BATCH_SIZE/);
     expect(relayUsage()).toMatch(/--discovery-interval <v>\s+RELAY_DISCOVERY_INTERVAL .*\(default 30s\)/);
+    expect(relayUsage()).toMatch(/--status-interval <v>\s+RELAY_STATUS_INTERVAL .*\(default 5s\)/);
   });
 });
 
