@@ -74,7 +74,7 @@ describe("configz", () => {
   });
 
   it.each([
-    { q: { kind: "Gateway" }, error: /kind must be one of/ },
+    { q: { kind: "Service" }, error: /kind must be one of/ },
     { q: { namespace: "default" }, error: /namespace needs kind/ },
   ])("refuses $q", async ({ q, error }) => {
     const r = await readConfigz(store, { limit: 10, ...q });
