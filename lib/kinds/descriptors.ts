@@ -1,13 +1,15 @@
 /**
- * Every Kubernetes, Istio and Gateway API kind edgepilot knows, as data: where the API server serves it, how
- * the relay watches it, what the admission webhook does with it, how ingest counts it and what a
- * change of it pushes. The relay's watch list and discovery, its ClusterRole, the webhook's rules,
- * ingest's accepted kinds and the metrics labels are all read from this one table
- * (test/unit/infra/kinds-infra.test.ts fails when infra/k8s disagrees with it).
+ * Every Kubernetes, Istio and Gateway API kind edgepilot knows, as data: where the API server
+ * serves it, how the relay watches it, what the admission webhook does with it, how ingest counts
+ * it and what a change of it pushes. A kind is named by its id (`kind`), its objects by group and
+ * object kind (kindOfObject), so two groups' kinds of one name never meet. The relay's watch
+ * list and discovery, its ClusterRole, the webhook's rules, ingest's accepted kinds and the
+ * metrics labels are all read from this one table (test/unit/infra/kinds-infra.test.ts fails when
+ * infra/k8s disagrees with it).
  *
  * Pure data with no imports: the relay loads it without loading the control plane. Each kind's
- * code (its validation and its ingest handler) is bound by name in lib/ingest/kind-code.ts, whose
- * type requires one entry per kind named here.
+ * code (its validation and its ingest handler) is bound by id in lib/ingest/kinds/index.ts, which
+ * fails to load unless it has one entry per kind named here.
  */
 
 /** How the relay watches a kind: always, only with RELAY_WATCH_ENDPOINTS, or once discovery finds its CRD. */
