@@ -1,13 +1,15 @@
 /**
- * Every Kubernetes, Istio and Gateway API kind edgepilot knows, as data: where the API server serves it, how
- * the relay watches it, what the admission webhook does with it, how ingest counts it and what a
- * change of it pushes. The relay's watch list and discovery, its ClusterRole, the webhook's rules,
- * ingest's accepted kinds and the metrics labels are all read from this one table
- * (test/unit/infra/kinds-infra.test.ts fails when infra/k8s disagrees with it).
+ * Every Kubernetes, Istio and Gateway API kind edgepilot knows, as data: where the API server
+ * serves it, how the relay watches it, what the admission webhook does with it, how ingest counts
+ * it and what a change of it pushes. A kind is named by its id (`kind`), its objects by group and
+ * object kind (kindOfObject), so two groups' kinds of one name never meet. The relay's watch
+ * list and discovery, its ClusterRole, the webhook's rules, ingest's accepted kinds and the
+ * metrics labels are all read from this one table (test/unit/infra/kinds-infra.test.ts fails when
+ * infra/k8s disagrees with it).
  *
  * Pure data with no imports: the relay loads it without loading the control plane. Each kind's
- * code (its validation and its ingest handler) is bound by name in lib/ingest/kind-code.ts, whose
- * type requires one entry per kind named here.
+ * code (its validation and its ingest handler) is bound by id in lib/ingest/kinds/index.ts, which
+ * fails to load unless it has one entry per kind named here.
  */
 
 /**
@@ -82,10 +84,11 @@ export interface KindDescriptor {
   /** Subresources the webhook also hears (a pod's IP arrives through pods/status). */
   webhookSubresources?: readonly string[];
   push: PushScope;
-  /** The relay writes its status subresource (Gateway API status, as istiod): RBAC update, patch on `<resource>/status`. */
+  /**
+   * The relay writes its status subresource (Gateway API status, as istiod): RBAC `update` on
+   * `<resource>/status` (it PUTs at the resourceVersion it read; it reads with a list by name).
+   */
   writesStatus?: true;
-  /** The relay may GET one object of it, not only list and watch (istiod's rule for the Gateway API group). */
-  relayGets?: true;
   /** The apiVersion strings an object may carry, preferred first: "v1", "discovery.k8s.io/v1", "networking.istio.io/v1beta1". */
   apiVersions: readonly string[];
 }
@@ -163,7 +166,6 @@ const gateway = (
   relay: "crd",
   webhook: "observe",
   push,
-  relayGets: true,
   ...extra,
 });
 

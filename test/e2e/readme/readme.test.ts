@@ -311,6 +311,30 @@ const runs: Run[] = [
     check: (out) => expect(JSON.parse(out)).toMatchObject({ events: 2, applied: 2 }),
   },
   {
+    // docs/reference/kinds.md: the two Gateways of one name are two objects of two kinds, neither refused.
+    match: /^curl -s localhost:8080\/v1\/events .*"kind":"Gateway"/s,
+    check: (out) => {
+      const summary = JSON.parse(out) as {
+        events: number;
+        rejected: unknown[];
+        ignored: Record<string, number>;
+      };
+      expect(summary).toMatchObject({ events: 2, rejected: [] });
+      // Until their handlers exist both are ignored, each under its own id.
+      for (const [kind, n] of Object.entries(summary.ignored)) {
+        expect(["Gateway", "KubernetesGateway"]).toContain(kind);
+        expect(n).toBe(1);
+      }
+    },
+  },
+  {
+    // docs/reference/kinds.md: a resync of the Gateway API's Gateway, by id or by object kind and group.
+    match:
+      /^curl -s 'localhost:8080\/v1\/resync\?cluster=Kubernetes&kind=(KubernetesGateway|Gateway&group=gateway\.networking\.k8s\.io)' /,
+    check: (out) =>
+      expect(JSON.parse(out)).toMatchObject({ events: 0, deleted: expect.any(Number), rejected: [] }),
+  },
+  {
     match: /^curl -s localhost:8080\/edgepilot\.xds\.v1\.DeltaPollService\/Poll /,
     check: (out) => expect(out).toContain("outbound|9080||reviews.default.svc.cluster.local"),
   },

@@ -49,17 +49,17 @@ function grants(rules: readonly PolicyRule[]): string[] {
 
 /**
  * What the ClusterRole must grant: list and watch on every kind the relay watches unasked or once
- * served, cluster-wide, get too where it may read one object (`relayGets`), and update and patch on
- * the status subresource of a kind whose status it writes (`writesStatus`), nothing else of it; get,
- * list and watch on a kind it reads by name while referenced (Secrets: their namespaces are not
- * known ahead); a kind it reads one object of (`watchOnly`) is granted by a Role instead.
+ * served, cluster-wide, and update on the status subresource of a kind whose status it writes
+ * (`writesStatus`), nothing else of it; list and watch on a kind it reads by name while referenced
+ * (Secrets: their namespaces are not known ahead); a kind it reads one object of (`watchOnly`) is
+ * granted by a Role instead.
  */
 const relayGrants = (relay: (d: KindDescriptor) => boolean) =>
   kindTable
     .filter((d) => relay(d) && !d.watchOnly)
     .flatMap((d) => [
-      `${d.group}/${d.resource} ${d.relayGets || d.relay === "referenced" ? "get," : ""}list,watch`,
-      ...(d.writesStatus ? [`${d.group}/${d.resource}/status patch,update`] : []),
+      `${d.group}/${d.resource} list,watch`,
+      ...(d.writesStatus ? [`${d.group}/${d.resource}/status update`] : []),
     ]);
 
 /** The rules commented out after the line naming RELAY_WATCH_ENDPOINTS, uncommented. */
@@ -131,16 +131,16 @@ const webhooks = (loadAll(readFileSync(webhookFile, "utf8")) as { kind: string; 
 )?.webhooks as Webhook[];
 
 describe("the relay's ClusterRole follows the kind table", () => {
-  it("list and watch on exactly the kinds the relay watches always or once served, WorkloadEntry included; get too on Secrets", () => {
+  it("list and watch on exactly the kinds the relay watches always or once served, WorkloadEntry included; Secrets too", () => {
     const want = relayGrants((d) => d.relay === "always" || d.relay === "crd" || d.relay === "referenced");
     expect(want).toContain("networking.istio.io/workloadentries list,watch");
     // The two Gateways, by group: the Gateway API's is read and reported on, Istio's only watched.
     expect(want).toContain("networking.istio.io/gateways list,watch");
-    expect(want).toContain("gateway.networking.k8s.io/gateways get,list,watch");
-    expect(want).toContain("gateway.networking.k8s.io/gateways/status patch,update");
-    expect(want).toContain("gateway.networking.k8s.io/referencegrants get,list,watch");
-    expect(want).not.toContain("gateway.networking.k8s.io/referencegrants/status patch,update");
-    expect(want).toContain("/secrets get,list,watch");
+    expect(want).toContain("gateway.networking.k8s.io/gateways list,watch");
+    expect(want).toContain("gateway.networking.k8s.io/gateways/status update");
+    expect(want).toContain("gateway.networking.k8s.io/referencegrants list,watch");
+    expect(want).not.toContain("gateway.networking.k8s.io/referencegrants/status update");
+    expect(want).toContain("/secrets list,watch");
     expect(sortedDiff(grants(clusterRole.rules), want)).toEqual({ missing: [], extra: [] });
   });
 
@@ -159,12 +159,12 @@ describe("the relay's ClusterRole follows the kind table", () => {
     rules.push({
       apiGroups: ["gateway.networking.k8s.io"],
       resources: ["referencegrants/status"],
-      verbs: ["update", "patch"],
+      verbs: ["update"],
     });
     const want = relayGrants((d) => d.relay !== "endpoints");
     expect(sortedDiff(grants(rules), want)).toEqual({
       missing: ["networking.istio.io/workloadentries list,watch"],
-      extra: ["/serviceaccounts list,watch", "gateway.networking.k8s.io/referencegrants/status patch,update"],
+      extra: ["/serviceaccounts list,watch", "gateway.networking.k8s.io/referencegrants/status update"],
     });
   });
 });

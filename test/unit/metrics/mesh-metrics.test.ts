@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createMeshHooks, type Flush } from "../../../lib/core/hooks.ts";
+import { type ApplySummary, validateEvents } from "../../../lib/ingest/index.ts";
 import { createMeshMetrics, maxVersionLabels } from "../../../lib/metrics/mesh-metrics.ts";
 import { createRegistry } from "../../../lib/metrics/registry.ts";
 import { measureStore, sampleEvery } from "../../../lib/metrics/store-metrics.ts";
@@ -133,5 +134,48 @@ describe("the measuring Store decorator", () => {
         expect(text).toContain(`edgepilot_store_seconds_count{op="${op}"} ${timed}\n`);
       }
     }
+  });
+});
+
+describe("config events by kind", () => {
+  it("count both Gateways under istiod's informer name Gateway, each Gateway API kind under its own", async () => {
+    const { registry, observer } = createMeshMetrics(createRegistry());
+    const gateway = (apiVersion: string, name: string) => ({
+      apiVersion,
+      kind: "Gateway",
+      metadata: { name },
+    });
+    const validated = validateEvents([
+      {
+        type: "ADDED",
+        object: { ...gateway("networking.istio.io/v1", "a"), metadata: { name: "a", namespace: "d" } },
+      },
+      {
+        type: "ADDED",
+        object: { ...gateway("gateway.networking.k8s.io/v1", "a"), metadata: { name: "a", namespace: "d" } },
+      },
+      {
+        type: "ADDED",
+        object: {
+          apiVersion: "gateway.networking.k8s.io/v1",
+          kind: "GatewayClass",
+          metadata: { name: "istio" },
+        },
+      },
+    ]);
+    if (!validated.ok) throw new Error("invalid test events");
+    const summary = { rejected: [], applied: 0, unchanged: 0, stale: 0 } as unknown as ApplySummary;
+    observer.onIngest?.({ call: "events", cluster: "c", summary, events: validated.value });
+    observer.onIngest?.({
+      call: "resync",
+      cluster: "c",
+      kind: "KubernetesGateway",
+      summary: { ...summary, listed: { add: 1, update: 0, delete: 0 } } as ApplySummary,
+    });
+    const text = await registry.expose();
+    expect(lines(text, 'pilot_k8s_cfg_events{type="Gateway"')).toEqual([
+      'pilot_k8s_cfg_events{type="Gateway",event="add"} 3',
+    ]);
+    expect(text).toContain('pilot_k8s_cfg_events{type="GatewayClass",event="add"} 1\n');
   });
 });
