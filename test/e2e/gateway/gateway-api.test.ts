@@ -89,6 +89,14 @@ async function tally(client: WhoClient, n: number, headers?: Record<string, stri
   return out;
 }
 
+/** Applies what `h`'s stream receives until `done` holds (at most 10 s). */
+async function takeUntil(h: ReturnType<typeof holder>, done: () => boolean, what: string): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !done(); await h.take())
+    if (Date.now() > deadline) {
+      throw new Error(`the gateway never received ${what}\n${cp.output().slice(-6000)}`);
+    }
+}
+
 /** The statuses the control plane computed, as the relay reads them. */
 async function statuses(): Promise<GatewayApiStatus[]> {
   const res = await fetch(`http://127.0.0.1:${cp.port}/v1/gateway-status`, {
@@ -194,7 +202,8 @@ describe("mesh routes (GAMMA) for proxyless gRPC clients", () => {
     // The GRPCRoute goes first: one route per Service and port wins (the HTTPRoute alone then).
     let at = await post(cp, event("DELETED", grpc), event("ADDED", http));
     await until(cp, client, at, { accept: (a) => a === "b", what: "v2 by method path", settle: 20 });
-    at = await post(cp, event("DELETED", http));
+    // A delete carries a newer resourceVersion, as the API server sends it.
+    at = await post(cp, event("DELETED", { ...http, metadata: meta("reviews-http", ns) }));
     await until(cp, client, at, { accept: (a) => a === "a", what: "v1 through the Service", settle: 1 });
     await until(cp, client, at, { accept: (a) => a === "b", what: "v2 through the Service", settle: 1 });
   });
@@ -257,7 +266,9 @@ describe("a Gateway-attached route to another namespace's backend", () => {
     const h = holder(g);
     g.send({ typeUrl: TypeUrl.cluster, node: routerNode });
     g.send({ typeUrl: TypeUrl.listener });
-    await h.take();
+    // The Gateway's push may land after the stream opened: its listener arrives with it.
+    console.log("ENDED", await g.ended(3000));
+    await takeUntil(h, () => h.names(TypeUrl.listener).length > 0, "the gateway's listener");
     await subscribeAll(g, h);
     expect(h.names(TypeUrl.listener)).toEqual(["0.0.0.0_80"]);
     expect(h.names(TypeUrl.route)).toEqual(["http.80"]);
@@ -280,10 +291,10 @@ describe("a Gateway-attached route to another namespace's backend", () => {
     expect(await parentConditions("HTTPRoute", "ingress", "shop")).toMatchObject({
       ResolvedRefs: "True/ResolvedRefs",
     });
-    const deadline = Date.now() + 10_000;
-    while (!routedClusters(h.routes()).includes("outbound|9080||reviews.default.svc.cluster.local")) {
-      if (Date.now() > deadline) throw new Error(`the gateway never routed to reviews\n${cp.output()}`);
-      await h.take();
-    }
+    await takeUntil(
+      h,
+      () => routedClusters(h.routes()).includes("outbound|9080||reviews.default.svc.cluster.local"),
+      "the gateway's route to reviews",
+    );
   });
 });
