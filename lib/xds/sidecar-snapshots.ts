@@ -33,6 +33,7 @@ import type { SecurityPolicies, WorkloadAuthorization } from "../registry/istio/
 import type { SidecarModel } from "../registry/istio/sidecar.ts";
 import type { MeshEnvOverrides } from "../registry/mesh/effective-mesh.ts";
 import type { Push, PushVersion, ResourceChange } from "../resources/changes.ts";
+import type { GatewayExtrasSource } from "../resources/gateway-configs.ts";
 import { sidecarClusters } from "../resources/generators/sidecar/cluster.ts";
 import { inboundClusters } from "../resources/generators/sidecar/cluster-inbound.ts";
 import { sidecarListeners } from "../resources/generators/sidecar/listener.ts";
@@ -95,6 +96,8 @@ export interface SidecarSnapshotOptions {
   authz?: InboundAuthzBuilder;
   meshEnv?: MeshEnvOverrides;
   maxClasses?: number;
+  /** Gateways and VirtualServices read beside the stored ones by every context (push-context.ts). */
+  gatewayExtras?: GatewayExtrasSource;
 }
 
 /** The sidecar resources of one host. */
@@ -145,6 +148,7 @@ export function createSidecarSnapshots(options: SidecarSnapshotOptions): Sidecar
   const contextOptions: PushContextOptions = {
     domainSuffix: base.domainSuffix,
     ...(Object.keys(meshEnv).length > 0 && { meshEnv }),
+    ...(options.gatewayExtras && { gatewayExtras: options.gatewayExtras }),
   };
   // One settings object per context (its scope), so every class of a push builds with the same.
   const meshes = new WeakMap<SidecarScope, SidecarMeshSettings>();

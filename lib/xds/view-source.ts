@@ -28,6 +28,7 @@ import {
   readEffectiveMesh,
 } from "../registry/mesh/effective-mesh.ts";
 import type { Push, ResourceChange } from "../resources/changes.ts";
+import type { GatewayExtrasSource } from "../resources/gateway-configs.ts";
 import type { SidecarMeshSettings } from "../resources/generators/sidecar/types.ts";
 import { NETWORKS_CHANGED } from "../resources/network-table.ts";
 import type { StoredResource } from "../resources/types.ts";
@@ -118,6 +119,11 @@ export interface ViewsOptions {
   sidecarResources?: boolean;
   /** The most derived network-view assignments kept (network-views.ts maxEntries). */
   maxNetworkEntries?: number;
+  /**
+   * Gateways and VirtualServices gateway proxies read beside the stored Istio ones (the Gateway
+   * API translation's); the flush must build its contexts with the same source for them to be shared.
+   */
+  gatewayExtras?: GatewayExtrasSource;
 }
 
 /** Whether `c` is a change of what a view may see (a marker, `name` ""), for `namespace`'s proxies. */
@@ -146,6 +152,7 @@ export function createViews(options: ViewsOptions): Views {
     cache,
     ...(options.sidecarMesh && { mesh: options.sidecarMesh }),
     ...(options.meshEnv && { meshEnv: options.meshEnv }),
+    ...(options.gatewayExtras && { gatewayExtras: options.gatewayExtras }),
   });
   const inbound = createProxylessInbound({ snapshots: sidecars });
   const gateways = createGatewaySnapshots({

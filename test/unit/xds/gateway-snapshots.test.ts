@@ -126,6 +126,32 @@ describe("gateway snapshots", () => {
     expect(names(await read(s, node("10.0.9.2", "gw-c"), RDS))).toEqual(["http.8080"]);
   });
 
+  it("extra Gateways and VirtualServices (the Gateway API translation's) are read beside the stored ones", async () => {
+    const sidecars = createSidecarSnapshots({
+      store: await gatewayStore(),
+      cache: true,
+      gatewayExtras: async () => ({
+        gateways: [
+          config("Gateway", "translated", GW_NS, {
+            selector: { istio: "ingressgateway" },
+            servers: [{ port: { number: 8081, name: "http", protocol: "HTTP" }, hosts: ["*"] }],
+          }),
+        ],
+        virtualServices: [
+          config("VirtualService", "translated", "default", {
+            hosts: ["api.example.com"],
+            gateways: [`${GW_NS}/translated`],
+            http: [{ route: [{ destination: { host: "details" } }] }],
+          }),
+        ],
+      }),
+    });
+    const s = createGatewaySnapshots({ sidecars });
+    const n = node("10.0.9.1", "gw-a");
+    expect(names(await read(s, n, LDS))).toEqual(["0.0.0.0_80", "0.0.0.0_8081"]);
+    expect(names(await read(s, n, RDS))).toEqual(["http.80", "http.8081"]);
+  });
+
   it("an endpoint-only push keeps the classes; any other push drops them and re-reads", async () => {
     const s = await snapshots();
     const n = node("10.0.9.1", "gw-a");
