@@ -124,6 +124,8 @@ export interface ViewsOptions {
    * API translation's); the flush must build its contexts with the same source for them to be shared.
    */
   gatewayExtras?: GatewayExtrasSource;
+  /** Where a gateway server left out while merging is logged (istiod logs it too). */
+  log?: (line: string) => void;
 }
 
 /** Whether `c` is a change of what a view may see (a marker, `name` ""), for `namespace`'s proxies. */
@@ -157,6 +159,7 @@ export function createViews(options: ViewsOptions): Views {
   const inbound = createProxylessInbound({ snapshots: sidecars });
   const gateways = createGatewaySnapshots({
     sidecars,
+    ...(options.log && { log: (line: string) => options.log?.(`xds: gateway: ${line}`) }),
     ...(options.sidecarMesh && { mesh: options.sidecarMesh }),
   });
   const networks = createNetworkViews({

@@ -152,6 +152,26 @@ describe("gateway snapshots", () => {
     expect(names(await read(s, n, RDS))).toEqual(["http.80", "http.8081"]);
   });
 
+  it("a server whose protocol conflicts with its port's first is left out and logged (the first wins)", async () => {
+    const store = await gatewayStore();
+    await store.put(
+      keys.config("Gateway", GW_NS, "tcp", "Kubernetes"),
+      config("Gateway", "tcp", GW_NS, {
+        selector: { istio: "ingressgateway" },
+        servers: [{ port: { number: 80, name: "tcp", protocol: "TCP" }, hosts: ["*"] }],
+      }),
+    );
+    const lines: string[] = [];
+    const s = createGatewaySnapshots({
+      sidecars: createSidecarSnapshots({ store, cache: true }),
+      log: (l) => lines.push(l),
+    });
+    expect(names(await read(s, node("10.0.9.1", "gw-a"), RDS))).toEqual(["http.80"]);
+    expect(lines).toEqual([
+      "skipping server on gateway istio-system/tcp port tcp.80.TCP: conflict with existing server 80.HTTP",
+    ]);
+  });
+
   it("an endpoint-only push keeps the classes; any other push drops them and re-reads", async () => {
     const s = await snapshots();
     const n = node("10.0.9.1", "gw-a");
