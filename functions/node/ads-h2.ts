@@ -221,6 +221,11 @@ async function serve<I extends DescMessage, O extends DescMessage>(
   } catch (e) {
     // The server's refusals (stream limit, request checks, an answer too large) as Connect's.
     error = toConnectError(e);
+    // Anything else is a fault of ours: the proxy is told INTERNAL, the log says what it was.
+    if (!(error instanceof ConnectError) && !abort.signal.aborted)
+      options.log?.(
+        `xds: ${method.name} stream failed: ${logSafe(e instanceof Error ? (e.stack ?? e.message) : String(e))}`,
+      );
   } finally {
     clearTimeout(deadline);
     stream.off("close", onClose);

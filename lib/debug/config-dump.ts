@@ -102,13 +102,14 @@ export async function readConfigDump(
   const live = await liveProxyRecord(store, q);
   if (!live.ok) return live;
   const record = live.record;
-  // The node as the record keeps it: GENERATOR picks the set (proxyless or sidecar), CLUSTER_ID the
-  // VIPs, NETWORK and REQUESTED_NETWORK_VIEW its assignments.
+  // The node as the record keeps it: GENERATOR picks the set (proxyless, sidecar or gateway), CLUSTER_ID
+  // the VIPs, NETWORK and REQUESTED_NETWORK_VIEW its assignments, a gateway's LABELS its Gateways.
   const metadata = {
     ...(record.generator !== "" && { GENERATOR: record.generator }),
     ...(record.cluster !== undefined && { CLUSTER_ID: record.cluster }),
     ...(record.network !== undefined && { NETWORK: record.network }),
     ...(record.networkView !== undefined && { REQUESTED_NETWORK_VIEW: record.networkView }),
+    ...(record.labels !== undefined && { LABELS: record.labels }),
   };
   const view = await views.forNode(create(NodeSchema, { id: record.nodeId, metadata }));
   const source = views.source(view, createStoreSource(store));

@@ -77,7 +77,7 @@ export interface PushContext {
 
 /**
  * Whether `ctx` describes push `version` as a reader with `options` would build it (a host generating
- * for another domain suffix or other mesh overrides loads its own).
+ * for another domain suffix, other mesh overrides or other extra gateway configs loads its own).
  */
 export function contextFits(ctx: PushContext, version: number, options: PushContextOptions): boolean {
   const a = ctx.options;

@@ -130,6 +130,8 @@ export interface ProxyStatus {
   network?: string;
   /** Node metadata REQUESTED_NETWORK_VIEW (its networks comma-joined, sorted), when set. */
   networkView?: string;
+  /** A `router~` node's metadata LABELS: the Gateways it is served are the ones selecting them. */
+  labels?: Record<string, string>;
   /** In push order (CDS, EDS, LDS, RDS), then any other type URL the proxy asked for, sorted. */
   types: ProxyTypeStatus[];
 }

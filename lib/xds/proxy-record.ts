@@ -29,6 +29,8 @@ export const recordBounds = {
   chars: 256,
   /** Characters kept of a NACK's error_detail message. */
   nackChars: 1024,
+  /** A gateway's labels kept. */
+  labels: 32,
 } as const;
 
 /** How long a record lives without a refresh; a live stream rewrites it well before. */
@@ -52,6 +54,8 @@ export interface ProxyRecord {
   /** Node metadata NETWORK and REQUESTED_NETWORK_VIEW (cut as above): config_dump reads through its view. */
   network?: string;
   networkView?: string;
+  /** A gateway's LABELS (at most recordBounds.labels, each cut as above): config_dump selects its Gateways by them. */
+  labels?: Record<string, string>;
   /** The stream that wrote it: only that stream deletes it when it ends. */
   streamId: string;
   /** When that stream began (ms since the epoch): the proxy is connected since then. */
@@ -93,6 +97,13 @@ export function proxyRecord(
     ...(status.istioVersion !== undefined && { istioVersion: cut(status.istioVersion) }),
     ...(status.network !== undefined && { network: cut(status.network) }),
     ...(status.networkView !== undefined && { networkView: cut(status.networkView) }),
+    ...(status.labels !== undefined && {
+      labels: Object.fromEntries(
+        Object.entries(status.labels)
+          .slice(0, recordBounds.labels)
+          .map(([k, v]) => [cut(k), cut(v)]),
+      ),
+    }),
     streamId,
     ...(options.connectedAt !== undefined && { connectedAt: options.connectedAt }),
     updatedAt: now,

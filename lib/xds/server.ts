@@ -195,7 +195,7 @@ export function createXdsServer(core: XdsCore, options: XdsServerOptions): XdsSe
   const gate: SyncGate = core.sync ?? openGate;
   const source = createStoreSource(store);
   // Per-namespace views, one table for every read path; a push that changes a view drops it.
-  const views = createViews({ store, log, ...settings.views });
+  const views = createViews({ store, ...settings.views, log });
   const limits = settings.limits;
   const record = settings.proxyStatus;
   const status = async (): Promise<XdsStatus> => {

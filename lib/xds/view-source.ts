@@ -128,7 +128,7 @@ export interface ViewsOptions {
   sidecarResources?: boolean;
   /** The most derived network-view assignments kept (network-views.ts maxEntries). */
   maxNetworkEntries?: number;
-  /** Where a gateway refused a credential is logged (gateway-secrets.ts); default: nowhere. */
+  /** Where a gateway refused a credential, or a server left out while merging, is logged; default: nowhere. */
   log?: (line: string) => void;
 }
 
@@ -162,6 +162,7 @@ export function createViews(options: ViewsOptions): Views {
   const inbound = createProxylessInbound({ snapshots: sidecars });
   const gateways = createGatewaySnapshots({
     sidecars,
+    ...(options.log && { log: (line: string) => options.log?.(`xds: gateway: ${line}`) }),
     ...(options.sidecarMesh && { mesh: options.sidecarMesh }),
   });
   const networks = createNetworkViews({

@@ -275,7 +275,10 @@ function toAction(r: Raw, resolve: (h: string) => string): RouteAction {
   }
   const rd = obj(r.redirect);
   if (rd) return { kind: "redirect", ...toRedirect(rd) };
-  const raw = list(r.route);
+  // A destination without a host is a Gateway API backend the translation refused (istiod keeps it
+  // empty): it is dropped with its weight; a route left with none answers 500, as the Gateway API asks.
+  const raw = list(r.route).filter((d) => typeof obj(d.destination)?.host === "string");
+  if (raw.length === 0) return { kind: "directResponse", status: 500 };
   const dests = raw.map((d): RouteDestination => {
     const dest = obj(d.destination) ?? {};
     const out: RouteDestination = {

@@ -135,7 +135,7 @@ describe("/debug/* with XDS_AUTH=token", () => {
     ],
     ["/debug/registryz?cursor=shard%2Fx", /cursor is not one this path returned/],
     ["/debug/configz?namespace=default", /namespace needs kind/],
-    ["/debug/configz?kind=Gateway", /kind must be one of ServiceEntry, WorkloadEntry/],
+    ["/debug/configz?kind=EnvoyFilter", /kind must be one of ServiceEntry, WorkloadEntry/],
     ["/debug/endpointShardz?hostname=a", /hostname needs namespace/],
     ["/debug/push_status?before=0", /before must be at least 1/],
     ["/debug/config_dump", /proxyID is required/],

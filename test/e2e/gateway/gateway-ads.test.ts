@@ -159,6 +159,27 @@ describe("the ingress gateway over Delta ADS", () => {
     expect(g.dangling()).toEqual([]);
   });
 
+  it("/debug/config_dump?proxyID= reads what the gateway was sent through its Gateways", async () => {
+    const g = d();
+    const h = holder(g);
+    const node = { ...routerNode(), id: routerNode().id.replace("abcde", "dump1") };
+    g.send({ typeUrl: CDS, node });
+    g.send({ typeUrl: LDS });
+    await h.take();
+    const url = `http://127.0.0.1:${cp.port}/debug/config_dump?proxyID=${encodeURIComponent(node.id)}`;
+    let lds: { resources: { name: string; sent?: string; published?: string }[] } | undefined;
+    for (let i = 0; i < 100 && !lds?.resources.length; i++) {
+      const r = await fetch(url);
+      if (r.ok) {
+        const dump = (await r.json()) as { edgepilot: { types: { type_url: string; resources: [] }[] } };
+        lds = dump.edgepilot.types.find((t) => t.type_url === LDS);
+      }
+      if (!lds?.resources.length) await new Promise((res) => setTimeout(res, 50));
+    }
+    expect(lds?.resources.map((r) => r.name).sort()).toEqual(h.names(LDS));
+    for (const r of lds?.resources ?? []) expect(r.published).toBe(r.sent);
+  });
+
   it("a gateway-bound VirtualService change reaches the gateway; a sidecar is sent nothing", async () => {
     const g = d();
     const h = holder(g);

@@ -267,12 +267,19 @@ describe("a Gateway-attached route to another namespace's backend", () => {
     g.send({ typeUrl: TypeUrl.cluster, node: routerNode });
     g.send({ typeUrl: TypeUrl.listener });
     // The Gateway's push may land after the stream opened: its listener arrives with it.
-    console.log("ENDED", await g.ended(3000));
     await takeUntil(h, () => h.names(TypeUrl.listener).length > 0, "the gateway's listener");
     await subscribeAll(g, h);
     expect(h.names(TypeUrl.listener)).toEqual(["0.0.0.0_80"]);
     expect(h.names(TypeUrl.route)).toEqual(["http.80"]);
     expect(routedClusters(h.routes())).not.toContain("outbound|9080||reviews.default.svc.cluster.local");
+    // Requests for the refused backend answer 500, as the Gateway API asks.
+    const shop = h
+      .routes()
+      .get("http.80")
+      ?.virtualHosts.find((vh) => vh.domains.includes("shop.example.com"));
+    expect(
+      shop?.routes.map((r) => (r.action.case === "directResponse" ? r.action.value.status : r.action.case)),
+    ).toEqual([500]);
     // The mesh's calls keep their route.
     await until(cp, mesh, Date.now(), { accept: (a) => a === "a" || a === "b", what: "the Service" });
 

@@ -7,7 +7,8 @@
  * port. A plaintext HTTP port has one chain, a connection manager over RDS `http.<port>`; a TLS port
  * one chain per server, matched by SNI: an HTTPS server terminating TLS gets its TLS context and a
  * connection manager over `https.<port>.<portName>.<gw>.<ns>`; a PASSTHROUGH server one chain per
- * matching `tls` route of a bound VirtualService (its sniHosts ▶ tcp_proxy); a TCP server (with or
+ * matching `tls` route of a bound VirtualService (its sniHosts ▶ tcp_proxy); an AUTO_PASSTHROUGH
+ * server one chain per SNI DNAT cluster its hosts cover (sni-dnat.ts); a TCP server (with or
  * without TLS termination) the first matching `tcp` route. A port whose servers yield no chain
  * gets no listener (istiod omits it). Pure.
  */
@@ -54,6 +55,7 @@ import {
   tlsInspectorFilter,
 } from "../sidecar/listener-filters.ts";
 import { WILDCARD } from "../sidecar/listener-outbound.ts";
+import { ALL_ISTIO_MTLS_ALPNS, sniDnatTargets } from "./sni-dnat.ts";
 import { serverTransportSocket } from "./tls.ts";
 import type { GatewayInputs } from "./types.ts";
 
@@ -63,6 +65,7 @@ const TRANSPORT_SOCKET_CONNECT_TIMEOUT_MS = 15_000;
 /** One filter chain before it is built (istiod's filterChainOpts). */
 interface ChainOpts {
   sniHosts: readonly string[];
+  applicationProtocols?: readonly string[];
   transportSocket?: FilterChain["transportSocket"];
   filters: Filter[];
   /** The chain terminates TLS with an ALPN list (the TLS inspector must read it). */
@@ -150,8 +153,13 @@ function tcpChains(m: MergedServer, inputs: GatewayInputs): ChainOpts[] {
     }
     return [];
   }
-  // AUTO_PASSTHROUGH (SNI DNAT to `outbound_.<port>_.<subset>_.<host>`) is not built: no chain.
-  if (mode === "AUTO_PASSTHROUGH") return [];
+  if (mode === "AUTO_PASSTHROUGH")
+    return sniDnatTargets(inputs.services, m.sniHosts).map((t) => ({
+      sniHosts: [t.name],
+      applicationProtocols: ALL_ISTIO_MTLS_ALPNS,
+      filters: [tcpProxyFilter(t.name, t.name)],
+      alpn: false,
+    }));
   const out: ChainOpts[] = [];
   const known = new Map<string, string>();
   const bind = s.bind ?? "";
@@ -237,7 +245,12 @@ function buildChain(c: ChainOpts): FilterChain {
   // toFilterChainMatch: server names unless one of them is `*` (which matches every SNI).
   const names = c.sniHosts.includes("*") ? [] : c.sniHosts;
   const chain = filterChain(c.filters, {
-    ...(names.length > 0 && { match: { serverNames: names } }),
+    ...((names.length > 0 || c.applicationProtocols) && {
+      match: {
+        ...(names.length > 0 && { serverNames: names }),
+        ...(c.applicationProtocols && { applicationProtocols: c.applicationProtocols }),
+      },
+    }),
     ...(c.transportSocket && { transportSocket: c.transportSocket }),
   });
   return message(FilterChainSchema, { ...chain, transportSocketConnectTimeout: connectTimeout });

@@ -352,6 +352,42 @@ describe("a PASSTHROUGH gateway", () => {
   });
 });
 
+describe("an AUTO_PASSTHROUGH gateway (SNI DNAT)", () => {
+  const gw = gateway("cross-network", [
+    {
+      port: { number: 15443, name: "tls", protocol: "TLS" },
+      hosts: ["*.local"],
+      tls: { mode: "AUTO_PASSTHROUGH" },
+    },
+  ]);
+  const out = generateGateway(gatewayInputs([gw], []));
+
+  it("a chain per covered service port and subset, matched by `outbound_.<port>_.<subset>_.<host>` and Istio's mTLS ALPNs", () => {
+    const chains = listener(out.listeners, "0.0.0.0_15443").filterChains;
+    const names = chains.map((c) => c.filterChainMatch?.serverNames[0]);
+    expect(names).toContain(`outbound_.9080_._.${host("productpage")}`);
+    expect(names).toContain(`outbound_.9080_.v2_.${host("reviews")}`);
+    expect(names.some((n) => n?.includes("api.example.com"))).toBe(false);
+    for (const c of chains) {
+      expect(tcpClusterOf(c)).toBe(c.filterChainMatch?.serverNames[0]);
+      expect(c.filterChainMatch?.applicationProtocols).toEqual([
+        "istio",
+        "istio-peer-exchange",
+        "istio-http/1.0",
+        "istio-http/1.1",
+        "istio-h2",
+      ]);
+    }
+  });
+
+  it("the SNI DNAT clusters: the outbound ones renamed, without TLS, reading the shared assignments", () => {
+    const c = out.clusters.find((x) => x.name === `outbound_.9080_.v1_.${host("reviews")}`)?.message;
+    expect(c?.transportSocketMatches).toEqual([]);
+    expect(c?.edsClusterConfig?.serviceName).toBe(`outbound|9080|v1|${host("reviews")}`);
+    expect(out.dangling).toEqual([]);
+  });
+});
+
 describe("TCP servers", () => {
   it("a plain TCP server takes the first matching tcp route (weighted: stats under <vs>.<ns>)", () => {
     const gw = gateway("tcp", [{ port: { number: 31400, name: "tcp", protocol: "TCP" }, hosts: ["*"] }]);
