@@ -115,9 +115,21 @@ export function createRelay(o: RelayOptions): Relay {
     watching: () => [...watchers.keys()],
   });
 
+  // Every event also tells the status writer, so a status someone else changed is written again.
+  const watched: typeof sender = statusWriter
+    ? {
+        ...sender,
+        event(kind, event) {
+          if (typeof event.object === "object" && event.object !== null && event.type !== "DELETED")
+            statusWriter.seen(event.object as Record<string, unknown>);
+          sender.event(kind, event);
+        },
+      }
+    : sender;
+
   const deps = {
     kc,
-    sender,
+    sender: watched,
     log,
     listPageSize: config.listPageSize,
     backoff,
