@@ -62,6 +62,8 @@ export type StatusInput =
   | { type: "read"; op: number; answer: { status: 200; object: Record<string, unknown> } | StatusHttp }
   | { type: "wrote"; op: number; answer: StatusHttp }
   | { type: "timer"; op: number }
+  /** The relay saw the object in a watch event (its own write's echo, or someone else's change). */
+  | { type: "seen"; object: Record<string, unknown> }
   | { type: "stop" };
 
 /** The outcome of one object, counted by kind (the relay's status stats). */
@@ -99,11 +101,9 @@ export function initialStatusState(): StatusState {
   };
 }
 
-/** One object's identity: group, resource, namespace and name (the version is not part of it). */
-export function statusTargetId(
-  s: Pick<GatewayApiStatus, "group" | "resource" | "namespace" | "name">,
-): string {
-  return JSON.stringify([s.group, s.resource, s.namespace ?? "", s.name]);
+/** One object's identity: group, kind, namespace and name (the version is not part of it). */
+export function statusTargetId(s: Pick<GatewayApiStatus, "group" | "kind" | "namespace" | "name">): string {
+  return JSON.stringify([s.group, s.kind, s.namespace ?? "", s.name]);
 }
 
 /** How an object is named in log lines: its kind and namespace/name, escaped. */
@@ -130,9 +130,30 @@ export function statusStep(s: StatusState, input: StatusInput, ctx: StatusContex
       return s.phase === "reading" ? onRead(s, input.answer, ctx) : [s, []];
     case "wrote":
       return s.phase === "writing" ? onWrote(s, input.answer, ctx) : [s, []];
+    case "seen":
+      return [onSeen(s, input.object, ctx), []];
     case "stop":
       return [{ ...s, phase: "stopped", op: s.op + 1, work: [] }, []];
   }
+}
+
+/**
+ * A settled object seen with a status that no longer holds ours (another writer changed it) is
+ * unsettled, so the next round reads and writes it again, as istiod reacts to the live status. Our
+ * own write's echo holds ours and changes nothing.
+ */
+function onSeen(s: StatusState, object: Record<string, unknown>, ctx: StatusContext): StatusState {
+  const meta = object.metadata as { name?: unknown; namespace?: unknown } | undefined;
+  const apiVersion = typeof object.apiVersion === "string" ? object.apiVersion : "";
+  if (typeof object.kind !== "string" || typeof meta?.name !== "string") return s;
+  const group = apiVersion.includes("/") ? apiVersion.slice(0, apiVersion.indexOf("/")) : "";
+  const namespace = typeof meta.namespace === "string" ? meta.namespace : undefined;
+  const id = statusTargetId({ group, kind: object.kind, namespace, name: meta.name });
+  const target = s.targets.get(id);
+  if (!target?.settled) return s;
+  const live = typeof object.status === "object" && object.status !== null ? object.status : {};
+  if (sameStatus(mergeStatus(live, target.ours, kubeTime(ctx.now())), live)) return s;
+  return { ...s, targets: new Map(s.targets).set(id, { ...target, settled: false }) };
 }
 
 function round(s: StatusState, before: StatusAction[]): Step {

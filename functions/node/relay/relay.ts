@@ -131,11 +131,14 @@ export function createRelay(o: RelayOptions): Relay {
   };
   // Gateway credentials: one watch per Secret a relayed Gateway names (secret-watchers.ts).
   const secrets = createSecretWatchers({ ...base, sender, paused: () => paused });
-  // Every kind's watcher sends through this: the Gateways and ReferenceGrants also reach `secrets`.
+  // Every kind's watcher sends through this: the Gateways and ReferenceGrants also reach `secrets`,
+  // and every object the status writer, so a status someone else changed is written again.
   const deps = {
     ...base,
     sender: {
       event: (kind: string, e: Parameters<typeof sender.event>[1]) => {
+        if (statusWriter && typeof e.object === "object" && e.object !== null && e.type !== "DELETED")
+          statusWriter.seen(e.object as Record<string, unknown>);
         sender.event(kind, e);
         secrets.observe(e);
       },

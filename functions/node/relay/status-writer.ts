@@ -43,6 +43,8 @@ export interface StatusWriter {
   start(): void;
   /** Asks for a round now (a batch was delivered); one in progress is followed by another. */
   poke(): void;
+  /** An object the relay saw in a watch event: a settled status someone changed is written again next round. */
+  seen(object: Record<string, unknown>): void;
   stop(): void;
   stats(): StatusStats;
 }
@@ -172,6 +174,7 @@ export function createStatusWriter(o: StatusWriterOptions): StatusWriter {
       dispatch({ type: "tick" });
     },
     poke: () => dispatch({ type: "tick" }),
+    seen: (object) => dispatch({ type: "seen", object }),
     stop() {
       stopped.abort();
       timers.clearTimeout(interval);

@@ -232,6 +232,24 @@ describe("status machine", () => {
     expect(lines[0]).not.toContain("\n");
   });
 
+  it("a watch event: our own write's echo changes nothing; a status someone else changed is written again", () => {
+    const first = run(initialStatusState(), [tick, fetched([route("a")]), read(object("a")), wrote(200)]);
+    const sent = first.actions.find((a) => a.do === "write");
+    const echo = sent?.do === "write" ? sent.object : {};
+    const echoed = run(first.s, [{ type: "seen", object: echo }, tick, notModified]);
+    expect(kinds(echoed.actions)).toEqual(["fetch"]);
+    // Another writer dropped our parent: the next round reads and writes it again.
+    const clobbered = run(echoed.s, [
+      { type: "seen", object: object("a", { parents: [] }) },
+      tick,
+      notModified,
+    ]);
+    expect(kinds(clobbered.actions)).toEqual(["fetch", "read"]);
+    // An object edgepilot reports nothing for, or of another kind, is ignored.
+    const other = { ...object("a", { parents: [] }), kind: "GRPCRoute" };
+    expect(run(echoed.s, [{ type: "seen", object: other }]).s).toBe(echoed.s);
+  });
+
   it("stop: nothing more happens", () => {
     const { s } = run(initialStatusState(), [tick, { type: "stop" }]);
     expect(run(s, [tick, notModified]).actions).toEqual([]);
