@@ -29,22 +29,30 @@ function setup() {
 }
 
 const gw = "gateway.networking.k8s.io";
+/** Each group's smallest valid Gateway: a Gateway checked as the other kind would be rejected. */
+const gatewaySpec = (apiVersion: string) =>
+  apiVersion.startsWith(gw)
+    ? { gatewayClassName: "istio", listeners: [{ name: "http", port: 80, protocol: "HTTP" }] }
+    : { servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] };
 const gateways = (apiVersion: string, ...names: string[]) => ({
   apiVersion,
   kind: "GatewayList",
   metadata: { resourceVersion: "7" },
-  items: names.map((name) => ({ metadata: { name, namespace: "default", resourceVersion: "7" }, spec: {} })),
+  items: names.map((name) => ({
+    metadata: { name, namespace: "default", resourceVersion: "7" },
+    spec: gatewaySpec(apiVersion),
+  })),
 });
 
 describe("POST /v1/resync of the two Gateways", () => {
   it("kind=Gateway is Istio's; with group=gateway.networking.k8s.io, or kind=KubernetesGateway, the Gateway API's", async () => {
     const resync = setup();
     const istio = await resync("kind=Gateway", gateways("networking.istio.io/v1", "a"));
-    expect(istio).toMatchObject({ status: 200, body: { ignored: { Gateway: 1 } } });
+    expect(istio).toMatchObject({ status: 200, body: { ignored: {}, rejected: [] } });
     const byGroup = await resync(`kind=Gateway&group=${gw}`, gateways(`${gw}/v1`, "a", "b"));
-    expect(byGroup).toMatchObject({ status: 200, body: { ignored: { KubernetesGateway: 2 } } });
+    expect(byGroup).toMatchObject({ status: 200, body: { ignored: {}, rejected: [] } });
     const byId = await resync("kind=KubernetesGateway", gateways(`${gw}/v1`, "a"));
-    expect(byId).toMatchObject({ status: 200, body: { ignored: { KubernetesGateway: 1 } } });
+    expect(byId).toMatchObject({ status: 200, body: { ignored: {}, rejected: [] } });
   });
 
   it("an item of the other group is refused whole, 400 naming its index", async () => {

@@ -148,11 +148,19 @@ describe("config events by kind", () => {
     const validated = validateEvents([
       {
         type: "ADDED",
-        object: { ...gateway("networking.istio.io/v1", "a"), metadata: { name: "a", namespace: "d" } },
+        object: {
+          ...gateway("networking.istio.io/v1", "a"),
+          metadata: { name: "a", namespace: "d" },
+          spec: { servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }] },
+        },
       },
       {
         type: "ADDED",
-        object: { ...gateway("gateway.networking.k8s.io/v1", "a"), metadata: { name: "a", namespace: "d" } },
+        object: {
+          ...gateway("gateway.networking.k8s.io/v1", "a"),
+          metadata: { name: "a", namespace: "d" },
+          spec: { gatewayClassName: "istio", listeners: [{ name: "http", port: 80, protocol: "HTTP" }] },
+        },
       },
       {
         type: "ADDED",
@@ -160,6 +168,7 @@ describe("config events by kind", () => {
           apiVersion: "gateway.networking.k8s.io/v1",
           kind: "GatewayClass",
           metadata: { name: "istio" },
+          spec: { controllerName: "istio.io/gateway-controller" },
         },
       },
     ]);
