@@ -5,30 +5,17 @@
  * class's snapshot (gateway-snapshots.ts).
  */
 import type { Push, ResourceChange } from "../resources/changes.ts";
-import { TypeUrl } from "../resources/xds-types.ts";
 import type { GatewayBinding, GatewaySnapshots } from "./gateway-snapshots.ts";
+import { snapshotSource } from "./sidecar-source.ts";
 import type { ResourceSource } from "./source.ts";
 
-const fromSnapshot: ReadonlySet<string> = new Set([TypeUrl.cluster, TypeUrl.listener, TypeUrl.route]);
-
-/** `eds` for assignments (and any type URL gateways are not generated for), the snapshot for the rest. */
+/** `eds` for assignments, the gateway's class snapshot for the rest (sidecar-source.ts snapshotSource). */
 export function gatewaySource(
   snapshots: GatewaySnapshots,
   binding: GatewayBinding,
   eds: ResourceSource,
 ): ResourceSource {
-  return {
-    async get(typeUrl, names) {
-      if (!fromSnapshot.has(typeUrl)) return eds.get(typeUrl, names);
-      if (names.length === 0) return [];
-      const wanted = new Set(names);
-      return (await snapshots.resources(binding, typeUrl)).filter((r) => wanted.has(r.name));
-    },
-    async list(typeUrl) {
-      if (!fromSnapshot.has(typeUrl)) return eds.list(typeUrl);
-      return [...(await snapshots.resources(binding, typeUrl))];
-    },
-  };
+  return snapshotSource((typeUrl) => snapshots.resources(binding, typeUrl), eds);
 }
 
 /**

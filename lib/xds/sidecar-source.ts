@@ -5,16 +5,19 @@
  * Clusters, Listeners and RouteConfigurations from its class's snapshot (sidecar-snapshots.ts).
  */
 import type { Push, ResourceChange } from "../resources/changes.ts";
+import type { StoredResource } from "../resources/types.ts";
 import { TypeUrl } from "../resources/xds-types.ts";
 import type { SidecarBinding, SidecarSnapshots } from "./sidecar-snapshots.ts";
 import type { ResourceSource } from "./source.ts";
 
 const fromSnapshot: ReadonlySet<string> = new Set([TypeUrl.cluster, TypeUrl.listener, TypeUrl.route]);
 
-/** `eds` for assignments (and any type URL sidecars are not generated for), the snapshot for the rest. */
-export function sidecarSource(
-  snapshots: SidecarSnapshots,
-  binding: SidecarBinding,
+/**
+ * `eds` for assignments (and any type URL snapshots are not generated for), `read` (a class's
+ * snapshot: a sidecar's or a gateway's) for Clusters, Listeners and RouteConfigurations.
+ */
+export function snapshotSource(
+  read: (typeUrl: string) => Promise<readonly StoredResource[]>,
   eds: ResourceSource,
 ): ResourceSource {
   return {
@@ -22,13 +25,22 @@ export function sidecarSource(
       if (!fromSnapshot.has(typeUrl)) return eds.get(typeUrl, names);
       if (names.length === 0) return [];
       const wanted = new Set(names);
-      return (await snapshots.resources(binding, typeUrl)).filter((r) => wanted.has(r.name));
+      return (await read(typeUrl)).filter((r) => wanted.has(r.name));
     },
     async list(typeUrl) {
       if (!fromSnapshot.has(typeUrl)) return eds.list(typeUrl);
-      return [...(await snapshots.resources(binding, typeUrl))];
+      return [...(await read(typeUrl))];
     },
   };
+}
+
+/** `eds` for assignments, the sidecar's class snapshot for the rest (snapshotSource). */
+export function sidecarSource(
+  snapshots: SidecarSnapshots,
+  binding: SidecarBinding,
+  eds: ResourceSource,
+): ResourceSource {
+  return snapshotSource((typeUrl) => snapshots.resources(binding, typeUrl), eds);
 }
 
 /**

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { ListenerSchema } from "../../../lib/gen/envoy/config/listener/v3/listener_pb.ts";
 import { RouteConfigurationSchema } from "../../../lib/gen/envoy/config/route/v3/route_pb.ts";
 import { TcpProxySchema } from "../../../lib/gen/envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy_pb.ts";
-import { TypeUrl, xdsTypes } from "../../../lib/resources/xds-types.ts";
+import { TypeUrl, xdsType } from "../../../lib/resources/xds-types.ts";
 import { danglingReferences, type EncodedResource } from "../../support/xds-refs.ts";
 import { ctx } from "../xds/builders.ts";
 import { generateAll } from "../xds/checked-generators.ts";
@@ -47,7 +47,7 @@ describe("danglingReferences", () => {
 
   it("a generated set is consistent, and holds every kind of shared resource", () => {
     // Secrets are per proxy (SDS for gateways): a service view makes none.
-    for (const t of xdsTypes.filter((d) => !d.perProxy).map((d) => d.typeUrl))
+    for (const t of Object.values(TypeUrl).filter((t) => !xdsType(t)?.perProxy))
       expect(
         set.some((r) => r.typeUrl === t),
         t,
