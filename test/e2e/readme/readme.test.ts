@@ -93,6 +93,11 @@ interface Covered {
 }
 const covered: Covered[] = [
   {
+    match: /^curl -si localhost:8080\/v1\/gateway-status\?cluster=east /,
+    by: "test/e2e/gateway/gateway-api.test.ts",
+    marker: "/v1/gateway-status",
+  },
+  {
     match: /^npm install && npm start$/,
     by: "test/e2e/image/image.test.ts",
     marker: '"npm", ["run", "build"]',

@@ -26,8 +26,17 @@ beforeAll(async () => {
   api.apply("nodes", named("node-1"));
   api.serveCrds(["v1"]);
   api.serveCrds(["v1", "v1beta1"], gatewayApiResources());
-  api.apply("gateways", ns("edge", { selector: { istio: "ingressgateway" }, servers: [] }));
-  api.apply(`gateways.${gw}`, ns("edge", { gatewayClassName: "istio", listeners: [] }));
+  api.apply(
+    "gateways",
+    ns("edge", {
+      selector: { istio: "ingressgateway" },
+      servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }],
+    }),
+  );
+  api.apply(
+    `gateways.${gw}`,
+    ns("edge", { gatewayClassName: "istio", listeners: [{ name: "http", port: 80, protocol: "HTTP" }] }),
+  );
   api.apply("gatewayclasses", {
     metadata: { name: "istio" },
     spec: { controllerName: "istio.io/gateway-controller" },
@@ -91,8 +100,17 @@ describe("relay ▶ control plane: the two Gateways of one name", () => {
       "the Gateway watches open",
       async () => api.openWatches("gateways") > 0 && api.openWatches(`gateways.${gw}`) > 0,
     );
-    api.apply("gateways", ns("second", { selector: { istio: "ingressgateway" }, servers: [] }));
-    api.apply(`gateways.${gw}`, ns("second", { gatewayClassName: "istio", listeners: [] }));
+    api.apply(
+      "gateways",
+      ns("second", {
+        selector: { istio: "ingressgateway" },
+        servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }],
+      }),
+    );
+    api.apply(
+      `gateways.${gw}`,
+      ns("second", { gatewayClassName: "istio", listeners: [{ name: "http", port: 80, protocol: "HTTP" }] }),
+    );
     const added = await until("two Gateway events counted", async () => {
       const l = await metric(/^pilot_k8s_cfg_events\{type="Gateway",event="add"\}/);
       return l?.endsWith(" 2") && l;

@@ -30,11 +30,26 @@ function applyGateways(api: Harness["api"], name: string): void {
     metadata: { name: `class-${name}` },
     spec: { controllerName: "istio.io/gateway-controller" },
   });
-  api.apply(`gateways.${gw}`, ns(name, { gatewayClassName: "istio", listeners: [] }));
-  api.apply("gateways", ns(name, { selector: { istio: "ingressgateway" }, servers: [] }));
+  api.apply(
+    `gateways.${gw}`,
+    ns(name, { gatewayClassName: "istio", listeners: [{ name: "http", port: 80, protocol: "HTTP" }] }),
+  );
+  api.apply(
+    "gateways",
+    ns(name, {
+      selector: { istio: "ingressgateway" },
+      servers: [{ port: { number: 80, name: "http", protocol: "HTTP" }, hosts: ["*"] }],
+    }),
+  );
   api.apply("httproutes", ns(`http-${name}`));
   api.apply("grpcroutes", ns(`grpc-${name}`));
-  api.apply("referencegrants", ns(`grant-${name}`));
+  api.apply(
+    "referencegrants",
+    ns(`grant-${name}`, {
+      from: [{ group: gw, kind: "HTTPRoute", namespace: "other" }],
+      to: [{ group: "", kind: "Service" }],
+    }),
+  );
 }
 
 const seed = (api: Harness["api"]) => {
