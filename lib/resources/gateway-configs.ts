@@ -44,7 +44,7 @@ export async function loadGatewayConfigs(
     ),
     ...more.virtualServices,
   ]);
-  const gateways = gatewayConfigs.map((c) => toGateway(meta(c), c.spec)).sort(byCreation);
+  const gateways = gatewayConfigs.map((c) => toGateway(meta(c), c.spec, c.gatewayServices)).sort(byCreation);
   const fallback = mesh.defaultVirtualServiceExportTo;
   const virtualServices = vsConfigs
     .filter((c) => boundToGateway(c.spec))

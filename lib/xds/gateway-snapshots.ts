@@ -134,7 +134,10 @@ export function createGatewaySnapshots(options: GatewaySnapshotOptions): Gateway
       const readAt = epoch;
       const scope = await sidecars.scope();
       const { gateways } = await scope.gateways();
-      const selected = gateways.filter((g) => selectsWorkload(g, b.proxy.metadata.labels));
+      const instances = scope
+        .instancesOf(b.proxy)
+        .map((i) => ({ hostname: i.service.hostname, namespace: i.service.namespace }));
+      const selected = gateways.filter((g) => selectsWorkload(g, b.proxy.metadata.labels, instances));
       const ports = portMappings(scope, b.proxy);
       b.ports = JSON.stringify(ports);
       b.epoch = readAt;

@@ -59,6 +59,8 @@ export interface ListenerParent {
 export interface TranslatedGateway {
   input: GatewayInput;
   servers: { name: string; spec: Record<string, unknown> }[];
+  /** The hostnames of the Services whose instances it binds to (istiod's gateway-service annotation). */
+  services: string[];
   parents: ListenerParent[];
   /** The status without `attachedRoutes`. */
   status: { addresses?: unknown[]; conditions: Condition[]; listeners: Record<string, unknown>[] };
@@ -140,7 +142,6 @@ export function translateGateway(ctx: GatewayContext, gw: GatewayInput): Transla
   const servers: TranslatedGateway["servers"] = [];
   const parents: ListenerParent[] = [];
   const listeners: Record<string, unknown>[] = [];
-  const selector = { "gateway.networking.k8s.io/gateway-name": gw.name };
   // No Service to bind to and a bad address: istiod stops before the listeners.
   const listenerList = services.hosts.length === 0 && services.error ? [] : (gw.spec.listeners ?? []);
   for (const l of listenerList) {
@@ -168,7 +169,7 @@ export function translateGateway(ctx: GatewayContext, gw: GatewayInput): Transla
       ...(tls.tls && { tls: tls.tls }),
     };
     const name = `${gw.name}~${generatedSuffix}~${l.name}`;
-    servers.push({ name, spec: { selector, servers: [server] } });
+    servers.push({ name, spec: { servers: [server] } });
     parents.push({
       gateway: `${gw.namespace}/${gw.name}`,
       internalName: `${gw.namespace}/${name}`,
@@ -205,5 +206,5 @@ export function translateGateway(ctx: GatewayContext, gw: GatewayInput): Transla
     conditions: setConditions(gw.generation, gwConds),
     listeners,
   };
-  return { input: gw, servers, parents, status };
+  return { input: gw, servers, services: services.hosts, parents, status };
 }

@@ -177,6 +177,7 @@ export function translateGatewayApi(inputs: GatewayApiInputs): GatewayApiTransla
         resourceVersion: source?.resourceVersion ?? "",
         labels: {},
         spec: s.spec,
+        gatewayServices: t.services,
         ...(source?.creationTimestamp !== undefined && { creationTimestamp: source.creationTimestamp }),
       });
     const listenerStatus = t.status.listeners.map((l) => ({

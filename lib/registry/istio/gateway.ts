@@ -51,6 +51,11 @@ export interface GatewayServer {
 export interface GatewayModel extends ConfigMeta {
   /** Workload labels it selects; empty selects every gateway proxy (as istiod: an empty subset). */
   selector: Readonly<Record<string, string>>;
+  /**
+   * A Gateway API Gateway's: the Service hostnames whose instances in its namespace it applies to,
+   * instead of `selector` (istiod's internal.istio.io/gateway-service annotation).
+   */
+  services?: readonly string[];
   servers: GatewayServer[];
 }
 
@@ -71,7 +76,7 @@ const modes: ReadonlySet<string> = new Set([
 const versions: ReadonlySet<string> = new Set(["TLS_AUTO", "TLSV1_0", "TLSV1_1", "TLSV1_2", "TLSV1_3"]);
 
 /** Normalizes a Gateway spec that passed validation (see the module comment). */
-export function toGateway(meta: ConfigMeta, spec: unknown): GatewayModel {
+export function toGateway(meta: ConfigMeta, spec: unknown, services?: readonly string[]): GatewayModel {
   const s = obj(spec);
   const selector: Record<string, string> = {};
   for (const [k, v] of Object.entries(obj(s.selector))) if (typeof v === "string") selector[k] = v;
@@ -84,6 +89,7 @@ export function toGateway(meta: ConfigMeta, spec: unknown): GatewayModel {
     namespace: meta.namespace,
     ...(meta.creationTimestamp !== undefined && { creationTimestamp: meta.creationTimestamp }),
     selector,
+    ...(services && { services }),
     servers,
   };
 }
@@ -161,8 +167,20 @@ export function splitHost(h: string): { namespace?: string; host: string } {
   return slash < 0 ? { host: h } : { namespace: h.slice(0, slash), host: h.slice(slash + 1) };
 }
 
-/** Whether a Gateway selects a workload with `labels` (its selector a subset of them). */
-export function selectsWorkload(g: GatewayModel, labels: Readonly<Record<string, string>>): boolean {
+/**
+ * Whether a Gateway applies to a gateway proxy, as istiod's mergeGateways chooses: a Gateway API
+ * one when one of the proxy's service instances is of its Services, in its namespace; an Istio one
+ * when its selector is a subset of the proxy's `labels`.
+ */
+export function selectsWorkload(
+  g: GatewayModel,
+  labels: Readonly<Record<string, string>>,
+  instances: readonly { hostname: string; namespace: string }[] = [],
+): boolean {
+  if (g.services) {
+    const known = new Set(g.services);
+    return instances.some((i) => i.namespace === g.namespace && known.has(i.hostname));
+  }
   for (const [k, v] of Object.entries(g.selector)) if (labels[k] !== v) return false;
   return true;
 }

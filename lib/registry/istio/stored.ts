@@ -12,6 +12,11 @@ export interface StoredConfig<K extends IstioKind = RoutingKind, S = unknown> ex
   creationTimestamp?: string;
   /** metadata.generation (Gateway API status observedGeneration). */
   generation?: number;
+  /**
+   * A Gateway the Gateway API translation made: the hostnames of the Services whose instances (in
+   * its namespace) it applies to, in place of a selector (istiod's internal.istio.io/gateway-service).
+   */
+  gatewayServices?: string[];
   /** An AuthorizationPolicy's `istio.io/dry-run` annotation, when true: evaluated, never enforced. */
   dryRun?: true;
 }

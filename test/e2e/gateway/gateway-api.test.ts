@@ -18,7 +18,7 @@ import { openDelta } from "../delta/delta-client.ts";
 import { holder, subscribeAll } from "../sidecar/delta-holder.ts";
 import { type Backend, startBackend } from "../support/backends.ts";
 import { post, until } from "../support/converge.ts";
-import { endpointSlice, event, podName, service, versionedPod } from "../support/kube.ts";
+import { endpointSlice, event, pod, podName, service, versionedPod } from "../support/kube.ts";
 import { freePort, type RunningControlPlane, startControlPlane } from "../support/runtime.ts";
 import { registerXdsPerChannel, type WhoClient, whoClient, xdsBootstrap } from "../support/xds-client.ts";
 
@@ -213,7 +213,7 @@ describe("a Gateway-attached route to another namespace's backend", () => {
   const routerNode = {
     id: "router~10.1.9.2~edge-istio-5d8f7c-abcde.ingress~ingress.svc.cluster.local",
     metadata: {
-      LABELS: { "gateway.networking.k8s.io/gateway-name": "edge" },
+      LABELS: { "gateway.networking.k8s.io/gateway-name": "edge", app: "edge-istio" },
       NAMESPACE: "ingress",
       CLUSTER_ID: "Kubernetes",
     },
@@ -232,8 +232,16 @@ describe("a Gateway-attached route to another namespace's backend", () => {
 
   it("is refused without a ReferenceGrant (ResolvedRefs False), and routed once one allows it", async () => {
     const mesh = clientIn("ingress");
+    // The gateway proxy the user deployed, behind the Service istiod names for the Gateway
+    // (<name>-<class>): its instance of that Service binds it to the Gateway.
+    const gatewaySlice = endpointSlice("edge-istio-1", "edge-istio", "ingress", { name: "http", port: 80 }, [
+      { ip: "10.1.9.2", ready: true },
+    ]);
     await post(
       cp,
+      event("ADDED", pod("edge-istio", "ingress", "10.1.9.2")),
+      event("ADDED", service("edge-istio", "ingress", [{ name: "http", port: 80 }])),
+      event("ADDED", gatewaySlice),
       event("ADDED", {
         apiVersion: gwApi,
         kind: "GatewayClass",

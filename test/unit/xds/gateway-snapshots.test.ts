@@ -145,8 +145,10 @@ describe("gateway snapshots", () => {
         spec,
       });
     await api("GatewayClass", "istio", "", { controllerName: "istio.io/gateway-controller" });
+    // Manual deployment: the Gateway names the Service of a gateway the user deployed.
     await api("KubernetesGateway", "edge", GW_NS, {
       gatewayClassName: "istio",
+      addresses: [{ type: "Hostname", value: `istio-ingressgateway.${GW_NS}.svc.cluster.local` }],
       listeners: [{ name: "http", port: 8081, protocol: "HTTP" }],
     });
     await api("HTTPRoute", "api", GW_NS, {
@@ -155,13 +157,17 @@ describe("gateway snapshots", () => {
       rules: [{ backendRefs: [{ name: "details", namespace: "default", port: 9080 }] }],
     });
     const s = createGatewaySnapshots({ sidecars: createSidecarSnapshots({ store, cache: true }) });
-    // Both kinds select it: the Istio Gateway by istio=ingressgateway, the translated one by gateway name.
-    const n = node("10.0.9.1", "gw-a", {
+    // The proxy behind that Service (an instance of it) gets both Gateways: the Istio one by its
+    // labels (port 80 translated to the instance's 8080), the translated one by its Service.
+    const behind = node("10.0.9.2", "gw-c");
+    expect(names(await read(s, behind, LDS))).toEqual(["0.0.0.0_8080", "0.0.0.0_8081"]);
+    expect(names(await read(s, behind, RDS))).toEqual(["http.8080", "http.8081"]);
+    // A proxy with the same labels but no instance of the Service gets the Istio Gateway only.
+    const other = node("10.0.9.1", "gw-a", {
       istio: "ingressgateway",
       "gateway.networking.k8s.io/gateway-name": "edge",
     });
-    expect(names(await read(s, n, LDS))).toEqual(["0.0.0.0_80", "0.0.0.0_8081"]);
-    expect(names(await read(s, n, RDS))).toEqual(["http.80", "http.8081"]);
+    expect(names(await read(s, other, LDS))).toEqual(["0.0.0.0_80"]);
   });
 
   it("a server whose protocol conflicts with its port's first is left out and logged (the first wins)", async () => {
